@@ -1,0 +1,166 @@
+//! The command line: one module per verb group, each with its clap verbs and
+//! the code that answers them.
+
+pub mod config;
+pub mod pane;
+pub mod tab;
+pub mod tmux;
+pub mod workspace;
+
+use crate::envelope::{self, Reply, Result, TawError};
+use crate::model::Records;
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{SocketFlags, Tmux};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "taw",
+    version,
+    about = "tmux-agent-wizard: see, reach and script the coding agents in your tmux panes",
+    long_about = None,
+    propagate_version = true
+)]
+pub struct Cli {
+    /// The tmux server's socket name, as tmux -L.
+    #[arg(short = 'L', global = true, value_name = "NAME")]
+    pub socket_name: Option<String>,
+    /// The tmux server's socket path, as tmux -S.
+    #[arg(short = 'S', global = true, value_name = "PATH")]
+    pub socket_path: Option<PathBuf>,
+    #[command(subcommand)]
+    pub group: Group,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Group {
+    /// Workspaces: tmux sessions.
+    #[command(subcommand)]
+    Workspace(workspace::Verb),
+    /// Tabs: tmux windows.
+    #[command(subcommand)]
+    Tab(tab::Verb),
+    /// Panes.
+    #[command(subcommand)]
+    Pane(pane::Verb),
+    /// config.toml.
+    #[command(subcommand)]
+    Config(config::Verb),
+    /// Putting the plugin into a tmux server and taking it out.
+    #[command(subcommand)]
+    Tmux(tmux::Verb),
+}
+
+/// What every verb gets: how to reach tmux.
+pub struct Context {
+    pub flags: SocketFlags,
+}
+
+impl Context {
+    pub fn tmux(&self) -> Tmux {
+        Tmux::locate(&self.flags)
+    }
+
+    /// One snapshot of the server.
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        Snapshot::read(&self.tmux())
+    }
+}
+
+/// Parses the command line, runs the verb, prints its answer; returns the
+/// exit status.
+pub fn run() -> i32 {
+    let command = Cli::command().after_help(verb_listing());
+    let matches = match command.try_get_matches() {
+        Ok(matches) => matches,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                envelope::EXIT_USAGE
+            } else {
+                envelope::EXIT_OK
+            };
+        }
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return envelope::EXIT_USAGE;
+        }
+    };
+    let context = Context {
+        flags: SocketFlags {
+            name: cli.socket_name.clone(),
+            path: cli.socket_path.clone(),
+        },
+    };
+    let (id, answer) = dispatch(&context, cli.group);
+    envelope::emit(&id, answer)
+}
+
+fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
+    match group {
+        Group::Workspace(verb) => workspace::run(context, verb),
+        Group::Tab(verb) => tab::run(context, verb),
+        Group::Pane(verb) => pane::run(context, verb),
+        Group::Config(verb) => config::run(context, verb),
+        Group::Tmux(verb) => tmux::run(context, verb),
+    }
+}
+
+/// The envelope id of a verb: `cli:pane:list`.
+pub fn envelope_id(group: &str, verb: &str) -> String {
+    format!("cli:{group}:{verb}")
+}
+
+/// Every verb, one a line, for `taw --help`.
+fn verb_listing() -> String {
+    let mut lines = vec!["Verbs:".to_string()];
+    let root = Cli::command();
+    for group in root.get_subcommands() {
+        for verb in group.get_subcommands() {
+            let about = verb.get_about().map(|a| a.to_string()).unwrap_or_default();
+            lines.push(format!(
+                "  taw {} {:<10} {about}",
+                group.get_name(),
+                verb.get_name()
+            ));
+        }
+    }
+    lines.push(String::new());
+    lines.push("Ids: a workspace is w1 or $0, a tab w1:t2 or @1, a pane w1:p3 or %2.".into());
+    lines.push(
+        "JSON answers go to stdout (exit 0); errors to stderr (exit 1); usage errors exit 2."
+            .into(),
+    );
+    lines.join("\n")
+}
+
+/// Records built from one fresh snapshot.
+pub fn with_records<T>(context: &Context, f: impl FnOnce(&Records) -> Result<T>) -> Result<T> {
+    let snapshot = context.snapshot()?;
+    let records = Records::new(&snapshot);
+    f(&records)
+}
+
+/// The pane taw runs in, when it runs in a pane of this server.
+pub fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
+    let pane = std::env::var("TMUX_PANE").ok()?;
+    let id = crate::tmux::ids::tmux_number(&pane, '%')?;
+    // $TMUX_PANE names a pane of the server in $TMUX; taw may be pointed at
+    // another server, where the same number is another pane.
+    let tmux_env = std::env::var("TMUX").ok()?;
+    let socket = tmux_env.split(',').next()?;
+    if socket != snapshot.server.socket_path {
+        return None;
+    }
+    snapshot.pane(id, None).map(|pane| pane.id)
+}
+
+pub fn no_current_pane() -> TawError {
+    TawError::not_found(
+        "no current pane: taw is not running in a pane of this tmux server ($TMUX_PANE is not set); name a pane with --pane",
+    )
+}

@@ -1,0 +1,212 @@
+//! The JSON envelope every verb answers in, the one enum of error codes, and
+//! the exit statuses.
+//!
+//! A verb answers `{"id": "cli:<group>:<verb>", "result": {"type": ...}}` on
+//! standard output with exit status 0, or `{"id": ..., "error": {"code",
+//! "message"}}` on standard error with exit status 1. A usage error (clap's)
+//! exits with 2 and prints no envelope.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::io::Write;
+
+/// Exit status of a verb that answered with a result.
+pub const EXIT_OK: i32 = 0;
+/// Exit status of a verb that answered with an error envelope.
+pub const EXIT_ERROR: i32 = 1;
+/// Exit status of a usage error: the command line itself was wrong.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Every error code taw answers with, spelled as herdr spells its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The id, name or path given names nothing that exists.
+    NotFound,
+    /// An argument is malformed (an id, a value, a path).
+    InvalidArgument,
+    /// tmux refused a command, or could not be run.
+    TmuxError,
+    /// No tmux server answers on the socket.
+    ServerNotRunning,
+    /// The config file does not parse, or holds a bad value.
+    InvalidConfig,
+    /// A file of taw's (state, link, config) could not be written.
+    IoError,
+}
+
+impl ErrorCode {
+    /// herdr's spelling of the code, as it appears in the envelope.
+    pub fn as_str(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(Value::String(name)) => name,
+            _ => format!("{self:?}"),
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.as_str())
+    }
+}
+
+/// An error a verb answers with: a code and a message that says what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TawError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl TawError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        TawError {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::NotFound, message)
+    }
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArgument, message)
+    }
+    pub fn tmux(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::TmuxError, message)
+    }
+    pub fn io(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::IoError, message)
+    }
+}
+
+impl fmt::Display for TawError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for TawError {}
+
+pub type Result<T, E = TawError> = std::result::Result<T, E>;
+
+/// What a verb produced, before it is printed.
+#[derive(Debug)]
+pub enum Reply {
+    /// A result object: `kind` becomes `result.type`, `fields` the rest.
+    Result { kind: &'static str, fields: Value },
+    /// Text for a person (or `pane read`'s raw text), printed as it is.
+    Text(String),
+    /// Text whose exit status is 1 (a check that found errors).
+    FailedText(String),
+    /// A result whose exit status is not 0 (a check that found errors).
+    Failed { kind: &'static str, fields: Value },
+    /// Nothing to print.
+    Nothing,
+}
+
+impl Reply {
+    /// A result of type `kind` whose fields are the serialized `payload`,
+    /// which must serialize to an object.
+    pub fn result(kind: &'static str, payload: impl Serialize) -> Self {
+        Reply::Result {
+            kind,
+            fields: serde_json::to_value(payload).unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// Builds the result object: `{"type": kind, ...fields}`.
+fn result_object(kind: &str, fields: Value) -> Value {
+    let mut object = Map::new();
+    object.insert("type".into(), Value::String(kind.into()));
+    match fields {
+        Value::Object(map) => object.extend(map),
+        Value::Null => {}
+        other => {
+            object.insert("value".into(), other);
+        }
+    }
+    Value::Object(object)
+}
+
+/// Prints a verb's answer under envelope id `id` and returns the exit status.
+pub fn emit(id: &str, answer: Result<Reply>) -> i32 {
+    match answer {
+        Ok(Reply::Result { kind, fields }) => {
+            print_line(&mut std::io::stdout(), &envelope_result(id, kind, fields));
+            EXIT_OK
+        }
+        Ok(Reply::Failed { kind, fields }) => {
+            print_line(&mut std::io::stdout(), &envelope_result(id, kind, fields));
+            EXIT_ERROR
+        }
+        Ok(Reply::Text(text)) => {
+            print_text(&text);
+            EXIT_OK
+        }
+        Ok(Reply::FailedText(text)) => {
+            print_text(&text);
+            EXIT_ERROR
+        }
+        Ok(Reply::Nothing) => EXIT_OK,
+        Err(error) => {
+            print_line(&mut std::io::stderr(), &envelope_error(id, &error));
+            EXIT_ERROR
+        }
+    }
+}
+
+pub fn envelope_result(id: &str, kind: &str, fields: Value) -> Value {
+    json!({ "id": id, "result": result_object(kind, fields) })
+}
+
+pub fn envelope_error(id: &str, error: &TawError) -> Value {
+    json!({ "id": id, "error": { "code": error.code, "message": error.message } })
+}
+
+fn print_text(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    if !text.is_empty() && !text.ends_with('\n') {
+        let _ = out.write_all(b"\n");
+    }
+    let _ = out.flush();
+}
+
+fn print_line(out: &mut dyn Write, value: &Value) {
+    // A closed pipe (taw ... | head) is not an error worth a panic.
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_snake_case() {
+        assert_eq!(
+            serde_json::to_value(ErrorCode::ServerNotRunning).unwrap(),
+            json!("server_not_running")
+        );
+        assert_eq!(ErrorCode::NotFound.as_str(), "not_found");
+    }
+
+    #[test]
+    fn result_envelope_puts_type_first_level() {
+        let value = envelope_result("cli:pane:list", "pane_list", json!({"panes": []}));
+        assert_eq!(
+            value,
+            json!({"id": "cli:pane:list", "result": {"type": "pane_list", "panes": []}})
+        );
+    }
+
+    #[test]
+    fn error_envelope_has_code_and_message() {
+        let error = TawError::not_found("pane %9 not found");
+        let value = envelope_error("cli:pane:get", &error);
+        assert_eq!(value["error"]["code"], "not_found");
+        assert_eq!(value["error"]["message"], "pane %9 not found");
+    }
+}

@@ -1,0 +1,12 @@
+//! tmux-agent-wizard: herdr's agent features for the tmux people already use.
+//! `taw` is a short-lived process per call; tmux is the server and its
+//! options are the store (see docs/ARCHITECTURE.md).
+
+pub mod cli;
+pub mod config;
+pub mod envelope;
+pub mod exec;
+pub mod model;
+pub mod paths;
+pub mod setup;
+pub mod tmux;

@@ -1,0 +1,359 @@
+//! The records taw answers with, in herdr's shapes (reference §2), built from
+//! a tmux [`Snapshot`]. A field herdr leaves out when it has no value is
+//! written as `null` here; the fields herdr does not have (`tmux_id`...) are
+//! additions a herdr client ignores.
+
+pub mod resolve;
+
+use crate::tmux::ids;
+use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
+use serde::Serialize;
+
+/// herdr's AgentStatus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    Unknown,
+    Idle,
+    Working,
+    Done,
+    Blocked,
+}
+
+impl AgentStatus {
+    /// Reads an `@agent_state` value; anything else is unknown.
+    pub fn parse(text: &str) -> AgentStatus {
+        match text.trim() {
+            "idle" => AgentStatus::Idle,
+            "working" => AgentStatus::Working,
+            "blocked" => AgentStatus::Blocked,
+            "done" => AgentStatus::Done,
+            _ => AgentStatus::Unknown,
+        }
+    }
+
+    /// herdr's attention priority: blocked > done > working > idle > unknown.
+    pub fn priority(self) -> u8 {
+        match self {
+            AgentStatus::Unknown => 0,
+            AgentStatus::Idle => 1,
+            AgentStatus::Working => 2,
+            AgentStatus::Done => 3,
+            AgentStatus::Blocked => 4,
+        }
+    }
+
+    /// The status of a group: the one that asks most for attention.
+    pub fn rollup(statuses: impl IntoIterator<Item = AgentStatus>) -> AgentStatus {
+        statuses
+            .into_iter()
+            .max_by_key(|status| status.priority())
+            .unwrap_or(AgentStatus::Unknown)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WorkspaceInfo {
+    pub workspace_id: String,
+    pub number: usize,
+    pub label: String,
+    pub focused: bool,
+    pub pane_count: usize,
+    pub tab_count: usize,
+    pub active_tab_id: Option<String>,
+    pub agent_status: AgentStatus,
+    pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
+    pub worktree: Option<serde_json::Value>,
+    /// taw: the session's tmux id (`$0`).
+    pub tmux_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TabInfo {
+    pub tab_id: String,
+    pub workspace_id: String,
+    pub number: u64,
+    pub label: String,
+    pub focused: bool,
+    pub pane_count: usize,
+    pub agent_status: AgentStatus,
+    /// taw: the window's tmux id (`@1`) and index in its session.
+    pub tmux_id: String,
+    pub index: i64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ScrollInfo {
+    pub offset_from_bottom: u64,
+    pub max_offset_from_bottom: u64,
+    pub viewport_rows: u32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PaneInfo {
+    pub pane_id: String,
+    pub terminal_id: String,
+    pub workspace_id: String,
+    pub tab_id: String,
+    pub focused: bool,
+    pub cwd: Option<String>,
+    pub foreground_cwd: Option<String>,
+    pub label: Option<String>,
+    pub agent: Option<String>,
+    pub title: Option<String>,
+    pub terminal_title: Option<String>,
+    pub terminal_title_stripped: Option<String>,
+    pub display_agent: Option<String>,
+    pub agent_status: AgentStatus,
+    pub state_labels: Option<serde_json::Map<String, serde_json::Value>>,
+    pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
+    pub agent_session: Option<serde_json::Value>,
+    pub scroll: ScrollInfo,
+    pub revision: u64,
+    /// herdr's field for a pane a session restore could not put back.
+    pub restore_error: Option<String>,
+    /// taw: the container the pane's agent runs in.
+    pub sandbox: Option<serde_json::Value>,
+    /// taw: the pane's tmux id (`%3`), index in its window, and command.
+    pub tmux_id: String,
+    pub index: i64,
+    pub command: String,
+}
+
+/// Builds records from one snapshot, so every record of an answer agrees.
+pub struct Records<'a> {
+    snapshot: &'a Snapshot,
+    focused_session: Option<u32>,
+}
+
+impl<'a> Records<'a> {
+    pub fn new(snapshot: &'a Snapshot) -> Records<'a> {
+        Records {
+            snapshot,
+            focused_session: snapshot.focused_session(),
+        }
+    }
+
+    pub fn snapshot(&self) -> &'a Snapshot {
+        self.snapshot
+    }
+
+    /// Every workspace, numbered by its place in tmux's session order.
+    pub fn workspaces(&self) -> Vec<WorkspaceInfo> {
+        self.snapshot
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(index, session)| self.workspace(session, index + 1))
+            .collect()
+    }
+
+    pub fn workspace_by_id(&self, session_id: u32) -> Option<WorkspaceInfo> {
+        let index = self
+            .snapshot
+            .sessions
+            .iter()
+            .position(|session| session.id == session_id)?;
+        Some(self.workspace(&self.snapshot.sessions[index], index + 1))
+    }
+
+    fn workspace(&self, session: &Session, number: usize) -> WorkspaceInfo {
+        let panes: Vec<&Pane> = self
+            .snapshot
+            .panes
+            .iter()
+            .filter(|pane| pane.session == session.id)
+            .collect();
+        WorkspaceInfo {
+            workspace_id: ids::workspace_id(session.id),
+            number,
+            label: session.name.clone(),
+            focused: self.focused_session == Some(session.id),
+            pane_count: panes.len(),
+            tab_count: self.snapshot.windows_of(session.id).count(),
+            active_tab_id: self
+                .snapshot
+                .active_window(session.id)
+                .map(|window| ids::tab_id(session.id, window.id)),
+            agent_status: AgentStatus::rollup(panes.iter().map(|p| pane_status(p))),
+            tokens: None,
+            worktree: None,
+            tmux_id: format!("${}", session.id),
+        }
+    }
+
+    /// The tabs of one workspace, or of all, in tmux's order.
+    pub fn tabs(&self, session: Option<u32>) -> Vec<TabInfo> {
+        self.snapshot
+            .windows
+            .iter()
+            .filter(|window| session.is_none_or(|s| window.session == s))
+            .map(|window| self.tab(window))
+            .collect()
+    }
+
+    pub fn tab(&self, window: &Window) -> TabInfo {
+        let panes = self.snapshot.panes_of(window.session, window.id);
+        TabInfo {
+            tab_id: ids::tab_id(window.session, window.id),
+            workspace_id: ids::workspace_id(window.session),
+            number: window.id as u64 + 1,
+            label: window.name.clone(),
+            focused: window.active && self.focused_session == Some(window.session),
+            pane_count: window.pane_count,
+            agent_status: AgentStatus::rollup(panes.map(pane_status)),
+            tmux_id: format!("@{}", window.id),
+            index: window.index,
+        }
+    }
+
+    /// Every pane once, or the panes of one workspace.
+    pub fn panes(&self, session: Option<u32>) -> Vec<PaneInfo> {
+        match session {
+            Some(session) => self
+                .snapshot
+                .panes
+                .iter()
+                .filter(|pane| pane.session == session)
+                .map(|pane| self.pane(pane))
+                .collect(),
+            None => self
+                .snapshot
+                .unique_panes()
+                .into_iter()
+                .map(|pane| self.pane(pane))
+                .collect(),
+        }
+    }
+
+    pub fn pane(&self, pane: &Pane) -> PaneInfo {
+        let window_active = self
+            .snapshot
+            .windows
+            .iter()
+            .any(|w| w.session == pane.session && w.id == pane.window && w.active);
+        let terminal_title = terminal_title(
+            pane,
+            &self.snapshot.server.host,
+            &self.snapshot.server.host_short,
+        );
+        PaneInfo {
+            pane_id: ids::pane_id(pane.session, pane.id),
+            terminal_id: ids::terminal_id(pane.id),
+            workspace_id: ids::workspace_id(pane.session),
+            tab_id: ids::tab_id(pane.session, pane.window),
+            focused: pane.active && window_active && self.focused_session == Some(pane.session),
+            cwd: shell_cwd(pane.pid).or_else(|| non_empty(&pane.current_path)),
+            foreground_cwd: non_empty(&pane.current_path),
+            label: non_empty(&pane.label),
+            agent: non_empty(&pane.agent_kind),
+            title: non_empty(&pane.meta_title),
+            terminal_title_stripped: terminal_title.as_deref().map(strip_title_glyph),
+            terminal_title,
+            display_agent: non_empty(&pane.meta_display_agent),
+            agent_status: pane_status(pane),
+            state_labels: None,
+            tokens: None,
+            agent_session: None,
+            scroll: ScrollInfo {
+                offset_from_bottom: if pane.in_mode {
+                    pane.scroll_position.unwrap_or(0)
+                } else {
+                    0
+                },
+                max_offset_from_bottom: pane.history_size,
+                viewport_rows: pane.height,
+            },
+            revision: pane.revision,
+            restore_error: None,
+            sandbox: None,
+            tmux_id: format!("%{}", pane.id),
+            index: pane.index,
+            command: pane.current_command.clone(),
+        }
+    }
+}
+
+/// A pane's status: its agent's state, unknown without one.
+pub fn pane_status(pane: &Pane) -> AgentStatus {
+    if pane.agent_kind.is_empty() && pane.agent_state.is_empty() {
+        return AgentStatus::Unknown;
+    }
+    AgentStatus::parse(&pane.agent_state)
+}
+
+/// The title a program set. tmux gives a pane the host's name until a
+/// program sets one, so that name means "none".
+fn terminal_title(pane: &Pane, host: &str, host_short: &str) -> Option<String> {
+    let title: String = pane.title.chars().filter(|c| !c.is_control()).collect();
+    if title.is_empty() || title == host || title == host_short {
+        None
+    } else {
+        Some(title)
+    }
+}
+
+/// herdr's stripped title: one leading spinner or activity glyph (braille,
+/// or one of `·✢✳✶✻✽`) and the spaces after it taken off.
+pub fn strip_title_glyph(title: &str) -> String {
+    let mut chars = title.chars();
+    match chars.next() {
+        Some(c) if ('\u{2800}'..='\u{28ff}').contains(&c) || "·✢✳✶✻✽".contains(c) => {
+            chars.as_str().trim_start().to_string()
+        }
+        _ => title.to_string(),
+    }
+}
+
+/// The folder the pane's own shell is in. tmux's `pane_current_path` is the
+/// folder of whatever runs in front, which herdr calls `foreground_cwd`.
+fn shell_cwd(pid: u32) -> Option<String> {
+    if pid == 0 {
+        return None;
+    }
+    std::fs::read_link(format!("/proc/{pid}/cwd"))
+        .ok()
+        .map(|path| path.display().to_string())
+}
+
+fn non_empty(text: &str) -> Option<String> {
+    if text.is_empty() {
+        None
+    } else {
+        Some(text.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rollup_takes_the_most_urgent() {
+        use AgentStatus::*;
+        assert_eq!(AgentStatus::rollup([Idle, Blocked, Working]), Blocked);
+        assert_eq!(AgentStatus::rollup([Idle, Done, Working]), Done);
+        assert_eq!(AgentStatus::rollup([]), Unknown);
+        assert_eq!(AgentStatus::rollup([Unknown, Idle]), Idle);
+    }
+
+    #[test]
+    fn title_glyph_is_stripped_once() {
+        assert_eq!(
+            strip_title_glyph("⠧ Agents lab | work"),
+            "Agents lab | work"
+        );
+        assert_eq!(strip_title_glyph("✳ Claude Code"), "Claude Code");
+        assert_eq!(strip_title_glyph("✳✳ x"), "✳ x");
+        assert_eq!(strip_title_glyph("plain"), "plain");
+        assert_eq!(strip_title_glyph(""), "");
+    }
+
+    #[test]
+    fn statuses_serialize_as_herdr_spells_them() {
+        assert_eq!(
+            serde_json::to_value(AgentStatus::Blocked).unwrap(),
+            serde_json::json!("blocked")
+        );
+    }
+}

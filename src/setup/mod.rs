@@ -1,0 +1,505 @@
+//! `taw tmux load` and `taw tmux unload`: what the plugin puts into a tmux
+//! server, and how it takes it all back out.
+//!
+//! Loading reads the server once ([`ServerState::read`]), works out what to
+//! change ([`plan_load`], a pure function), and applies it in one tmux
+//! invocation. What taw put in is recognisable afterwards without guessing:
+//! its hook entries sit at indexes of its own, its key bindings carry a note
+//! that starts with [`NOTE_PREFIX`], and the option defaults, PATH folder and
+//! herdr variables it set are recorded in bookkeeping options.
+
+pub mod table;
+
+use crate::envelope::TawError;
+use crate::tmux::Tmux;
+use crate::tmux::commands::{self as cmd, Cmd};
+use crate::tmux::environment::{self, EnvValue};
+use crate::tmux::format::{RowFormat, parse_rows};
+use crate::tmux::options::{self, PLUGIN_OPTIONS, bookkeeping};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Every key binding taw makes has a note that starts so (`prefix ?` shows
+/// it), which is how a later load or unload tells taw's bindings from yours.
+pub const NOTE_PREFIX: &str = "agent-wizard:";
+
+/// The value of `HERDR_PANE_ID` taw puts in the global environment: tmux
+/// gives every pane the same global value, so it is a fixed word that taw's
+/// pane verbs read as "the pane this runs in" ($TMUX_PANE).
+pub const HERDR_PANE_WORD: &str = "%calling";
+
+/// The herdr variables `@agent-wizard-herdr-env` puts in tmux's environment.
+pub const HERDR_ENV_VARS: &[&str] = &["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID"];
+
+/// What is in the server now, as far as loading cares.
+#[derive(Debug, Clone, Default)]
+pub struct ServerState {
+    /// Names of the global options that are set.
+    pub set_options: BTreeSet<String>,
+    /// Values of the plugin and bookkeeping options ("" when unset).
+    pub values: BTreeMap<String, String>,
+    /// taw's hook entries: hook name and index.
+    pub taw_hooks: Vec<(String, u32)>,
+    /// Keys of the prefix table, and whether each is taw's.
+    pub prefix_keys: BTreeMap<String, bool>,
+    pub environment: BTreeMap<String, EnvValue>,
+}
+
+impl ServerState {
+    /// Reads options, hooks, keys and the environment in one invocation.
+    pub fn read(tmux: &Tmux) -> Result<ServerState, TawError> {
+        let names: Vec<&str> = PLUGIN_OPTIONS
+            .iter()
+            .map(|option| option.name)
+            .chain(bookkeeping::ALL.iter().copied())
+            .collect();
+        let values_format = RowFormat::of("O", &names);
+        let sections = tmux.run_apart(vec![
+            cmd::print_format(&values_format.format()),
+            cmd::show_global_options(),
+            cmd::show_global_hooks(false),
+            cmd::show_global_hooks(true),
+            Cmd::new("list-keys").args(["-N", "-T", "prefix"]),
+            cmd::show_global_environment(),
+        ])?;
+        let rows = parse_rows(&sections[0], std::slice::from_ref(&values_format))
+            .map_err(TawError::tmux)?;
+        let mut state = ServerState::default();
+        if let Some(row) = rows.first() {
+            for (name, value) in names.iter().zip(&row.fields) {
+                state.values.insert(name.to_string(), value.clone());
+            }
+        }
+        state.set_options = sections[1]
+            .lines()
+            .filter_map(|line| line.split_whitespace().next())
+            .map(str::to_string)
+            .collect();
+        for line in sections[2].lines().chain(sections[3].lines()) {
+            if let Some((hook, index)) = parse_hook_line(line)
+                && options::is_taw_hook_index(index)
+                && !state.taw_hooks.contains(&(hook.clone(), index))
+            {
+                state.taw_hooks.push((hook, index));
+            }
+        }
+        state.prefix_keys = parse_noted_keys(&sections[4]);
+        state.environment = environment::parse_shell_environment(&sections[5]);
+        Ok(state)
+    }
+
+    fn value(&self, name: &str) -> &str {
+        self.values.get(name).map(String::as_str).unwrap_or("")
+    }
+
+    fn env(&self, name: &str) -> Option<&str> {
+        match self.environment.get(name) {
+            Some(EnvValue::Set(value)) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The value an option has for taw: the user's, else taw's default.
+    pub fn option(&self, name: &str) -> String {
+        if self.set_options.contains(name) {
+            return self.value(name).to_string();
+        }
+        options::plugin_option(name)
+            .map(|option| option.default.to_string())
+            .unwrap_or_default()
+    }
+
+    fn recorded(&self, name: &str) -> Vec<String> {
+        self.value(name)
+            .lines()
+            .filter(|line| !line.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// `show-hooks` line `after-split-window[9100] run-shell ...` → name, index.
+fn parse_hook_line(line: &str) -> Option<(String, u32)> {
+    let head = line.split_whitespace().next()?;
+    let (name, rest) = head.split_once('[')?;
+    let index = rest.strip_suffix(']')?.parse().ok()?;
+    Some((name.to_string(), index))
+}
+
+/// `list-keys -N` lines, `<key><spaces><note>`: every key that has a note,
+/// and whether the note is taw's. Keys without a note are not listed.
+fn parse_noted_keys(text: &str) -> BTreeMap<String, bool> {
+    text.lines()
+        .filter_map(|line| {
+            let key = line.split_whitespace().next()?;
+            let note = line[key.len()..].trim_start();
+            Some((key.to_string(), note.starts_with(NOTE_PREFIX)))
+        })
+        .collect()
+}
+
+/// What loading should put in, decided by the caller.
+#[derive(Debug, Clone)]
+pub struct Desired {
+    /// The taw binary, absolute.
+    pub bin: String,
+    /// taw's bin folder (holding only the `taw` link).
+    pub bin_dir: String,
+    /// `hook name` → the command string of each entry.
+    pub hooks: Vec<(&'static str, String)>,
+    /// Bindings, each named by the option that holds its key.
+    pub bindings: Vec<table::Binding>,
+    pub version: String,
+}
+
+/// What a load or unload did, for its result.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Report {
+    pub bin: Option<String>,
+    pub hooks: Vec<String>,
+    pub keys: Vec<String>,
+    pub defaults_set: Vec<String>,
+    pub path_dir: Option<String>,
+    pub herdr_env: bool,
+    pub warnings: Vec<String>,
+}
+
+/// The commands that bring the server from `state` to loaded with `desired`.
+pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
+    let mut cmds = Vec::new();
+    let mut report = Report {
+        bin: Some(desired.bin.clone()),
+        ..Report::default()
+    };
+
+    // Option defaults: set where the user set nothing; a default taw set
+    // earlier stays taw's while it still holds the default.
+    let recorded: BTreeSet<String> = state
+        .recorded(bookkeeping::DEFAULTS_SET)
+        .into_iter()
+        .collect();
+    let mut defaults_set = Vec::new();
+    for option in PLUGIN_OPTIONS.iter().filter(|o| !o.default.is_empty()) {
+        let is_set = state.set_options.contains(option.name);
+        if !is_set {
+            cmds.push(cmd::set_global_option(option.name, option.default));
+            defaults_set.push(option.name.to_string());
+        } else if recorded.contains(option.name) && state.value(option.name) == option.default {
+            defaults_set.push(option.name.to_string());
+        }
+    }
+    cmds.push(cmd::set_global_option(
+        bookkeeping::DEFAULTS_SET,
+        &defaults_set.join("\n"),
+    ));
+    report.defaults_set = defaults_set;
+
+    // Hooks: the new entries go into the free slot first, then the old
+    // entries come off, so no hook is ever without taw's entry.
+    let slot = free_hook_slot(&state.taw_hooks);
+    let mut new_entries = BTreeSet::new();
+    let mut per_hook: BTreeMap<&str, u32> = BTreeMap::new();
+    for (hook, command) in &desired.hooks {
+        let offset = per_hook.entry(hook).or_insert(0);
+        let index = options::HOOK_INDEX_BASE + slot * options::HOOK_SLOT_SIZE + *offset;
+        *offset += 1;
+        cmds.push(cmd::set_hook(hook, index, command));
+        new_entries.insert((hook.to_string(), index));
+        report.hooks.push(format!("{hook}[{index}]"));
+    }
+    for (hook, index) in &state.taw_hooks {
+        if !new_entries.contains(&(hook.clone(), *index)) {
+            cmds.push(cmd::unset_hook(hook, *index));
+        }
+    }
+
+    // Keys: each binding's key is an option; empty means not bound.
+    let mut wanted_keys = BTreeSet::new();
+    for binding in &desired.bindings {
+        let key = state.option(binding.option);
+        let key = key.trim();
+        if key.is_empty() {
+            continue;
+        }
+        let user_chose =
+            state.set_options.contains(binding.option) && !recorded.contains(binding.option);
+        let taken_by_other = state.prefix_keys.get(key) == Some(&false);
+        if taken_by_other && !user_chose {
+            report.warnings.push(format!(
+                "prefix + {key} is already bound, so taw left it alone; set {} to another key (or to \"\" for none)",
+                binding.option
+            ));
+            continue;
+        }
+        cmds.push(cmd::bind_prefix_key(
+            key,
+            &format!("{NOTE_PREFIX} {}", binding.note),
+            &binding.command,
+        ));
+        wanted_keys.insert(key.to_string());
+        report.keys.push(key.to_string());
+    }
+    for (key, ours) in &state.prefix_keys {
+        if *ours && !wanted_keys.contains(key) {
+            cmds.push(cmd::unbind_prefix_key(key));
+        }
+    }
+
+    // PATH: taw's bin folder in front, once; out again when switched off.
+    let path_on = options::is_on(&state.option(options::PATH));
+    let previous_dir = state.value(bookkeeping::PATH_DIR).to_string();
+    if let Some(path) = state.env("PATH") {
+        let mut new_path = path.to_string();
+        if !previous_dir.is_empty() && previous_dir != desired.bin_dir {
+            new_path = environment::path_without(&new_path, &previous_dir);
+        }
+        if path_on {
+            new_path = environment::path_with_front(&new_path, &desired.bin_dir);
+            report.path_dir = Some(desired.bin_dir.clone());
+        } else {
+            new_path = environment::path_without(&new_path, &desired.bin_dir);
+        }
+        if new_path != path {
+            cmds.push(cmd::set_global_environment("PATH", &new_path));
+        }
+    } else {
+        report.warnings.push(
+            "tmux's global environment has no PATH, so taw did not add its bin folder".into(),
+        );
+    }
+    cmds.push(cmd::set_global_option(
+        bookkeeping::PATH_DIR,
+        report.path_dir.as_deref().unwrap_or(""),
+    ));
+
+    // herdr's environment for agents that report to herdr.
+    if options::is_on(&state.option(options::HERDR_ENV)) {
+        cmds.push(cmd::set_global_environment("HERDR_ENV", "1"));
+        cmds.push(cmd::set_global_environment("HERDR_BIN_PATH", &desired.bin));
+        cmds.push(cmd::set_global_environment(
+            "HERDR_PANE_ID",
+            HERDR_PANE_WORD,
+        ));
+        cmds.push(cmd::set_global_option(bookkeeping::HERDR_ENV_SET, "1"));
+        report.herdr_env = true;
+    } else {
+        cmds.extend(remove_herdr_env(state));
+    }
+
+    cmds.push(cmd::set_global_option(
+        bookkeeping::LOADED,
+        &format!("{} {}", desired.version, desired.bin),
+    ));
+    (cmds, report)
+}
+
+/// The commands that take out everything taw put in.
+pub fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
+    let mut cmds = Vec::new();
+    let mut report = Report::default();
+    for name in state.recorded(bookkeeping::DEFAULTS_SET) {
+        let still_default = options::plugin_option(&name)
+            .is_some_and(|option| state.value(&name) == option.default);
+        if still_default {
+            cmds.push(cmd::unset_global_option(&name));
+            report.defaults_set.push(name);
+        }
+    }
+    for (hook, index) in &state.taw_hooks {
+        cmds.push(cmd::unset_hook(hook, *index));
+        report.hooks.push(format!("{hook}[{index}]"));
+    }
+    for (key, ours) in &state.prefix_keys {
+        if *ours {
+            cmds.push(cmd::unbind_prefix_key(key));
+            report.keys.push(key.clone());
+        }
+    }
+    let dir = state.value(bookkeeping::PATH_DIR);
+    if !dir.is_empty()
+        && let Some(path) = state.env("PATH")
+    {
+        let new_path = environment::path_without(path, dir);
+        if new_path != path {
+            cmds.push(cmd::set_global_environment("PATH", &new_path));
+        }
+        report.path_dir = Some(dir.to_string());
+    }
+    let herdr = remove_herdr_env(state);
+    report.herdr_env = !herdr.is_empty();
+    cmds.extend(herdr);
+    for name in bookkeeping::ALL {
+        if state.set_options.contains(*name) {
+            cmds.push(cmd::unset_global_option(name));
+        }
+    }
+    (cmds, report)
+}
+
+/// Points `<bin_dir>/taw` at `bin`, replacing the link in one rename so a
+/// pane never finds the folder without it.
+pub fn install_link(bin_dir: &Path, bin: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(bin_dir)?;
+    let link = bin_dir.join("taw");
+    if std::fs::read_link(&link).is_ok_and(|target| target == bin) {
+        return Ok(());
+    }
+    let temporary = bin_dir.join(format!(".taw.{}", std::process::id()));
+    let _ = std::fs::remove_file(&temporary);
+    std::os::unix::fs::symlink(bin, &temporary)?;
+    std::fs::rename(&temporary, &link).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temporary);
+    })
+}
+
+/// Takes herdr's variables out while `HERDR_PANE_ID` is still taw's word;
+/// a value of the user's own is left alone.
+fn remove_herdr_env(state: &ServerState) -> Vec<Cmd> {
+    let mut cmds = Vec::new();
+    if state.env("HERDR_PANE_ID") == Some(HERDR_PANE_WORD) {
+        for name in HERDR_ENV_VARS {
+            cmds.push(cmd::unset_global_environment(name));
+        }
+    }
+    if state.set_options.contains(bookkeeping::HERDR_ENV_SET) {
+        cmds.push(cmd::unset_global_option(bookkeeping::HERDR_ENV_SET));
+    }
+    cmds
+}
+
+/// The slot (0 or 1) with none of taw's entries in it; slot 0 when both
+/// hold some (a load that was cut short), whose leftovers then come off.
+fn free_hook_slot(entries: &[(String, u32)]) -> u32 {
+    let in_slot = |slot: u32| {
+        entries
+            .iter()
+            .any(|(_, index)| (index - options::HOOK_INDEX_BASE) / options::HOOK_SLOT_SIZE == slot)
+    };
+    if in_slot(0) && !in_slot(1) { 1 } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desired() -> Desired {
+        Desired {
+            bin: "/opt/taw".into(),
+            bin_dir: "/state/bin".into(),
+            hooks: vec![("after-split-window", "run-shell -b 'x'".into())],
+            bindings: vec![table::Binding {
+                option: options::KEY,
+                note: "agents",
+                command: "choose-tree".into(),
+            }],
+            version: "0.1.0".into(),
+        }
+    }
+
+    fn words(cmds: &[Cmd]) -> Vec<String> {
+        cmds.iter().map(|c| c.words().join(" ")).collect()
+    }
+
+    #[test]
+    fn parses_hook_and_key_lines() {
+        assert_eq!(
+            parse_hook_line("after-split-window[9100] run-shell -b \"x\""),
+            Some(("after-split-window".into(), 9100))
+        );
+        assert_eq!(parse_hook_line("pane-exited"), None);
+        let keys = parse_noted_keys("C-a     agent-wizard: agents\n\"       Split window\n");
+        assert_eq!(keys.get("C-a"), Some(&true));
+        assert_eq!(keys.get("\""), Some(&false));
+    }
+
+    #[test]
+    fn first_load_sets_defaults_hooks_keys_and_path() {
+        let mut state = ServerState::default();
+        state
+            .environment
+            .insert("PATH".into(), EnvValue::Set("/usr/bin".into()));
+        let (cmds, report) = plan_load(&state, &desired());
+        let lines = words(&cmds);
+        assert!(lines.contains(&"set-option -g -- @agent-wizard-path on".to_string()));
+        assert!(
+            lines.contains(&"set-hook -g after-split-window[9100] run-shell -b 'x'".to_string())
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("bind-key -N agent-wizard: agents -T prefix -- a"))
+        );
+        assert!(lines.contains(&"set-environment -g -- PATH /state/bin:/usr/bin".to_string()));
+        assert_eq!(report.keys, vec!["a"]);
+        assert!(!report.herdr_env);
+    }
+
+    #[test]
+    fn reload_uses_the_other_slot_and_removes_the_old() {
+        let state = ServerState {
+            taw_hooks: vec![
+                ("after-split-window".into(), 9100),
+                ("pane-exited".into(), 9100),
+            ],
+            ..ServerState::default()
+        };
+        let (cmds, _) = plan_load(&state, &desired());
+        let lines = words(&cmds);
+        let set = lines
+            .iter()
+            .position(|l| l.contains("after-split-window[9150] run-shell"))
+            .unwrap();
+        let unset = lines
+            .iter()
+            .position(|l| l == "set-hook -gu after-split-window[9100]")
+            .unwrap();
+        assert!(set < unset, "new entry goes in before the old comes off");
+        assert!(lines.contains(&"set-hook -gu pane-exited[9100]".to_string()));
+    }
+
+    #[test]
+    fn a_foreign_binding_on_the_default_key_is_left_alone() {
+        let mut state = ServerState::default();
+        state.prefix_keys.insert("a".into(), false);
+        let (cmds, report) = plan_load(&state, &desired());
+        assert!(!words(&cmds).iter().any(|l| l.starts_with("bind-key")));
+        assert_eq!(report.warnings.len(), 2, "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn user_set_options_are_kept_and_path_off_removes_the_folder() {
+        let mut state = ServerState::default();
+        state.set_options.insert(options::PATH.into());
+        state.values.insert(options::PATH.into(), "off".into());
+        state
+            .environment
+            .insert("PATH".into(), EnvValue::Set("/state/bin:/usr/bin".into()));
+        let (cmds, report) = plan_load(&state, &desired());
+        let lines = words(&cmds);
+        assert!(!lines.iter().any(|l| l.contains("@agent-wizard-path on")));
+        assert!(lines.contains(&"set-environment -g -- PATH /usr/bin".to_string()));
+        assert!(!report.defaults_set.contains(&options::PATH.to_string()));
+    }
+
+    #[test]
+    fn unload_leaves_user_values() {
+        let mut state = ServerState::default();
+        state.set_options.extend([
+            options::KEY.to_string(),
+            bookkeeping::DEFAULTS_SET.to_string(),
+        ]);
+        state.values.insert(options::KEY.into(), "g".into());
+        state
+            .values
+            .insert(bookkeeping::DEFAULTS_SET.into(), "@agent-wizard-key".into());
+        state
+            .environment
+            .insert("HERDR_PANE_ID".into(), EnvValue::Set("mine".into()));
+        let (cmds, _) = plan_unload(&state);
+        let lines = words(&cmds);
+        assert!(!lines.iter().any(|l| l.contains("-gu -- @agent-wizard-key")));
+        assert!(!lines.iter().any(|l| l.contains("HERDR_PANE_ID")));
+        assert!(lines.contains(&"set-option -gu -- @agent_wizard_defaults_set".to_string()));
+    }
+}

@@ -1,0 +1,207 @@
+//! tmux commands, built as argv words (never as one string a shell reads),
+//! and the quoting for the two places where tmux itself parses a string:
+//! a command stored in a hook or a key binding, and the shell line of
+//! `run-shell`, which tmux expands as a format first.
+
+/// One tmux command: its name and its arguments, each a separate word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cmd {
+    words: Vec<String>,
+}
+
+impl Cmd {
+    pub fn new(name: &str) -> Cmd {
+        Cmd {
+            words: vec![name.to_string()],
+        }
+    }
+
+    pub fn arg(mut self, word: impl Into<String>) -> Cmd {
+        self.words.push(word.into());
+        self
+    }
+
+    pub fn args<I, S>(mut self, words: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.words.extend(words.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+}
+
+/// `set-option -g NAME VALUE`: a global (session) option, user options included.
+pub fn set_global_option(name: &str, value: &str) -> Cmd {
+    Cmd::new("set-option").args(["-g", "--", name, value])
+}
+
+/// `set-option -gu NAME`: takes a global option off.
+pub fn unset_global_option(name: &str) -> Cmd {
+    Cmd::new("set-option").args(["-gu", "--", name])
+}
+
+/// `show-options -g`: every global session option, a line each, names first.
+pub fn show_global_options() -> Cmd {
+    Cmd::new("show-options").arg("-g")
+}
+
+/// `show-hooks -g` (session hooks) or `show-hooks -gw` (window and pane hooks).
+pub fn show_global_hooks(window_level: bool) -> Cmd {
+    Cmd::new("show-hooks").arg(if window_level { "-gw" } else { "-g" })
+}
+
+/// `set-hook -g HOOK[INDEX] COMMAND`: tmux picks the session or window
+/// scope from the hook's name.
+pub fn set_hook(hook: &str, index: u32, command: &str) -> Cmd {
+    Cmd::new("set-hook").args(["-g", &format!("{hook}[{index}]"), command])
+}
+
+/// `set-hook -gu HOOK[INDEX]`.
+pub fn unset_hook(hook: &str, index: u32) -> Cmd {
+    Cmd::new("set-hook").args(["-gu", &format!("{hook}[{index}]")])
+}
+
+/// `list-keys -T prefix`: the prefix table, a `bind-key` line a key.
+pub fn list_prefix_keys() -> Cmd {
+    Cmd::new("list-keys").args(["-T", "prefix"])
+}
+
+/// `bind-key -N NOTE -T prefix KEY COMMAND`.
+pub fn bind_prefix_key(key: &str, note: &str, command: &str) -> Cmd {
+    Cmd::new("bind-key").args(["-N", note, "-T", "prefix", "--", key, command])
+}
+
+/// `unbind-key -T prefix KEY`.
+pub fn unbind_prefix_key(key: &str) -> Cmd {
+    Cmd::new("unbind-key").args(["-T", "prefix", "--", key])
+}
+
+/// `show-environment -gs`: the global environment in shell syntax, which
+/// quotes every value (see [`super::environment`]).
+pub fn show_global_environment() -> Cmd {
+    Cmd::new("show-environment").arg("-gs")
+}
+
+pub fn set_global_environment(name: &str, value: &str) -> Cmd {
+    Cmd::new("set-environment").args(["-g", "--", name, value])
+}
+
+pub fn unset_global_environment(name: &str) -> Cmd {
+    Cmd::new("set-environment").args(["-gu", "--", name])
+}
+
+/// `display-message -p FORMAT`: prints the expanded format.
+pub fn print_format(format: &str) -> Cmd {
+    Cmd::new("display-message").args(["-p", "--", format])
+}
+
+/// `display-message MESSAGE` on every attached client's status line. The
+/// message is a format, so `#` is doubled to show as itself.
+pub fn show_message(message: &str) -> Cmd {
+    Cmd::new("display-message").args(["--", &escape_format(message)])
+}
+
+/// `choose-tree` over every session, each pane row saying its agent and
+/// state from the `@agent_*` options, so drawing it runs no process.
+pub fn choose_tree_with_agents() -> String {
+    use super::options::pane::{AGENT_KIND, AGENT_STATE};
+    let pane_row = format!(
+        "#{{?#{{{AGENT_KIND}}},#{{{AGENT_KIND}}}: #{{?#{{{AGENT_STATE}}},#{{{AGENT_STATE}}},unknown}},#{{pane_current_command}}}}"
+    );
+    let row = format!(
+        "#{{?pane_format,{pane_row},#{{?window_format,#{{window_name}},#{{session_windows}} windows}}}}"
+    );
+    format!("choose-tree -Zs -F {}", quote_for_tmux(&row))
+}
+
+/// A word of a shell line that `run-shell` will run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellWord {
+    /// Text taken as it is.
+    Literal(String),
+    /// A tmux format variable (`hook_pane`, `client_name`...), expanded by
+    /// tmux when the line runs and shell-quoted by tmux's `q:` modifier.
+    /// Only ids and names go here: tmux's quoting does not cover newlines.
+    Format(&'static str),
+    /// `NAME='value'`: an environment variable for the command.
+    Assign(&'static str, String),
+}
+
+/// The shell line for `run-shell`: each literal single-quoted for the
+/// shell, then every `#` doubled because `run-shell` expands formats first.
+pub fn shell_line(words: &[ShellWord]) -> String {
+    words
+        .iter()
+        .map(|word| match word {
+            ShellWord::Literal(text) => escape_format(&single_quote(text)),
+            ShellWord::Format(name) => format!("#{{q:{name}}}"),
+            ShellWord::Assign(name, value) => {
+                format!("{name}={}", escape_format(&single_quote(value)))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `run-shell -b LINE` as a command string, for a hook or a key binding.
+/// `-b`: a hook must never hold tmux's command queue while taw runs.
+pub fn run_shell_background(words: &[ShellWord]) -> String {
+    format!("run-shell -b {}", quote_for_tmux(&shell_line(words)))
+}
+
+/// Quotes one word for tmux's command parser (a hook's or binding's
+/// command string): single quotes, inside which tmux expands nothing, and a
+/// double-quoted `'` where the word holds one.
+pub fn quote_for_tmux(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r#"'"'"'"#))
+}
+
+/// POSIX single quotes.
+fn single_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Doubles `#` so tmux's format expansion gives back the text as it was.
+pub fn escape_format(text: &str) -> String {
+    text.replace('#', "##")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_line_quotes_literals_and_formats() {
+        let line = shell_line(&[
+            ShellWord::Literal("/opt/my taw#1/taw".into()),
+            ShellWord::Literal("it's".into()),
+            ShellWord::Format("hook_pane"),
+        ]);
+        assert_eq!(line, r#"'/opt/my taw##1/taw' 'it'\''s' #{q:hook_pane}"#);
+    }
+
+    #[test]
+    fn assignments_are_quoted_values() {
+        let line = shell_line(&[ShellWord::Assign("TAW_STATE_DIR", "/a b".into())]);
+        assert_eq!(line, "TAW_STATE_DIR='/a b'");
+    }
+
+    #[test]
+    fn tmux_quoting_survives_single_quotes() {
+        assert_eq!(quote_for_tmux("a'b"), r#"'a'"'"'b'"#);
+        assert_eq!(quote_for_tmux("plain"), "'plain'");
+    }
+
+    #[test]
+    fn options_end_flags_before_values() {
+        assert_eq!(
+            set_global_option("@x", "-v").words(),
+            &["set-option", "-g", "--", "@x", "-v"]
+        );
+    }
+}

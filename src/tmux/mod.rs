@@ -1,0 +1,333 @@
+//! The only code that runs tmux.
+//!
+//! [`Tmux`] knows which server to talk to; a [`Batch`] is several tmux
+//! commands sent in one invocation (`a ; b ; c`), so a verb costs one round
+//! trip. [`commands`] builds the commands, [`format`] the `-F` formats and
+//! their parsing, [`ids`] maps tmux ids to herdr's public ids, and
+//! [`snapshot`] reads sessions, windows, panes and clients in one call.
+
+pub mod commands;
+pub mod environment;
+pub mod format;
+pub mod ids;
+pub mod options;
+pub mod snapshot;
+
+use crate::envelope::{ErrorCode, TawError};
+use crate::exec;
+use std::env;
+use std::path::{Path, PathBuf};
+
+pub use commands::Cmd;
+
+/// Which tmux server to talk to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Socket {
+    /// tmux's own default socket.
+    Default,
+    /// `-L NAME`: a named socket in tmux's socket folder.
+    Name(String),
+    /// `-S PATH`: a socket by its path.
+    Path(PathBuf),
+}
+
+/// The socket taw was pointed at on its command line, if any.
+#[derive(Debug, Clone, Default)]
+pub struct SocketFlags {
+    pub name: Option<String>,
+    pub path: Option<PathBuf>,
+}
+
+/// A handle on one tmux server.
+#[derive(Debug, Clone)]
+pub struct Tmux {
+    socket: Socket,
+}
+
+impl Tmux {
+    /// Finds the server: `-S`/`-L` flags first, then `TAW_TMUX_SOCKET`, then
+    /// the server taw runs inside (`$TMUX`), else tmux's default socket.
+    pub fn locate(flags: &SocketFlags) -> Tmux {
+        let tmux_env = env::var("TMUX").ok();
+        let taw_env = env::var("TAW_TMUX_SOCKET").ok();
+        Tmux {
+            socket: choose_socket(flags, taw_env.as_deref(), tmux_env.as_deref()),
+        }
+    }
+
+    pub fn with_socket(socket: Socket) -> Tmux {
+        Tmux { socket }
+    }
+
+    pub fn socket(&self) -> &Socket {
+        &self.socket
+    }
+
+    /// The global flags that select this server, for a command line.
+    pub fn socket_args(&self) -> Vec<String> {
+        match &self.socket {
+            Socket::Default => Vec::new(),
+            Socket::Name(name) => vec!["-L".into(), name.clone()],
+            Socket::Path(path) => vec!["-S".into(), path.display().to_string()],
+        }
+    }
+
+    /// Runs every command of `batch` in one tmux invocation and returns what
+    /// they printed. tmux stops at the first command that fails; its message
+    /// becomes the error.
+    pub fn run(&self, batch: &Batch) -> Result<String, TawError> {
+        if batch.is_empty() {
+            return Ok(String::new());
+        }
+        let mut command = exec::command("tmux");
+        // -u: tmux would otherwise replace non-ASCII output with '_' when the
+        // locale does not say UTF-8.
+        command
+            .arg("-u")
+            .args(self.socket_args())
+            .args(batch.argv());
+        let output = command.output().map_err(|error| {
+            if error.kind() == std::io::ErrorKind::NotFound {
+                TawError::tmux("tmux is not installed or not on PATH; install tmux 3.2 or newer")
+            } else {
+                TawError::tmux(format!("could not run tmux: {error}"))
+            }
+        })?;
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        if output.status.success() {
+            return Ok(stdout);
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        Err(self.classify_failure(stderr.trim()))
+    }
+
+    /// Runs commands in one invocation and gives back what each printed, apart:
+    /// a marker line no output can forge is printed before each.
+    pub fn run_apart(&self, cmds: Vec<Cmd>) -> Result<Vec<String>, TawError> {
+        let count = cmds.len();
+        let mut batch = Batch::new();
+        for (index, cmd) in cmds.into_iter().enumerate() {
+            batch.push(commands::print_format(&format::section_marker(index)));
+            batch.push(cmd);
+        }
+        let output = self.run(&batch)?;
+        Ok(format::split_sections(&output, count))
+    }
+
+    /// Runs one command.
+    pub fn run_one(&self, cmd: Cmd) -> Result<String, TawError> {
+        self.run(&Batch::of(vec![cmd]))
+    }
+
+    fn classify_failure(&self, stderr: &str) -> TawError {
+        if is_no_server_message(stderr) {
+            return TawError::new(
+                ErrorCode::ServerNotRunning,
+                format!(
+                    "no tmux server is running on {}; start one with `tmux{}` or point taw at another with -L NAME, -S PATH or TAW_TMUX_SOCKET",
+                    self.describe(),
+                    self.socket_args()
+                        .iter()
+                        .map(|arg| format!(" {}", shell_quote(arg)))
+                        .collect::<String>()
+                ),
+            );
+        }
+        let first_line = stderr.lines().next().unwrap_or("").trim();
+        if first_line.is_empty() {
+            TawError::tmux("tmux failed without saying why")
+        } else {
+            TawError::tmux(format!("tmux said: {first_line}"))
+        }
+    }
+
+    /// The socket in words, for messages.
+    pub fn describe(&self) -> String {
+        match &self.socket {
+            Socket::Default => "tmux's default socket".into(),
+            Socket::Name(name) => format!("socket name {name:?}"),
+            Socket::Path(path) => format!("socket {}", path.display()),
+        }
+    }
+}
+
+/// The socket rule of [`Tmux::locate`], as a pure function.
+pub fn choose_socket(
+    flags: &SocketFlags,
+    taw_socket_env: Option<&str>,
+    tmux_env: Option<&str>,
+) -> Socket {
+    if let Some(path) = &flags.path {
+        return Socket::Path(path.clone());
+    }
+    if let Some(name) = &flags.name {
+        return Socket::Name(name.clone());
+    }
+    if let Some(value) = taw_socket_env.filter(|value| !value.is_empty()) {
+        // A bare name (no slash) is a socket name, as with tmux -L.
+        return if value.contains('/') {
+            Socket::Path(PathBuf::from(value))
+        } else {
+            Socket::Name(value.to_string())
+        };
+    }
+    if let Some(value) = tmux_env.filter(|value| !value.is_empty()) {
+        // $TMUX is "<socket path>,<server pid>,<session index>".
+        let path = value.split(',').next().unwrap_or(value);
+        if !path.is_empty() {
+            return Socket::Path(PathBuf::from(path));
+        }
+    }
+    Socket::Default
+}
+
+fn is_no_server_message(stderr: &str) -> bool {
+    stderr.starts_with("no server running on")
+        || (stderr.starts_with("error connecting to")
+            && (stderr.contains("No such file or directory")
+                || stderr.contains("Connection refused")))
+}
+
+/// Several tmux commands run in one invocation.
+#[derive(Debug, Default, Clone)]
+pub struct Batch {
+    commands: Vec<Cmd>,
+}
+
+impl Batch {
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    pub fn of(commands: Vec<Cmd>) -> Batch {
+        Batch { commands }
+    }
+
+    pub fn push(&mut self, cmd: Cmd) -> &mut Batch {
+        self.commands.push(cmd);
+        self
+    }
+
+    pub fn extend(&mut self, cmds: impl IntoIterator<Item = Cmd>) -> &mut Batch {
+        self.commands.extend(cmds);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.commands.len()
+    }
+
+    /// The argv after `tmux [-S path]`: each command's words, separated by
+    /// a lone `;` word.
+    pub fn argv(&self) -> Vec<String> {
+        let mut argv = Vec::new();
+        for (index, cmd) in self.commands.iter().enumerate() {
+            if index > 0 {
+                argv.push(";".into());
+            }
+            argv.extend(cmd.words().iter().map(|word| escape_argv_word(word)));
+        }
+        argv
+    }
+}
+
+/// tmux reads a command-line word that ends in `;` as the end of a command,
+/// and one that ends in `\;` as a word ending in `;`. So a word of ours that
+/// ends in `;` gets a backslash before it.
+fn escape_argv_word(word: &str) -> String {
+    match word.strip_suffix(';') {
+        Some(head) => format!("{head}\\;"),
+        None => word.to_string(),
+    }
+}
+
+/// POSIX single-quoting, for messages that show a command to copy.
+pub fn shell_quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c))
+    {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The path of the socket a running server listens on, as tmux reports it.
+pub fn socket_path_of(tmux: &Tmux) -> Result<PathBuf, TawError> {
+    let out = tmux.run_one(Cmd::new("display-message").arg("-p").arg("#{socket_path}"))?;
+    Ok(Path::new(out.trim_end_matches('\n')).to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_win_over_environment() {
+        let flags = SocketFlags {
+            name: Some("x".into()),
+            path: None,
+        };
+        assert_eq!(
+            choose_socket(&flags, Some("/s"), Some("/t,1,0")),
+            Socket::Name("x".into())
+        );
+        let flags = SocketFlags {
+            name: Some("x".into()),
+            path: Some("/p".into()),
+        };
+        assert_eq!(choose_socket(&flags, None, None), Socket::Path("/p".into()));
+    }
+
+    #[test]
+    fn taw_socket_env_then_tmux_env_then_default() {
+        let none = SocketFlags::default();
+        assert_eq!(
+            choose_socket(&none, Some("/run/s"), Some("/t,1,0")),
+            Socket::Path("/run/s".into())
+        );
+        assert_eq!(
+            choose_socket(&none, Some("work"), None),
+            Socket::Name("work".into())
+        );
+        assert_eq!(
+            choose_socket(&none, None, Some("/tmp/tmux-0/default,123,4")),
+            Socket::Path("/tmp/tmux-0/default".into())
+        );
+        assert_eq!(choose_socket(&none, Some(""), Some("")), Socket::Default);
+    }
+
+    #[test]
+    fn trailing_semicolons_are_escaped() {
+        assert_eq!(escape_argv_word("a;"), "a\\;");
+        assert_eq!(escape_argv_word("a\\;"), "a\\\\;");
+        assert_eq!(escape_argv_word("a;b"), "a;b");
+        assert_eq!(escape_argv_word(";"), "\\;");
+    }
+
+    #[test]
+    fn batch_separates_commands() {
+        let batch = Batch::of(vec![
+            Cmd::new("list-sessions"),
+            Cmd::new("set-option").arg("-g").arg("@x").arg("v;"),
+        ]);
+        assert_eq!(
+            batch.argv(),
+            vec!["list-sessions", ";", "set-option", "-g", "@x", "v\\;"]
+        );
+    }
+
+    #[test]
+    fn no_server_messages() {
+        assert!(is_no_server_message("no server running on /tmp/tmux-0/x"));
+        assert!(is_no_server_message(
+            "error connecting to /tmp/x (No such file or directory)"
+        ));
+        assert!(!is_no_server_message("can't find pane: %9"));
+    }
+}

@@ -1,0 +1,128 @@
+//! Every tmux option taw reads or writes, by name, in one place.
+//!
+//! Three kinds: the `@agent-wizard-*` options a user sets in tmux.conf to
+//! configure the plugin; the `@agent_wizard_*` global options taw keeps its
+//! own bookkeeping in; and the `@agent_*` pane options that say what runs in
+//! a pane, which the status line and other tools may read.
+
+/// A user-facing plugin option and its default.
+#[derive(Debug, Clone, Copy)]
+pub struct PluginOption {
+    pub name: &'static str,
+    /// What `taw tmux load` sets when the user set nothing. Empty for an
+    /// option taw only reads (it is then never set for the user).
+    pub default: &'static str,
+    pub doc: &'static str,
+}
+
+pub const BIN: &str = "@agent-wizard-bin";
+pub const PATH: &str = "@agent-wizard-path";
+pub const HERDR_ENV: &str = "@agent-wizard-herdr-env";
+pub const KEY: &str = "@agent-wizard-key";
+
+/// Every `@agent-wizard-*` option. `docs/OPTIONS.md` lists the same, and a
+/// test keeps the two in step.
+pub const PLUGIN_OPTIONS: &[PluginOption] = &[
+    PluginOption {
+        name: BIN,
+        default: "",
+        doc: "the taw binary to run; empty: the plugin's own build, else taw on PATH",
+    },
+    PluginOption {
+        name: PATH,
+        default: "on",
+        doc: "put taw's bin folder in front of tmux's global PATH (on/off)",
+    },
+    PluginOption {
+        name: HERDR_ENV,
+        default: "off",
+        doc: "give new panes herdr's HERDR_ENV, HERDR_BIN_PATH and HERDR_PANE_ID (on/off)",
+    },
+    PluginOption {
+        name: KEY,
+        default: "a",
+        doc: "prefix key that shows every agent pane (empty: not bound)",
+    },
+];
+
+/// The plugin option called `name`, if it is one.
+pub fn plugin_option(name: &str) -> Option<&'static PluginOption> {
+    PLUGIN_OPTIONS.iter().find(|option| option.name == name)
+}
+
+/// Whether an on/off option's value means on. tmux's own flag spellings.
+pub fn is_on(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "on" | "1" | "yes" | "true"
+    )
+}
+
+/// Global options taw keeps for itself while loaded.
+pub mod bookkeeping {
+    /// The taw version and binary that loaded the plugin.
+    pub const LOADED: &str = "@agent_wizard_loaded";
+    /// The plugin options taw gave a default, a name a line.
+    pub const DEFAULTS_SET: &str = "@agent_wizard_defaults_set";
+    /// The folder taw put in front of tmux's global PATH.
+    pub const PATH_DIR: &str = "@agent_wizard_path_dir";
+    /// Set while taw's herdr variables are in tmux's global environment.
+    pub const HERDR_ENV_SET: &str = "@agent_wizard_herdr_env_set";
+
+    /// Moved by `taw config reload`; long-lived taw processes read the
+    /// config again when it moves.
+    pub const CONFIG_STAMP: &str = "@agent_wizard_config_stamp";
+
+    pub const ALL: &[&str] = &[LOADED, DEFAULTS_SET, PATH_DIR, HERDR_ENV_SET, CONFIG_STAMP];
+}
+
+/// Pane options that describe the pane's agent. Detection writes them; the
+/// records, the status line and the popup read them.
+pub mod pane {
+    /// The agent's state: idle, working, blocked, done or unknown.
+    pub const AGENT_STATE: &str = "@agent_state";
+    /// The agent's kind, herdr's canonical id (claude, codex...).
+    pub const AGENT_KIND: &str = "@agent_kind";
+    /// The agent's automation name (`taw agent rename`).
+    pub const AGENT_NAME: &str = "@agent_name";
+    /// A label the user gave the pane (`taw pane rename`).
+    pub const LABEL: &str = "@agent_wizard_label";
+    /// Metadata an integration reported: a title and a display name.
+    pub const META_TITLE: &str = "@agent_meta_title";
+    pub const META_DISPLAY_AGENT: &str = "@agent_meta_display_agent";
+    /// Output revision counter the watcher keeps.
+    pub const REVISION: &str = "@agent_revision";
+}
+
+/// Where taw's hook entries live in each hook's array: its own indexes,
+/// far above what a person writes, in two slots so a reload can put the new
+/// entries in before it takes the old ones off.
+pub const HOOK_INDEX_BASE: u32 = 9100;
+pub const HOOK_SLOT_SIZE: u32 = 50;
+pub const HOOK_SLOTS: u32 = 2;
+
+/// Whether a hook array index is one of taw's.
+pub fn is_taw_hook_index(index: u32) -> bool {
+    (HOOK_INDEX_BASE..HOOK_INDEX_BASE + HOOK_SLOT_SIZE * HOOK_SLOTS).contains(&index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_indexes_are_ours_only_in_range() {
+        assert!(is_taw_hook_index(9100));
+        assert!(is_taw_hook_index(9199));
+        assert!(!is_taw_hook_index(9200));
+        assert!(!is_taw_hook_index(0));
+    }
+
+    #[test]
+    fn flags() {
+        assert!(is_on("on"));
+        assert!(is_on("ON "));
+        assert!(!is_on("off"));
+        assert!(!is_on(""));
+    }
+}

@@ -1,0 +1,376 @@
+//! One read of everything the records need: the server, its sessions,
+//! windows, panes and clients, in a single tmux invocation.
+
+use super::format::{Row, RowFormat, parse_rows};
+use super::ids;
+use super::options::pane as pane_opt;
+use super::{Batch, Cmd, Tmux};
+use crate::envelope::TawError;
+
+/// The server itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Server {
+    pub pid: u32,
+    pub socket_path: String,
+    pub host: String,
+    pub host_short: String,
+    pub version: String,
+    pub start_time: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// `$N`'s N.
+    pub id: u32,
+    pub name: String,
+    pub window_count: usize,
+    pub attached: usize,
+    pub activity: u64,
+    pub created: u64,
+    pub path: String,
+}
+
+/// A window as linked into one session (a window linked into two sessions
+/// is two of these).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    pub session: u32,
+    /// `@N`'s N.
+    pub id: u32,
+    pub index: i64,
+    pub name: String,
+    /// The session's current window.
+    pub active: bool,
+    pub pane_count: usize,
+    pub zoomed: bool,
+    pub layout: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pane {
+    pub session: u32,
+    pub window: u32,
+    /// `%N`'s N.
+    pub id: u32,
+    pub index: i64,
+    /// The window's current pane.
+    pub active: bool,
+    pub title: String,
+    pub current_path: String,
+    pub current_command: String,
+    pub pid: u32,
+    pub tty: String,
+    pub in_mode: bool,
+    pub dead: bool,
+    pub scroll_position: Option<u64>,
+    pub history_size: u64,
+    pub width: u32,
+    pub height: u32,
+    pub agent_state: String,
+    pub agent_kind: String,
+    pub agent_name: String,
+    pub label: String,
+    pub meta_title: String,
+    pub meta_display_agent: String,
+    pub revision: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Client {
+    pub name: String,
+    pub session: Option<u32>,
+    pub activity: u64,
+    pub tty: String,
+}
+
+/// Everything at one moment.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub server: Server,
+    pub sessions: Vec<Session>,
+    pub windows: Vec<Window>,
+    pub panes: Vec<Pane>,
+    pub clients: Vec<Client>,
+}
+
+fn server_format() -> RowFormat {
+    RowFormat::of(
+        "V",
+        &[
+            "pid",
+            "socket_path",
+            "host",
+            "host_short",
+            "version",
+            "start_time",
+        ],
+    )
+}
+
+fn sessions_format() -> RowFormat {
+    RowFormat::of(
+        "S",
+        &[
+            "session_id",
+            "session_name",
+            "session_windows",
+            "session_attached",
+            "session_activity",
+            "session_created",
+            "session_path",
+        ],
+    )
+}
+
+fn windows_format() -> RowFormat {
+    RowFormat::of(
+        "W",
+        &[
+            "session_id",
+            "window_id",
+            "window_index",
+            "window_name",
+            "window_active",
+            "window_panes",
+            "window_zoomed_flag",
+            "window_layout",
+        ],
+    )
+}
+
+/// Pane fields, with the agent options read in the same call.
+fn panes_format() -> RowFormat {
+    RowFormat::of(
+        "P",
+        &[
+            "session_id",
+            "window_id",
+            "pane_id",
+            "pane_index",
+            "pane_active",
+            "pane_title",
+            "pane_current_path",
+            "pane_current_command",
+            "pane_pid",
+            "pane_tty",
+            "pane_in_mode",
+            "pane_dead",
+            "scroll_position",
+            "history_size",
+            "pane_width",
+            "pane_height",
+            pane_opt::AGENT_STATE,
+            pane_opt::AGENT_KIND,
+            pane_opt::AGENT_NAME,
+            pane_opt::LABEL,
+            pane_opt::META_TITLE,
+            pane_opt::META_DISPLAY_AGENT,
+            pane_opt::REVISION,
+        ],
+    )
+}
+
+fn clients_format() -> RowFormat {
+    RowFormat::of(
+        "C",
+        &["client_name", "session_id", "client_activity", "client_tty"],
+    )
+}
+
+impl Snapshot {
+    /// Reads the whole server in one tmux invocation.
+    pub fn read(tmux: &Tmux) -> Result<Snapshot, TawError> {
+        let formats = [
+            server_format(),
+            sessions_format(),
+            windows_format(),
+            panes_format(),
+            clients_format(),
+        ];
+        let mut batch = Batch::new();
+        batch.push(Cmd::new("display-message").args(["-p", "--", &formats[0].format()]));
+        batch.push(Cmd::new("list-sessions").args(["-F", &formats[1].format()]));
+        batch.push(Cmd::new("list-windows").args(["-a", "-F", &formats[2].format()]));
+        batch.push(Cmd::new("list-panes").args(["-a", "-F", &formats[3].format()]));
+        batch.push(Cmd::new("list-clients").args(["-F", &formats[4].format()]));
+        let output = tmux.run(&batch)?;
+        let rows = parse_rows(&output, &formats).map_err(TawError::tmux)?;
+        Snapshot::from_rows(&rows)
+    }
+
+    fn from_rows(rows: &[Row]) -> Result<Snapshot, TawError> {
+        let mut snapshot = Snapshot::default();
+        for row in rows {
+            match row.tag.as_str() {
+                "V" => snapshot.server = server_from(row),
+                "S" => snapshot.sessions.push(session_from(row)?),
+                "W" => snapshot.windows.push(window_from(row)?),
+                "P" => snapshot.panes.push(pane_from(row)?),
+                "C" => snapshot.clients.push(client_from(row)),
+                _ => {}
+            }
+        }
+        Ok(snapshot)
+    }
+
+    pub fn session(&self, id: u32) -> Option<&Session> {
+        self.sessions.iter().find(|session| session.id == id)
+    }
+
+    /// The windows of a session, in index order.
+    pub fn windows_of(&self, session: u32) -> impl Iterator<Item = &Window> {
+        self.windows.iter().filter(move |w| w.session == session)
+    }
+
+    /// The panes of a window as linked into a session.
+    pub fn panes_of(&self, session: u32, window: u32) -> impl Iterator<Item = &Pane> {
+        self.panes
+            .iter()
+            .filter(move |p| p.session == session && p.window == window)
+    }
+
+    /// Every pane once: a window linked into several sessions lists its
+    /// panes under each; the first (lowest session in tmux's order) counts.
+    pub fn unique_panes(&self) -> Vec<&Pane> {
+        let mut seen = std::collections::HashSet::new();
+        self.panes.iter().filter(|p| seen.insert(p.id)).collect()
+    }
+
+    /// The session a person is looking at: the one of the client used
+    /// last, else (no client attached) the session tmux itself would pick,
+    /// the one used last.
+    pub fn focused_session(&self) -> Option<u32> {
+        let from_client = self
+            .clients
+            .iter()
+            .filter(|client| client.session.is_some())
+            .max_by_key(|client| client.activity)
+            .and_then(|client| client.session);
+        from_client.or_else(|| {
+            self.sessions
+                .iter()
+                .max_by_key(|session| (session.activity, session.id))
+                .map(|session| session.id)
+        })
+    }
+
+    /// The current window of a session.
+    pub fn active_window(&self, session: u32) -> Option<&Window> {
+        self.windows_of(session).find(|w| w.active)
+    }
+
+    /// The current pane of a window.
+    pub fn active_pane(&self, session: u32, window: u32) -> Option<&Pane> {
+        self.panes_of(session, window).find(|p| p.active)
+    }
+
+    /// The pane a person is looking at.
+    pub fn focused_pane(&self) -> Option<&Pane> {
+        let session = self.focused_session()?;
+        let window = self.active_window(session)?;
+        self.active_pane(session, window.id)
+    }
+
+    /// Finds a pane by tmux id, preferring its row under `session` when the
+    /// window is linked into more than one.
+    pub fn pane(&self, id: u32, session: Option<u32>) -> Option<&Pane> {
+        let mut rows = self.panes.iter().filter(|p| p.id == id);
+        match session {
+            Some(session) => rows.find(|p| p.session == session),
+            None => rows.next(),
+        }
+    }
+
+    pub fn pane_ref(&self, reference: ids::PaneRef) -> Option<&Pane> {
+        match reference {
+            ids::PaneRef::Pane(id) => self.pane(id, None),
+            ids::PaneRef::InWorkspace { session, pane } => self.pane(pane, Some(session)),
+        }
+    }
+}
+
+fn server_from(row: &Row) -> Server {
+    Server {
+        pid: number(row.get(0)),
+        socket_path: row.get(1).to_string(),
+        host: row.get(2).to_string(),
+        host_short: row.get(3).to_string(),
+        version: row.get(4).to_string(),
+        start_time: number(row.get(5)),
+    }
+}
+
+fn session_from(row: &Row) -> Result<Session, TawError> {
+    Ok(Session {
+        id: id_of(row.get(0), '$')?,
+        name: row.get(1).to_string(),
+        window_count: number(row.get(2)),
+        attached: number(row.get(3)),
+        activity: number(row.get(4)),
+        created: number(row.get(5)),
+        path: row.get(6).to_string(),
+    })
+}
+
+fn window_from(row: &Row) -> Result<Window, TawError> {
+    Ok(Window {
+        session: id_of(row.get(0), '$')?,
+        id: id_of(row.get(1), '@')?,
+        index: row.get(2).parse().unwrap_or(0),
+        name: row.get(3).to_string(),
+        active: flag(row.get(4)),
+        pane_count: number(row.get(5)),
+        zoomed: flag(row.get(6)),
+        layout: row.get(7).to_string(),
+    })
+}
+
+fn pane_from(row: &Row) -> Result<Pane, TawError> {
+    Ok(Pane {
+        session: id_of(row.get(0), '$')?,
+        window: id_of(row.get(1), '@')?,
+        id: id_of(row.get(2), '%')?,
+        index: row.get(3).parse().unwrap_or(0),
+        active: flag(row.get(4)),
+        title: row.get(5).to_string(),
+        current_path: row.get(6).to_string(),
+        current_command: row.get(7).to_string(),
+        pid: number(row.get(8)),
+        tty: row.get(9).to_string(),
+        in_mode: flag(row.get(10)),
+        dead: flag(row.get(11)),
+        scroll_position: row.get(12).parse().ok(),
+        history_size: number(row.get(13)),
+        width: number(row.get(14)),
+        height: number(row.get(15)),
+        agent_state: row.get(16).to_string(),
+        agent_kind: row.get(17).to_string(),
+        agent_name: row.get(18).to_string(),
+        label: row.get(19).to_string(),
+        meta_title: row.get(20).to_string(),
+        meta_display_agent: row.get(21).to_string(),
+        revision: number(row.get(22)),
+    })
+}
+
+fn client_from(row: &Row) -> Client {
+    Client {
+        name: row.get(0).to_string(),
+        session: ids::tmux_number(row.get(1), '$'),
+        activity: number(row.get(2)),
+        tty: row.get(3).to_string(),
+    }
+}
+
+fn id_of(text: &str, sigil: char) -> Result<u32, TawError> {
+    ids::tmux_number(text, sigil)
+        .ok_or_else(|| TawError::tmux(format!("tmux printed {text:?} where an id was expected")))
+}
+
+fn number<T: std::str::FromStr + Default>(text: &str) -> T {
+    text.trim().parse().unwrap_or_default()
+}
+
+fn flag(text: &str) -> bool {
+    text == "1"
+}
