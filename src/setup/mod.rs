@@ -62,6 +62,7 @@ impl ServerState {
             cmd::show_global_hooks(true),
             Cmd::new("list-keys").args(["-N", "-T", "prefix"]),
             cmd::show_global_environment(),
+            cmd::list_prefix_keys(),
         ])?;
         let rows = parse_rows(&sections[0], std::slice::from_ref(&values_format))
             .map_err(TawError::tmux)?;
@@ -84,7 +85,12 @@ impl ServerState {
                 state.taw_hooks.push((hook, index));
             }
         }
-        state.prefix_keys = parse_noted_keys(&sections[4]);
+        // Every bound key is someone's; those whose note is taw's are taw's.
+        state.prefix_keys = parse_bound_keys(&sections[6])
+            .into_iter()
+            .map(|key| (key, false))
+            .collect();
+        state.prefix_keys.extend(parse_noted_keys(&sections[4]));
         state.environment = environment::parse_shell_environment(&sections[5]);
         Ok(state)
     }
@@ -125,6 +131,23 @@ fn parse_hook_line(line: &str) -> Option<(String, u32)> {
     let (name, rest) = head.split_once('[')?;
     let index = rest.strip_suffix(']')?.parse().ok()?;
     Some((name.to_string(), index))
+}
+
+/// `list-keys` lines, `bind-key [-r] -T prefix <key> <command>`: the keys,
+/// with tmux's backslash before a special character taken off.
+fn parse_bound_keys(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace().skip_while(|word| *word != "-T");
+            words.next()?;
+            words.next()?;
+            let key = words.next()?;
+            Some(match key.strip_prefix('\\') {
+                Some(rest) if !rest.is_empty() => rest.to_string(),
+                _ => key.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// `list-keys -N` lines, `<key><spaces><note>`: every key that has a note,
@@ -411,6 +434,12 @@ mod tests {
         let keys = parse_noted_keys("C-a     agent-wizard: agents\n\"       Split window\n");
         assert_eq!(keys.get("C-a"), Some(&true));
         assert_eq!(keys.get("\""), Some(&false));
+        assert_eq!(
+            parse_bound_keys(
+                "bind-key    -T prefix \\\"      split-window\nbind-key -r -T prefix Up select-pane -U\n"
+            ),
+            vec!["\"", "Up"]
+        );
     }
 
     #[test]

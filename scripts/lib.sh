@@ -1,0 +1,36 @@
+# Shared by scripts/test and scripts/try. Source it; it defines functions only.
+
+# Makes sure tmux 3.2 or newer is there: installs it with apt-get when run as
+# root on a Debian-like system, else says how to.
+ensure_tmux() {
+	if ! command -v tmux >/dev/null 2>&1; then
+		if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+			echo "tmux is missing; installing it with apt-get" >&2
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null &&
+				DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null ||
+				{ echo "could not install tmux with apt-get" >&2; return 1; }
+		else
+			echo "tmux is not installed: install tmux 3.2 or newer (apt install tmux, brew install tmux...) and run this again" >&2
+			return 1
+		fi
+	fi
+	local version
+	version="$(tmux -V | sed -E 's/^tmux (next-)?([0-9]+)\.([0-9]+).*/\2 \3/')"
+	set -- $version
+	if [ "${1:-0}" -lt 3 ] || { [ "${1:-0}" -eq 3 ] && [ "${2:-0}" -lt 2 ]; }; then
+		echo "$(tmux -V) is too old: tmux-agent-wizard needs tmux 3.2 or newer" >&2
+		return 1
+	fi
+}
+
+# Makes sure cargo is there (rustup's usual place counts).
+ensure_cargo() {
+	if ! command -v cargo >/dev/null 2>&1; then
+		if [ -x "$HOME/.cargo/bin/cargo" ]; then
+			PATH="$HOME/.cargo/bin:$PATH"
+		else
+			echo "cargo is not installed: install Rust from https://rustup.rs and run this again" >&2
+			return 1
+		fi
+	fi
+}

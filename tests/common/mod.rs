@@ -1,0 +1,242 @@
+//! The test harness: a private tmux server per test, taw's folders in a
+//! temporary directory, and the real `taw` binary run against them.
+//!
+//! Every server runs with `-f /dev/null` on its own socket folder
+//! (TMUX_TMPDIR), so no test can reach the user's tmux server or config,
+//! and the server is killed when the test's `TmuxServer` is dropped.
+#![allow(clippy::disallowed_methods, dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+pub fn taw_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_taw"))
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// What a run printed, and how it ended.
+#[derive(Debug)]
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Run {
+        Run {
+            status: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// stdout as JSON; panics with both streams when it is not.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
+    }
+
+    /// stderr as JSON (an error envelope).
+    pub fn error_json(&self) -> Value {
+        serde_json::from_str(self.stderr.trim())
+            .unwrap_or_else(|e| panic!("stderr is not JSON ({e}): {self:?}"))
+    }
+
+    /// Asserts success and gives the result object.
+    pub fn result(&self) -> Value {
+        assert_eq!(self.status, 0, "taw failed: {self:?}");
+        self.json()["result"].clone()
+    }
+
+    /// Asserts an error envelope with exit status 1 and gives its code.
+    pub fn error_code(&self) -> String {
+        assert_eq!(self.status, 1, "expected an error: {self:?}");
+        self.error_json()["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// A private tmux server and taw folders, both gone on drop.
+pub struct TmuxServer {
+    pub socket: String,
+    pub dir: tempfile::TempDir,
+}
+
+impl TmuxServer {
+    /// A server with one session `main` of 120x40.
+    pub fn start() -> TmuxServer {
+        let server = TmuxServer::empty();
+        server.tmux(&["new-session", "-d", "-s", "main", "-x", "120", "-y", "40"]);
+        server
+    }
+
+    /// Folders and a socket name, no server yet.
+    pub fn empty() -> TmuxServer {
+        let dir = tempfile::Builder::new()
+            .prefix("taw-test")
+            .tempdir()
+            .expect("temp dir");
+        for sub in ["tmux", "state", "config", "home"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        let socket = format!(
+            "taw-test-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        );
+        TmuxServer { socket, dir }
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    pub fn config_dir(&self) -> PathBuf {
+        self.dir.path().join("config")
+    }
+
+    /// The environment every process of the test gets: private folders,
+    /// and nothing of the tmux the tests may be running inside.
+    fn isolate(&self, command: &mut Command) {
+        command
+            .env("TMUX_TMPDIR", self.dir.path().join("tmux"))
+            .env("TAW_STATE_DIR", self.state_dir())
+            .env("TAW_CONFIG_DIR", self.config_dir())
+            .env("HOME", self.dir.path().join("home"))
+            .env("LANG", "C.UTF-8")
+            .env("SHELL", "/bin/sh")
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env_remove("TAW_TMUX_SOCKET")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("XDG_CONFIG_HOME");
+    }
+
+    /// A tmux command on this server; panics when it fails.
+    pub fn tmux(&self, args: &[&str]) -> String {
+        let run = self.tmux_run(args);
+        assert_eq!(run.status, 0, "tmux {args:?} failed: {run:?}");
+        run.stdout
+    }
+
+    pub fn tmux_run(&self, args: &[&str]) -> Run {
+        let mut command = Command::new("tmux");
+        self.isolate(&mut command);
+        command
+            .args(["-u", "-L", &self.socket, "-f", "/dev/null"])
+            .args(args);
+        Run::from(command.output().expect("run tmux"))
+    }
+
+    /// A format, as tmux expands it for a target.
+    pub fn display(&self, target: &str, format: &str) -> String {
+        self.tmux(&["display-message", "-p", "-t", target, format])
+            .trim_end_matches('\n')
+            .to_string()
+    }
+
+    /// Runs taw against this server with `-L`.
+    pub fn taw(&self, args: &[&str]) -> Run {
+        self.taw_with(args, &[])
+    }
+
+    pub fn taw_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = Command::new(taw_bin());
+        self.isolate(&mut command);
+        command.args(["-L", &self.socket]).args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        Run::from(command.output().expect("run taw"))
+    }
+
+    /// Runs taw without pointing it at any server.
+    pub fn taw_bare(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = Command::new(taw_bin());
+        self.isolate(&mut command);
+        command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        Run::from(command.output().expect("run taw"))
+    }
+
+    /// Writes config.toml.
+    pub fn write_config(&self, text: &str) -> PathBuf {
+        let path = self.config_dir().join("config.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Waits until `check` holds, up to `limit`; panics with `what` after.
+    pub fn wait_for(&self, what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if check() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("timed out waiting for {what}");
+    }
+
+    pub fn socket_path(&self) -> String {
+        self.display("main:", "#{socket_path}")
+    }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        let _ = self.tmux_run(&["kill-server"]);
+    }
+}
+
+/// Lines of `show-hooks` (session and window level) whose index is taw's.
+pub fn taw_hook_lines(server: &TmuxServer) -> Vec<String> {
+    let mut lines = Vec::new();
+    for flag in ["-g", "-gw"] {
+        for line in server.tmux(&["show-hooks", flag]).lines() {
+            let index = line
+                .split_whitespace()
+                .next()
+                .and_then(|head| head.split_once('['))
+                .and_then(|(_, rest)| rest.strip_suffix(']'))
+                .and_then(|n| n.parse::<u32>().ok());
+            if index.is_some_and(|i| (9100..9200).contains(&i))
+                && !lines.contains(&line.to_string())
+            {
+                lines.push(line.to_string());
+            }
+        }
+    }
+    lines
+}
+
+/// Keys of the prefix table whose note is taw's.
+pub fn taw_keys(server: &TmuxServer) -> Vec<String> {
+    server
+        .tmux(&["list-keys", "-N", "-T", "prefix"])
+        .lines()
+        .filter(|line| line.contains("agent-wizard:"))
+        .filter_map(|line| line.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// How many times `dir` is in tmux's global PATH.
+pub fn path_count(server: &TmuxServer, dir: &Path) -> usize {
+    let path = server.tmux(&["show-environment", "-g", "PATH"]);
+    let value = path.trim().strip_prefix("PATH=").unwrap_or("");
+    let dir = dir.display().to_string();
+    value.split(':').filter(|entry| *entry == dir).count()
+}

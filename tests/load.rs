@@ -1,0 +1,240 @@
+//! `agent-wizard.tmux`, `taw tmux load` and `taw tmux unload` against a real
+//! tmux server: what they put in is there once, and all of it comes out.
+
+mod common;
+
+use common::{TmuxServer, path_count, repo_root, taw_bin, taw_hook_lines, taw_keys};
+
+/// Runs the TPM entry script inside the server, as TPM does.
+fn run_entry_script(server: &TmuxServer) {
+    let script = repo_root().join("agent-wizard.tmux");
+    server.tmux(&["run-shell", &script.display().to_string()]);
+}
+
+fn loaded_server() -> TmuxServer {
+    let server = TmuxServer::start();
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-bin",
+        &taw_bin().display().to_string(),
+    ]);
+    server
+}
+
+#[test]
+fn entry_script_twice_leaves_one_set() {
+    let server = loaded_server();
+    // The user's own hook and binding, which must survive everything.
+    server.tmux(&[
+        "set-hook",
+        "-g",
+        "after-split-window[3]",
+        "display-message mine",
+    ]);
+    server.tmux(&["bind-key", "-T", "prefix", "y", "display-message mine"]);
+
+    run_entry_script(&server);
+    let hooks_once = taw_hook_lines(&server);
+    let keys_once = taw_keys(&server);
+    run_entry_script(&server);
+
+    let hooks_twice = taw_hook_lines(&server);
+    assert_eq!(hooks_once.len(), hooks_twice.len(), "{hooks_twice:?}");
+    let mut once = taw_keys(&server);
+    once.sort();
+    let mut keys = keys_once.clone();
+    keys.sort();
+    assert_eq!(once, keys);
+    assert_eq!(keys_once, vec!["a"]);
+    assert_eq!(path_count(&server, &server.state_dir().join("bin")), 1);
+
+    // The link in the bin folder points at the binary the option named.
+    let link = std::fs::read_link(server.state_dir().join("bin/taw")).unwrap();
+    assert_eq!(link, std::fs::canonicalize(taw_bin()).unwrap());
+
+    // Option defaults are set where the user set none.
+    assert_eq!(
+        server
+            .tmux(&["show-option", "-gv", "@agent-wizard-key"])
+            .trim(),
+        "a"
+    );
+    assert_eq!(
+        server
+            .tmux(&["show-option", "-gv", "@agent-wizard-path"])
+            .trim(),
+        "on"
+    );
+
+    // The user's hook and key are as they were.
+    assert!(
+        server
+            .tmux(&["show-hooks", "-g", "after-split-window"])
+            .contains("after-split-window[3] display-message mine")
+    );
+    assert!(
+        server
+            .tmux(&["list-keys", "-T", "prefix", "y"])
+            .contains("display-message mine")
+    );
+}
+
+#[test]
+fn unload_takes_everything_out_and_keeps_the_users() {
+    let server = loaded_server();
+    server.tmux(&[
+        "set-hook",
+        "-g",
+        "after-split-window[3]",
+        "display-message mine",
+    ]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "on"]);
+    let path_before = server.tmux(&["show-environment", "-g", "PATH"]);
+    run_entry_script(&server);
+    assert_eq!(
+        server
+            .tmux(&["show-environment", "-g", "HERDR_PANE_ID"])
+            .trim(),
+        "HERDR_PANE_ID=%calling"
+    );
+
+    let unloaded = server.taw(&["tmux", "unload"]).result();
+    assert_eq!(unloaded["type"], "tmux_unloaded");
+    assert!(taw_hook_lines(&server).is_empty());
+    assert!(taw_keys(&server).is_empty());
+    assert_eq!(path_count(&server, &server.state_dir().join("bin")), 0);
+    assert_eq!(
+        server.tmux(&["show-environment", "-g", "PATH"]),
+        path_before
+    );
+    // Defaults taw set are gone; the option the user set stays.
+    let options = server.tmux(&["show-options", "-g"]);
+    assert!(!options.contains("@agent-wizard-key"), "{options}");
+    assert!(!options.contains("@agent_wizard_"), "{options}");
+    assert!(options.contains("@agent-wizard-herdr-env on"), "{options}");
+    assert!(options.contains("@agent-wizard-bin"), "{options}");
+    let herdr = server.tmux_run(&["show-environment", "-g", "HERDR_PANE_ID"]);
+    assert_ne!(herdr.status, 0, "HERDR_PANE_ID should be gone: {herdr:?}");
+    assert!(
+        server
+            .tmux(&["show-hooks", "-g", "after-split-window"])
+            .contains("after-split-window[3] display-message mine")
+    );
+}
+
+#[test]
+fn path_off_and_reload_takes_the_folder_out() {
+    let server = loaded_server();
+    run_entry_script(&server);
+    let bin_dir = server.state_dir().join("bin");
+    assert_eq!(path_count(&server, &bin_dir), 1);
+    server.tmux(&["set-option", "-g", "@agent-wizard-path", "off"]);
+    run_entry_script(&server);
+    assert_eq!(path_count(&server, &bin_dir), 0);
+    server.tmux(&["set-option", "-g", "@agent-wizard-path", "on"]);
+    run_entry_script(&server);
+    assert_eq!(path_count(&server, &bin_dir), 1);
+    let path = server.tmux(&["show-environment", "-g", "PATH"]);
+    assert!(
+        path.starts_with(&format!("PATH={}:", bin_dir.display())),
+        "{path}"
+    );
+}
+
+#[test]
+fn herdr_env_off_after_on_removes_only_taws_word() {
+    let server = loaded_server();
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "on"]);
+    run_entry_script(&server);
+    let bin = server.tmux(&["show-environment", "-g", "HERDR_BIN_PATH"]);
+    assert_eq!(
+        bin.trim(),
+        format!(
+            "HERDR_BIN_PATH={}",
+            std::fs::canonicalize(taw_bin()).unwrap().display()
+        )
+    );
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "off"]);
+    run_entry_script(&server);
+    assert_ne!(
+        server
+            .tmux_run(&["show-environment", "-g", "HERDR_ENV"])
+            .status,
+        0
+    );
+
+    // A HERDR_PANE_ID of the user's own is theirs: left alone.
+    server.tmux(&["set-environment", "-g", "HERDR_PANE_ID", "w9:p9"]);
+    server.tmux(&["set-environment", "-g", "HERDR_ENV", "1"]);
+    run_entry_script(&server);
+    assert_eq!(
+        server.tmux(&["show-environment", "-g", "HERDR_ENV"]).trim(),
+        "HERDR_ENV=1"
+    );
+}
+
+#[test]
+fn key_options_bind_move_and_unbind() {
+    let server = loaded_server();
+    run_entry_script(&server);
+    assert_eq!(taw_keys(&server), vec!["a"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "C-g"]);
+    run_entry_script(&server);
+    assert_eq!(taw_keys(&server), vec!["C-g"]);
+    assert_ne!(
+        server.tmux_run(&["list-keys", "-T", "prefix", "a"]).status,
+        0
+    );
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", ""]);
+    run_entry_script(&server);
+    assert!(taw_keys(&server).is_empty());
+}
+
+#[test]
+fn a_taken_default_key_is_left_alone() {
+    let server = loaded_server();
+    server.tmux(&["bind-key", "-T", "prefix", "a", "display-message mine"]);
+    run_entry_script(&server);
+    assert!(taw_keys(&server).is_empty());
+    assert!(
+        server
+            .tmux(&["list-keys", "-T", "prefix", "a"])
+            .contains("display-message mine")
+    );
+    // The load says why (and shows it on the attached clients).
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    let warnings = loaded["warnings"].to_string();
+    assert!(
+        warnings.contains("prefix + a is already bound"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn a_key_chosen_in_tmux_conf_is_bound_over_another() {
+    let server = loaded_server();
+    server.tmux(&["bind-key", "-T", "prefix", "a", "display-message mine"]);
+    // As tmux.conf would, before the plugin loads.
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "a"]);
+    run_entry_script(&server);
+    assert_eq!(taw_keys(&server), vec!["a"]);
+}
+
+#[test]
+fn load_reports_what_it_did() {
+    let server = TmuxServer::start();
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    assert_eq!(loaded["type"], "tmux_loaded");
+    assert_eq!(loaded["keys"], serde_json::json!(["a"]));
+    assert_eq!(
+        loaded["path_dir"],
+        server.state_dir().join("bin").display().to_string()
+    );
+    let bad = server.taw(&["tmux", "load", "--bin", "/nonexistent/taw"]);
+    assert_eq!(bad.error_code(), "invalid_argument");
+}
