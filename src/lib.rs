@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod detect;
 pub mod envelope;
 pub mod exec;
 pub mod model;

@@ -1,6 +1,7 @@
 //! The command line: one module per verb group, each with its clap verbs and
 //! the code that answers them.
 
+pub mod agent;
 pub mod config;
 pub mod pane;
 pub mod tab;
@@ -44,6 +45,9 @@ pub enum Group {
     /// Panes.
     #[command(subcommand)]
     Pane(pane::Verb),
+    /// Agents: what runs in the panes, and in what state.
+    #[command(subcommand)]
+    Agent(agent::Verb),
     /// config.toml.
     #[command(subcommand)]
     Config(config::Verb),
@@ -105,6 +109,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Workspace(verb) => workspace::run(context, verb),
         Group::Tab(verb) => tab::run(context, verb),
         Group::Pane(verb) => pane::run(context, verb),
+        Group::Agent(verb) => agent::run(context, verb),
         Group::Config(verb) => config::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
     }

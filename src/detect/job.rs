@@ -1,0 +1,678 @@
+//! Which agent runs in a pane, from the processes of the job in front of
+//! its terminal (reference §5.4, plus taw's additions).
+//!
+//! [`identify`] is a pure function over a list of processes, so it is
+//! tested with tables of real-looking process lists; [`read_job`] fills the
+//! list from the system (`/proc` on Linux, `ps` elsewhere).
+
+use super::agents::{self, Agent};
+
+/// One process, as the system describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Process {
+    pub pid: u32,
+    pub ppid: u32,
+    /// Process group.
+    pub pgid: u32,
+    /// The process group its terminal gives input to (0 or less: none).
+    pub tpgid: i64,
+    /// The kernel's name for it (`comm`).
+    pub comm: String,
+    pub argv: Vec<String>,
+    /// Stopped (C-z).
+    pub stopped: bool,
+}
+
+/// The job in front of a pane's terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Front {
+    /// The pane's own shell is in front: nothing else runs.
+    Shell,
+    /// Another job: its process group and members, leader first.
+    Job { pgid: u32, members: Vec<Process> },
+    /// The process table could not say.
+    Unknown,
+}
+
+/// An agent found in a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    pub agent: &'static Agent,
+    pub pid: u32,
+}
+
+/// Names of shells: a pane whose process is one of these, in front, holds
+/// no agent.
+pub const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "fish",
+    "ksh",
+    "mksh",
+    "csh",
+    "tcsh",
+    "elvish",
+    "xonsh",
+    "nu",
+    "pwsh",
+    "powershell",
+    "cmd",
+    "ash",
+    "yash",
+    "oksh",
+    "loksh",
+];
+
+/// Programs that run another program named by an argument.
+const NODE_LIKE: &[&str] = &["node", "nodejs", "bun", "deno", "tsx", "ts-node"];
+const CONTAINER_RUNTIMES: &[&str] = &["docker", "podman", "nerdctl", "finch", "container"];
+
+pub fn is_shell(name: &str) -> bool {
+    let name = name.trim_start_matches('-').to_ascii_lowercase();
+    SHELLS.contains(&name.as_str())
+}
+
+fn is_python(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("python") else {
+        return false;
+    };
+    rest.is_empty() || rest.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+/// The basename of a path-like word.
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// The name a process goes by: its argv[0]'s basename, else its comm.
+fn effective_name(process: &Process) -> String {
+    process
+        .argv
+        .first()
+        .map(|arg0| basename(arg0).trim_start_matches('-').to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| process.comm.to_ascii_lowercase())
+}
+
+/// The front of a pane: given the pane's own process and the processes of
+/// its terminal's foreground group.
+pub fn front_of(pane: &Process, group: Vec<Process>) -> Front {
+    if pane.tpgid <= 0 {
+        return Front::Unknown;
+    }
+    let pgid = pane.tpgid as u32;
+    if pgid == pane.pgid && is_shell(&effective_name(pane)) {
+        return Front::Shell;
+    }
+    let mut members: Vec<Process> = group.into_iter().filter(|p| p.pgid == pgid).collect();
+    if members.is_empty() {
+        return Front::Unknown;
+    }
+    members.sort_by_key(|p| (p.pid != pgid, p.pid));
+    Front::Job { pgid, members }
+}
+
+/// The agent a job runs, if any. The group leader's answer wins; else the
+/// process found with the most certainty (through its arguments, then by
+/// its own name), the first on a tie.
+pub fn identify(
+    members: &[Process],
+    resolve_link: &dyn Fn(&str) -> Option<String>,
+) -> Option<Found> {
+    let mut best: Option<(Found, u8)> = None;
+    for (index, process) in members.iter().enumerate() {
+        if process.stopped {
+            continue;
+        }
+        let Some((agent, score)) = candidate(process, resolve_link) else {
+            continue;
+        };
+        let found = Found {
+            agent,
+            pid: process.pid,
+        };
+        if index == 0 && process.pid == process.pgid {
+            return Some(found);
+        }
+        if best.is_none_or(|(_, best_score)| score > best_score) {
+            best = Some((found, score));
+        }
+    }
+    best.map(|(found, _)| found)
+}
+
+/// What one process says about itself: an agent and how sure (3: through
+/// its arguments or a wrapper, 2: its own name).
+fn candidate(
+    process: &Process,
+    resolve_link: &dyn Fn(&str) -> Option<String>,
+) -> Option<(&'static Agent, u8)> {
+    let name = effective_name(process);
+    let args = process.argv.get(1..).unwrap_or(&[]);
+    if name == "tmux" {
+        return None;
+    }
+    if NODE_LIKE.contains(&name.as_str()) || is_python(&name) || is_shell(&name) {
+        let script = script_argument(&name, args)?;
+        return resolve_word(script, resolve_link).map(|agent| (agent, 3));
+    }
+    if CONTAINER_RUNTIMES.contains(&name.as_str()) {
+        return container_agent(args, resolve_link).map(|agent| (agent, 3));
+    }
+    if let Some(agent) = agents::lookup(&name) {
+        let own_name = agents::normalize(&process.comm) == name;
+        return Some((agent, if own_name { 2 } else { 3 }));
+    }
+    // A process that rewrote its argv into one string with spaces.
+    if let Some(first) = process
+        .argv
+        .first()
+        .and_then(|a| a.split_whitespace().next())
+        && let Some(agent) = agents::lookup(basename(first))
+    {
+        return Some((agent, 3));
+    }
+    let arg0 = process.argv.first()?;
+    resolve_word(arg0, resolve_link).map(|agent| (agent, 3))
+}
+
+/// The script a runtime or shell runs: its first argument that is not an
+/// option (or an option's value); none for code given inline.
+fn script_argument<'a>(runtime: &str, args: &'a [String]) -> Option<&'a str> {
+    let node = NODE_LIKE.contains(&runtime);
+    let python = is_python(runtime);
+    let mut words = args.iter().map(String::as_str).peekable();
+    // `bun run x`, `deno run x`.
+    if (runtime == "bun" || runtime == "deno") && words.peek() == Some(&"run") {
+        words.next();
+    }
+    while let Some(word) = words.next() {
+        if word == "--" {
+            return words.next();
+        }
+        if node {
+            match word {
+                "-e" | "--eval" | "-p" | "--print" => return None,
+                "-r"
+                | "--require"
+                | "--loader"
+                | "--import"
+                | "--experimental-loader"
+                | "--inspect-port"
+                | "-W"
+                | "-X"
+                | "-S"
+                | "-L"
+                | "-o" => {
+                    words.next();
+                    continue;
+                }
+                _ => {}
+            }
+        } else if python {
+            match word {
+                "-c" | "-m" => return None,
+                "-W" | "-X" => {
+                    words.next();
+                    continue;
+                }
+                _ => {}
+            }
+        } else {
+            // A shell: -c is inline code; these take a value.
+            match word {
+                "-c" => return None,
+                "--rcfile" | "--init-file" | "-O" | "+O" | "-o" | "+o" => {
+                    words.next();
+                    continue;
+                }
+                _ => {}
+            }
+            if word.starts_with('-')
+                && word.len() > 1
+                && !word.starts_with("--")
+                && word.contains('c')
+            {
+                // Bundled flags such as -lc: inline code too.
+                return None;
+            }
+            if word.starts_with('+') && word.len() > 1 {
+                continue;
+            }
+        }
+        if word.starts_with('-') && word.len() > 1 {
+            continue;
+        }
+        return Some(word);
+    }
+    None
+}
+
+/// A container runtime runs the agent its arguments start.
+fn container_agent(
+    args: &[String],
+    resolve_link: &dyn Fn(&str) -> Option<String>,
+) -> Option<&'static Agent> {
+    let start = args.iter().position(|a| a == "run" || a == "exec")?;
+    args[start + 1..]
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .find_map(|word| {
+            agents::lookup(basename(word)).or_else(|| resolve_word(word, resolve_link))
+        })
+}
+
+/// A path or name: the agent it names, by its basename, a known package
+/// entry, or the target of a link.
+fn resolve_word(
+    word: &str,
+    resolve_link: &dyn Fn(&str) -> Option<String>,
+) -> Option<&'static Agent> {
+    let word = word.trim_matches(|c| c == '"' || c == '\'');
+    if word.is_empty() {
+        return None;
+    }
+    if let Some(agent) = agents::lookup(basename(word)) {
+        return Some(agent);
+    }
+    let path = word.replace('\\', "/");
+    const PACKAGES: &[(&str, &str)] = &[
+        ("@earendil-works/pi-coding-agent/dist/cli", "pi"),
+        ("@mariozechner/pi-coding-agent/dist/cli", "pi"),
+        ("mastracode/dist/cli", "mastracode"),
+        ("@anthropic-ai/claude-code/cli.js", "claude"),
+        ("@anthropic-ai/claude-code/cli.mjs", "claude"),
+        ("@google/gemini-cli/dist/index.js", "gemini"),
+        ("@openai/codex/bin/codex", "codex"),
+    ];
+    for (entry, id) in PACKAGES {
+        if path.contains(entry) {
+            return agents::by_id(id);
+        }
+    }
+    if path.matches('/').count() >= 1 && path.trim_start_matches('/').contains('/') {
+        let target = resolve_link(word)?;
+        if target != word {
+            return agents::lookup(basename(&target)).or_else(|| {
+                PACKAGES
+                    .iter()
+                    .find(|(entry, _)| target.contains(entry))
+                    .and_then(|(_, id)| agents::by_id(id))
+            });
+        }
+    }
+    None
+}
+
+/// Follows links on the real file system.
+pub fn resolve_link_on_disk(word: &str) -> Option<String> {
+    std::fs::canonicalize(word)
+        .ok()
+        .map(|path| path.display().to_string())
+}
+
+/// Reads the pane's own process and the members of its terminal's
+/// foreground group.
+pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
+    system::read_job(pane_pid)
+}
+
+#[cfg(target_os = "linux")]
+mod system {
+    use super::Process;
+    use std::fs;
+
+    pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
+        let pane = read_process(pane_pid)?;
+        if pane.tpgid <= 0 || pane.tpgid as u32 == pane.pgid {
+            return Some((pane, Vec::new()));
+        }
+        let pgid = pane.tpgid as u32;
+        let mut members = Vec::new();
+        for entry in fs::read_dir("/proc").ok()?.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            // The cheap read first: most processes are in another group.
+            let Some((_, rest)) = read_stat(pid) else {
+                continue;
+            };
+            if stat_field(&rest, 2).and_then(|f| f.parse::<u32>().ok()) != Some(pgid) {
+                continue;
+            }
+            if let Some(process) = read_process(pid) {
+                members.push(process);
+            }
+        }
+        Some((pane, members))
+    }
+
+    /// `/proc/<pid>/stat`: the comm (between the first `(` and the last `)`)
+    /// and the fields after it.
+    fn read_stat(pid: u32) -> Option<(String, String)> {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let open = stat.find('(')?;
+        let close = stat.rfind(')')?;
+        Some((
+            stat[open + 1..close].to_string(),
+            stat[close + 1..].to_string(),
+        ))
+    }
+
+    /// Field `n` after the comm: 0 state, 1 ppid, 2 pgrp, 3 session, 4 tty, 5 tpgid.
+    fn stat_field(rest: &str, n: usize) -> Option<&str> {
+        rest.split_whitespace().nth(n)
+    }
+
+    pub fn read_process(pid: u32) -> Option<Process> {
+        let (comm, rest) = read_stat(pid)?;
+        let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let argv = cmdline
+            .split(|&b| b == 0)
+            .filter(|part| !part.is_empty())
+            .map(|part| String::from_utf8_lossy(part).into_owned())
+            .collect();
+        Some(Process {
+            pid,
+            ppid: stat_field(&rest, 1)?.parse().ok()?,
+            pgid: stat_field(&rest, 2)?.parse().ok()?,
+            tpgid: stat_field(&rest, 5)?.parse().ok()?,
+            comm,
+            argv,
+            stopped: matches!(stat_field(&rest, 0), Some("T") | Some("t")),
+        })
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod system {
+    use super::Process;
+    use crate::exec;
+
+    /// `ps` for every process; argv comes from `args`, split at spaces.
+    pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
+        let output = exec::command("ps")
+            .args([
+                "-A",
+                "-ww",
+                "-o",
+                "pid=,ppid=,pgid=,tpgid=,stat=,comm=,args=",
+            ])
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        let processes: Vec<Process> = text.lines().filter_map(parse_line).collect();
+        let pane = processes.iter().find(|p| p.pid == pane_pid)?.clone();
+        let group = processes
+            .into_iter()
+            .filter(|p| pane.tpgid > 0 && p.pgid == pane.tpgid as u32)
+            .collect();
+        Some((pane, group))
+    }
+
+    fn parse_line(line: &str) -> Option<Process> {
+        let mut words = line.split_whitespace();
+        let pid = words.next()?.parse().ok()?;
+        let ppid = words.next()?.parse().ok()?;
+        let pgid = words.next()?.parse().ok()?;
+        let tpgid = words.next()?.parse().ok()?;
+        let stat = words.next()?;
+        let comm = words.next()?.to_string();
+        let argv = words.map(str::to_string).collect();
+        Some(Process {
+            pid,
+            ppid,
+            pgid,
+            tpgid,
+            comm: comm.rsplit('/').next().unwrap_or(&comm).to_string(),
+            argv,
+            stopped: stat.starts_with('T'),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proc(pid: u32, pgid: u32, comm: &str, argv: &[&str]) -> Process {
+        Process {
+            pid,
+            ppid: 1,
+            pgid,
+            tpgid: pgid as i64,
+            comm: comm.into(),
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            stopped: false,
+        }
+    }
+
+    fn no_links(_: &str) -> Option<String> {
+        None
+    }
+
+    fn id(members: &[Process]) -> Option<&'static str> {
+        identify(members, &no_links).map(|found| found.agent.id)
+    }
+
+    #[test]
+    fn agents_by_their_own_name() {
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "claude",
+                &["claude", "--permission-mode", "default"]
+            )]),
+            Some("claude")
+        );
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "codex",
+                &["/usr/local/bin/codex", "--no-daemon"]
+            )]),
+            Some("codex")
+        );
+        assert_eq!(
+            id(&[proc(10, 10, "cursor-agent", &["cursor-agent"])]),
+            Some("cursor")
+        );
+    }
+
+    #[test]
+    fn runtimes_running_an_agent_script() {
+        assert_eq!(
+            id(&[proc(10, 10, "node", &["node", "/home/u/.npm/bin/codex"])]),
+            Some("codex")
+        );
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "node",
+                &[
+                    "node",
+                    "--no-warnings",
+                    "-r",
+                    "x.js",
+                    "/lib/node_modules/@anthropic-ai/claude-code/cli.js"
+                ]
+            )]),
+            Some("claude")
+        );
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "node",
+                &[
+                    "node",
+                    "/usr/lib/node_modules/@google/gemini-cli/dist/index.js"
+                ]
+            )]),
+            Some("gemini")
+        );
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "node",
+                &[
+                    "node",
+                    "/x/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"
+                ]
+            )]),
+            Some("pi")
+        );
+        assert_eq!(
+            id(&[proc(10, 10, "bun", &["bun", "run", "/opt/amp"])]),
+            Some("amp")
+        );
+        assert_eq!(
+            id(&[proc(10, 10, "python3", &["python3", "/usr/bin/hermes"])]),
+            Some("hermes")
+        );
+        assert_eq!(
+            id(&[proc(10, 10, "sh", &["sh", "/home/u/bin/pi"])]),
+            Some("pi")
+        );
+    }
+
+    #[test]
+    fn inline_code_and_option_values_are_no_script() {
+        assert_eq!(
+            id(&[proc(10, 10, "node", &["node", "-e", "require('claude')"])]),
+            None
+        );
+        assert_eq!(
+            id(&[proc(10, 10, "python3", &["python3", "-m", "codex"])]),
+            None
+        );
+        assert_eq!(id(&[proc(10, 10, "bash", &["bash", "-c", "claude"])]), None);
+        assert_eq!(
+            id(&[proc(10, 10, "bash", &["bash", "-lc", "claude"])]),
+            None
+        );
+        // --rcfile takes a value: that file is no script called claude.
+        assert_eq!(
+            id(&[proc(10, 10, "bash", &["bash", "--rcfile", "/d/bin/claude"])]),
+            None
+        );
+        // -O takes an option's name; the script after it is claude.
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "bash",
+                &["bash", "-O", "extglob", "/d/bin/claude"]
+            )]),
+            Some("claude")
+        );
+    }
+
+    #[test]
+    fn shells_pagers_editors_and_ssh_are_no_agent() {
+        for (comm, argv) in [
+            ("bash", vec!["-bash"]),
+            ("zsh", vec!["zsh"]),
+            ("less", vec!["less", "claude.txt"]),
+            ("vim", vec!["vim", "codex.md"]),
+            ("ssh", vec!["ssh", "host", "claude"]),
+            ("cat", vec!["cat"]),
+            ("nix", vec!["nix", "develop"]),
+            ("sudo", vec!["sudo", "-s"]),
+            ("tmux", vec!["tmux", "new", "claude"]),
+        ] {
+            assert_eq!(id(&[proc(10, 10, comm, &argv)]), None, "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn containers_run_the_agent_their_arguments_start() {
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "docker",
+                &[
+                    "docker", "run", "-it", "--rm", "-v", "/w:/w", "img", "claude", "--resume"
+                ]
+            )]),
+            Some("claude")
+        );
+        assert_eq!(id(&[proc(10, 10, "docker", &["docker", "ps"])]), None);
+    }
+
+    #[test]
+    fn the_leader_wins_then_the_surest() {
+        // npx (leader, no agent) starts node running codex: found through argv.
+        let members = [
+            proc(10, 10, "npm exec codex", &["npm exec codex"]),
+            proc(
+                11,
+                10,
+                "node",
+                &[
+                    "node",
+                    "/cache/_npx/node_modules/@openai/codex/bin/codex.js",
+                ],
+            ),
+        ];
+        assert_eq!(id(&members), Some("codex"));
+        let found = identify(&members, &no_links).unwrap();
+        assert_eq!(found.pid, 11);
+        // A leader that is an agent wins over a helper it runs.
+        let members = [
+            proc(10, 10, "claude", &["claude"]),
+            proc(11, 10, "node", &["node", "/x/codex"]),
+        ];
+        assert_eq!(id(&members), Some("claude"));
+    }
+
+    #[test]
+    fn links_are_followed() {
+        let link =
+            |word: &str| (word == "/usr/local/bin/c").then(|| "/opt/claude/bin/claude".to_string());
+        let members = [proc(10, 10, "c", &["/usr/local/bin/c"])];
+        assert_eq!(
+            identify(&members, &link).map(|f| f.agent.id),
+            Some("claude")
+        );
+    }
+
+    #[test]
+    fn front_tells_the_shell_from_a_job() {
+        let mut shell = proc(5, 5, "bash", &["-bash"]);
+        shell.tpgid = 5;
+        assert_eq!(front_of(&shell, vec![]), Front::Shell);
+        shell.tpgid = 10;
+        let job = vec![
+            proc(11, 10, "node", &["node"]),
+            proc(10, 10, "claude", &["claude"]),
+        ];
+        match front_of(&shell, job) {
+            Front::Job { pgid, members } => {
+                assert_eq!(pgid, 10);
+                assert_eq!(members[0].pid, 10, "leader first");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A pane whose own process is the agent.
+        let mut agent = proc(7, 7, "claude", &["claude"]);
+        agent.tpgid = 7;
+        assert!(matches!(
+            front_of(&agent, vec![agent.clone()]),
+            Front::Job { .. }
+        ));
+        shell.tpgid = -1;
+        assert_eq!(front_of(&shell, vec![]), Front::Unknown);
+    }
+}

@@ -1,0 +1,174 @@
+//! Where each agent's rules come from: the manifest bundled in the binary,
+//! the user's override in `<config>/manifests/<id>.toml`, and taw's own
+//! supplement rules appended after them (`[detection] supplements`).
+
+use super::agents::{self, AGENTS};
+use super::manifest::{Manifest, RuleSource};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A bundled file: agent id and text.
+type Bundled = (&'static str, &'static str);
+
+macro_rules! bundled {
+    ($folder:literal: $($id:literal),* $(,)?) => {
+        &[$(($id, include_str!(concat!($folder, "/", $id, ".toml")))),*]
+    };
+}
+
+/// herdr-format manifests written for taw, one per agent with screen rules.
+const MANIFESTS: &[Bundled] = bundled!("manifests": "claude", "codex", "gemini", "opencode", "pi");
+
+/// taw's own rules, added where herdr's rules read a tmux pane wrongly.
+const SUPPLEMENTS: &[Bundled] =
+    bundled!("supplements": "claude", "codex", "gemini", "opencode", "pi");
+
+/// Where a manifest came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    Bundled,
+    Override,
+}
+
+/// An agent's rules as taw uses them.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub manifest: Manifest,
+    pub origin: Origin,
+    /// The override file, when one was read.
+    pub path: Option<PathBuf>,
+    /// How many of taw's supplement rules were appended.
+    pub supplement_rules: usize,
+    /// Why an override was not used.
+    pub warning: Option<String>,
+}
+
+/// The manifest of every agent that has one.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    pub loaded: Vec<Loaded>,
+}
+
+impl Registry {
+    /// Reads the bundled manifests, the overrides in `override_dir`, and
+    /// (when `supplements`) taw's supplement rules.
+    pub fn load(override_dir: &Path, supplements: bool) -> Registry {
+        let loaded = MANIFESTS
+            .iter()
+            .map(|(id, text)| load_one(id, text, override_dir, supplements))
+            .collect();
+        Registry { loaded }
+    }
+
+    /// The registry as configured: overrides from the config folder,
+    /// supplements as `[detection] supplements` says.
+    pub fn from_config(config: &crate::config::Config) -> Registry {
+        Registry::load(
+            &crate::paths::config_dir().join("manifests"),
+            config.bool("detection.supplements"),
+        )
+    }
+
+    pub fn get(&self, agent: &str) -> Option<&Loaded> {
+        let id = agents::lookup(agent).map(|a| a.id).unwrap_or(agent);
+        self.loaded.iter().find(|l| l.manifest.id == id)
+    }
+}
+
+fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loaded {
+    let bundled = Manifest::parse(text, RuleSource::Manifest)
+        .unwrap_or_else(|e| panic!("bundled manifest {id} is broken: {e}"));
+    let mut loaded = Loaded {
+        manifest: bundled,
+        origin: Origin::Bundled,
+        path: None,
+        supplement_rules: 0,
+        warning: None,
+    };
+    let path = override_dir.join(format!("{id}.toml"));
+    match std::fs::read_to_string(&path) {
+        Ok(text) => match Manifest::parse(&text, RuleSource::Manifest) {
+            Ok(manifest)
+                if manifest.answers_to(id)
+                    || agents::lookup(&manifest.id).is_some_and(|a| a.id == id) =>
+            {
+                loaded.manifest = manifest;
+                loaded.manifest.id = id.to_string();
+                loaded.origin = Origin::Override;
+                loaded.path = Some(path);
+            }
+            Ok(manifest) => {
+                loaded.warning = Some(format!(
+                    "{} names agent {:?}, not {id}; the bundled rules are used",
+                    path.display(),
+                    manifest.id
+                ));
+            }
+            Err(error) => {
+                loaded.warning = Some(format!("{} is not used: {error}", path.display()));
+            }
+        },
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => {
+            loaded.warning = Some(format!("{} cannot be read: {error}", path.display()));
+        }
+    }
+    if supplements && let Some((_, text)) = SUPPLEMENTS.iter().find(|(s, _)| *s == id) {
+        let extra = Manifest::parse(text, RuleSource::Taw)
+            .unwrap_or_else(|e| panic!("taw's supplement for {id} is broken: {e}"));
+        loaded.supplement_rules = extra.rules.len();
+        loaded.manifest.rules.extend(extra.rules);
+    }
+    loaded
+}
+
+/// Every agent taw knows, with or without screen rules.
+pub fn known_agents() -> impl Iterator<Item = &'static agents::Agent> {
+    AGENTS.iter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bundled_manifest_and_supplement_parses() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Registry::load(dir.path(), true);
+        assert_eq!(registry.loaded.len(), MANIFESTS.len());
+        for loaded in &registry.loaded {
+            assert!(
+                agents::by_id(&loaded.manifest.id).is_some(),
+                "{}",
+                loaded.manifest.id
+            );
+            assert!(loaded.warning.is_none());
+        }
+        assert!(registry.get("claude").unwrap().supplement_rules > 0);
+        let plain = Registry::load(dir.path(), false);
+        assert_eq!(plain.get("claude").unwrap().supplement_rules, 0);
+    }
+
+    #[test]
+    fn an_override_replaces_the_bundled_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("codex.toml"),
+            "id = \"codex\"\n[[rules]]\nid = \"mine\"\nstate = \"blocked\"\ncontains = [\"halt\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("claude.toml"),
+            "id = \"claude\"\nbogus = 1\n",
+        )
+        .unwrap();
+        let registry = Registry::load(dir.path(), false);
+        let codex = registry.get("codex").unwrap();
+        assert_eq!(codex.origin, Origin::Override);
+        assert_eq!(codex.manifest.rules.len(), 1);
+        let claude = registry.get("claude").unwrap();
+        assert_eq!(claude.origin, Origin::Bundled);
+        assert!(claude.warning.as_deref().unwrap().contains("not used"));
+    }
+}
