@@ -17,7 +17,10 @@ macro_rules! bundled {
 }
 
 /// herdr-format manifests written for taw, one per agent with screen rules.
-const MANIFESTS: &[Bundled] = bundled!("manifests": "claude", "codex", "gemini", "opencode", "pi");
+const MANIFESTS: &[Bundled] = bundled!(
+    "manifests": "agy", "amp", "claude", "cline", "codex", "copilot", "cursor", "devin", "droid",
+    "gemini", "grok", "hermes", "kilo", "kimi", "kiro", "maki", "opencode", "pi", "qodercli",
+);
 
 /// taw's own rules, added where herdr's rules read a tmux pane wrongly.
 const SUPPLEMENTS: &[Bundled] =

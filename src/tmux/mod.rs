@@ -11,6 +11,7 @@ pub mod environment;
 pub mod format;
 pub mod ids;
 pub mod options;
+pub mod pane;
 pub mod snapshot;
 
 use crate::envelope::{ErrorCode, TawError};

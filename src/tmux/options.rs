@@ -92,6 +92,19 @@ pub mod pane {
     pub const META_DISPLAY_AGENT: &str = "@agent_meta_display_agent";
     /// Output revision counter the watcher keeps.
     pub const REVISION: &str = "@agent_revision";
+    /// The agent's process id.
+    pub const AGENT_PID: &str = "@agent_pid";
+    /// When the state last changed (Unix milliseconds).
+    pub const STATE_SINCE: &str = "@agent_state_since";
+    /// When the agent's last turn began (Unix milliseconds).
+    pub const TURN: &str = "@agent_turn";
+    /// The state an agent left with, and when: `done 1764500000000`.
+    pub const FINAL_STATE: &str = "@agent_final_state";
+    /// The watcher of the pane: `<taw version> <pid>`.
+    pub const WATCHER: &str = "@agent_wizard_watcher";
+
+    /// What an agent's record is made of: taken off when it leaves.
+    pub const RECORD: &[&str] = &[AGENT_KIND, AGENT_STATE, AGENT_PID, STATE_SINCE, TURN];
 }
 
 /// Where taw's hook entries live in each hook's array: its own indexes,

@@ -1,0 +1,175 @@
+//! One pane: a look at it (its screen and what surrounds it, in one tmux
+//! call), writing its options, and the watcher's pipe.
+
+use super::commands::{self as cmd, Cmd, ShellWord};
+use super::format::{RowFormat, parse_rows};
+use super::ids;
+use super::options::{bookkeeping, pane as opt};
+use super::{Batch, Tmux};
+use crate::envelope::TawError;
+
+/// What a look at a pane found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaneView {
+    pub pid: u32,
+    pub title: String,
+    pub current_command: String,
+    pub in_mode: bool,
+    pub dead: bool,
+    pub session_name: String,
+    pub window_index: String,
+    pub window_name: String,
+    /// What the pane's options say now.
+    pub agent_kind: String,
+    pub agent_state: String,
+    pub agent_pid: String,
+    pub config_stamp: String,
+    /// The visible screen, plain text.
+    pub screen: String,
+    /// Attached clients: name and the pane in front of each.
+    pub clients: Vec<(String, u32)>,
+}
+
+impl PaneView {
+    /// Whether a client shows this pane as its current pane.
+    pub fn looked_at(&self, pane: u32) -> bool {
+        self.clients.iter().any(|(_, front)| *front == pane)
+    }
+}
+
+fn view_format() -> RowFormat {
+    RowFormat::of(
+        "V",
+        &[
+            "pane_pid",
+            "pane_title",
+            "pane_current_command",
+            "pane_in_mode",
+            "pane_dead",
+            "session_name",
+            "window_index",
+            "window_name",
+            opt::AGENT_KIND,
+            opt::AGENT_STATE,
+            opt::AGENT_PID,
+            bookkeeping::CONFIG_STAMP,
+        ],
+    )
+}
+
+fn clients_format() -> RowFormat {
+    RowFormat::of("C", &["client_name", "pane_id", "client_session"])
+}
+
+/// Looks at pane `%pane`: its screen, title, command, options and clients.
+pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
+    let target = format!("%{pane}");
+    let view_format = view_format();
+    let clients_format = clients_format();
+    let sections = tmux.run_apart(vec![
+        Cmd::new("display-message").args(["-p", "-t", &target, "--", &view_format.format()]),
+        Cmd::new("capture-pane").args(["-p", "-t", &target]),
+        Cmd::new("list-clients").args(["-F", &clients_format.format()]),
+    ])?;
+    let rows = parse_rows(&sections[0], std::slice::from_ref(&view_format)).map_err(TawError::tmux)?;
+    let row = rows
+        .first()
+        .ok_or_else(|| TawError::not_found(format!("pane {target} is gone")))?;
+    let clients = parse_rows(&sections[2], std::slice::from_ref(&clients_format))
+        .map_err(TawError::tmux)?
+        .iter()
+        .filter(|client| !client.get(2).is_empty())
+        .filter_map(|client| Some((client.get(0).to_string(), ids::tmux_number(client.get(1), '%')?)))
+        .collect();
+    Ok(PaneView {
+        pid: row.get(0).parse().unwrap_or(0),
+        title: row.get(1).to_string(),
+        current_command: row.get(2).to_string(),
+        in_mode: row.get(3) == "1",
+        dead: row.get(4) == "1",
+        session_name: row.get(5).to_string(),
+        window_index: row.get(6).to_string(),
+        window_name: row.get(7).to_string(),
+        agent_kind: row.get(8).to_string(),
+        agent_state: row.get(9).to_string(),
+        agent_pid: row.get(10).to_string(),
+        config_stamp: row.get(11).to_string(),
+        screen: sections[1].clone(),
+        clients,
+    })
+}
+
+/// Pane option writes, all in one tmux call.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct OptionWrites {
+    pub set: Vec<(&'static str, String)>,
+    pub unset: Vec<&'static str>,
+}
+
+impl OptionWrites {
+    pub fn set(&mut self, name: &'static str, value: impl Into<String>) -> &mut Self {
+        self.set.push((name, value.into()));
+        self
+    }
+
+    pub fn unset(&mut self, name: &'static str) -> &mut Self {
+        self.unset.push(name);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty() && self.unset.is_empty()
+    }
+
+    pub fn commands(&self, pane: u32) -> Vec<Cmd> {
+        let target = format!("%{pane}");
+        let mut cmds: Vec<Cmd> = self
+            .set
+            .iter()
+            .map(|(name, value)| {
+                Cmd::new("set-option").args(["-p", "-t", &target, "--", name, value.as_str()])
+            })
+            .collect();
+        cmds.extend(
+            self.unset
+                .iter()
+                .map(|name| Cmd::new("set-option").args(["-pu", "-t", &target, "--", name])),
+        );
+        cmds
+    }
+}
+
+/// Writes pane options in one call.
+pub fn write_options(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Result<(), TawError> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    tmux.run(&Batch::of(writes.commands(pane)))?;
+    Ok(())
+}
+
+/// `display-message -c CLIENT MESSAGE` on each client: text shown as it is.
+pub fn toast(tmux: &Tmux, clients: &[String], message: &str) -> Result<(), TawError> {
+    let text = cmd::escape_format(message);
+    let cmds: Vec<Cmd> = clients
+        .iter()
+        .map(|client| Cmd::new("display-message").args(["-c", client, "--", &text]))
+        .collect();
+    if cmds.is_empty() {
+        return Ok(());
+    }
+    tmux.run(&Batch::of(cmds))?;
+    Ok(())
+}
+
+/// `pipe-pane -O -t %N 'LINE'`: the pane's output goes to the command.
+/// `restart` closes a pipe that is there first.
+pub fn pipe_commands(pane: u32, words: &[ShellWord], restart: bool) -> Vec<Cmd> {
+    let target = format!("%{pane}");
+    let mut cmds = Vec::new();
+    if restart {
+        cmds.push(Cmd::new("pipe-pane").args(["-t", &target]));
+    }
+    cmds.push(Cmd::new("pipe-pane").args(["-O", "-t", &target, &cmd::shell_line(words)]));
+    cmds
+}
