@@ -11,3 +11,4 @@ pub mod model;
 pub mod paths;
 pub mod setup;
 pub mod tmux;
+pub mod watch;

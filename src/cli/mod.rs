@@ -6,6 +6,7 @@ pub mod config;
 pub mod pane;
 pub mod tab;
 pub mod tmux;
+pub mod watch;
 pub mod workspace;
 
 use crate::envelope::{self, Reply, Result, TawError};
@@ -51,6 +52,9 @@ pub enum Group {
     /// config.toml.
     #[command(subcommand)]
     Config(config::Verb),
+    /// The per-pane watchers that detect agents.
+    #[command(subcommand)]
+    Watch(watch::Verb),
     /// Putting the plugin into a tmux server and taking it out.
     #[command(subcommand)]
     Tmux(tmux::Verb),
@@ -112,6 +116,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Agent(verb) => agent::run(context, verb),
         Group::Config(verb) => config::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
+        Group::Watch(verb) => watch::run(context, verb),
     }
 }
 

@@ -7,6 +7,7 @@ use crate::paths;
 use crate::setup::{self, Desired, ServerState, table};
 use crate::tmux::Batch;
 use crate::tmux::commands as cmd;
+use crate::watch::attach;
 use clap::Subcommand;
 use std::path::{Path, PathBuf};
 
@@ -34,18 +35,7 @@ fn load(context: &Context, bin: Option<PathBuf>) -> Result<Reply> {
     let tmux = context.tmux();
     let state = ServerState::read(&tmux)?;
     let bin_dir = paths::bin_dir();
-    let callback = table::Callback {
-        bin: bin.display().to_string(),
-        env: ["TAW_STATE_DIR", "TAW_CONFIG_DIR"]
-            .into_iter()
-            .filter_map(|name| {
-                std::env::var(name)
-                    .ok()
-                    .filter(|v| !v.is_empty())
-                    .map(|v| (name, v))
-            })
-            .collect(),
-    };
+    let callback = table::Callback::current(bin.display().to_string());
     let desired = Desired {
         bin: bin.display().to_string(),
         bin_dir: bin_dir.display().to_string(),
@@ -67,7 +57,14 @@ fn load(context: &Context, bin: Option<PathBuf>) -> Result<Reply> {
         batch.push(cmd::show_message(&format!("agent-wizard: {warning}")));
     }
     tmux.run(&batch)?;
-    Ok(Reply::result("tmux_loaded", &report))
+    // Every pane gets a watcher; those of an older taw are started again.
+    let watchers = attach::attach_all(&tmux, &callback, true, false)?;
+    let mut fields = serde_json::to_value(&report).unwrap_or_default();
+    fields["watchers"] = serde_json::to_value(&watchers).unwrap_or_default();
+    Ok(Reply::Result {
+        kind: "tmux_loaded",
+        fields,
+    })
 }
 
 fn unload(context: &Context) -> Result<Reply> {

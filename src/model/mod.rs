@@ -32,6 +32,16 @@ impl AgentStatus {
         }
     }
 
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentStatus::Unknown => "unknown",
+            AgentStatus::Idle => "idle",
+            AgentStatus::Working => "working",
+            AgentStatus::Done => "done",
+            AgentStatus::Blocked => "blocked",
+        }
+    }
+
     /// herdr's attention priority: blocked > done > working > idle > unknown.
     pub fn priority(self) -> u8 {
         match self {

@@ -24,24 +24,83 @@ pub struct Callback {
 }
 
 impl Callback {
-    /// `run-shell -b` of `taw -S <this server> <args>`.
-    pub fn run(&self, args: &[ShellWord]) -> String {
+    /// This taw, with the folders it runs with now.
+    pub fn current(bin: String) -> Callback {
+        Callback {
+            bin,
+            env: ["TAW_STATE_DIR", "TAW_CONFIG_DIR"]
+                .into_iter()
+                .filter_map(|name| {
+                    std::env::var(name)
+                        .ok()
+                        .filter(|v| !v.is_empty())
+                        .map(|v| (name, v))
+                })
+                .collect(),
+        }
+    }
+
+    /// The shell words of `exec taw -S <this server> <args>`.
+    pub fn words(&self, args: &[ShellWord]) -> Vec<ShellWord> {
         let mut words: Vec<ShellWord> = self
             .env
             .iter()
             .map(|(name, value)| ShellWord::Assign(name, value.clone()))
             .collect();
+        words.push(ShellWord::Keyword("exec"));
         words.push(ShellWord::Literal(self.bin.clone()));
         words.push(ShellWord::Literal("-S".into()));
         words.push(ShellWord::Format("socket_path"));
         words.extend_from_slice(args);
+        words
+    }
+
+    /// `run-shell -b` of `taw -S <this server> <args>`, its output thrown
+    /// away: tmux would show any output of a `run-shell` in the pane, in
+    /// view mode, where it would swallow the keys sent to the pane.
+    pub fn run(&self, args: &[ShellWord]) -> String {
+        let mut words = self.words(args);
+        words.push(ShellWord::Keyword(">/dev/null"));
+        words.push(ShellWord::Keyword("2>&1"));
         cmd::run_shell_background(&words)
     }
 }
 
+/// Hooks that fire when a pane is made: each pane gets its watcher.
+const NEW_PANE_HOOKS: &[&str] = &["after-split-window", "after-new-window", "session-created"];
+
+/// Hooks that fire when what a client shows changes: a done agent that
+/// comes into view is seen (idle). tmux checks for a done pane in the
+/// window first, so the common case starts no process.
+const FOCUS_HOOKS: &[&str] = &[
+    "session-window-changed",
+    "window-pane-changed",
+    "client-session-changed",
+    "client-attached",
+];
+
 /// The hooks: tmux hook name and the command of its entry.
-pub fn hooks(_callback: &Callback) -> Vec<(&'static str, String)> {
-    Vec::new()
+pub fn hooks(callback: &Callback) -> Vec<(&'static str, String)> {
+    let attach = callback.run(&[
+        ShellWord::Literal("watch".into()),
+        ShellWord::Literal("attach-all".into()),
+    ]);
+    let seen = cmd::if_format(
+        &format!(
+            "#{{P:#{{?#{{==:#{{{}}},done}},1,}}}}",
+            options::pane::AGENT_STATE
+        ),
+        &callback.run(&[
+            ShellWord::Literal("watch".into()),
+            ShellWord::Literal("seen".into()),
+        ]),
+    );
+    let mut hooks: Vec<(&'static str, String)> = NEW_PANE_HOOKS
+        .iter()
+        .map(|hook| (*hook, attach.clone()))
+        .collect();
+    hooks.extend(FOCUS_HOOKS.iter().map(|hook| (*hook, seen.clone())));
+    hooks
 }
 
 /// The key bindings.

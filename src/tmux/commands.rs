@@ -130,6 +130,9 @@ pub enum ShellWord {
     Format(&'static str),
     /// `NAME='value'`: an environment variable for the command.
     Assign(&'static str, String),
+    /// A word of taw's own, such as `exec`, written as it is. Only static
+    /// text can be one, so no outside text gets in unquoted.
+    Keyword(&'static str),
 }
 
 /// The shell line for `run-shell`: each literal single-quoted for the
@@ -143,6 +146,7 @@ pub fn shell_line(words: &[ShellWord]) -> String {
             ShellWord::Assign(name, value) => {
                 format!("{name}={}", escape_format(&single_quote(value)))
             }
+            ShellWord::Keyword(word) => word.to_string(),
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -152,6 +156,16 @@ pub fn shell_line(words: &[ShellWord]) -> String {
 /// `-b`: a hook must never hold tmux's command queue while taw runs.
 pub fn run_shell_background(words: &[ShellWord]) -> String {
     format!("run-shell -b {}", quote_for_tmux(&shell_line(words)))
+}
+
+/// `if-shell -F FORMAT COMMAND` as a command string: runs COMMAND only when
+/// FORMAT expands to something other than empty or 0.
+pub fn if_format(format: &str, command: &str) -> String {
+    format!(
+        "if-shell -F {} {}",
+        quote_for_tmux(format),
+        quote_for_tmux(command)
+    )
 }
 
 /// Quotes one word for tmux's command parser (a hook's or binding's

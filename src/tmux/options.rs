@@ -19,6 +19,7 @@ pub const BIN: &str = "@agent-wizard-bin";
 pub const PATH: &str = "@agent-wizard-path";
 pub const HERDR_ENV: &str = "@agent-wizard-herdr-env";
 pub const KEY: &str = "@agent-wizard-key";
+pub const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
 
 /// Every `@agent-wizard-*` option. `docs/OPTIONS.md` lists the same, and a
 /// test keeps the two in step.
@@ -42,6 +43,11 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
         name: KEY,
         default: "a",
         doc: "prefix key that shows every agent pane (empty: not bound)",
+    },
+    PluginOption {
+        name: SOUND_COMMAND,
+        default: "",
+        doc: "a shell command run on each notification, with TAW_KIND (request or done), TAW_MESSAGE and TAW_PANE set",
     },
 ];
 

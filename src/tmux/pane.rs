@@ -71,7 +71,8 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         Cmd::new("capture-pane").args(["-p", "-t", &target]),
         Cmd::new("list-clients").args(["-F", &clients_format.format()]),
     ])?;
-    let rows = parse_rows(&sections[0], std::slice::from_ref(&view_format)).map_err(TawError::tmux)?;
+    let rows =
+        parse_rows(&sections[0], std::slice::from_ref(&view_format)).map_err(TawError::tmux)?;
     let row = rows
         .first()
         .ok_or_else(|| TawError::not_found(format!("pane {target} is gone")))?;
@@ -79,7 +80,12 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         .map_err(TawError::tmux)?
         .iter()
         .filter(|client| !client.get(2).is_empty())
-        .filter_map(|client| Some((client.get(0).to_string(), ids::tmux_number(client.get(1), '%')?)))
+        .filter_map(|client| {
+            Some((
+                client.get(0).to_string(),
+                ids::tmux_number(client.get(1), '%')?,
+            ))
+        })
         .collect();
     Ok(PaneView {
         pid: row.get(0).parse().unwrap_or(0),

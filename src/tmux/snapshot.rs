@@ -73,6 +73,11 @@ pub struct Pane {
     pub meta_title: String,
     pub meta_display_agent: String,
     pub revision: u64,
+    /// A pipe-pane is open on the pane.
+    pub pipe: bool,
+    /// What the pane's watcher wrote: `<version> <pid>`.
+    pub watcher: String,
+    pub final_state: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,6 +171,9 @@ fn panes_format() -> RowFormat {
             pane_opt::META_TITLE,
             pane_opt::META_DISPLAY_AGENT,
             pane_opt::REVISION,
+            "pane_pipe",
+            pane_opt::WATCHER,
+            pane_opt::FINAL_STATE,
         ],
     )
 }
@@ -350,6 +358,9 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         meta_title: row.get(20).to_string(),
         meta_display_agent: row.get(21).to_string(),
         revision: number(row.get(22)),
+        pipe: flag(row.get(23)),
+        watcher: row.get(24).to_string(),
+        final_state: row.get(25).to_string(),
     })
 }
 

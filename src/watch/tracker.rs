@@ -81,10 +81,7 @@ pub enum Change {
         state: AgentStatus,
     },
     /// The agent's state changed.
-    State {
-        from: AgentStatus,
-        to: AgentStatus,
-    },
+    State { from: AgentStatus, to: AgentStatus },
     /// The agent left; `last` is its final state.
     Exited {
         kind: &'static str,
@@ -128,7 +125,13 @@ impl Tracker {
 
     /// A tracker that takes over an agent already published (a watcher
     /// started again), so a done stays done and no grace is replayed.
-    pub fn resume(timing: Timing, kind: &'static str, pid: Option<u32>, state: AgentStatus, now: u64) -> Tracker {
+    pub fn resume(
+        timing: Timing,
+        kind: &'static str,
+        pid: Option<u32>,
+        state: AgentStatus,
+        now: u64,
+    ) -> Tracker {
         Tracker {
             timing,
             agent: Some(Track {
@@ -195,7 +198,14 @@ impl Tracker {
                     outcome.wake_at = Some(track.since + timing.grace);
                     return outcome;
                 }
-                if let Some(next) = next_state(track, reading, observation.looking, now, timing, &mut outcome) {
+                if let Some(next) = next_state(
+                    track,
+                    reading,
+                    observation.looking,
+                    now,
+                    timing,
+                    &mut outcome,
+                ) {
                     let from = track.state;
                     if next != from {
                         track.state = next;
@@ -249,7 +259,9 @@ fn next_state(
                 });
             }
             if !reading.visible_idle {
-                let (first, count) = track.pending_idle.map_or((now, 1), |(first, count)| (first, count + 1));
+                let (first, count) = track
+                    .pending_idle
+                    .map_or((now, 1), |(first, count)| (first, count + 1));
                 track.pending_idle = Some((first, count));
                 let held = now.saturating_sub(first) >= timing.idle_hold;
                 if !held && count < timing.idle_confirmations {
@@ -306,7 +318,11 @@ mod tests {
     }
 
     fn look(tracker: &mut Tracker, now: u64, front: Front, looking: bool) -> Outcome {
-        tracker.observe(Observation { now, front, looking })
+        tracker.observe(Observation {
+            now,
+            front,
+            looking,
+        })
     }
 
     #[test]
@@ -315,14 +331,24 @@ mod tests {
         let out = look(&mut t, 0, agent(Idle), false);
         assert_eq!(
             out.changes,
-            vec![Change::Started { kind: "claude", pid: Some(42), state: Unknown }]
+            vec![Change::Started {
+                kind: "claude",
+                pid: Some(42),
+                state: Unknown
+            }]
         );
         assert_eq!(out.wake_at, Some(3000));
         let out = look(&mut t, 1000, agent(Working), false);
         assert!(out.changes.is_empty());
         assert_eq!(t.state(), Some(Unknown));
         let out = look(&mut t, 3000, agent(Idle), false);
-        assert_eq!(out.changes, vec![Change::State { from: Unknown, to: Idle }]);
+        assert_eq!(
+            out.changes,
+            vec![Change::State {
+                from: Unknown,
+                to: Idle
+            }]
+        );
     }
 
     #[test]
@@ -335,7 +361,13 @@ mod tests {
             assert_eq!(t.state(), Some(Working));
             // The idle prompt shown outright ends the turn at once.
             let out = look(&mut t, 9000, visible_idle(), looking);
-            assert_eq!(out.changes, vec![Change::State { from: Working, to: end }]);
+            assert_eq!(
+                out.changes,
+                vec![Change::State {
+                    from: Working,
+                    to: end
+                }]
+            );
         }
     }
 
@@ -354,14 +386,26 @@ mod tests {
         look(&mut t, 5000, agent(Idle), false);
         look(&mut t, 5120, agent(Idle), false);
         let out = look(&mut t, 5240, agent(Idle), false);
-        assert_eq!(out.changes, vec![Change::State { from: Working, to: Done }]);
+        assert_eq!(
+            out.changes,
+            vec![Change::State {
+                from: Working,
+                to: Done
+            }]
+        );
         // Or long enough between two looks.
         let mut t = Tracker::default();
         look(&mut t, 0, agent(Idle), false);
         look(&mut t, 3000, agent(Working), false);
         look(&mut t, 4000, agent(Idle), false);
         let out = look(&mut t, 4800, agent(Idle), false);
-        assert_eq!(out.changes, vec![Change::State { from: Working, to: Done }]);
+        assert_eq!(
+            out.changes,
+            vec![Change::State {
+                from: Working,
+                to: Done
+            }]
+        );
     }
 
     #[test]
@@ -370,13 +414,25 @@ mod tests {
         look(&mut t, 0, agent(Idle), false);
         look(&mut t, 3000, agent(Working), false);
         let out = look(&mut t, 3100, agent(Blocked), false);
-        assert_eq!(out.changes, vec![Change::State { from: Working, to: Blocked }]);
+        assert_eq!(
+            out.changes,
+            vec![Change::State {
+                from: Working,
+                to: Blocked
+            }]
+        );
         look(&mut t, 5000, visible_idle(), false);
         assert_eq!(t.state(), Some(Done));
         // More idle screens while nobody looks: still done.
         let out = look(&mut t, 6000, visible_idle(), false);
         assert!(out.changes.is_empty());
-        assert_eq!(t.seen(7000), Some(Change::State { from: Done, to: Idle }));
+        assert_eq!(
+            t.seen(7000),
+            Some(Change::State {
+                from: Done,
+                to: Idle
+            })
+        );
         assert_eq!(t.seen(7100), None);
         // Or a look that finds someone looking.
         let mut t = Tracker::default();
@@ -384,7 +440,13 @@ mod tests {
         look(&mut t, 3000, agent(Working), false);
         look(&mut t, 4000, visible_idle(), false);
         let out = look(&mut t, 5000, visible_idle(), true);
-        assert_eq!(out.changes, vec![Change::State { from: Done, to: Idle }]);
+        assert_eq!(
+            out.changes,
+            vec![Change::State {
+                from: Done,
+                to: Idle
+            }]
+        );
     }
 
     #[test]
@@ -393,7 +455,13 @@ mod tests {
         look(&mut t, 0, agent(Idle), false);
         look(&mut t, 3000, agent(Working), false);
         let out = look(&mut t, 4000, Front::NoAgent, false);
-        assert_eq!(out.changes, vec![Change::Exited { kind: "claude", last: Done }]);
+        assert_eq!(
+            out.changes,
+            vec![Change::Exited {
+                kind: "claude",
+                last: Done
+            }]
+        );
         assert_eq!(t.state(), None);
         // Unknown front changes nothing.
         let mut t = Tracker::default();
@@ -410,14 +478,24 @@ mod tests {
         let codex = Front::Agent {
             kind: "codex",
             pid: Some(50),
-            reading: Reading { state: Some(Idle), visible_idle: false },
+            reading: Reading {
+                state: Some(Idle),
+                visible_idle: false,
+            },
         };
         let out = look(&mut t, 4000, codex, true);
         assert_eq!(
             out.changes,
             vec![
-                Change::Exited { kind: "claude", last: Idle },
-                Change::Started { kind: "codex", pid: Some(50), state: Unknown }
+                Change::Exited {
+                    kind: "claude",
+                    last: Idle
+                },
+                Change::Started {
+                    kind: "codex",
+                    pid: Some(50),
+                    state: Unknown
+                }
             ]
         );
     }
@@ -430,7 +508,10 @@ mod tests {
         let viewer = Front::Agent {
             kind: "claude",
             pid: Some(42),
-            reading: Reading { state: None, visible_idle: false },
+            reading: Reading {
+                state: None,
+                visible_idle: false,
+            },
         };
         assert!(look(&mut t, 4000, viewer, false).changes.is_empty());
         assert_eq!(t.state(), Some(Working));

@@ -1,0 +1,87 @@
+//! Starting watchers: `taw watch attach-all` puts one on every pane that
+//! has none, and `--restart` starts again those of another taw version.
+
+use crate::envelope::{Result, TawError};
+use crate::setup::table::Callback;
+use crate::tmux::commands::ShellWord;
+use crate::tmux::pane;
+use crate::tmux::snapshot::{Pane, Snapshot};
+use crate::tmux::{Batch, Tmux};
+use serde::Serialize;
+
+/// What a pane's pipe is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Watch {
+    /// A watcher of this taw version.
+    Current,
+    /// A watcher started by another taw version.
+    Older,
+    /// No pipe at all.
+    None,
+    /// A pipe of someone else's (tmux-logging...): left alone.
+    Foreign,
+}
+
+pub fn watch_of(pane: &Pane) -> Watch {
+    let version = pane.watcher.split_whitespace().next().unwrap_or("");
+    match (pane.pipe, version) {
+        (false, _) => Watch::None,
+        (true, "") => Watch::Foreign,
+        (true, env!("CARGO_PKG_VERSION")) => Watch::Current,
+        (true, _) => Watch::Older,
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Attached {
+    pub attached: Vec<String>,
+    pub restarted: Vec<String>,
+    pub skipped_foreign: Vec<String>,
+}
+
+/// Puts a watcher on every pane without one; with `restart`, starts again
+/// the watchers of other taw versions (all of them, with `restart_all`).
+pub fn attach_all(
+    tmux: &Tmux,
+    callback: &Callback,
+    restart: bool,
+    restart_all: bool,
+) -> Result<Attached> {
+    let snapshot = Snapshot::read(tmux)?;
+    let mut result = Attached::default();
+    let mut batch = Batch::new();
+    for pane in snapshot.unique_panes() {
+        if pane.dead {
+            continue;
+        }
+        let words = callback.words(&[
+            ShellWord::Literal("watch".into()),
+            ShellWord::Literal("pane".into()),
+            ShellWord::Literal(format!("%{}", pane.id)),
+        ]);
+        let id = format!("%{}", pane.id);
+        match watch_of(pane) {
+            Watch::None => {
+                batch.extend(pane::pipe_commands(pane.id, &words, false));
+                result.attached.push(id);
+            }
+            Watch::Older if restart => {
+                batch.extend(pane::pipe_commands(pane.id, &words, true));
+                result.restarted.push(id);
+            }
+            Watch::Current if restart_all => {
+                batch.extend(pane::pipe_commands(pane.id, &words, true));
+                result.restarted.push(id);
+            }
+            Watch::Foreign => result.skipped_foreign.push(id),
+            _ => {}
+        }
+    }
+    match tmux.run(&batch) {
+        Ok(_) => Ok(result),
+        // A pane that closed meanwhile: the others are attached.
+        Err(error) if error.message.contains("can't find pane") => Ok(result),
+        Err(error) => Err(TawError::tmux(error.message)),
+    }
+}

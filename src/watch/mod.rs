@@ -1,0 +1,486 @@
+//! The per-pane watcher: `taw watch pane %N`, which tmux starts with
+//! `pipe-pane -O`, so the pane's output arrives on its standard input and
+//! it ends when the pane does.
+//!
+//! Event driven: output marks the pane dirty; a short debounce later, one
+//! tmux call looks at the pane (screen, title, clients, options), the
+//! process table says which agent runs, the agent's rules read the screen,
+//! and the [`tracker`] decides the state. Options are written only when
+//! something changed, in one call. With no output and no timer pending the
+//! watcher sleeps in a blocking read: an idle pane costs nothing.
+
+pub mod attach;
+pub mod nudge;
+pub mod tracker;
+
+use crate::config::Config;
+use crate::detect::agents;
+use crate::detect::engine;
+use crate::detect::job::{self, Front as JobFront};
+use crate::detect::manifest::RuleState;
+use crate::detect::region::Screen;
+use crate::detect::registry::Registry;
+use crate::envelope::TawError;
+use crate::model::AgentStatus;
+use crate::tmux::Tmux;
+use crate::tmux::options::{self, pane as opt};
+use crate::tmux::pane::{self, OptionWrites, PaneView};
+use std::io::Read;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tracker::{Change, Front, Observation, Reading, Timing, Tracker};
+
+/// Quiet time after output before a look.
+const DEBOUNCE: Duration = Duration::from_millis(40);
+/// The longest output waits for a look while it keeps coming.
+const MAX_DELAY: Duration = Duration::from_millis(200);
+/// How long a process-table reading is trusted while the job in front is
+/// the same.
+const JOB_CACHE: Duration = Duration::from_secs(5);
+
+/// What wakes the watcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The pane printed something.
+    Output,
+    /// Someone asked for a look (a report, a focus change).
+    Nudge,
+    /// The pane is gone.
+    End,
+}
+
+/// Unix time in milliseconds.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// A notification waiting for its delay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PendingToast {
+    at: u64,
+    kind: ToastKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToastKind {
+    /// An agent needs you (blocked).
+    Request,
+    /// An agent finished its turn.
+    Done,
+}
+
+impl ToastKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToastKind::Request => "request",
+            ToastKind::Done => "done",
+        }
+    }
+}
+
+/// The cached answer of the process table.
+#[derive(Debug, Clone)]
+struct JobReading {
+    pgid: i64,
+    at: Instant,
+    front: Front,
+}
+
+pub struct Watcher {
+    tmux: Tmux,
+    pane: u32,
+    tracker: Tracker,
+    config: Config,
+    registry: Registry,
+    config_stamp: String,
+    /// The title in front when the current agent came: not the agent's.
+    stale_title: Option<String>,
+    job: Option<JobReading>,
+    toast: Option<PendingToast>,
+    /// The kind of the agent a pending done toast is about.
+    toast_agent: Option<&'static str>,
+}
+
+impl Watcher {
+    pub fn new(tmux: Tmux, pane: u32) -> Watcher {
+        let config = Config::load().unwrap_or_default();
+        let registry = Registry::from_config(&config);
+        Watcher {
+            tmux,
+            pane,
+            tracker: Tracker::new(Timing::default()),
+            config,
+            registry,
+            config_stamp: String::new(),
+            stale_title: None,
+            job: None,
+            toast: None,
+            toast_agent: None,
+        }
+    }
+
+    /// Runs until the pane ends. `events` brings output and nudges.
+    pub fn run(mut self, events: mpsc::Receiver<Event>) -> Result<(), TawError> {
+        self.announce()?;
+        self.start();
+        let mut first_dirty: Option<Instant> = None;
+        let mut last_output = Instant::now();
+        let mut wake_at: Option<u64> = None;
+        loop {
+            let now = Instant::now();
+            let mut timeout: Option<Duration> = None;
+            if let Some(first) = first_dirty {
+                let due = (last_output + DEBOUNCE).min(first + MAX_DELAY);
+                timeout = Some(due.saturating_duration_since(now));
+            }
+            for at in [wake_at, self.toast.as_ref().map(|t| t.at)]
+                .into_iter()
+                .flatten()
+            {
+                let wait = Duration::from_millis(at.saturating_sub(now_ms()));
+                timeout = Some(timeout.map_or(wait, |t| t.min(wait)));
+            }
+            let event = match timeout {
+                Some(timeout) => match events.recv_timeout(timeout) {
+                    Ok(event) => Some(event),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => Some(Event::End),
+                },
+                None => Some(events.recv().unwrap_or(Event::End)),
+            };
+            match event {
+                Some(Event::End) => return Ok(()),
+                Some(Event::Output) => {
+                    last_output = Instant::now();
+                    first_dirty.get_or_insert(last_output);
+                    continue;
+                }
+                Some(Event::Nudge) => {
+                    first_dirty = None;
+                    wake_at = self.look();
+                }
+                None => {
+                    let timer_due = wake_at.is_some_and(|at| at <= now_ms());
+                    let dirty_due = first_dirty.is_some_and(|first| {
+                        let now = Instant::now();
+                        now >= last_output + DEBOUNCE || now >= first + MAX_DELAY
+                    });
+                    if timer_due || dirty_due {
+                        first_dirty = None;
+                        wake_at = self.look();
+                    }
+                }
+            }
+            self.fire_toast();
+        }
+    }
+
+    /// Says in the pane which taw watches it.
+    fn announce(&self) -> Result<(), TawError> {
+        let mut writes = OptionWrites::default();
+        writes.set(
+            opt::WATCHER,
+            format!("{} {}", env!("CARGO_PKG_VERSION"), std::process::id()),
+        );
+        pane::write_options(&self.tmux, self.pane, &writes)
+    }
+
+    /// The first look: an agent the pane already records (a watcher started
+    /// again) is taken over as it was, so a done stays done.
+    fn start(&mut self) {
+        let Ok(view) = pane::look(&self.tmux, self.pane) else {
+            return;
+        };
+        self.reload_config_if_moved(&view);
+        if let Some(agent) = agents::by_id(&view.agent_kind) {
+            let front = self.front(&view);
+            if let Front::Agent { kind, pid, .. } = front
+                && kind == agent.id
+            {
+                let state = AgentStatus::parse(&view.agent_state);
+                self.tracker = Tracker::resume(Timing::default(), kind, pid, state, now_ms());
+            }
+        }
+        self.observe(view);
+    }
+
+    /// Looks at the pane and acts on what changed. Returns when to look
+    /// again without output.
+    fn look(&mut self) -> Option<u64> {
+        let view = pane::look(&self.tmux, self.pane).ok()?;
+        self.reload_config_if_moved(&view);
+        self.observe(view)
+    }
+
+    fn reload_config_if_moved(&mut self, view: &PaneView) {
+        if view.config_stamp != self.config_stamp {
+            if !self.config_stamp.is_empty() || !view.config_stamp.is_empty() {
+                self.config = Config::load().unwrap_or_default();
+                self.registry = Registry::from_config(&self.config);
+            }
+            self.config_stamp = view.config_stamp.clone();
+        }
+    }
+
+    fn observe(&mut self, view: PaneView) -> Option<u64> {
+        let now = now_ms();
+        let looking = view.looked_at(self.pane);
+        // Someone (a hook, the popup) marked a done pane as seen.
+        if self.tracker.state() == Some(AgentStatus::Done) && view.agent_state == "idle" {
+            self.tracker.seen(now);
+        }
+        let front = self.front(&view);
+        let outcome = self.tracker.observe(Observation {
+            now,
+            front,
+            looking,
+        });
+        let mut writes = OptionWrites::default();
+        for change in &outcome.changes {
+            self.apply(change, &view, now, looking, &mut writes);
+        }
+        let _ = pane::write_options(&self.tmux, self.pane, &writes);
+        outcome.wake_at
+    }
+
+    /// What is in front of the pane, with its screen read by its rules.
+    fn front(&mut self, view: &PaneView) -> Front {
+        let front = self.job_front(view.pid);
+        let Front::Agent { kind, pid, .. } = front else {
+            return front;
+        };
+        if let Some(stale) = &self.stale_title
+            && *stale != view.title
+        {
+            self.stale_title = None;
+        }
+        let title = if self.stale_title.is_some() || self.tracker.agent.is_none() {
+            ""
+        } else {
+            view.title.as_str()
+        };
+        let reading = match self.registry.get(kind) {
+            Some(loaded) => {
+                let verdict =
+                    engine::classify(&loaded.manifest, &Screen::from_text(&view.screen, title));
+                Reading {
+                    state: verdict.state.map(status_of),
+                    visible_idle: verdict.visible_idle,
+                }
+            }
+            // An agent with no screen rules (it reports for itself): idle
+            // unless its integration says otherwise.
+            None => Reading {
+                state: Some(AgentStatus::Idle),
+                visible_idle: false,
+            },
+        };
+        Front::Agent { kind, pid, reading }
+    }
+
+    /// Which agent the job in front of the pane's terminal is.
+    fn job_front(&mut self, pane_pid: u32) -> Front {
+        let Some((pane_process, group)) = job::read_job(pane_pid) else {
+            return Front::Unknown;
+        };
+        if let Some(cached) = &self.job
+            && cached.pgid == pane_process.tpgid
+            && cached.at.elapsed() < JOB_CACHE
+        {
+            return cached.front;
+        }
+        let front = match job::front_of(&pane_process, group) {
+            JobFront::Shell => Front::NoAgent,
+            JobFront::Unknown => Front::Unknown,
+            JobFront::Job { members, .. } => {
+                match job::identify(&members, &job::resolve_link_on_disk) {
+                    Some(found) => Front::Agent {
+                        kind: found.agent.id,
+                        pid: Some(found.pid),
+                        reading: Reading {
+                            state: None,
+                            visible_idle: false,
+                        },
+                    },
+                    None => Front::NoAgent,
+                }
+            }
+        };
+        self.job = Some(JobReading {
+            pgid: pane_process.tpgid,
+            at: Instant::now(),
+            front,
+        });
+        front
+    }
+
+    fn apply(
+        &mut self,
+        change: &Change,
+        view: &PaneView,
+        now: u64,
+        looking: bool,
+        writes: &mut OptionWrites,
+    ) {
+        match change {
+            Change::Started { kind, pid, state } => {
+                self.stale_title = Some(view.title.clone());
+                writes.set(opt::AGENT_KIND, *kind);
+                writes.set(opt::AGENT_STATE, state.as_str());
+                writes.set(opt::STATE_SINCE, now.to_string());
+                match pid {
+                    Some(pid) => writes.set(opt::AGENT_PID, pid.to_string()),
+                    None => writes.unset(opt::AGENT_PID),
+                };
+                self.toast = None;
+            }
+            Change::State { from, to } => {
+                writes.set(opt::AGENT_STATE, to.as_str());
+                writes.set(opt::STATE_SINCE, now.to_string());
+                let busy =
+                    |s: &AgentStatus| matches!(s, AgentStatus::Working | AgentStatus::Blocked);
+                if busy(to) && !busy(from) {
+                    writes.set(opt::TURN, now.to_string());
+                }
+                if !looking {
+                    match to {
+                        AgentStatus::Blocked => self.schedule_toast(now, ToastKind::Request),
+                        AgentStatus::Done => self.schedule_toast(now, ToastKind::Done),
+                        _ => self.toast = None,
+                    }
+                } else {
+                    self.toast = None;
+                }
+            }
+            Change::Exited { kind, last } => {
+                for name in opt::RECORD {
+                    writes.unset(name);
+                }
+                writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
+                self.stale_title = None;
+                self.job = None;
+                if *last == AgentStatus::Done && !looking {
+                    self.toast_agent = Some(kind);
+                    self.schedule_toast(now, ToastKind::Done);
+                } else {
+                    self.toast = None;
+                }
+            }
+        }
+    }
+
+    fn schedule_toast(&mut self, now: u64, kind: ToastKind) {
+        let delay = match kind {
+            ToastKind::Request => self.config.int("ui.toast.delay_seconds") as f64,
+            ToastKind::Done => self.config.float("ui.toast.done_delay_seconds"),
+        };
+        self.toast = Some(PendingToast {
+            at: now + (delay * 1000.0) as u64,
+            kind,
+        });
+        if kind == ToastKind::Request {
+            self.toast_agent = None;
+        }
+    }
+
+    /// Shows a toast whose delay is over, if its reason still holds and
+    /// nobody looks at the pane.
+    fn fire_toast(&mut self) {
+        let Some(pending) = self.toast.clone() else {
+            return;
+        };
+        if pending.at > now_ms() {
+            return;
+        }
+        self.toast = None;
+        let Ok(view) = pane::look(&self.tmux, self.pane) else {
+            return;
+        };
+        if view.looked_at(self.pane) {
+            return;
+        }
+        let (holds, kind_id) = match (pending.kind, self.tracker.agent.as_ref()) {
+            (ToastKind::Request, Some(track)) => (track.state == AgentStatus::Blocked, track.kind),
+            (ToastKind::Done, Some(track)) => (track.state == AgentStatus::Done, track.kind),
+            // The agent left; its done is the last word.
+            (ToastKind::Done, None) => (self.toast_agent.is_some(), self.toast_agent.unwrap_or("")),
+            (ToastKind::Request, None) => (false, ""),
+        };
+        if !holds {
+            return;
+        }
+        let name = agents::by_id(kind_id).map(|a| a.name).unwrap_or(kind_id);
+        let place = format!(
+            "{}:{} ({})",
+            view.session_name, view.window_index, view.window_name
+        );
+        let message = match pending.kind {
+            ToastKind::Request => format!("{name} needs you in {place}"),
+            ToastKind::Done => format!("{name} is done in {place}"),
+        };
+        let clients: Vec<String> = view.clients.iter().map(|(name, _)| name.clone()).collect();
+        let _ = pane::toast(&self.tmux, &clients, &message);
+        notify_sound(&self.tmux, pending.kind, &message, self.pane);
+    }
+}
+
+/// Runs the user's `@agent-wizard-sound-command`, when set, with the
+/// notification in its environment (never in its command line).
+fn notify_sound(tmux: &Tmux, kind: ToastKind, message: &str, pane: u32) {
+    let Ok(command) = tmux.run_one(crate::tmux::commands::print_format(&format!(
+        "#{{{}}}",
+        options::SOUND_COMMAND
+    ))) else {
+        return;
+    };
+    let command = command.trim_end_matches('\n').to_string();
+    if command.trim().is_empty() {
+        return;
+    }
+    let child = crate::exec::command("/bin/sh")
+        .arg("-c")
+        .arg(&command)
+        .env("TAW_KIND", kind.as_str())
+        .env("TAW_MESSAGE", message)
+        .env("TAW_PANE", format!("%{pane}"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = child {
+        std::thread::spawn(move || {
+            let _ = child.wait();
+        });
+    }
+}
+
+fn status_of(state: RuleState) -> AgentStatus {
+    match state {
+        RuleState::Idle => AgentStatus::Idle,
+        RuleState::Working => AgentStatus::Working,
+        RuleState::Blocked => AgentStatus::Blocked,
+        RuleState::Unknown => AgentStatus::Unknown,
+    }
+}
+
+/// Reads the pane's output from standard input, turning it into events.
+pub fn read_output(sender: mpsc::Sender<Event>) {
+    let mut stdin = std::io::stdin().lock();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        match stdin.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(_) => {
+                if sender.send(Event::Output).is_err() {
+                    return;
+                }
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+    let _ = sender.send(Event::End);
+}
