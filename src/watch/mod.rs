@@ -34,6 +34,10 @@ use tracker::{Change, Front, Observation, Reading, Timing, Tracker};
 const DEBOUNCE: Duration = Duration::from_millis(40);
 /// The longest output waits for a look while it keeps coming.
 const MAX_DELAY: Duration = Duration::from_millis(200);
+/// Output after this much quiet is looked at almost at once: a turn that
+/// starts and ends quickly is then still seen working.
+const QUIET: Duration = Duration::from_millis(300);
+const LEADING_DELAY: Duration = Duration::from_millis(15);
 /// How long a process-table reading is trusted while the job in front is
 /// the same.
 const JOB_CACHE: Duration = Duration::from_secs(5);
@@ -128,13 +132,22 @@ impl Watcher {
         self.start();
         let mut first_dirty: Option<Instant> = None;
         let mut last_output = Instant::now();
+        let mut last_look = Instant::now();
+        let mut leading = false;
         let mut wake_at: Option<u64> = None;
+        // When the output waiting for a look is due.
+        let due = |first: Instant, last: Instant, leading: bool| {
+            if leading {
+                first + LEADING_DELAY
+            } else {
+                (last + DEBOUNCE).min(first + MAX_DELAY)
+            }
+        };
         loop {
             let now = Instant::now();
             let mut timeout: Option<Duration> = None;
             if let Some(first) = first_dirty {
-                let due = (last_output + DEBOUNCE).min(first + MAX_DELAY);
-                timeout = Some(due.saturating_duration_since(now));
+                timeout = Some(due(first, last_output, leading).saturating_duration_since(now));
             }
             for at in [wake_at, self.toast.as_ref().map(|t| t.at)]
                 .into_iter()
@@ -155,22 +168,25 @@ impl Watcher {
                 Some(Event::End) => return Ok(()),
                 Some(Event::Output) => {
                     last_output = Instant::now();
-                    first_dirty.get_or_insert(last_output);
+                    if first_dirty.is_none() {
+                        first_dirty = Some(last_output);
+                        leading = last_look.elapsed() >= QUIET;
+                    }
                     continue;
                 }
                 Some(Event::Nudge) => {
                     first_dirty = None;
                     wake_at = self.look();
+                    last_look = Instant::now();
                 }
                 None => {
                     let timer_due = wake_at.is_some_and(|at| at <= now_ms());
-                    let dirty_due = first_dirty.is_some_and(|first| {
-                        let now = Instant::now();
-                        now >= last_output + DEBOUNCE || now >= first + MAX_DELAY
-                    });
+                    let dirty_due = first_dirty
+                        .is_some_and(|first| Instant::now() >= due(first, last_output, leading));
                     if timer_due || dirty_due {
                         first_dirty = None;
                         wake_at = self.look();
+                        last_look = Instant::now();
                     }
                 }
             }

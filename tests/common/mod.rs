@@ -6,6 +6,8 @@
 //! and the server is killed when the test's `TmuxServer` is dropped.
 #![allow(clippy::disallowed_methods, dead_code)]
 
+pub mod lab;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -108,6 +110,10 @@ impl TmuxServer {
 
     /// The environment every process of the test gets: private folders,
     /// and nothing of the tmux the tests may be running inside.
+    pub fn isolate_command(&self, command: &mut Command) {
+        self.isolate(command);
+    }
+
     fn isolate(&self, command: &mut Command) {
         command
             .env("TMUX_TMPDIR", self.dir.path().join("tmux"))
@@ -189,6 +195,13 @@ impl TmuxServer {
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("timed out waiting for {what}");
+    }
+
+    /// The socket's path, from the folder tmux uses for `-L`.
+    pub fn socket_path_of_server(&self) -> String {
+        self.tmux(&["display-message", "-p", "#{socket_path}"])
+            .trim_end_matches('\n')
+            .to_string()
     }
 
     pub fn socket_path(&self) -> String {

@@ -1,0 +1,112 @@
+//! Real Claude Code and Codex from the agents lab, in a tmux server with
+//! the plugin loaded, against the lab's mock model, inside a loopback-only
+//! network namespace: the states the watcher writes, as a person would see
+//! them. Skipped (with a message) where the lab cannot run; see
+//! tests/common/lab.rs.
+
+mod common;
+
+use common::lab::{Lab, Viewer};
+use std::time::Duration;
+
+const SECONDS: fn(u64) -> Duration = Duration::from_secs;
+
+#[test]
+fn claude_code_states() {
+    let Some(lab) = Lab::start() else { return };
+    lab.server
+        .write_config("[ui.toast]\ndone_delay_seconds = 0.5\ndelay_seconds = 0\n");
+    let pane = lab.start_agent("claude", "agent");
+
+    // Idle at its prompt, once its grace is over.
+    lab.wait_state(&pane, "idle", SECONDS(40));
+    assert_eq!(lab.agent(&pane).0, "claude");
+
+    // Working while `work 8` runs: its silent half, then while it streams.
+    lab.type_line(&pane, "work 8");
+    lab.wait_state(&pane, "working", SECONDS(10));
+    std::thread::sleep(SECONDS(5));
+    assert_eq!(lab.state(&pane), "working", "{}", lab.screen(&pane));
+
+    // Done when the turn ends in a pane nobody looks at.
+    lab.wait_state(&pane, "done", SECONDS(20));
+
+    // Blocked on the permission prompt of a writing command.
+    lab.type_line(&pane, "tool touch x");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
+    assert!(lab.has(&pane, "Do you want to proceed?"));
+
+    // A person comes to the pane and answers: idle after.
+    let viewer = Viewer::attach(&lab, "agent");
+    // The client's size makes Claude draw again; answer the dialog it shows.
+    std::thread::sleep(Duration::from_millis(1500));
+    lab.wait("the permission dialog", SECONDS(10), || {
+        lab.has(&pane, "Do you want to proceed?")
+    });
+    lab.keys(&pane, &["Enter"]);
+    lab.wait_state(&pane, "idle", SECONDS(20));
+
+    // The person looks elsewhere; the next turn ends done, with a toast.
+    viewer.switch(&lab, "mock");
+    std::thread::sleep(Duration::from_millis(500));
+    lab.type_line(&pane, "work 2");
+    lab.wait_state(&pane, "done", SECONDS(20));
+    lab.wait("the done toast on the client", SECONDS(10), || {
+        viewer
+            .outer
+            .tmux(&["capture-pane", "-p", "-t", "viewer"])
+            .contains("Claude Code is done in agent:")
+    });
+
+    // Coming back to it marks it seen.
+    viewer.switch(&lab, "agent");
+    lab.wait_state(&pane, "idle", SECONDS(10));
+
+    // The agent exits: its record goes, its final state stays.
+    lab.type_line(&pane, "/exit");
+    lab.wait("claude to exit", SECONDS(20), || {
+        lab.agent(&pane).0.is_empty()
+    });
+    let (_, state, last) = lab.agent(&pane);
+    assert_eq!(state, "");
+    assert!(last.starts_with("idle "), "final state {last:?}");
+}
+
+#[test]
+fn codex_states() {
+    let Some(lab) = Lab::start() else { return };
+    let pane = lab.start_agent("codex", "agent");
+
+    lab.wait_state(&pane, "idle", SECONDS(40));
+    assert_eq!(lab.agent(&pane).0, "codex");
+
+    lab.type_line(&pane, "work 8");
+    lab.wait_state(&pane, "working", SECONDS(10));
+    std::thread::sleep(SECONDS(5));
+    assert_eq!(lab.state(&pane), "working", "{}", lab.screen(&pane));
+    lab.wait_state(&pane, "done", SECONDS(20));
+
+    lab.type_line(&pane, "tool touch x");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
+    assert!(lab.has(&pane, "Would you like to run the following command?"));
+
+    // Answered with nobody looking (a script's send-keys): the turn ends done.
+    lab.keys(&pane, &["Enter"]);
+    lab.wait_state(&pane, "done", SECONDS(20));
+
+    // A person looks: seen.
+    let _viewer = Viewer::attach(&lab, "agent");
+    lab.wait_state(&pane, "idle", SECONDS(10));
+
+    lab.keys(&pane, &["C-c"]);
+    std::thread::sleep(Duration::from_millis(500));
+    lab.keys(&pane, &["C-c"]);
+    lab.wait("codex to exit", SECONDS(20), || {
+        lab.agent(&pane).0.is_empty()
+    });
+    assert!(
+        lab.agent(&pane).2.starts_with("idle "),
+        "{:?}",
+        lab.agent(&pane)
+    );
+}

@@ -1,0 +1,257 @@
+//! Real agents from the agents lab (`../shared/agents-lab`), run against
+//! its mock model in a tmux server that lives in a loopback-only network
+//! namespace: everything the server starts (the mock, the shells, the
+//! agents) can reach 127.0.0.1 and nothing else.
+//!
+//! Without the lab, its installed agents, or a way to make a namespace,
+//! these tests skip with a message, unless TAW_LAB_REQUIRED=1 (which
+//! scripts/test sets once it has installed the lab) makes that a failure.
+#![allow(clippy::disallowed_methods, dead_code)]
+
+use super::{TmuxServer, taw_bin};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub const MOCK_PORT: &str = "8765";
+
+pub struct Lab {
+    pub server: TmuxServer,
+    pub dir: PathBuf,
+    pub home: PathBuf,
+}
+
+/// The lab's folder: AGENTS_LAB_DIR, else beside this checkout.
+fn lab_dir() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("AGENTS_LAB_DIR").map(PathBuf::from),
+        Some(super::repo_root().join("../shared/agents-lab")),
+        Some(PathBuf::from("/work/shared/agents-lab")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|dir| dir.join("mock_model.py").is_file())
+}
+
+/// Where install.sh put the agents.
+fn lab_home() -> PathBuf {
+    std::env::var_os("AGENTS_LAB_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/agents-lab")
+        })
+}
+
+fn skip(why: &str) -> Option<Lab> {
+    if std::env::var("TAW_LAB_REQUIRED").as_deref() == Ok("1") {
+        panic!("the agents lab is required here, but {why}");
+    }
+    eprintln!("SKIPPED (agents lab): {why}");
+    None
+}
+
+impl Lab {
+    /// A tmux server in a fresh network namespace, with the mock model in
+    /// window `mock` and the plugin loaded. `None` when the lab cannot run.
+    pub fn start() -> Option<Lab> {
+        let Some(dir) = lab_dir() else {
+            return skip("no agents lab folder (set AGENTS_LAB_DIR)");
+        };
+        let home = lab_home();
+        if !home.join("bins.env").is_file() {
+            return skip("its agents are not installed (run its install.sh)");
+        }
+        let unshare_ok = Command::new("unshare")
+            .args(["-n", "true"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !unshare_ok {
+            return skip("no network namespace can be made here (unshare -n needs root)");
+        }
+        let server = TmuxServer::empty();
+        let mock = format!(
+            "python3 {} --port {MOCK_PORT}",
+            shell_quote(&dir.join("mock_model.py").display().to_string())
+        );
+        let start = format!(
+            "ip link set lo up && exec tmux -u -L {} -f /dev/null new-session -d -s mock -x 120 -y 40 {}",
+            server.socket,
+            shell_quote(&mock)
+        );
+        let mut command = Command::new("unshare");
+        server.isolate_command(&mut command);
+        let status = command
+            .args(["-n", "sh", "-c", &start])
+            .status()
+            .expect("unshare");
+        assert!(
+            status.success(),
+            "could not start tmux in a network namespace"
+        );
+        server.tmux(&["set-option", "-g", "focus-events", "on"]);
+        let lab = Lab { server, dir, home };
+        lab.wait("the mock model to listen", Duration::from_secs(15), || {
+            lab.server
+                .tmux(&["capture-pane", "-p", "-t", "mock"])
+                .contains("listening")
+        });
+        lab.server
+            .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+            .result();
+        Some(lab)
+    }
+
+    /// A new session `name` (120x40) running `agent` through the lab's
+    /// run script; returns the pane's tmux id.
+    pub fn start_agent(&self, agent: &str, name: &str) -> String {
+        let work = self.server.dir.path().join(format!("{name}-work"));
+        std::fs::create_dir_all(&work).unwrap();
+        self.server.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-c",
+            &work.display().to_string(),
+        ]);
+        let pane = self.server.display(name, "#{pane_id}");
+        // Let the shell draw its prompt before the command is typed.
+        self.wait("the shell prompt", Duration::from_secs(10), || {
+            !self.screen(&pane).trim().is_empty()
+        });
+        let mut command = Command::new(self.dir.join(format!("run-{agent}.sh")));
+        self.server.isolate_command(&mut command);
+        let agent_home = self.server.dir.path().join(format!("{agent}-home"));
+        let status = command
+            .args([&self.server.socket, &pane, &work.display().to_string()])
+            .env("MOCK_PORT", MOCK_PORT)
+            .env("AGENTS_LAB_HOME", &self.home)
+            .env(format!("{}_LAB_HOME", agent.to_uppercase()), &agent_home)
+            .status()
+            .expect("run script");
+        assert!(status.success(), "run-{agent}.sh failed");
+        pane
+    }
+
+    pub fn screen(&self, pane: &str) -> String {
+        self.server.tmux(&["capture-pane", "-p", "-t", pane])
+    }
+
+    /// The pane's agent options: kind, state and final state.
+    pub fn agent(&self, pane: &str) -> (String, String, String) {
+        let line = self.server.display(
+            pane,
+            "#{@agent_kind}\t#{@agent_state}\t#{@agent_final_state}",
+        );
+        let mut parts = line.split('\t').map(str::to_string);
+        (
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+        )
+    }
+
+    pub fn state(&self, pane: &str) -> String {
+        self.agent(pane).1
+    }
+
+    /// Waits for the pane's @agent_state, with the screen in the message.
+    pub fn wait_state(&self, pane: &str, state: &str, limit: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if self.state(pane) == state {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "{pane} did not become {state} within {limit:?}: it is {:?}; screen:\n{}",
+            self.agent(pane),
+            self.screen(pane)
+        );
+    }
+
+    pub fn wait(&self, what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if check() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("timed out waiting for {what}");
+    }
+
+    /// Types a line as a person would: the text, then Enter a moment later.
+    pub fn type_line(&self, pane: &str, text: &str) {
+        self.server.tmux(&["send-keys", "-t", pane, "-l", text]);
+        std::thread::sleep(Duration::from_millis(300));
+        self.server.tmux(&["send-keys", "-t", pane, "Enter"]);
+    }
+
+    pub fn keys(&self, pane: &str, keys: &[&str]) {
+        for key in keys {
+            self.server.tmux(&["send-keys", "-t", pane, key]);
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+
+    pub fn has(&self, pane: &str, text: &str) -> bool {
+        self.screen(pane).contains(text)
+    }
+}
+
+/// A client attached to a session of the lab's server, from a pane of a
+/// second private server (the client needs a terminal; that pane is it).
+pub struct Viewer {
+    pub outer: TmuxServer,
+}
+
+impl Viewer {
+    pub fn attach(lab: &Lab, session: &str) -> Viewer {
+        let outer = TmuxServer::empty();
+        // The outer server has socket folders of its own: name the path.
+        let attach = format!(
+            "exec env -u TMUX tmux -u -S {} attach -t {}",
+            shell_quote(&lab.server.socket_path_of_server()),
+            shell_quote(&format!("={session}"))
+        );
+        outer.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "viewer",
+            "-x",
+            "130",
+            "-y",
+            "45",
+            &attach,
+        ]);
+        let viewer = Viewer { outer };
+        lab.wait("the client to attach", Duration::from_secs(10), || {
+            !lab.server.tmux(&["list-clients"]).trim().is_empty()
+        });
+        viewer
+    }
+
+    /// Moves the client to another session of the lab's server.
+    pub fn switch(&self, lab: &Lab, session: &str) {
+        let client = lab.server.tmux(&["list-clients", "-F", "#{client_name}"]);
+        let client = client.lines().next().unwrap_or("").to_string();
+        lab.server
+            .tmux(&["switch-client", "-c", &client, "-t", &format!("={session}")]);
+    }
+}
+
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
