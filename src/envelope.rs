@@ -34,6 +34,10 @@ pub enum ErrorCode {
     InvalidConfig,
     /// A file of taw's (state, link, config) could not be written.
     IoError,
+    /// A resume command after `--` that cannot be kept (herdr's code).
+    InvalidResumeArgv,
+    /// A resume command from a source that does not hold the pane (herdr's).
+    ResumeNotAccepted,
 }
 
 impl ErrorCode {

@@ -9,6 +9,7 @@ pub mod envelope;
 pub mod exec;
 pub mod model;
 pub mod paths;
+pub mod report;
 pub mod setup;
 pub mod tmux;
 pub mod watch;

@@ -169,6 +169,24 @@ pub fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
     snapshot.pane(id, None).map(|pane| pane.id)
 }
 
+/// herdr's `HERDR_PANE_ID` as taw puts it in tmux's environment: a fixed
+/// word that stands for the pane the process runs in.
+pub const CALLING_PANE: &str = "%calling";
+
+/// The tmux number of the pane a verb names: `%calling` (the pane taw runs
+/// in), `%N` (checked by the verb's own tmux call), or a public id.
+pub fn pane_number(context: &Context, text: &str) -> Result<u32> {
+    if text.trim() == CALLING_PANE {
+        let pane = std::env::var("TMUX_PANE").map_err(|_| no_current_pane())?;
+        return crate::tmux::ids::tmux_number(&pane, '%').ok_or_else(no_current_pane);
+    }
+    if let Some(n) = crate::tmux::ids::tmux_number(text.trim(), '%') {
+        return Ok(n);
+    }
+    let snapshot = context.snapshot()?;
+    crate::model::resolve::pane(&snapshot, text).map(|pane| pane.id)
+}
+
 pub fn no_current_pane() -> TawError {
     TawError::not_found(
         "no current pane: taw is not running in a pane of this tmux server ($TMUX_PANE is not set); name a pane with --pane",

@@ -1,9 +1,13 @@
 //! `taw pane`: tmux panes as herdr panes.
 
-use super::{Context, calling_pane, envelope_id, no_current_pane, with_records};
-use crate::envelope::{Reply, Result, TawError};
+use super::{Context, calling_pane, envelope_id, no_current_pane, pane_number, with_records};
+use crate::envelope::{ErrorCode, Reply, Result, TawError};
 use crate::model::resolve;
-use clap::Subcommand;
+use crate::report::{self, Authority, Sequences};
+use crate::tmux::options::pane as opt;
+use crate::tmux::pane::{self as tmux_pane, OptionWrites};
+use crate::watch::{self, nudge};
+use clap::{Args, Subcommand};
 use serde_json::json;
 
 #[derive(Debug, Subcommand)]
@@ -28,6 +32,71 @@ pub enum Verb {
         #[arg(long)]
         current: bool,
     },
+    /// An integration reports its agent's state (herdr's arguments).
+    ReportAgent(ReportArgs),
+    /// An integration reports its agent's session, not its state.
+    ReportAgentSession(SessionArgs),
+    /// An integration gives the pane up: its report and resume command go.
+    ReleaseAgent(ReleaseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The pane: %N, w1:pN, or %calling (the pane this runs in).
+    pane: String,
+    /// Who reports (`herdr:pi`, `custom:mybot`...), at most 128 bytes.
+    #[arg(long)]
+    source: String,
+    /// The agent: a known id (claude, pi...) or a name of your own.
+    #[arg(long)]
+    agent: String,
+    /// idle, working, blocked or unknown.
+    #[arg(long)]
+    state: String,
+    /// A word on what the agent does, for display.
+    #[arg(long)]
+    message: Option<String>,
+    /// This source's report number; lower or equal ones are ignored.
+    #[arg(long)]
+    seq: Option<u64>,
+    #[arg(long)]
+    agent_session_id: Option<String>,
+    #[arg(long)]
+    agent_session_path: Option<String>,
+    /// The command that resumes the agent's session.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    pane: String,
+    #[arg(long)]
+    source: String,
+    #[arg(long)]
+    agent: String,
+    #[arg(long)]
+    seq: Option<u64>,
+    #[arg(long)]
+    agent_session_id: Option<String>,
+    #[arg(long)]
+    agent_session_path: Option<String>,
+    /// How the session began: startup, resume, clear, compact, new, fork.
+    #[arg(long)]
+    session_start_source: Option<String>,
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReleaseArgs {
+    pane: String,
+    #[arg(long)]
+    source: String,
+    #[arg(long)]
+    agent: String,
+    #[arg(long)]
+    seq: Option<u64>,
 }
 
 pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
@@ -38,7 +107,226 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("pane", "current"),
             current_pane(context, pane, current),
         ),
+        Verb::ReportAgent(args) => (
+            envelope_id("pane", "report-agent"),
+            report_agent(context, args),
+        ),
+        Verb::ReportAgentSession(args) => (
+            envelope_id("pane", "report-agent-session"),
+            report_session(context, args),
+        ),
+        Verb::ReleaseAgent(args) => (
+            envelope_id("pane", "release-agent"),
+            release_agent(context, args),
+        ),
     }
+}
+
+/// The report options of a pane, read in one call.
+struct PaneReport {
+    seqs: Sequences,
+    kind: String,
+    state: String,
+    source: String,
+}
+
+const REPORT_FIELDS: &[&str] = &[
+    opt::REPORT_SEQS,
+    opt::REPORTED_KIND,
+    opt::REPORTED_STATE,
+    opt::REPORTED_SOURCE,
+];
+
+fn read_report(context: &Context, pane: u32) -> Result<PaneReport> {
+    let values = tmux_pane::read_values(&context.tmux(), pane, REPORT_FIELDS)?;
+    Ok(PaneReport {
+        seqs: Sequences::parse(&values[0]),
+        kind: values[1].clone(),
+        state: values[2].clone(),
+        source: values[3].clone(),
+    })
+}
+
+/// The session reference an integration gave, as herdr records it.
+fn session_json(
+    source: &str,
+    agent: &str,
+    id: &Option<String>,
+    path: &Option<String>,
+) -> Result<Option<String>> {
+    let (kind, value) = match (id, path) {
+        (_, Some(path)) if !path.is_empty() => {
+            if !path.starts_with('/') || path.len() > 4096 || path.chars().any(char::is_control) {
+                return Err(TawError::invalid_argument(
+                    "--agent-session-path must be an absolute path of at most 4096 bytes",
+                ));
+            }
+            ("path", path)
+        }
+        (Some(id), _) if !id.is_empty() => {
+            if id.len() > 512 || id.chars().any(char::is_control) {
+                return Err(TawError::invalid_argument(
+                    "--agent-session-id must be at most 512 bytes of printable text",
+                ));
+            }
+            ("id", id)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(
+        json!({ "source": source, "agent": agent, "kind": kind, "value": value }).to_string(),
+    ))
+}
+
+/// Writes, then wakes the pane's watcher so it takes the report in now.
+fn apply(context: &Context, pane: u32, writes: &OptionWrites) -> Result<()> {
+    let tmux = context.tmux();
+    tmux_pane::write_options(&tmux, pane, writes)?;
+    if let Ok(values) = tmux_pane::read_values(&tmux, pane, &["pid"])
+        && let Ok(server) = values[0].parse::<u32>()
+        && let Some(path) = nudge::socket_path(&crate::paths::state_dir(), server, pane)
+    {
+        nudge::nudge(&path);
+    }
+    Ok(())
+}
+
+fn report_agent(context: &Context, args: ReportArgs) -> Result<Reply> {
+    report::check_source(&args.source)?;
+    let agent = report::agent_label(&args.agent)?;
+    let state = report::parse_state(&args.state)?;
+    let resume = report::resume_json(&args.command)?;
+    let session = session_json(
+        &args.source,
+        &agent,
+        &args.agent_session_id,
+        &args.agent_session_path,
+    )?;
+    let pane = pane_number(context, &args.pane)?;
+    let mut current = read_report(context, pane)?;
+    if !current.seqs.accept(&args.source, args.seq) {
+        return Ok(Reply::result("ok", json!({ "in_order": false })));
+    }
+    let now = watch::now_ms();
+    let mut writes = OptionWrites::default();
+    writes.set(opt::REPORT_SEQS, current.seqs.render());
+    writes.set(opt::REPORTED_KIND, agent.as_str());
+    if report::authority(&args.source, &agent) != Authority::SessionOnly {
+        let same_holder = current.source == args.source && current.kind == agent;
+        let previous = if same_holder {
+            current.state.as_str()
+        } else {
+            ""
+        };
+        if state != previous {
+            writes.set(opt::REPORTED_STATE, state);
+            writes.set(opt::REPORTED_AT, now.to_string());
+            // A turn begins with work, or with a wait it was not already in.
+            if matches!(state, "working" | "blocked") {
+                writes.set(opt::REPORTED_TURN, now.to_string());
+            }
+        }
+        writes.set(opt::REPORTED_SOURCE, args.source.as_str());
+        match &args.message {
+            Some(message) => writes.set(opt::REPORTED_MESSAGE, clean_text(message)),
+            None => writes.unset(opt::REPORTED_MESSAGE),
+        };
+    }
+    if let Some(session) = session {
+        writes.set(opt::AGENT_SESSION, session);
+    }
+    if let Some(resume) = resume {
+        writes.set(opt::RESUME, resume);
+    }
+    apply(context, pane, &writes)?;
+    Ok(Reply::result("ok", json!({ "in_order": true })))
+}
+
+fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
+    report::check_source(&args.source)?;
+    let agent = report::agent_label(&args.agent)?;
+    let resume = report::resume_json(&args.command)?;
+    let session = session_json(
+        &args.source,
+        &agent,
+        &args.agent_session_id,
+        &args.agent_session_path,
+    )?;
+    if let Some(start) = &args.session_start_source
+        && !["startup", "resume", "clear", "compact", "new", "fork"].contains(&start.as_str())
+    {
+        return Err(TawError::invalid_argument(format!(
+            "--session-start-source {start:?} is not one of startup, resume, clear, compact, new, fork"
+        )));
+    }
+    let pane = pane_number(context, &args.pane)?;
+    let mut current = read_report(context, pane)?;
+    if !current.seqs.accept(&args.source, args.seq) {
+        return Ok(Reply::result("ok", json!({ "in_order": false })));
+    }
+    let mut writes = OptionWrites::default();
+    writes.set(opt::REPORT_SEQS, current.seqs.render());
+    if current.kind.is_empty() || current.kind == agent {
+        writes.set(opt::REPORTED_KIND, agent.as_str());
+    }
+    if let Some(session) = session {
+        writes.set(opt::AGENT_SESSION, session);
+    }
+    // The resume command is taken only from the source that holds the pane.
+    let holds = current.source.is_empty() || current.source == args.source;
+    if holds && let Some(resume) = &resume {
+        writes.set(opt::RESUME, resume.as_str());
+    }
+    apply(context, pane, &writes)?;
+    if resume.is_some() && !holds {
+        return Err(TawError::new(
+            ErrorCode::ResumeNotAccepted,
+            format!(
+                "the resume command was not kept: {} holds the pane, not {}",
+                current.source, args.source
+            ),
+        ));
+    }
+    Ok(Reply::result("ok", json!({ "in_order": true })))
+}
+
+fn release_agent(context: &Context, args: ReleaseArgs) -> Result<Reply> {
+    report::check_source(&args.source)?;
+    let agent = report::agent_label(&args.agent)?;
+    let pane = pane_number(context, &args.pane)?;
+    let mut current = read_report(context, pane)?;
+    if !current.seqs.accept(&args.source, args.seq) {
+        return Ok(Reply::result(
+            "ok",
+            json!({ "in_order": false, "released": false }),
+        ));
+    }
+    let mut writes = OptionWrites::default();
+    writes.set(opt::REPORT_SEQS, current.seqs.render());
+    let holds =
+        current.kind == agent && (current.source == args.source || current.source.is_empty());
+    if holds {
+        for name in opt::REPORT {
+            writes.unset(name);
+        }
+        writes.unset(opt::RESUME);
+    }
+    apply(context, pane, &writes)?;
+    Ok(Reply::result(
+        "ok",
+        json!({ "in_order": true, "released": holds }),
+    ))
+}
+
+/// One line of printable text, at most 240 characters.
+fn clean_text(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(240)
+        .collect()
 }
 
 fn list(context: &Context, workspace: Option<String>) -> Result<Reply> {

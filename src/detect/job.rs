@@ -316,7 +316,23 @@ pub fn resolve_link_on_disk(word: &str) -> Option<String> {
 /// Reads the pane's own process and the members of its terminal's
 /// foreground group.
 pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
-    system::read_job(pane_pid)
+    let pane = read_process(pane_pid)?;
+    let group = read_group(&pane);
+    Some((pane, group))
+}
+
+/// Reads one process.
+pub fn read_process(pid: u32) -> Option<Process> {
+    system::read_process(pid)
+}
+
+/// The members of the group in front of `pane`'s terminal (none when the
+/// pane's own group is in front).
+pub fn read_group(pane: &Process) -> Vec<Process> {
+    if pane.tpgid <= 0 || pane.tpgid as u32 == pane.pgid {
+        return Vec::new();
+    }
+    system::read_group(pane.tpgid as u32)
 }
 
 #[cfg(target_os = "linux")]
@@ -324,14 +340,12 @@ mod system {
     use super::Process;
     use std::fs;
 
-    pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
-        let pane = read_process(pane_pid)?;
-        if pane.tpgid <= 0 || pane.tpgid as u32 == pane.pgid {
-            return Some((pane, Vec::new()));
-        }
-        let pgid = pane.tpgid as u32;
+    pub fn read_group(pgid: u32) -> Vec<Process> {
         let mut members = Vec::new();
-        for entry in fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(entries) = fs::read_dir("/proc") else {
+            return members;
+        };
+        for entry in entries.flatten() {
             let Some(pid) = entry
                 .file_name()
                 .to_str()
@@ -350,7 +364,7 @@ mod system {
                 members.push(process);
             }
         }
-        Some((pane, members))
+        members
     }
 
     /// `/proc/<pid>/stat`: the comm (between the first `(` and the last `)`)

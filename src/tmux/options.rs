@@ -109,8 +109,32 @@ pub mod pane {
     /// The watcher of the pane: `<taw version> <pid>`.
     pub const WATCHER: &str = "@agent_wizard_watcher";
 
+    /// What an integration reported: the agent, its state, the source
+    /// that holds the pane, when, and the stamp of the last turn it began.
+    pub const REPORTED_KIND: &str = "@agent_reported_kind";
+    pub const REPORTED_STATE: &str = "@agent_reported_state";
+    pub const REPORTED_SOURCE: &str = "@agent_reported_source";
+    pub const REPORTED_AT: &str = "@agent_reported_at";
+    pub const REPORTED_TURN: &str = "@agent_reported_turn";
+    pub const REPORTED_MESSAGE: &str = "@agent_reported_message";
+    /// Each reporting source's last sequence number, `source<TAB>seq` a line.
+    pub const REPORT_SEQS: &str = "@agent_report_seqs";
+    /// The agent's own session: `{"source","agent","kind","value"}`.
+    pub const AGENT_SESSION: &str = "@agent_session";
+    /// The command that resumes the agent's session, a JSON array.
+    pub const RESUME: &str = "@agent_resume";
+
     /// What an agent's record is made of: taken off when it leaves.
     pub const RECORD: &[&str] = &[AGENT_KIND, AGENT_STATE, AGENT_PID, STATE_SINCE, TURN];
+    /// What a report said: taken off when its agent leaves or is released.
+    pub const REPORT: &[&str] = &[
+        REPORTED_KIND,
+        REPORTED_STATE,
+        REPORTED_SOURCE,
+        REPORTED_AT,
+        REPORTED_TURN,
+        REPORTED_MESSAGE,
+    ];
 }
 
 /// Where taw's hook entries live in each hook's array: its own indexes,

@@ -24,6 +24,11 @@ pub struct PaneView {
     pub agent_state: String,
     pub agent_pid: String,
     pub config_stamp: String,
+    /// What an integration reported.
+    pub reported_kind: String,
+    pub reported_state: String,
+    pub reported_source: String,
+    pub reported_turn: String,
     /// The visible screen, plain text.
     pub screen: String,
     /// Attached clients: name and the pane in front of each.
@@ -41,6 +46,7 @@ fn view_format() -> RowFormat {
     RowFormat::of(
         "V",
         &[
+            "pane_id",
             "pane_pid",
             "pane_title",
             "pane_current_command",
@@ -53,6 +59,10 @@ fn view_format() -> RowFormat {
             opt::AGENT_STATE,
             opt::AGENT_PID,
             bookkeeping::CONFIG_STAMP,
+            opt::REPORTED_KIND,
+            opt::REPORTED_STATE,
+            opt::REPORTED_SOURCE,
+            opt::REPORTED_TURN,
         ],
     )
 }
@@ -73,9 +83,12 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
     ])?;
     let rows =
         parse_rows(&sections[0], std::slice::from_ref(&view_format)).map_err(TawError::tmux)?;
+    // display-message describes another pane when its target has gone.
     let row = rows
         .first()
+        .filter(|row| row.get(0) == target)
         .ok_or_else(|| TawError::not_found(format!("pane {target} is gone")))?;
+    let field = |index: usize| row.get(index + 1);
     let clients = parse_rows(&sections[2], std::slice::from_ref(&clients_format))
         .map_err(TawError::tmux)?
         .iter()
@@ -88,21 +101,54 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         })
         .collect();
     Ok(PaneView {
-        pid: row.get(0).parse().unwrap_or(0),
-        title: row.get(1).to_string(),
-        current_command: row.get(2).to_string(),
-        in_mode: row.get(3) == "1",
-        dead: row.get(4) == "1",
-        session_name: row.get(5).to_string(),
-        window_index: row.get(6).to_string(),
-        window_name: row.get(7).to_string(),
-        agent_kind: row.get(8).to_string(),
-        agent_state: row.get(9).to_string(),
-        agent_pid: row.get(10).to_string(),
-        config_stamp: row.get(11).to_string(),
+        pid: field(0).parse().unwrap_or(0),
+        title: field(1).to_string(),
+        current_command: field(2).to_string(),
+        in_mode: field(3) == "1",
+        dead: field(4) == "1",
+        session_name: field(5).to_string(),
+        window_index: field(6).to_string(),
+        window_name: field(7).to_string(),
+        agent_kind: field(8).to_string(),
+        agent_state: field(9).to_string(),
+        agent_pid: field(10).to_string(),
+        config_stamp: field(11).to_string(),
+        reported_kind: field(12).to_string(),
+        reported_state: field(13).to_string(),
+        reported_source: field(14).to_string(),
+        reported_turn: field(15).to_string(),
         screen: sections[1].clone(),
         clients,
     })
+}
+
+/// The values of options (or any format variables) of pane `%pane`, in
+/// the order asked; `not_found` when the pane is not there.
+pub fn read_values(tmux: &Tmux, pane: u32, names: &[&str]) -> Result<Vec<String>, TawError> {
+    let target = format!("%{pane}");
+    // display-message falls back to another pane when its target is gone,
+    // so the row says which pane it describes.
+    let mut asked = vec!["pane_id"];
+    asked.extend_from_slice(names);
+    let format = RowFormat::of("R", &asked);
+    let output = tmux
+        .run_one(Cmd::new("display-message").args(["-p", "-t", &target, "--", &format.format()]))
+        .map_err(|error| {
+            if error.message.contains("can't find pane") {
+                TawError::not_found(format!(
+                    "pane {target} not found; `taw pane list` shows the panes"
+                ))
+            } else {
+                error
+            }
+        })?;
+    let rows = parse_rows(&output, std::slice::from_ref(&format)).map_err(TawError::tmux)?;
+    match rows.into_iter().next() {
+        Some(row) if row.get(0) == target => Ok(row.fields[1..].to_vec()),
+        _ => Err(TawError::not_found(format!(
+            "pane {target} not found; `taw pane list` shows the panes"
+        ))),
+    }
 }
 
 /// Pane option writes, all in one tmux call.

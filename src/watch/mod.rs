@@ -22,10 +22,12 @@ use crate::detect::region::Screen;
 use crate::detect::registry::Registry;
 use crate::envelope::TawError;
 use crate::model::AgentStatus;
+use crate::report::{self, Authority};
 use crate::tmux::Tmux;
 use crate::tmux::options::{self, pane as opt};
 use crate::tmux::pane::{self, OptionWrites, PaneView};
 use std::io::Read;
+use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tracker::{Change, Front, Observation, Reading, Timing, Tracker};
@@ -85,12 +87,42 @@ impl ToastKind {
     }
 }
 
+/// What the process table says is in front of a pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JobView {
+    Unknown,
+    /// The pane's own shell.
+    Shell,
+    /// A program that names no agent.
+    Other,
+    Agent {
+        kind: &'static str,
+        pid: u32,
+    },
+}
+
 /// The cached answer of the process table.
 #[derive(Debug, Clone)]
 struct JobReading {
     pgid: i64,
     at: Instant,
-    front: Front,
+    view: JobView,
+}
+
+/// A `&'static str` for an agent label: a known agent's id, or the label
+/// itself kept for the life of the watcher (a pane sees few labels).
+fn intern(label: &str) -> &'static str {
+    if let Some(agent) = agents::lookup(label) {
+        return agent.id;
+    }
+    static LABELS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut labels = LABELS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(known) = labels.iter().find(|known| **known == label) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(label.to_string().into_boxed_str());
+    labels.push(leaked);
+    leaked
 }
 
 pub struct Watcher {
@@ -106,6 +138,8 @@ pub struct Watcher {
     toast: Option<PendingToast>,
     /// The kind of the agent a pending done toast is about.
     toast_agent: Option<&'static str>,
+    /// The last turn stamp of a report taken in.
+    seen_turn: String,
 }
 
 impl Watcher {
@@ -123,6 +157,7 @@ impl Watcher {
             job: None,
             toast: None,
             toast_agent: None,
+            seen_turn: String::new(),
         }
     }
 
@@ -211,6 +246,7 @@ impl Watcher {
             return;
         };
         self.reload_config_if_moved(&view);
+        self.seen_turn = view.reported_turn.clone();
         if let Some(agent) = agents::by_id(&view.agent_kind) {
             let front = self.front(&view);
             if let Front::Agent { kind, pid, .. } = front
@@ -249,24 +285,61 @@ impl Watcher {
             self.tracker.seen(now);
         }
         let front = self.front(&view);
+        let mut changes = Vec::new();
+        // A turn the integration began and ended between two looks: seen
+        // as its start, then its end.
+        if view.reported_turn != self.seen_turn {
+            self.seen_turn = view.reported_turn.clone();
+            if let Front::Agent { kind, pid, reading } = front
+                && reading.reported
+                && matches!(reading.state, Some(AgentStatus::Idle))
+                && !matches!(
+                    self.tracker.state(),
+                    Some(AgentStatus::Working | AgentStatus::Blocked)
+                )
+            {
+                let work = Reading {
+                    state: Some(AgentStatus::Working),
+                    ..reading
+                };
+                let started = self.tracker.observe(Observation {
+                    now,
+                    front: Front::Agent {
+                        kind,
+                        pid,
+                        reading: work,
+                    },
+                    looking,
+                });
+                changes.extend(started.changes);
+            }
+        }
         let outcome = self.tracker.observe(Observation {
             now,
             front,
             looking,
         });
+        changes.extend(outcome.changes.iter().cloned());
         let mut writes = OptionWrites::default();
-        for change in &outcome.changes {
+        for change in &changes {
             self.apply(change, &view, now, looking, &mut writes);
         }
         let _ = pane::write_options(&self.tmux, self.pane, &writes);
         outcome.wake_at
     }
 
-    /// What is in front of the pane, with its screen read by its rules.
+    /// What is in front of the pane, with its screen read by its rules and
+    /// merged with what its integration reported.
     fn front(&mut self, view: &PaneView) -> Front {
-        let front = self.job_front(view.pid);
-        let Front::Agent { kind, pid, .. } = front else {
-            return front;
+        let job = self.job_view(view.pid);
+        let reported = (!view.reported_kind.is_empty()).then(|| intern(&view.reported_kind));
+        let (kind, pid) = match (job, reported) {
+            (JobView::Unknown, _) => return Front::Unknown,
+            (JobView::Shell, _) => return Front::NoAgent,
+            (JobView::Agent { kind, pid }, _) => (kind, Some(pid)),
+            // A program nothing names, that its integration says is an agent.
+            (JobView::Other, Some(kind)) => (kind, None),
+            (JobView::Other, None) => return Front::NoAgent,
         };
         if let Some(stale) = &self.stale_title
             && *stale != view.title
@@ -278,59 +351,85 @@ impl Watcher {
         } else {
             view.title.as_str()
         };
-        let reading = match self.registry.get(kind) {
+        let (screen, visible_blocker) = match self.registry.get(kind) {
             Some(loaded) => {
                 let verdict =
                     engine::classify(&loaded.manifest, &Screen::from_text(&view.screen, title));
-                Reading {
-                    state: verdict.state.map(status_of),
-                    visible_idle: verdict.visible_idle,
-                }
+                (
+                    Reading {
+                        state: verdict.state.map(status_of),
+                        visible_idle: verdict.visible_idle,
+                        reported: false,
+                    },
+                    verdict.visible_blocker,
+                )
             }
             // An agent with no screen rules (it reports for itself): idle
             // unless its integration says otherwise.
-            None => Reading {
-                state: Some(AgentStatus::Idle),
-                visible_idle: false,
-            },
+            None => (
+                Reading {
+                    state: Some(AgentStatus::Idle),
+                    visible_idle: false,
+                    reported: false,
+                },
+                false,
+            ),
+        };
+        let authority = report::authority(&view.reported_source, kind);
+        let reading = if reported == Some(kind)
+            && !view.reported_state.is_empty()
+            && authority != Authority::SessionOnly
+        {
+            let state = AgentStatus::parse(&view.reported_state);
+            // A custom reporter's word stands, but a question on screen is
+            // still a question.
+            let state = if authority == Authority::Custom && visible_blocker {
+                AgentStatus::Blocked
+            } else {
+                state
+            };
+            Reading {
+                state: Some(state),
+                visible_idle: true,
+                reported: true,
+            }
+        } else {
+            screen
         };
         Front::Agent { kind, pid, reading }
     }
 
-    /// Which agent the job in front of the pane's terminal is.
-    fn job_front(&mut self, pane_pid: u32) -> Front {
-        let Some((pane_process, group)) = job::read_job(pane_pid) else {
-            return Front::Unknown;
+    /// What the process table says is in front of the pane's terminal.
+    fn job_view(&mut self, pane_pid: u32) -> JobView {
+        let Some(pane_process) = job::read_process(pane_pid) else {
+            return JobView::Unknown;
         };
         if let Some(cached) = &self.job
             && cached.pgid == pane_process.tpgid
             && cached.at.elapsed() < JOB_CACHE
         {
-            return cached.front;
+            return cached.view;
         }
-        let front = match job::front_of(&pane_process, group) {
-            JobFront::Shell => Front::NoAgent,
-            JobFront::Unknown => Front::Unknown,
+        let group = job::read_group(&pane_process);
+        let view = match job::front_of(&pane_process, group) {
+            JobFront::Shell => JobView::Shell,
+            JobFront::Unknown => JobView::Unknown,
             JobFront::Job { members, .. } => {
                 match job::identify(&members, &job::resolve_link_on_disk) {
-                    Some(found) => Front::Agent {
+                    Some(found) => JobView::Agent {
                         kind: found.agent.id,
-                        pid: Some(found.pid),
-                        reading: Reading {
-                            state: None,
-                            visible_idle: false,
-                        },
+                        pid: found.pid,
                     },
-                    None => Front::NoAgent,
+                    None => JobView::Other,
                 }
             }
         };
         self.job = Some(JobReading {
             pgid: pane_process.tpgid,
             at: Instant::now(),
-            front,
+            view,
         });
-        front
+        view
     }
 
     fn apply(
@@ -374,6 +473,13 @@ impl Watcher {
             Change::Exited { kind, last } => {
                 for name in opt::RECORD {
                     writes.unset(name);
+                }
+                // The report was about this agent; it has gone. Its session
+                // and resume command stay, for a session restore.
+                if !view.reported_kind.is_empty() {
+                    for name in opt::REPORT {
+                        writes.unset(name);
+                    }
                 }
                 writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
                 self.stale_title = None;

@@ -46,6 +46,8 @@ pub struct Reading {
     pub state: Option<AgentStatus>,
     /// The screen shows the idle prompt outright: no need to wait.
     pub visible_idle: bool,
+    /// The agent's own integration said it: no grace, no waiting.
+    pub reported: bool,
 }
 
 /// What in front of the pane says.
@@ -186,15 +188,18 @@ impl Tracker {
                         pid,
                         state: AgentStatus::Unknown,
                     });
-                    outcome.wake_at = Some(now + self.timing.grace);
-                    return outcome;
+                    // A report is the agent's own word: taken in at once.
+                    if !reading.reported {
+                        outcome.wake_at = Some(now + self.timing.grace);
+                        return outcome;
+                    }
                 }
                 let timing = self.timing;
                 let track = self.agent.as_mut().expect("tracked");
                 if track.pid.is_none() {
                     track.pid = pid;
                 }
-                if now < track.since + timing.grace {
+                if now < track.since + timing.grace && !reading.reported {
                     outcome.wake_at = Some(track.since + timing.grace);
                     return outcome;
                 }
@@ -302,6 +307,7 @@ mod tests {
             reading: Reading {
                 state: Some(state),
                 visible_idle: false,
+                reported: false,
             },
         }
     }
@@ -313,6 +319,7 @@ mod tests {
             reading: Reading {
                 state: Some(Idle),
                 visible_idle: true,
+                reported: false,
             },
         }
     }
@@ -481,6 +488,7 @@ mod tests {
             reading: Reading {
                 state: Some(Idle),
                 visible_idle: false,
+                reported: false,
             },
         };
         let out = look(&mut t, 4000, codex, true);
@@ -501,6 +509,48 @@ mod tests {
     }
 
     #[test]
+    fn a_report_is_taken_in_during_the_grace() {
+        let mut t = Tracker::default();
+        let reported = |state| Front::Agent {
+            kind: "pi",
+            pid: None,
+            reading: Reading {
+                state: Some(state),
+                visible_idle: true,
+                reported: true,
+            },
+        };
+        let out = look(&mut t, 0, reported(Working), false);
+        assert_eq!(
+            out.changes,
+            vec![
+                Change::Started {
+                    kind: "pi",
+                    pid: None,
+                    state: Unknown
+                },
+                Change::State {
+                    from: Unknown,
+                    to: Working
+                }
+            ]
+        );
+        assert!(
+            look(&mut t, 100, reported(Working), false)
+                .changes
+                .is_empty()
+        );
+        let out = look(&mut t, 200, reported(Idle), false);
+        assert_eq!(
+            out.changes,
+            vec![Change::State {
+                from: Working,
+                to: Done
+            }]
+        );
+    }
+
+    #[test]
     fn a_viewer_screen_keeps_the_state() {
         let mut t = Tracker::default();
         look(&mut t, 0, agent(Idle), false);
@@ -511,6 +561,7 @@ mod tests {
             reading: Reading {
                 state: None,
                 visible_idle: false,
+                reported: false,
             },
         };
         assert!(look(&mut t, 4000, viewer, false).changes.is_empty());

@@ -1,0 +1,254 @@
+//! Reports from integrations (`taw pane report-agent`, `report-agent-session`,
+//! `release-agent`): who may report, in what order, and what a report may
+//! carry. Pure rules; the verbs in `cli/pane.rs` apply them to pane options.
+
+use crate::detect::agents;
+use crate::envelope::{ErrorCode, TawError};
+
+/// The longest `--source` taw keeps (herdr takes any).
+pub const MAX_SOURCE_BYTES: usize = 128;
+/// How many sources' sequence numbers a pane keeps, and in how much text.
+pub const MAX_SOURCES: usize = 32;
+pub const MAX_SEQ_TEXT: usize = 2048;
+/// Limits of a resume command: words, bytes a word, bytes in all.
+const MAX_RESUME_WORDS: usize = 64;
+const MAX_RESUME_WORD: usize = 4096;
+const MAX_RESUME_TOTAL: usize = 8192;
+
+/// What kind of reporter a source is, for the agent it reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Authority {
+    /// The agent's own integration, which reports its whole lifecycle
+    /// (pi, omp, mastracode, opencode, kilo, kimi): its state wins.
+    Lifecycle,
+    /// An official integration that reports only its session (claude,
+    /// codex...): it never sets the state.
+    SessionOnly,
+    /// Anything else (`custom:x`...): its state wins over what the screen
+    /// says, except that a question on screen is still a question.
+    Custom,
+}
+
+/// The authority of `source` reporting `agent`.
+pub fn authority(source: &str, agent: &str) -> Authority {
+    let official = source
+        .strip_prefix("herdr:")
+        .or_else(|| source.strip_prefix("integration:"));
+    match official.and_then(agents::lookup) {
+        Some(target) if agents::lookup(agent).is_some_and(|a| a.id == target.id) => {
+            if target.reports_state {
+                Authority::Lifecycle
+            } else {
+                Authority::SessionOnly
+            }
+        }
+        _ => Authority::Custom,
+    }
+}
+
+/// Checks `--source`.
+pub fn check_source(source: &str) -> Result<(), TawError> {
+    if source.trim().is_empty() {
+        return Err(TawError::invalid_argument("--source must not be empty"));
+    }
+    if source.len() > MAX_SOURCE_BYTES {
+        return Err(TawError::invalid_argument(format!(
+            "--source is {} bytes; at most {MAX_SOURCE_BYTES}",
+            source.len()
+        )));
+    }
+    if source.chars().any(char::is_control) {
+        return Err(TawError::invalid_argument(
+            "--source must not hold control characters",
+        ));
+    }
+    Ok(())
+}
+
+/// The agent label: a known agent's canonical id, else the label as given.
+pub fn agent_label(agent: &str) -> Result<String, TawError> {
+    let trimmed = agent.trim();
+    if trimmed.is_empty() {
+        return Err(TawError::invalid_argument("--agent must not be empty"));
+    }
+    if trimmed.chars().any(char::is_control) || trimmed.len() > 64 {
+        return Err(TawError::invalid_argument(
+            "--agent must be at most 64 bytes of printable text",
+        ));
+    }
+    Ok(agents::lookup(trimmed)
+        .map(|a| a.id.to_string())
+        .unwrap_or_else(|| trimmed.to_string()))
+}
+
+/// Checks a resume command (the words after `--`); gives its JSON.
+pub fn resume_json(argv: &[String]) -> Result<Option<String>, TawError> {
+    if argv.is_empty() {
+        return Ok(None);
+    }
+    let bad = |why: String| TawError::new(ErrorCode::InvalidResumeArgv, why);
+    if argv[0].trim().is_empty() {
+        return Err(bad("the resume command's first word is empty".into()));
+    }
+    if argv.len() > MAX_RESUME_WORDS {
+        return Err(bad(format!(
+            "the resume command has {} words; at most {MAX_RESUME_WORDS}",
+            argv.len()
+        )));
+    }
+    let total: usize = argv.iter().map(String::len).sum();
+    if total > MAX_RESUME_TOTAL || argv.iter().any(|w| w.len() > MAX_RESUME_WORD) {
+        return Err(bad(format!(
+            "the resume command is too long to keep (at most {MAX_RESUME_TOTAL} bytes)"
+        )));
+    }
+    if argv
+        .iter()
+        .any(|word| word.chars().any(|c| c.is_control() && c != '\t'))
+    {
+        return Err(bad(
+            "the resume command holds a control character (a newline?), which could not be typed back safely".into(),
+        ));
+    }
+    Ok(Some(serde_json::to_string(argv).unwrap_or_default()))
+}
+
+/// The sequence numbers a pane keeps: `source<TAB>seq` a line, oldest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sequences {
+    entries: Vec<(String, u64)>,
+}
+
+impl Sequences {
+    pub fn parse(text: &str) -> Sequences {
+        let entries = text
+            .lines()
+            .filter_map(|line| {
+                let (source, seq) = line.rsplit_once('\t')?;
+                Some((source.to_string(), seq.parse().ok()?))
+            })
+            .collect();
+        Sequences { entries }
+    }
+
+    pub fn render(&self) -> String {
+        self.entries
+            .iter()
+            .map(|(source, seq)| format!("{source}\t{seq}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Whether a report from `source` with `seq` comes in order, and if so
+    /// records it: herdr's rule, a number higher than the source's last;
+    /// no number at all from a source that has sent one is out of order.
+    pub fn accept(&mut self, source: &str, seq: Option<u64>) -> bool {
+        let last = self.entries.iter().position(|(s, _)| s == source);
+        match (seq, last) {
+            (None, Some(_)) => false,
+            (None, None) => true,
+            (Some(seq), Some(index)) => {
+                if seq <= self.entries[index].1 {
+                    return false;
+                }
+                let mut entry = self.entries.remove(index);
+                entry.1 = seq;
+                self.entries.push(entry);
+                true
+            }
+            (Some(seq), None) => {
+                self.entries.push((source.to_string(), seq));
+                self.trim();
+                true
+            }
+        }
+    }
+
+    /// The last 32 sources, in at most 2 KiB: the oldest go first.
+    fn trim(&mut self) {
+        while self.entries.len() > MAX_SOURCES || self.render().len() > MAX_SEQ_TEXT {
+            self.entries.remove(0);
+        }
+    }
+}
+
+/// The states a report may carry.
+pub fn parse_state(state: &str) -> Result<&'static str, TawError> {
+    match state {
+        "idle" => Ok("idle"),
+        "working" => Ok("working"),
+        "blocked" => Ok("blocked"),
+        "unknown" => Ok("unknown"),
+        other => Err(TawError::invalid_argument(format!(
+            "--state {other:?} is not one of idle, working, blocked, unknown"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequences_follow_herdrs_order() {
+        let mut seqs = Sequences::default();
+        assert!(seqs.accept("a", None));
+        assert!(seqs.accept("a", Some(5)));
+        assert!(!seqs.accept("a", Some(5)));
+        assert!(!seqs.accept("a", Some(4)));
+        assert!(!seqs.accept("a", None), "unsequenced after sequenced");
+        assert!(seqs.accept("a", Some(6)));
+        assert!(seqs.accept("b", Some(1)));
+        let round = Sequences::parse(&seqs.render());
+        assert_eq!(round, seqs);
+    }
+
+    #[test]
+    fn at_most_32_sources_oldest_first_out() {
+        let mut seqs = Sequences::default();
+        for n in 0..40 {
+            assert!(seqs.accept(&format!("source-{n}"), Some(1)));
+        }
+        assert_eq!(seqs.entries.len(), 32);
+        assert_eq!(seqs.entries[0].0, "source-8");
+        // A long source name fills the 2 KiB first.
+        let mut seqs = Sequences::default();
+        for n in 0..20 {
+            assert!(seqs.accept(&format!("{n}{}", "x".repeat(120)), Some(1)));
+        }
+        assert!(seqs.render().len() <= MAX_SEQ_TEXT);
+    }
+
+    #[test]
+    fn authorities() {
+        assert_eq!(authority("herdr:pi", "pi"), Authority::Lifecycle);
+        assert_eq!(
+            authority("integration:opencode", "opencode"),
+            Authority::Lifecycle
+        );
+        assert_eq!(authority("herdr:claude", "claude"), Authority::SessionOnly);
+        assert_eq!(authority("custom:x", "claude"), Authority::Custom);
+        assert_eq!(authority("herdr:pi", "claude"), Authority::Custom);
+    }
+
+    #[test]
+    fn resume_commands() {
+        assert_eq!(resume_json(&[]).unwrap(), None);
+        let ok = resume_json(&["claude".into(), "--resume".into(), "a b".into()]).unwrap();
+        assert_eq!(ok.as_deref(), Some(r#"["claude","--resume","a b"]"#));
+        let newline = resume_json(&["x".into(), "a\nb".into()]).unwrap_err();
+        assert_eq!(newline.code, ErrorCode::InvalidResumeArgv);
+        assert!(resume_json(&["".into()]).is_err());
+        assert!(resume_json(&vec!["x".to_string(); 100]).is_err());
+    }
+
+    #[test]
+    fn sources_and_labels() {
+        assert!(check_source(&"s".repeat(128)).is_ok());
+        assert!(check_source(&"s".repeat(129)).is_err());
+        assert!(check_source("").is_err());
+        assert_eq!(agent_label("Claude-Code").unwrap(), "claude");
+        assert_eq!(agent_label("mybot").unwrap(), "mybot");
+        assert!(agent_label(" ").is_err());
+    }
+}
