@@ -34,6 +34,10 @@ pub enum ErrorCode {
     InvalidConfig,
     /// A file of taw's (state, link, config) could not be written.
     IoError,
+    /// No live agent has that name, or the pane hosts no agent.
+    AgentNotFound,
+    /// A name that more than one live agent answers to.
+    AgentTargetAmbiguous,
     /// A resume command after `--` that cannot be kept (herdr's code).
     InvalidResumeArgv,
     /// A resume command from a source that does not hold the pane (herdr's).

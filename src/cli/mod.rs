@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod manifest;
 pub mod pane;
 pub mod tab;
 pub mod tmux;
@@ -49,6 +50,9 @@ pub enum Group {
     /// Agents: what runs in the panes, and in what state.
     #[command(subcommand)]
     Agent(agent::Verb),
+    /// Detection manifests: each agent's screen rules.
+    #[command(subcommand)]
+    Manifest(manifest::Verb),
     /// config.toml.
     #[command(subcommand)]
     Config(config::Verb),
@@ -114,6 +118,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Tab(verb) => tab::run(context, verb),
         Group::Pane(verb) => pane::run(context, verb),
         Group::Agent(verb) => agent::run(context, verb),
+        Group::Manifest(verb) => manifest::run(context, verb),
         Group::Config(verb) => config::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
         Group::Watch(verb) => watch::run(context, verb),

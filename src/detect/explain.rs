@@ -35,6 +35,9 @@ pub struct Explain {
     pub visible_blocker: bool,
     pub visible_working: bool,
     pub screen_detection_skipped: bool,
+    /// Why the screen was not read: herdr's word for an integration that
+    /// reports the agent's whole lifecycle.
+    pub screen_detection_skip_reason: Option<&'static str>,
     pub skip_state_update: bool,
     pub skipped_update_reason: Option<String>,
     pub fallback_reason: Option<&'static str>,
@@ -75,6 +78,7 @@ pub fn explain(loaded: &Loaded, screen: &Screen) -> Explain {
         visible_blocker: verdict.visible_blocker,
         visible_working: verdict.visible_working,
         screen_detection_skipped: false,
+        screen_detection_skip_reason: None,
         skip_state_update: skip,
         skipped_update_reason: skip.then(|| {
             "the winning rule marks a viewer screen; the previous state stands".to_string()

@@ -130,6 +130,38 @@ pub struct PaneInfo {
     pub command: String,
 }
 
+/// herdr's AgentInfo: a pane that hosts an agent, seen as the agent.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct AgentInfo {
+    pub terminal_id: String,
+    pub name: Option<String>,
+    pub agent: Option<String>,
+    pub title: Option<String>,
+    pub terminal_title: Option<String>,
+    pub terminal_title_stripped: Option<String>,
+    pub display_agent: Option<String>,
+    pub agent_status: AgentStatus,
+    pub screen_detection_skipped: bool,
+    pub state_labels: Option<serde_json::Map<String, serde_json::Value>>,
+    pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
+    pub agent_session: Option<serde_json::Value>,
+    pub workspace_id: String,
+    pub tab_id: String,
+    pub pane_id: String,
+    pub focused: bool,
+    pub launch_pending: bool,
+    pub interactive_ready: bool,
+    pub state_change_seq: u64,
+    pub cwd: Option<String>,
+    pub foreground_cwd: Option<String>,
+    pub revision: u64,
+    /// taw: the container the agent runs in.
+    pub sandbox: Option<serde_json::Value>,
+    /// taw: the pane's tmux id, and since when (Unix ms) the state holds.
+    pub tmux_id: String,
+    pub state_since: Option<u64>,
+}
+
 /// Builds records from one snapshot, so every record of an answer agrees.
 pub struct Records<'a> {
     snapshot: &'a Snapshot,
@@ -236,6 +268,54 @@ impl<'a> Records<'a> {
         }
     }
 
+    /// Every pane that hosts an agent, as agent records.
+    pub fn agents(&self) -> Vec<AgentInfo> {
+        self.snapshot
+            .unique_panes()
+            .into_iter()
+            .filter_map(|pane| self.agent(pane))
+            .collect()
+    }
+
+    /// The agent of a pane, if it hosts one.
+    pub fn agent(&self, pane: &Pane) -> Option<AgentInfo> {
+        if pane.agent_kind.is_empty() {
+            return None;
+        }
+        let record = self.pane(pane);
+        let skipped = pane.reported_kind == pane.agent_kind
+            && !pane.reported_state.is_empty()
+            && crate::report::authority(&pane.reported_source, &pane.agent_kind)
+                != crate::report::Authority::SessionOnly;
+        Some(AgentInfo {
+            terminal_id: record.terminal_id,
+            name: non_empty(&pane.agent_name),
+            agent: record.agent,
+            title: record.title,
+            terminal_title: record.terminal_title,
+            terminal_title_stripped: record.terminal_title_stripped,
+            display_agent: record.display_agent,
+            agent_status: record.agent_status,
+            screen_detection_skipped: skipped,
+            state_labels: record.state_labels,
+            tokens: record.tokens,
+            agent_session: record.agent_session,
+            workspace_id: record.workspace_id,
+            tab_id: record.tab_id,
+            pane_id: record.pane_id,
+            focused: record.focused,
+            launch_pending: false,
+            interactive_ready: record.agent_status != AgentStatus::Unknown,
+            state_change_seq: pane.state_seq,
+            cwd: record.cwd,
+            foreground_cwd: record.foreground_cwd,
+            revision: record.revision,
+            sandbox: record.sandbox,
+            tmux_id: record.tmux_id,
+            state_since: (pane.state_since > 0).then_some(pane.state_since),
+        })
+    }
+
     pub fn pane(&self, pane: &Pane) -> PaneInfo {
         let window_active = self
             .snapshot
@@ -264,7 +344,7 @@ impl<'a> Records<'a> {
             agent_status: pane_status(pane),
             state_labels: None,
             tokens: None,
-            agent_session: None,
+            agent_session: serde_json::from_str(&pane.agent_session).ok(),
             scroll: ScrollInfo {
                 offset_from_bottom: if pane.in_mode {
                     pane.scroll_position.unwrap_or(0)

@@ -1,7 +1,7 @@
 //! Finding what an id names, in a snapshot. A malformed id is
 //! `invalid_argument`; a well-formed one that names nothing is `not_found`.
 
-use crate::envelope::{Result, TawError};
+use crate::envelope::{ErrorCode, Result, TawError};
 use crate::tmux::ids::{self, PaneRef, TabRef, WorkspaceRef};
 use crate::tmux::snapshot::{Pane, Snapshot, Window};
 
@@ -49,4 +49,56 @@ pub fn pane<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
             "pane {text} not found; `taw pane list` shows the panes"
         ))
     })
+}
+
+/// The pane of the agent a target names: a live agent's name, or the id
+/// of a pane that hosts an agent.
+pub fn agent<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
+    let text = text.trim();
+    let missing = || {
+        TawError::new(
+            ErrorCode::AgentNotFound,
+            format!("agent target {text} not found; `taw agent list` shows the agents"),
+        )
+    };
+    if let Ok(reference) = ids::parse_pane(text) {
+        let pane = snapshot.pane_ref(reference).ok_or_else(missing)?;
+        return if pane.agent_kind.is_empty() {
+            Err(TawError::new(
+                ErrorCode::AgentNotFound,
+                format!("pane {text} hosts no agent"),
+            ))
+        } else {
+            Ok(pane)
+        };
+    }
+    let named: Vec<&Pane> = snapshot
+        .unique_panes()
+        .into_iter()
+        .filter(|pane| !pane.agent_kind.is_empty() && pane.agent_name == text)
+        .collect();
+    match named.as_slice() {
+        [pane] => Ok(pane),
+        [] => Err(missing()),
+        _ => Err(TawError::new(
+            ErrorCode::AgentTargetAmbiguous,
+            format!("more than one live agent is named {text}; name it by its pane id"),
+        )),
+    }
+}
+
+/// herdr's agent names: a lower-case letter, then up to 31 of
+/// `a-z 0-9 _ -`.
+pub fn check_agent_name(name: &str) -> Result<()> {
+    let mut chars = name.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+    let rest_ok = name.len() <= 32
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if first_ok && rest_ok {
+        Ok(())
+    } else {
+        Err(TawError::invalid_argument(format!(
+            "{name:?} is not an agent name: a lower-case letter, then up to 31 of a-z, 0-9, _ and -"
+        )))
+    }
 }

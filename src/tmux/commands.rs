@@ -95,6 +95,21 @@ pub fn unset_global_environment(name: &str) -> Cmd {
     Cmd::new("set-environment").args(["-gu", "--", name])
 }
 
+/// `switch-client -c CLIENT -t TARGET`: shows the target on a client.
+pub fn switch_client(client: &str, target: &str) -> Cmd {
+    Cmd::new("switch-client").args(["-c", client, "-t", target])
+}
+
+/// `select-window -t TARGET`.
+pub fn select_window(target: &str) -> Cmd {
+    Cmd::new("select-window").args(["-t", target])
+}
+
+/// `select-pane -t TARGET`.
+pub fn select_pane(target: &str) -> Cmd {
+    Cmd::new("select-pane").args(["-t", target])
+}
+
 /// `display-message -p FORMAT`: prints the expanded format.
 pub fn print_format(format: &str) -> Cmd {
     Cmd::new("display-message").args(["-p", "--", format])

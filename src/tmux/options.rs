@@ -124,8 +124,19 @@ pub mod pane {
     /// The command that resumes the agent's session, a JSON array.
     pub const RESUME: &str = "@agent_resume";
 
+    /// Counts the agent's state changes (herdr's state_change_seq).
+    pub const STATE_SEQ: &str = "@agent_state_seq";
+
     /// What an agent's record is made of: taken off when it leaves.
-    pub const RECORD: &[&str] = &[AGENT_KIND, AGENT_STATE, AGENT_PID, STATE_SINCE, TURN];
+    pub const RECORD: &[&str] = &[
+        AGENT_KIND,
+        AGENT_STATE,
+        AGENT_PID,
+        STATE_SINCE,
+        TURN,
+        STATE_SEQ,
+        AGENT_NAME,
+    ];
     /// What a report said: taken off when its agent leaves or is released.
     pub const REPORT: &[&str] = &[
         REPORTED_KIND,

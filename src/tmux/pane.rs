@@ -29,6 +29,7 @@ pub struct PaneView {
     pub reported_state: String,
     pub reported_source: String,
     pub reported_turn: String,
+    pub state_seq: u64,
     /// The visible screen, plain text.
     pub screen: String,
     /// Attached clients: name and the pane in front of each.
@@ -63,6 +64,7 @@ fn view_format() -> RowFormat {
             opt::REPORTED_STATE,
             opt::REPORTED_SOURCE,
             opt::REPORTED_TURN,
+            opt::STATE_SEQ,
         ],
     )
 }
@@ -117,6 +119,7 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         reported_state: field(13).to_string(),
         reported_source: field(14).to_string(),
         reported_turn: field(15).to_string(),
+        state_seq: field(16).parse().unwrap_or(0),
         screen: sections[1].clone(),
         clients,
     })

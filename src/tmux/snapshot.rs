@@ -78,6 +78,12 @@ pub struct Pane {
     /// What the pane's watcher wrote: `<version> <pid>`.
     pub watcher: String,
     pub final_state: String,
+    pub state_seq: u64,
+    pub state_since: u64,
+    pub agent_session: String,
+    pub reported_kind: String,
+    pub reported_source: String,
+    pub reported_state: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,6 +180,12 @@ fn panes_format() -> RowFormat {
             "pane_pipe",
             pane_opt::WATCHER,
             pane_opt::FINAL_STATE,
+            pane_opt::STATE_SEQ,
+            pane_opt::STATE_SINCE,
+            pane_opt::AGENT_SESSION,
+            pane_opt::REPORTED_KIND,
+            pane_opt::REPORTED_SOURCE,
+            pane_opt::REPORTED_STATE,
         ],
     )
 }
@@ -361,6 +373,12 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         pipe: flag(row.get(23)),
         watcher: row.get(24).to_string(),
         final_state: row.get(25).to_string(),
+        state_seq: number(row.get(26)),
+        state_since: number(row.get(27)),
+        agent_session: row.get(28).to_string(),
+        reported_kind: row.get(29).to_string(),
+        reported_source: row.get(30).to_string(),
+        reported_state: row.get(31).to_string(),
     })
 }
 

@@ -140,6 +140,8 @@ pub struct Watcher {
     toast_agent: Option<&'static str>,
     /// The last turn stamp of a report taken in.
     seen_turn: String,
+    /// The agent's count of state changes.
+    state_seq: u64,
 }
 
 impl Watcher {
@@ -158,6 +160,7 @@ impl Watcher {
             toast: None,
             toast_agent: None,
             seen_turn: String::new(),
+            state_seq: 0,
         }
     }
 
@@ -247,6 +250,7 @@ impl Watcher {
         };
         self.reload_config_if_moved(&view);
         self.seen_turn = view.reported_turn.clone();
+        self.state_seq = view.state_seq;
         if let Some(agent) = agents::by_id(&view.agent_kind) {
             let front = self.front(&view);
             if let Front::Agent { kind, pid, .. } = front
@@ -443,6 +447,8 @@ impl Watcher {
         match change {
             Change::Started { kind, pid, state } => {
                 self.stale_title = Some(view.title.clone());
+                self.state_seq = 0;
+                writes.set(opt::STATE_SEQ, "0");
                 writes.set(opt::AGENT_KIND, *kind);
                 writes.set(opt::AGENT_STATE, state.as_str());
                 writes.set(opt::STATE_SINCE, now.to_string());
@@ -453,6 +459,8 @@ impl Watcher {
                 self.toast = None;
             }
             Change::State { from, to } => {
+                self.state_seq += 1;
+                writes.set(opt::STATE_SEQ, self.state_seq.to_string());
                 writes.set(opt::AGENT_STATE, to.as_str());
                 writes.set(opt::STATE_SINCE, now.to_string());
                 let busy =
