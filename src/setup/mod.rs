@@ -16,6 +16,7 @@ use crate::tmux::commands::{self as cmd, Cmd};
 use crate::tmux::environment::{self, EnvValue};
 use crate::tmux::format::{RowFormat, parse_rows};
 use crate::tmux::options::{self, PLUGIN_OPTIONS, bookkeeping};
+use crate::tmux::status;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -44,6 +45,8 @@ pub struct ServerState {
     /// Keys of the prefix table, and whether each is taw's.
     pub prefix_keys: BTreeMap<String, bool>,
     pub environment: BTreeMap<String, EnvValue>,
+    /// The global status formats taw may add its marks to.
+    pub formats: BTreeMap<String, String>,
 }
 
 impl ServerState {
@@ -63,6 +66,9 @@ impl ServerState {
             Cmd::new("list-keys").args(["-N", "-T", "prefix"]),
             cmd::show_global_environment(),
             cmd::list_prefix_keys(),
+            Cmd::new("show-options").args(["-gv", status::WINDOW_FORMATS[0]]),
+            Cmd::new("show-options").args(["-gv", status::WINDOW_FORMATS[1]]),
+            Cmd::new("show-options").args(["-gv", status::SUMMARY_FORMAT]),
         ])?;
         let rows = parse_rows(&sections[0], std::slice::from_ref(&values_format))
             .map_err(TawError::tmux)?;
@@ -92,6 +98,13 @@ impl ServerState {
             .collect();
         state.prefix_keys.extend(parse_noted_keys(&sections[4]));
         state.environment = environment::parse_shell_environment(&sections[5]);
+        let names = status::WINDOW_FORMATS
+            .iter()
+            .chain([&status::SUMMARY_FORMAT]);
+        for (name, section) in names.zip(&sections[7..10]) {
+            let value = section.strip_suffix('\n').unwrap_or(section);
+            state.formats.insert(name.to_string(), value.to_string());
+        }
         Ok(state)
     }
 
@@ -112,7 +125,7 @@ impl ServerState {
             return self.value(name).to_string();
         }
         options::plugin_option(name)
-            .map(|option| option.default.to_string())
+            .map(|option| option.default_value())
             .unwrap_or_default()
     }
 
@@ -185,6 +198,8 @@ pub struct Report {
     pub defaults_set: Vec<String>,
     pub path_dir: Option<String>,
     pub herdr_env: bool,
+    /// The status formats taw's marks are in.
+    pub status: Vec<String>,
     pub warnings: Vec<String>,
 }
 
@@ -205,10 +220,11 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
     let mut defaults_set = Vec::new();
     for option in PLUGIN_OPTIONS.iter().filter(|o| !o.default.is_empty()) {
         let is_set = state.set_options.contains(option.name);
+        let default = option.default_value();
         if !is_set {
-            cmds.push(cmd::set_global_option(option.name, option.default));
+            cmds.push(cmd::set_global_option(option.name, &default));
             defaults_set.push(option.name.to_string());
-        } else if recorded.contains(option.name) && state.value(option.name) == option.default {
+        } else if recorded.contains(option.name) && state.value(option.name) == default {
             defaults_set.push(option.name.to_string());
         }
     }
@@ -310,6 +326,47 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
         cmds.extend(remove_herdr_env(state));
     }
 
+    // The status marks: in when their option is on, out when it is off.
+    let mut status_set = Vec::new();
+    let wanted = [
+        (
+            options::WINDOW_STATUS,
+            status::WINDOW_FORMATS,
+            status::WINDOW_TOKEN,
+            false,
+        ),
+        (
+            options::STATUS_SUMMARY,
+            &[status::SUMMARY_FORMAT][..],
+            status::SUMMARY_TOKEN,
+            true,
+        ),
+    ];
+    for (option, names, token, at_start) in wanted {
+        let on = options::is_on(&state.option(option));
+        for name in names {
+            let Some(value) = state.formats.get(*name) else {
+                continue;
+            };
+            let next = if on {
+                status::with_token(value, token, at_start)
+            } else {
+                status::without_token(value, token)
+            };
+            if next.contains(token) {
+                status_set.push(name.to_string());
+            }
+            if &next != value {
+                cmds.push(cmd::set_global_option(name, &next));
+            }
+        }
+    }
+    report.status = status_set.clone();
+    cmds.push(cmd::set_global_option(
+        bookkeeping::STATUS_SET,
+        &status_set.join("\n"),
+    ));
+
     cmds.push(cmd::set_global_option(
         bookkeeping::LOADED,
         &format!("{} {}", desired.version, desired.bin),
@@ -323,7 +380,7 @@ pub fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
     let mut report = Report::default();
     for name in state.recorded(bookkeeping::DEFAULTS_SET) {
         let still_default = options::plugin_option(&name)
-            .is_some_and(|option| state.value(&name) == option.default);
+            .is_some_and(|option| state.value(&name) == option.default_value());
         if still_default {
             cmds.push(cmd::unset_global_option(&name));
             report.defaults_set.push(name);
@@ -348,6 +405,19 @@ pub fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
             cmds.push(cmd::set_global_environment("PATH", &new_path));
         }
         report.path_dir = Some(dir.to_string());
+    }
+    let ours = state.recorded(bookkeeping::STATUS_SET);
+    for (name, value) in state.formats.iter().filter(|(name, _)| ours.contains(name)) {
+        let token = if name == status::SUMMARY_FORMAT {
+            status::SUMMARY_TOKEN
+        } else {
+            status::WINDOW_TOKEN
+        };
+        let next = status::without_token(value, token);
+        if &next != value {
+            cmds.push(cmd::set_global_option(name, &next));
+            report.status.push(name.clone());
+        }
     }
     let herdr = remove_herdr_env(state);
     report.herdr_env = !herdr.is_empty();

@@ -13,6 +13,7 @@ pub mod ids;
 pub mod options;
 pub mod pane;
 pub mod snapshot;
+pub mod status;
 
 use crate::envelope::{ErrorCode, TawError};
 use crate::exec;

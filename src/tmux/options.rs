@@ -20,6 +20,13 @@ pub const PATH: &str = "@agent-wizard-path";
 pub const HERDR_ENV: &str = "@agent-wizard-herdr-env";
 pub const KEY: &str = "@agent-wizard-key";
 pub const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
+pub const WINDOW_STATUS: &str = "@agent-wizard-window-status";
+pub const STATUS_SUMMARY: &str = "@agent-wizard-status-summary";
+pub const WINDOW_MARK: &str = "@agent-wizard-window-mark";
+pub const SUMMARY: &str = "@agent-wizard-summary";
+
+/// Stands for a default that is a format built in `status.rs`.
+const BUILT_FORMAT: &str = "(built-in format)";
 
 /// Every `@agent-wizard-*` option. `docs/OPTIONS.md` lists the same, and a
 /// test keeps the two in step.
@@ -45,11 +52,42 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
         doc: "prefix key that shows every agent pane (empty: not bound)",
     },
     PluginOption {
+        name: WINDOW_STATUS,
+        default: "on",
+        doc: "add each window's agent mark to the window list (on/off)",
+    },
+    PluginOption {
+        name: STATUS_SUMMARY,
+        default: "on",
+        doc: "add the agents summary to the left of status-right (on/off)",
+    },
+    PluginOption {
+        name: WINDOW_MARK,
+        default: BUILT_FORMAT,
+        doc: "the format of a window's mark: the most urgent state of its agents",
+    },
+    PluginOption {
+        name: SUMMARY,
+        default: BUILT_FORMAT,
+        doc: "the format of the summary: agents that need you, work, are done",
+    },
+    PluginOption {
         name: SOUND_COMMAND,
         default: "",
         doc: "a shell command run on each notification, with TAW_KIND (request or done), TAW_MESSAGE and TAW_PANE set",
     },
 ];
+
+impl PluginOption {
+    /// The value taw sets when the user set none ("" for none).
+    pub fn default_value(&self) -> String {
+        match (self.name, self.default) {
+            (WINDOW_MARK, BUILT_FORMAT) => super::status::window_mark_format(),
+            (SUMMARY, BUILT_FORMAT) => super::status::summary_format(),
+            (_, default) => default.to_string(),
+        }
+    }
+}
 
 /// The plugin option called `name`, if it is one.
 pub fn plugin_option(name: &str) -> Option<&'static PluginOption> {
@@ -79,7 +117,17 @@ pub mod bookkeeping {
     /// config again when it moves.
     pub const CONFIG_STAMP: &str = "@agent_wizard_config_stamp";
 
-    pub const ALL: &[&str] = &[LOADED, DEFAULTS_SET, PATH_DIR, HERDR_ENV_SET, CONFIG_STAMP];
+    /// The format options taw added its status marks to, a name a line.
+    pub const STATUS_SET: &str = "@agent_wizard_status_set";
+
+    pub const ALL: &[&str] = &[
+        LOADED,
+        DEFAULTS_SET,
+        PATH_DIR,
+        HERDR_ENV_SET,
+        CONFIG_STAMP,
+        STATUS_SET,
+    ];
 }
 
 /// Pane options that describe the pane's agent. Detection writes them; the

@@ -214,29 +214,9 @@ pub struct Viewer {
 
 impl Viewer {
     pub fn attach(lab: &Lab, session: &str) -> Viewer {
-        let outer = TmuxServer::empty();
-        // The outer server has socket folders of its own: name the path.
-        let attach = format!(
-            "exec env -u TMUX tmux -u -S {} attach -t {}",
-            shell_quote(&lab.server.socket_path_of_server()),
-            shell_quote(&format!("={session}"))
-        );
-        outer.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            "viewer",
-            "-x",
-            "130",
-            "-y",
-            "45",
-            &attach,
-        ]);
-        let viewer = Viewer { outer };
-        lab.wait("the client to attach", Duration::from_secs(10), || {
-            !lab.server.tmux(&["list-clients"]).trim().is_empty()
-        });
-        viewer
+        Viewer {
+            outer: super::attach_client(&lab.server, session),
+        }
     }
 
     /// Moves the client to another session of the lab's server.

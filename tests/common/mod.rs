@@ -253,3 +253,29 @@ pub fn path_count(server: &TmuxServer, dir: &Path) -> usize {
     let dir = dir.display().to_string();
     value.split(':').filter(|entry| *entry == dir).count()
 }
+
+/// A client attached to `session` of `server`, from a pane of a second
+/// private server: the client needs a terminal, and that pane is it.
+pub fn attach_client(server: &TmuxServer, session: &str) -> TmuxServer {
+    let outer = TmuxServer::empty();
+    let attach = format!(
+        "exec env -u TMUX tmux -u -S '{}' attach -t '={}'",
+        server.socket_path_of_server(),
+        session
+    );
+    outer.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "viewer",
+        "-x",
+        "120",
+        "-y",
+        "30",
+        &attach,
+    ]);
+    server.wait_for("the client to attach", Duration::from_secs(10), || {
+        !server.tmux(&["list-clients"]).trim().is_empty()
+    });
+    outer
+}

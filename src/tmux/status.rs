@@ -1,0 +1,113 @@
+//! tmux formats for the status line that read agent options only, so a
+//! redraw starts no process: a mark per window (its most urgent agent) and
+//! a summary (how many agents need you, work, are done).
+//!
+//! The formats live in the options `@agent-wizard-window-mark` and
+//! `@agent-wizard-summary`; a tmux format reaches them with `#{E:...}`.
+//! With `@agent-wizard-window-status` and `@agent-wizard-status-summary` on
+//! (the default), the load adds that reference to the window list and to
+//! `status-right`, and the unload takes exactly it back out.
+
+use super::options::pane::AGENT_STATE;
+
+/// The states, most urgent first, with the mark each shows.
+const MARKS: &[(&str, &str, &str)] = &[
+    ("blocked", "red", "▲"),
+    ("done", "green", "✓"),
+    ("working", "yellow", "●"),
+    ("idle", "colour245", "○"),
+];
+
+/// `#{P:...}` loops over the panes of the window being drawn.
+fn window_states() -> String {
+    format!("#{{P:#{{{AGENT_STATE}}} }}")
+}
+
+/// The window mark: the most urgent state among the window's panes.
+pub fn window_mark_format() -> String {
+    let states = window_states();
+    let mut format = String::new();
+    for (state, colour, mark) in MARKS {
+        format.push_str(&format!(
+            "#{{?#{{m:*{state}*,{states}}},#[fg={colour}]{mark}#[fg=default],"
+        ));
+    }
+    format.push_str(&"}".repeat(MARKS.len()));
+    format
+}
+
+/// An `x` for each pane of the server in `state`: `#{n:...}` counts them.
+fn count(state: &str) -> String {
+    format!("#{{n:#{{S:#{{W:#{{P:#{{?#{{==:#{{{AGENT_STATE}}},{state}}},x,}}}}}}}}}}")
+}
+
+/// The summary: needs you, working, done; nothing when no agent is in one.
+pub fn summary_format() -> String {
+    let mut format = String::new();
+    let mark = |state: &str| MARKS.iter().find(|m| m.0 == state).copied();
+    for (state, colour, mark) in ["blocked", "working", "done"].into_iter().filter_map(mark) {
+        let n = count(state);
+        format.push_str(&format!("#{{?{n},#[fg={colour}]{mark}{n}#[fg=default] ,}}"));
+    }
+    format
+}
+
+/// What the load puts into a format option.
+pub const WINDOW_TOKEN: &str = " #{E:@agent-wizard-window-mark}";
+pub const SUMMARY_TOKEN: &str = "#{E:@agent-wizard-summary} ";
+
+/// The format options the window mark goes into.
+pub const WINDOW_FORMATS: &[&str] = &["window-status-format", "window-status-current-format"];
+pub const SUMMARY_FORMAT: &str = "status-right";
+
+/// `value` with the token added (at the end for the window list, at the
+/// start of status-right), unless it is there.
+pub fn with_token(value: &str, token: &str, at_start: bool) -> String {
+    if value.contains(token.trim()) {
+        return value.to_string();
+    }
+    if at_start {
+        format!("{token}{value}")
+    } else {
+        format!("{value}{token}")
+    }
+}
+
+/// `value` with taw's token taken out, and nothing else changed. A
+/// reference the user wrote themselves (without taw's space) stays.
+pub fn without_token(value: &str, token: &str) -> String {
+    value.replacen(token, "", 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_balanced() {
+        for format in [window_mark_format(), summary_format()] {
+            let opens = format.matches("#{").count();
+            let closes = format.matches('}').count();
+            assert_eq!(opens, closes, "{format}");
+            // A bare comma inside a style would split a conditional.
+            assert!(!format.contains("#[fg=red,"), "{format}");
+        }
+    }
+
+    #[test]
+    fn tokens_go_in_once_and_come_out_exactly() {
+        let value = "#I:#W#F";
+        let added = with_token(value, WINDOW_TOKEN, false);
+        assert_eq!(added, "#I:#W#F #{E:@agent-wizard-window-mark}");
+        assert_eq!(with_token(&added, WINDOW_TOKEN, false), added);
+        assert_eq!(without_token(&added, WINDOW_TOKEN), value);
+        let right = with_token("%H:%M", SUMMARY_TOKEN, true);
+        assert_eq!(right, "#{E:@agent-wizard-summary} %H:%M");
+        assert_eq!(without_token(&right, SUMMARY_TOKEN), "%H:%M");
+        assert_eq!(without_token("mine", SUMMARY_TOKEN), "mine");
+        // One the user placed is theirs: not added again, not taken out.
+        let users = "#{E:@agent-wizard-summary}|%H";
+        assert_eq!(with_token(users, SUMMARY_TOKEN, true), users);
+        assert_eq!(without_token(users, SUMMARY_TOKEN), users);
+    }
+}
