@@ -8,6 +8,7 @@ pub mod detect;
 pub mod envelope;
 pub mod exec;
 pub mod model;
+pub mod notify;
 pub mod paths;
 pub mod report;
 pub mod setup;

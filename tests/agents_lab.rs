@@ -75,6 +75,7 @@ fn claude_code_states() {
 #[test]
 fn codex_states() {
     let Some(lab) = Lab::start() else { return };
+    lab.server.write_config("[ui.toast]\ndelay_seconds = 0\n");
     let pane = lab.start_agent("codex", "agent");
 
     lab.wait_state(&pane, "idle", SECONDS(40));
@@ -86,16 +87,24 @@ fn codex_states() {
     assert_eq!(lab.state(&pane), "working", "{}", lab.screen(&pane));
     lab.wait_state(&pane, "done", SECONDS(20));
 
+    // Someone is attached, looking at another session: told when Codex asks.
+    let viewer = Viewer::attach(&lab, "mock");
     lab.type_line(&pane, "tool touch x");
     lab.wait_state(&pane, "blocked", SECONDS(20));
     assert!(lab.has(&pane, "Would you like to run the following command?"));
+    lab.wait("the request toast on the client", SECONDS(10), || {
+        viewer
+            .outer
+            .tmux(&["capture-pane", "-p", "-t", "viewer"])
+            .contains("Codex needs you in agent:")
+    });
 
-    // Answered with nobody looking (a script's send-keys): the turn ends done.
+    // Answered with nobody looking at it (a script's send-keys): done.
     lab.keys(&pane, &["Enter"]);
     lab.wait_state(&pane, "done", SECONDS(20));
 
-    // A person looks: seen.
-    let _viewer = Viewer::attach(&lab, "agent");
+    // The person comes to it: seen.
+    viewer.switch(&lab, "agent");
     lab.wait_state(&pane, "idle", SECONDS(10));
 
     lab.keys(&pane, &["C-c"]);

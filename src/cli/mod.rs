@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod config;
 pub mod manifest;
+pub mod notification;
 pub mod pane;
 pub mod tab;
 pub mod tmux;
@@ -50,6 +51,9 @@ pub enum Group {
     /// Agents: what runs in the panes, and in what state.
     #[command(subcommand)]
     Agent(agent::Verb),
+    /// Notifications on the attached clients.
+    #[command(subcommand)]
+    Notification(notification::Verb),
     /// Detection manifests: each agent's screen rules.
     #[command(subcommand)]
     Manifest(manifest::Verb),
@@ -119,6 +123,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Pane(verb) => pane::run(context, verb),
         Group::Agent(verb) => agent::run(context, verb),
         Group::Manifest(verb) => manifest::run(context, verb),
+        Group::Notification(verb) => notification::run(context, verb),
         Group::Config(verb) => config::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
         Group::Watch(verb) => watch::run(context, verb),

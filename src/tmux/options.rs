@@ -20,6 +20,7 @@ pub const PATH: &str = "@agent-wizard-path";
 pub const HERDR_ENV: &str = "@agent-wizard-herdr-env";
 pub const KEY: &str = "@agent-wizard-key";
 pub const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
+pub const NOTIFY: &str = "@agent-wizard-notify";
 pub const WINDOW_STATUS: &str = "@agent-wizard-window-status";
 pub const STATUS_SUMMARY: &str = "@agent-wizard-status-summary";
 pub const WINDOW_MARK: &str = "@agent-wizard-window-mark";
@@ -70,6 +71,11 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
         name: SUMMARY,
         default: BUILT_FORMAT,
         doc: "the format of the summary: agents that need you, work, are done",
+    },
+    PluginOption {
+        name: NOTIFY,
+        default: "on",
+        doc: "show a message on the attached clients when an agent you are not looking at needs you or is done (on/off)",
     },
     PluginOption {
         name: SOUND_COMMAND,

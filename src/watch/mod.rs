@@ -22,9 +22,10 @@ use crate::detect::region::Screen;
 use crate::detect::registry::Registry;
 use crate::envelope::TawError;
 use crate::model::AgentStatus;
+use crate::notify;
 use crate::report::{self, Authority};
 use crate::tmux::Tmux;
-use crate::tmux::options::{self, pane as opt};
+use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self, OptionWrites, PaneView};
 use std::io::Read;
 use std::sync::Mutex;
@@ -552,38 +553,11 @@ impl Watcher {
             ToastKind::Done => format!("{name} is done in {place}"),
         };
         let clients: Vec<String> = view.clients.iter().map(|(name, _)| name.clone()).collect();
-        let _ = pane::toast(&self.tmux, &clients, &message);
-        notify_sound(&self.tmux, pending.kind, &message, self.pane);
-    }
-}
-
-/// Runs the user's `@agent-wizard-sound-command`, when set, with the
-/// notification in its environment (never in its command line).
-fn notify_sound(tmux: &Tmux, kind: ToastKind, message: &str, pane: u32) {
-    let Ok(command) = tmux.run_one(crate::tmux::commands::print_format(&format!(
-        "#{{{}}}",
-        options::SOUND_COMMAND
-    ))) else {
-        return;
-    };
-    let command = command.trim_end_matches('\n').to_string();
-    if command.trim().is_empty() {
-        return;
-    }
-    let child = crate::exec::command("/bin/sh")
-        .arg("-c")
-        .arg(&command)
-        .env("TAW_KIND", kind.as_str())
-        .env("TAW_MESSAGE", message)
-        .env("TAW_PANE", format!("%{pane}"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if let Ok(mut child) = child {
-        std::thread::spawn(move || {
-            let _ = child.wait();
-        });
+        let sound = match pending.kind {
+            ToastKind::Request => notify::Sound::Request,
+            ToastKind::Done => notify::Sound::Done,
+        };
+        notify::notify(&self.tmux, &clients, &message, sound, Some(self.pane));
     }
 }
 

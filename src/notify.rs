@@ -1,0 +1,117 @@
+//! Notifications: a message on the status line of every attached client,
+//! and the user's sound command. The watcher sends them when an agent needs
+//! you or is done; `taw notification show` sends one by hand.
+
+use crate::tmux::Tmux;
+use crate::tmux::commands::print_format;
+use crate::tmux::options;
+use crate::tmux::pane;
+
+/// Why a notification was or was not shown (herdr's reasons).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Shown,
+    Disabled,
+    NoForegroundClient,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sound {
+    None,
+    Done,
+    Request,
+}
+
+impl Sound {
+    pub fn kind(self) -> Option<&'static str> {
+        match self {
+            Sound::None => None,
+            Sound::Done => Some("done"),
+            Sound::Request => Some("request"),
+        }
+    }
+}
+
+/// Whether notifications are on (`@agent-wizard-notify`, on by default).
+pub fn enabled(tmux: &Tmux) -> bool {
+    let value = tmux
+        .run_one(print_format(&format!("#{{{}}}", options::NOTIFY)))
+        .unwrap_or_default();
+    let value = value.trim();
+    value.is_empty() || options::is_on(value)
+}
+
+/// Shows `message` on `clients` and plays the sound; `pane` is the pane
+/// it is about, if any, for the sound command's environment.
+pub fn notify(
+    tmux: &Tmux,
+    clients: &[String],
+    message: &str,
+    sound: Sound,
+    pane: Option<u32>,
+) -> Outcome {
+    if !enabled(tmux) {
+        return Outcome::Disabled;
+    }
+    if clients.is_empty() {
+        play(tmux, sound, message, pane);
+        return Outcome::NoForegroundClient;
+    }
+    let _ = pane::toast(tmux, clients, message);
+    play(tmux, sound, message, pane);
+    Outcome::Shown
+}
+
+/// Runs the user's `@agent-wizard-sound-command`, when set, with the
+/// notification in its environment (never in its command line).
+fn play(tmux: &Tmux, sound: Sound, message: &str, pane: Option<u32>) {
+    let Some(kind) = sound.kind() else { return };
+    let Ok(command) = tmux.run_one(print_format(&format!("#{{{}}}", options::SOUND_COMMAND)))
+    else {
+        return;
+    };
+    let command = command.trim_end_matches('\n').to_string();
+    if command.trim().is_empty() {
+        return;
+    }
+    let mut child = crate::exec::command("/bin/sh");
+    child
+        .arg("-c")
+        .arg(&command)
+        .env("TAW_KIND", kind)
+        .env("TAW_MESSAGE", message)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(pane) = pane {
+        child.env("TAW_PANE", format!("%{pane}"));
+    }
+    if let Ok(mut child) = child.spawn() {
+        std::thread::spawn(move || {
+            let _ = child.wait();
+        });
+    }
+}
+
+/// One plain line: whitespace collapsed, at most `limit` characters.
+pub fn one_line(text: &str, limit: usize) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(limit)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_one_bounded_line() {
+        assert_eq!(one_line("  a\n\tb  c ", 80), "a b c");
+        assert_eq!(one_line(&"x".repeat(100), 80).len(), 80);
+    }
+}
