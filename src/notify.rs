@@ -2,6 +2,7 @@
 //! and the user's sound command. The watcher sends them when an agent needs
 //! you or is done; `taw notification show` sends one by hand.
 
+use crate::config::Config;
 use crate::tmux::Tmux;
 use crate::tmux::commands::print_format;
 use crate::tmux::options;
@@ -42,30 +43,90 @@ pub fn enabled(tmux: &Tmux) -> bool {
     value.is_empty() || options::is_on(value)
 }
 
-/// Shows `message` on `clients` and plays the sound; `pane` is the pane
-/// it is about, if any, for the sound command's environment.
+/// What a notification is about.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct About<'a> {
+    /// The pane, for the sound command's environment.
+    pub pane: Option<u32>,
+    /// The agent's id, for `[ui.sound.agents]`.
+    pub agent: Option<&'a str>,
+}
+
+/// Shows `message` on `clients` and plays the sound.
 pub fn notify(
     tmux: &Tmux,
+    config: &Config,
     clients: &[String],
     message: &str,
     sound: Sound,
-    pane: Option<u32>,
+    about: About,
 ) -> Outcome {
     if !enabled(tmux) {
         return Outcome::Disabled;
     }
-    if clients.is_empty() {
-        play(tmux, sound, message, pane);
-        return Outcome::NoForegroundClient;
+    let outcome = if clients.is_empty() {
+        Outcome::NoForegroundClient
+    } else {
+        let _ = pane::toast(tmux, clients, message);
+        Outcome::Shown
+    };
+    if sound_wanted(config, about.agent) {
+        play(tmux, config, sound, message, about.pane);
     }
-    let _ = pane::toast(tmux, clients, message);
-    play(tmux, sound, message, pane);
-    Outcome::Shown
+    outcome
+}
+
+/// `[ui.sound] enabled` and the agent's `[ui.sound.agents]` entry (herdr
+/// mutes droid unless told otherwise).
+fn sound_wanted(config: &Config, agent: Option<&str>) -> bool {
+    if !config.bool("ui.sound.enabled") {
+        return false;
+    }
+    let Some(agent) = agent else { return true };
+    let herdr_key = match agent {
+        "opencode" => "open_code",
+        "copilot" => "github_copilot",
+        other => other,
+    };
+    let setting = config
+        .table("ui.sound.agents")
+        .iter()
+        .find(|entry| entry.key == herdr_key)
+        .and_then(|entry| match &entry.value {
+            crate::config::Value::Str(word) => Some(word.clone()),
+            _ => None,
+        });
+    match setting.as_deref() {
+        Some("off") => false,
+        Some("on") => true,
+        _ => agent != "droid",
+    }
+}
+
+/// The sound file for a kind: `[ui.sound] done_path` or `request_path`,
+/// else `path`, relative to the config folder.
+fn sound_file(config: &Config, kind: &str) -> Option<String> {
+    let specific = config.string(&format!("ui.sound.{kind}_path"));
+    let path = if specific.is_empty() {
+        config.string("ui.sound.path")
+    } else {
+        specific
+    };
+    if path.is_empty() {
+        return None;
+    }
+    let path = std::path::PathBuf::from(path);
+    let path = if path.is_absolute() {
+        path
+    } else {
+        crate::paths::config_dir().join(path)
+    };
+    Some(path.display().to_string())
 }
 
 /// Runs the user's `@agent-wizard-sound-command`, when set, with the
 /// notification in its environment (never in its command line).
-fn play(tmux: &Tmux, sound: Sound, message: &str, pane: Option<u32>) {
+fn play(tmux: &Tmux, config: &Config, sound: Sound, message: &str, pane: Option<u32>) {
     let Some(kind) = sound.kind() else { return };
     let Ok(command) = tmux.run_one(print_format(&format!("#{{{}}}", options::SOUND_COMMAND)))
     else {
@@ -86,6 +147,9 @@ fn play(tmux: &Tmux, sound: Sound, message: &str, pane: Option<u32>) {
         .stderr(std::process::Stdio::null());
     if let Some(pane) = pane {
         child.env("TAW_PANE", format!("%{pane}"));
+    }
+    if let Some(file) = sound_file(config, kind) {
+        child.env("TAW_SOUND", file);
     }
     if let Ok(mut child) = child.spawn() {
         std::thread::spawn(move || {

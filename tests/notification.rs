@@ -60,3 +60,40 @@ fn reasons_when_not_shown() {
     let empty = server.taw(&["notification", "show", "   "]);
     assert_eq!(empty.error_code(), "invalid_argument");
 }
+
+#[test]
+fn sound_settings_from_config() {
+    let server = TmuxServer::start();
+    let heard = server.dir.path().join("heard");
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-sound-command",
+        &format!("printf '%s' \"$TAW_SOUND\" > '{}'", heard.display()),
+    ]);
+    server.write_config("[ui.sound]\ndone_path = \"sounds/done.mp3\"\n");
+    server
+        .taw(&["notification", "show", "x", "--sound", "done"])
+        .result();
+    server.wait_for("the sound command", Duration::from_secs(5), || {
+        heard.exists()
+    });
+    assert_eq!(
+        std::fs::read_to_string(&heard).unwrap(),
+        server
+            .config_dir()
+            .join("sounds/done.mp3")
+            .display()
+            .to_string()
+    );
+    std::fs::remove_file(&heard).unwrap();
+    server.write_config("[ui.sound]\nenabled = false\n");
+    server
+        .taw(&["notification", "show", "x", "--sound", "done"])
+        .result();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !heard.exists(),
+        "ui.sound.enabled = false runs no sound command"
+    );
+}

@@ -73,7 +73,15 @@ fn show(context: &Context, title: &str, body: Option<&str>, sound: SoundArg) -> 
         SoundArg::Done => Sound::Done,
         SoundArg::Request => Sound::Request,
     };
-    let outcome = notify::notify(&tmux, &clients, &message, sound, None);
+    let config = crate::config::Config::load()?;
+    let outcome = notify::notify(
+        &tmux,
+        &config,
+        &clients,
+        &message,
+        sound,
+        notify::About::default(),
+    );
     Ok(Reply::result(
         "notification_show",
         json!({ "shown": outcome == notify::Outcome::Shown, "reason": outcome }),

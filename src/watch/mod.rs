@@ -557,7 +557,17 @@ impl Watcher {
             ToastKind::Request => notify::Sound::Request,
             ToastKind::Done => notify::Sound::Done,
         };
-        notify::notify(&self.tmux, &clients, &message, sound, Some(self.pane));
+        notify::notify(
+            &self.tmux,
+            &self.config,
+            &clients,
+            &message,
+            sound,
+            notify::About {
+                pane: Some(self.pane),
+                agent: Some(kind_id),
+            },
+        );
     }
 }
 

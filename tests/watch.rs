@@ -1,0 +1,114 @@
+//! Watchers: one per pane, started at load and by the hooks for new panes;
+//! `taw watch status` tells them apart, `attach-all --restart` renews them.
+
+mod common;
+
+use common::{TmuxServer, taw_bin};
+use serde_json::Value;
+use std::time::Duration;
+
+fn load(server: &TmuxServer) -> Value {
+    server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result()
+}
+
+fn status(server: &TmuxServer) -> Value {
+    server.taw(&["watch", "status"]).result()
+}
+
+fn watched(server: &TmuxServer) -> u64 {
+    status(server)["watched"].as_u64().unwrap()
+}
+
+#[test]
+fn every_pane_gets_a_watcher_new_ones_too() {
+    let server = TmuxServer::start();
+    let loaded = load(&server);
+    assert_eq!(loaded["watchers"]["attached"], serde_json::json!(["%0"]));
+    server.wait_for("the first watcher", Duration::from_secs(5), || {
+        watched(&server) == 1
+    });
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    server.tmux(&["new-window", "-d", "-t", "main:"]);
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    server.wait_for("watchers on new panes", Duration::from_secs(10), || {
+        watched(&server) == 4
+    });
+    let state = status(&server);
+    assert_eq!(state["unwatched"], 0);
+    for pane in state["panes"].as_array().unwrap() {
+        assert_eq!(pane["watch"], "current");
+        assert!(pane["pid"].as_u64().is_some());
+    }
+}
+
+#[test]
+fn older_and_foreign_pipes() {
+    let server = TmuxServer::start();
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    // Someone else's pipe on %1 (tmux-logging, say): left alone.
+    server.tmux(&["pipe-pane", "-O", "-t", "%1", "cat > /dev/null"]);
+    load(&server);
+    server.wait_for("the watcher of %0", Duration::from_secs(5), || {
+        watched(&server) == 1
+    });
+    let state = status(&server);
+    assert_eq!(state["foreign"], 1);
+    // A watcher of another version: restarted by --restart only.
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        "%0",
+        "@agent_wizard_watcher",
+        "0.0.1 1",
+    ]);
+    assert_eq!(status(&server)["older"], 1);
+    let plain = server.taw(&["watch", "attach-all"]).result();
+    assert_eq!(plain["restarted"], serde_json::json!([]));
+    let renewed = server.taw(&["watch", "attach-all", "--restart"]).result();
+    assert_eq!(renewed["restarted"], serde_json::json!(["%0"]));
+    assert_eq!(renewed["skipped_foreign"], serde_json::json!(["%1"]));
+    server.wait_for("the new watcher", Duration::from_secs(5), || {
+        status(&server)["watched"] == 1 && status(&server)["older"] == 0
+    });
+}
+
+#[test]
+fn watchers_end_with_their_panes() {
+    let server = TmuxServer::start();
+    load(&server);
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    server.wait_for("two watchers", Duration::from_secs(5), || {
+        watched(&server) == 2
+    });
+    let pid = |pane: &str| -> u32 {
+        status(&server)["panes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["tmux_id"] == pane)
+            .and_then(|p| p["pid"].as_u64())
+            .unwrap() as u32
+    };
+    let watcher = pid("%1");
+    server.tmux(&["kill-pane", "-t", "%1"]);
+    server.wait_for("the watcher to end", Duration::from_secs(5), || {
+        !std::path::Path::new(&format!("/proc/{watcher}")).exists()
+    });
+}
+
+#[test]
+fn seen_marks_what_a_client_shows() {
+    let server = TmuxServer::start();
+    server.tmux(&["new-window", "-d", "-t", "main:"]);
+    server.tmux(&["set-option", "-p", "-t", "%0", "@agent_state", "done"]);
+    server.tmux(&["set-option", "-p", "-t", "%1", "@agent_state", "done"]);
+    let outer = common::attach_client(&server, "main");
+    let seen = server.taw(&["watch", "seen"]).result();
+    assert_eq!(seen["panes"], serde_json::json!(["%0"]));
+    assert_eq!(server.display("%0", "#{@agent_state}"), "idle");
+    assert_eq!(server.display("%1", "#{@agent_state}"), "done");
+    drop(outer);
+}
