@@ -99,11 +99,24 @@ fn codex_states() {
             .contains("Codex needs you in agent:")
     });
 
-    // Answered with nobody looking at it (a script's send-keys): done.
+    // The person comes to it and answers: idle after.
+    viewer.switch(&lab, "agent");
+    std::thread::sleep(Duration::from_millis(1500));
+    lab.wait("the approval prompt", SECONDS(10), || {
+        lab.has(&pane, "Would you like to run the following command?")
+    });
+    lab.keys(&pane, &["Enter"]);
+    lab.wait_state(&pane, "idle", SECONDS(20));
+
+    // Answered by a script while the person looks elsewhere: done.
+    viewer.switch(&lab, "mock");
+    std::thread::sleep(Duration::from_millis(500));
+    lab.type_line(&pane, "tool touch y");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
     lab.keys(&pane, &["Enter"]);
     lab.wait_state(&pane, "done", SECONDS(20));
 
-    // The person comes to it: seen.
+    // Coming back to it marks it seen.
     viewer.switch(&lab, "agent");
     lab.wait_state(&pane, "idle", SECONDS(10));
 

@@ -44,7 +44,9 @@ fn lab_home() -> PathBuf {
 }
 
 fn skip(why: &str) -> Option<Lab> {
-    if std::env::var("TAW_LAB_REQUIRED").as_deref() == Ok("1") {
+    let required = std::env::var("TAW_LAB_REQUIRED").as_deref() == Ok("1")
+        || std::env::var("CI").as_deref() == Ok("true");
+    if required {
         panic!("the agents lab is required here, but {why}");
     }
     eprintln!("SKIPPED (agents lab): {why}");
@@ -160,11 +162,13 @@ impl Lab {
         self.agent(pane).1
     }
 
-    /// Waits for the pane's @agent_state, with the screen in the message.
+    /// Waits for the pane's @agent_state, with the screen in the message;
+    /// then `taw agent list` and the status line must say the same.
     pub fn wait_state(&self, pane: &str, state: &str, limit: Duration) {
         let start = Instant::now();
         while start.elapsed() < limit {
             if self.state(pane) == state {
+                self.check_views(pane, state);
                 return;
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -173,6 +177,38 @@ impl Lab {
             "{pane} did not become {state} within {limit:?}: it is {:?}; screen:\n{}",
             self.agent(pane),
             self.screen(pane)
+        );
+    }
+
+    /// `taw agent list` and the window's mark agree with the pane's state.
+    fn check_views(&self, pane: &str, state: &str) {
+        let list = self.server.taw(&["agent", "list"]).result();
+        let record = list["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|agent| agent["tmux_id"] == pane)
+            .unwrap_or_else(|| panic!("{pane} is not in taw agent list: {list}"))
+            .clone();
+        // The state may move on between the two reads; it must not disagree
+        // with what the pane says now.
+        let now = self.state(pane);
+        assert!(
+            record["agent_status"] == state || record["agent_status"] == now,
+            "taw agent list says {} for {pane}, the pane {state}",
+            record["agent_status"]
+        );
+        let mark = self.server.display(pane, "#{E:@agent-wizard-window-mark}");
+        let expected = match state {
+            "blocked" => "▲",
+            "done" => "✓",
+            "working" => "●",
+            "idle" => "○",
+            _ => "",
+        };
+        assert!(
+            mark.contains(expected) || self.state(pane) != state,
+            "the window mark {mark:?} does not show {state}"
         );
     }
 
