@@ -112,3 +112,40 @@ fn seen_marks_what_a_client_shows() {
     assert_eq!(server.display("%1", "#{@agent_state}"), "done");
     drop(outer);
 }
+
+#[test]
+fn an_agent_that_is_the_panes_own_process() {
+    let server = TmuxServer::start();
+    load(&server);
+    let dir = server.dir.path().join("bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("claude");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf 'pretend agent\\n'\nexec sleep 600\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x", script.to_str().unwrap()])
+        .status()
+        .unwrap();
+    // `exec sleep` leaves a sleep in front: no agent. Without exec the
+    // script is the pane's process and names itself.
+    std::fs::write(&script, "#!/bin/sh\nprintf 'pretend agent\\n'\nsleep 600\n").unwrap();
+    server.tmux(&[
+        "new-window",
+        "-d",
+        "-t",
+        "main:",
+        "-n",
+        "agent",
+        script.to_str().unwrap(),
+    ]);
+    let pane = server.display("main:agent", "#{pane_id}");
+    server.wait_for("claude to be found", Duration::from_secs(5), || {
+        server.display(&pane, "#{@agent_kind}") == "claude"
+    });
+    server.wait_for("its grace to end", Duration::from_secs(6), || {
+        server.display(&pane, "#{@agent_state}") == "idle"
+    });
+}

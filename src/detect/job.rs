@@ -96,6 +96,25 @@ fn effective_name(process: &Process) -> String {
         .unwrap_or_else(|| process.comm.to_ascii_lowercase())
 }
 
+/// A shell that reads commands from its terminal: not one running a
+/// script (`sh ~/bin/claude`) or a command line (`sh -c claude`, which is
+/// how tmux starts a window's command), whose group is the job then.
+pub fn is_interactive_shell(process: &Process) -> bool {
+    let name = effective_name(process);
+    if !is_shell(&name) {
+        return false;
+    }
+    let args = process.argv.get(1..).unwrap_or(&[]);
+    let runs_code = args.iter().any(|arg| {
+        arg == "-c"
+            || (arg.starts_with('-')
+                && !arg.starts_with("--")
+                && arg.len() > 1
+                && arg[1..].contains('c'))
+    });
+    !runs_code && script_argument(&name, args).is_none()
+}
+
 /// The front of a pane: given the pane's own process and the processes of
 /// its terminal's foreground group.
 pub fn front_of(pane: &Process, group: Vec<Process>) -> Front {
@@ -103,10 +122,15 @@ pub fn front_of(pane: &Process, group: Vec<Process>) -> Front {
         return Front::Unknown;
     }
     let pgid = pane.tpgid as u32;
-    if pgid == pane.pgid && is_shell(&effective_name(pane)) {
+    if pgid == pane.pgid && is_interactive_shell(pane) {
         return Front::Shell;
     }
     let mut members: Vec<Process> = group.into_iter().filter(|p| p.pgid == pgid).collect();
+    // The pane's own process is in front and is no shell (`tmux new-window
+    // claude`): it is the job, whatever else the group holds.
+    if pgid == pane.pgid && !members.iter().any(|p| p.pid == pane.pid) {
+        members.push(pane.clone());
+    }
     if members.is_empty() {
         return Front::Unknown;
     }
@@ -326,10 +350,16 @@ pub fn read_process(pid: u32) -> Option<Process> {
     system::read_process(pid)
 }
 
-/// The members of the group in front of `pane`'s terminal (none when the
-/// pane's own group is in front).
+/// The members of the group in front of `pane`'s terminal. When that is
+/// the pane's own group, the process table is read only for a shell that
+/// runs a command (its children are the job); an interactive shell or a
+/// program of its own is known without it.
 pub fn read_group(pane: &Process) -> Vec<Process> {
-    if pane.tpgid <= 0 || pane.tpgid as u32 == pane.pgid {
+    if pane.tpgid <= 0 {
+        return Vec::new();
+    }
+    let own = pane.tpgid as u32 == pane.pgid;
+    if own && (!is_shell(&effective_name(pane)) || is_interactive_shell(pane)) {
         return Vec::new();
     }
     system::read_group(pane.tpgid as u32)
@@ -688,5 +718,24 @@ mod tests {
         ));
         shell.tpgid = -1;
         assert_eq!(front_of(&shell, vec![]), Front::Unknown);
+        // A shell running a script as the pane's command is that script.
+        let mut script = proc(8, 8, "sh", &["/bin/sh", "/home/u/bin/claude"]);
+        script.tpgid = 8;
+        assert!(matches!(front_of(&script, vec![]), Front::Job { .. }));
+        // tmux starts a window's command as `sh -c COMMAND`: the job is the
+        // group, the command its member.
+        let mut runner = proc(9, 9, "sh", &["sh", "-c", "claude --resume x"]);
+        runner.tpgid = 9;
+        assert!(!is_interactive_shell(&runner));
+        let child = proc(10, 9, "claude", &["claude", "--resume", "x"]);
+        match front_of(&runner, vec![runner.clone(), child]) {
+            Front::Job { members, .. } => {
+                let found = identify(&members, &no_links).unwrap();
+                assert_eq!((found.agent.id, found.pid), ("claude", 10));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(is_interactive_shell(&proc(5, 5, "bash", &["-bash"])));
+        assert!(is_interactive_shell(&proc(5, 5, "zsh", &["zsh", "-l"])));
     }
 }

@@ -218,13 +218,41 @@ pub fn toast(tmux: &Tmux, clients: &[String], message: &str) -> Result<(), TawEr
 }
 
 /// `pipe-pane -O -t %N 'LINE'`: the pane's output goes to the command.
-/// `restart` closes a pipe that is there first.
+/// Without `restart`, the pipe is opened only where none is, tested by
+/// tmux in the same step (`if-shell -F`), so attaches that race (a hook's
+/// and the load's) start one watcher. (`pipe-pane -o` would not do: it
+/// closes a pipe that is there.) `restart` closes the pipe first.
 pub fn pipe_commands(pane: u32, words: &[ShellWord], restart: bool) -> Vec<Cmd> {
     let target = format!("%{pane}");
-    let mut cmds = Vec::new();
+    let line = cmd::shell_line(words);
     if restart {
-        cmds.push(Cmd::new("pipe-pane").args(["-t", &target]));
+        vec![
+            Cmd::new("pipe-pane").args(["-t", &target]),
+            Cmd::new("pipe-pane").args(["-O", "-t", &target, &line]),
+        ]
+    } else {
+        let open = format!(
+            "pipe-pane -O -t {} {}",
+            cmd::quote_for_tmux(&target),
+            cmd::quote_for_tmux(&line)
+        );
+        vec![Cmd::new("if-shell").args(["-F", "-t", &target, "#{?pane_pipe,0,1}", &open])]
     }
-    cmds.push(Cmd::new("pipe-pane").args(["-O", "-t", &target, &cmd::shell_line(words)]));
-    cmds
+}
+
+/// Takes a watcher's announcement off the pane if it is still `value` (a
+/// watcher started after it keeps its own): one tmux command, so nothing
+/// can come between the test and the removal.
+pub fn retire_watcher(tmux: &Tmux, pane: u32, value: &str) -> Result<(), TawError> {
+    let target = format!("%{pane}");
+    let test = format!(
+        "#{{==:#{{{}}},{}}}",
+        opt::WATCHER,
+        cmd::escape_format(value)
+            .replace(',', "#,")
+            .replace('}', "#}")
+    );
+    let unset = format!("set-option -pu -t {target} {}", opt::WATCHER);
+    tmux.run_one(Cmd::new("if-shell").args(["-F", "-t", &target, &test, &unset]))?;
+    Ok(())
 }

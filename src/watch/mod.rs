@@ -105,7 +105,10 @@ enum JobView {
 /// The cached answer of the process table.
 #[derive(Debug, Clone)]
 struct JobReading {
-    pgid: i64,
+    /// What the reading was of: the group in front, and the names of the
+    /// pane's process and of the command in front (an `exec` keeps the
+    /// group and changes the name).
+    key: (i64, String, String),
     at: Instant,
     view: JobView,
 }
@@ -168,12 +171,12 @@ impl Watcher {
     /// Runs until the pane ends. `events` brings output and nudges.
     pub fn run(mut self, events: mpsc::Receiver<Event>) -> Result<(), TawError> {
         self.announce()?;
-        self.start();
+        let first_wake = self.start();
         let mut first_dirty: Option<Instant> = None;
         let mut last_output = Instant::now();
         let mut last_look = Instant::now();
         let mut leading = false;
-        let mut wake_at: Option<u64> = None;
+        let mut wake_at: Option<u64> = first_wake;
         // When the output waiting for a look is due.
         let due = |first: Instant, last: Instant, leading: bool| {
             if leading {
@@ -204,7 +207,10 @@ impl Watcher {
                 None => Some(events.recv().unwrap_or(Event::End)),
             };
             match event {
-                Some(Event::End) => return Ok(()),
+                Some(Event::End) => {
+                    let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement());
+                    return Ok(());
+                }
                 Some(Event::Output) => {
                     last_output = Instant::now();
                     if first_dirty.is_none() {
@@ -236,18 +242,20 @@ impl Watcher {
     /// Says in the pane which taw watches it.
     fn announce(&self) -> Result<(), TawError> {
         let mut writes = OptionWrites::default();
-        writes.set(
-            opt::WATCHER,
-            format!("{} {}", env!("CARGO_PKG_VERSION"), std::process::id()),
-        );
+        writes.set(opt::WATCHER, self.announcement());
         pane::write_options(&self.tmux, self.pane, &writes)
+    }
+
+    /// What the watcher writes in `@agent_wizard_watcher`.
+    fn announcement(&self) -> String {
+        format!("{} {}", env!("CARGO_PKG_VERSION"), std::process::id())
     }
 
     /// The first look: an agent the pane already records (a watcher started
     /// again) is taken over as it was, so a done stays done.
-    fn start(&mut self) {
+    fn start(&mut self) -> Option<u64> {
         let Ok(view) = pane::look(&self.tmux, self.pane) else {
-            return;
+            return None;
         };
         self.reload_config_if_moved(&view);
         self.seen_turn = view.reported_turn.clone();
@@ -261,7 +269,7 @@ impl Watcher {
                 self.tracker = Tracker::resume(Timing::default(), kind, pid, state, now_ms());
             }
         }
-        self.observe(view);
+        self.observe(view)
     }
 
     /// Looks at the pane and acts on what changed. Returns when to look
@@ -336,7 +344,7 @@ impl Watcher {
     /// What is in front of the pane, with its screen read by its rules and
     /// merged with what its integration reported.
     fn front(&mut self, view: &PaneView) -> Front {
-        let job = self.job_view(view.pid);
+        let job = self.job_view(view.pid, &view.current_command);
         let reported = (!view.reported_kind.is_empty()).then(|| intern(&view.reported_kind));
         let (kind, pid) = match (job, reported) {
             (JobView::Unknown, _) => return Front::Unknown,
@@ -405,12 +413,17 @@ impl Watcher {
     }
 
     /// What the process table says is in front of the pane's terminal.
-    fn job_view(&mut self, pane_pid: u32) -> JobView {
+    fn job_view(&mut self, pane_pid: u32, current_command: &str) -> JobView {
         let Some(pane_process) = job::read_process(pane_pid) else {
             return JobView::Unknown;
         };
+        let key = (
+            pane_process.tpgid,
+            pane_process.comm.clone(),
+            current_command.to_string(),
+        );
         if let Some(cached) = &self.job
-            && cached.pgid == pane_process.tpgid
+            && cached.key == key
             && cached.at.elapsed() < JOB_CACHE
         {
             return cached.view;
@@ -430,7 +443,7 @@ impl Watcher {
             }
         };
         self.job = Some(JobReading {
-            pgid: pane_process.tpgid,
+            key,
             at: Instant::now(),
             view,
         });
