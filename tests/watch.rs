@@ -125,12 +125,10 @@ fn an_agent_that_is_the_panes_own_process() {
         "#!/bin/sh\nprintf 'pretend agent\\n'\nexec sleep 600\n",
     )
     .unwrap();
-    std::process::Command::new("chmod")
-        .args(["+x", script.to_str().unwrap()])
-        .status()
-        .unwrap();
-    // `exec sleep` leaves a sleep in front: no agent. Without exec the
-    // script is the pane's process and names itself.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The script is the pane's process (tmux runs it with `sh -c`), and
+    // names itself by its file name.
     std::fs::write(&script, "#!/bin/sh\nprintf 'pretend agent\\n'\nsleep 600\n").unwrap();
     server.tmux(&[
         "new-window",
