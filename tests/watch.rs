@@ -120,16 +120,11 @@ fn an_agent_that_is_the_panes_own_process() {
     let dir = server.dir.path().join("bin");
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("claude");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\nprintf 'pretend agent\\n'\nexec sleep 600\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     // The script is the pane's process (tmux runs it with `sh -c`), and
     // names itself by its file name.
     std::fs::write(&script, "#!/bin/sh\nprintf 'pretend agent\\n'\nsleep 600\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     server.tmux(&[
         "new-window",
         "-d",
