@@ -40,8 +40,9 @@ pub enum Verb {
     ReleaseAgent(ReleaseArgs),
 }
 
+/// Who reports, about which agent in which pane: every report verb's start.
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub struct Reporter {
     /// The pane: %N, w1:pN, or %calling (the pane this runs in).
     pane: String,
     /// Who reports (`herdr:pi`, `custom:mybot`...), at most 128 bytes.
@@ -50,15 +51,21 @@ pub struct ReportArgs {
     /// The agent: a known id (claude, pi...) or a name of your own.
     #[arg(long)]
     agent: String,
+    /// This source's report number; lower or equal ones are ignored.
+    #[arg(long)]
+    seq: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    who: Reporter,
     /// idle, working, blocked or unknown.
     #[arg(long)]
     state: String,
     /// A word on what the agent does, for display.
     #[arg(long)]
     message: Option<String>,
-    /// This source's report number; lower or equal ones are ignored.
-    #[arg(long)]
-    seq: Option<u64>,
     #[arg(long)]
     agent_session_id: Option<String>,
     #[arg(long)]
@@ -70,13 +77,8 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct SessionArgs {
-    pane: String,
-    #[arg(long)]
-    source: String,
-    #[arg(long)]
-    agent: String,
-    #[arg(long)]
-    seq: Option<u64>,
+    #[command(flatten)]
+    who: Reporter,
     #[arg(long)]
     agent_session_id: Option<String>,
     #[arg(long)]
@@ -90,13 +92,8 @@ pub struct SessionArgs {
 
 #[derive(Debug, Args)]
 pub struct ReleaseArgs {
-    pane: String,
-    #[arg(long)]
-    source: String,
-    #[arg(long)]
-    agent: String,
-    #[arg(long)]
-    seq: Option<u64>,
+    #[command(flatten)]
+    who: Reporter,
 }
 
 pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
@@ -119,6 +116,19 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("pane", "release-agent"),
             release_agent(context, args),
         ),
+    }
+}
+
+impl Reporter {
+    /// Checks the source and the agent, finds the pane, reads its report,
+    /// and takes the sequence number: `None` when it is out of order.
+    fn begin(&self, context: &Context) -> Result<(String, u32, PaneReport, bool)> {
+        report::check_source(&self.source)?;
+        let agent = report::agent_label(&self.agent)?;
+        let pane = pane_number(context, &self.pane)?;
+        let mut current = read_report(context, pane)?;
+        let in_order = current.seqs.accept(&self.source, self.seq);
+        Ok((agent, pane, current, in_order))
     }
 }
 
@@ -192,27 +202,25 @@ fn apply(context: &Context, pane: u32, writes: &OptionWrites) -> Result<()> {
 }
 
 fn report_agent(context: &Context, args: ReportArgs) -> Result<Reply> {
-    report::check_source(&args.source)?;
-    let agent = report::agent_label(&args.agent)?;
     let state = report::parse_state(&args.state)?;
     let resume = report::resume_json(&args.command)?;
+    let (agent, pane, current, in_order) = args.who.begin(context)?;
+    let source = &args.who.source;
     let session = session_json(
-        &args.source,
+        source,
         &agent,
         &args.agent_session_id,
         &args.agent_session_path,
     )?;
-    let pane = pane_number(context, &args.pane)?;
-    let mut current = read_report(context, pane)?;
-    if !current.seqs.accept(&args.source, args.seq) {
+    if !in_order {
         return Ok(Reply::result("ok", json!({ "in_order": false })));
     }
     let now = watch::now_ms();
     let mut writes = OptionWrites::default();
     writes.set(opt::REPORT_SEQS, current.seqs.render());
     writes.set(opt::REPORTED_KIND, agent.as_str());
-    if report::authority(&args.source, &agent) != Authority::SessionOnly {
-        let same_holder = current.source == args.source && current.kind == agent;
+    if report::authority(source, &agent) != Authority::SessionOnly {
+        let same_holder = current.source == *source && current.kind == agent;
         let previous = if same_holder {
             current.state.as_str()
         } else {
@@ -226,9 +234,11 @@ fn report_agent(context: &Context, args: ReportArgs) -> Result<Reply> {
                 writes.set(opt::REPORTED_TURN, now.to_string());
             }
         }
-        writes.set(opt::REPORTED_SOURCE, args.source.as_str());
+        writes.set(opt::REPORTED_SOURCE, source.as_str());
         match &args.message {
-            Some(message) => writes.set(opt::REPORTED_MESSAGE, clean_text(message)),
+            Some(message) => {
+                writes.set(opt::REPORTED_MESSAGE, crate::notify::one_line(message, 240))
+            }
             None => writes.unset(opt::REPORTED_MESSAGE),
         };
     }
@@ -243,15 +253,7 @@ fn report_agent(context: &Context, args: ReportArgs) -> Result<Reply> {
 }
 
 fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
-    report::check_source(&args.source)?;
-    let agent = report::agent_label(&args.agent)?;
     let resume = report::resume_json(&args.command)?;
-    let session = session_json(
-        &args.source,
-        &agent,
-        &args.agent_session_id,
-        &args.agent_session_path,
-    )?;
     if let Some(start) = &args.session_start_source
         && !["startup", "resume", "clear", "compact", "new", "fork"].contains(&start.as_str())
     {
@@ -259,9 +261,15 @@ fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
             "--session-start-source {start:?} is not one of startup, resume, clear, compact, new, fork"
         )));
     }
-    let pane = pane_number(context, &args.pane)?;
-    let mut current = read_report(context, pane)?;
-    if !current.seqs.accept(&args.source, args.seq) {
+    let (agent, pane, current, in_order) = args.who.begin(context)?;
+    let source = &args.who.source;
+    let session = session_json(
+        source,
+        &agent,
+        &args.agent_session_id,
+        &args.agent_session_path,
+    )?;
+    if !in_order {
         return Ok(Reply::result("ok", json!({ "in_order": false })));
     }
     let mut writes = OptionWrites::default();
@@ -273,7 +281,7 @@ fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
         writes.set(opt::AGENT_SESSION, session);
     }
     // The resume command is taken only from the source that holds the pane.
-    let holds = current.source.is_empty() || current.source == args.source;
+    let holds = current.source.is_empty() || current.source == *source;
     if holds && let Some(resume) = &resume {
         writes.set(opt::RESUME, resume.as_str());
     }
@@ -282,8 +290,8 @@ fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
         return Err(TawError::new(
             ErrorCode::ResumeNotAccepted,
             format!(
-                "the resume command was not kept: {} holds the pane, not {}",
-                current.source, args.source
+                "the resume command was not kept: {} holds the pane, not {source}",
+                current.source
             ),
         ));
     }
@@ -291,11 +299,8 @@ fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
 }
 
 fn release_agent(context: &Context, args: ReleaseArgs) -> Result<Reply> {
-    report::check_source(&args.source)?;
-    let agent = report::agent_label(&args.agent)?;
-    let pane = pane_number(context, &args.pane)?;
-    let mut current = read_report(context, pane)?;
-    if !current.seqs.accept(&args.source, args.seq) {
+    let (agent, pane, current, in_order) = args.who.begin(context)?;
+    if !in_order {
         return Ok(Reply::result(
             "ok",
             json!({ "in_order": false, "released": false }),
@@ -304,7 +309,7 @@ fn release_agent(context: &Context, args: ReleaseArgs) -> Result<Reply> {
     let mut writes = OptionWrites::default();
     writes.set(opt::REPORT_SEQS, current.seqs.render());
     let holds =
-        current.kind == agent && (current.source == args.source || current.source.is_empty());
+        current.kind == agent && (current.source == args.who.source || current.source.is_empty());
     if holds {
         for name in opt::REPORT {
             writes.unset(name);
@@ -318,22 +323,9 @@ fn release_agent(context: &Context, args: ReleaseArgs) -> Result<Reply> {
     ))
 }
 
-/// One line of printable text, at most 240 characters.
-fn clean_text(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(240)
-        .collect()
-}
-
 fn list(context: &Context, workspace: Option<String>) -> Result<Reply> {
     with_records(context, |records| {
-        let session = workspace
-            .map(|w| resolve::workspace(records.snapshot(), &w))
-            .transpose()?;
+        let session = resolve::workspace_filter(records.snapshot(), workspace.as_deref())?;
         Ok(Reply::result(
             "pane_list",
             json!({ "panes": records.panes(session) }),

@@ -30,9 +30,7 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
 
 fn list(context: &Context, workspace: Option<String>) -> Result<Reply> {
     with_records(context, |records| {
-        let session = workspace
-            .map(|w| resolve::workspace(records.snapshot(), &w))
-            .transpose()?;
+        let session = resolve::workspace_filter(records.snapshot(), workspace.as_deref())?;
         Ok(Reply::result(
             "tab_list",
             json!({ "tabs": records.tabs(session) }),

@@ -15,6 +15,11 @@ pub fn workspace(snapshot: &Snapshot, text: &str) -> Result<u32> {
     })
 }
 
+/// A `--workspace` filter: the session it names, or none for all.
+pub fn workspace_filter(snapshot: &Snapshot, text: Option<&str>) -> Result<Option<u32>> {
+    text.map(|text| workspace(snapshot, text)).transpose()
+}
+
 fn workspace_ref(snapshot: &Snapshot, reference: WorkspaceRef) -> Option<u32> {
     match reference {
         WorkspaceRef::Session(id) => snapshot.session(id).map(|s| s.id),
