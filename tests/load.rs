@@ -238,3 +238,90 @@ fn load_reports_what_it_did() {
     let bad = server.taw(&["tmux", "load", "--bin", "/nonexistent/taw"]);
     assert_eq!(bad.error_code(), "invalid_argument");
 }
+
+/// A copy of the plugin's entry script in a folder of its own, with no
+/// build, so the script has to build one.
+fn plugin_without_build(server: &TmuxServer) -> std::path::PathBuf {
+    let dir = server.dir.path().join("plugin");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::copy(
+        repo_root().join("agent-wizard.tmux"),
+        dir.join("agent-wizard.tmux"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("Cargo.toml"), "[package]\n").unwrap();
+    std::fs::write(dir.join("Cargo.lock"), "").unwrap();
+    dir
+}
+
+#[test]
+fn with_no_binary_cargo_builds_then_the_plugin_loads() {
+    let server = TmuxServer::start();
+    let plugin = plugin_without_build(&server);
+    // A cargo that "builds" by copying the real binary into place.
+    let fake = server.dir.path().join("fakebin");
+    std::fs::create_dir_all(&fake).unwrap();
+    let cargo = fake.join("cargo");
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\nsleep 0.5\nmkdir -p target/release && cp '{}' target/release/taw\n",
+            taw_bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    server.tmux(&[
+        "set-environment",
+        "-g",
+        "PATH",
+        &format!("{}:/usr/bin:/bin", fake.display()),
+    ]);
+    let outer = common::attach_client(&server, "main");
+    server.tmux(&[
+        "run-shell",
+        &plugin.join("agent-wizard.tmux").display().to_string(),
+    ]);
+    server.wait_for(
+        "the build and the load",
+        std::time::Duration::from_secs(15),
+        || {
+            server
+                .tmux(&["show-option", "-gqv", "@agent_wizard_loaded"])
+                .contains("plugin/target/release/taw")
+        },
+    );
+    server.wait_for(
+        "the message that it is built",
+        std::time::Duration::from_secs(5),
+        || {
+            outer
+                .tmux(&["capture-pane", "-p", "-t", "viewer"])
+                .contains("taw is built and loaded")
+        },
+    );
+    assert_eq!(taw_keys(&server), vec!["a"]);
+}
+
+#[test]
+fn with_no_binary_and_no_cargo_it_says_so() {
+    let server = TmuxServer::start();
+    let plugin = plugin_without_build(&server);
+    server.tmux(&["set-environment", "-g", "PATH", "/usr/bin:/bin"]);
+    let outer = common::attach_client(&server, "main");
+    server.tmux(&[
+        "run-shell",
+        &plugin.join("agent-wizard.tmux").display().to_string(),
+    ]);
+    server.wait_for("the message", std::time::Duration::from_secs(5), || {
+        outer
+            .tmux(&["capture-pane", "-p", "-t", "viewer"])
+            .contains("no taw binary and no cargo")
+    });
+    assert!(
+        server
+            .tmux(&["show-option", "-gqv", "@agent_wizard_loaded"])
+            .is_empty()
+    );
+}
