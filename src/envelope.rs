@@ -34,6 +34,12 @@ pub enum ErrorCode {
     InvalidConfig,
     /// A file of taw's (state, link, config) could not be written.
     IoError,
+    /// A key that herdr's key syntax does not know (nothing was sent).
+    InvalidKey,
+    /// A regular expression that does not compile.
+    InvalidRegex,
+    /// A wait ran out of time.
+    Timeout,
     /// No live agent has that name, or the pane hosts no agent.
     AgentNotFound,
     /// A name that more than one live agent answers to.

@@ -7,6 +7,7 @@ pub mod config;
 pub mod detect;
 pub mod envelope;
 pub mod exec;
+pub mod keys;
 pub mod model;
 pub mod notify;
 pub mod paths;

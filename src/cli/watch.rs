@@ -60,7 +60,7 @@ fn watch_pane(context: &Context, pane: &str) -> Result<Reply> {
     if let Some(path) = &socket {
         let _ = nudge::listen(path, sender);
     }
-    let result = Watcher::new(tmux, pane).run(events);
+    let result = Watcher::new(tmux, pane, snapshot.server.pid).run(events);
     if let Some(path) = socket {
         let _ = std::fs::remove_file(path);
     }

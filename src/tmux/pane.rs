@@ -256,3 +256,70 @@ pub fn retire_watcher(tmux: &Tmux, pane: u32, value: &str) -> Result<(), TawErro
     tmux.run_one(Cmd::new("if-shell").args(["-F", "-t", &target, &test, &unset]))?;
     Ok(())
 }
+
+/// What part of a pane's text to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadSource {
+    /// The screen as it is.
+    Visible,
+    /// The last rows, history included.
+    Recent,
+    /// The same, with lines tmux wrapped joined again.
+    RecentUnwrapped,
+}
+
+/// The pane's text: `rows` counts rows of history and screen for the recent
+/// sources; `ansi` keeps colours and attributes as escape sequences.
+pub fn capture(
+    tmux: &Tmux,
+    pane: u32,
+    source: ReadSource,
+    rows: usize,
+    ansi: bool,
+) -> Result<String, TawError> {
+    let target = format!("%{pane}");
+    let mut command = Cmd::new("capture-pane").args(["-p", "-t", &target]);
+    if ansi {
+        command = command.arg("-e");
+    }
+    match source {
+        ReadSource::Visible => {}
+        ReadSource::Recent => command = command.args(["-S", &format!("-{rows}")]),
+        ReadSource::RecentUnwrapped => command = command.args(["-J", "-S", &format!("-{rows}")]),
+    }
+    tmux.run_one(command).map_err(|error| {
+        if error.message.contains("can't find pane") {
+            TawError::not_found(format!(
+                "pane {target} not found; `taw pane list` shows the panes"
+            ))
+        } else {
+            error
+        }
+    })
+}
+
+/// `send-keys -l`: text typed as it is, no key names read in it.
+pub fn send_text(pane: u32, text: &str) -> Cmd {
+    Cmd::new("send-keys").args(["-l", "-t", &format!("%{pane}"), "--", text])
+}
+
+/// `send-keys`: keys in tmux's spelling.
+pub fn send_keys(pane: u32, keys: &[String]) -> Cmd {
+    let target = format!("%{pane}");
+    Cmd::new("send-keys")
+        .args(["-t", target.as_str(), "--"])
+        .args(keys.iter().map(String::as_str))
+}
+
+/// Text pasted as the pane's program asked (bracketed when it turned that
+/// on), then Enter: the buffer is named for this process and deleted by
+/// the paste, all in one tmux call.
+pub fn paste_then_enter(pane: u32, text: &str) -> Vec<Cmd> {
+    let buffer = format!("taw-{}", std::process::id());
+    let target = format!("%{pane}");
+    vec![
+        Cmd::new("set-buffer").args(["-b", &buffer, "--", text]),
+        Cmd::new("paste-buffer").args(["-p", "-d", "-b", &buffer, "-t", &target]),
+        Cmd::new("send-keys").args(["-t", &target, "Enter"]),
+    ]
+}

@@ -12,6 +12,7 @@
 pub mod attach;
 pub mod nudge;
 pub mod tracker;
+pub mod waiters;
 
 use crate::config::Config;
 use crate::detect::agents;
@@ -132,6 +133,8 @@ fn intern(label: &str) -> &'static str {
 pub struct Watcher {
     tmux: Tmux,
     pane: u32,
+    /// The tmux server's pid: it names the sockets of the pane's waiters.
+    server: u32,
     tracker: Tracker,
     config: Config,
     registry: Registry,
@@ -149,12 +152,13 @@ pub struct Watcher {
 }
 
 impl Watcher {
-    pub fn new(tmux: Tmux, pane: u32) -> Watcher {
+    pub fn new(tmux: Tmux, pane: u32, server: u32) -> Watcher {
         let config = Config::load().unwrap_or_default();
         let registry = Registry::from_config(&config);
         Watcher {
             tmux,
             pane,
+            server,
             tracker: Tracker::new(Timing::default()),
             config,
             registry,
@@ -277,7 +281,10 @@ impl Watcher {
     fn look(&mut self) -> Option<u64> {
         let view = pane::look(&self.tmux, self.pane).ok()?;
         self.reload_config_if_moved(&view);
-        self.observe(view)
+        let wake = self.observe(view);
+        // Verbs waiting on this pane read it again now.
+        waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
+        wake
     }
 
     fn reload_config_if_moved(&mut self, view: &PaneView) {

@@ -1,44 +1,15 @@
-//! `taw pane`: tmux panes as herdr panes.
+//! `taw pane report-agent`, `report-agent-session`, `release-agent`: what
+//! an agent's integration says, written into pane options, and the pane's
+//! watcher woken to take it in.
 
-use super::{Context, calling_pane, envelope_id, no_current_pane, pane_number, with_records};
+use crate::cli::{Context, pane_number};
 use crate::envelope::{ErrorCode, Reply, Result, TawError};
-use crate::model::resolve;
 use crate::report::{self, Authority, Sequences};
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites};
 use crate::watch::{self, nudge};
-use clap::{Args, Subcommand};
+use clap::Args;
 use serde_json::json;
-
-#[derive(Debug, Subcommand)]
-pub enum Verb {
-    /// List every pane, or the panes of one workspace.
-    List {
-        /// Only this workspace's panes.
-        #[arg(long)]
-        workspace: Option<String>,
-    },
-    /// One pane's record.
-    Get {
-        /// A pane id: w1:p3 or %2.
-        pane: String,
-    },
-    /// The pane taw runs in, else the pane in front of the last-used client.
-    Current {
-        /// This pane instead.
-        #[arg(long, conflicts_with = "current")]
-        pane: Option<String>,
-        /// The pane taw runs in ($TMUX_PANE); an error outside tmux.
-        #[arg(long)]
-        current: bool,
-    },
-    /// An integration reports its agent's state (herdr's arguments).
-    ReportAgent(ReportArgs),
-    /// An integration reports its agent's session, not its state.
-    ReportAgentSession(SessionArgs),
-    /// An integration gives the pane up: its report and resume command go.
-    ReleaseAgent(ReleaseArgs),
-}
 
 /// Who reports, about which agent in which pane: every report verb's start.
 #[derive(Debug, Args)]
@@ -94,29 +65,6 @@ pub struct SessionArgs {
 pub struct ReleaseArgs {
     #[command(flatten)]
     who: Reporter,
-}
-
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    match verb {
-        Verb::List { workspace } => (envelope_id("pane", "list"), list(context, workspace)),
-        Verb::Get { pane } => (envelope_id("pane", "get"), get(context, &pane)),
-        Verb::Current { pane, current } => (
-            envelope_id("pane", "current"),
-            current_pane(context, pane, current),
-        ),
-        Verb::ReportAgent(args) => (
-            envelope_id("pane", "report-agent"),
-            report_agent(context, args),
-        ),
-        Verb::ReportAgentSession(args) => (
-            envelope_id("pane", "report-agent-session"),
-            report_session(context, args),
-        ),
-        Verb::ReleaseAgent(args) => (
-            envelope_id("pane", "release-agent"),
-            release_agent(context, args),
-        ),
-    }
 }
 
 impl Reporter {
@@ -201,7 +149,7 @@ fn apply(context: &Context, pane: u32, writes: &OptionWrites) -> Result<()> {
     Ok(())
 }
 
-fn report_agent(context: &Context, args: ReportArgs) -> Result<Reply> {
+pub fn report_agent(context: &Context, args: ReportArgs) -> Result<Reply> {
     let state = report::parse_state(&args.state)?;
     let resume = report::resume_json(&args.command)?;
     let (agent, pane, current, in_order) = args.who.begin(context)?;
@@ -252,7 +200,7 @@ fn report_agent(context: &Context, args: ReportArgs) -> Result<Reply> {
     Ok(Reply::result("ok", json!({ "in_order": true })))
 }
 
-fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
+pub fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
     let resume = report::resume_json(&args.command)?;
     if let Some(start) = &args.session_start_source
         && !["startup", "resume", "clear", "compact", "new", "fork"].contains(&start.as_str())
@@ -298,7 +246,7 @@ fn report_session(context: &Context, args: SessionArgs) -> Result<Reply> {
     Ok(Reply::result("ok", json!({ "in_order": true })))
 }
 
-fn release_agent(context: &Context, args: ReleaseArgs) -> Result<Reply> {
+pub fn release_agent(context: &Context, args: ReleaseArgs) -> Result<Reply> {
     let (agent, pane, current, in_order) = args.who.begin(context)?;
     if !in_order {
         return Ok(Reply::result(
@@ -321,47 +269,4 @@ fn release_agent(context: &Context, args: ReleaseArgs) -> Result<Reply> {
         "ok",
         json!({ "in_order": true, "released": holds }),
     ))
-}
-
-fn list(context: &Context, workspace: Option<String>) -> Result<Reply> {
-    with_records(context, |records| {
-        let session = resolve::workspace_filter(records.snapshot(), workspace.as_deref())?;
-        Ok(Reply::result(
-            "pane_list",
-            json!({ "panes": records.panes(session) }),
-        ))
-    })
-}
-
-fn get(context: &Context, pane: &str) -> Result<Reply> {
-    with_records(context, |records| {
-        let pane = resolve::pane(records.snapshot(), pane)?;
-        Ok(Reply::result(
-            "pane_info",
-            json!({ "pane": records.pane(pane) }),
-        ))
-    })
-}
-
-fn current_pane(context: &Context, pane: Option<String>, current: bool) -> Result<Reply> {
-    with_records(context, |records| {
-        let snapshot = records.snapshot();
-        let found = match (pane, current) {
-            (Some(pane), _) => resolve::pane(snapshot, &pane)?,
-            (None, true) => {
-                let id = calling_pane(snapshot).ok_or_else(no_current_pane)?;
-                snapshot.pane(id, None).ok_or_else(no_current_pane)?
-            }
-            (None, false) => match calling_pane(snapshot) {
-                Some(id) => snapshot.pane(id, None).ok_or_else(no_current_pane)?,
-                None => snapshot
-                    .focused_pane()
-                    .ok_or_else(|| TawError::not_found("the tmux server has no pane"))?,
-            },
-        };
-        Ok(Reply::result(
-            "pane_current",
-            json!({ "pane": records.pane(found) }),
-        ))
-    })
 }

@@ -1,0 +1,198 @@
+//! herdr's key syntax (`enter`, `ctrl+c`, `alt+x`, `shift+tab`, `C-c`...)
+//! turned into tmux's key names, every key checked before any is sent.
+
+use crate::envelope::{ErrorCode, TawError};
+
+/// Named keys: herdr's name → tmux's.
+const NAMED: &[(&str, &str)] = &[
+    ("enter", "Enter"),
+    ("return", "Enter"),
+    ("tab", "Tab"),
+    ("backtab", "BTab"),
+    ("esc", "Escape"),
+    ("escape", "Escape"),
+    ("backspace", "BSpace"),
+    ("space", "Space"),
+    ("left", "Left"),
+    ("right", "Right"),
+    ("up", "Up"),
+    ("down", "Down"),
+    ("home", "Home"),
+    ("end", "End"),
+    ("pageup", "PageUp"),
+    ("pagedown", "PageDown"),
+    ("insert", "IC"),
+    ("delete", "DC"),
+    ("del", "DC"),
+    ("minus", "-"),
+    ("plus", "+"),
+    ("backtick", "`"),
+    ("equal", "="),
+    ("comma", ","),
+    ("period", "."),
+    ("slash", "/"),
+    ("backslash", "\\"),
+    ("semicolon", ";"),
+    ("quote", "'"),
+];
+
+fn invalid(spec: &str, why: &str) -> TawError {
+    TawError::new(
+        ErrorCode::InvalidKey,
+        format!("key {spec:?}: {why}; nothing was sent"),
+    )
+}
+
+/// One key in tmux's spelling.
+pub fn to_tmux(spec: &str) -> Result<String, TawError> {
+    let trimmed = spec.trim();
+    if trimmed.is_empty() {
+        return Err(invalid(spec, "empty"));
+    }
+    if trimmed.to_ascii_lowercase().starts_with("prefix+") {
+        return Err(invalid(
+            spec,
+            "prefix chords are tmux's own, not keys to send",
+        ));
+    }
+    // tmux's own chord spelling: C-c, c-c, M-x, S-Up.
+    if let Some((modifier, key)) = tmux_chord(trimmed) {
+        let base = base_key(key).ok_or_else(|| invalid(spec, "not a key name"))?;
+        return Ok(format!("{modifier}-{base}"));
+    }
+    if trimmed.chars().count() == 1 {
+        return Ok(trimmed.to_string());
+    }
+    let parts: Vec<&str> = split_chord(trimmed);
+    let (key, modifiers) = parts
+        .split_last()
+        .ok_or_else(|| invalid(spec, "not a key"))?;
+    let mut ctrl = false;
+    let mut alt = false;
+    let mut shift = false;
+    for modifier in modifiers {
+        match modifier.to_ascii_lowercase().as_str() {
+            "ctrl" | "control" => ctrl = true,
+            "alt" | "meta" | "option" => alt = true,
+            "shift" => shift = true,
+            other => {
+                return Err(invalid(
+                    spec,
+                    &format!("{other:?} is not a modifier (ctrl, alt, shift)"),
+                ));
+            }
+        }
+    }
+    let base = base_key(key).ok_or_else(|| invalid(spec, "not a key name"))?;
+    let mut name = base;
+    if shift {
+        name = match name.as_str() {
+            "Tab" => "BTab".to_string(),
+            single
+                if single.chars().count() == 1
+                    && single.chars().all(|c| c.is_ascii_lowercase()) =>
+            {
+                single.to_ascii_uppercase()
+            }
+            other => format!("S-{other}"),
+        };
+    }
+    if alt {
+        name = format!("M-{name}");
+    }
+    if ctrl {
+        name = format!("C-{name}");
+    }
+    Ok(name)
+}
+
+/// Every key of a list, or the first bad one's error.
+pub fn all_to_tmux(specs: &[String]) -> Result<Vec<String>, TawError> {
+    if specs.is_empty() {
+        return Err(TawError::new(
+            ErrorCode::InvalidKey,
+            "no key given; nothing was sent",
+        ));
+    }
+    specs.iter().map(|spec| to_tmux(spec)).collect()
+}
+
+/// `ctrl++` is ctrl and the plus key: split at `+` but keep a final one.
+fn split_chord(spec: &str) -> Vec<&str> {
+    if let Some(head) = spec.strip_suffix("++") {
+        let mut parts: Vec<&str> = head.split('+').collect();
+        parts.push("+");
+        return parts;
+    }
+    spec.split('+').collect()
+}
+
+/// `C-c`, `M-x`, `S-Up` (tmux's own) as modifier and key.
+fn tmux_chord(spec: &str) -> Option<(&'static str, &str)> {
+    let (head, key) = spec.split_once('-')?;
+    if key.is_empty() {
+        return None;
+    }
+    match head {
+        "C" | "c" => Some(("C", key)),
+        "M" | "m" => Some(("M", key)),
+        "S" => Some(("S", key)),
+        _ => None,
+    }
+}
+
+/// A key without modifiers: a character, a named key, or F1 to F24.
+fn base_key(key: &str) -> Option<String> {
+    if key.chars().count() == 1 {
+        return Some(key.to_string());
+    }
+    let lower = key.to_ascii_lowercase();
+    if let Some((_, tmux)) = NAMED.iter().find(|(name, _)| *name == lower) {
+        return Some(tmux.to_string());
+    }
+    let number = lower.strip_prefix('f')?.parse::<u8>().ok()?;
+    (1..=24).contains(&number).then(|| format!("F{number}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn herdr_keys_in_tmux_spelling() {
+        for (herdr, tmux) in [
+            ("a", "a"),
+            ("enter", "Enter"),
+            ("Esc", "Escape"),
+            ("escape", "Escape"),
+            ("ctrl+c", "C-c"),
+            ("control+j", "C-j"),
+            ("C-c", "C-c"),
+            ("c-c", "C-c"),
+            ("alt+x", "M-x"),
+            ("shift+tab", "BTab"),
+            ("shift+a", "A"),
+            ("shift+up", "S-Up"),
+            ("ctrl+alt+x", "C-M-x"),
+            ("minus", "-"),
+            ("backtick", "`"),
+            ("f5", "F5"),
+            ("ctrl++", "C-+"),
+            (";", ";"),
+            ("-", "-"),
+        ] {
+            assert_eq!(to_tmux(herdr).unwrap(), tmux, "{herdr}");
+        }
+    }
+
+    #[test]
+    fn bad_keys_are_refused_before_any_is_sent() {
+        for bad in ["", "prefix+c", "hyper+x", "ctrl+nothing", "f99", "enterr"] {
+            let error = to_tmux(bad).unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidKey, "{bad}");
+        }
+        let error = all_to_tmux(&["enter".into(), "bogus-key".into()]).unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidKey);
+        assert!(all_to_tmux(&[]).is_err());
+    }
+}

@@ -1,0 +1,108 @@
+//! Waiting on a pane without polling it: a verb that waits (`pane
+//! wait-output`, `agent wait`) binds a Unix datagram socket named for the
+//! pane in taw's state folder, and the pane's watcher sends a byte to every
+//! such socket after each look. No daemon, and no tmux state to clean up:
+//! the folder's listing is the list of waiters.
+
+use std::os::unix::net::UnixDatagram;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const MAX_PATH: usize = 103;
+
+fn prefix(server: u32, pane: u32) -> String {
+    format!("wait-{server}-{pane}-")
+}
+
+/// A verb's wait on one pane; its socket goes when it is dropped.
+pub struct Waiter {
+    socket: UnixDatagram,
+    path: PathBuf,
+}
+
+impl Waiter {
+    /// Listens for the looks at pane `%pane`. `None` when no socket can be
+    /// made (a state folder path too long for a socket).
+    pub fn new(state_dir: &Path, server: u32, pane: u32) -> Option<Waiter> {
+        let dir = state_dir.join("run");
+        std::fs::create_dir_all(&dir).ok()?;
+        let name = format!("{}{}.sock", prefix(server, pane), std::process::id());
+        let path = dir.join(name);
+        if path.as_os_str().len() > MAX_PATH {
+            return None;
+        }
+        let _ = std::fs::remove_file(&path);
+        let socket = UnixDatagram::bind(&path).ok()?;
+        Some(Waiter { socket, path })
+    }
+
+    /// Waits up to `timeout` for a look; true when one came.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let timeout = timeout.max(Duration::from_millis(1));
+        if self.socket.set_read_timeout(Some(timeout)).is_err() {
+            return false;
+        }
+        let mut byte = [0u8; 16];
+        let got = self.socket.recv(&mut byte).is_ok();
+        // Several looks may have come meanwhile: one read of the pane serves all.
+        let _ = self.socket.set_nonblocking(true);
+        while self.socket.recv(&mut byte).is_ok() {}
+        let _ = self.socket.set_nonblocking(false);
+        got
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Tells every waiter of pane `%pane` that the pane was looked at. A socket
+/// nobody listens on any more (its verb was killed) is removed.
+pub fn notify_all(state_dir: &Path, server: u32, pane: u32) {
+    let dir = state_dir.join("run");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let prefix = prefix(server, pane);
+    let Ok(sender) = UnixDatagram::unbound() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.starts_with(&prefix) {
+            continue;
+        }
+        let path = entry.path();
+        if let Err(error) = sender.send_to(b"l", &path)
+            && error.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_look_wakes_the_waiter() {
+        let dir = tempfile::tempdir().unwrap();
+        let waiter = Waiter::new(dir.path(), 7, 3).unwrap();
+        assert!(!waiter.wait(Duration::from_millis(20)));
+        notify_all(dir.path(), 7, 3);
+        notify_all(dir.path(), 7, 3);
+        assert!(waiter.wait(Duration::from_secs(2)));
+        // Both notifications were taken by one wait.
+        assert!(!waiter.wait(Duration::from_millis(20)));
+        // Another pane's look wakes nobody here.
+        notify_all(dir.path(), 7, 4);
+        assert!(!waiter.wait(Duration::from_millis(20)));
+        let path = waiter.path.clone();
+        drop(waiter);
+        assert!(!path.exists());
+    }
+}
