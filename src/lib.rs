@@ -14,4 +14,5 @@ pub mod paths;
 pub mod report;
 pub mod setup;
 pub mod tmux;
+pub mod veto;
 pub mod watch;

@@ -3,6 +3,7 @@
 //! written as `null` here; the fields herdr does not have (`tmux_id`...) are
 //! additions a herdr client ignores.
 
+pub mod layout;
 pub mod resolve;
 
 use crate::tmux::ids;
@@ -268,6 +269,65 @@ impl<'a> Records<'a> {
         }
     }
 
+    /// herdr's PaneLayoutSnapshot of a window as seen from its session.
+    pub fn pane_layout(&self, window: &Window) -> serde_json::Value {
+        let tree = crate::tmux::layout::parse(&window.layout).ok();
+        let node = tree.as_ref().map(layout::Node::from_cell);
+        let mut panes = Vec::new();
+        if let Some(node) = &node {
+            collect_leaves(node, &mut |pane, rect| {
+                let active = self
+                    .snapshot
+                    .panes_of(window.session, window.id)
+                    .any(|p| p.id == pane && p.active);
+                panes.push(serde_json::json!({
+                    "pane_id": ids::pane_id(window.session, pane),
+                    "focused": active,
+                    "rect": layout::RectRecord::from(rect),
+                }));
+            });
+        }
+        let focused = self
+            .snapshot
+            .active_pane(window.session, window.id)
+            .map(|p| ids::pane_id(window.session, p.id));
+        serde_json::json!({
+            "workspace_id": ids::workspace_id(window.session),
+            "tab_id": ids::tab_id(window.session, window.id),
+            "zoomed": window.zoomed,
+            "area": node.as_ref().map(|n| layout::RectRecord::from(n.rect())),
+            "focused_pane_id": focused,
+            "panes": panes,
+            "splits": node.as_ref().map(|n| layout::splits(n, window.id as u64 + 1)).unwrap_or_default(),
+        })
+    }
+
+    /// herdr's LayoutDescription of a window: its split tree, each pane with
+    /// its label and folder.
+    pub fn layout_description(&self, window: &Window) -> serde_json::Value {
+        let node = crate::tmux::layout::parse(&window.layout)
+            .ok()
+            .map(|cell| layout::Node::from_cell(&cell));
+        let facts = |pane: u32| {
+            let row = self.snapshot.pane(pane, Some(window.session));
+            layout::PaneFacts {
+                session: window.session,
+                label: row.and_then(|p| non_empty(&p.label)),
+                cwd: row.and_then(|p| non_empty(&p.current_path)),
+            }
+        };
+        serde_json::json!({
+            "workspace_id": ids::workspace_id(window.session),
+            "tab_id": ids::tab_id(window.session, window.id),
+            "zoomed": window.zoomed,
+            "focused_pane_id": self
+                .snapshot
+                .active_pane(window.session, window.id)
+                .map(|p| ids::pane_id(window.session, p.id)),
+            "root": node.as_ref().map(|n| layout::layout_node(n, &facts)),
+        })
+    }
+
     /// Every pane that hosts an agent, as agent records.
     pub fn agents(&self) -> Vec<AgentInfo> {
         self.snapshot
@@ -360,6 +420,16 @@ impl<'a> Records<'a> {
             tmux_id: format!("%{}", pane.id),
             index: pane.index,
             command: pane.current_command.clone(),
+        }
+    }
+}
+
+fn collect_leaves(node: &layout::Node, visit: &mut dyn FnMut(u32, crate::tmux::layout::Rect)) {
+    match node {
+        layout::Node::Pane { pane, rect } => visit(*pane, *rect),
+        layout::Node::Split { first, second, .. } => {
+            collect_leaves(first, visit);
+            collect_leaves(second, visit);
         }
     }
 }

@@ -6,10 +6,12 @@
 //! their parsing, [`ids`] maps tmux ids to herdr's public ids, and
 //! [`snapshot`] reads sessions, windows, panes and clients in one call.
 
+pub mod arrange;
 pub mod commands;
 pub mod environment;
 pub mod format;
 pub mod ids;
+pub mod layout;
 pub mod options;
 pub mod pane;
 pub mod snapshot;

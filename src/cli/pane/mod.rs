@@ -1,5 +1,6 @@
 //! `taw pane`: tmux panes as herdr panes.
 
+pub mod arrange;
 pub mod input;
 pub mod report;
 
@@ -30,6 +31,79 @@ pub enum Verb {
         /// The pane taw runs in ($TMUX_PANE); an error outside tmux.
         #[arg(long)]
         current: bool,
+    },
+    /// Split a pane: a new one to its right or below it.
+    Split(arrange::SplitArgs),
+    /// Close a pane.
+    Close { pane: String },
+    /// Give a pane a label (shown in its record), or clear it.
+    Rename {
+        pane: String,
+        #[arg(required_unless_present = "clear")]
+        label: Vec<String>,
+        #[arg(long, conflicts_with = "label")]
+        clear: bool,
+    },
+    /// Go to the pane on one side.
+    Focus {
+        #[arg(long, value_enum)]
+        direction: arrange::Direction,
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+    },
+    /// The pane on one side, if any.
+    Neighbor {
+        #[arg(long, value_enum)]
+        direction: arrange::Direction,
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+    },
+    /// Which edges of the window a pane touches.
+    Edges {
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+    },
+    /// Grow a pane toward one side by a share of the window.
+    Resize {
+        #[arg(long, value_enum)]
+        direction: arrange::Direction,
+        #[arg(long, default_value_t = 0.05)]
+        amount: f64,
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+    },
+    /// Zoom a pane to the whole window, or back.
+    Zoom {
+        id: Option<String>,
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+        #[arg(long, conflicts_with_all = ["on", "off"])]
+        toggle: bool,
+        #[arg(long, conflicts_with = "off")]
+        on: bool,
+        #[arg(long)]
+        off: bool,
+    },
+    /// Swap a pane with its neighbour, or two panes.
+    Swap {
+        #[arg(long, value_enum)]
+        direction: Option<arrange::Direction>,
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+        #[arg(long)]
+        source_pane: Option<String>,
+        #[arg(long)]
+        target_pane: Option<String>,
+    },
+    /// The layout of a pane's window: every pane and split with its rectangle.
+    Layout {
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+    },
+    /// The processes in front of a pane's terminal.
+    ProcessInfo {
+        #[command(flatten)]
+        sel: arrange::PaneSel,
     },
     /// Print the pane's text (the screen, or its last rows with history).
     Read(input::ReadArgs),
@@ -68,6 +142,71 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::Current { pane, current } => (
             envelope_id("pane", "current"),
             current_pane(context, pane, current),
+        ),
+        Verb::Split(args) => (envelope_id("pane", "split"), arrange::split(context, args)),
+        Verb::Close { pane } => (envelope_id("pane", "close"), arrange::close(context, &pane)),
+        Verb::Rename { pane, label, clear } => (
+            envelope_id("pane", "rename"),
+            arrange::rename(context, &pane, (!clear).then(|| label.join(" "))),
+        ),
+        Verb::Focus { direction, sel } => (
+            envelope_id("pane", "focus"),
+            arrange::focus_direction(context, &sel, direction),
+        ),
+        Verb::Neighbor { direction, sel } => (
+            envelope_id("pane", "neighbor"),
+            arrange::neighbor(context, &sel, direction),
+        ),
+        Verb::Edges { sel } => (envelope_id("pane", "edges"), arrange::edges(context, &sel)),
+        Verb::Resize {
+            direction,
+            amount,
+            sel,
+        } => (
+            envelope_id("pane", "resize"),
+            arrange::resize(context, &sel, direction, amount),
+        ),
+        Verb::Zoom {
+            id,
+            sel,
+            toggle: _,
+            on,
+            off,
+        } => {
+            let mode = if on {
+                arrange::ZoomMode::On
+            } else if off {
+                arrange::ZoomMode::Off
+            } else {
+                arrange::ZoomMode::Toggle
+            };
+            (
+                envelope_id("pane", "zoom"),
+                arrange::zoom(context, &sel, id.as_deref(), mode),
+            )
+        }
+        Verb::Swap {
+            direction,
+            sel,
+            source_pane,
+            target_pane,
+        } => (
+            envelope_id("pane", "swap"),
+            arrange::swap(
+                context,
+                &sel,
+                direction,
+                source_pane.as_deref(),
+                target_pane.as_deref(),
+            ),
+        ),
+        Verb::Layout { sel } => (
+            envelope_id("pane", "layout"),
+            arrange::layout(context, &sel),
+        ),
+        Verb::ProcessInfo { sel } => (
+            envelope_id("pane", "process-info"),
+            arrange::process_info(context, &sel),
         ),
         Verb::Read(args) => (envelope_id("pane", "read"), input::read(context, args)),
         Verb::SendText { pane, text } => (

@@ -1,0 +1,185 @@
+//! Commands that make, close and arrange sessions, windows and panes.
+//! Names a person gave (a label) are passed with `#` doubled: tmux expands
+//! formats in new names.
+
+use super::commands::{Cmd, escape_format};
+
+/// What `-P -F` prints for a new pane: its session, window and pane ids.
+pub const NEW_IDS: &str = "#{session_id} #{window_id} #{pane_id}";
+
+/// Where a new pane's process starts, and its environment.
+#[derive(Debug, Clone, Default)]
+pub struct Spawn {
+    pub cwd: Option<String>,
+    pub env: Vec<(String, String)>,
+    /// A shell command line to run instead of the default shell.
+    pub command: Option<String>,
+}
+
+impl Spawn {
+    fn apply(&self, mut cmd: Cmd) -> Cmd {
+        if let Some(cwd) = &self.cwd {
+            cmd = cmd.args(["-c", cwd]);
+        }
+        for (name, value) in &self.env {
+            cmd = cmd.args(["-e", &format!("{name}={value}")]);
+        }
+        cmd
+    }
+
+    fn finish(&self, cmd: Cmd) -> Cmd {
+        match &self.command {
+            Some(command) => cmd.args(["--", command]),
+            None => cmd,
+        }
+    }
+}
+
+/// `new-session -d -P`: a session, named `name` when given.
+pub fn new_session(name: Option<&str>, spawn: &Spawn, size: Option<(u32, u32)>) -> Cmd {
+    let mut cmd = Cmd::new("new-session").args(["-d", "-P", "-F", NEW_IDS]);
+    if let Some(name) = name {
+        cmd = cmd.args(["-s", &escape_format(name)]);
+    }
+    if let Some((width, height)) = size {
+        cmd = cmd.args(["-x", &width.to_string(), "-y", &height.to_string()]);
+    }
+    spawn.finish(spawn.apply(cmd))
+}
+
+/// `new-window -d -P`: a window at the end of session `session`.
+pub fn new_window(session: &str, name: Option<&str>, spawn: &Spawn) -> Cmd {
+    let mut cmd =
+        Cmd::new("new-window").args(["-d", "-P", "-F", NEW_IDS, "-t", &format!("{session}:")]);
+    if let Some(name) = name {
+        cmd = cmd.args(["-n", &escape_format(name)]);
+    }
+    spawn.finish(spawn.apply(cmd))
+}
+
+/// `split-window -d -P`: a pane beside (`right`) or below (`down`) `pane`,
+/// taking `percent` of the room.
+pub fn split_window(pane: &str, right: bool, percent: u32, spawn: &Spawn) -> Cmd {
+    let cmd = Cmd::new("split-window").args([
+        if right { "-h" } else { "-v" },
+        "-d",
+        "-P",
+        "-F",
+        NEW_IDS,
+        "-l",
+        &format!("{percent}%"),
+        "-t",
+        pane,
+    ]);
+    spawn.finish(spawn.apply(cmd))
+}
+
+pub fn rename_session(session: &str, name: &str) -> Cmd {
+    Cmd::new("rename-session").args(["-t", session, "--", &escape_format(name)])
+}
+
+pub fn rename_window(window: &str, name: &str) -> Cmd {
+    Cmd::new("rename-window").args(["-t", window, "--", &escape_format(name)])
+}
+
+pub fn kill_session(session: &str) -> Cmd {
+    Cmd::new("kill-session").args(["-t", session])
+}
+
+pub fn kill_window(window: &str) -> Cmd {
+    Cmd::new("kill-window").args(["-t", window])
+}
+
+pub fn kill_pane(pane: &str) -> Cmd {
+    Cmd::new("kill-pane").args(["-t", pane])
+}
+
+/// `resize-pane -L|-R|-U|-D CELLS`.
+pub fn resize_pane(pane: &str, flag: &str, cells: u32) -> Cmd {
+    Cmd::new("resize-pane").args(["-t", pane, flag, &cells.to_string()])
+}
+
+/// `resize-pane -Z`: zoom in or out.
+pub fn toggle_zoom(pane: &str) -> Cmd {
+    Cmd::new("resize-pane").args(["-Z", "-t", pane])
+}
+
+/// `swap-pane -d`: the two panes change places, the active pane stays.
+pub fn swap_panes(source: &str, target: &str) -> Cmd {
+    Cmd::new("swap-pane").args(["-d", "-s", source, "-t", target])
+}
+
+/// `join-pane`: `source` goes beside or below `target`.
+pub fn join_pane(source: &str, target: &str, right: bool, percent: u32, focus: bool) -> Cmd {
+    let mut cmd = Cmd::new("join-pane").args([
+        if right { "-h" } else { "-v" },
+        "-l",
+        &format!("{percent}%"),
+        "-s",
+        source,
+        "-t",
+        target,
+    ]);
+    if !focus {
+        cmd = cmd.arg("-d");
+    }
+    cmd
+}
+
+/// `break-pane -d -P`: the pane into a window of its own, in `session`.
+pub fn break_pane(pane: &str, session: &str, name: Option<&str>) -> Cmd {
+    let mut cmd = Cmd::new("break-pane").args([
+        "-d",
+        "-P",
+        "-F",
+        NEW_IDS,
+        "-s",
+        pane,
+        "-t",
+        &format!("{session}:"),
+    ]);
+    if let Some(name) = name {
+        cmd = cmd.args(["-n", &escape_format(name)]);
+    }
+    cmd
+}
+
+/// `select-layout -t WINDOW LAYOUT`.
+pub fn select_layout(window: &str, layout: &str) -> Cmd {
+    Cmd::new("select-layout").args(["-t", window, layout])
+}
+
+/// The ids `-P -F NEW_IDS` printed: session, window and pane numbers.
+pub fn parse_new_ids(output: &str) -> Option<(u32, u32, u32)> {
+    let mut words = output.split_whitespace();
+    let session = super::ids::tmux_number(words.next()?, '$')?;
+    let window = super::ids::tmux_number(words.next()?, '@')?;
+    let pane = super::ids::tmux_number(words.next()?, '%')?;
+    Some((session, window, pane))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_names_have_their_hashes_doubled() {
+        let cmd = new_session(Some("a#b"), &Spawn::default(), None);
+        assert!(cmd.words().contains(&"a##b".to_string()));
+        assert_eq!(parse_new_ids("$1 @2 %3\n"), Some((1, 2, 3)));
+        assert_eq!(parse_new_ids("junk"), None);
+    }
+
+    #[test]
+    fn spawn_options_come_before_the_command() {
+        let spawn = Spawn {
+            cwd: Some("/w".into()),
+            env: vec![("A".into(), "1".into())],
+            command: Some("htop".into()),
+        };
+        let words = new_window("$0", None, &spawn).words().to_vec();
+        let dash = words.iter().position(|w| w == "--").unwrap();
+        assert!(words.iter().position(|w| w == "-c").unwrap() < dash);
+        assert_eq!(words.last().unwrap(), "htop");
+    }
+}
