@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod config;
 pub mod manifest;
+pub mod metadata;
 pub mod notification;
 pub mod pane;
 pub mod tab;

@@ -9,6 +9,7 @@ pub mod resolve;
 use crate::tmux::ids;
 use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// herdr's AgentStatus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
@@ -219,7 +220,8 @@ impl<'a> Records<'a> {
                 .active_window(session.id)
                 .map(|window| ids::tab_id(session.id, window.id)),
             agent_status: AgentStatus::rollup(panes.iter().map(|p| pane_status(p))),
-            tokens: None,
+            tokens: Some(live_tokens(&session.tokens, crate::watch::now_ms()))
+                .filter(|tokens| !tokens.is_empty()),
             worktree: None,
             tmux_id: format!("${}", session.id),
         }
@@ -434,6 +436,22 @@ fn collect_leaves(node: &layout::Node, visit: &mut dyn FnMut(u32, crate::tmux::l
     }
 }
 
+/// The tokens still alive in the stored JSON, name → value.
+pub fn live_tokens(stored: &str, now: u64) -> Map<String, Value> {
+    let Ok(Value::Object(tokens)) = serde_json::from_str::<Value>(stored) else {
+        return Map::new();
+    };
+    tokens
+        .into_iter()
+        .filter(|(_, token)| {
+            token["expires"]
+                .as_u64()
+                .is_none_or(|expires| expires > now)
+        })
+        .filter_map(|(name, token)| Some((name, token["value"].as_str()?.into())))
+        .collect()
+}
+
 /// A pane's status: its agent's state, unknown without one.
 pub fn pane_status(pane: &Pane) -> AgentStatus {
     if pane.agent_kind.is_empty() && pane.agent_state.is_empty() {
@@ -487,6 +505,16 @@ fn non_empty(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expired_tokens_are_not_shown() {
+        let stored = r#"{"a":{"value":"1","expires":null},"b":{"value":"2","expires":10},"c":{"value":"3","expires":99}}"#;
+        let live = live_tokens(stored, 50);
+        assert_eq!(live.len(), 2);
+        assert_eq!(live["a"], "1");
+        assert_eq!(live["c"], "3");
+        assert!(live_tokens("junk", 0).is_empty());
+    }
 
     #[test]
     fn rollup_takes_the_most_urgent() {

@@ -136,6 +136,14 @@ pub mod bookkeeping {
     ];
 }
 
+/// Session options: what taw keeps about a workspace.
+pub mod session {
+    /// Metadata tokens reported for the workspace, a JSON object.
+    pub const TOKENS: &str = "@agent_wizard_tokens";
+    /// Each token source's last sequence number.
+    pub const TOKEN_SEQS: &str = "@agent_wizard_token_seqs";
+}
+
 /// Pane options that describe the pane's agent. Detection writes them; the
 /// records, the status line and the popup read them.
 pub mod pane {

@@ -28,6 +28,9 @@ pub struct Session {
     pub activity: u64,
     pub created: u64,
     pub path: String,
+    /// Metadata tokens (JSON) and their sources' sequence numbers.
+    pub tokens: String,
+    pub token_seqs: String,
 }
 
 /// A window as linked into one session (a window linked into two sessions
@@ -129,6 +132,8 @@ fn sessions_format() -> RowFormat {
             "session_activity",
             "session_created",
             "session_path",
+            super::options::session::TOKENS,
+            super::options::session::TOKEN_SEQS,
         ],
     )
 }
@@ -329,6 +334,8 @@ fn session_from(row: &Row) -> Result<Session, TawError> {
         activity: number(row.get(4)),
         created: number(row.get(5)),
         path: row.get(6).to_string(),
+        tokens: row.get(7).to_string(),
+        token_seqs: row.get(8).to_string(),
     })
 }
 

@@ -1,0 +1,141 @@
+//! `taw workspace report-metadata`: herdr's metadata tokens on a workspace,
+//! kept in session options and shown in the workspace's record. Tokens are
+//! display only: they never change a state, a wait or a notification.
+
+use super::Context;
+use crate::envelope::{Reply, Result, TawError};
+use crate::model::resolve;
+use crate::report::Sequences;
+use crate::tmux::options::session as opt;
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{Cmd, ids};
+use crate::watch::now_ms;
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+const MAX_TOKENS_A_REPORT: usize = 16;
+const MAX_TOKENS_KEPT: usize = 32;
+const MAX_TTL_MS: u64 = 86_400_000;
+
+#[derive(Debug, Args)]
+pub struct MetadataArgs {
+    /// The workspace: w1, $0, or a position.
+    pub workspace: String,
+    /// Who reports: letters, digits and `: . _ -`, at most 80.
+    #[arg(long)]
+    pub source: String,
+    /// NAME=VALUE to set (an empty value clears it).
+    #[arg(long = "token", value_name = "NAME=VALUE")]
+    pub tokens: Vec<String>,
+    #[arg(long = "clear-token", value_name = "NAME")]
+    pub clear: Vec<String>,
+    #[arg(long)]
+    pub seq: Option<u64>,
+    /// Each token set expires after this many milliseconds.
+    #[arg(long)]
+    pub ttl_ms: Option<u64>,
+}
+
+fn check_source(source: &str) -> Result<()> {
+    let ok = !source.is_empty()
+        && source.len() <= 80
+        && source
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ":._-".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(TawError::invalid_argument(format!(
+            "--source {source:?}: at most 80 of letters, digits and : . _ -"
+        )))
+    }
+}
+
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 32
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(TawError::invalid_argument(format!(
+            "token name {name:?}: 1 to 32 of letters, digits, _ and -"
+        )))
+    }
+}
+
+pub fn report(context: &Context, args: MetadataArgs) -> Result<Reply> {
+    check_source(&args.source)?;
+    if let Some(ttl) = args.ttl_ms
+        && !(1..=MAX_TTL_MS).contains(&ttl)
+    {
+        return Err(TawError::invalid_argument(format!(
+            "--ttl-ms {ttl}: 1 to {MAX_TTL_MS}"
+        )));
+    }
+    let mut changes: Vec<(String, Option<String>)> = Vec::new();
+    for pair in &args.tokens {
+        let (name, value) = pair.split_once('=').ok_or_else(|| {
+            TawError::invalid_argument(format!("--token {pair:?} is not NAME=VALUE"))
+        })?;
+        check_name(name)?;
+        let value = crate::notify::one_line(value, 80);
+        changes.push((name.to_string(), (!value.is_empty()).then_some(value)));
+    }
+    for name in &args.clear {
+        check_name(name)?;
+        changes.push((name.clone(), None));
+    }
+    if changes.len() > MAX_TOKENS_A_REPORT {
+        return Err(TawError::invalid_argument(format!(
+            "{} tokens in one report; at most {MAX_TOKENS_A_REPORT}",
+            changes.len()
+        )));
+    }
+    let tmux = context.tmux();
+    let snapshot = Snapshot::read(&tmux)?;
+    let session = resolve::workspace(&snapshot, &args.workspace)?;
+    let row = snapshot
+        .session(session)
+        .ok_or_else(|| TawError::not_found("the workspace closed"))?;
+    let mut seqs = Sequences::parse(&row.token_seqs);
+    if !seqs.accept(&args.source, args.seq) {
+        return Ok(Reply::result("ok", json!({ "in_order": false })));
+    }
+    let now = now_ms();
+    let mut stored = match serde_json::from_str::<Value>(&row.tokens) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    stored.retain(|_, token| token["expires"].as_u64().is_none_or(|e| e > now));
+    for (name, value) in changes {
+        match value {
+            Some(value) => {
+                let expires = args.ttl_ms.map(|ttl| now + ttl);
+                stored.insert(name, json!({ "value": value, "expires": expires }));
+            }
+            None => {
+                stored.remove(&name);
+            }
+        }
+    }
+    if stored.len() > MAX_TOKENS_KEPT {
+        return Err(TawError::invalid_argument(format!(
+            "a workspace keeps at most {MAX_TOKENS_KEPT} tokens"
+        )));
+    }
+    let target = format!("${session}");
+    let set = |name: &str, value: String| {
+        Cmd::new("set-option").args(["-t", target.as_str(), "--", name, value.as_str()])
+    };
+    tmux.run(&crate::tmux::Batch::of(vec![
+        set(opt::TOKENS, Value::Object(stored).to_string()),
+        set(opt::TOKEN_SEQS, seqs.render()),
+    ]))?;
+    Ok(Reply::result(
+        "ok",
+        json!({ "in_order": true, "workspace_id": ids::workspace_id(session) }),
+    ))
+}
