@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod layout;
 pub mod manifest;
 pub mod metadata;
 pub mod notification;
@@ -49,6 +50,9 @@ pub enum Group {
     /// Panes.
     #[command(subcommand)]
     Pane(pane::Verb),
+    /// Layouts: a tab's split tree.
+    #[command(subcommand)]
+    Layout(layout::Verb),
     /// Agents: what runs in the panes, and in what state.
     #[command(subcommand)]
     Agent(agent::Verb),
@@ -123,6 +127,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Tab(verb) => tab::run(context, verb),
         Group::Pane(verb) => pane::run(context, verb),
         Group::Agent(verb) => agent::run(context, verb),
+        Group::Layout(verb) => layout::run(context, verb),
         Group::Manifest(verb) => manifest::run(context, verb),
         Group::Notification(verb) => notification::run(context, verb),
         Group::Config(verb) => config::run(context, verb),

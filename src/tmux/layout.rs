@@ -336,3 +336,142 @@ mod tests {
         assert_eq!(parse(&render(&cell)).unwrap(), cell);
     }
 }
+
+/// A split of herdr's binary view over a tmux layout: the split between
+/// child `index` of an n-ary split and the children after it.
+fn binary_child<'a>(cell: &'a Cell, index: usize, second: bool) -> Option<(&'a Cell, usize)> {
+    let Cell::Split { children, .. } = cell else {
+        return None;
+    };
+    if !second {
+        return Some((&children[index], 0));
+    }
+    if index + 2 == children.len() {
+        Some((&children[index + 1], 0))
+    } else {
+        Some((cell, index + 1))
+    }
+}
+
+/// The cell and index of the binary split at `path`, as positions from the
+/// root (each a child index), so the caller can reach it mutably.
+fn locate(root: &Cell, path: &[bool]) -> Option<(Vec<usize>, usize)> {
+    let mut cell = root;
+    let mut index = 0;
+    let mut trail: Vec<usize> = Vec::new();
+    for &second in path {
+        if !matches!(cell, Cell::Split { .. }) {
+            return None;
+        }
+        let (next, next_index) = binary_child(cell, index, second)?;
+        if !std::ptr::eq(next, cell) {
+            let Cell::Split { children, .. } = cell else {
+                return None;
+            };
+            let position = children.iter().position(|c| std::ptr::eq(c, next))?;
+            trail.push(position);
+        }
+        cell = next;
+        index = next_index;
+    }
+    matches!(cell, Cell::Split { .. }).then_some((trail, index))
+}
+
+fn cell_at_mut<'a>(root: &'a mut Cell, trail: &[usize]) -> Option<&'a mut Cell> {
+    let mut cell = root;
+    for &position in trail {
+        let Cell::Split { children, .. } = cell else {
+            return None;
+        };
+        cell = children.get_mut(position)?;
+    }
+    Some(cell)
+}
+
+/// Sets the ratio of herdr's binary split at `path` (false: first child,
+/// true: second): the first side gets `ratio` of the room, the children on
+/// the second side share the rest in the proportions they had.
+pub fn set_ratio(root: &mut Cell, path: &[bool], ratio: f64) -> Result<(), String> {
+    let (trail, index) = locate(root, path).ok_or_else(|| format!("no split at path {path:?}"))?;
+    let cell = cell_at_mut(root, &trail).ok_or("no split at that path")?;
+    let Cell::Split {
+        rect,
+        split,
+        children,
+    } = &*cell
+    else {
+        return Err("no split at that path".into());
+    };
+    let along = |r: Rect| match split {
+        Split::LeftRight => r.width,
+        Split::TopBottom => r.height,
+    };
+    let sizes: Vec<u32> = children.iter().map(|c| along(c.rect())).collect();
+    let rest = &sizes[index..];
+    let borders = rest.len() as u32 - 1;
+    let room = rest.iter().sum::<u32>() + borders;
+    // The first side, the border after it, the rest with its own borders.
+    let first = ((room - 1) as f64 * ratio).round().max(1.0) as u32;
+    let second_room = room.saturating_sub(first + 1);
+    let second_borders = borders.saturating_sub(1);
+    let old_second: u32 = rest[1..].iter().sum();
+    let mut new_sizes: Vec<u32> = sizes[..index].to_vec();
+    new_sizes.push(first);
+    let free = second_room.saturating_sub(second_borders);
+    let mut given = 0;
+    for (i, size) in rest[1..].iter().enumerate() {
+        let share = if i + 2 == rest.len() {
+            free.saturating_sub(given)
+        } else {
+            (*size as u64 * free as u64 / old_second.max(1) as u64) as u32
+        };
+        given += share;
+        new_sizes.push(share.max(1));
+    }
+    let _ = rect;
+    resize_children(cell, &new_sizes);
+    Ok(())
+}
+
+#[cfg(test)]
+mod ratio_tests {
+    use super::*;
+
+    #[test]
+    fn set_ratio_on_the_root_and_a_nested_split() {
+        let mut cell =
+            parse("c075,160x49,0,0{80x49,0,0,0,79x49,81,0[79x24,81,0,1,79x24,81,25,2]}").unwrap();
+        set_ratio(&mut cell, &[], 0.25).unwrap();
+        let Cell::Split { children, .. } = &cell else {
+            panic!()
+        };
+        assert_eq!(children[0].rect().width, 40);
+        assert_eq!(children[1].rect().width, 119);
+        set_ratio(&mut cell, &[true], 0.75).unwrap();
+        let Cell::Split { children, .. } = &cell else {
+            panic!()
+        };
+        let Cell::Split {
+            children: inner, ..
+        } = &children[1]
+        else {
+            panic!()
+        };
+        assert_eq!(inner[0].rect().height, 36);
+        assert_eq!(inner[1].rect().height, 12);
+        assert!(
+            set_ratio(&mut cell, &[false], 0.5).is_err(),
+            "a pane has no split"
+        );
+        // Three side by side: the root split is a | (b, c).
+        let mut three = parse("0000,100x10,0,0{30x10,0,0,0,30x10,31,0,1,38x10,62,0,2}").unwrap();
+        set_ratio(&mut three, &[], 0.5).unwrap();
+        let Cell::Split { children, .. } = &three else {
+            panic!()
+        };
+        let widths: Vec<u32> = children.iter().map(|c| c.rect().width).collect();
+        assert_eq!(widths[0], 50);
+        assert_eq!(widths[1] + widths[2] + 1, 49);
+        set_ratio(&mut three, &[true], 0.5).unwrap();
+    }
+}
