@@ -339,7 +339,7 @@ mod tests {
 
 /// A split of herdr's binary view over a tmux layout: the split between
 /// child `index` of an n-ary split and the children after it.
-fn binary_child<'a>(cell: &'a Cell, index: usize, second: bool) -> Option<(&'a Cell, usize)> {
+fn binary_child(cell: &Cell, index: usize, second: bool) -> Option<(&Cell, usize)> {
     let Cell::Split { children, .. } = cell else {
         return None;
     };
