@@ -558,3 +558,210 @@ pub fn process_info(context: &Context, sel: &PaneSel) -> Result<Reply> {
         }}),
     ))
 }
+
+#[derive(Debug, Args)]
+pub struct MoveArgs {
+    /// The pane to move.
+    pub pane: String,
+    /// Into this tab, beside or below a pane of it (see --split).
+    #[arg(long, conflicts_with_all = ["new_tab", "new_workspace"], requires = "split")]
+    pub tab: Option<String>,
+    #[arg(long, value_enum)]
+    pub split: Option<SplitDirection>,
+    /// The pane of --tab to go beside (default: its active pane).
+    #[arg(long)]
+    pub target_pane: Option<String>,
+    /// The share the target pane keeps (0.1 to 0.9).
+    #[arg(long, default_value_t = 0.5)]
+    pub ratio: f64,
+    /// Into a tab of its own.
+    #[arg(long, conflicts_with = "new_workspace")]
+    pub new_tab: bool,
+    /// With --new-tab: the workspace of the new tab.
+    #[arg(long, requires = "new_tab")]
+    pub workspace: Option<String>,
+    /// The new workspace's (or with --new-tab, the new tab's) name.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Into a workspace of its own.
+    #[arg(long)]
+    pub new_workspace: bool,
+    /// With --new-workspace: its tab's name.
+    #[arg(long, requires = "new_workspace")]
+    pub tab_label: Option<String>,
+    #[arg(long, overrides_with = "no_focus")]
+    pub focus: bool,
+    #[arg(long)]
+    pub no_focus: bool,
+}
+
+/// The window pane `%pane` is in now, in session `$session`.
+fn window_now(context: &Context, pane: u32, session: u32) -> Result<u32> {
+    context
+        .snapshot()?
+        .pane(pane, Some(session))
+        .map(|p| p.window)
+        .ok_or_else(|| TawError::tmux(format!("pane %{pane} is not where it was moved")))
+}
+
+pub fn move_pane(context: &Context, args: MoveArgs) -> Result<Reply> {
+    let tmux = context.tmux();
+    let snapshot = Snapshot::read(&tmux)?;
+    let pane = PaneSel::default().resolve(&snapshot, Some(&args.pane))?;
+    let source_window = window_of(&snapshot, pane)?;
+    let source_session_windows = snapshot.windows_of(pane.session).count();
+    let previous = json!({
+        "previous_pane_id": ids::pane_id(pane.session, pane.id),
+        "previous_workspace_id": ids::workspace_id(pane.session),
+        "previous_tab_id": ids::tab_id(pane.session, pane.window),
+    });
+    let refused = |reason: &str| -> Result<Reply> {
+        let records = Records::new(&snapshot);
+        let mut result = previous.clone();
+        result["changed"] = json!(false);
+        result["reason"] = json!(reason);
+        result["pane"] = json!(records.pane(pane));
+        result["target_layout"] = records.pane_layout(source_window);
+        result["focused_pane_id"] = json!(
+            snapshot
+                .active_pane(pane.session, pane.window)
+                .map(|p| ids::pane_id(pane.session, p.id))
+        );
+        Ok(Reply::result("pane_move", json!({ "move_result": result })))
+    };
+    let label = args
+        .label
+        .as_deref()
+        .map(|l| crate::notify::one_line(l, 80))
+        .filter(|l| !l.is_empty());
+    let mut created_workspace = None;
+    let mut created_tab = None;
+    // Where the pane ends: its session and window.
+    let (session, window) = if let Some(tab) = &args.tab {
+        let target_window = resolve::tab(&snapshot, tab)?;
+        if target_window.id == pane.window {
+            return refused("same_tab");
+        }
+        if target_window.zoomed {
+            return refused("zoomed_tab");
+        }
+        let target_pane = match &args.target_pane {
+            Some(target) => {
+                let target = resolve::pane(&snapshot, target)?;
+                if target.window != target_window.id {
+                    return Err(TawError::invalid_argument("--target-pane is not in --tab"));
+                }
+                target
+            }
+            None => snapshot
+                .active_pane(target_window.session, target_window.id)
+                .ok_or_else(|| TawError::not_found("the tab has no pane"))?,
+        };
+        let percent = new_pane_percent(args.ratio)?;
+        let right = args.split == Some(SplitDirection::Right);
+        tmux.run_one(arrange::join_pane(
+            &target(pane),
+            &target(target_pane),
+            right,
+            percent,
+            args.focus,
+        ))?;
+        (target_window.session, target_window.id)
+    } else if args.new_tab {
+        let session = match &args.workspace {
+            Some(workspace) => resolve::workspace(&snapshot, workspace)?,
+            None => pane.session,
+        };
+        tmux.run_one(arrange::break_pane(
+            &target(pane),
+            &format!("${session}"),
+            label.as_deref(),
+        ))?;
+        // break-pane prints nothing when it moves a window's only pane:
+        // the pane's id says where it went.
+        let window = window_now(context, pane.id, session)?;
+        created_tab = Some((session, window));
+        (session, window)
+    } else if args.new_workspace {
+        let name = crate::cli::workspace::free_session_name(
+            &snapshot,
+            label.as_deref().unwrap_or("workspace"),
+        );
+        let output = tmux.run_one(arrange::new_session(Some(&name), &Spawn::default(), None))?;
+        let (session, placeholder, _) = arrange::parse_new_ids(&output)
+            .ok_or_else(|| TawError::tmux(format!("tmux did not say what it made: {output:?}")))?;
+        let tab_label = args
+            .tab_label
+            .as_deref()
+            .map(|l| crate::notify::one_line(l, 80));
+        tmux.run(&Batch::of(vec![
+            arrange::break_pane(&target(pane), &format!("${session}"), tab_label.as_deref()),
+            arrange::kill_window(&format!("@{placeholder}")),
+        ]))?;
+        let window = window_now(context, pane.id, session)?;
+        created_workspace = Some(session);
+        created_tab = Some((session, window));
+        (session, window)
+    } else {
+        return Err(TawError::invalid_argument(
+            "say where: --tab T --split right|down, --new-tab, or --new-workspace",
+        ));
+    };
+    if args.focus {
+        let mut batch = Batch::new();
+        batch.push(crate::tmux::commands::select_window(&format!("@{window}")));
+        batch.push(crate::tmux::commands::select_pane(&target(pane)));
+        if let Some(client) = crate::cli::workspace::last_client(&snapshot) {
+            batch.push(crate::tmux::commands::switch_client(client, &target(pane)));
+        }
+        tmux.run(&batch)?;
+    }
+    let after = context.snapshot()?;
+    let records = Records::new(&after);
+    let moved = after
+        .pane(pane.id, Some(session))
+        .ok_or_else(|| TawError::tmux("the pane is not where it was moved"))?;
+    let target_window = after
+        .windows
+        .iter()
+        .find(|w| w.id == window && w.session == session)
+        .ok_or_else(|| TawError::tmux("the target tab is gone"))?;
+    let source_left = after
+        .windows
+        .iter()
+        .find(|w| w.id == source_window.id && w.session == source_window.session);
+    let source_session_left = after.session(pane.session).is_some();
+    let mut result = previous;
+    result["changed"] = json!(true);
+    result["pane"] = json!(records.pane(moved));
+    result["source_layout"] = source_left
+        .map(|w| records.pane_layout(w))
+        .unwrap_or(Value::Null);
+    result["target_layout"] = records.pane_layout(target_window);
+    result["created_workspace"] = json!(created_workspace.and_then(|s| records.workspace_by_id(s)));
+    result["created_tab"] = json!(created_tab.and_then(|(s, w)| {
+        after
+            .windows
+            .iter()
+            .find(|x| x.id == w && x.session == s)
+            .map(|x| records.tab(x))
+    }));
+    result["closed_workspace_id"] = json!(
+        (!source_session_left
+            || (source_session_windows == 1
+                && source_left.is_none()
+                && after.session(pane.session).is_none()))
+        .then(|| ids::workspace_id(pane.session))
+    );
+    result["closed_tab_id"] = json!(
+        source_left
+            .is_none()
+            .then(|| ids::tab_id(pane.session, pane.window))
+    );
+    result["focused_pane_id"] = json!(
+        after
+            .active_pane(session, window)
+            .map(|p| ids::pane_id(session, p.id))
+    );
+    Ok(Reply::result("pane_move", json!({ "move_result": result })))
+}

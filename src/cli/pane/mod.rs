@@ -95,6 +95,8 @@ pub enum Verb {
         #[arg(long)]
         target_pane: Option<String>,
     },
+    /// Move a pane to another tab, a tab of its own, or a workspace of its own.
+    Move(arrange::MoveArgs),
     /// The layout of a pane's window: every pane and split with its rectangle.
     Layout {
         #[command(flatten)]
@@ -199,6 +201,10 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
                 source_pane.as_deref(),
                 target_pane.as_deref(),
             ),
+        ),
+        Verb::Move(args) => (
+            envelope_id("pane", "move"),
+            arrange::move_pane(context, args),
         ),
         Verb::Layout { sel } => (
             envelope_id("pane", "layout"),
