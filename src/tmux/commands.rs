@@ -234,3 +234,103 @@ mod tests {
         );
     }
 }
+
+/// Text made safe as a literal inside a format (`#{==:...,TEXT}`): `#`, `,`
+/// and `}` escaped as tmux reads them there.
+pub fn format_literal(text: &str) -> String {
+    text.replace('#', "##")
+        .replace(',', "#,")
+        .replace('}', "#}")
+}
+
+/// Commands as one command string for tmux's parser (an if-shell branch),
+/// every word quoted.
+pub fn command_string(cmds: &[Cmd]) -> String {
+    cmds.iter()
+        .map(|cmd| {
+            cmd.words()
+                .iter()
+                .map(|word| quote_for_tmux(word))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join(" ; ")
+}
+
+/// What a guarded send prints when it held the commands back.
+pub const HELD_BACK: &str = "taw-held-back";
+
+/// `if-shell -F`: `cmds` run only while pane `target` still has `command`
+/// in front (the name the check saw), is in no mode and takes input;
+/// otherwise tmux prints [`HELD_BACK`] and what it found, and runs nothing.
+/// One tmux command, so nothing can come between the test and the send.
+pub fn guarded(target: &str, command: &str, cmds: &[Cmd]) -> Cmd {
+    let test = format!(
+        "#{{&&:#{{==:#{{pane_current_command}},{}}},#{{&&:#{{?pane_in_mode,0,1}},#{{?pane_input_off,0,1}}}}}}",
+        format_literal(command)
+    );
+    let found = format!(
+        "{HELD_BACK} #{{pane_in_mode}} #{{pane_input_off}} #{{pane_mode}}|#{{pane_current_command}}"
+    );
+    let refused = Cmd::new("display-message").args(["-p", "-t", target, &found]);
+    Cmd::new("if-shell").args([
+        "-F",
+        "-t",
+        target,
+        &test,
+        &command_string(cmds),
+        &command_string(&[refused]),
+    ])
+}
+
+/// What a guarded send found when it held back: in a mode, input off, the
+/// mode's name, and the command in front.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldBack {
+    pub in_mode: bool,
+    pub input_off: bool,
+    pub mode: String,
+    pub command: String,
+}
+
+/// Reads a guarded send's output: `None` when it sent.
+pub fn held_back(output: &str) -> Option<HeldBack> {
+    let line = output.lines().find_map(|l| l.strip_prefix(HELD_BACK))?;
+    let (flags, command) = line.trim_start().split_once('|').unwrap_or((line, ""));
+    let mut words = flags.split_whitespace();
+    Some(HeldBack {
+        in_mode: words.next() == Some("1"),
+        input_off: words.next() == Some("1"),
+        mode: words.next().unwrap_or("").to_string(),
+        command: command.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+
+    #[test]
+    fn guarded_commands_quote_their_words() {
+        let send = Cmd::new("send-keys").args(["-l", "-t", "%1", "it's; #{x}"]);
+        let cmd = guarded("%1", "claude", &[send]);
+        let words = cmd.words();
+        assert_eq!(words[0], "if-shell");
+        assert!(words[4].contains("#{==:#{pane_current_command},claude}"));
+        assert_eq!(words[5], r#"'send-keys' '-l' '-t' '%1' 'it'"'"'s; #{x}'"#);
+        assert_eq!(format_literal("a,b}#"), "a#,b#}##");
+    }
+
+    #[test]
+    fn reads_what_a_held_send_found() {
+        assert_eq!(held_back("sent\n"), None);
+        let found = held_back("taw-held-back 1 0 copy-mode|bash\n").unwrap();
+        assert!(found.in_mode);
+        assert!(!found.input_off);
+        assert_eq!(found.mode, "copy-mode");
+        assert_eq!(found.command, "bash");
+        let found = held_back("taw-held-back 0 0 |zsh").unwrap();
+        assert_eq!(found.command, "zsh");
+    }
+}

@@ -1,6 +1,7 @@
 //! `taw pane`: tmux panes as herdr panes.
 
 pub mod arrange;
+pub mod clear;
 pub mod input;
 pub mod report;
 
@@ -104,6 +105,12 @@ pub enum Verb {
     },
     /// The processes in front of a pane's terminal.
     ProcessInfo {
+        #[command(flatten)]
+        sel: arrange::PaneSel,
+    },
+    /// Clear a pane's history, and its screen when its shell is at its prompt.
+    Clear {
+        id: Option<String>,
         #[command(flatten)]
         sel: arrange::PaneSel,
     },
@@ -213,6 +220,10 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::ProcessInfo { sel } => (
             envelope_id("pane", "process-info"),
             arrange::process_info(context, &sel),
+        ),
+        Verb::Clear { id, sel } => (
+            envelope_id("pane", "clear"),
+            clear::clear(context, id.as_deref(), &sel),
         ),
         Verb::Read(args) => (envelope_id("pane", "read"), input::read(context, args)),
         Verb::SendText { pane, text } => (
