@@ -40,6 +40,19 @@ pub enum ErrorCode {
     InvalidRegex,
     /// A wait ran out of time.
     Timeout,
+    /// The pane's shell is not at its prompt (or the pane is in a mode, or
+    /// takes no input): nothing was typed.
+    ShellNotReady,
+    /// The agent's command was typed, and the shell came back without it.
+    AgentNotStarted,
+    /// The pane hosts no agent (now): nothing was sent.
+    AgentNotReady,
+    /// A prompt the agent showed no sign of taking.
+    AgentPromptStalled,
+    /// The agent left its pane during a wait.
+    AgentNotRunning,
+    /// An agent kind taw cannot start.
+    UnsupportedAgentKind,
     /// No live agent has that name, or the pane hosts no agent.
     AgentNotFound,
     /// A name that more than one live agent answers to.

@@ -186,6 +186,12 @@ pub mod pane {
     /// The command that resumes the agent's session, a JSON array.
     pub const RESUME: &str = "@agent_resume";
 
+    /// The agent `taw agent start` typed into the pane, for an agent run
+    /// under a script or a wrapper that no process names.
+    pub const AGENT_KIND_HINT: &str = "@agent_kind_hint";
+    /// The command line `taw agent start` typed: the watcher reads the rows
+    /// below it while it is on the screen.
+    pub const TYPED_LINE: &str = "@agent_typed_line";
     /// Counts the agent's state changes (herdr's state_change_seq).
     pub const STATE_SEQ: &str = "@agent_state_seq";
 

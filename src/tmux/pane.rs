@@ -30,6 +30,9 @@ pub struct PaneView {
     pub reported_source: String,
     pub reported_turn: String,
     pub state_seq: u64,
+    /// What `taw agent start` left: the kind it typed, the line it typed.
+    pub kind_hint: String,
+    pub typed_line: String,
     /// The visible screen, plain text.
     pub screen: String,
     /// Attached clients: name and the pane in front of each.
@@ -65,6 +68,8 @@ fn view_format() -> RowFormat {
             opt::REPORTED_SOURCE,
             opt::REPORTED_TURN,
             opt::STATE_SEQ,
+            opt::AGENT_KIND_HINT,
+            opt::TYPED_LINE,
         ],
     )
 }
@@ -120,6 +125,8 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         reported_source: field(14).to_string(),
         reported_turn: field(15).to_string(),
         state_seq: field(16).parse().unwrap_or(0),
+        kind_hint: field(17).to_string(),
+        typed_line: field(18).to_string(),
         screen: sections[1].clone(),
         clients,
     })
@@ -162,13 +169,20 @@ pub struct OptionWrites {
 }
 
 impl OptionWrites {
+    /// Sets an option; the last word about a name wins.
     pub fn set(&mut self, name: &'static str, value: impl Into<String>) -> &mut Self {
+        self.unset.retain(|n| *n != name);
+        self.set.retain(|(n, _)| *n != name);
         self.set.push((name, value.into()));
         self
     }
 
+    /// Takes an option off; the last word about a name wins.
     pub fn unset(&mut self, name: &'static str) -> &mut Self {
-        self.unset.push(name);
+        self.set.retain(|(n, _)| *n != name);
+        if !self.unset.contains(&name) {
+            self.unset.push(name);
+        }
         self
     }
 
@@ -322,4 +336,26 @@ pub fn paste_then_enter(pane: u32, text: &str) -> Vec<Cmd> {
         Cmd::new("paste-buffer").args(["-p", "-d", "-b", &buffer, "-t", &target]),
         Cmd::new("send-keys").args(["-t", &target, "Enter"]),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_word_about_an_option_wins() {
+        let mut writes = OptionWrites::default();
+        writes
+            .unset("@a")
+            .set("@a", "1")
+            .set("@b", "x")
+            .unset("@b")
+            .set("@c", "1")
+            .set("@c", "2");
+        assert_eq!(
+            writes.set,
+            vec![("@a", "1".to_string()), ("@c", "2".to_string())]
+        );
+        assert_eq!(writes.unset, vec!["@b"]);
+    }
 }

@@ -87,6 +87,10 @@ pub struct Pane {
     pub reported_kind: String,
     pub reported_source: String,
     pub reported_state: String,
+    pub agent_pid: String,
+    pub turn: String,
+    pub reported_turn: String,
+    pub kind_hint: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +195,10 @@ fn panes_format() -> RowFormat {
             pane_opt::REPORTED_KIND,
             pane_opt::REPORTED_SOURCE,
             pane_opt::REPORTED_STATE,
+            pane_opt::AGENT_PID,
+            pane_opt::TURN,
+            pane_opt::REPORTED_TURN,
+            pane_opt::AGENT_KIND_HINT,
         ],
     )
 }
@@ -386,6 +394,10 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         reported_kind: row.get(29).to_string(),
         reported_source: row.get(30).to_string(),
         reported_state: row.get(31).to_string(),
+        agent_pid: row.get(32).to_string(),
+        turn: row.get(33).to_string(),
+        reported_turn: row.get(34).to_string(),
+        kind_hint: row.get(35).to_string(),
     })
 }
 

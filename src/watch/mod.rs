@@ -37,7 +37,7 @@ use tracker::{Change, Front, Observation, Reading, Timing, Tracker};
 /// Quiet time after output before a look.
 const DEBOUNCE: Duration = Duration::from_millis(40);
 /// The longest output waits for a look while it keeps coming.
-const MAX_DELAY: Duration = Duration::from_millis(200);
+const MAX_DELAY: Duration = Duration::from_millis(100);
 /// Output after this much quiet is looked at almost at once: a turn that
 /// starts and ends quickly is then still seen working.
 const QUIET: Duration = Duration::from_millis(300);
@@ -90,17 +90,34 @@ impl ToastKind {
 }
 
 /// What the process table says is in front of a pane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum JobView {
     Unknown,
     /// The pane's own shell.
     Shell,
-    /// A program that names no agent.
-    Other,
+    /// Programs that name no agent: their pids.
+    Other(Vec<u32>),
     Agent {
         kind: &'static str,
         pid: u32,
     },
+}
+
+/// The rows the agent's rules read: below the line `taw agent start` typed
+/// while it is on the screen (what the last agent left above it is not
+/// this one's), else the whole screen. Says whether the line was found.
+fn rows_to_read(screen: &str, typed: &str) -> (String, bool) {
+    if typed.is_empty() {
+        return (screen.to_string(), false);
+    }
+    let lines: Vec<&str> = screen.lines().collect();
+    match lines
+        .iter()
+        .rposition(|row| row.trim_end().ends_with(typed))
+    {
+        Some(at) => (lines[at + 1..].join("\n"), true),
+        None => (screen.to_string(), false),
+    }
 }
 
 /// The cached answer of the process table.
@@ -149,6 +166,8 @@ pub struct Watcher {
     seen_turn: String,
     /// The agent's count of state changes.
     state_seq: u64,
+    /// Looks in a row that did not find the typed line.
+    typed_misses: u32,
 }
 
 impl Watcher {
@@ -169,6 +188,7 @@ impl Watcher {
             toast_agent: None,
             seen_turn: String::new(),
             state_seq: 0,
+            typed_misses: 0,
         }
     }
 
@@ -219,7 +239,13 @@ impl Watcher {
                     last_output = Instant::now();
                     if first_dirty.is_none() {
                         first_dirty = Some(last_output);
-                        leading = last_look.elapsed() >= QUIET;
+                        // Output to an agent that waits may be a turn that
+                        // is over in a moment: look almost at once.
+                        let waiting = !matches!(
+                            self.tracker.state(),
+                            Some(AgentStatus::Working | AgentStatus::Blocked)
+                        );
+                        leading = waiting || last_look.elapsed() >= QUIET;
                     }
                     continue;
                 }
@@ -341,6 +367,17 @@ impl Watcher {
         });
         changes.extend(outcome.changes.iter().cloned());
         let mut writes = OptionWrites::default();
+        // The typed line went off the screen (scrolled away, cleared): from
+        // the second look that misses it, the whole screen is read.
+        if !view.typed_line.is_empty() && !rows_to_read(&view.screen, &view.typed_line).1 {
+            self.typed_misses += 1;
+            if self.typed_misses >= 2 {
+                writes.unset(opt::TYPED_LINE);
+                self.typed_misses = 0;
+            }
+        } else {
+            self.typed_misses = 0;
+        }
         for change in &changes {
             self.apply(change, &view, now, looking, &mut writes);
         }
@@ -353,13 +390,20 @@ impl Watcher {
     fn front(&mut self, view: &PaneView) -> Front {
         let job = self.job_view(view.pid, &view.current_command);
         let reported = (!view.reported_kind.is_empty()).then(|| intern(&view.reported_kind));
+        // `taw agent start`'s hint names an agent run under a script or a
+        // wrapper, while the process it recorded is in front.
+        let recorded: Option<u32> = view.agent_pid.parse().ok();
+        let hinted = (!view.kind_hint.is_empty()).then(|| intern(&view.kind_hint));
         let (kind, pid) = match (job, reported) {
             (JobView::Unknown, _) => return Front::Unknown,
             (JobView::Shell, _) => return Front::NoAgent,
             (JobView::Agent { kind, pid }, _) => (kind, Some(pid)),
             // A program nothing names, that its integration says is an agent.
-            (JobView::Other, Some(kind)) => (kind, None),
-            (JobView::Other, None) => return Front::NoAgent,
+            (JobView::Other(_), Some(kind)) => (kind, None),
+            (JobView::Other(pids), None) => match (hinted, recorded) {
+                (Some(kind), Some(pid)) if pids.contains(&pid) => (kind, Some(pid)),
+                _ => return Front::NoAgent,
+            },
         };
         if let Some(stale) = &self.stale_title
             && *stale != view.title
@@ -371,10 +415,26 @@ impl Watcher {
         } else {
             view.title.as_str()
         };
+        let (rows, below_typed) = rows_to_read(&view.screen, &view.typed_line);
         let (screen, visible_blocker) = match self.registry.get(kind) {
+            Some(_) if below_typed && rows.trim().is_empty() => (
+                // Nothing drawn below the typed line yet.
+                Reading {
+                    state: None,
+                    visible_idle: false,
+                    reported: false,
+                },
+                false,
+            ),
             Some(loaded) => {
-                let verdict =
-                    engine::classify(&loaded.manifest, &Screen::from_text(&view.screen, title));
+                let mut verdict =
+                    engine::classify(&loaded.manifest, &Screen::from_text(&rows, title));
+                // What the command prints first (an install's progress) is
+                // no idle screen, for a kind whose rules know its idle one.
+                let knows_idle = loaded.manifest.rules.iter().any(|r| r.visible_idle);
+                if below_typed && verdict.fallback_reason.is_some() && knows_idle {
+                    verdict.state = None;
+                }
                 (
                     Reading {
                         state: verdict.state.map(status_of),
@@ -433,7 +493,7 @@ impl Watcher {
             && cached.key == key
             && cached.at.elapsed() < JOB_CACHE
         {
-            return cached.view;
+            return cached.view.clone();
         }
         let group = job::read_group(&pane_process);
         let view = match job::front_of(&pane_process, group) {
@@ -445,14 +505,14 @@ impl Watcher {
                         kind: found.agent.id,
                         pid: found.pid,
                     },
-                    None => JobView::Other,
+                    None => JobView::Other(members.iter().map(|p| p.pid).collect()),
                 }
             }
         };
         self.job = Some(JobReading {
             key,
             at: Instant::now(),
-            view,
+            view: view.clone(),
         });
         view
     }
@@ -503,6 +563,7 @@ impl Watcher {
                 for name in opt::RECORD {
                     writes.unset(name);
                 }
+                writes.unset(opt::TYPED_LINE);
                 // The report was about this agent; it has gone. Its session
                 // and resume command stay, for a session restore.
                 if !view.reported_kind.is_empty() {
@@ -617,4 +678,20 @@ pub fn read_output(sender: mpsc::Sender<Event>) {
         }
     }
     let _ = sender.send(Event::End);
+}
+
+#[cfg(test)]
+mod rows_tests {
+    use super::rows_to_read;
+
+    #[test]
+    fn rows_below_the_typed_line() {
+        let screen = "old agent's last frame\n$ claude --x\nnew frame\n";
+        assert_eq!(
+            rows_to_read(screen, "claude --x"),
+            ("new frame".to_string(), true)
+        );
+        assert_eq!(rows_to_read(screen, ""), (screen.to_string(), false));
+        assert_eq!(rows_to_read(screen, "codex").1, false);
+    }
 }

@@ -1,5 +1,8 @@
 //! `taw agent`: the agents in panes.
 
+pub mod drive;
+pub mod start;
+
 use super::{Context, envelope_id, with_records};
 use crate::config::Config;
 use crate::detect::explain;
@@ -37,6 +40,20 @@ pub enum Verb {
     },
     /// Show the agent's pane on the client used last (and mark it seen).
     Focus { target: String },
+    /// Type an agent's command into a pane's shell, and wait until it runs.
+    Start(start::StartArgs),
+    /// Send an agent a prompt (and with --wait, wait for its turn to end).
+    Prompt(drive::PromptArgs),
+    /// Wait until an agent is in one of some states.
+    Wait(drive::WaitArgs),
+    /// Send an agent keys (herdr's names), checked first and guarded.
+    SendKeys {
+        target: String,
+        #[arg(required = true)]
+        keys: Vec<String>,
+    },
+    /// Print an agent's screen.
+    Read(drive::ReadArgs),
     /// Which state a screen reads as, the rule that decided, and every rule tried.
     Explain(ExplainArgs),
 }
@@ -76,6 +93,14 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             rename(context, &target, if clear { None } else { name }),
         ),
         Verb::Focus { target } => (envelope_id("agent", "focus"), focus(context, &target)),
+        Verb::Start(args) => (envelope_id("agent", "start"), start::start(context, args)),
+        Verb::Prompt(args) => (envelope_id("agent", "prompt"), drive::prompt(context, args)),
+        Verb::Wait(args) => (envelope_id("agent", "wait"), drive::wait(context, args)),
+        Verb::SendKeys { target, keys } => (
+            envelope_id("agent", "send-keys"),
+            drive::send_keys(context, &target, &keys),
+        ),
+        Verb::Read(args) => (envelope_id("agent", "read"), drive::read(context, args)),
         Verb::Explain(args) => (envelope_id("agent", "explain"), explain_verb(context, args)),
     }
 }

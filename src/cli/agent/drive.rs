@@ -1,0 +1,583 @@
+//! Driving an agent: `taw agent prompt`, `wait`, `send-keys`, `read`.
+//! Nothing is typed into a pane whose agent has gone: the check comes
+//! first, and the send itself is guarded by tmux (`tmux::commands::guarded`),
+//! so an agent that exits between the two gets nothing, and neither does
+//! the shell it leaves.
+
+use crate::cli::Context;
+use crate::cli::pane::input::{self, ReadSpec, Source};
+use crate::detect::job;
+use crate::envelope::{ErrorCode, Reply, Result, TawError};
+use crate::keys;
+use crate::model::{AgentStatus, Records, resolve};
+use crate::tmux::commands::{self as cmd, Cmd};
+use crate::tmux::snapshot::{Pane, Snapshot};
+use crate::tmux::{Batch, Tmux};
+use crate::watch::now_ms;
+use crate::watch::waiters::Waiter;
+use clap::Args;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// A prompt longer than this is sent in pieces (a tmux command line holds
+/// about 16 KiB), each guarded.
+const PIECE: usize = 4096;
+/// How long a prompt to an agent that is not working may go unanswered.
+const ACTIVITY_WAIT: Duration = Duration::from_secs(5);
+/// A watcher tells of every look; this is only a safety net.
+const RECHECK: Duration = Duration::from_secs(2);
+const POLL_WITHOUT_WATCHER: Duration = Duration::from_millis(200);
+/// How long a watcher has to write the end of a turn when an agent leaves.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+fn code(code: ErrorCode, message: String) -> TawError {
+    TawError::new(code, message)
+}
+
+/// The agent a target names, for verbs that type into its pane: a target
+/// that names no pane is `agent_not_found`; a pane with no agent there is
+/// `agent_not_ready`.
+fn agent_pane<'a>(snapshot: &'a Snapshot, target: &str, verb: &str) -> Result<&'a Pane> {
+    let pane = resolve::agent(snapshot, target).map_err(|error| {
+        if error.message.contains("hosts no agent") {
+            code(
+                ErrorCode::AgentNotReady,
+                format!("agent {target} is not an active named agent"),
+            )
+        } else {
+            code(
+                ErrorCode::AgentNotFound,
+                format!("agent target {target} not found"),
+            )
+        }
+    })?;
+    if !hosts_agent(pane) {
+        let message = if verb == "prompt" {
+            format!("agent {target} is no longer the pane foreground process")
+        } else {
+            format!("agent {target} is not an active named agent")
+        };
+        return Err(code(ErrorCode::AgentNotReady, message));
+    }
+    Ok(pane)
+}
+
+/// Whether the job in front of the pane is still the agent its options
+/// name: its processes name it, or the pid recorded for it is in front, or
+/// its integration reports it (and the shell is not back in front).
+pub fn hosts_agent(pane: &Pane) -> bool {
+    let Some((own, group)) = job::read_job(pane.pid) else {
+        return false;
+    };
+    let members = match job::front_of(&own, group) {
+        job::Front::Job { members, .. } => members,
+        _ => return false,
+    };
+    if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
+        && found.agent.id == pane.agent_kind
+    {
+        return true;
+    }
+    let recorded = pane.agent_pid.parse::<u32>().ok();
+    if recorded.is_some_and(|pid| members.iter().any(|p| p.pid == pid)) {
+        return true;
+    }
+    pane.reported_kind == pane.agent_kind
+}
+
+/// Sends `cmds` only while the command tmux saw in front is still there,
+/// and the pane takes input: the answer says why when it held them back.
+fn send_guarded(tmux: &Tmux, pane: &Pane, cmds: Vec<Cmd>, what: &str) -> Result<()> {
+    let target = format!("%{}", pane.id);
+    let output = tmux.run(&Batch::of(vec![cmd::guarded(
+        &target,
+        &pane.current_command,
+        &cmds,
+    )]))?;
+    match cmd::held_back(&output) {
+        None => Ok(()),
+        Some(found) if found.in_mode => Err(code(
+            ErrorCode::ShellNotReady,
+            format!(
+                "pane {target} is in {}; leave it and try again ({what} was not sent)",
+                if found.mode.is_empty() {
+                    "a mode".into()
+                } else {
+                    found.mode.replace('-', " ")
+                }
+            ),
+        )),
+        Some(found) if found.input_off => Err(code(
+            ErrorCode::ShellNotReady,
+            format!("pane {target} takes no input; turn its input back on and try again"),
+        )),
+        Some(_) => Err(code(
+            ErrorCode::AgentNotReady,
+            format!(
+                "agent in pane {target} is no longer the pane foreground process; nothing was sent"
+            ),
+        )),
+    }
+}
+
+/// Refuses a pane in a mode or with its input off before anything is sent.
+fn refuse_mode(snapshot_pane: &Pane, tmux: &Tmux) -> Result<()> {
+    let target = format!("%{}", snapshot_pane.id);
+    let values = crate::tmux::pane::read_values(
+        tmux,
+        snapshot_pane.id,
+        &["pane_in_mode", "pane_input_off", "pane_mode"],
+    )?;
+    if values[0] == "1" {
+        let mode = if values[2].is_empty() {
+            "a mode".to_string()
+        } else {
+            values[2].replace('-', " ")
+        };
+        return Err(code(
+            ErrorCode::ShellNotReady,
+            format!("pane {target} is in {mode}; leave it and try again"),
+        ));
+    }
+    if values[1] == "1" {
+        return Err(code(
+            ErrorCode::ShellNotReady,
+            format!("pane {target} takes no input; turn its input back on and try again"),
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The agent: its name or its pane's id.
+    pub target: String,
+    /// The prompt.
+    #[arg(required = true)]
+    pub text: Vec<String>,
+    /// Wait for the turn to end.
+    #[arg(long)]
+    pub wait: bool,
+    /// The states that end the wait (default idle, done, blocked).
+    #[arg(long, requires = "wait", value_enum)]
+    pub until: Vec<UntilState>,
+    /// One budget, in milliseconds, for the send and the wait.
+    #[arg(long)]
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UntilState {
+    Idle,
+    Working,
+    Blocked,
+    Done,
+    Unknown,
+}
+
+impl UntilState {
+    fn status(self) -> AgentStatus {
+        match self {
+            UntilState::Idle => AgentStatus::Idle,
+            UntilState::Working => AgentStatus::Working,
+            UntilState::Blocked => AgentStatus::Blocked,
+            UntilState::Done => AgentStatus::Done,
+            UntilState::Unknown => AgentStatus::Unknown,
+        }
+    }
+}
+
+fn until_set(until: &[UntilState]) -> Vec<AgentStatus> {
+    if until.is_empty() {
+        vec![AgentStatus::Idle, AgentStatus::Done, AgentStatus::Blocked]
+    } else {
+        until.iter().map(|u| u.status()).collect()
+    }
+}
+
+pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
+    let deadline = args
+        .timeout
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
+    let text = args.text.join(" ");
+    if text.trim().is_empty() {
+        return Err(TawError::invalid_argument("the prompt is empty"));
+    }
+    let tmux = context.tmux();
+    let snapshot = Snapshot::read(&tmux)?;
+    let pane = agent_pane(&snapshot, &args.target, "prompt")?;
+    refuse_mode(pane, &tmux)?;
+    let before = Observed::of(pane);
+    let sent_at = now_ms();
+    // Pasted (bracketed when the agent asked for it), in guarded pieces.
+    let pieces = split_pieces(&text);
+    let buffer = format!("taw-{}", std::process::id());
+    let target = format!("%{}", pane.id);
+    for (index, piece) in pieces.iter().enumerate() {
+        let mut cmds = vec![
+            Cmd::new("set-buffer").args(["-b", &buffer, "--", piece]),
+            Cmd::new("paste-buffer").args(["-p", "-d", "-b", &buffer, "-t", &target]),
+        ];
+        if index + 1 == pieces.len() {
+            cmds.push(Cmd::new("send-keys").args(["-t", &target, "Enter"]));
+        }
+        send_guarded(&tmux, pane, cmds, "the prompt").map_err(|error| {
+            if index > 0 {
+                TawError::new(
+                    error.code,
+                    format!(
+                        "{}; part of the prompt may be left on the agent's line",
+                        error.message
+                    ),
+                )
+            } else {
+                error
+            }
+        })?;
+    }
+    if !args.wait {
+        return Ok(Reply::result(
+            "ok",
+            json!({ "pane_id": Records::new(&snapshot).pane(pane).pane_id }),
+        ));
+    }
+    let until = until_set(&args.until);
+    let waiter = Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id);
+    // An agent that was not working must show it took the prompt.
+    if before.state != AgentStatus::Working {
+        let gate = Instant::now() + ACTIVITY_WAIT;
+        let stop = deadline.map_or(gate, |d| d.min(gate));
+        loop {
+            let now = current(context, pane)?;
+            match now {
+                Current::Gone(final_state) => {
+                    return gone(context, &args.target, final_state, sent_at, &until);
+                }
+                Current::Here(now) if now.active_since(&before, sent_at) => break,
+                Current::Here(_) => {}
+            }
+            if Instant::now() >= stop {
+                if deadline.is_some_and(|d| d <= gate) {
+                    return Err(timeout_error(&args.target));
+                }
+                return Err(code(
+                    ErrorCode::AgentPromptStalled,
+                    format!(
+                        "agent {} showed no sign of taking the prompt within 5 s (it may still have been delivered)",
+                        args.target
+                    ),
+                ));
+            }
+            sleep_until_look(&waiter, stop);
+        }
+    }
+    wait_for(
+        context,
+        pane,
+        &args.target,
+        &until,
+        deadline,
+        sent_at,
+        &waiter,
+        "agent",
+    )
+}
+
+/// The text in pieces of at most PIECE bytes, cut at character boundaries.
+fn split_pieces(text: &str) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        if current.len() + c.len_utf8() > PIECE {
+            pieces.push(std::mem::take(&mut current));
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        pieces.push(current);
+    }
+    pieces
+}
+
+/// What a pane's options said at one moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Observed {
+    state: AgentStatus,
+    since: u64,
+    turn: String,
+    reported_turn: String,
+}
+
+impl Observed {
+    fn of(pane: &Pane) -> Observed {
+        Observed {
+            state: AgentStatus::parse(&pane.agent_state),
+            since: pane.state_since,
+            turn: pane.turn.clone(),
+            reported_turn: pane.reported_turn.clone(),
+        }
+    }
+
+    /// Whether the agent showed it took a prompt sent at `sent_at`: work,
+    /// a wait it was not already in, or a turn's stamp that moved.
+    fn active_since(&self, before: &Observed, sent_at: u64) -> bool {
+        let moved = (self.turn != before.turn && !self.turn.is_empty())
+            || (self.reported_turn != before.reported_turn && !self.reported_turn.is_empty());
+        match self.state {
+            AgentStatus::Working => true,
+            AgentStatus::Blocked => {
+                before.state != AgentStatus::Blocked || self.since > sent_at || moved
+            }
+            _ => moved,
+        }
+    }
+}
+
+enum Current {
+    Here(Observed),
+    /// The agent left; its final state, if the pane recorded one.
+    Gone(Option<(AgentStatus, u64)>),
+}
+
+/// The agent of `pane` now: still there, or gone (with its final state).
+fn current(context: &Context, pane: &Pane) -> Result<Current> {
+    let snapshot = context.snapshot()?;
+    let Some(now) = snapshot.pane(pane.id, None) else {
+        return Ok(Current::Gone(None));
+    };
+    let final_state = parse_final(&now.final_state);
+    if now.agent_kind != pane.agent_kind || now.agent_kind.is_empty() {
+        return Ok(Current::Gone(final_state));
+    }
+    if !now.agent_pid.is_empty() && !pane.agent_pid.is_empty() && now.agent_pid != pane.agent_pid {
+        return Ok(Current::Gone(final_state));
+    }
+    Ok(Current::Here(Observed::of(now)))
+}
+
+fn parse_final(text: &str) -> Option<(AgentStatus, u64)> {
+    let (state, at) = text.split_once(' ')?;
+    Some((AgentStatus::parse(state), at.parse().ok()?))
+}
+
+/// A wait whose agent left: fine when it left in a state the wait was for
+/// (after the wait began), else `agent_not_running`.
+fn gone(
+    context: &Context,
+    target: &str,
+    final_state: Option<(AgentStatus, u64)>,
+    since: u64,
+    until: &[AgentStatus],
+) -> Result<Reply> {
+    if let Some((state, at)) = final_state
+        && at >= since
+        && until.contains(&state)
+    {
+        return Ok(Reply::result(
+            "agent",
+            json!({ "agent": null, "final_status": state, "released": true }),
+        ));
+    }
+    let _ = context;
+    Err(code(
+        ErrorCode::AgentNotRunning,
+        format!("agent {target} left its pane while it was waited for"),
+    ))
+}
+
+fn timeout_error(target: &str) -> TawError {
+    code(
+        ErrorCode::Timeout,
+        format!("agent {target} did not get there before --timeout"),
+    )
+}
+
+fn sleep_until_look(waiter: &Option<Waiter>, stop: Instant) {
+    let left = stop.saturating_duration_since(Instant::now());
+    match waiter {
+        Some(waiter) => {
+            waiter.wait(left.min(RECHECK));
+        }
+        None => std::thread::sleep(left.min(POLL_WITHOUT_WATCHER)),
+    }
+}
+
+/// Waits until the agent is in one of `until`, it leaves, or the deadline.
+#[allow(clippy::too_many_arguments)]
+fn wait_for(
+    context: &Context,
+    pane: &Pane,
+    target: &str,
+    until: &[AgentStatus],
+    deadline: Option<Instant>,
+    since: u64,
+    waiter: &Option<Waiter>,
+    kind: &'static str,
+) -> Result<Reply> {
+    let mut left_at: Option<Instant> = None;
+    loop {
+        match current(context, pane)? {
+            Current::Gone(final_state) => return gone(context, target, final_state, since, until),
+            Current::Here(now) if until.contains(&now.state) => {
+                let snapshot = context.snapshot()?;
+                let row = snapshot.pane(pane.id, None).ok_or_else(|| {
+                    code(
+                        ErrorCode::AgentNotRunning,
+                        format!("agent {target} left its pane"),
+                    )
+                })?;
+                return Ok(Reply::result(
+                    kind,
+                    json!({ "agent": Records::new(&snapshot).agent(row) }),
+                ));
+            }
+            Current::Here(_) => {
+                // The record stands, but the process may have gone with no
+                // watcher to take it off: give a watcher a moment first.
+                let snapshot = context.snapshot()?;
+                if let Some(row) = snapshot.pane(pane.id, None)
+                    && !hosts_agent(row)
+                {
+                    let first = *left_at.get_or_insert_with(Instant::now);
+                    if first.elapsed() >= EXIT_GRACE {
+                        return gone(context, target, parse_final(&row.final_state), since, until);
+                    }
+                } else {
+                    left_at = None;
+                }
+            }
+        }
+        let stop = deadline.unwrap_or_else(|| Instant::now() + RECHECK);
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(timeout_error(target));
+        }
+        let stop = if left_at.is_some() {
+            stop.min(Instant::now() + Duration::from_millis(200))
+        } else {
+            stop
+        };
+        sleep_until_look(waiter, stop);
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    pub target: String,
+    #[arg(long, value_enum)]
+    pub until: Vec<UntilState>,
+    #[arg(long)]
+    pub timeout: Option<u64>,
+}
+
+pub fn wait(context: &Context, args: WaitArgs) -> Result<Reply> {
+    let deadline = args
+        .timeout
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
+    let snapshot = context.snapshot()?;
+    let pane = resolve::agent(&snapshot, &args.target)
+        .map_err(|error| code(ErrorCode::AgentNotFound, error.message))?;
+    let waiter = Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id);
+    wait_for(
+        context,
+        pane,
+        &args.target,
+        &until_set(&args.until),
+        deadline,
+        now_ms(),
+        &waiter,
+        "agent_info",
+    )
+}
+
+pub fn send_keys(context: &Context, target: &str, keys: &[String]) -> Result<Reply> {
+    let keys = keys::all_to_tmux(keys)?;
+    let tmux = context.tmux();
+    let snapshot = Snapshot::read(&tmux)?;
+    let pane = agent_pane(&snapshot, target, "send-keys")?;
+    refuse_mode(pane, &tmux)?;
+    send_guarded(
+        &tmux,
+        pane,
+        vec![crate::tmux::pane::send_keys(pane.id, &keys)],
+        "the keys",
+    )?;
+    Ok(Reply::result("ok", json!({})))
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    pub target: String,
+    #[arg(long, value_enum, default_value = "visible")]
+    pub source: Source,
+    #[arg(long)]
+    pub lines: Option<usize>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: input::Format,
+    #[arg(long)]
+    pub ansi: bool,
+}
+
+pub fn read(context: &Context, args: ReadArgs) -> Result<Reply> {
+    let snapshot = context.snapshot()?;
+    let pane = resolve::agent(&snapshot, &args.target)
+        .map_err(|error| code(ErrorCode::AgentNotFound, error.message))?;
+    let spec = ReadSpec {
+        source: args.source,
+        lines: args.lines,
+        ansi: args.ansi || args.format == input::Format::Ansi,
+    };
+    let read = input::read_pane(context, &snapshot, pane.id, spec)?;
+    Ok(Reply::Text(read.text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_prompts_go_in_pieces_at_character_boundaries() {
+        let text = "é".repeat(3000);
+        let pieces = split_pieces(&text);
+        assert!(pieces.len() >= 2);
+        assert!(pieces.iter().all(|p| p.len() <= PIECE));
+        assert_eq!(pieces.concat(), text);
+        assert_eq!(split_pieces("short"), vec!["short"]);
+    }
+
+    #[test]
+    fn activity_after_a_prompt() {
+        let idle = Observed {
+            state: AgentStatus::Idle,
+            since: 10,
+            turn: "5".into(),
+            reported_turn: String::new(),
+        };
+        let working = Observed {
+            state: AgentStatus::Working,
+            ..idle.clone()
+        };
+        assert!(working.active_since(&idle, 20));
+        assert!(
+            !idle.active_since(&idle, 20),
+            "the idle it was in is no answer"
+        );
+        let turned = Observed {
+            turn: "30".into(),
+            ..idle.clone()
+        };
+        assert!(
+            turned.active_since(&idle, 20),
+            "a turn that began and ended"
+        );
+        let blocked = Observed {
+            state: AgentStatus::Blocked,
+            since: 10,
+            ..idle.clone()
+        };
+        assert!(
+            !blocked.active_since(&blocked, 20),
+            "the question it was already asking"
+        );
+        assert!(blocked.active_since(&idle, 20));
+    }
+}

@@ -1,0 +1,334 @@
+//! `taw agent start <name> --kind K --pane P [--timeout MS] [-- args]`:
+//! types an agent's command into a pane's shell, once the shell is at its
+//! prompt, and answers once the agent is really there.
+
+use super::drive::hosts_agent;
+use crate::cli::{Context, pane_number};
+use crate::detect::{agents, job};
+use crate::envelope::{ErrorCode, Reply, Result, TawError};
+use crate::model::{Records, resolve};
+use crate::tmux::commands::{self as cmd, Cmd};
+use crate::tmux::options::pane as opt;
+use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
+use crate::tmux::snapshot::{Pane, Snapshot};
+use crate::tmux::{Batch, Tmux, shell_quote};
+use clap::Args;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+const MAX_TIMEOUT_MS: u64 = 300_000;
+/// A shell that has not come to its prompt by then never will.
+const SHELL_WAIT: Duration = Duration::from_secs(15);
+/// A prompt is a screen that has not changed for this long.
+const SETTLED: Duration = Duration::from_millis(300);
+/// How long the shell has to echo the typed command.
+const ECHO_WAIT: Duration = Duration::from_secs(1);
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// The agent's name: a-z first, then up to 31 of a-z 0-9 _ -.
+    pub name: String,
+    /// Which agent: claude, codex, gemini, opencode, pi...
+    #[arg(long)]
+    pub kind: String,
+    /// The pane whose shell runs it.
+    #[arg(long)]
+    pub pane: String,
+    /// One budget for the whole verb, in milliseconds (default 30000, at most 300000).
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Arguments for the agent.
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+fn not_ready(message: String) -> TawError {
+    TawError::new(ErrorCode::ShellNotReady, message)
+}
+
+/// The pane now, or `not_found` when it closed.
+fn pane_now(context: &Context, id: u32) -> Result<Pane> {
+    context
+        .snapshot()?
+        .pane(id, None)
+        .cloned()
+        .ok_or_else(|| TawError::not_found(format!("pane %{id} closed")))
+}
+
+fn screen(tmux: &Tmux, pane: u32) -> Result<String> {
+    tmux_pane::capture(tmux, pane, ReadSource::Visible, 0, false)
+}
+
+/// Whether the pane's own shell is in front with nothing running.
+fn shell_in_front(pane: &Pane) -> bool {
+    job::read_job(pane.pid)
+        .is_some_and(|(own, group)| matches!(job::front_of(&own, group), job::Front::Shell))
+}
+
+/// Waits for the pane's shell to be at its prompt: nothing but the shell
+/// in front, something drawn, the screen unchanged for a moment.
+fn wait_for_prompt(context: &Context, id: u32, stop: Instant) -> Result<Pane> {
+    let tmux = context.tmux();
+    let mut last = String::new();
+    let mut steady_since = Instant::now();
+    loop {
+        let pane = pane_now(context, id)?;
+        let text = screen(&tmux, id)?;
+        if text != last {
+            last = text.clone();
+            steady_since = Instant::now();
+        }
+        let drawn = !text.trim().is_empty();
+        if drawn && shell_in_front(&pane) && steady_since.elapsed() >= SETTLED {
+            return Ok(pane);
+        }
+        if Instant::now() >= stop {
+            return Err(not_ready(format!(
+                "pane %{id}'s shell did not come to its prompt in time; nothing was typed"
+            )));
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
+    let begun = Instant::now();
+    resolve::check_agent_name(&args.name)?;
+    let agent = agents::lookup(&args.kind).ok_or_else(|| {
+        TawError::new(
+            ErrorCode::UnsupportedAgentKind,
+            format!(
+                "{:?} is no agent taw can start: {}",
+                args.kind,
+                agents::AGENTS
+                    .iter()
+                    .map(|a| a.id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })?;
+    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if !(3001..=MAX_TIMEOUT_MS).contains(&timeout) {
+        return Err(TawError::invalid_argument(format!(
+            "--timeout {timeout}: more than 3000 and at most {MAX_TIMEOUT_MS} milliseconds"
+        )));
+    }
+    let deadline = begun + Duration::from_millis(timeout);
+    let tmux = context.tmux();
+    let id = pane_number(context, &args.pane)?;
+    let snapshot = Snapshot::read(&tmux)?;
+    let pane = snapshot.pane(id, None).ok_or_else(|| {
+        TawError::not_found(format!(
+            "pane {} not found; `taw pane list` shows the panes",
+            args.pane
+        ))
+    })?;
+    // A name another live agent holds is refused before anything else.
+    let taken = snapshot.unique_panes().into_iter().any(|other| {
+        other.id != id
+            && other.agent_name == args.name
+            && !other.agent_kind.is_empty()
+            && hosts_agent(other)
+    });
+    if taken {
+        return Err(TawError::invalid_argument(format!(
+            "another live agent is named {}; choose another name",
+            args.name
+        )));
+    }
+    let values =
+        tmux_pane::read_values(&tmux, id, &["pane_in_mode", "pane_input_off", "pane_mode"])?;
+    let public = Records::new(&snapshot).pane(pane).pane_id;
+    if values[0] == "1" {
+        return Err(not_ready(format!(
+            "pane {public} is in {}; leave it and try again",
+            if values[2].is_empty() {
+                "a mode".into()
+            } else {
+                values[2].replace('-', " ")
+            }
+        )));
+    }
+    if values[1] == "1" {
+        return Err(not_ready(format!(
+            "pane {public} takes no input; turn its input back on and try again"
+        )));
+    }
+    match job::read_job(pane.pid) {
+        Some((own, _)) if job::is_interactive_shell(&own) => {}
+        _ => {
+            return Err(not_ready(format!(
+                "pane {public}'s own process is not a shell, so nothing is typed into it"
+            )));
+        }
+    }
+    let shell_stop = deadline.min(begun + SHELL_WAIT);
+    let pane = wait_for_prompt(context, id, shell_stop)?;
+    let shell = pane.current_command.clone();
+
+    // The last agent's record goes; this one's name and kind come.
+    let previous_hint = pane.kind_hint.clone();
+    let previous_pid = pane.agent_pid.clone();
+    let mut writes = OptionWrites::default();
+    for name in opt::RECORD.iter().chain(opt::REPORT) {
+        writes.unset(name);
+    }
+    writes.unset(opt::AGENT_SESSION);
+    writes.unset(opt::RESUME);
+    writes.set(opt::AGENT_KIND_HINT, agent.id);
+    writes.set(opt::AGENT_NAME, args.name.as_str());
+    tmux_pane::write_options(&tmux, id, &writes)?;
+
+    let mut argv = vec![agent.executable.to_string()];
+    argv.extend(args.args.iter().cloned());
+    let line = argv
+        .iter()
+        .map(|w| shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let target = format!("%{id}");
+    let typed = tmux.run(&Batch::of(vec![cmd::guarded(
+        &target,
+        &shell,
+        &[Cmd::new("send-keys").args(["-l", "-t", &target, "--", &line])],
+    )]))?;
+    if let Some(found) = cmd::held_back(&typed) {
+        restore(&tmux, id, &previous_hint, &previous_pid);
+        return Err(not_ready(if found.in_mode || found.input_off {
+            format!("pane {public} is in a mode or takes no input; leave it and try again")
+        } else {
+            format!(
+                "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
+            )
+        }));
+    }
+    // The line the command is on: the watcher reads below it.
+    let echo_stop = Instant::now() + ECHO_WAIT;
+    while Instant::now() < echo_stop {
+        if screen(&tmux, id)?
+            .lines()
+            .any(|row| row.trim_end().ends_with(&line))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let mut writes = OptionWrites::default();
+    writes.set(opt::TYPED_LINE, line.as_str());
+    let mut batch = Batch::of(writes.commands(id));
+    batch.push(cmd::guarded(
+        &target,
+        &shell,
+        &[Cmd::new("send-keys").args(["-t", &target, "Enter"])],
+    ));
+    let entered = tmux.run(&batch)?;
+    if cmd::held_back(&entered).is_some() {
+        restore(&tmux, id, &previous_hint, &previous_pid);
+        return Err(not_ready(format!(
+            "pane {public} had another program in front of its shell when the command was to be run, and the command typed into it may be left on its line; clear the line and start the agent again once the shell is at its prompt."
+        )));
+    }
+
+    // Is it there? Its process, its integration, or the watcher says so.
+    let entered_at = Instant::now();
+    // For an agent nothing names (a script, a wrapper), the process in
+    // front that two looks in a row agree on is taken for it.
+    let mut last_leader: Option<u32> = None;
+    let mut recorded = false;
+    loop {
+        let pane = pane_now(context, id)?;
+        if let Some((own, group)) = job::read_job(pane.pid) {
+            match job::front_of(&own, group) {
+                job::Front::Job { pgid, members } => {
+                    if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
+                        && found.agent.id == agent.id
+                    {
+                        record_pid(&tmux, id, found.pid);
+                        return answer(context, id, &argv);
+                    }
+                    if !recorded && last_leader == Some(pgid) {
+                        record_pid(&tmux, id, pgid);
+                        recorded = true;
+                    }
+                    last_leader = Some(pgid);
+                }
+                job::Front::Shell if entered_at.elapsed() >= Duration::from_millis(500) => {
+                    let screen_now = screen(&tmux, id)?;
+                    let settled = !screen_now.trim().is_empty();
+                    if settled && entered_at.elapsed() >= Duration::from_millis(800) {
+                        restore(&tmux, id, &previous_hint, &previous_pid);
+                        return Err(TawError::new(
+                            ErrorCode::AgentNotStarted,
+                            format!(
+                                "{} did not start in pane {public}: the shell is back at its prompt (is `{}` installed and on the pane's PATH?)",
+                                agent.name, agent.executable
+                            ),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let reported = pane.reported_kind == agent.id;
+        let read = pane.agent_kind == agent.id
+            && !pane.agent_state.is_empty()
+            && pane.agent_state != "unknown";
+        if reported || read {
+            return answer(context, id, &argv);
+        }
+        if Instant::now() >= deadline {
+            return Err(TawError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "{} was not seen running in pane {public} within --timeout",
+                    agent.name
+                ),
+            ));
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+fn record_pid(tmux: &Tmux, pane: u32, pid: u32) {
+    let mut writes = OptionWrites::default();
+    writes.set(opt::AGENT_PID, pid.to_string());
+    let _ = tmux_pane::write_options(tmux, pane, &writes);
+}
+
+/// Puts back the hint and pid the pane had, and takes the name off: no
+/// agent started.
+fn restore(tmux: &Tmux, pane: u32, hint: &str, pid: &str) {
+    let mut writes = OptionWrites::default();
+    match hint {
+        "" => writes.unset(opt::AGENT_KIND_HINT),
+        hint => writes.set(opt::AGENT_KIND_HINT, hint),
+    };
+    match pid {
+        "" => writes.unset(opt::AGENT_PID),
+        pid => writes.set(opt::AGENT_PID, pid),
+    };
+    writes.unset(opt::AGENT_NAME);
+    writes.unset(opt::TYPED_LINE);
+    let _ = tmux_pane::write_options(tmux, pane, &writes);
+}
+
+fn answer(context: &Context, pane: u32, argv: &[String]) -> Result<Reply> {
+    let snapshot = context.snapshot()?;
+    let row = snapshot
+        .pane(pane, None)
+        .ok_or_else(|| TawError::not_found("the pane closed"))?;
+    let records = Records::new(&snapshot);
+    // The record as an agent's, even before the watcher has written it.
+    let agent = records.agent(row).map(|a| json!(a)).unwrap_or_else(|| {
+        let mut record = json!(records.pane(row));
+        record["name"] = json!(row.agent_name);
+        record
+    });
+    Ok(Reply::result(
+        "agent",
+        json!({ "agent": agent, "argv": argv }),
+    ))
+}
