@@ -142,3 +142,37 @@ fn an_agent_that_is_the_panes_own_process() {
         server.display(&pane, "#{@agent_state}") == "idle"
     });
 }
+
+#[test]
+fn a_record_for_an_agent_not_in_front_is_taken_off() {
+    // What `taw agent start` writes as an agent comes up, left behind by an
+    // agent that exited before the watcher looked (or by an older watcher).
+    let server = TmuxServer::start();
+    load(&server);
+    server.wait_for("the watcher", Duration::from_secs(5), || {
+        watched(&server) == 1
+    });
+    for (name, value) in [
+        ("@agent_kind", "claude"),
+        ("@agent_state", "unknown"),
+        ("@agent_name", "gone"),
+    ] {
+        server.tmux(&["set-option", "-p", "-t", "%0", name, value]);
+    }
+    // Output makes the watcher look.
+    server.tmux(&["send-keys", "-t", "%0", "echo hi", "Enter"]);
+    server.wait_for("the record to go", Duration::from_secs(5), || {
+        server
+            .display("%0", "#{@agent_kind}#{@agent_name}")
+            .is_empty()
+    });
+    assert!(
+        server
+            .display("%0", "#{@agent_final_state}")
+            .starts_with("unknown ")
+    );
+    assert_eq!(
+        server.taw(&["agent", "list"]).result()["agents"],
+        serde_json::json!([])
+    );
+}

@@ -284,6 +284,20 @@ pub fn guarded(target: &str, command: &str, cmds: &[Cmd]) -> Cmd {
     ])
 }
 
+/// `if-shell -F`: `cmds` run only while pane option `option` of `target`
+/// is empty, in one tmux command, so a writer that sets it first (the
+/// watcher) wins.
+pub fn unless_set(target: &str, option: &str, cmds: &[Cmd]) -> Cmd {
+    Cmd::new("if-shell").args([
+        "-F",
+        "-t",
+        target,
+        &format!("#{{{option}}}"),
+        "",
+        &command_string(cmds),
+    ])
+}
+
 /// What a guarded send found when it held back: in a mode, input off, the
 /// mode's name, and the command in front.
 #[derive(Debug, Clone, PartialEq, Eq)]

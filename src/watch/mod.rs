@@ -381,6 +381,22 @@ impl Watcher {
         for change in &changes {
             self.apply(change, &view, now, looking, &mut writes);
         }
+        // A record no look of this watcher made (`taw agent start` wrote it
+        // as the agent came up, or a watcher before this one) for an agent
+        // no longer in front: taken off, as an exit's would be.
+        if front == Front::NoAgent
+            && self.tracker.agent.is_none()
+            && changes.is_empty()
+            && !view.agent_kind.is_empty()
+            && view.reported_kind.is_empty()
+        {
+            for name in opt::RECORD {
+                writes.unset(name);
+            }
+            writes.unset(opt::TYPED_LINE);
+            let last = AgentStatus::parse(&view.agent_state);
+            writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
+        }
         let _ = pane::write_options(&self.tmux, self.pane, &writes);
         outcome.wake_at
     }

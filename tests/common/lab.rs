@@ -140,6 +140,53 @@ impl Lab {
         pane
     }
 
+    /// A folder holding `<agent>`: a script that runs the lab's agent as its
+    /// run script would (its scratch home, the mock, the guards), so that
+    /// `taw agent start --kind <agent>` can type the plain name. The run
+    /// script is asked for its command line through a stand-in `tmux`.
+    pub fn agent_on_path(&self, agent: &str) -> PathBuf {
+        let dir = self.server.dir.path().join(format!("{agent}-bin"));
+        let fake = self.server.dir.path().join("fake-tmux");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&fake).unwrap();
+        let recorded = self.server.dir.path().join(format!("{agent}-command"));
+        let stand_in = fake.join("tmux");
+        std::fs::write(
+            &stand_in,
+            "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -l ]; then printf '%s' \"$2\" > \"$RECORD\"; exit 0; fi; shift; done\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let work = self.server.dir.path().join(format!("{agent}-work"));
+        std::fs::create_dir_all(&work).unwrap();
+        let path = format!(
+            "{}:{}",
+            fake.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let status = Command::new(self.dir.join(format!("run-{agent}.sh")))
+            .args(["unused", "%0", &work.display().to_string()])
+            .env("PATH", path)
+            .env("RECORD", &recorded)
+            .env("MOCK_PORT", MOCK_PORT)
+            .env("AGENTS_LAB_HOME", &self.home)
+            .env(
+                format!("{}_LAB_HOME", agent.to_uppercase()),
+                self.server.dir.path().join(format!("{agent}-home")),
+            )
+            .status()
+            .expect("run script");
+        assert!(status.success());
+        let line = std::fs::read_to_string(&recorded).unwrap();
+        // `cd WORK && env ... BIN ARGS`: exec, so the agent is the process.
+        let line = line.replacen(" && env ", " && exec env ", 1);
+        let script = dir.join(agent);
+        std::fs::write(&script, format!("#!/bin/sh\n{line} \"$@\"\n")).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        dir
+    }
+
     pub fn screen(&self, pane: &str) -> String {
         self.server.tmux(&["capture-pane", "-p", "-t", pane])
     }

@@ -20,6 +20,11 @@ pub fn taw_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_taw"))
 }
 
+/// Whether a program answers `--version` here.
+pub fn installed(program: &str) -> bool {
+    Command::new(program).arg("--version").output().is_ok()
+}
+
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -137,11 +142,20 @@ impl TmuxServer {
     }
 
     pub fn tmux_run(&self, args: &[&str]) -> Run {
+        self.tmux_run_with(args, &[])
+    }
+
+    /// A tmux command from a client with `env` added: tmux gives a new
+    /// session's panes the PATH of the client that asked for it.
+    pub fn tmux_run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut command = Command::new("tmux");
         self.isolate(&mut command);
         command
             .args(["-u", "-L", &self.socket, "-f", "/dev/null"])
             .args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
         Run::from(command.output().expect("run tmux"))
     }
 
@@ -176,6 +190,18 @@ impl TmuxServer {
             command.env(name, value);
         }
         Run::from(command.output().expect("run taw"))
+    }
+
+    /// Runs a bash script with this server's private folders and `env`
+    /// (a script finds the server through `TAW_TMUX_SOCKET` in `env`).
+    pub fn taw_script(&self, script: &Path, env: &[(&str, &str)]) -> Run {
+        let mut command = Command::new("bash");
+        self.isolate(&mut command);
+        command.arg(script);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        Run::from(command.output().expect("run bash"))
     }
 
     /// Writes config.toml.

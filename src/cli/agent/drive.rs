@@ -29,6 +29,9 @@ const RECHECK: Duration = Duration::from_secs(2);
 const POLL_WITHOUT_WATCHER: Duration = Duration::from_millis(200);
 /// How long a watcher has to write the end of a turn when an agent leaves.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How long a prompt or keys wait for a watched agent that has just
+/// started to be read for the first time (its input drawn).
+const FIRST_READ_WAIT: Duration = Duration::from_secs(10);
 
 fn code(code: ErrorCode, message: String) -> TawError {
     TawError::new(code, message)
@@ -89,6 +92,7 @@ pub fn hosts_agent(pane: &Pane) -> bool {
 /// and the pane takes input: the answer says why when it held them back.
 fn send_guarded(tmux: &Tmux, pane: &Pane, cmds: Vec<Cmd>, what: &str) -> Result<()> {
     let target = format!("%{}", pane.id);
+    race_window();
     let output = tmux.run(&Batch::of(vec![cmd::guarded(
         &target,
         &pane.current_command,
@@ -117,6 +121,18 @@ fn send_guarded(tmux: &Tmux, pane: &Pane, cmds: Vec<Cmd>, what: &str) -> Result<
                 "agent in pane {target} is no longer the pane foreground process; nothing was sent"
             ),
         )),
+    }
+}
+
+/// The race tests widen the moment between the check and the send with
+/// `TAW_TEST_SEND_DELAY_MS`, to make an agent exit (or a mode start) in it
+/// every time. Nothing else sets it.
+pub fn race_window() {
+    if let Some(ms) = std::env::var("TAW_TEST_SEND_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(Duration::from_millis(ms.min(10_000)));
     }
 }
 
@@ -204,7 +220,7 @@ pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
         return Err(TawError::invalid_argument("the prompt is empty"));
     }
     let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
+    let snapshot = once_drawn(context, &args.target, "prompt", deadline)?;
     let pane = agent_pane(&snapshot, &args.target, "prompt")?;
     refuse_mode(pane, &tmux)?;
     let before = Observed::of(pane);
@@ -281,6 +297,52 @@ pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
         &waiter,
         "agent",
     )
+}
+
+/// The server as it is once the target agent has been read: an agent
+/// `taw agent start` has just started is named by its process before it
+/// has drawn its input, and what is typed into it then can be lost (Claude
+/// Code takes the text and drops the Enter). So while a watched agent has
+/// no state read yet, and for at most FIRST_READ_WAIT after it came, this
+/// waits for the watcher's first read; past that the text is sent anyway.
+fn once_drawn(
+    context: &Context,
+    target: &str,
+    verb: &str,
+    deadline: Option<Instant>,
+) -> Result<Snapshot> {
+    let mut stop: Option<Instant> = None;
+    let mut waiter = None;
+    loop {
+        let snapshot = context.snapshot()?;
+        let pane = agent_pane(&snapshot, target, verb)?;
+        let unread = matches!(pane.agent_state.as_str(), "" | "unknown");
+        if !pane.pipe || !unread {
+            return Ok(snapshot);
+        }
+        let stop = *stop.get_or_insert_with(|| {
+            // Unread for a while already: a screen the rules do not know.
+            let unread_for = Duration::from_millis(now_ms().saturating_sub(pane.state_since));
+            let left = if pane.state_since == 0 {
+                FIRST_READ_WAIT
+            } else {
+                FIRST_READ_WAIT.saturating_sub(unread_for)
+            };
+            let stop = Instant::now() + left;
+            deadline.map_or(stop, |d| d.min(stop))
+        });
+        if Instant::now() >= stop {
+            return Ok(snapshot);
+        }
+        if waiter.is_none() {
+            waiter = Some(Waiter::new(
+                &crate::paths::state_dir(),
+                snapshot.server.pid,
+                pane.id,
+            ));
+        }
+        sleep_until_look(waiter.as_ref().unwrap(), stop);
+    }
 }
 
 /// The text in pieces of at most PIECE bytes, cut at character boundaries.
@@ -492,7 +554,7 @@ pub fn wait(context: &Context, args: WaitArgs) -> Result<Reply> {
 pub fn send_keys(context: &Context, target: &str, keys: &[String]) -> Result<Reply> {
     let keys = keys::all_to_tmux(keys)?;
     let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
+    let snapshot = once_drawn(context, target, "send-keys", None)?;
     let pane = agent_pane(&snapshot, target, "send-keys")?;
     refuse_mode(pane, &tmux)?;
     send_guarded(

@@ -157,13 +157,10 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
             "pane {public} takes no input; turn its input back on and try again"
         )));
     }
-    match job::read_job(pane.pid) {
-        Some((own, _)) if job::is_interactive_shell(&own) => {}
-        _ => {
-            return Err(not_ready(format!(
-                "pane {public}'s own process is not a shell, so nothing is typed into it"
-            )));
-        }
+    if !job::read_process(pane.pid).is_some_and(|own| job::is_interactive_shell(&own)) {
+        return Err(not_ready(format!(
+            "pane {public}'s own process is not a shell, so nothing is typed into it"
+        )));
     }
     let shell_stop = deadline.min(begun + SHELL_WAIT);
     let pane = wait_for_prompt(context, id, shell_stop)?;
@@ -247,7 +244,7 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
                         && found.agent.id == agent.id
                     {
                         record_pid(&tmux, id, found.pid);
-                        return answer(context, id, &argv);
+                        return answer(context, id, agent.id, &argv);
                     }
                     if !recorded && last_leader == Some(pgid) {
                         record_pid(&tmux, id, pgid);
@@ -277,7 +274,7 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
             && !pane.agent_state.is_empty()
             && pane.agent_state != "unknown";
         if reported || read {
-            return answer(context, id, &argv);
+            return answer(context, id, agent.id, &argv);
         }
         if Instant::now() >= deadline {
             return Err(TawError::new(
@@ -315,7 +312,20 @@ fn restore(tmux: &Tmux, pane: u32, hint: &str, pid: &str) {
     let _ = tmux_pane::write_options(tmux, pane, &writes);
 }
 
-fn answer(context: &Context, pane: u32, argv: &[String]) -> Result<Reply> {
+fn answer(context: &Context, pane: u32, kind: &str, argv: &[String]) -> Result<Reply> {
+    // The pane holds the agent from now on, for a verb that names it next
+    // (`agent prompt reviewer`), before the watcher has looked: unknown, as
+    // a watcher's first look says, unless the watcher has written already.
+    let target = format!("%{pane}");
+    let mut writes = OptionWrites::default();
+    writes.set(opt::AGENT_KIND, kind);
+    writes.set(opt::AGENT_STATE, "unknown");
+    writes.set(opt::STATE_SINCE, crate::watch::now_ms().to_string());
+    let _ = context.tmux().run(&Batch::of(vec![cmd::unless_set(
+        &target,
+        opt::AGENT_KIND,
+        &writes.commands(pane),
+    )]));
     let snapshot = context.snapshot()?;
     let row = snapshot
         .pane(pane, None)

@@ -1,0 +1,457 @@
+//! Driving agents: `taw agent prompt`, `send-keys`, `wait`, `start`, with
+//! their refusals and the races (an agent that exits, or a mode that starts,
+//! between the check and the send: nothing reaches the shell). Real Claude
+//! Code from the agents lab, and a script written for herdr, at the end.
+
+mod common;
+
+use common::lab::Lab;
+use common::{Run, TmuxServer, repo_root, taw_bin};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A stand-in agent named claude: it says it is ready and echoes each line.
+fn fake_agent(server: &TmuxServer) -> PathBuf {
+    let dir = server.dir.path().join("agent-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("claude");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf 'fake agent ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// A window with bash at its prompt (the pane's own process: dash, the
+/// tests' shell, would otherwise wrap it); returns its pane.
+fn bash_pane(server: &TmuxServer, name: &str) -> String {
+    server.tmux(&[
+        "new-window",
+        "-d",
+        "-t",
+        "main:",
+        "-n",
+        name,
+        "exec bash --norc --noprofile",
+    ]);
+    let pane = server.display(&format!("main:{name}"), "#{pane_id}");
+    server.wait_for("bash", Duration::from_secs(5), || {
+        server.display(&pane, "#{pane_current_command}") == "bash"
+            && !server
+                .tmux(&["capture-pane", "-p", "-t", &pane])
+                .trim()
+                .is_empty()
+    });
+    pane
+}
+
+/// bash with the stand-in agent running in front of it, marked as the
+/// watcher would mark it.
+fn pane_with_agent(server: &TmuxServer) -> String {
+    let script = fake_agent(server);
+    let pane = bash_pane(server, "agent");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        &pane,
+        &script.display().to_string(),
+        "Enter",
+    ]);
+    server.wait_for("the agent", Duration::from_secs(5), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &pane])
+            .contains("fake agent ready")
+    });
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "claude"]);
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "idle"]);
+    pane
+}
+
+fn screen(server: &TmuxServer, pane: &str) -> String {
+    server.tmux(&["capture-pane", "-p", "-t", pane])
+}
+
+/// Runs taw with the race window open, while `meanwhile` runs.
+fn with_race(server: &TmuxServer, args: &[&str], meanwhile: impl FnOnce()) -> Run {
+    std::thread::scope(|scope| {
+        let run = scope.spawn(|| server.taw_with(args, &[("TAW_TEST_SEND_DELAY_MS", "1500")]));
+        std::thread::sleep(Duration::from_millis(400));
+        meanwhile();
+        run.join().unwrap()
+    })
+}
+
+#[test]
+fn a_prompt_and_keys_reach_a_live_agent() {
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    let sent = server
+        .taw(&["agent", "prompt", &pane, "hello there"])
+        .result();
+    assert_eq!(sent["type"], "ok");
+    server.wait_for("the agent to get it", Duration::from_secs(5), || {
+        screen(&server, &pane).contains("got: hello there")
+    });
+    server
+        .taw(&["agent", "send-keys", &pane, "x", "enter"])
+        .result();
+    server.wait_for("the keys", Duration::from_secs(5), || {
+        screen(&server, &pane).contains("got: x")
+    });
+    assert_eq!(
+        server
+            .taw(&["agent", "send-keys", &pane, "bogus"])
+            .error_code(),
+        "invalid_key"
+    );
+    let read = server.taw(&["agent", "read", &pane]);
+    assert_eq!(read.status, 0);
+    assert!(read.stdout.contains("got: x"));
+}
+
+#[test]
+fn an_agent_that_exits_between_check_and_send_gets_nothing_nor_does_the_shell() {
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    let run = with_race(&server, &["agent", "prompt", &pane, "RACE-PROMPT"], || {
+        server.tmux(&["send-keys", "-t", &pane, "C-c"]);
+        server.wait_for("bash back", Duration::from_secs(5), || {
+            server.display(&pane, "#{pane_current_command}") == "bash"
+        });
+    });
+    assert_eq!(run.error_code(), "agent_not_ready", "{run:?}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !screen(&server, &pane).contains("RACE-PROMPT"),
+        "the shell got the prompt"
+    );
+    // Keys too.
+    let pane = pane_with_agent(&server);
+    let run = with_race(
+        &server,
+        &["agent", "send-keys", &pane, "R", "A", "C", "E"],
+        || {
+            server.tmux(&["send-keys", "-t", &pane, "C-c"]);
+            server.wait_for("bash back", Duration::from_secs(5), || {
+                server.display(&pane, "#{pane_current_command}") == "bash"
+            });
+        },
+    );
+    assert_eq!(run.error_code(), "agent_not_ready");
+    assert!(!screen(&server, &pane).contains("RACE"));
+}
+
+#[test]
+fn copy_mode_before_or_during_a_send_is_refused() {
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    server.tmux(&["copy-mode", "-t", &pane]);
+    let run = server.taw(&["agent", "prompt", &pane, "BEFORE-TEXT"]);
+    assert_eq!(run.error_code(), "shell_not_ready");
+    assert!(run.stderr.contains("copy mode"), "{}", run.stderr);
+    server.tmux(&["send-keys", "-t", &pane, "-X", "cancel"]);
+
+    let run = with_race(&server, &["agent", "prompt", &pane, "DURING-TEXT"], || {
+        server.tmux(&["copy-mode", "-t", &pane]);
+    });
+    assert_eq!(run.error_code(), "shell_not_ready", "{run:?}");
+    server.tmux(&["send-keys", "-t", &pane, "-X", "cancel"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let shown = screen(&server, &pane);
+    assert!(
+        !shown.contains("DURING-TEXT") && !shown.contains("BEFORE-TEXT"),
+        "{shown}"
+    );
+    // Input off (select-pane -d) is refused too.
+    server.tmux(&["select-pane", "-d", "-t", &pane]);
+    let run = server.taw(&["agent", "prompt", &pane, "OFF-TEXT"]);
+    assert_eq!(run.error_code(), "shell_not_ready");
+    assert!(run.stderr.contains("takes no input"));
+}
+
+#[test]
+fn targets_that_are_no_agent() {
+    let server = TmuxServer::start();
+    assert_eq!(
+        server
+            .taw(&["agent", "prompt", "nobody", "hi"])
+            .error_code(),
+        "agent_not_found"
+    );
+    assert_eq!(
+        server.taw(&["agent", "prompt", "%0", "hi"]).error_code(),
+        "agent_not_ready"
+    );
+    // The record stands but the agent has gone (no watcher took it off).
+    let pane = pane_with_agent(&server);
+    server.tmux(&["send-keys", "-t", &pane, "C-c"]);
+    server.wait_for("bash back", Duration::from_secs(5), || {
+        server.display(&pane, "#{pane_current_command}") == "bash"
+    });
+    let run = server.taw(&["agent", "prompt", &pane, "LATE-TEXT"]);
+    assert_eq!(run.error_code(), "agent_not_ready");
+    assert!(
+        run.stderr.contains("no longer the pane foreground process"),
+        "{}",
+        run.stderr
+    );
+    assert!(!screen(&server, &pane).contains("LATE-TEXT"));
+}
+
+#[test]
+fn a_wait_ends_when_the_agent_leaves() {
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "working"]);
+    let run = std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| {
+            server.taw(&[
+                "agent",
+                "wait",
+                &pane,
+                "--until",
+                "idle",
+                "--timeout",
+                "20000",
+            ])
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        server.tmux(&["kill-pane", "-t", &pane]);
+        waiting.join().unwrap()
+    });
+    assert_eq!(run.error_code(), "agent_not_running", "{run:?}");
+    // A state already reached answers at once; a timeout says so.
+    let pane = pane_with_agent(&server);
+    let now = server
+        .taw(&["agent", "wait", &pane, "--until", "idle"])
+        .result();
+    assert_eq!(now["agent"]["agent_status"], "idle");
+    let late = server.taw(&[
+        "agent",
+        "wait",
+        &pane,
+        "--until",
+        "blocked",
+        "--timeout",
+        "500",
+    ]);
+    assert_eq!(late.error_code(), "timeout");
+}
+
+#[test]
+fn start_refuses_before_typing() {
+    let server = TmuxServer::start();
+    let pane = bash_pane(&server, "shell");
+    let start = |args: &[&str]| {
+        let mut all = vec!["agent", "start"];
+        all.extend_from_slice(args);
+        server.taw(&all)
+    };
+    assert_eq!(
+        start(&["Bad Name", "--kind", "claude", "--pane", &pane]).error_code(),
+        "invalid_argument"
+    );
+    assert_eq!(
+        start(&["x", "--kind", "nothing", "--pane", &pane]).error_code(),
+        "unsupported_agent_kind"
+    );
+    assert_eq!(
+        start(&["x", "--kind", "claude", "--pane", &pane, "--timeout", "100"]).error_code(),
+        "invalid_argument"
+    );
+    assert_eq!(
+        start(&["x", "--kind", "claude", "--pane", "%99"]).error_code(),
+        "not_found"
+    );
+    server.tmux(&["copy-mode", "-t", &pane]);
+    let run = start(&["x", "--kind", "claude", "--pane", &pane]);
+    assert_eq!(run.error_code(), "shell_not_ready");
+    assert!(run.stderr.contains("copy mode"));
+    server.tmux(&["send-keys", "-t", &pane, "-X", "cancel"]);
+    // A pane whose own process is no shell is never typed into.
+    server.tmux(&["new-window", "-d", "-t", "main:", "-n", "top", "sleep 600"]);
+    let busy = server.display("main:top", "#{pane_id}");
+    assert_eq!(
+        start(&["x", "--kind", "claude", "--pane", &busy]).error_code(),
+        "shell_not_ready"
+    );
+    // A name another live agent holds.
+    let other = pane_with_agent(&server);
+    server.tmux(&["set-option", "-p", "-t", &other, "@agent_name", "taken"]);
+    assert_eq!(
+        start(&["taken", "--kind", "claude", "--pane", &pane]).error_code(),
+        "invalid_argument"
+    );
+    assert!(
+        screen(&server, &pane)
+            .lines()
+            .all(|l| !l.contains("claude")),
+        "nothing was typed"
+    );
+}
+
+#[test]
+fn a_command_that_is_not_there_did_not_start() {
+    let server = TmuxServer::start();
+    let pane = bash_pane(&server, "shell");
+    // `amp` is not installed here.
+    let run = server.taw(&[
+        "agent",
+        "start",
+        "tester",
+        "--kind",
+        "amp",
+        "--pane",
+        &pane,
+        "--timeout",
+        "15000",
+    ]);
+    assert_eq!(run.error_code(), "agent_not_started", "{run:?}");
+    assert_eq!(
+        server.display(&pane, "#{@agent_name}"),
+        "",
+        "the name is not left on the pane"
+    );
+}
+
+/// A lab server whose new panes run a plain (not login) shell, so the PATH
+/// a pane is made with stays.
+fn lab_with_plain_shells() -> Option<Lab> {
+    let lab = Lab::start()?;
+    lab.server
+        .tmux(&["set-option", "-g", "default-command", "exec /bin/sh"]);
+    Some(lab)
+}
+
+#[test]
+fn real_claude_started_prompted_and_waited_for() {
+    let Some(lab) = lab_with_plain_shells() else {
+        return;
+    };
+    let bin = lab.agent_on_path("claude");
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let made = lab.server.tmux_run_with(
+        &["new-session", "-d", "-s", "work", "-x", "120", "-y", "40"],
+        &[("PATH", &path)],
+    );
+    assert_eq!(made.status, 0, "{made:?}");
+    let pane = lab.server.display("work", "#{pane_id}");
+    let run = lab.server.taw(&[
+        "agent",
+        "start",
+        "reviewer",
+        "--kind",
+        "claude",
+        "--pane",
+        &pane,
+        "--timeout",
+        "60000",
+    ]);
+    assert_eq!(run.status, 0, "{run:?}\n{}", lab.screen(&pane));
+    let started = run.result();
+    assert_eq!(started["type"], "agent");
+    assert_eq!(started["argv"], serde_json::json!(["claude"]));
+    lab.wait_state(&pane, "idle", Duration::from_secs(30));
+    assert_eq!(lab.server.display(&pane, "#{@agent_name}"), "reviewer");
+
+    let done = lab
+        .server
+        .taw(&[
+            "agent",
+            "prompt",
+            "reviewer",
+            "work 2",
+            "--wait",
+            "--timeout",
+            "60000",
+        ])
+        .result();
+    assert_eq!(done["type"], "agent");
+    assert!(
+        matches!(
+            done["agent"]["agent_status"].as_str(),
+            Some("idle" | "done")
+        ),
+        "{done}"
+    );
+    let read = lab.server.taw(&["agent", "read", "reviewer"]);
+    assert!(read.stdout.contains("Working slowly"), "{}", read.stdout);
+
+    // A quick turn is still seen; agent wait answers a state it is in.
+    lab.server
+        .taw(&[
+            "agent",
+            "prompt",
+            "reviewer",
+            "hello",
+            "--wait",
+            "--timeout",
+            "30000",
+        ])
+        .result();
+    let waited = lab
+        .server
+        .taw(&[
+            "agent",
+            "wait",
+            "reviewer",
+            "--until",
+            "idle",
+            "--until",
+            "done",
+            "--timeout",
+            "10000",
+        ])
+        .result();
+    assert_eq!(waited["agent"]["name"], "reviewer");
+}
+
+#[test]
+fn a_herdr_script_runs_unchanged() {
+    let Some(lab) = lab_with_plain_shells() else {
+        return;
+    };
+    if !common::installed("jq") {
+        assert!(
+            std::env::var_os("TAW_LAB_REQUIRED").is_none(),
+            "the herdr script needs jq"
+        );
+        return;
+    }
+    let claude = lab.agent_on_path("claude");
+    let herdr = lab.server.dir.path().join("herdr-bin");
+    std::fs::create_dir_all(&herdr).unwrap();
+    std::os::unix::fs::symlink(taw_bin(), herdr.join("herdr")).unwrap();
+    let work = lab.server.dir.path().join("script-work");
+    std::fs::create_dir_all(&work).unwrap();
+    let path = format!(
+        "{}:{}:/usr/local/bin:/usr/bin:/bin",
+        herdr.display(),
+        claude.display()
+    );
+    let socket = lab.server.socket_path_of_server();
+    let script = repo_root().join("tests/fixtures/herdr-script.sh");
+    let run = lab.server.taw_script(
+        &script,
+        &[
+            ("PATH", path.as_str()),
+            ("TAW_TMUX_SOCKET", socket.as_str()),
+            ("WORKDIR", work.to_str().unwrap()),
+        ],
+    );
+    let screens = lab.server.tmux(&[
+        "list-panes",
+        "-a",
+        "-F",
+        "#{pane_id} #{@agent_state} #{pane_current_command}",
+    ]);
+    let first = lab
+        .server
+        .tmux_run(&["capture-pane", "-p", "-t", "demo:0.0"])
+        .stdout;
+    assert_eq!(run.status, 0, "{run:?}\n{screens}\n{first}");
+    assert!(run.stdout.contains("herdr script finished"), "{run:?}");
+}
