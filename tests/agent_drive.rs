@@ -28,16 +28,21 @@ fn fake_agent(server: &TmuxServer) -> PathBuf {
 /// A window with bash at its prompt (the pane's own process: dash, the
 /// tests' shell, would otherwise wrap it); returns its pane.
 fn bash_pane(server: &TmuxServer, name: &str) -> String {
-    server.tmux(&[
-        "new-window",
-        "-d",
-        "-t",
-        "main:",
-        "-n",
-        name,
-        "exec bash --norc --noprofile",
-    ]);
-    let pane = server.display(&format!("main:{name}"), "#{pane_id}");
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            "main:",
+            "-n",
+            name,
+            "exec bash --norc --noprofile",
+        ])
+        .trim()
+        .to_string();
     server.wait_for("bash", Duration::from_secs(5), || {
         server.display(&pane, "#{pane_current_command}") == "bash"
             && !server
@@ -454,4 +459,87 @@ fn a_herdr_script_runs_unchanged() {
         .stdout;
     assert_eq!(run.status, 0, "{run:?}\n{screens}\n{first}");
     assert!(run.stdout.contains("herdr script finished"), "{run:?}");
+}
+
+#[test]
+fn a_prompt_nothing_takes_up_is_stalled() {
+    // No watcher here: the agent's state stays idle after the prompt.
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    let run = server.taw(&["agent", "prompt", &pane, "anyone?", "--wait"]);
+    assert_eq!(run.error_code(), "agent_prompt_stalled", "{run:?}");
+    // A --timeout shorter than the 5 s look for activity is a timeout.
+    let run = server.taw(&[
+        "agent",
+        "prompt",
+        &pane,
+        "again?",
+        "--wait",
+        "--timeout",
+        "800",
+    ]);
+    assert_eq!(run.error_code(), "timeout", "{run:?}");
+}
+
+#[test]
+fn a_long_prompt_arrives_whole_in_pieces() {
+    let server = TmuxServer::start();
+    let dir = server.dir.path().join("long-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = server.dir.path().join("received");
+    let script = dir.join("claude");
+    // Not line by line: a terminal's line holds about 4 KiB.
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nstty -icanon -echo\nprintf 'ready\\n'\ncat > '{}'\n",
+            out.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let pane = bash_pane(&server, "long");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        &pane,
+        &script.display().to_string(),
+        "Enter",
+    ]);
+    server.wait_for("the agent", Duration::from_secs(5), || {
+        screen(&server, &pane).contains("ready")
+    });
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "claude"]);
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "idle"]);
+    let text: String = (0..2000).map(|i| format!("{:04} ", i % 10000)).collect();
+    assert!(text.len() > 9000);
+    server.taw(&["agent", "prompt", &pane, &text]).result();
+    server.wait_for("the whole prompt", Duration::from_secs(10), || {
+        std::fs::read_to_string(&out).is_ok_and(|got| got.ends_with('\n') || got.ends_with('\r'))
+    });
+    let got = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(got.trim_end_matches(['\r', '\n']), text);
+}
+
+#[test]
+fn two_agents_with_one_name_are_ambiguous() {
+    let server = TmuxServer::start();
+    let first = pane_with_agent(&server);
+    let second = pane_with_agent(&server);
+    for pane in [&first, &second] {
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_name", "twin"]);
+    }
+    for verb in [
+        vec!["agent", "prompt", "twin", "hi"],
+        vec!["agent", "send-keys", "twin", "x"],
+        vec!["agent", "wait", "twin"],
+        vec!["agent", "read", "twin"],
+    ] {
+        assert_eq!(
+            server.taw(&verb).error_code(),
+            "agent_target_ambiguous",
+            "{verb:?}"
+        );
+    }
 }

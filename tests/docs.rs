@@ -49,11 +49,16 @@ fn every_config_key_is_in_config_md() {
 fn every_verb_is_in_the_docs() {
     let server = TmuxServer::empty();
     let help = server.taw_bare(&["--help"], &[]).stdout;
-    let docs = ["README.md", "docs/PARITY.md", "docs/DETECTION.md"]
-        .iter()
-        .map(|path| read(path))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let docs = [
+        "README.md",
+        "docs/PARITY.md",
+        "docs/DETECTION.md",
+        "docs/SCRIPTING.md",
+    ]
+    .iter()
+    .map(|path| read(path))
+    .collect::<Vec<_>>()
+    .join("\n");
     for line in help.lines().filter(|l| l.trim_start().starts_with("taw ")) {
         let mut words = line.split_whitespace().skip(1);
         let (group, verb) = (words.next().unwrap(), words.next().unwrap());

@@ -1496,6 +1496,18 @@ fn layout_set_split_ratio_moves_one_split() {
         "0.5",
     ]);
     assert_eq!(bad_path.error_code(), "invalid_argument");
+    // A ratio out of 0.1 to 0.9 is refused, as pane split refuses it.
+    let bad_ratio = server.taw(&[
+        "layout",
+        "set-split-ratio",
+        "--tab",
+        &tab,
+        "--path",
+        "",
+        "--ratio",
+        "0.95",
+    ]);
+    assert_eq!(bad_ratio.error_code(), "invalid_argument");
 }
 
 #[test]

@@ -135,7 +135,13 @@ fn set_ratio(context: &Context, args: RatioArgs) -> Result<Reply> {
             ))),
         })
         .collect::<Result<_>>()?;
-    let ratio = args.ratio.clamp(0.1, 0.9);
+    if !(0.1..=0.9).contains(&args.ratio) {
+        return Err(TawError::invalid_argument(format!(
+            "--ratio {}: from 0.1 to 0.9",
+            args.ratio
+        )));
+    }
+    let ratio = args.ratio;
     let tmux = context.tmux();
     let snapshot = Snapshot::read(&tmux)?;
     let window = args.which.window(&snapshot)?;
@@ -298,6 +304,10 @@ fn apply(context: &Context, args: ApplyArgs) -> Result<Reply> {
         .as_deref()
         .map(|tab| resolve::tab(&snapshot, tab))
         .transpose()?;
+    // The tab replaced is closed: asked before anything is made.
+    if let Some(old) = replacing {
+        crate::veto::may_close(&crate::veto::Closing::Window(old.id))?;
+    }
     let session = match (&args.workspace, replacing) {
         (Some(workspace), _) => resolve::workspace(&snapshot, workspace)?,
         (None, Some(window)) => window.session,

@@ -31,7 +31,7 @@ pub enum Verb {
         #[arg(required = true)]
         label: Vec<String>,
     },
-    /// Close a workspace (with --group, its worktree workspaces too).
+    /// Close a workspace (--group would close its worktree workspaces too; taw makes none yet).
     Close {
         workspace: String,
         #[arg(long)]

@@ -47,6 +47,8 @@ fn agent_pane<'a>(snapshot: &'a Snapshot, target: &str, verb: &str) -> Result<&'
                 ErrorCode::AgentNotReady,
                 format!("agent {target} is not an active named agent"),
             )
+        } else if error.code == ErrorCode::AgentTargetAmbiguous {
+            error
         } else {
             code(
                 ErrorCode::AgentNotFound,
@@ -536,8 +538,7 @@ pub fn wait(context: &Context, args: WaitArgs) -> Result<Reply> {
         .timeout
         .map(|ms| Instant::now() + Duration::from_millis(ms));
     let snapshot = context.snapshot()?;
-    let pane = resolve::agent(&snapshot, &args.target)
-        .map_err(|error| code(ErrorCode::AgentNotFound, error.message))?;
+    let pane = resolve::agent(&snapshot, &args.target)?;
     let waiter = Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id);
     wait_for(
         context,
@@ -581,8 +582,7 @@ pub struct ReadArgs {
 
 pub fn read(context: &Context, args: ReadArgs) -> Result<Reply> {
     let snapshot = context.snapshot()?;
-    let pane = resolve::agent(&snapshot, &args.target)
-        .map_err(|error| code(ErrorCode::AgentNotFound, error.message))?;
+    let pane = resolve::agent(&snapshot, &args.target)?;
     let spec = ReadSpec {
         source: args.source,
         lines: args.lines,

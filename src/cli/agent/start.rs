@@ -36,7 +36,7 @@ pub struct StartArgs {
     /// The pane whose shell runs it.
     #[arg(long)]
     pub pane: String,
-    /// One budget for the whole verb, in milliseconds (default 30000, at most 300000).
+    /// One budget for the whole verb, in milliseconds (default 30000; more than 3000, at most 300000).
     #[arg(long)]
     pub timeout: Option<u64>,
     /// Arguments for the agent.
