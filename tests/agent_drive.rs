@@ -543,3 +543,52 @@ fn two_agents_with_one_name_are_ambiguous() {
         );
     }
 }
+
+#[test]
+fn start_with_copy_mode_before_the_enter_sends_no_enter() {
+    let server = TmuxServer::start();
+    let script = fake_agent(&server);
+    let bin = script.parent().unwrap().display().to_string();
+    let pane = bash_pane(&server, "shell");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        &pane,
+        &format!("PATH={bin}:$PATH"),
+        "Enter",
+    ]);
+    std::thread::sleep(Duration::from_millis(500));
+    let run = with_race(
+        &server,
+        &[
+            "agent", "start", "late", "--kind", "claude", "--pane", &pane,
+        ],
+        || {
+            // The command is typed (its echo seen) before the window opens.
+            server.wait_for("the echo", Duration::from_secs(10), || {
+                screen(&server, &pane)
+                    .lines()
+                    .any(|l| l.trim_end().ends_with("claude"))
+            });
+            server.tmux(&["copy-mode", "-t", &pane]);
+        },
+    );
+    assert_eq!(run.error_code(), "shell_not_ready", "{run:?}");
+    assert!(
+        run.stderr.contains("copy mode") && run.stderr.contains("left on its line"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        server.display(&pane, "#{pane_in_mode}"),
+        "1",
+        "left in its mode"
+    );
+    assert_eq!(server.display(&pane, "#{@agent_name}"), "", "not marked");
+    server.tmux(&["send-keys", "-t", &pane, "-X", "cancel"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !screen(&server, &pane).contains("fake agent ready"),
+        "the Enter went through"
+    );
+}

@@ -145,11 +145,7 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
     if values[0] == "1" {
         return Err(not_ready(format!(
             "pane {public} is in {}; leave it and try again",
-            if values[2].is_empty() {
-                "a mode".into()
-            } else {
-                values[2].replace('-', " ")
-            }
+            mode_name(&values[2])
         )));
     }
     if values[1] == "1" {
@@ -194,8 +190,13 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
     )]))?;
     if let Some(found) = cmd::held_back(&typed) {
         restore(&tmux, id, &previous_hint, &previous_pid);
-        return Err(not_ready(if found.in_mode || found.input_off {
-            format!("pane {public} is in a mode or takes no input; leave it and try again")
+        return Err(not_ready(if found.in_mode {
+            format!(
+                "pane {public} is in {}; leave it and try again",
+                mode_name(&found.mode)
+            )
+        } else if found.input_off {
+            format!("pane {public} takes no input; turn its input back on and try again")
         } else {
             format!(
                 "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
@@ -221,12 +222,24 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
         &shell,
         &[Cmd::new("send-keys").args(["-t", &target, "Enter"])],
     ));
+    crate::cli::agent::drive::race_window();
     let entered = tmux.run(&batch)?;
-    if cmd::held_back(&entered).is_some() {
+    if let Some(found) = cmd::held_back(&entered) {
         restore(&tmux, id, &previous_hint, &previous_pid);
-        return Err(not_ready(format!(
-            "pane {public} had another program in front of its shell when the command was to be run, and the command typed into it may be left on its line; clear the line and start the agent again once the shell is at its prompt."
-        )));
+        return Err(not_ready(if found.in_mode {
+            format!(
+                "pane {public} is in {}, and the command typed into it may be left on its line; leave the mode, clear the line and try again",
+                mode_name(&found.mode)
+            )
+        } else if found.input_off {
+            format!(
+                "pane {public} takes no input, and the command typed into it may be left on its line; turn its input back on, clear the line and try again"
+            )
+        } else {
+            format!(
+                "pane {public} had another program in front of its shell when the command was to be run, and the command typed into it may be left on its line; clear the line and start the agent again once the shell is at its prompt."
+            )
+        }));
     }
 
     // Is it there? Its process, its integration, or the watcher says so.
@@ -286,6 +299,15 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
             ));
         }
         std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+/// tmux's name for a mode, as words: `copy-mode` is "copy mode".
+fn mode_name(mode: &str) -> String {
+    if mode.is_empty() {
+        "a mode".into()
+    } else {
+        mode.replace('-', " ")
     }
 }
 
