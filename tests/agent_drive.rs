@@ -7,57 +7,33 @@ mod common;
 
 use common::lab::Lab;
 use common::{Run, TmuxServer, repo_root, taw_bin};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// A stand-in agent named claude: it says it is ready and echoes each line.
-fn fake_agent(server: &TmuxServer) -> PathBuf {
-    let dir = server.dir.path().join("agent-bin");
+/// A script named claude in a folder of its own (`folder`), running `body`.
+fn stand_in(server: &TmuxServer, folder: &str, body: &str) -> PathBuf {
+    let dir = server.dir.path().join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("claude");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\nprintf 'fake agent ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
-    )
-    .unwrap();
+    std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     script
 }
 
-/// A window with bash at its prompt (the pane's own process: dash, the
-/// tests' shell, would otherwise wrap it); returns its pane.
-fn bash_pane(server: &TmuxServer, name: &str) -> String {
-    let pane = server
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-t",
-            "main:",
-            "-n",
-            name,
-            "exec bash --norc --noprofile",
-        ])
-        .trim()
-        .to_string();
-    server.wait_for("bash", Duration::from_secs(5), || {
-        server.display(&pane, "#{pane_current_command}") == "bash"
-            && !server
-                .tmux(&["capture-pane", "-p", "-t", &pane])
-                .trim()
-                .is_empty()
-    });
-    pane
+/// A stand-in agent named claude: it says it is ready and echoes each line.
+fn fake_agent(server: &TmuxServer) -> PathBuf {
+    stand_in(
+        server,
+        "agent-bin",
+        "printf 'fake agent ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
+    )
 }
 
-/// bash with the stand-in agent running in front of it, marked as the
-/// watcher would mark it.
-fn pane_with_agent(server: &TmuxServer) -> String {
-    let script = fake_agent(server);
-    let pane = bash_pane(server, "agent");
+/// bash with `script` running in front of it, once it has said `ready`,
+/// marked as the watcher would mark it.
+fn run_agent(server: &TmuxServer, script: &Path, ready: &str) -> String {
+    let pane = server.bash_pane("agent");
     server.tmux(&[
         "send-keys",
         "-t",
@@ -66,13 +42,16 @@ fn pane_with_agent(server: &TmuxServer) -> String {
         "Enter",
     ]);
     server.wait_for("the agent", Duration::from_secs(5), || {
-        server
-            .tmux(&["capture-pane", "-p", "-t", &pane])
-            .contains("fake agent ready")
+        screen(server, &pane).contains(ready)
     });
     server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "claude"]);
     server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "idle"]);
     pane
+}
+
+/// bash with the stand-in agent running in front of it.
+fn pane_with_agent(server: &TmuxServer) -> String {
+    run_agent(server, &fake_agent(server), "fake agent ready")
 }
 
 fn screen(server: &TmuxServer, pane: &str) -> String {
@@ -249,7 +228,7 @@ fn a_wait_ends_when_the_agent_leaves() {
 #[test]
 fn start_refuses_before_typing() {
     let server = TmuxServer::start();
-    let pane = bash_pane(&server, "shell");
+    let pane = server.bash_pane("shell");
     let start = |args: &[&str]| {
         let mut all = vec!["agent", "start"];
         all.extend_from_slice(args);
@@ -301,7 +280,7 @@ fn start_refuses_before_typing() {
 #[test]
 fn a_command_that_is_not_there_did_not_start() {
     let server = TmuxServer::start();
-    let pane = bash_pane(&server, "shell");
+    let pane = server.bash_pane("shell");
     // `amp` is not installed here.
     let run = server.taw(&[
         "agent",
@@ -484,34 +463,17 @@ fn a_prompt_nothing_takes_up_is_stalled() {
 #[test]
 fn a_long_prompt_arrives_whole_in_pieces() {
     let server = TmuxServer::start();
-    let dir = server.dir.path().join("long-bin");
-    std::fs::create_dir_all(&dir).unwrap();
     let out = server.dir.path().join("received");
-    let script = dir.join("claude");
     // Not line by line: a terminal's line holds about 4 KiB.
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nstty -icanon -echo\nprintf 'ready\\n'\ncat > '{}'\n",
+    let script = stand_in(
+        &server,
+        "long-bin",
+        &format!(
+            "stty -icanon -echo\nprintf 'ready\\n'\ncat > '{}'\n",
             out.display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let pane = bash_pane(&server, "long");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &pane,
-        &script.display().to_string(),
-        "Enter",
-    ]);
-    server.wait_for("the agent", Duration::from_secs(5), || {
-        screen(&server, &pane).contains("ready")
-    });
-    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "claude"]);
-    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "idle"]);
+    );
+    let pane = run_agent(&server, &script, "ready");
     let text: String = (0..2000).map(|i| format!("{:04} ", i % 10000)).collect();
     assert!(text.len() > 9000);
     server.taw(&["agent", "prompt", &pane, &text]).result();
@@ -549,7 +511,7 @@ fn start_with_copy_mode_before_the_enter_sends_no_enter() {
     let server = TmuxServer::start();
     let script = fake_agent(&server);
     let bin = script.parent().unwrap().display().to_string();
-    let pane = bash_pane(&server, "shell");
+    let pane = server.bash_pane("shell");
     server.tmux(&[
         "send-keys",
         "-t",

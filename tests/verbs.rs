@@ -107,30 +107,6 @@ fn sides(edges: &Value) -> [bool; 4] {
     })
 }
 
-/// A window running bash, with no rc files, at its prompt; its pane id.
-fn bash_pane(server: &TmuxServer) -> String {
-    let pane = server
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-t",
-            "main:",
-            "-n",
-            "b",
-            "exec bash --norc --noprofile",
-        ])
-        .trim()
-        .to_string();
-    server.wait_for("bash at its prompt", WAIT, || {
-        server.display(&pane, "#{pane_current_command}") == "bash"
-            && !read(server, &pane, &[]).trim().is_empty()
-    });
-    pane
-}
-
 /// Writes a layout to a file of the test's folder; its path.
 fn layout_file(server: &TmuxServer, name: &str, layout: &Value) -> PathBuf {
     let path = server.dir.path().join(name);
@@ -1245,7 +1221,7 @@ fn wait_output_on_a_pane_killed_while_waiting_is_not_found() {
 #[test]
 fn pane_clear_with_bash_at_its_prompt_clears_the_screen() {
     let server = TmuxServer::start();
-    let pane = bash_pane(&server);
+    let pane = server.bash_pane("b");
     run(&server, &pane, "seq 1 5");
     server.wait_for("the output and the prompt after it", WAIT, || {
         let screen = read(&server, &pane, &[]);
@@ -1268,7 +1244,7 @@ fn pane_clear_with_bash_at_its_prompt_clears_the_screen() {
 #[test]
 fn pane_clear_with_a_program_in_front_keeps_the_screen() {
     let server = TmuxServer::start();
-    let pane = bash_pane(&server);
+    let pane = server.bash_pane("b");
     run(&server, &pane, "sleep 600");
     server.wait_for("sleep in front", WAIT, || {
         server.display(&pane, "#{pane_current_command}") == "sleep"

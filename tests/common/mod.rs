@@ -204,6 +204,35 @@ impl TmuxServer {
         Run::from(command.output().expect("run bash"))
     }
 
+    /// A new window named `name` whose own process is bash (no rc files:
+    /// `exec`, since dash, the tests' shell, would otherwise wrap it),
+    /// once bash is at its prompt; its pane id.
+    pub fn bash_pane(&self, name: &str) -> String {
+        let pane = self
+            .tmux(&[
+                "new-window",
+                "-d",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "-t",
+                "main:",
+                "-n",
+                name,
+                "exec bash --norc --noprofile",
+            ])
+            .trim()
+            .to_string();
+        self.wait_for("bash at its prompt", Duration::from_secs(5), || {
+            self.display(&pane, "#{pane_current_command}") == "bash"
+                && !self
+                    .tmux(&["capture-pane", "-p", "-t", &pane])
+                    .trim()
+                    .is_empty()
+        });
+        pane
+    }
+
     /// Writes config.toml.
     pub fn write_config(&self, text: &str) -> PathBuf {
         let path = self.config_dir().join("config.toml");
