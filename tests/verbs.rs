@@ -1417,18 +1417,19 @@ fn layout_set_split_ratio_moves_one_split() {
     let tab = text(&applied["layout"]["tab_id"]).to_string();
     let a = text(&applied["layout"]["root"]["first"]["first"]["pane_id"]).to_string();
 
-    let set = server
-        .taw(&[
+    let set_ratio = |path: &str, ratio: &str| {
+        server.taw(&[
             "layout",
             "set-split-ratio",
             "--tab",
             &tab,
             "--path",
-            "01",
+            path,
             "--ratio",
-            "0.3",
+            ratio,
         ])
-        .result();
+    };
+    let set = set_ratio("01", "0.3").result();
     assert_eq!(set["type"], "layout_split_ratio_set");
     let ratio = number(&set["layout"]["root"]["first"]["second"]["ratio"]);
     assert!((ratio - 0.3).abs() < 0.08, "{ratio}");
@@ -1449,41 +1450,11 @@ fn layout_set_split_ratio_moves_one_split() {
     let ratio = number(&root["layout"]["root"]["ratio"]);
     assert!((ratio - 0.7).abs() < 0.05, "{ratio}");
 
-    // A path that ends at a pane, and a path that is not 0s and 1s.
-    let at_pane = server.taw(&[
-        "layout",
-        "set-split-ratio",
-        "--tab",
-        &tab,
-        "--path",
-        "00",
-        "--ratio",
-        "0.5",
-    ]);
-    assert_eq!(at_pane.error_code(), "not_found");
-    let bad_path = server.taw(&[
-        "layout",
-        "set-split-ratio",
-        "--tab",
-        &tab,
-        "--path",
-        "2",
-        "--ratio",
-        "0.5",
-    ]);
-    assert_eq!(bad_path.error_code(), "invalid_argument");
-    // A ratio out of 0.1 to 0.9 is refused, as pane split refuses it.
-    let bad_ratio = server.taw(&[
-        "layout",
-        "set-split-ratio",
-        "--tab",
-        &tab,
-        "--path",
-        "",
-        "--ratio",
-        "0.95",
-    ]);
-    assert_eq!(bad_ratio.error_code(), "invalid_argument");
+    // A path that ends at a pane, a path that is not 0s and 1s, and a ratio
+    // out of 0.1 to 0.9 (refused, as pane split refuses it).
+    assert_eq!(set_ratio("00", "0.5").error_code(), "not_found");
+    assert_eq!(set_ratio("2", "0.5").error_code(), "invalid_argument");
+    assert_eq!(set_ratio("", "0.95").error_code(), "invalid_argument");
 }
 
 #[test]
