@@ -554,3 +554,42 @@ fn start_with_copy_mode_before_the_enter_sends_no_enter() {
         "the Enter went through"
     );
 }
+
+#[test]
+fn start_records_the_echoed_row_and_the_agent_answers_by_name_at_once() {
+    let server = TmuxServer::start();
+    let script = fake_agent(&server);
+    let bin = script.parent().unwrap().display().to_string();
+    let pane = server.bash_pane("shell");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        &pane,
+        &format!("PATH={bin}:$PATH"),
+        "Enter",
+    ]);
+    std::thread::sleep(Duration::from_millis(500));
+    let started = server
+        .taw(&[
+            "agent", "start", "echoer", "--kind", "claude", "--pane", &pane,
+        ])
+        .result();
+    assert_eq!(started["agent"]["name"], "echoer");
+    let typed = server.display(&pane, "#{@agent_typed_line}");
+    assert!(
+        typed.starts_with("bash") && typed.ends_with(" claude"),
+        "{typed}"
+    );
+    assert_eq!(server.display(&pane, "#{@agent_typed_command}"), "claude");
+    // No watcher here: the pane is marked by start itself.
+    assert_eq!(
+        server.display(&pane, "#{@agent_kind} #{@agent_state}"),
+        "claude unknown"
+    );
+    server
+        .taw(&["agent", "prompt", "echoer", "right away"])
+        .result();
+    server.wait_for("the prompt", Duration::from_secs(5), || {
+        screen(&server, &pane).contains("got: right away")
+    });
+}

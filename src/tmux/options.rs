@@ -189,9 +189,14 @@ pub mod pane {
     /// The agent `taw agent start` typed into the pane, for an agent run
     /// under a script or a wrapper that no process names.
     pub const AGENT_KIND_HINT: &str = "@agent_kind_hint";
-    /// The command line `taw agent start` typed: the watcher reads the rows
-    /// below it while it is on the screen.
+    /// The row `taw agent start` typed its command on, as the shell echoed
+    /// it: the watcher reads the rows below it while it is on the screen.
     pub const TYPED_LINE: &str = "@agent_typed_line";
+    /// The command line itself, to know that row again when a transient
+    /// prompt has rewritten it.
+    pub const TYPED_COMMAND: &str = "@agent_typed_command";
+    /// Both: they come and go together.
+    pub const TYPED: &[&str] = &[TYPED_LINE, TYPED_COMMAND];
     /// Counts the agent's state changes (herdr's state_change_seq).
     pub const STATE_SEQ: &str = "@agent_state_seq";
 

@@ -33,6 +33,7 @@ pub struct PaneView {
     /// What `taw agent start` left: the kind it typed, the line it typed.
     pub kind_hint: String,
     pub typed_line: String,
+    pub typed_command: String,
     /// The visible screen, plain text.
     pub screen: String,
     /// Attached clients: name and the pane in front of each.
@@ -70,6 +71,7 @@ fn view_format() -> RowFormat {
             opt::STATE_SEQ,
             opt::AGENT_KIND_HINT,
             opt::TYPED_LINE,
+            opt::TYPED_COMMAND,
         ],
     )
 }
@@ -127,6 +129,7 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         state_seq: field(16).parse().unwrap_or(0),
         kind_hint: field(17).to_string(),
         typed_line: field(18).to_string(),
+        typed_command: field(19).to_string(),
         screen: sections[1].clone(),
         clients,
     })

@@ -12,6 +12,7 @@
 pub mod attach;
 pub mod nudge;
 pub mod tracker;
+pub mod typed;
 pub mod waiters;
 
 use crate::config::Config;
@@ -106,15 +107,18 @@ enum JobView {
 /// The rows the agent's rules read: below the line `taw agent start` typed
 /// while it is on the screen (what the last agent left above it is not
 /// this one's), else the whole screen. Says whether the line was found.
-fn rows_to_read(screen: &str, typed: &str) -> (String, bool) {
-    if typed.is_empty() {
+fn rows_to_read(screen: &str, recorded: &str, command: &str) -> (String, bool) {
+    if recorded.is_empty() {
         return (screen.to_string(), false);
     }
+    // A value from before the command was kept apart: the line was the command.
+    let command = if command.is_empty() {
+        recorded
+    } else {
+        command
+    };
     let lines: Vec<&str> = screen.lines().collect();
-    match lines
-        .iter()
-        .rposition(|row| row.trim_end().ends_with(typed))
-    {
+    match typed::find(&lines, recorded, command) {
         Some(at) => (lines[at + 1..].join("\n"), true),
         None => (screen.to_string(), false),
     }
@@ -369,10 +373,14 @@ impl Watcher {
         let mut writes = OptionWrites::default();
         // The typed line went off the screen (scrolled away, cleared): from
         // the second look that misses it, the whole screen is read.
-        if !view.typed_line.is_empty() && !rows_to_read(&view.screen, &view.typed_line).1 {
+        if !view.typed_line.is_empty()
+            && !rows_to_read(&view.screen, &view.typed_line, &view.typed_command).1
+        {
             self.typed_misses += 1;
             if self.typed_misses >= 2 {
-                writes.unset(opt::TYPED_LINE);
+                for name in opt::TYPED {
+                    writes.unset(name);
+                }
                 self.typed_misses = 0;
             }
         } else {
@@ -393,7 +401,9 @@ impl Watcher {
             for name in opt::RECORD {
                 writes.unset(name);
             }
-            writes.unset(opt::TYPED_LINE);
+            for name in opt::TYPED {
+                writes.unset(name);
+            }
             let last = AgentStatus::parse(&view.agent_state);
             writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
         }
@@ -431,7 +441,7 @@ impl Watcher {
         } else {
             view.title.as_str()
         };
-        let (rows, below_typed) = rows_to_read(&view.screen, &view.typed_line);
+        let (rows, below_typed) = rows_to_read(&view.screen, &view.typed_line, &view.typed_command);
         let (screen, visible_blocker) = match self.registry.get(kind) {
             Some(_) if below_typed && rows.trim().is_empty() => (
                 // Nothing drawn below the typed line yet.
@@ -579,7 +589,9 @@ impl Watcher {
                 for name in opt::RECORD {
                     writes.unset(name);
                 }
-                writes.unset(opt::TYPED_LINE);
+                for name in opt::TYPED {
+                    writes.unset(name);
+                }
                 // The report was about this agent; it has gone. Its session
                 // and resume command stay, for a session restore.
                 if !view.reported_kind.is_empty() {
@@ -704,10 +716,12 @@ mod rows_tests {
     fn rows_below_the_typed_line() {
         let screen = "old agent's last frame\n$ claude --x\nnew frame\n";
         assert_eq!(
-            rows_to_read(screen, "claude --x"),
+            rows_to_read(screen, "$ claude --x", "claude --x"),
             ("new frame".to_string(), true)
         );
-        assert_eq!(rows_to_read(screen, ""), (screen.to_string(), false));
-        assert!(!rows_to_read(screen, "codex").1);
+        assert_eq!(rows_to_read(screen, "", ""), (screen.to_string(), false));
+        assert!(!rows_to_read(screen, "$ codex", "codex").1);
+        // An older value: the command alone.
+        assert!(rows_to_read(screen, "claude --x", "").1);
     }
 }

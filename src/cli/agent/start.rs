@@ -203,19 +203,23 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
             )
         }));
     }
-    // The line the command is on: the watcher reads below it.
+    // The row the command is on, as the shell echoed it: the watcher reads
+    // below it. Not echoed within a second: the command stands for it.
     let echo_stop = Instant::now() + ECHO_WAIT;
-    while Instant::now() < echo_stop {
-        if screen(&tmux, id)?
+    let mut echoed = None;
+    while echoed.is_none() && Instant::now() < echo_stop {
+        echoed = screen(&tmux, id)?
             .lines()
-            .any(|row| row.trim_end().ends_with(&line))
-        {
-            break;
+            .map(str::trim_end)
+            .rfind(|row| row.ends_with(&line))
+            .map(str::to_string);
+        if echoed.is_none() {
+            std::thread::sleep(Duration::from_millis(30));
         }
-        std::thread::sleep(Duration::from_millis(30));
     }
     let mut writes = OptionWrites::default();
-    writes.set(opt::TYPED_LINE, line.as_str());
+    writes.set(opt::TYPED_LINE, echoed.as_deref().unwrap_or(&line));
+    writes.set(opt::TYPED_COMMAND, line.as_str());
     let mut batch = Batch::of(writes.commands(id));
     batch.push(cmd::guarded(
         &target,
@@ -330,7 +334,9 @@ fn restore(tmux: &Tmux, pane: u32, hint: &str, pid: &str) {
         pid => writes.set(opt::AGENT_PID, pid),
     };
     writes.unset(opt::AGENT_NAME);
-    writes.unset(opt::TYPED_LINE);
+    for name in opt::TYPED {
+        writes.unset(name);
+    }
     let _ = tmux_pane::write_options(tmux, pane, &writes);
 }
 
