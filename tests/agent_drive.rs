@@ -593,3 +593,89 @@ fn start_records_the_echoed_row_and_the_agent_answers_by_name_at_once() {
         screen(&server, &pane).contains("got: right away")
     });
 }
+
+#[test]
+fn a_report_does_not_make_a_shell_an_agent() {
+    // Claude left with no watcher; its report stands; bash is in front.
+    let server = TmuxServer::start();
+    let pane = server.bash_pane("shell");
+    for (name, value) in [
+        ("@agent_kind", "claude"),
+        ("@agent_state", "idle"),
+        ("@agent_reported_kind", "claude"),
+        ("@agent_name", "ghost"),
+    ] {
+        server.tmux(&["set-option", "-p", "-t", &pane, name, value]);
+    }
+    let run = server.taw(&["agent", "prompt", "ghost", "echo TYPED-INTO-SHELL"]);
+    assert_eq!(run.error_code(), "agent_not_ready", "{run:?}");
+    let run = server.taw(&["agent", "send-keys", "ghost", "x"]);
+    assert_eq!(run.error_code(), "agent_not_ready");
+    assert!(
+        run.stderr.contains("not an active named agent"),
+        "{}",
+        run.stderr
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!screen(&server, &pane).contains("TYPED-INTO-SHELL"));
+}
+
+#[test]
+fn a_prompt_wait_ends_when_the_agent_process_goes() {
+    // No watcher: the record stands after the agent exits.
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    let run = std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| {
+            server.taw(&[
+                "agent",
+                "prompt",
+                &pane,
+                "bye",
+                "--wait",
+                "--timeout",
+                "20000",
+            ])
+        });
+        std::thread::sleep(Duration::from_millis(700));
+        server.tmux(&["send-keys", "-t", &pane, "C-c"]);
+        waiting.join().unwrap()
+    });
+    assert_eq!(run.error_code(), "agent_not_running", "{run:?}");
+}
+
+#[test]
+fn messages_name_panes_by_their_public_ids() {
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    server.tmux(&["copy-mode", "-t", &pane]);
+    let run = server.taw(&["agent", "send-keys", &pane, "x"]);
+    assert_eq!(run.error_code(), "shell_not_ready");
+    assert!(run.stderr.contains("pane w1:p"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains(&format!("pane {pane}")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn start_in_a_pane_that_closes_is_not_found() {
+    let server = TmuxServer::start();
+    let pane = server.bash_pane("shell");
+    let run = with_race(
+        &server,
+        &[
+            "agent", "start", "closing", "--kind", "claude", "--pane", &pane,
+        ],
+        || {
+            server.wait_for("the echo", Duration::from_secs(10), || {
+                screen(&server, &pane)
+                    .lines()
+                    .any(|l| l.trim_end().ends_with("claude"))
+            });
+            server.tmux(&["kill-pane", "-t", &pane]);
+        },
+    );
+    assert_eq!(run.error_code(), "not_found", "{run:?}");
+}

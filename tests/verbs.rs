@@ -1242,6 +1242,25 @@ fn pane_clear_with_bash_at_its_prompt_clears_the_screen() {
 }
 
 #[test]
+fn pane_clear_takes_back_a_ctrl_l_typed_as_text() {
+    // bash's own `read` is the shell in front, and echoes Ctrl-L as ^L.
+    let server = TmuxServer::start();
+    let pane = server.bash_pane("b");
+    run(&server, &pane, "read answer; echo \"got [$answer]\"");
+    std::thread::sleep(Duration::from_millis(300));
+    let cleared = server.taw(&["pane", "clear", &pane]).result();
+    assert_eq!(cleared["screen_cleared"], false, "{cleared}");
+    assert!(
+        text(&cleared["note"]).contains("took Ctrl-L as text"),
+        "{cleared}"
+    );
+    server.tmux(&["send-keys", "-t", &pane, "Enter"]);
+    server.wait_for("the read to end", WAIT, || {
+        read(&server, &pane, &[]).contains("got []")
+    });
+}
+
+#[test]
 fn pane_clear_with_a_program_in_front_keeps_the_screen() {
     let server = TmuxServer::start();
     let pane = server.bash_pane("b");

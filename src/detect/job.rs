@@ -86,6 +86,11 @@ fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
+/// Whether a process is a shell (interactive or not), by the name it goes by.
+pub fn is_shell_process(process: &Process) -> bool {
+    is_shell(&effective_name(process))
+}
+
 /// The name a process goes by: its argv[0]'s basename, else its comm.
 fn effective_name(process: &Process) -> String {
     process

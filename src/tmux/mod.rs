@@ -185,6 +185,12 @@ pub fn choose_socket(
     Socket::Default
 }
 
+/// Whether tmux refused because the pane it was given has gone (tmux says
+/// it two ways, depending on the command).
+pub fn is_pane_gone(error: &TawError) -> bool {
+    error.message.contains("can't find pane") || error.message.contains("no such pane")
+}
+
 fn is_no_server_message(stderr: &str) -> bool {
     stderr.starts_with("no server running on")
         || (stderr.starts_with("error connecting to")

@@ -147,7 +147,7 @@ pub fn read_values(tmux: &Tmux, pane: u32, names: &[&str]) -> Result<Vec<String>
     let output = tmux
         .run_one(Cmd::new("display-message").args(["-p", "-t", &target, "--", &format.format()]))
         .map_err(|error| {
-            if error.message.contains("can't find pane") {
+            if crate::tmux::is_pane_gone(&error) {
                 TawError::not_found(format!(
                     "pane {target} not found; `taw pane list` shows the panes"
                 ))
@@ -305,7 +305,7 @@ pub fn capture(
         ReadSource::RecentUnwrapped => command = command.args(["-J", "-S", &format!("-{rows}")]),
     }
     tmux.run_one(command).map_err(|error| {
-        if error.message.contains("can't find pane") {
+        if crate::tmux::is_pane_gone(&error) {
             TawError::not_found(format!(
                 "pane {target} not found; `taw pane list` shows the panes"
             ))

@@ -81,7 +81,7 @@ pub fn attach_all(
     match tmux.run(&batch) {
         Ok(_) => Ok(result),
         // A pane that closed meanwhile: the others are attached.
-        Err(error) if error.message.contains("can't find pane") => Ok(result),
+        Err(error) if crate::tmux::is_pane_gone(&error) => Ok(result),
         Err(error) => Err(TawError::tmux(error.message)),
     }
 }

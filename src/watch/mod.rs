@@ -373,10 +373,14 @@ impl Watcher {
         let mut writes = OptionWrites::default();
         // The typed line went off the screen (scrolled away, cleared): from
         // the second look that misses it, the whole screen is read.
+        let mut wake_at = outcome.wake_at;
         if !view.typed_line.is_empty()
             && !rows_to_read(&view.screen, &view.typed_line, &view.typed_command).1
         {
             self.typed_misses += 1;
+            if self.typed_misses == 1 {
+                wake_at = Some(wake_at.map_or(now, |at| at.min(now)));
+            }
             if self.typed_misses >= 2 {
                 for name in opt::TYPED {
                     writes.unset(name);
@@ -408,7 +412,7 @@ impl Watcher {
             writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
         }
         let _ = pane::write_options(&self.tmux, self.pane, &writes);
-        outcome.wake_at
+        wake_at
     }
 
     /// What is in front of the pane, with its screen read by its rules and
@@ -442,9 +446,12 @@ impl Watcher {
             view.title.as_str()
         };
         let (rows, below_typed) = rows_to_read(&view.screen, &view.typed_line, &view.typed_command);
+        // The first look that misses the typed line may have caught the
+        // shell mid-redraw: it reads nothing, and the next look comes at once.
+        let first_miss = !view.typed_line.is_empty() && !below_typed && self.typed_misses == 0;
         let (screen, visible_blocker) = match self.registry.get(kind) {
-            Some(_) if below_typed && rows.trim().is_empty() => (
-                // Nothing drawn below the typed line yet.
+            Some(_) if (below_typed && rows.trim().is_empty()) || first_miss => (
+                // Nothing drawn below the typed line yet, or not read.
                 Reading {
                     state: None,
                     visible_idle: false,

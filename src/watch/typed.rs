@@ -20,9 +20,23 @@ pub fn find(rows: &[&str], recorded: &str, command: &str) -> Option<usize> {
     }
     let prompt_width = prompt_before(recorded, command).map_or(0, width);
     let widest = prompt_width.max(SHORT_PROMPT);
+    // A right prompt is looked for only where the prompt row showed one.
+    let right_prompt = !recorded.ends_with(command);
     rows.iter().rposition(|row| {
-        prompt_before(row.trim_end(), command).is_some_and(|prompt| width(prompt) <= widest)
+        let row = row.trim_end();
+        let prompt = if right_prompt {
+            prompt_before(row, command)
+        } else {
+            row.strip_suffix(command)
+        };
+        prompt.is_some_and(|prompt| width(prompt) <= widest)
     })
+}
+
+/// Whether a row ends with `command`, or with it and a right prompt: the
+/// row a shell echoed it on.
+pub fn holds_command(row: &str, command: &str) -> bool {
+    !command.is_empty() && prompt_before(row.trim_end(), command).is_some()
 }
 
 /// What comes before `command` in a row that ends with it, or with it and,
@@ -103,6 +117,15 @@ mod tests {
             find(&rows, "a-very-wide-prompt-of-the-shell $ claude", "claude"),
             Some(1)
         );
+    }
+
+    #[test]
+    fn a_right_prompt_only_where_the_prompt_row_had_one() {
+        let rows = ["> claude   (a hint of the agent's)"];
+        assert_eq!(find(&rows, "$ claude", "claude"), None);
+        assert_eq!(find(&rows, "% claude      12:00", "claude"), Some(0));
+        assert!(super::holds_command("% claude      12:00", "claude"));
+        assert!(!super::holds_command("% claudette", "claude"));
     }
 
     #[test]

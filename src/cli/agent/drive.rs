@@ -57,19 +57,17 @@ fn agent_pane<'a>(snapshot: &'a Snapshot, target: &str, verb: &str) -> Result<&'
         }
     })?;
     if !hosts_agent(pane) {
-        let message = if verb == "prompt" {
-            format!("agent {target} is no longer the pane foreground process")
-        } else {
-            format!("agent {target} is not an active named agent")
-        };
-        return Err(code(ErrorCode::AgentNotReady, message));
+        return Err(code(ErrorCode::AgentNotReady, gone_message(target, verb)));
     }
     Ok(pane)
 }
 
 /// Whether the job in front of the pane is still the agent its options
-/// name: its processes name it, or the pid recorded for it is in front, or
-/// its integration reports it (and the shell is not back in front).
+/// name: its processes name it, or the pid recorded for it is in front.
+/// A shell, or a process that names another agent, is not it, whatever
+/// the pane records. An integration's report stands for an agent only when
+/// no process can name its kind (a label of the integration's own), and
+/// something that is no shell is in front.
 pub fn hosts_agent(pane: &Pane) -> bool {
     let Some((own, group)) = job::read_job(pane.pid) else {
         return false;
@@ -78,51 +76,123 @@ pub fn hosts_agent(pane: &Pane) -> bool {
         job::Front::Job { members, .. } => members,
         _ => return false,
     };
-    if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
-        && found.agent.id == pane.agent_kind
-    {
-        return true;
+    if let Some(found) = job::identify(&members, &job::resolve_link_on_disk) {
+        return found.agent.id == pane.agent_kind;
     }
     let recorded = pane.agent_pid.parse::<u32>().ok();
     if recorded.is_some_and(|pid| members.iter().any(|p| p.pid == pid)) {
         return true;
     }
-    pane.reported_kind == pane.agent_kind
+    crate::detect::agents::lookup(&pane.agent_kind).is_none()
+        && pane.reported_kind == pane.agent_kind
+        && !members.iter().any(job::is_shell_process)
 }
 
-/// Sends `cmds` only while the command tmux saw in front is still there,
-/// and the pane takes input: the answer says why when it held them back.
-fn send_guarded(tmux: &Tmux, pane: &Pane, cmds: Vec<Cmd>, what: &str) -> Result<()> {
-    let target = format!("%{}", pane.id);
-    race_window();
-    let output = tmux.run(&Batch::of(vec![cmd::guarded(
-        &target,
-        &pane.current_command,
-        &cmds,
-    )]))?;
-    match cmd::held_back(&output) {
-        None => Ok(()),
-        Some(found) if found.in_mode => Err(code(
-            ErrorCode::ShellNotReady,
-            format!(
-                "pane {target} is in {}; leave it and try again ({what} was not sent)",
-                if found.mode.is_empty() {
-                    "a mode".into()
-                } else {
-                    found.mode.replace('-', " ")
-                }
-            ),
-        )),
-        Some(found) if found.input_off => Err(code(
-            ErrorCode::ShellNotReady,
-            format!("pane {target} takes no input; turn its input back on and try again"),
-        )),
-        Some(_) => Err(code(
+/// The pane a verb types into, as the user named it and as herdr's id.
+struct Aim<'a> {
+    pane: &'a Pane,
+    /// What the user typed for it (a name or an id).
+    target: &'a str,
+    /// Its public id, for messages.
+    public: String,
+    verb: &'static str,
+}
+
+impl<'a> Aim<'a> {
+    fn new(snapshot: &Snapshot, pane: &'a Pane, target: &'a str, verb: &'static str) -> Aim<'a> {
+        Aim {
+            pane,
+            target,
+            public: Records::new(snapshot).pane(pane).pane_id,
+            verb,
+        }
+    }
+
+    /// herdr's words for an agent that has gone from its pane.
+    fn gone(&self) -> TawError {
+        code(
             ErrorCode::AgentNotReady,
+            gone_message(self.target, self.verb),
+        )
+    }
+
+    /// Refuses a pane in a mode or with its input off before anything is sent.
+    fn refuse_mode(&self, tmux: &Tmux) -> Result<()> {
+        let values = crate::tmux::pane::read_values(
+            tmux,
+            self.pane.id,
+            &["pane_in_mode", "pane_input_off", "pane_mode"],
+        )?;
+        if values[0] == "1" {
+            return Err(self.in_mode(&values[2], ""));
+        }
+        if values[1] == "1" {
+            return Err(self.input_off(""));
+        }
+        Ok(())
+    }
+
+    fn in_mode(&self, mode: &str, more: &str) -> TawError {
+        let mode = if mode.is_empty() {
+            "a mode".to_string()
+        } else {
+            mode.replace('-', " ")
+        };
+        code(
+            ErrorCode::ShellNotReady,
             format!(
-                "agent in pane {target} is no longer the pane foreground process; nothing was sent"
+                "pane {} is in {mode}; leave it and try again{more}",
+                self.public
             ),
-        )),
+        )
+    }
+
+    fn input_off(&self, more: &str) -> TawError {
+        code(
+            ErrorCode::ShellNotReady,
+            format!(
+                "pane {} takes no input; turn its input back on and try again{more}",
+                self.public
+            ),
+        )
+    }
+
+    /// Sends `cmds` only while the command tmux saw in front is still there
+    /// and the pane takes input: the answer says why when it held them back.
+    fn send_guarded(&self, tmux: &Tmux, cmds: Vec<Cmd>, what: &str) -> Result<()> {
+        let target = format!("%{}", self.pane.id);
+        race_window();
+        let output = tmux
+            .run(&Batch::of(vec![cmd::guarded(
+                &target,
+                &self.pane.current_command,
+                &cmds,
+            )]))
+            .map_err(|error| pane_gone(error, &self.public))?;
+        let not_sent = format!(" ({what} was not sent)");
+        match cmd::held_back(&output) {
+            None => Ok(()),
+            Some(found) if found.in_mode => Err(self.in_mode(&found.mode, &not_sent)),
+            Some(found) if found.input_off => Err(self.input_off(&not_sent)),
+            Some(_) => Err(self.gone()),
+        }
+    }
+}
+
+fn gone_message(target: &str, verb: &str) -> String {
+    if verb == "prompt" {
+        format!("agent {target} is no longer the pane foreground process")
+    } else {
+        format!("agent {target} is not an active named agent")
+    }
+}
+
+/// A tmux error because the pane closed is `not_found`.
+fn pane_gone(error: TawError, public: &str) -> TawError {
+    if crate::tmux::is_pane_gone(&error) {
+        TawError::not_found(format!("pane {public} closed"))
+    } else {
+        error
     }
 }
 
@@ -136,34 +206,6 @@ pub fn race_window() {
     {
         std::thread::sleep(Duration::from_millis(ms.min(10_000)));
     }
-}
-
-/// Refuses a pane in a mode or with its input off before anything is sent.
-fn refuse_mode(snapshot_pane: &Pane, tmux: &Tmux) -> Result<()> {
-    let target = format!("%{}", snapshot_pane.id);
-    let values = crate::tmux::pane::read_values(
-        tmux,
-        snapshot_pane.id,
-        &["pane_in_mode", "pane_input_off", "pane_mode"],
-    )?;
-    if values[0] == "1" {
-        let mode = if values[2].is_empty() {
-            "a mode".to_string()
-        } else {
-            values[2].replace('-', " ")
-        };
-        return Err(code(
-            ErrorCode::ShellNotReady,
-            format!("pane {target} is in {mode}; leave it and try again"),
-        ));
-    }
-    if values[1] == "1" {
-        return Err(code(
-            ErrorCode::ShellNotReady,
-            format!("pane {target} takes no input; turn its input back on and try again"),
-        ));
-    }
-    Ok(())
 }
 
 #[derive(Debug, Args)]
@@ -223,8 +265,12 @@ pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
     }
     let tmux = context.tmux();
     let snapshot = once_drawn(context, &args.target, "prompt", deadline)?;
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(timeout_error(&args.target));
+    }
     let pane = agent_pane(&snapshot, &args.target, "prompt")?;
-    refuse_mode(pane, &tmux)?;
+    let aim = Aim::new(&snapshot, pane, &args.target, "prompt");
+    aim.refuse_mode(&tmux)?;
     let before = Observed::of(pane);
     let sent_at = now_ms();
     // Pasted (bracketed when the agent asked for it), in guarded pieces.
@@ -239,25 +285,23 @@ pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
         if index + 1 == pieces.len() {
             cmds.push(Cmd::new("send-keys").args(["-t", &target, "Enter"]));
         }
-        send_guarded(&tmux, pane, cmds, "the prompt").map_err(|error| {
-            if index > 0 {
-                TawError::new(
-                    error.code,
-                    format!(
-                        "{}; part of the prompt may be left on the agent's line",
-                        error.message
-                    ),
-                )
-            } else {
-                error
-            }
-        })?;
+        aim.send_guarded(&tmux, cmds, "the prompt")
+            .map_err(|error| {
+                if index > 0 {
+                    TawError::new(
+                        error.code,
+                        format!(
+                            "{}; part of the prompt may be left on the agent's line",
+                            error.message
+                        ),
+                    )
+                } else {
+                    error
+                }
+            })?;
     }
     if !args.wait {
-        return Ok(Reply::result(
-            "ok",
-            json!({ "pane_id": Records::new(&snapshot).pane(pane).pane_id }),
-        ));
+        return Ok(Reply::result("ok", json!({ "pane_id": aim.public })));
     }
     let until = until_set(&args.until);
     let waiter = Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id);
@@ -265,14 +309,18 @@ pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
     if before.state != AgentStatus::Working {
         let gate = Instant::now() + ACTIVITY_WAIT;
         let stop = deadline.map_or(gate, |d| d.min(gate));
+        let mut left_at = None;
         loop {
-            let now = current(context, pane)?;
-            match now {
+            match current(context, pane)? {
                 Current::Gone(final_state) => {
-                    return gone(context, &args.target, final_state, sent_at, &until);
+                    return gone(&args.target, final_state, sent_at, &until);
                 }
                 Current::Here(now) if now.active_since(&before, sent_at) => break,
-                Current::Here(_) => {}
+                Current::Here(_) => {
+                    if let Some(final_state) = process_left(context, pane, &mut left_at)? {
+                        return gone(&args.target, final_state, sent_at, &until);
+                    }
+                }
             }
             if Instant::now() >= stop {
                 if deadline.is_some_and(|d| d <= gate) {
@@ -286,7 +334,7 @@ pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
                     ),
                 ));
             }
-            sleep_until_look(&waiter, stop);
+            sleep_until_look(&waiter, stop, left_at.is_some());
         }
     }
     wait_for(
@@ -343,19 +391,24 @@ fn once_drawn(
                 pane.id,
             ));
         }
-        sleep_until_look(waiter.as_ref().unwrap(), stop);
+        sleep_until_look(waiter.as_ref().unwrap(), stop, false);
     }
 }
 
-/// The text in pieces of at most PIECE bytes, cut at character boundaries.
+/// The text in pieces of at most PIECE bytes as tmux reads them (a `'`
+/// takes five once quoted), cut at character boundaries.
 fn split_pieces(text: &str) -> Vec<String> {
     let mut pieces = Vec::new();
     let mut current = String::new();
+    let mut size = 0;
     for c in text.chars() {
-        if current.len() + c.len_utf8() > PIECE {
+        let cost = if c == '\'' { 5 } else { c.len_utf8() };
+        if size + cost > PIECE {
             pieces.push(std::mem::take(&mut current));
+            size = 0;
         }
         current.push(c);
+        size += cost;
     }
     if !current.is_empty() {
         pieces.push(current);
@@ -413,10 +466,48 @@ fn current(context: &Context, pane: &Pane) -> Result<Current> {
     if now.agent_kind != pane.agent_kind || now.agent_kind.is_empty() {
         return Ok(Current::Gone(final_state));
     }
-    if !now.agent_pid.is_empty() && !pane.agent_pid.is_empty() && now.agent_pid != pane.agent_pid {
+    let both_pids = !now.agent_pid.is_empty() && !pane.agent_pid.is_empty();
+    if both_pids && now.agent_pid != pane.agent_pid {
+        return Ok(Current::Gone(final_state));
+    }
+    // With no pids to say it is the same process, another session is
+    // another agent (a new session in the same process is the same one).
+    if !both_pids
+        && !now.agent_session.is_empty()
+        && !pane.agent_session.is_empty()
+        && session_id(&now.agent_session) != session_id(&pane.agent_session)
+    {
         return Ok(Current::Gone(final_state));
     }
     Ok(Current::Here(Observed::of(now)))
+}
+
+/// The session a pane's `@agent_session` names (its JSON's value).
+fn session_id(recorded: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(recorded)
+        .ok()
+        .and_then(|v| v["value"].as_str().map(str::to_string))
+        .unwrap_or_else(|| recorded.to_string())
+}
+
+/// The agent's process has gone while its record stands (no watcher took
+/// it off): after a grace that lets a watcher write the end of the turn
+/// first, its final state, if any.
+fn process_left(
+    context: &Context,
+    pane: &Pane,
+    left_at: &mut Option<Instant>,
+) -> Result<Option<Option<(AgentStatus, u64)>>> {
+    let snapshot = context.snapshot()?;
+    let Some(row) = snapshot.pane(pane.id, None) else {
+        return Ok(Some(None));
+    };
+    if hosts_agent(row) {
+        *left_at = None;
+        return Ok(None);
+    }
+    let first = *left_at.get_or_insert_with(Instant::now);
+    Ok((first.elapsed() >= EXIT_GRACE).then(|| parse_final(&row.final_state)))
 }
 
 fn parse_final(text: &str) -> Option<(AgentStatus, u64)> {
@@ -427,7 +518,6 @@ fn parse_final(text: &str) -> Option<(AgentStatus, u64)> {
 /// A wait whose agent left: fine when it left in a state the wait was for
 /// (after the wait began), else `agent_not_running`.
 fn gone(
-    context: &Context,
     target: &str,
     final_state: Option<(AgentStatus, u64)>,
     since: u64,
@@ -442,7 +532,6 @@ fn gone(
             json!({ "agent": null, "final_status": state, "released": true }),
         ));
     }
-    let _ = context;
     Err(code(
         ErrorCode::AgentNotRunning,
         format!("agent {target} left its pane while it was waited for"),
@@ -456,8 +545,13 @@ fn timeout_error(target: &str) -> TawError {
     )
 }
 
-fn sleep_until_look(waiter: &Option<Waiter>, stop: Instant) {
-    let left = stop.saturating_duration_since(Instant::now());
+/// Sleeps until the watcher's next look, or `stop`; briefly while an agent
+/// that seems gone is given its grace.
+fn sleep_until_look(waiter: &Option<Waiter>, stop: Instant, quick: bool) {
+    let mut left = stop.saturating_duration_since(Instant::now());
+    if quick {
+        left = left.min(Duration::from_millis(200));
+    }
     match waiter {
         Some(waiter) => {
             waiter.wait(left.min(RECHECK));
@@ -481,7 +575,7 @@ fn wait_for(
     let mut left_at: Option<Instant> = None;
     loop {
         match current(context, pane)? {
-            Current::Gone(final_state) => return gone(context, target, final_state, since, until),
+            Current::Gone(final_state) => return gone(target, final_state, since, until),
             Current::Here(now) if until.contains(&now.state) => {
                 let snapshot = context.snapshot()?;
                 let row = snapshot.pane(pane.id, None).ok_or_else(|| {
@@ -496,31 +590,16 @@ fn wait_for(
                 ));
             }
             Current::Here(_) => {
-                // The record stands, but the process may have gone with no
-                // watcher to take it off: give a watcher a moment first.
-                let snapshot = context.snapshot()?;
-                if let Some(row) = snapshot.pane(pane.id, None)
-                    && !hosts_agent(row)
-                {
-                    let first = *left_at.get_or_insert_with(Instant::now);
-                    if first.elapsed() >= EXIT_GRACE {
-                        return gone(context, target, parse_final(&row.final_state), since, until);
-                    }
-                } else {
-                    left_at = None;
+                if let Some(final_state) = process_left(context, pane, &mut left_at)? {
+                    return gone(target, final_state, since, until);
                 }
             }
         }
-        let stop = deadline.unwrap_or_else(|| Instant::now() + RECHECK);
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(timeout_error(target));
         }
-        let stop = if left_at.is_some() {
-            stop.min(Instant::now() + Duration::from_millis(200))
-        } else {
-            stop
-        };
-        sleep_until_look(waiter, stop);
+        let stop = deadline.unwrap_or_else(|| Instant::now() + RECHECK);
+        sleep_until_look(waiter, stop, left_at.is_some());
     }
 }
 
@@ -557,10 +636,10 @@ pub fn send_keys(context: &Context, target: &str, keys: &[String]) -> Result<Rep
     let tmux = context.tmux();
     let snapshot = once_drawn(context, target, "send-keys", None)?;
     let pane = agent_pane(&snapshot, target, "send-keys")?;
-    refuse_mode(pane, &tmux)?;
-    send_guarded(
+    let aim = Aim::new(&snapshot, pane, target, "send-keys");
+    aim.refuse_mode(&tmux)?;
+    aim.send_guarded(
         &tmux,
-        pane,
         vec![crate::tmux::pane::send_keys(pane.id, &keys)],
         "the keys",
     )?;

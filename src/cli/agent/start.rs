@@ -12,6 +12,7 @@ use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
 use crate::tmux::snapshot::{Pane, Snapshot};
 use crate::tmux::{Batch, Tmux, shell_quote};
+use crate::watch::typed;
 use clap::Args;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -49,12 +50,12 @@ fn not_ready(message: String) -> TawError {
 }
 
 /// The pane now, or `not_found` when it closed.
-fn pane_now(context: &Context, id: u32) -> Result<Pane> {
+fn pane_now(context: &Context, id: u32, public: &str) -> Result<Pane> {
     context
         .snapshot()?
         .pane(id, None)
         .cloned()
-        .ok_or_else(|| TawError::not_found(format!("pane %{id} closed")))
+        .ok_or_else(|| TawError::not_found(format!("pane {public} closed")))
 }
 
 fn screen(tmux: &Tmux, pane: u32) -> Result<String> {
@@ -69,12 +70,12 @@ fn shell_in_front(pane: &Pane) -> bool {
 
 /// Waits for the pane's shell to be at its prompt: nothing but the shell
 /// in front, something drawn, the screen unchanged for a moment.
-fn wait_for_prompt(context: &Context, id: u32, stop: Instant) -> Result<Pane> {
+fn wait_for_prompt(context: &Context, id: u32, public: &str, stop: Instant) -> Result<Pane> {
     let tmux = context.tmux();
     let mut last = String::new();
     let mut steady_since = Instant::now();
     loop {
-        let pane = pane_now(context, id)?;
+        let pane = pane_now(context, id, public)?;
         let text = screen(&tmux, id)?;
         if text != last {
             last = text.clone();
@@ -86,7 +87,7 @@ fn wait_for_prompt(context: &Context, id: u32, stop: Instant) -> Result<Pane> {
         }
         if Instant::now() >= stop {
             return Err(not_ready(format!(
-                "pane %{id}'s shell did not come to its prompt in time; nothing was typed"
+                "pane {public}'s shell did not come to its prompt in time; nothing was typed"
             )));
         }
         std::thread::sleep(LOOK_EVERY);
@@ -159,8 +160,7 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
         )));
     }
     let shell_stop = deadline.min(begun + SHELL_WAIT);
-    let pane = wait_for_prompt(context, id, shell_stop)?;
-    let shell = pane.current_command.clone();
+    let pane = wait_for_prompt(context, id, &public, shell_stop)?;
 
     // The last agent's record goes; this one's name and kind come.
     let previous_hint = pane.kind_hint.clone();
@@ -177,60 +177,121 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
 
     let mut argv = vec![agent.executable.to_string()];
     argv.extend(args.args.iter().cloned());
-    let line = argv
-        .iter()
-        .map(|w| shell_quote(w))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let target = format!("%{id}");
-    let typed = tmux.run(&Batch::of(vec![cmd::guarded(
-        &target,
-        &shell,
-        &[Cmd::new("send-keys").args(["-l", "-t", &target, "--", &line])],
-    )]))?;
-    if let Some(found) = cmd::held_back(&typed) {
-        restore(&tmux, id, &previous_hint, &previous_pid);
-        return Err(not_ready(if found.in_mode {
-            format!(
-                "pane {public} is in {}; leave it and try again",
-                mode_name(&found.mode)
-            )
-        } else if found.input_off {
-            format!("pane {public} takes no input; turn its input back on and try again")
-        } else {
-            format!(
-                "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
-            )
-        }));
+    let launch = Launch {
+        context,
+        tmux: &tmux,
+        id,
+        public: &public,
+        shell: &pane.current_command,
+        agent,
+        line: argv
+            .iter()
+            .map(|w| shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+        deadline,
+    };
+    match launch.run() {
+        Ok(()) => answer(context, id, agent.id, &argv),
+        // The pid of what came up stays, with the hint, for the watcher.
+        Err(error) if error.code == ErrorCode::Timeout => Err(error),
+        Err(error) => {
+            restore(&tmux, id, &previous_hint, &previous_pid);
+            Err(if crate::tmux::is_pane_gone(&error) {
+                TawError::not_found(format!("pane {public} closed"))
+            } else {
+                error
+            })
+        }
     }
-    // The row the command is on, as the shell echoed it: the watcher reads
-    // below it. Not echoed within a second: the command stands for it.
-    let echo_stop = Instant::now() + ECHO_WAIT;
-    let mut echoed = None;
-    while echoed.is_none() && Instant::now() < echo_stop {
-        echoed = screen(&tmux, id)?
-            .lines()
-            .map(str::trim_end)
-            .rfind(|row| row.ends_with(&line))
-            .map(str::to_string);
-        if echoed.is_none() {
+}
+
+/// Typing the command into a shell at its prompt, and watching it start.
+struct Launch<'a> {
+    context: &'a Context,
+    tmux: &'a Tmux,
+    id: u32,
+    public: &'a str,
+    /// The shell's command name, as tmux says it: what must be in front.
+    shell: &'a str,
+    agent: &'static agents::Agent,
+    line: String,
+    deadline: Instant,
+}
+
+impl Launch<'_> {
+    /// Types, enters, and waits for the agent: `Ok` once it is there.
+    fn run(&self) -> Result<()> {
+        let echoed = self.type_line()?;
+        self.enter(&echoed)?;
+        self.watch_start(&echoed)
+    }
+
+    fn guarded(&self, cmds: &[Cmd]) -> Cmd {
+        cmd::guarded(&format!("%{}", self.id), self.shell, cmds)
+    }
+
+    /// Types the command (no Enter), and returns the row the shell echoed
+    /// it on, or the command itself when no echo came within a second.
+    fn type_line(&self) -> Result<String> {
+        let target = format!("%{}", self.id);
+        // The echo is looked for from the cursor's row down, so an older
+        // row that ends with the same command is not taken for it.
+        let cursor: usize = tmux_pane::read_values(self.tmux, self.id, &["cursor_y"])?[0]
+            .parse()
+            .unwrap_or(0);
+        let typed = self.tmux.run(&Batch::of(vec![
+            self.guarded(&[Cmd::new("send-keys").args(["-l", "-t", &target, "--", &self.line])]),
+        ]))?;
+        if let Some(found) = cmd::held_back(&typed) {
+            let public = self.public;
+            return Err(not_ready(if found.in_mode {
+                format!(
+                    "pane {public} is in {}; leave it and try again",
+                    mode_name(&found.mode)
+                )
+            } else if found.input_off {
+                format!("pane {public} takes no input; turn its input back on and try again")
+            } else {
+                format!(
+                    "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
+                )
+            }));
+        }
+        let echo_stop = Instant::now() + ECHO_WAIT;
+        loop {
+            let text = screen(self.tmux, self.id)?;
+            let rows: Vec<&str> = text.lines().skip(cursor).map(str::trim_end).collect();
+            let echoed = rows
+                .iter()
+                .rev()
+                .find(|row| typed::holds_command(row, &self.line));
+            if let Some(row) = echoed {
+                return Ok(row.to_string());
+            }
+            if Instant::now() >= echo_stop {
+                return Ok(self.line.clone());
+            }
             std::thread::sleep(Duration::from_millis(30));
         }
     }
-    let mut writes = OptionWrites::default();
-    writes.set(opt::TYPED_LINE, echoed.as_deref().unwrap_or(&line));
-    writes.set(opt::TYPED_COMMAND, line.as_str());
-    let mut batch = Batch::of(writes.commands(id));
-    batch.push(cmd::guarded(
-        &target,
-        &shell,
-        &[Cmd::new("send-keys").args(["-t", &target, "Enter"])],
-    ));
-    crate::cli::agent::drive::race_window();
-    let entered = tmux.run(&batch)?;
-    if let Some(found) = cmd::held_back(&entered) {
-        restore(&tmux, id, &previous_hint, &previous_pid);
-        return Err(not_ready(if found.in_mode {
+
+    /// Records the typed line and sends Enter, both only while the shell is
+    /// in front and the pane takes input.
+    fn enter(&self, echoed: &str) -> Result<()> {
+        let target = format!("%{}", self.id);
+        let mut writes = OptionWrites::default();
+        writes.set(opt::TYPED_LINE, echoed);
+        writes.set(opt::TYPED_COMMAND, self.line.as_str());
+        let mut batch = Batch::of(writes.commands(self.id));
+        batch.push(self.guarded(&[Cmd::new("send-keys").args(["-t", &target, "Enter"])]));
+        crate::cli::agent::drive::race_window();
+        let entered = self.tmux.run(&batch)?;
+        let Some(found) = cmd::held_back(&entered) else {
+            return Ok(());
+        };
+        let public = self.public;
+        Err(not_ready(if found.in_mode {
             format!(
                 "pane {public} is in {}, and the command typed into it may be left on its line; leave the mode, clear the line and try again",
                 mode_name(&found.mode)
@@ -243,66 +304,106 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
             format!(
                 "pane {public} had another program in front of its shell when the command was to be run, and the command typed into it may be left on its line; clear the line and start the agent again once the shell is at its prompt."
             )
-        }));
+        }))
     }
 
-    // Is it there? Its process, its integration, or the watcher says so.
-    let entered_at = Instant::now();
-    // For an agent nothing names (a script, a wrapper), the process in
-    // front that two looks in a row agree on is taken for it.
-    let mut last_leader: Option<u32> = None;
-    let mut recorded = false;
-    loop {
-        let pane = pane_now(context, id)?;
-        if let Some((own, group)) = job::read_job(pane.pid) {
-            match job::front_of(&own, group) {
-                job::Front::Job { pgid, members } => {
-                    if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
-                        && found.agent.id == agent.id
-                    {
-                        record_pid(&tmux, id, found.pid);
-                        return answer(context, id, agent.id, &argv);
+    /// Waits until the agent is there: its process names it, its
+    /// integration reported it, or the watcher read a state for it. A shell
+    /// back at its prompt with nothing running is a command that did not
+    /// start.
+    fn watch_start(&self, echoed: &str) -> Result<()> {
+        let entered_at = Instant::now();
+        // For an agent nothing names (a script, a wrapper), the job in front
+        // that two looks in a row agree on is taken for it, at the end.
+        let mut last_leader: Option<u32> = None;
+        let mut agreed: Option<u32> = None;
+        let mut shell_screen: Option<(String, Instant)> = None;
+        loop {
+            let pane = pane_now(self.context, self.id, self.public)?;
+            let mut shell_back = false;
+            if let Some((own, group)) = job::read_job(pane.pid) {
+                match job::front_of(&own, group) {
+                    job::Front::Job { pgid, members } => {
+                        if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
+                            && found.agent.id == self.agent.id
+                        {
+                            record_pid(self.tmux, self.id, found.pid);
+                            return Ok(());
+                        }
+                        agreed = (last_leader == Some(pgid)).then_some(pgid);
+                        last_leader = Some(pgid);
                     }
-                    if !recorded && last_leader == Some(pgid) {
-                        record_pid(&tmux, id, pgid);
-                        recorded = true;
+                    job::Front::Shell => {
+                        shell_back = true;
+                        last_leader = None;
                     }
-                    last_leader = Some(pgid);
+                    job::Front::Unknown => {}
                 }
-                job::Front::Shell if entered_at.elapsed() >= Duration::from_millis(500) => {
-                    let screen_now = screen(&tmux, id)?;
-                    let settled = !screen_now.trim().is_empty();
-                    if settled && entered_at.elapsed() >= Duration::from_millis(800) {
-                        restore(&tmux, id, &previous_hint, &previous_pid);
-                        return Err(TawError::new(
-                            ErrorCode::AgentNotStarted,
-                            format!(
-                                "{} did not start in pane {public}: the shell is back at its prompt (is `{}` installed and on the pane's PATH?)",
-                                agent.name, agent.executable
-                            ),
-                        ));
-                    }
-                }
-                _ => {}
             }
+            let reported = pane.reported_kind == self.agent.id;
+            let read = pane.agent_kind == self.agent.id
+                && !pane.agent_state.is_empty()
+                && pane.agent_state != "unknown";
+            if reported || read {
+                if let Some(pid) = agreed {
+                    record_pid(self.tmux, self.id, pid);
+                }
+                return Ok(());
+            }
+            if shell_back && self.shell_at_prompt_again(echoed, &mut shell_screen, entered_at)? {
+                return Err(TawError::new(
+                    ErrorCode::AgentNotStarted,
+                    format!(
+                        "{} did not start in pane {}: the shell is back at its prompt (is `{}` installed and on the pane's PATH?)",
+                        self.agent.name, self.public, self.agent.executable
+                    ),
+                ));
+            }
+            if !shell_back {
+                shell_screen = None;
+            }
+            if Instant::now() >= self.deadline {
+                if let Some(pid) = agreed {
+                    record_pid(self.tmux, self.id, pid);
+                }
+                return Err(TawError::new(
+                    ErrorCode::Timeout,
+                    format!(
+                        "{} was not seen running in pane {} within --timeout",
+                        self.agent.name, self.public
+                    ),
+                ));
+            }
+            std::thread::sleep(LOOK_EVERY);
         }
-        let reported = pane.reported_kind == agent.id;
-        let read = pane.agent_kind == agent.id
-            && !pane.agent_state.is_empty()
-            && pane.agent_state != "unknown";
-        if reported || read {
-            return answer(context, id, agent.id, &argv);
-        }
-        if Instant::now() >= deadline {
-            return Err(TawError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "{} was not seen running in pane {public} within --timeout",
-                    agent.name
-                ),
-            ));
-        }
-        std::thread::sleep(LOOK_EVERY);
+    }
+
+    /// With the shell in front: whether it has drawn something below the
+    /// typed line (what it said, its prompt) and the screen has stayed the
+    /// same for a moment, half a second at least after the Enter.
+    fn shell_at_prompt_again(
+        &self,
+        echoed: &str,
+        last: &mut Option<(String, Instant)>,
+        entered_at: Instant,
+    ) -> Result<bool> {
+        let text = screen(self.tmux, self.id)?;
+        let steady_since = match last {
+            Some((seen, since)) if *seen == text => *since,
+            _ => {
+                *last = Some((text.clone(), Instant::now()));
+                Instant::now()
+            }
+        };
+        let rows: Vec<&str> = text.lines().collect();
+        let below = match typed::find(&rows, echoed, &self.line) {
+            Some(at) => rows[at + 1..].iter().any(|row| !row.trim().is_empty()),
+            // The line went (a clear): whatever is drawn.
+            None => !text.trim().is_empty(),
+        };
+        Ok(below
+            && steady_since.elapsed() >= SETTLED
+            && entered_at.elapsed() >= Duration::from_millis(500))
     }
 }
 

@@ -101,6 +101,7 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
         ));
     };
     let (before, screen) = mark(context, pane.id)?;
+    let before_lines: Vec<String> = screen.lines().map(str::to_string).collect();
     let clear_already = before.cursor_y == 0 && screen.lines().skip(1).all(|l| l.trim().is_empty());
     if clear_already {
         return Ok(answer(true, true, None));
@@ -121,24 +122,27 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
     while start.elapsed() < REDRAW_WAIT {
         std::thread::sleep(Duration::from_millis(50));
         let (now, screen) = mark(context, pane.id)?;
+        // A shell that took Ctrl-L as text (bash in vi mode, zsh in a
+        // `read`) shows ^L on its line, and nothing else moves.
+        let cursor_line = screen.lines().nth(now.cursor_y as usize).unwrap_or("");
+        let before_line = before_screen_line(&before_lines, before.cursor_y);
+        if cursor_line.contains("^L") && !before_line.contains("^L") {
+            let taken_back = tmux.run(&Batch::of(vec![cmd::guarded(
+                &target,
+                &shell,
+                &[Cmd::new("send-keys").args(["-t", &target, "BSpace"])],
+            )]));
+            let note = if taken_back.is_ok_and(|out| cmd::held_back(&out).is_none()) {
+                "the shell took Ctrl-L as text; it was taken back out"
+            } else {
+                "the shell took Ctrl-L as text, and it could not be taken back out"
+            };
+            return Ok(answer(true, false, Some(note)));
+        }
         if now.cursor_y < before.cursor_y
             || now.history > before.history
             || now.first_line != before.first_line
         {
-            // A shell that took Ctrl-L as text shows ^L on its line.
-            let cursor_line = screen.lines().nth(now.cursor_y as usize).unwrap_or("");
-            if cursor_line.contains("^L") {
-                let _ = tmux.run(&Batch::of(vec![cmd::guarded(
-                    &target,
-                    &shell,
-                    &[Cmd::new("send-keys").args(["-t", &target, "BSpace"])],
-                )]));
-                return Ok(answer(
-                    true,
-                    false,
-                    Some("the shell took Ctrl-L as text; it was taken back out"),
-                ));
-            }
             return Ok(answer(true, true, None));
         }
     }
@@ -147,4 +151,9 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
         false,
         Some("the shell showed no sign of redrawing its screen"),
     ))
+}
+
+/// Row `y` of a screen's text, or "".
+fn before_screen_line(lines: &[String], y: u32) -> &str {
+    lines.get(y as usize).map(String::as_str).unwrap_or("")
 }
