@@ -46,7 +46,7 @@ fn entry_script_twice_leaves_one_set() {
     let mut keys = keys_once.clone();
     keys.sort();
     assert_eq!(once, keys);
-    assert_eq!(keys_once, vec!["a"]);
+    assert_eq!(keys_once, vec!["Tab", "a"]);
     assert_eq!(path_count(&server, &server.state_dir().join("bin")), 1);
 
     // The link in the bin folder points at the binary the option named.
@@ -178,15 +178,22 @@ fn herdr_env_off_after_on_removes_only_taws_word() {
 fn key_options_bind_move_and_unbind() {
     let server = loaded_server();
     run_entry_script(&server);
-    assert_eq!(taw_keys(&server), vec!["a"]);
+    assert_eq!(taw_keys(&server), vec!["Tab", "a"]);
     server.tmux(&["set-option", "-g", "@agent-wizard-key", "C-g"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-clear-key", "C-l"]);
     run_entry_script(&server);
-    assert_eq!(taw_keys(&server), vec!["C-g"]);
+    assert_eq!(taw_keys(&server), vec!["C-g", "Tab", "C-l"]);
     assert_ne!(
         server.tmux_run(&["list-keys", "-T", "prefix", "a"]).status,
         0
     );
-    server.tmux(&["set-option", "-g", "@agent-wizard-key", ""]);
+    for option in [
+        "@agent-wizard-key",
+        "@agent-wizard-notification-key",
+        "@agent-wizard-clear-key",
+    ] {
+        server.tmux(&["set-option", "-g", option, ""]);
+    }
     run_entry_script(&server);
     assert!(taw_keys(&server).is_empty());
 }
@@ -196,7 +203,7 @@ fn a_taken_default_key_is_left_alone() {
     let server = loaded_server();
     server.tmux(&["bind-key", "-T", "prefix", "a", "display-message mine"]);
     run_entry_script(&server);
-    assert!(taw_keys(&server).is_empty());
+    assert_eq!(taw_keys(&server), vec!["Tab"]);
     assert!(
         server
             .tmux(&["list-keys", "-T", "prefix", "a"])
@@ -220,7 +227,7 @@ fn a_key_chosen_in_tmux_conf_is_bound_over_another() {
     // As tmux.conf would, before the plugin loads.
     server.tmux(&["set-option", "-g", "@agent-wizard-key", "a"]);
     run_entry_script(&server);
-    assert_eq!(taw_keys(&server), vec!["a"]);
+    assert_eq!(taw_keys(&server), vec!["Tab", "a"]);
 }
 
 #[test]
@@ -230,7 +237,7 @@ fn load_reports_what_it_did() {
         .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
         .result();
     assert_eq!(loaded["type"], "tmux_loaded");
-    assert_eq!(loaded["keys"], serde_json::json!(["a"]));
+    assert_eq!(loaded["keys"], serde_json::json!(["a", "Tab"]));
     assert_eq!(
         loaded["path_dir"],
         server.state_dir().join("bin").display().to_string()
@@ -301,7 +308,7 @@ fn with_no_binary_cargo_builds_then_the_plugin_loads() {
                 .contains("taw is built and loaded")
         },
     );
-    assert_eq!(taw_keys(&server), vec!["a"]);
+    assert_eq!(taw_keys(&server), vec!["Tab", "a"]);
 }
 
 #[test]

@@ -97,3 +97,104 @@ fn sound_settings_from_config() {
         "ui.sound.enabled = false runs no sound command"
     );
 }
+
+/// A window named `name` whose pane is marked as an agent in `state`.
+fn agent_window(server: &TmuxServer, name: &str, state: &str) -> String {
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            "main:",
+            "-n",
+            name,
+        ])
+        .trim()
+        .to_string();
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "claude"]);
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", state]);
+    pane
+}
+
+fn client_pane(server: &TmuxServer) -> String {
+    server
+        .tmux(&["list-clients", "-F", "#{pane_id}"])
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn open_target_goes_to_the_next_agent_that_needs_you() {
+    let server = TmuxServer::start();
+    assert_eq!(
+        server.taw(&["notification", "open-target"]).error_code(),
+        "not_found"
+    );
+    let working = agent_window(&server, "working", "working");
+    let blocked = agent_window(&server, "blocked", "blocked");
+    let idle = agent_window(&server, "idle", "idle");
+    let done = agent_window(&server, "done", "done");
+    let _viewer = attach_client(&server, "main");
+
+    let went = server.taw(&["notification", "open-target"]).result();
+    assert_eq!(went["pane_id"], blocked.as_str());
+    assert_eq!(went["target"], "needs_you");
+    assert_eq!(client_pane(&server), blocked);
+    // From there, the next that needs you: the done one, which is seen.
+    let went = server.taw(&["notification", "open-target"]).result();
+    assert_eq!(went["pane_id"], done.as_str());
+    assert_eq!(client_pane(&server), done);
+    assert_eq!(server.display(&done, "#{@agent_state}"), "idle");
+    // Round again to the blocked one; with none blocked, the idle ones
+    // after the current pane, in order.
+    assert_eq!(
+        server.taw(&["notification", "open-target"]).result()["pane_id"],
+        blocked.as_str()
+    );
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        &blocked,
+        "@agent_state",
+        "working",
+    ]);
+    let went = server.taw(&["notification", "open-target"]).result();
+    assert_eq!(
+        (went["pane_id"].as_str(), went["target"].as_str()),
+        (Some(idle.as_str()), Some("idle"))
+    );
+    // Only work left: the rest.
+    for pane in [&idle, &done] {
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_state", "working"]);
+    }
+    let went = server.taw(&["notification", "open-target"]).result();
+    assert_eq!(went["target"], "rest");
+    assert_ne!(went["pane_id"], idle.as_str());
+    let _ = working;
+}
+
+#[test]
+fn the_notification_key_moves_the_client_it_was_pressed_on() {
+    let server = TmuxServer::start();
+    server
+        .taw(&[
+            "tmux",
+            "load",
+            "--bin",
+            &common::taw_bin().display().to_string(),
+        ])
+        .result();
+    let blocked = agent_window(&server, "blocked", "blocked");
+    let viewer = attach_client(&server, "main");
+    // prefix (C-b), then Tab, typed into the attached client.
+    viewer.tmux(&["send-keys", "-t", "viewer", "C-b", "Tab"]);
+    server.wait_for(
+        "the client on the blocked agent",
+        Duration::from_secs(10),
+        || client_pane(&server) == blocked,
+    );
+}

@@ -1,7 +1,10 @@
 //! `taw notification show`: a message on every attached client.
+//! `taw notification open-target`: go to the agent that needs you next.
 
 use super::{Context, envelope_id};
+use crate::cli::agent::go_to;
 use crate::envelope::{Reply, Result, TawError};
+use crate::model::{AgentStatus, nextup};
 use crate::notify::{self, Sound};
 use crate::tmux::snapshot::Snapshot;
 use clap::{Subcommand, ValueEnum};
@@ -22,6 +25,14 @@ pub enum Verb {
         /// Run the sound command (@agent-wizard-sound-command) as for this kind.
         #[arg(long, value_enum, default_value = "none")]
         sound: SoundArg,
+    },
+    /// Go to the next agent that needs you (blocked or done), else the next
+    /// idle one, else the next of the rest, after the pane in front.
+    OpenTarget {
+        /// The client to move (the key binding passes its own); default:
+        /// the client used last.
+        #[arg(long, hide = true)]
+        client: Option<String>,
     },
 }
 
@@ -48,7 +59,49 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("notification", "show"),
             show(context, &title, body.as_deref(), sound),
         ),
+        Verb::OpenTarget { client } => (
+            envelope_id("notification", "open-target"),
+            open_target(context, client.as_deref()),
+        ),
     }
+}
+
+fn open_target(context: &Context, client: Option<&str>) -> Result<Reply> {
+    let tmux = context.tmux();
+    let snapshot = Snapshot::read(&tmux)?;
+    let client = match client {
+        Some(name) => Some(
+            snapshot
+                .clients
+                .iter()
+                .find(|c| c.name == name && c.session.is_some())
+                .ok_or_else(|| TawError::not_found(format!("no attached client {name:?}")))?,
+        ),
+        None => snapshot.last_client(),
+    };
+    let current = client
+        .and_then(|c| snapshot.client_pane(c))
+        .map(|pane| pane.id);
+    let panes: Vec<(u32, Option<AgentStatus>)> = snapshot
+        .unique_panes()
+        .into_iter()
+        .map(|pane| {
+            let state =
+                (!pane.agent_kind.is_empty()).then(|| AgentStatus::parse(&pane.agent_state));
+            (pane.id, state)
+        })
+        .collect();
+    let (id, group) = nextup::next_up(&panes, current).ok_or_else(|| {
+        TawError::not_found("no pane holds an agent; `taw agent list` shows the agents")
+    })?;
+    let pane = snapshot
+        .pane(id, None)
+        .ok_or_else(|| TawError::not_found("the pane closed"))?;
+    tmux.run(&go_to(pane, client.map(|c| c.name.as_str())))?;
+    Ok(Reply::result(
+        "ok",
+        json!({ "pane_id": format!("%{id}"), "target": group.as_str() }),
+    ))
 }
 
 fn show(context: &Context, title: &str, body: Option<&str>, sound: SoundArg) -> Result<Reply> {

@@ -4,6 +4,7 @@
 //! additions a herdr client ignores.
 
 pub mod layout;
+pub mod nextup;
 pub mod resolve;
 
 use crate::tmux::ids;

@@ -104,10 +104,28 @@ pub fn hooks(callback: &Callback) -> Vec<(&'static str, String)> {
 }
 
 /// The key bindings.
-pub fn bindings(_callback: &Callback) -> Vec<Binding> {
-    vec![Binding {
-        option: options::KEY,
-        note: "every session, window and pane, with its agent's state",
-        command: cmd::choose_tree_with_agents(),
-    }]
+pub fn bindings(callback: &Callback) -> Vec<Binding> {
+    let word = |w: &str| ShellWord::Literal(w.into());
+    vec![
+        Binding {
+            option: options::KEY,
+            note: "every session, window and pane, with its agent's state",
+            command: cmd::choose_tree_with_agents(),
+        },
+        Binding {
+            option: options::NOTIFICATION_KEY,
+            note: "go to the next agent that needs you",
+            command: callback.run(&[
+                word("notification"),
+                word("open-target"),
+                word("--client"),
+                ShellWord::Format("client_name"),
+            ]),
+        },
+        Binding {
+            option: options::CLEAR_KEY,
+            note: "clear the pane's history and screen",
+            command: callback.run(&[word("pane"), word("clear"), ShellWord::Format("pane_id")]),
+        },
+    ]
 }

@@ -19,6 +19,8 @@ pub const BIN: &str = "@agent-wizard-bin";
 pub const PATH: &str = "@agent-wizard-path";
 pub const HERDR_ENV: &str = "@agent-wizard-herdr-env";
 pub const KEY: &str = "@agent-wizard-key";
+pub const NOTIFICATION_KEY: &str = "@agent-wizard-notification-key";
+pub const CLEAR_KEY: &str = "@agent-wizard-clear-key";
 pub const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
 pub const NOTIFY: &str = "@agent-wizard-notify";
 pub const WINDOW_STATUS: &str = "@agent-wizard-window-status";
@@ -51,6 +53,16 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
         name: KEY,
         default: "a",
         doc: "prefix key that shows every agent pane (empty: not bound)",
+    },
+    PluginOption {
+        name: NOTIFICATION_KEY,
+        default: "Tab",
+        doc: "prefix key that goes to the next agent that needs you, else the next idle one, else the rest (empty: not bound)",
+    },
+    PluginOption {
+        name: CLEAR_KEY,
+        default: "",
+        doc: "prefix key that clears the pane's history, and its screen when its shell is at its prompt (empty: not bound)",
     },
     PluginOption {
         name: WINDOW_STATUS,

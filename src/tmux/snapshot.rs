@@ -264,6 +264,26 @@ impl Snapshot {
 
     /// Every pane once: a window linked into several sessions lists its
     /// panes under each; the first (lowest session in tmux's order) counts.
+    /// The attached client used last.
+    pub fn last_client(&self) -> Option<&Client> {
+        self.clients
+            .iter()
+            .filter(|client| client.session.is_some())
+            .max_by_key(|client| client.activity)
+    }
+
+    /// The pane a client shows: its session's current window's current pane.
+    pub fn client_pane(&self, client: &Client) -> Option<&Pane> {
+        let session = client.session?;
+        let window = self
+            .windows
+            .iter()
+            .find(|w| w.session == session && w.active)?;
+        self.panes
+            .iter()
+            .find(|p| p.session == session && p.window == window.id && p.active)
+    }
+
     pub fn unique_panes(&self) -> Vec<&Pane> {
         let mut seen = std::collections::HashSet::new();
         self.panes.iter().filter(|p| seen.insert(p.id)).collect()

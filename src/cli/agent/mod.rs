@@ -14,7 +14,7 @@ use crate::tmux::Batch;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites};
-use crate::tmux::snapshot::Snapshot;
+use crate::tmux::snapshot::{Pane, Snapshot};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use std::io::Read;
@@ -162,24 +162,27 @@ fn focus(context: &Context, target: &str) -> Result<Reply> {
     let snapshot = Snapshot::read(&tmux)?;
     let pane = resolve::agent(&snapshot, target)?;
     let id = format!("%{}", pane.id);
+    let client = snapshot.last_client().map(|client| client.name.as_str());
+    tmux.run(&go_to(pane, client))?;
+    agent_info(context, &id)
+}
+
+/// Brings `pane` in front: its window, itself, and the client onto it; a
+/// done agent there is seen (idle).
+pub fn go_to(pane: &Pane, client: Option<&str>) -> Batch {
+    let id = format!("%{}", pane.id);
     let mut batch = Batch::new();
-    let client = snapshot
-        .clients
-        .iter()
-        .filter(|client| client.session.is_some())
-        .max_by_key(|client| client.activity);
     batch.push(cmd::select_window(&id));
     batch.push(cmd::select_pane(&id));
     if let Some(client) = client {
-        batch.push(cmd::switch_client(&client.name, &id));
+        batch.push(cmd::switch_client(client, &id));
     }
     if pane.agent_state == "done" {
         let mut writes = OptionWrites::default();
         writes.set(opt::AGENT_STATE, "idle");
         batch.extend(writes.commands(pane.id));
     }
-    tmux.run(&batch)?;
-    agent_info(context, &id)
+    batch
 }
 
 fn explain_verb(context: &Context, args: ExplainArgs) -> Result<Reply> {
