@@ -14,5 +14,6 @@ pub mod paths;
 pub mod report;
 pub mod setup;
 pub mod tmux;
+pub mod ui;
 pub mod veto;
 pub mod watch;

@@ -46,7 +46,7 @@ impl Value {
         }
     }
 
-    fn as_str(&self) -> Option<&str> {
+    pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(text) => Some(text),
             _ => None,

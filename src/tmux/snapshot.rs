@@ -49,7 +49,7 @@ pub struct Window {
     pub layout: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pane {
     pub session: u32,
     pub window: u32,

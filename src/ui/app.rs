@@ -1,0 +1,852 @@
+//! The popup's state and what each key does to it: pure, so tests drive it
+//! key by key. What must touch tmux comes out as an [`Effect`], which the
+//! loop in `mod.rs` carries out.
+
+use super::field::{Edit, Field};
+use super::keymap::{Action, Keymap, Preset};
+use super::rows::{self, Depth, Layout, Row, Target};
+use crate::model::AgentStatus;
+use crate::model::nextup;
+use crate::tmux::snapshot::Snapshot;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Matcher, Utf32Str};
+use std::collections::HashSet;
+
+/// The `[ui]` settings the popup reads.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub layout: Layout,
+    pub depth: Depth,
+    pub preview: bool,
+    pub show_git: bool,
+    pub confirm_close: bool,
+    pub home: String,
+    /// Open with the new-session picker, and Esc there closes the popup.
+    pub new_session: bool,
+}
+
+/// What the loop must do for the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+    /// Bring the target in front of the popup's client, and close.
+    Go(Target),
+    Rename(Target, String),
+    Close(Target),
+    /// Open (or create) a session for a directory, and go there.
+    OpenSession(String),
+    /// Fetch the preview of a pane.
+    Preview(u32),
+    /// List the directories the new-session picker offers for a query.
+    Directories(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    List,
+    /// The modal preset's filter, being typed.
+    Filter,
+    Rename {
+        target: Target,
+        field: Field,
+    },
+    Confirm {
+        target: Target,
+        question: String,
+    },
+    NewSession {
+        field: Field,
+        selected: usize,
+    },
+    Help,
+    Options,
+}
+
+pub struct App {
+    pub keymap: Keymap,
+    pub options: Options,
+    pub snapshot: Snapshot,
+    /// Every row, as the layout and folds make them.
+    rows: Vec<Row>,
+    /// The rows on screen: indices into `rows`, filtered and ranked.
+    pub shown: Vec<usize>,
+    pub selected: usize,
+    pub mode: Mode,
+    pub query: Field,
+    pub collapsed: HashSet<u32>,
+    pub preview_on: bool,
+    /// The pane the preview shows and its text (with colours).
+    pub preview: Option<(u32, String)>,
+    /// A line for the person: what went wrong, what a key needs.
+    pub message: Option<String>,
+    /// Directories the new-session picker lists.
+    pub directories: Vec<String>,
+    matcher: Matcher,
+}
+
+impl App {
+    pub fn new(keymap: Keymap, options: Options, snapshot: Snapshot) -> App {
+        let mode = if options.new_session {
+            Mode::NewSession {
+                field: Field::default(),
+                selected: 0,
+            }
+        } else {
+            Mode::List
+        };
+        let mut app = App {
+            keymap,
+            preview_on: options.preview,
+            options,
+            snapshot,
+            rows: Vec::new(),
+            shown: Vec::new(),
+            selected: 0,
+            mode,
+            query: Field::default(),
+            collapsed: HashSet::new(),
+            preview: None,
+            message: None,
+            directories: Vec::new(),
+            matcher: Matcher::new(nucleo_matcher::Config::DEFAULT),
+        };
+        app.rebuild(None);
+        app
+    }
+
+    /// The rows on screen, in order.
+    pub fn shown_rows(&self) -> impl Iterator<Item = &Row> {
+        self.shown.iter().map(|&i| &self.rows[i])
+    }
+
+    /// The position on screen of the first row that `is_it`.
+    fn find_row(&self, is_it: impl Fn(&Row) -> bool) -> Option<usize> {
+        self.shown.iter().position(|&i| is_it(&self.rows[i]))
+    }
+
+    pub fn selected_row(&self) -> Option<&Row> {
+        self.shown.get(self.selected).map(|&i| &self.rows[i])
+    }
+
+    pub fn filtering(&self) -> bool {
+        !self.query.is_empty()
+    }
+
+    /// A new snapshot: the list is rebuilt, the selection kept on its row.
+    pub fn update(&mut self, snapshot: Snapshot) -> Vec<Effect> {
+        let keep = self.selected_row().map(|r| r.target);
+        self.snapshot = snapshot;
+        self.rebuild(keep);
+        self.preview_effect()
+    }
+
+    /// Selects the row of the pane the client shows, at the start.
+    pub fn select_pane(&mut self, pane: u32) {
+        let at = self
+            .find_row(|r| matches!(r.target, Target::Pane { pane: p, .. } if p == pane))
+            .or_else(|| {
+                let session = self.snapshot.pane(pane, None)?.session;
+                self.find_row(|r| r.target == Target::Session(session))
+            });
+        if let Some(at) = at {
+            self.selected = at;
+        }
+    }
+
+    fn rebuild(&mut self, keep: Option<Target>) {
+        let no_folds = HashSet::new();
+        let folds = if self.filtering() {
+            &no_folds
+        } else {
+            &self.collapsed
+        };
+        self.rows = rows::build(
+            &self.snapshot,
+            self.options.layout,
+            self.options.depth,
+            folds,
+            &self.options.home,
+        );
+        self.refilter();
+        if let Some(at) = keep.and_then(|target| self.find_row(|r| r.target == target)) {
+            self.selected = at;
+        }
+        self.selected = self.selected.min(self.shown.len().saturating_sub(1));
+    }
+
+    /// Ranks the rows against the query, as fzf does; all rows in order
+    /// when there is none.
+    fn refilter(&mut self) {
+        let query = self.query.text();
+        if query.trim().is_empty() {
+            self.shown = (0..self.rows.len()).collect();
+            return;
+        }
+        let pattern = Pattern::parse(&query, CaseMatching::Smart, Normalization::Smart);
+        let mut buffer = Vec::new();
+        let mut scored: Vec<(u32, usize)> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, row)| {
+                let text = format!("{} {}", row.search, row.place);
+                let score = pattern.score(Utf32Str::new(&text, &mut buffer), &mut self.matcher)?;
+                Some((score, i))
+            })
+            .collect();
+        // Best first; a tie keeps tmux's order.
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.shown = scored.into_iter().map(|(_, i)| i).collect();
+    }
+
+    fn preview_effect(&self) -> Vec<Effect> {
+        match self.selected_row().and_then(|r| r.preview_pane) {
+            Some(pane) if self.preview_on => vec![Effect::Preview(pane)],
+            _ => Vec::new(),
+        }
+    }
+
+    fn select(&mut self, at: usize) -> Vec<Effect> {
+        if self.shown.is_empty() {
+            return Vec::new();
+        }
+        self.selected = at.min(self.shown.len() - 1);
+        self.preview_effect()
+    }
+
+    /// A key: what it changes, and what the loop must do.
+    pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        self.message = None;
+        match std::mem::replace(&mut self.mode, Mode::List) {
+            Mode::List => self.list_key(key),
+            Mode::Filter => self.filter_key(key),
+            Mode::Rename { target, field } => self.rename_key(key, target, field),
+            Mode::Confirm { target, question } => self.confirm_key(key, target, question),
+            Mode::NewSession { field, selected } => self.new_session_key(key, field, selected),
+            Mode::Help | Mode::Options => Vec::new(),
+        }
+    }
+
+    fn list_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let action = self.keymap.action(key);
+        if self.keymap.preset == Preset::Search {
+            // Typing filters; a [keys] entry answers before the field.
+            if !self.keymap.is_configured(key) {
+                if is_quit_on_empty(key) && self.query.is_empty() {
+                    return vec![Effect::Quit];
+                }
+                if action.is_none() || is_text_key(key) {
+                    let keep = self.selected_row().map(|r| r.target);
+                    if self.query.key(key) == Edit::Changed {
+                        self.selected = 0;
+                        self.rebuild(None);
+                        let _ = keep;
+                        return self.preview_effect();
+                    }
+                    if action.is_none() {
+                        return Vec::new();
+                    }
+                }
+            }
+        }
+        match action {
+            Some(action) => self.act(action),
+            None => Vec::new(),
+        }
+    }
+
+    fn act(&mut self, action: Action) -> Vec<Effect> {
+        let last = self.shown.len().saturating_sub(1);
+        match action {
+            Action::Quit => {
+                if self.keymap.preset == Preset::Modal && self.filtering() {
+                    self.query.clear();
+                    self.rebuild(self.selected_row().map(|r| r.target));
+                    return self.preview_effect();
+                }
+                vec![Effect::Quit]
+            }
+            Action::Up => self.select(self.selected.saturating_sub(1)),
+            Action::Down => self.select((self.selected + 1).min(last)),
+            Action::Top => self.select(0),
+            Action::Bottom => self.select(last),
+            Action::Go => match self.selected_row() {
+                Some(row) => vec![Effect::Go(row.target)],
+                None => Vec::new(),
+            },
+            Action::Filter => {
+                if self.keymap.preset == Preset::Modal {
+                    self.mode = Mode::Filter;
+                }
+                Vec::new()
+            }
+            Action::NextUp => self.next_up(),
+            Action::NextSession | Action::PreviousSession => {
+                let forward = action == Action::NextSession;
+                let sessions: Vec<usize> = self
+                    .shown_rows()
+                    .enumerate()
+                    .filter(|(_, r)| matches!(r.target, Target::Session(_)))
+                    .map(|(i, _)| i)
+                    .collect();
+                let to = if forward {
+                    sessions.iter().find(|&&i| i > self.selected).copied()
+                } else {
+                    sessions.iter().rev().find(|&&i| i < self.selected).copied()
+                };
+                match to {
+                    Some(at) => self.select(at),
+                    None => Vec::new(),
+                }
+            }
+            Action::Expand | Action::Collapse => {
+                let Some(session) = self.selected_row().map(|r| r.target.session()) else {
+                    return Vec::new();
+                };
+                let changed = if action == Action::Collapse {
+                    self.collapsed.insert(session)
+                } else {
+                    self.collapsed.remove(&session)
+                };
+                if changed {
+                    self.rebuild(Some(Target::Session(session)));
+                }
+                self.preview_effect()
+            }
+            Action::TogglePreview => {
+                self.preview_on = !self.preview_on;
+                self.preview_effect()
+            }
+            Action::Rename => {
+                let Some(row) = self.selected_row() else {
+                    return Vec::new();
+                };
+                let current = self.current_name(row.target);
+                self.mode = Mode::Rename {
+                    target: row.target,
+                    field: Field::with(&current),
+                };
+                Vec::new()
+            }
+            Action::Close => {
+                let Some(target) = self.selected_row().map(|r| r.target) else {
+                    return Vec::new();
+                };
+                if !self.options.confirm_close {
+                    return vec![Effect::Close(target)];
+                }
+                self.mode = Mode::Confirm {
+                    question: self.close_question(target),
+                    target,
+                };
+                Vec::new()
+            }
+            Action::NewSession => {
+                self.mode = Mode::NewSession {
+                    field: Field::default(),
+                    selected: 0,
+                };
+                vec![Effect::Directories(String::new())]
+            }
+            Action::Help => {
+                self.mode = Mode::Help;
+                Vec::new()
+            }
+            Action::Options => {
+                self.mode = Mode::Options;
+                Vec::new()
+            }
+        }
+    }
+
+    fn filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let action = self.keymap.action(key);
+        match key.code {
+            KeyCode::Esc => {
+                self.query.clear();
+                self.rebuild(self.selected_row().map(|r| r.target));
+                return self.preview_effect();
+            }
+            KeyCode::Enter => return self.act(Action::Go),
+            KeyCode::Up | KeyCode::Down | KeyCode::Tab => {
+                self.mode = Mode::Filter;
+                return action.map(|a| self.act(a)).unwrap_or_default();
+            }
+            _ => {}
+        }
+        if matches!(action, Some(Action::Up | Action::Down)) && key_has_ctrl(key) {
+            self.mode = Mode::Filter;
+            return self.act(action.unwrap_or(Action::Up));
+        }
+        self.mode = Mode::Filter;
+        if self.query.key(key) == Edit::Changed {
+            self.selected = 0;
+            self.rebuild(None);
+            return self.preview_effect();
+        }
+        Vec::new()
+    }
+
+    fn rename_key(&mut self, key: KeyEvent, target: Target, mut field: Field) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Esc => Vec::new(),
+            KeyCode::Enter => {
+                let name = field.text().trim().to_string();
+                if name.is_empty() && !matches!(target, Target::Pane { .. }) {
+                    self.message = Some("a name cannot be empty".into());
+                    self.mode = Mode::Rename { target, field };
+                    return Vec::new();
+                }
+                vec![Effect::Rename(target, name)]
+            }
+            _ => {
+                field.key(key);
+                self.mode = Mode::Rename { target, field };
+                Vec::new()
+            }
+        }
+    }
+
+    fn confirm_key(&mut self, key: KeyEvent, target: Target, question: String) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => vec![Effect::Close(target)],
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Vec::new(),
+            _ => {
+                self.mode = Mode::Confirm { target, question };
+                Vec::new()
+            }
+        }
+    }
+
+    fn new_session_key(&mut self, key: KeyEvent, mut field: Field, selected: usize) -> Vec<Effect> {
+        let count = self.directories.len();
+        match key.code {
+            KeyCode::Esc => {
+                if self.options.new_session {
+                    return vec![Effect::Quit];
+                }
+                Vec::new()
+            }
+            KeyCode::Enter => {
+                let choice = self
+                    .directories
+                    .get(selected)
+                    .cloned()
+                    .unwrap_or_else(|| field.text());
+                if choice.trim().is_empty() {
+                    self.mode = Mode::NewSession { field, selected };
+                    return Vec::new();
+                }
+                vec![Effect::OpenSession(choice)]
+            }
+            KeyCode::Up => {
+                self.mode = Mode::NewSession {
+                    field,
+                    selected: selected.saturating_sub(1),
+                };
+                Vec::new()
+            }
+            KeyCode::Down => {
+                self.mode = Mode::NewSession {
+                    field,
+                    selected: (selected + 1).min(count.saturating_sub(1)),
+                };
+                Vec::new()
+            }
+            KeyCode::Char('n') | KeyCode::Char('p') if key_has_ctrl(key) => {
+                let selected = if key.code == KeyCode::Char('n') {
+                    (selected + 1).min(count.saturating_sub(1))
+                } else {
+                    selected.saturating_sub(1)
+                };
+                self.mode = Mode::NewSession { field, selected };
+                Vec::new()
+            }
+            KeyCode::Tab => {
+                // Completes the field with the selected directory.
+                if let Some(dir) = self.directories.get(selected) {
+                    field = Field::with(&format!("{}/", dir.trim_end_matches('/')));
+                }
+                let query = field.text();
+                self.mode = Mode::NewSession { field, selected: 0 };
+                vec![Effect::Directories(query)]
+            }
+            _ => {
+                let changed = field.key(key) == Edit::Changed;
+                let query = field.text();
+                self.mode = Mode::NewSession {
+                    field,
+                    selected: if changed { 0 } else { selected },
+                };
+                if changed {
+                    vec![Effect::Directories(query)]
+                } else {
+                    Vec::new()
+                }
+            }
+        }
+    }
+
+    /// Any key leaves the help and the settings screens.
+    pub fn leave_page(&mut self) {
+        if matches!(self.mode, Mode::Help | Mode::Options) {
+            self.mode = Mode::List;
+        }
+    }
+
+    /// Tab: the next agent that needs you after the selected row's pane
+    /// (else the next idle one, else the rest), selected.
+    fn next_up(&mut self) -> Vec<Effect> {
+        let panes: Vec<(u32, Option<AgentStatus>)> = self
+            .snapshot
+            .unique_panes()
+            .into_iter()
+            .map(|p| {
+                let state = (!p.agent_kind.is_empty()).then(|| AgentStatus::parse(&p.agent_state));
+                (p.id, state)
+            })
+            .collect();
+        let current = self.selected_row().and_then(|r| r.preview_pane);
+        let Some((pane, _)) = nextup::next_up(&panes, current) else {
+            self.message = Some("no agent to go to".into());
+            return Vec::new();
+        };
+        let session = self.snapshot.pane(pane, None).map(|p| p.session);
+        let is_it = |r: &Row| matches!(r.target, Target::Pane { pane: p, .. } if p == pane);
+        if self.find_row(is_it).is_none() {
+            // Unfold and unfilter so its row is there.
+            if let Some(session) = session {
+                self.collapsed.remove(&session);
+            }
+            self.query.clear();
+            self.rebuild(None);
+        }
+        // A layout with no pane rows: its session's.
+        let at = self.find_row(is_it).or_else(|| {
+            let session = session?;
+            self.find_row(|r| r.target == Target::Session(session))
+        });
+        match at {
+            Some(at) => self.select(at),
+            None => Vec::new(),
+        }
+    }
+
+    fn current_name(&self, target: Target) -> String {
+        match target {
+            Target::Session(id) => self
+                .snapshot
+                .session(id)
+                .map(|s| s.name.clone())
+                .unwrap_or_default(),
+            Target::Window { window, .. } => self
+                .snapshot
+                .windows
+                .iter()
+                .find(|w| w.id == window)
+                .map(|w| w.name.clone())
+                .unwrap_or_default(),
+            Target::Pane { pane, .. } => self
+                .snapshot
+                .pane(pane, None)
+                .map(|p| {
+                    if p.agent_kind.is_empty() {
+                        p.label.clone()
+                    } else {
+                        p.agent_name.clone()
+                    }
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    /// What closing asks, saying what else goes with it.
+    fn close_question(&self, target: Target) -> String {
+        match target {
+            Target::Session(id) => {
+                let name = self.current_name(target);
+                let windows = self
+                    .snapshot
+                    .windows
+                    .iter()
+                    .filter(|w| w.session == id)
+                    .count();
+                format!("close session {name} and its {windows} window(s)? y/n")
+            }
+            Target::Window { session, .. } => {
+                let name = self.current_name(target);
+                let last = self
+                    .snapshot
+                    .windows
+                    .iter()
+                    .filter(|w| w.session == session)
+                    .count()
+                    == 1;
+                if last {
+                    format!("close window {name}, the session's last, and the session with it? y/n")
+                } else {
+                    format!("close window {name}? y/n")
+                }
+            }
+            Target::Pane {
+                session,
+                window,
+                pane,
+            } => {
+                let panes = self.snapshot.panes_of(session, window).count();
+                let what = self
+                    .snapshot
+                    .pane(pane, None)
+                    .map(|p| {
+                        if p.agent_kind.is_empty() {
+                            p.current_command.clone()
+                        } else {
+                            rows::agent_label(p)
+                        }
+                    })
+                    .unwrap_or_default();
+                let windows = self
+                    .snapshot
+                    .windows
+                    .iter()
+                    .filter(|w| w.session == session)
+                    .count();
+                if panes == 1 && windows == 1 {
+                    format!("close {what}: the session's last pane, so the session closes too? y/n")
+                } else if panes == 1 {
+                    format!("close {what}: the window's last pane, so the window closes too? y/n")
+                } else {
+                    format!("close the pane of {what}? y/n")
+                }
+            }
+        }
+    }
+}
+
+fn key_has_ctrl(key: KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+}
+
+/// ctrl-d: fzf's end of input when the query is empty.
+fn is_quit_on_empty(key: KeyEvent) -> bool {
+    key.code == KeyCode::Char('d') && key_has_ctrl(key)
+}
+
+/// A key that types or edits text, which the search preset's query takes
+/// before any action that has no `[keys]` entry of its own.
+fn is_text_key(key: KeyEvent) -> bool {
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    match key.code {
+        KeyCode::Char(_) => plain,
+        KeyCode::Backspace | KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::{Pane, Session, Window};
+
+    fn snapshot() -> Snapshot {
+        let session = |id: u32, name: &str| Session {
+            id,
+            name: name.into(),
+            window_count: 1,
+            attached: 0,
+            activity: 0,
+            created: 0,
+            path: String::new(),
+            tokens: String::new(),
+            token_seqs: String::new(),
+        };
+        let window = |session: u32, id: u32| Window {
+            session,
+            id,
+            index: id as i64,
+            name: format!("w{id}"),
+            active: true,
+            pane_count: 1,
+            zoomed: false,
+            layout: String::new(),
+        };
+        let pane = |session: u32, window: u32, id: u32, kind: &str, state: &str, name: &str| {
+            let mut p = Pane::default();
+            p.session = session;
+            p.window = window;
+            p.id = id;
+            p.active = true;
+            p.agent_kind = kind.into();
+            p.agent_state = state.into();
+            p.agent_name = name.into();
+            p
+        };
+        Snapshot {
+            sessions: vec![session(0, "api"), session(1, "web")],
+            windows: vec![window(0, 0), window(1, 1)],
+            panes: vec![
+                pane(0, 0, 0, "claude", "working", "reviewer"),
+                pane(0, 0, 1, "codex", "idle", "tester"),
+                pane(1, 1, 2, "claude", "blocked", "asker"),
+            ],
+            ..Snapshot::default()
+        }
+    }
+
+    fn app(preset: Preset) -> App {
+        let options = Options {
+            layout: Layout::Tree,
+            depth: Depth::Agents,
+            preview: true,
+            show_git: false,
+            confirm_close: true,
+            home: String::new(),
+            new_session: false,
+        };
+        App::new(Keymap::new(preset, &[]), options, snapshot())
+    }
+
+    fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+        app.key(KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+        app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+    }
+
+    fn typed(app: &mut App, text: &str) {
+        for c in text.chars() {
+            press(app, KeyCode::Char(c));
+        }
+    }
+
+    fn selected(app: &App) -> String {
+        app.selected_row()
+            .map(|r| r.label.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn moving_and_going() {
+        let mut app = app(Preset::Modal);
+        assert_eq!(selected(&app), "api");
+        press(&mut app, KeyCode::Char('j'));
+        press(&mut app, KeyCode::Char('j'));
+        assert_eq!(selected(&app), "reviewer");
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            [Effect::Go(Target::Pane {
+                session: 0,
+                window: 0,
+                pane: 0
+            })]
+        );
+        press(&mut app, KeyCode::Char('G'));
+        assert_eq!(selected(&app), "asker");
+        assert_eq!(press(&mut app, KeyCode::Char('q')), [Effect::Quit]);
+    }
+
+    #[test]
+    fn tab_selects_the_next_agent_that_needs_you() {
+        let mut app = app(Preset::Modal);
+        let effects = press(&mut app, KeyCode::Tab);
+        assert_eq!(selected(&app), "asker");
+        assert_eq!(effects, [Effect::Preview(2)]);
+        // Collapsed away, it is unfolded to be shown.
+        press(&mut app, KeyCode::Char('g'));
+        app.collapsed.insert(1);
+        app.rebuild(None);
+        press(&mut app, KeyCode::Tab);
+        assert_eq!(selected(&app), "asker");
+    }
+
+    #[test]
+    fn filtering_ranks_and_esc_clears() {
+        let mut app = app(Preset::Modal);
+        press(&mut app, KeyCode::Char('/'));
+        typed(&mut app, "test");
+        assert_eq!(selected(&app), "tester");
+        assert_eq!(app.shown.len(), 1);
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.shown.len(), 7);
+        assert_eq!(app.mode, Mode::List);
+    }
+
+    #[test]
+    fn the_search_preset_types_into_the_query() {
+        let mut app = app(Preset::Search);
+        typed(&mut app, "ask");
+        assert_eq!(selected(&app), "asker");
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            [Effect::Go(Target::Pane {
+                session: 1,
+                window: 1,
+                pane: 2
+            })]
+        );
+        // ctrl-d deletes while there is a query, and quits on an empty one.
+        ctrl(&mut app, 'a');
+        ctrl(&mut app, 'd');
+        assert_eq!(app.query.text(), "sk");
+        // ctrl-k is fzf's up here; ctrl-e then ctrl-u empties the query.
+        ctrl(&mut app, 'e');
+        ctrl(&mut app, 'u');
+        assert!(app.query.is_empty());
+        assert_eq!(ctrl(&mut app, 'd'), [Effect::Quit]);
+    }
+
+    #[test]
+    fn rename_and_close_ask_first() {
+        let mut app = app(Preset::Modal);
+        press(&mut app, KeyCode::Char('j'));
+        press(&mut app, KeyCode::Char('j'));
+        press(&mut app, KeyCode::Char('r'));
+        ctrl(&mut app, 'u');
+        typed(&mut app, "critic");
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            [Effect::Rename(
+                Target::Pane {
+                    session: 0,
+                    window: 0,
+                    pane: 0
+                },
+                "critic".into()
+            )]
+        );
+        press(&mut app, KeyCode::Char('x'));
+        let Mode::Confirm { question, .. } = &app.mode else {
+            panic!("{:?}", app.mode)
+        };
+        assert!(question.contains("reviewer"), "{question}");
+        assert_eq!(press(&mut app, KeyCode::Char('n')), []);
+        press(&mut app, KeyCode::Char('G'));
+        press(&mut app, KeyCode::Char('x'));
+        let Mode::Confirm { question, .. } = &app.mode else {
+            panic!()
+        };
+        assert!(question.contains("session closes too"), "{question}");
+        assert_eq!(
+            press(&mut app, KeyCode::Char('y')),
+            [Effect::Close(Target::Pane {
+                session: 1,
+                window: 1,
+                pane: 2
+            })]
+        );
+    }
+
+    #[test]
+    fn a_snapshot_keeps_the_selection_on_its_row() {
+        let mut app = app(Preset::Modal);
+        press(&mut app, KeyCode::Char('G'));
+        let mut next = snapshot();
+        next.panes.retain(|p| p.id != 1);
+        app.update(next);
+        assert_eq!(selected(&app), "asker");
+    }
+}

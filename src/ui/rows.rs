@@ -1,0 +1,419 @@
+//! What the popup lists: sessions, windows and panes from one snapshot, as
+//! a tree (session → window → pane) or flat, at the depth `[ui] depth`
+//! asks. Pure: a snapshot in, rows out.
+
+use crate::detect::agents;
+use crate::model::AgentStatus;
+use crate::tmux::snapshot::{Pane, Snapshot};
+use std::collections::HashSet;
+
+/// What a row stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    Session(u32),
+    Window {
+        session: u32,
+        window: u32,
+    },
+    Pane {
+        session: u32,
+        window: u32,
+        pane: u32,
+    },
+}
+
+impl Target {
+    pub fn session(self) -> u32 {
+        match self {
+            Target::Session(session)
+            | Target::Window { session, .. }
+            | Target::Pane { session, .. } => session,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Tree,
+    Flat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    Sessions,
+    Agents,
+    All,
+}
+
+impl Layout {
+    pub fn parse(text: &str) -> Layout {
+        if text == "flat" {
+            Layout::Flat
+        } else {
+            Layout::Tree
+        }
+    }
+}
+
+impl Depth {
+    pub fn parse(text: &str) -> Depth {
+        match text {
+            "sessions" => Depth::Sessions,
+            "all" => Depth::All,
+            _ => Depth::Agents,
+        }
+    }
+}
+
+/// How many agents are in each state, for a session's or window's row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub blocked: usize,
+    pub done: usize,
+    pub working: usize,
+    pub idle: usize,
+    pub unknown: usize,
+}
+
+impl Counts {
+    fn add(&mut self, state: AgentStatus) {
+        match state {
+            AgentStatus::Blocked => self.blocked += 1,
+            AgentStatus::Done => self.done += 1,
+            AgentStatus::Working => self.working += 1,
+            AgentStatus::Idle => self.idle += 1,
+            AgentStatus::Unknown => self.unknown += 1,
+        }
+    }
+
+    pub fn agents(&self) -> usize {
+        self.blocked + self.done + self.working + self.idle + self.unknown
+    }
+
+    /// The state that most wants a look: blocked, done, working, idle.
+    pub fn most_urgent(&self) -> Option<AgentStatus> {
+        [
+            (self.blocked, AgentStatus::Blocked),
+            (self.done, AgentStatus::Done),
+            (self.working, AgentStatus::Working),
+            (self.idle, AgentStatus::Idle),
+            (self.unknown, AgentStatus::Unknown),
+        ]
+        .into_iter()
+        .find(|(n, _)| *n > 0)
+        .map(|(_, state)| state)
+    }
+}
+
+/// One line of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub target: Target,
+    /// 0 for a session, 1 for a window, 2 for a pane (tree); 0 when flat.
+    pub depth: u8,
+    /// What the row says: a session's or window's name, an agent's name.
+    pub label: String,
+    /// Dim text after it: the agent's kind, a pane's command and folder.
+    pub detail: String,
+    /// Where it is, for a flat row or a filtered one: `session:window`.
+    pub place: String,
+    /// The agent's state (a pane), or the most urgent of its agents.
+    pub state: Option<AgentStatus>,
+    pub counts: Counts,
+    /// The pane whose screen the preview shows for this row.
+    pub preview_pane: Option<u32>,
+    /// A session's folder, for its git status.
+    pub path: String,
+    /// Text the filter matches against.
+    pub search: String,
+}
+
+/// An agent pane's name in the list: its own name, else its kind's.
+pub fn agent_label(pane: &Pane) -> String {
+    if !pane.agent_name.is_empty() {
+        return pane.agent_name.clone();
+    }
+    agents::by_id(&pane.agent_kind)
+        .map(|agent| agent.name.to_string())
+        .unwrap_or_else(|| pane.agent_kind.clone())
+}
+
+fn pane_state(pane: &Pane) -> Option<AgentStatus> {
+    (!pane.agent_kind.is_empty()).then(|| AgentStatus::parse(&pane.agent_state))
+}
+
+/// The folder a path is in, with `~` for the home folder.
+fn short_path(path: &str, home: &str) -> String {
+    match path.strip_prefix(home) {
+        Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// Builds the rows. `collapsed` sessions show no children (tree only).
+pub fn build(
+    snapshot: &Snapshot,
+    layout: Layout,
+    depth: Depth,
+    collapsed: &HashSet<u32>,
+    home: &str,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for session in &snapshot.sessions {
+        let windows: Vec<_> = snapshot
+            .windows
+            .iter()
+            .filter(|w| w.session == session.id)
+            .collect();
+        let mut session_counts = Counts::default();
+        let mut children = Vec::new();
+        for window in &windows {
+            let panes: Vec<&Pane> = snapshot.panes_of(session.id, window.id).collect();
+            let mut window_counts = Counts::default();
+            let mut pane_rows = Vec::new();
+            for pane in &panes {
+                let state = pane_state(pane);
+                if let Some(state) = state {
+                    window_counts.add(state);
+                }
+                if depth == Depth::All || (depth == Depth::Agents && state.is_some()) {
+                    pane_rows.push(pane_row(session.name.as_str(), window, pane, layout, home));
+                }
+            }
+            for (n, state) in [
+                (window_counts.blocked, AgentStatus::Blocked),
+                (window_counts.done, AgentStatus::Done),
+                (window_counts.working, AgentStatus::Working),
+                (window_counts.idle, AgentStatus::Idle),
+                (window_counts.unknown, AgentStatus::Unknown),
+            ] {
+                for _ in 0..n {
+                    session_counts.add(state);
+                }
+            }
+            if depth == Depth::Sessions || pane_rows.is_empty() {
+                continue;
+            }
+            let active = panes.iter().find(|p| p.active).or(panes.first());
+            if layout == Layout::Tree {
+                children.push(Row {
+                    target: Target::Window {
+                        session: session.id,
+                        window: window.id,
+                    },
+                    depth: 1,
+                    label: format!("{}: {}", window.index, window.name),
+                    detail: String::new(),
+                    place: format!("{}:{}", session.name, window.index),
+                    state: window_counts.most_urgent(),
+                    counts: window_counts,
+                    preview_pane: active.map(|p| p.id),
+                    path: String::new(),
+                    search: format!("{} {}", session.name, window.name),
+                });
+            }
+            children.extend(pane_rows);
+        }
+        let active_pane = windows
+            .iter()
+            .find(|w| w.active)
+            .and_then(|w| snapshot.panes_of(session.id, w.id).find(|p| p.active))
+            .map(|p| p.id);
+        if layout == Layout::Tree || depth == Depth::Sessions {
+            rows.push(Row {
+                target: Target::Session(session.id),
+                depth: 0,
+                label: session.name.clone(),
+                detail: short_path(&session.path, home),
+                place: String::new(),
+                state: session_counts.most_urgent(),
+                counts: session_counts,
+                preview_pane: active_pane,
+                path: session.path.clone(),
+                search: session.name.clone(),
+            });
+        }
+        if layout == Layout::Tree && collapsed.contains(&session.id) {
+            continue;
+        }
+        rows.extend(children);
+    }
+    rows
+}
+
+fn pane_row(
+    session: &str,
+    window: &crate::tmux::snapshot::Window,
+    pane: &Pane,
+    layout: Layout,
+    home: &str,
+) -> Row {
+    let state = pane_state(pane);
+    let (label, detail) = match state {
+        Some(_) => {
+            let kind = agents::by_id(&pane.agent_kind)
+                .map(|a| a.name.to_string())
+                .unwrap_or_else(|| pane.agent_kind.clone());
+            let label = agent_label(pane);
+            let detail = if label == kind { String::new() } else { kind };
+            (label, detail)
+        }
+        None => (
+            if pane.label.is_empty() {
+                pane.current_command.clone()
+            } else {
+                pane.label.clone()
+            },
+            short_path(&pane.current_path, home),
+        ),
+    };
+    let mut counts = Counts::default();
+    if let Some(state) = state {
+        counts.add(state);
+    }
+    Row {
+        target: Target::Pane {
+            session: pane.session,
+            window: pane.window,
+            pane: pane.id,
+        },
+        depth: if layout == Layout::Tree { 2 } else { 0 },
+        search: format!(
+            "{session} {} {label} {detail} {}",
+            window.name, pane.agent_kind
+        ),
+        label,
+        detail,
+        place: format!("{session}:{}", window.index),
+        state,
+        counts,
+        preview_pane: Some(pane.id),
+        path: pane.current_path.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::{Session, Window};
+
+    fn session(id: u32, name: &str) -> Session {
+        Session {
+            id,
+            name: name.into(),
+            window_count: 1,
+            attached: 0,
+            activity: 0,
+            created: 0,
+            path: format!("/home/u/{name}"),
+            tokens: String::new(),
+            token_seqs: String::new(),
+        }
+    }
+
+    fn window(session: u32, id: u32, name: &str) -> Window {
+        Window {
+            session,
+            id,
+            index: id as i64,
+            name: name.into(),
+            active: true,
+            pane_count: 1,
+            zoomed: false,
+            layout: String::new(),
+        }
+    }
+
+    fn pane(session: u32, window: u32, id: u32, kind: &str, state: &str) -> Pane {
+        let mut pane = Pane::default();
+        pane.session = session;
+        pane.window = window;
+        pane.id = id;
+        pane.active = true;
+        pane.agent_kind = kind.into();
+        pane.agent_state = state.into();
+        pane.current_command = "zsh".into();
+        pane
+    }
+
+    fn snapshot() -> Snapshot {
+        Snapshot {
+            sessions: vec![session(0, "api"), session(1, "web")],
+            windows: vec![
+                window(0, 0, "code"),
+                window(0, 1, "logs"),
+                window(1, 2, "main"),
+            ],
+            panes: vec![
+                pane(0, 0, 0, "claude", "blocked"),
+                pane(0, 0, 1, "", ""),
+                pane(0, 1, 2, "", ""),
+                pane(1, 2, 3, "codex", "working"),
+            ],
+            ..Snapshot::default()
+        }
+    }
+
+    fn labels(rows: &[Row]) -> Vec<String> {
+        rows.iter()
+            .map(|r| format!("{}{}", "  ".repeat(r.depth as usize), r.label))
+            .collect()
+    }
+
+    #[test]
+    fn a_tree_of_agents() {
+        let rows = build(
+            &snapshot(),
+            Layout::Tree,
+            Depth::Agents,
+            &HashSet::new(),
+            "/home/u",
+        );
+        assert_eq!(
+            labels(&rows),
+            [
+                "api",
+                "  0: code",
+                "    Claude Code",
+                "web",
+                "  2: main",
+                "    Codex"
+            ]
+        );
+        assert_eq!(rows[0].state, Some(AgentStatus::Blocked));
+        assert_eq!(rows[0].detail, "~/api");
+        assert_eq!(rows[3].counts.working, 1);
+    }
+
+    #[test]
+    fn every_pane_or_only_sessions() {
+        let all = build(&snapshot(), Layout::Tree, Depth::All, &HashSet::new(), "");
+        assert_eq!(all.len(), 2 + 3 + 4);
+        let sessions = build(
+            &snapshot(),
+            Layout::Tree,
+            Depth::Sessions,
+            &HashSet::new(),
+            "",
+        );
+        assert_eq!(labels(&sessions), ["api", "web"]);
+        let collapsed: HashSet<u32> = [0].into();
+        let rows = build(&snapshot(), Layout::Tree, Depth::Agents, &collapsed, "");
+        assert_eq!(labels(&rows), ["api", "web", "  2: main", "    Codex"]);
+    }
+
+    #[test]
+    fn flat_lists_the_agents_with_their_place() {
+        let rows = build(
+            &snapshot(),
+            Layout::Flat,
+            Depth::Agents,
+            &HashSet::new(),
+            "",
+        );
+        assert_eq!(labels(&rows), ["Claude Code", "Codex"]);
+        assert_eq!(rows[1].place, "web:2");
+    }
+}
