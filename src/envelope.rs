@@ -61,6 +61,8 @@ pub enum ErrorCode {
     InvalidResumeArgv,
     /// A resume command from a source that does not hold the pane (herdr's).
     ResumeNotAccepted,
+    /// A hook (a session's pre-create hook) said no, or took too long.
+    HookRefused,
 }
 
 impl ErrorCode {

@@ -12,6 +12,7 @@ pub mod model;
 pub mod notify;
 pub mod paths;
 pub mod report;
+pub mod sessions;
 pub mod setup;
 pub mod tmux;
 pub mod ui;

@@ -8,8 +8,10 @@ pub mod manifest;
 pub mod metadata;
 pub mod notification;
 pub mod pane;
+pub mod session;
 pub mod tab;
 pub mod tmux;
+pub mod ui;
 pub mod watch;
 pub mod workspace;
 
@@ -71,6 +73,13 @@ pub enum Group {
     /// Putting the plugin into a tmux server and taking it out.
     #[command(subcommand)]
     Tmux(tmux::Verb),
+    /// The popup: every session, window and agent; `taw ui open` opens it.
+    Ui(ui::UiArgs),
+    /// Sessions for directories.
+    #[command(subcommand)]
+    Session(session::Verb),
+    /// Open (or make) the session for a directory or zoxide's match, and go there.
+    Open(session::OpenArgs),
 }
 
 /// What every verb gets: how to reach tmux.
@@ -117,6 +126,9 @@ pub fn run() -> i32 {
             path: cli.socket_path.clone(),
         },
     };
+    if let Group::Open(args) = cli.group {
+        return session::open_for_a_person(&context, args);
+    }
     let (id, answer) = dispatch(&context, cli.group);
     envelope::emit(&id, answer)
 }
@@ -133,6 +145,10 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Config(verb) => config::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
         Group::Watch(verb) => watch::run(context, verb),
+        Group::Ui(args) => ui::run(context, args),
+        Group::Session(verb) => session::run(context, verb),
+        // `run` hands `taw open` to its own answer before this.
+        Group::Open(_) => ("cli:open".into(), Ok(Reply::Nothing)),
     }
 }
 

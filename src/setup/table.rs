@@ -40,6 +40,22 @@ impl Callback {
         }
     }
 
+    /// The shell words of `exec taw -S <socket> <args>`, with the socket's
+    /// path written out, for a command tmux does not expand.
+    pub fn words_for(&self, socket: &str, args: &[ShellWord]) -> Vec<ShellWord> {
+        let mut words: Vec<ShellWord> = self
+            .env
+            .iter()
+            .map(|(name, value)| ShellWord::Assign(name, value.clone()))
+            .collect();
+        words.push(ShellWord::Keyword("exec"));
+        words.push(ShellWord::Literal(self.bin.clone()));
+        words.push(ShellWord::Literal("-S".into()));
+        words.push(ShellWord::Literal(socket.into()));
+        words.extend_from_slice(args);
+        words
+    }
+
     /// The shell words of `exec taw -S <this server> <args>`.
     pub fn words(&self, args: &[ShellWord]) -> Vec<ShellWord> {
         let mut words: Vec<ShellWord> = self
@@ -109,8 +125,13 @@ pub fn bindings(callback: &Callback) -> Vec<Binding> {
     vec![
         Binding {
             option: options::KEY,
-            note: "every session, window and pane, with its agent's state",
-            command: cmd::choose_tree_with_agents(),
+            note: "the popup: every session, window and agent, with its state",
+            command: callback.run(&[
+                word("ui"),
+                word("open"),
+                word("--client"),
+                ShellWord::Format("client_name"),
+            ]),
         },
         Binding {
             option: options::NOTIFICATION_KEY,

@@ -121,19 +121,6 @@ pub fn show_message(message: &str) -> Cmd {
     Cmd::new("display-message").args(["--", &escape_format(message)])
 }
 
-/// `choose-tree` over every session, each pane row saying its agent and
-/// state from the `@agent_*` options, so drawing it runs no process.
-pub fn choose_tree_with_agents() -> String {
-    use super::options::pane::{AGENT_KIND, AGENT_STATE};
-    let pane_row = format!(
-        "#{{?#{{{AGENT_KIND}}},#{{{AGENT_KIND}}}: #{{?#{{{AGENT_STATE}}},#{{{AGENT_STATE}}},unknown}},#{{pane_current_command}}}}"
-    );
-    let row = format!(
-        "#{{?pane_format,{pane_row},#{{?window_format,#{{window_name}},#{{session_windows}} windows}}}}"
-    );
-    format!("choose-tree -Zs -F {}", quote_for_tmux(&row))
-}
-
 /// A word of a shell line that `run-shell` will run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShellWord {
@@ -162,6 +149,21 @@ pub fn shell_line(words: &[ShellWord]) -> String {
                 format!("{name}={}", escape_format(&single_quote(value)))
             }
             ShellWord::Keyword(word) => word.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A shell line for a command tmux runs as it is, with no format expansion
+/// (`display-popup`'s): literals quoted, and no format allowed.
+pub fn plain_shell_line(words: &[ShellWord]) -> String {
+    words
+        .iter()
+        .filter_map(|word| match word {
+            ShellWord::Literal(text) => Some(single_quote(text)),
+            ShellWord::Format(_) => None,
+            ShellWord::Assign(name, value) => Some(format!("{name}={}", single_quote(value))),
+            ShellWord::Keyword(word) => Some(word.to_string()),
         })
         .collect::<Vec<_>>()
         .join(" ")

@@ -80,6 +80,28 @@ impl Tmux {
     /// they printed. tmux stops at the first command that fails; its message
     /// becomes the error.
     pub fn run(&self, batch: &Batch) -> Result<String, TawError> {
+        self.run_then(batch, |_| None)
+    }
+
+    /// Runs `display-popup`, which returns when the popup closes, with the
+    /// status of the command in it: a status with nothing said is the
+    /// command's own.
+    pub fn run_popup(&self, popup: Cmd) -> Result<(), TawError> {
+        self.run_then(&Batch::of(vec![popup]), |code| {
+            Some(TawError::tmux(format!(
+                "the popup ended with status {code}"
+            )))
+        })
+        .map(|_| ())
+    }
+
+    /// `run`, with `silent` naming the error of a failure tmux said nothing
+    /// about (given the exit status).
+    fn run_then(
+        &self,
+        batch: &Batch,
+        silent: impl Fn(i32) -> Option<TawError>,
+    ) -> Result<String, TawError> {
         if batch.is_empty() {
             return Ok(String::new());
         }
@@ -102,6 +124,11 @@ impl Tmux {
             return Ok(stdout);
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
+        if stderr.trim().is_empty()
+            && let Some(error) = silent(output.status.code().unwrap_or(-1))
+        {
+            return Err(error);
+        }
         Err(self.classify_failure(stderr.trim()))
     }
 

@@ -21,6 +21,8 @@ pub const HERDR_ENV: &str = "@agent-wizard-herdr-env";
 pub const KEY: &str = "@agent-wizard-key";
 pub const NOTIFICATION_KEY: &str = "@agent-wizard-notification-key";
 pub const CLEAR_KEY: &str = "@agent-wizard-clear-key";
+pub const POPUP_WIDTH: &str = "@agent-wizard-popup-width";
+pub const POPUP_HEIGHT: &str = "@agent-wizard-popup-height";
 pub const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
 pub const NOTIFY: &str = "@agent-wizard-notify";
 pub const WINDOW_STATUS: &str = "@agent-wizard-window-status";
@@ -52,7 +54,7 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
     PluginOption {
         name: KEY,
         default: "a",
-        doc: "prefix key that shows every agent pane (empty: not bound)",
+        doc: "prefix key that opens the popup: every session, window and agent (empty: not bound)",
     },
     PluginOption {
         name: NOTIFICATION_KEY,
@@ -63,6 +65,16 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
         name: CLEAR_KEY,
         default: "",
         doc: "prefix key that clears the pane's history, and its screen when its shell is at its prompt (empty: not bound)",
+    },
+    PluginOption {
+        name: POPUP_WIDTH,
+        default: "90%",
+        doc: "the popup's width: a percentage of the client's, or a number of columns",
+    },
+    PluginOption {
+        name: POPUP_HEIGHT,
+        default: "85%",
+        doc: "the popup's height: a percentage of the client's, or a number of lines",
     },
     PluginOption {
         name: WINDOW_STATUS,

@@ -673,16 +673,15 @@ mod tests {
             zoomed: false,
             layout: String::new(),
         };
-        let pane = |session: u32, window: u32, id: u32, kind: &str, state: &str, name: &str| {
-            let mut p = Pane::default();
-            p.session = session;
-            p.window = window;
-            p.id = id;
-            p.active = true;
-            p.agent_kind = kind.into();
-            p.agent_state = state.into();
-            p.agent_name = name.into();
-            p
+        let pane = |session: u32, window: u32, id: u32, kind: &str, state: &str, name: &str| Pane {
+            session,
+            window,
+            id,
+            active: true,
+            agent_kind: kind.into(),
+            agent_state: state.into(),
+            agent_name: name.into(),
+            ..Pane::default()
         };
         Snapshot {
             sessions: vec![session(0, "api"), session(1, "web")],

@@ -1,8 +1,459 @@
 //! The popup: every session, window and agent with its state and a preview
 //! of its screen; Enter goes there, Tab to the next agent that needs you.
 //! `taw ui open` opens it in a tmux popup; `taw ui` is what runs inside.
+//!
+//! Three threads feed one loop: the terminal's keys; a worker that makes
+//! every tmux call (a snapshot, a preview, the picker's directories), so a
+//! slow call never stops the keys; and a waiter the pane watchers wake
+//! after each look, which asks the worker for a new snapshot. The loop
+//! draws after each batch of messages.
 
 pub mod app;
+pub mod draw;
 pub mod field;
 pub mod keymap;
 pub mod rows;
+
+use crate::cli::agent::go_to;
+use crate::config::Config;
+use crate::envelope::{Result, TawError};
+use crate::model::resolve;
+use crate::tmux::commands as cmd;
+use crate::tmux::options::pane as opt;
+use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{Batch, Cmd, Tmux};
+use crate::watch::waiters::Waiter;
+use app::{App, Effect, Options};
+use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::execute;
+use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
+use keymap::Keymap;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use rows::{Depth, Layout, Target};
+use std::collections::HashMap;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
+
+/// Without a look from any watcher, the list is read again this often, for
+/// what no watcher tells (a window renamed, a session closed).
+const STRUCTURE_EVERY: Duration = Duration::from_secs(1);
+
+/// What the popup was opened for.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    /// The client the popup is on: where Go takes it.
+    pub client: Option<String>,
+    pub new_session: bool,
+}
+
+enum Msg {
+    Key(crossterm::event::KeyEvent),
+    Resize,
+    Snapshot(Snapshot),
+    Preview(u32, String),
+    Directories(Vec<String>),
+    Git(String, Option<String>),
+}
+
+enum Job {
+    Refresh,
+    Preview(u32),
+    Directories(String),
+}
+
+pub fn options_from(config: &Config, new_session: bool) -> Options {
+    Options {
+        layout: Layout::parse(&config.string("ui.layout")),
+        depth: Depth::parse(&config.string("ui.depth")),
+        preview: config.bool("ui.preview"),
+        show_git: config.bool("ui.show_git"),
+        confirm_close: config.bool("ui.confirm_close"),
+        home: std::env::var("HOME").unwrap_or_default(),
+        new_session,
+    }
+}
+
+/// Runs the popup until it is closed; the terminal is put back on any end.
+pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
+    let config = Config::load().unwrap_or_default();
+    let snapshot = Snapshot::read(&tmux)?;
+    let client = launch
+        .client
+        .clone()
+        .or_else(|| snapshot.last_client().map(|c| c.name.clone()));
+    let client_pane = client.as_deref().and_then(|name| {
+        let c = snapshot.clients.iter().find(|c| c.name == name)?;
+        snapshot.client_pane(c).map(|p| p.id)
+    });
+    let server = snapshot.server.pid;
+    let mut app = App::new(
+        Keymap::from_config(&config),
+        options_from(&config, launch.new_session),
+        snapshot,
+    );
+    if let Some(pane) = client_pane {
+        app.select_pane(pane);
+    }
+
+    let io = |e: std::io::Error| TawError::new(crate::envelope::ErrorCode::IoError, e.to_string());
+    terminal::enable_raw_mode().map_err(io)?;
+    let mut stdout = std::io::stdout();
+    execute!(stdout, EnterAlternateScreen).map_err(io)?;
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous_hook(info);
+    }));
+    let mut terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(io)?;
+
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let (jobs, job_rx) = mpsc::channel::<Job>();
+    spawn_keys(tx.clone());
+    spawn_worker(tmux.clone(), config.clone(), job_rx, tx.clone());
+    spawn_looks(server, jobs.clone());
+
+    let mut git: HashMap<String, Option<String>> = HashMap::new();
+    let mut first = true;
+    let outcome = (|| -> Result<()> {
+        loop {
+            if app.options.show_git {
+                ask_git(&app, &mut git, &tx);
+            }
+            terminal
+                .draw(|frame| {
+                    draw::draw(frame, &app, &|path: &str| git.get(path).cloned().flatten())
+                })
+                .map_err(io)?;
+            if first {
+                first = false;
+                for effect in startup_effects(&app) {
+                    send_job(&jobs, effect);
+                }
+            }
+            let Ok(msg) = rx.recv() else {
+                return Ok(());
+            };
+            let mut batch = vec![msg];
+            while let Ok(more) = rx.try_recv() {
+                batch.push(more);
+            }
+            for msg in batch {
+                let effects = match msg {
+                    Msg::Key(key) => {
+                        if matches!(app.mode, app::Mode::Help | app::Mode::Options) {
+                            app.leave_page();
+                            Vec::new()
+                        } else {
+                            app.key(key)
+                        }
+                    }
+                    Msg::Resize => Vec::new(),
+                    Msg::Snapshot(snapshot) => app.update(snapshot),
+                    Msg::Preview(pane, text) => {
+                        app.preview = Some((pane, text));
+                        Vec::new()
+                    }
+                    Msg::Directories(dirs) => {
+                        app.directories = dirs;
+                        Vec::new()
+                    }
+                    Msg::Git(path, status) => {
+                        git.insert(path, status);
+                        Vec::new()
+                    }
+                };
+                for effect in effects {
+                    match carry_out(&tmux, &config, client.as_deref(), &mut app, effect) {
+                        Ok(Some(job)) => {
+                            let _ = jobs.send(job);
+                        }
+                        Ok(None) => {}
+                        Err(Stop) => return Ok(()),
+                    }
+                }
+            }
+        }
+    })();
+    restore_terminal();
+    outcome
+}
+
+fn restore_terminal() {
+    let _ = terminal::disable_raw_mode();
+    let _ = execute!(
+        std::io::stdout(),
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+fn startup_effects(app: &App) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    if let Some(pane) = app.selected_row().and_then(|r| r.preview_pane)
+        && app.preview_on
+    {
+        effects.push(Effect::Preview(pane));
+    }
+    if matches!(app.mode, app::Mode::NewSession { .. }) {
+        effects.push(Effect::Directories(String::new()));
+    }
+    effects
+}
+
+fn send_job(jobs: &Sender<Job>, effect: Effect) {
+    let job = match effect {
+        Effect::Preview(pane) => Job::Preview(pane),
+        Effect::Directories(query) => Job::Directories(query),
+        _ => return,
+    };
+    let _ = jobs.send(job);
+}
+
+/// The popup is to close.
+struct Stop;
+
+/// Does what an effect asks; a job for the worker when it is a read.
+fn carry_out(
+    tmux: &Tmux,
+    config: &Config,
+    client: Option<&str>,
+    app: &mut App,
+    effect: Effect,
+) -> std::result::Result<Option<Job>, Stop> {
+    let result = match effect {
+        Effect::Quit => return Err(Stop),
+        Effect::Preview(pane) => return Ok(Some(Job::Preview(pane))),
+        Effect::Directories(query) => return Ok(Some(Job::Directories(query))),
+        Effect::Go(target) => match go(tmux, &app.snapshot, client, target) {
+            Ok(()) => return Err(Stop),
+            Err(error) => Err(error),
+        },
+        Effect::Rename(target, name) => rename(tmux, &app.snapshot, target, &name),
+        Effect::Close(target) => close(tmux, target),
+        Effect::OpenSession(dir) => {
+            match crate::sessions::resolve_dir(&dir)
+                .and_then(|dir| crate::sessions::open(tmux, config, &dir, client))
+            {
+                Ok(_) => return Err(Stop),
+                Err(error) => Err(error),
+            }
+        }
+    };
+    match result {
+        Ok(()) => Ok(Some(Job::Refresh)),
+        Err(error) => {
+            app.message = Some(error.message);
+            Ok(Some(Job::Refresh))
+        }
+    }
+}
+
+fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) -> Result<()> {
+    let batch = match target {
+        Target::Pane { pane, session, .. } => {
+            let row = snapshot
+                .pane(pane, Some(session))
+                .ok_or_else(|| TawError::not_found("the pane has closed"))?;
+            go_to(row, client)
+        }
+        Target::Window { window, .. } => {
+            let id = format!("@{window}");
+            let mut batch = Batch::of(vec![cmd::select_window(&id)]);
+            if let Some(client) = client {
+                batch.push(cmd::switch_client(client, &id));
+            }
+            batch
+        }
+        Target::Session(session) => match client {
+            Some(client) => Batch::of(vec![cmd::switch_client(client, &format!("${session}"))]),
+            None => return Ok(()),
+        },
+    };
+    tmux.run(&batch).map(|_| ())
+}
+
+fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Result<()> {
+    let command = match target {
+        Target::Session(id) => {
+            if snapshot
+                .sessions
+                .iter()
+                .any(|s| s.name == name && s.id != id)
+            {
+                return Err(TawError::invalid_argument(format!(
+                    "a session is already called {name}"
+                )));
+            }
+            Cmd::new("rename-session").args(["-t", &format!("${id}"), "--", name])
+        }
+        Target::Window { window, .. } => {
+            Cmd::new("rename-window").args(["-t", &format!("@{window}"), "--", name])
+        }
+        Target::Pane { pane, .. } => {
+            let row = snapshot
+                .pane(pane, None)
+                .ok_or_else(|| TawError::not_found("the pane has closed"))?;
+            let mut writes = OptionWrites::default();
+            let option =
+                if row.agent_kind.is_empty() {
+                    opt::LABEL
+                } else {
+                    if !name.is_empty() {
+                        resolve::check_agent_name(name)?;
+                        if snapshot.unique_panes().iter().any(|p| {
+                            p.id != pane && !p.agent_kind.is_empty() && p.agent_name == name
+                        }) {
+                            return Err(TawError::invalid_argument(format!(
+                                "another agent is named {name}"
+                            )));
+                        }
+                    }
+                    opt::AGENT_NAME
+                };
+            match name {
+                "" => writes.unset(option),
+                name => writes.set(option, name),
+            };
+            return tmux_pane::write_options(tmux, pane, &writes);
+        }
+    };
+    tmux.run(&Batch::of(vec![command])).map(|_| ())
+}
+
+fn close(tmux: &Tmux, target: Target) -> Result<()> {
+    use crate::veto::{Closing, may_close};
+    let command = match target {
+        Target::Session(id) => {
+            may_close(&Closing::Session(id))?;
+            Cmd::new("kill-session").args(["-t", &format!("${id}")])
+        }
+        Target::Window { window, .. } => {
+            may_close(&Closing::Window(window))?;
+            Cmd::new("kill-window").args(["-t", &format!("@{window}")])
+        }
+        Target::Pane { pane, .. } => {
+            may_close(&Closing::Pane(pane))?;
+            Cmd::new("kill-pane").args(["-t", &format!("%{pane}")])
+        }
+    };
+    tmux.run(&Batch::of(vec![command])).map(|_| ())
+}
+
+fn spawn_keys(tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        while let Ok(event) = event::read() {
+            let msg = match event {
+                Event::Key(key) if key.kind != KeyEventKind::Release => Msg::Key(key),
+                Event::Resize(..) => Msg::Resize,
+                _ => continue,
+            };
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// Every tmux call the popup makes after its first frame, one at a time,
+/// with repeated asks folded into one.
+fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        while let Ok(job) = jobs.recv() {
+            let mut refresh = false;
+            let mut preview = None;
+            let mut directories = None;
+            for job in std::iter::once(job).chain(jobs.try_iter()) {
+                match job {
+                    Job::Refresh => refresh = true,
+                    Job::Preview(pane) => preview = Some(pane),
+                    Job::Directories(query) => directories = Some(query),
+                }
+            }
+            if let Some(query) = directories {
+                let dirs = crate::sessions::directories(&config, &query);
+                if tx.send(Msg::Directories(dirs)).is_err() {
+                    return;
+                }
+            }
+            if refresh
+                && let Ok(snapshot) = Snapshot::read(&tmux)
+                && tx.send(Msg::Snapshot(snapshot)).is_err()
+            {
+                return;
+            }
+            if let Some(pane) = preview
+                && let Ok(text) = tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true)
+                && tx.send(Msg::Preview(pane, text)).is_err()
+            {
+                return;
+            }
+        }
+    });
+}
+
+/// Asks for a new snapshot after each look of any pane's watcher, and at
+/// least every STRUCTURE_EVERY.
+fn spawn_looks(server: u32, jobs: Sender<Job>) {
+    std::thread::spawn(move || {
+        let waiter = Waiter::any(&crate::paths::state_dir(), server);
+        loop {
+            match &waiter {
+                Some(waiter) => {
+                    waiter.wait(STRUCTURE_EVERY);
+                }
+                None => std::thread::sleep(STRUCTURE_EVERY),
+            }
+            if jobs.send(Job::Refresh).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// Starts reading the git status of sessions not asked about yet.
+fn ask_git(app: &App, known: &mut HashMap<String, Option<String>>, tx: &Sender<Msg>) {
+    for session in &app.snapshot.sessions {
+        if session.path.is_empty() || known.contains_key(&session.path) {
+            continue;
+        }
+        known.insert(session.path.clone(), None);
+        let path = session.path.clone();
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let status = git_status(&path);
+            let _ = tx.send(Msg::Git(path, status));
+        });
+    }
+}
+
+/// `main*`: the branch of a folder's checkout, `*` when it has changes.
+fn git_status(path: &str) -> Option<String> {
+    let output = crate::exec::command("git")
+        .args([
+            "-C",
+            path,
+            "status",
+            "--porcelain=v1",
+            "--branch",
+            "--untracked-files=no",
+        ])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut lines = text.lines();
+    let head = lines.next()?.strip_prefix("## ")?;
+    let branch = head
+        .split("...")
+        .next()
+        .unwrap_or(head)
+        .trim_start_matches("No commits yet on ")
+        .to_string();
+    let dirty = lines.next().is_some();
+    Some(format!("{branch}{}", if dirty { "*" } else { "" }))
+}

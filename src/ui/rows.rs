@@ -327,15 +327,16 @@ mod tests {
     }
 
     fn pane(session: u32, window: u32, id: u32, kind: &str, state: &str) -> Pane {
-        let mut pane = Pane::default();
-        pane.session = session;
-        pane.window = window;
-        pane.id = id;
-        pane.active = true;
-        pane.agent_kind = kind.into();
-        pane.agent_state = state.into();
-        pane.current_command = "zsh".into();
-        pane
+        Pane {
+            session,
+            window,
+            id,
+            active: true,
+            agent_kind: kind.into(),
+            agent_state: state.into(),
+            current_command: "zsh".into(),
+            ..Pane::default()
+        }
     }
 
     fn snapshot() -> Snapshot {

@@ -14,6 +14,11 @@ fn prefix(server: u32, pane: u32) -> String {
     format!("wait-{server}-{pane}-")
 }
 
+/// The sockets of waiters on every pane of a server (the popup).
+fn any_prefix(server: u32) -> String {
+    format!("wait-{server}-any-")
+}
+
 /// A verb's wait on one pane; its socket goes when it is dropped.
 pub struct Waiter {
     socket: UnixDatagram,
@@ -24,9 +29,18 @@ impl Waiter {
     /// Listens for the looks at pane `%pane`. `None` when no socket can be
     /// made (a state folder path too long for a socket).
     pub fn new(state_dir: &Path, server: u32, pane: u32) -> Option<Waiter> {
+        Waiter::bind(state_dir, &prefix(server, pane))
+    }
+
+    /// Listens for the looks at every pane of the server.
+    pub fn any(state_dir: &Path, server: u32) -> Option<Waiter> {
+        Waiter::bind(state_dir, &any_prefix(server))
+    }
+
+    fn bind(state_dir: &Path, prefix: &str) -> Option<Waiter> {
         let dir = state_dir.join("run");
         std::fs::create_dir_all(&dir).ok()?;
-        let name = format!("{}{}.sock", prefix(server, pane), std::process::id());
+        let name = format!("{prefix}{}.sock", std::process::id());
         let path = dir.join(name);
         if path.as_os_str().len() > MAX_PATH {
             return None;
@@ -66,13 +80,14 @@ pub fn notify_all(state_dir: &Path, server: u32, pane: u32) {
         return;
     };
     let prefix = prefix(server, pane);
+    let any = any_prefix(server);
     let Ok(sender) = UnixDatagram::unbound() else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !name.starts_with(&prefix) {
+        if !name.starts_with(&prefix) && !name.starts_with(&any) {
             continue;
         }
         let path = entry.path();
@@ -101,6 +116,12 @@ mod tests {
         // Another pane's look wakes nobody here.
         notify_all(dir.path(), 7, 4);
         assert!(!waiter.wait(Duration::from_millis(20)));
+        // A waiter on every pane hears both.
+        let any = Waiter::any(dir.path(), 7).unwrap();
+        notify_all(dir.path(), 7, 4);
+        assert!(any.wait(Duration::from_secs(2)));
+        notify_all(dir.path(), 8, 4);
+        assert!(!any.wait(Duration::from_millis(20)));
         let path = waiter.path.clone();
         drop(waiter);
         assert!(!path.exists());

@@ -1,0 +1,180 @@
+//! `taw session open <path>`: the session for a directory, made when there
+//! is none, and the client moved onto it. `taw open [terms]` is the same
+//! for a person at a shell (tmux-session-wizard's `t`).
+
+use super::{Context, envelope_id};
+use crate::config::Config;
+use crate::envelope::{self, Reply, Result, TawError};
+use crate::sessions;
+use crate::tmux::snapshot::Snapshot;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum Verb {
+    /// Open the session for a directory (made when none has it), and go there.
+    Open {
+        /// The directory.
+        path: String,
+    },
+}
+
+pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+    match verb {
+        Verb::Open { path } => (envelope_id("session", "open"), open(context, &path)),
+    }
+}
+
+fn open(context: &Context, path: &str) -> Result<Reply> {
+    let dir = sessions::resolve_dir(path)?;
+    let config = Config::load()?;
+    let tmux = context.tmux();
+    let client = Snapshot::read(&tmux)?.last_client().map(|c| c.name.clone());
+    let opened = sessions::open(&tmux, &config, &dir, client.as_deref())?;
+    Ok(Reply::result("session_open", opened))
+}
+
+#[derive(Debug, Args)]
+pub struct OpenArgs {
+    /// A directory, or words zoxide finds one by.
+    pub terms: Vec<String>,
+    /// Print the session_open result and attach nothing.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A failure of `taw open` for a person: one line, and its exit status.
+struct Failure(String, i32);
+
+/// `taw open`: prints nothing when it works (or the result with --json).
+pub fn open_for_a_person(context: &Context, args: OpenArgs) -> i32 {
+    let inside = std::env::var("TMUX").is_ok_and(|v| !v.is_empty());
+    if args.json {
+        let answer = find_and_open(context, &args, inside).map_err(|f| f.into_error());
+        return envelope::emit(
+            "cli:open",
+            answer.map(|opened| Reply::result("session_open", opened)),
+        );
+    }
+    match find_and_open(context, &args, inside) {
+        Ok(opened) => {
+            if inside || opened.switched {
+                return envelope::EXIT_OK;
+            }
+            attach(context, &opened.session)
+        }
+        // The popup opened and closed: nothing to say.
+        Err(Failure(_, 0)) => envelope::EXIT_OK,
+        Err(Failure(why, status)) => {
+            eprintln!("taw open: {why}");
+            status
+        }
+    }
+}
+
+impl Failure {
+    fn into_error(self) -> TawError {
+        TawError::invalid_argument(self.0)
+    }
+}
+
+fn find_and_open(
+    context: &Context,
+    args: &OpenArgs,
+    inside: bool,
+) -> std::result::Result<sessions::Opened, Failure> {
+    use std::io::IsTerminal;
+    if args.terms.is_empty() {
+        if args.json {
+            return Err(Failure(
+                "--json needs terms: a directory or words for zoxide".into(),
+                1,
+            ));
+        }
+        if !inside {
+            return Err(Failure(
+                "give a directory or words for zoxide: outside tmux there is no popup for the picker".into(),
+                2,
+            ));
+        }
+        // Inside tmux: the popup with the picker open.
+        let launch = crate::cli::ui::UiArgs {
+            verb: Some(crate::cli::ui::Verb::Open {
+                new_session: true,
+                client: None,
+            }),
+            new_session: false,
+            client: None,
+        };
+        let (_, answer) = crate::cli::ui::run(context, launch);
+        return match answer {
+            Ok(_) => Err(Failure(String::new(), 0)),
+            Err(error) => Err(Failure(error.message, 1)),
+        };
+    }
+    if !inside && !args.json && !std::io::stdin().is_terminal() {
+        return Err(Failure(
+            "this is not a terminal to attach; use --json to open without attaching".into(),
+            2,
+        ));
+    }
+    let dir = find_dir(&args.terms).map_err(|error| {
+        let status = if error.message.contains("current directory") && !args.json {
+            2
+        } else {
+            1
+        };
+        Failure(error.message, status)
+    })?;
+    let config = Config::load().map_err(|e| Failure(e.message, 1))?;
+    let tmux = context.tmux();
+    let client = if inside {
+        Snapshot::read(&tmux)
+            .ok()
+            .and_then(|s| s.last_client().map(|c| c.name.clone()))
+    } else {
+        None
+    };
+    sessions::open(&tmux, &config, &dir, client.as_deref()).map_err(|e| Failure(e.message, 1))
+}
+
+/// The directory terms name: a path when it is one, else zoxide's match.
+fn find_dir(terms: &[String]) -> Result<PathBuf> {
+    let joined = terms.join(" ");
+    let as_path = joined.starts_with('/')
+        || joined.starts_with('~')
+        || joined.starts_with('.')
+        || terms.len() == 1 && std::path::Path::new(&joined).is_dir();
+    if as_path {
+        return sessions::resolve_dir(&joined);
+    }
+    let output = crate::exec::command("zoxide")
+        .arg("query")
+        .arg("--")
+        .args(terms)
+        .output()
+        .map_err(|_| {
+            TawError::not_found(format!(
+                "no directory matches {joined:?} (zoxide is not installed)"
+            ))
+        })?;
+    let found = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if !output.status.success() || found.is_empty() {
+        return Err(TawError::not_found(format!(
+            "no directory and no zoxide entry matches {joined:?}"
+        )));
+    }
+    sessions::resolve_dir(&found)
+}
+
+/// Outside tmux: this terminal becomes a client of the session.
+fn attach(context: &Context, session: &str) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let tmux = context.tmux();
+    let error = crate::exec::command("tmux")
+        .args(tmux.socket_args())
+        .args(["attach-session", "-t", &format!("={session}")])
+        .exec();
+    eprintln!("taw open: could not attach: {error}");
+    1
+}

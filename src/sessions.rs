@@ -1,0 +1,385 @@
+//! Opening a session for a directory (`taw session open`, `taw open`, the
+//! popup's new-session picker): the session that already has the path, or
+//! a new one named per `[sessions] name`, with a longer name when a shorter
+//! one is taken, and the create hooks.
+
+use crate::config::Config;
+use crate::envelope::{ErrorCode, Result, TawError};
+use crate::exec;
+use crate::tmux::commands as cmd;
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{Batch, Cmd, Tmux};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What opening did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Opened {
+    /// The name the session has.
+    pub session: String,
+    /// False when a session already had the path.
+    pub created: bool,
+    /// Why a shorter name was not used, when it was taken.
+    pub collision: Option<String>,
+    /// False when there was no client to move.
+    pub switched: bool,
+}
+
+/// The home folder, for `~` in names and messages.
+fn home() -> String {
+    std::env::var("HOME").unwrap_or_default()
+}
+
+/// `~/x` for a path in the home folder.
+pub fn tilde(path: &Path) -> String {
+    let text = path.display().to_string();
+    let home = home();
+    match text.strip_prefix(&home) {
+        Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
+        }
+        _ => text,
+    }
+}
+
+/// A directory as a session's path: absolute, `~` expanded, links resolved.
+pub fn resolve_dir(text: &str) -> Result<PathBuf> {
+    let expanded = match text.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{}{rest}", home()),
+        _ => text.to_string(),
+    };
+    let path = PathBuf::from(&expanded);
+    let path = if path.is_absolute() {
+        path
+    } else {
+        std::env::current_dir()
+            .map_err(|_| {
+                TawError::invalid_argument(
+                    "the current directory cannot be read; give a path from / or ~",
+                )
+            })?
+            .join(path)
+    };
+    let canonical = path
+        .canonicalize()
+        .map_err(|_| TawError::not_found(format!("no directory {}", tilde(&path))))?;
+    if !canonical.is_dir() {
+        return Err(TawError::invalid_argument(format!(
+            "{} is not a directory",
+            tilde(&canonical)
+        )));
+    }
+    Ok(canonical)
+}
+
+/// tmux turns `.` and `:` in a session name into `_`; so does taw, first.
+fn tmux_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c == '.' || c == ':' { '_' } else { c })
+        .collect()
+}
+
+/// The names a directory may get, shortest first, per `[sessions] name`:
+/// `directory` (`api`, then `work/api`, `src/work/api`...), `full-path`
+/// (`~/src/work/api`) or `short-path` (`~/s/w/api`).
+pub fn candidate_names(dir: &Path, style: &str) -> Vec<String> {
+    let shown = tilde(dir);
+    let parts: Vec<&str> = shown.split('/').filter(|p| !p.is_empty()).collect();
+    let names: Vec<String> = match style {
+        "full-path" => vec![shown.clone()],
+        "short-path" => {
+            let last = parts.len().saturating_sub(1);
+            let short: Vec<String> = parts
+                .iter()
+                .enumerate()
+                .map(|(i, part)| {
+                    if i == last || *part == "~" {
+                        part.to_string()
+                    } else {
+                        part.chars().next().map(String::from).unwrap_or_default()
+                    }
+                })
+                .collect();
+            let prefix = if shown.starts_with('/') { "/" } else { "" };
+            vec![format!("{prefix}{}", short.join("/")), shown.clone()]
+        }
+        _ => (1..=parts.len().max(1))
+            .map(|n| parts[parts.len().saturating_sub(n)..].join("/"))
+            .collect(),
+    };
+    let mut names: Vec<String> = names
+        .into_iter()
+        .map(|n| tmux_safe(if n.is_empty() { "/" } else { &n }))
+        .collect();
+    names.dedup();
+    names
+}
+
+/// Runs a create hook as `<hook> <session> <dir>`, for at most `limit`
+/// (none when zero). An error says why it refused.
+fn run_hook(
+    hook: &str,
+    session: &str,
+    dir: &Path,
+    limit: Duration,
+) -> std::result::Result<(), String> {
+    let mut words = shell_words::split(hook).map_err(|e| format!("cannot be read: {e}"))?;
+    if words.is_empty() {
+        return Ok(());
+    }
+    let program = words.remove(0);
+    let mut child = exec::command(&program)
+        .args(&words)
+        .arg(session)
+        .arg(dir)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not be run: {e}"))?;
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            if status.success() {
+                return Ok(());
+            }
+            let mut said = String::new();
+            if let Some(mut stderr) = child.stderr.take() {
+                use std::io::Read;
+                let _ = stderr.read_to_string(&mut said);
+            }
+            let said = said.trim();
+            return Err(match status.code() {
+                Some(code) if said.is_empty() => format!("exited with status {code}"),
+                Some(code) => format!("exited with status {code}: {said}"),
+                None => "was killed".into(),
+            });
+        }
+        if !limit.is_zero() && started.elapsed() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "took longer than [sessions] hook_timeout_seconds ({} s)",
+                limit.as_secs_f64()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn hook_limit(config: &Config) -> Duration {
+    Duration::from_secs_f64(config.float("sessions.hook_timeout_seconds").max(0.0))
+}
+
+/// Opens the session for `dir`, and moves `client` onto it.
+pub fn open(tmux: &Tmux, config: &Config, dir: &Path, client: Option<&str>) -> Result<Opened> {
+    let snapshot = Snapshot::read(tmux)?;
+    let same_dir = |path: &str| {
+        Path::new(path)
+            .canonicalize()
+            .map(|p| p == dir)
+            .unwrap_or(path == dir.to_string_lossy())
+    };
+    if let Some(session) = snapshot.sessions.iter().find(|s| same_dir(&s.path)) {
+        let switched = switch(tmux, client, &format!("${}", session.id))?;
+        return Ok(Opened {
+            session: session.name.clone(),
+            created: false,
+            collision: None,
+            switched,
+        });
+    }
+    let names = candidate_names(dir, &config.string("sessions.name"));
+    let taken = |name: &str| snapshot.sessions.iter().find(|s| s.name == name);
+    let mut collision = None;
+    let mut chosen = None;
+    for name in &names {
+        match taken(name) {
+            Some(other) => {
+                collision.get_or_insert_with(|| {
+                    format!("\"{name}\" is taken by {}", tilde(Path::new(&other.path)))
+                });
+            }
+            None => {
+                chosen = Some(name.clone());
+                break;
+            }
+        }
+    }
+    let name = match chosen {
+        Some(name) => name,
+        // Every name taken: a number after the longest.
+        None => {
+            let base = names.last().cloned().unwrap_or_else(|| "session".into());
+            (2..)
+                .map(|n| format!("{base}-{n}"))
+                .find(|n| taken(n).is_none())
+                .unwrap_or(base)
+        }
+    };
+    let limit = hook_limit(config);
+    let pre = config.string("sessions.pre_create_hook");
+    if !pre.trim().is_empty() {
+        run_hook(&pre, &name, dir, limit).map_err(|why| {
+            TawError::new(
+                ErrorCode::HookRefused,
+                format!("the pre-create hook {pre:?} refused session {name}: it {why}; nothing was created"),
+            )
+        })?;
+    }
+    let dir_text = dir.to_string_lossy().to_string();
+    tmux.run(&Batch::of(vec![
+        Cmd::new("new-session").args(["-d", "-s", &name, "-c", &dir_text]),
+    ]))?;
+    let post = config.string("sessions.post_create_hook");
+    if !post.trim().is_empty() {
+        // A failing post hook does not undo the session.
+        let _ = run_hook(&post, &name, dir, limit);
+    }
+    let switched = switch(tmux, client, &format!("={name}"))?;
+    if config.bool("sessions.zoxide") {
+        let _ = exec::command("zoxide")
+            .args(["add", "--"])
+            .arg(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    Ok(Opened {
+        session: name,
+        created: true,
+        collision,
+        switched,
+    })
+}
+
+fn switch(tmux: &Tmux, client: Option<&str>, target: &str) -> Result<bool> {
+    let Some(client) = client else {
+        return Ok(false);
+    };
+    tmux.run(&Batch::of(vec![cmd::switch_client(client, target)]))?;
+    Ok(true)
+}
+
+/// Directories for the new-session picker: zoxide's (when `[sessions]
+/// zoxide`), the folders in `[sessions] project_dirs`, and, for a query
+/// that is a path, the folders it completes to; fuzzy-ranked by the query.
+pub fn directories(config: &Config, query: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let query = query.trim();
+    let looks_like_path =
+        query.starts_with('/') || query.starts_with('~') || query.starts_with('.');
+    if looks_like_path {
+        found.extend(complete(query));
+    }
+    if config.bool("sessions.zoxide")
+        && let Ok(output) = exec::command("zoxide").args(["query", "-l"]).output()
+    {
+        found.extend(
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .map(|l| tilde(Path::new(l))),
+        );
+    }
+    for root in config.strings("sessions.project_dirs") {
+        let root = match root.strip_prefix('~') {
+            Some(rest) => format!("{}{rest}", home()),
+            None => root,
+        };
+        if let Ok(entries) = std::fs::read_dir(&root) {
+            let mut dirs: Vec<String> = entries
+                .flatten()
+                .filter(|e| e.path().is_dir())
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| tilde(&e.path()))
+                .collect();
+            dirs.sort();
+            found.extend(dirs);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|d| seen.insert(d.clone()));
+    if looks_like_path || query.is_empty() {
+        return found;
+    }
+    rank(&found, query)
+}
+
+/// The folders a path typed so far completes to.
+fn complete(typed: &str) -> Vec<String> {
+    let expanded = match typed.strip_prefix('~') {
+        Some(rest) => format!("{}{rest}", home()),
+        None => typed.to_string(),
+    };
+    let (parent, start) = match expanded.rfind('/') {
+        Some(at) => (&expanded[..=at], &expanded[at + 1..]),
+        None => ("./", expanded.as_str()),
+    };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            (name.starts_with(start) && (!name.starts_with('.') || start.starts_with('.')))
+                .then(|| tilde(&Path::new(parent).join(&name)))
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Ranks `items` against `query` as fzf does; items that do not match go.
+pub fn rank(items: &[String], query: &str) -> Vec<String> {
+    use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+    use nucleo_matcher::{Matcher, Utf32Str};
+    let mut matcher = Matcher::new(nucleo_matcher::Config::DEFAULT.match_paths());
+    let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+    let mut buffer = Vec::new();
+    let mut scored: Vec<(u32, usize)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| {
+            Some((
+                pattern.score(Utf32Str::new(item, &mut buffer), &mut matcher)?,
+                i,
+            ))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, i)| items[i].clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_for_a_directory() {
+        let dir = Path::new("/srv/oss/api.v2");
+        assert_eq!(
+            candidate_names(dir, "directory"),
+            ["api_v2", "oss/api_v2", "srv/oss/api_v2"]
+        );
+        assert_eq!(candidate_names(dir, "full-path"), ["/srv/oss/api_v2"]);
+        assert_eq!(
+            candidate_names(dir, "short-path"),
+            ["/s/o/api_v2", "/srv/oss/api_v2"]
+        );
+    }
+
+    #[test]
+    fn ranking_is_fuzzy() {
+        let items = vec![
+            "~/src/web".to_string(),
+            "~/src/api".into(),
+            "~/work/apps".into(),
+        ];
+        assert_eq!(rank(&items, "api"), ["~/src/api"]);
+        assert_eq!(rank(&items, "wa").len(), 1);
+    }
+}

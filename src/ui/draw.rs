@@ -1,0 +1,389 @@
+//! Drawing the popup with ratatui: a header, the list beside the preview
+//! of the selected pane, and a line for prompts and hints.
+
+use super::app::{App, Mode};
+use super::field::Field;
+use super::keymap::{Action, Preset};
+use super::rows::{Counts, Row, Target};
+use crate::model::AgentStatus;
+use ansi_to_tui::IntoText;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Direction, Layout, Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+/// A state's mark and colour (as the status line shows them).
+pub fn mark(state: AgentStatus) -> (&'static str, Color) {
+    match state {
+        AgentStatus::Blocked => ("▲", Color::Red),
+        AgentStatus::Done => ("✓", Color::Green),
+        AgentStatus::Working => ("●", Color::Yellow),
+        AgentStatus::Idle => ("○", Color::Blue),
+        AgentStatus::Unknown => ("?", Color::DarkGray),
+    }
+}
+
+fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+fn counts_spans(counts: &Counts) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for (n, state) in [
+        (counts.blocked, AgentStatus::Blocked),
+        (counts.working, AgentStatus::Working),
+        (counts.done, AgentStatus::Done),
+    ] {
+        if n > 0 {
+            let (mark, color) = mark(state);
+            spans.push(Span::styled(
+                format!(" {mark}{n}"),
+                Style::default().fg(color),
+            ));
+        }
+    }
+    spans
+}
+
+fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
+    let indent = "  ".repeat(row.depth as usize);
+    let mut spans = vec![Span::raw(indent)];
+    match row.target {
+        Target::Session(_) => {
+            spans.push(Span::styled(
+                row.label.clone(),
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+            spans.extend(counts_spans(&row.counts));
+            if let Some(git) = git {
+                spans.push(Span::styled(
+                    format!("  {git}"),
+                    Style::default().fg(Color::Magenta),
+                ));
+            }
+            if !row.detail.is_empty() {
+                spans.push(Span::styled(format!("  {}", row.detail), dim()));
+            }
+        }
+        Target::Window { .. } => {
+            spans.push(Span::raw(row.label.clone()));
+            spans.extend(counts_spans(&row.counts));
+        }
+        Target::Pane { .. } => {
+            match row.state {
+                Some(state) => {
+                    let (mark, color) = mark(state);
+                    spans.push(Span::styled(format!("{mark} "), Style::default().fg(color)));
+                    spans.push(Span::raw(row.label.clone()));
+                    spans.push(Span::styled(
+                        format!(" {}", state.as_str()),
+                        Style::default().fg(color),
+                    ));
+                }
+                None => {
+                    spans.push(Span::styled("· ", dim()));
+                    spans.push(Span::raw(row.label.clone()));
+                }
+            }
+            if !row.detail.is_empty() {
+                spans.push(Span::styled(format!("  {}", row.detail), dim()));
+            }
+            if (filtering || row.depth == 0) && !row.place.is_empty() {
+                spans.push(Span::styled(format!("  {}", row.place), dim()));
+            }
+        }
+    }
+    Line::from(spans)
+}
+
+/// The popup, whole.
+pub fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<String>) {
+    // tmux draws the popup without a frame (-B): this is its frame.
+    let frame_block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(ratatui::widgets::BorderType::Rounded)
+        .border_style(dim())
+        .title(Span::styled(" tmux-agent-wizard ", dim()));
+    let area = frame_block.inner(frame.area());
+    frame.render_widget(frame_block, frame.area());
+    let [header, body, footer] = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([
+            Constraint::Length(1),
+            Constraint::Min(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+    draw_header(frame, app, header);
+    match &app.mode {
+        Mode::Help => draw_help(frame, app, body),
+        Mode::Options => draw_options(frame, app, body),
+        Mode::NewSession { field, selected } => draw_picker(frame, app, body, field, *selected),
+        _ => draw_body(frame, app, body, git),
+    }
+    draw_footer(frame, app, footer);
+}
+
+fn draw_header(frame: &mut Frame, app: &App, area: Rect) {
+    let mut total = Counts::default();
+    for row in app
+        .shown_rows()
+        .filter(|r| matches!(r.target, Target::Session(_)))
+    {
+        total.blocked += row.counts.blocked;
+        total.working += row.counts.working;
+        total.done += row.counts.done;
+    }
+    let typing = app.mode == Mode::Filter || app.keymap.preset == Preset::Search;
+    let mut spans = Vec::new();
+    if typing || app.filtering() {
+        let sign = if app.keymap.preset == Preset::Search {
+            "> "
+        } else {
+            "/ "
+        };
+        spans.push(Span::styled(sign, Style::default().fg(Color::Cyan)));
+        spans.push(Span::raw(app.query.text()));
+        if typing && matches!(app.mode, Mode::List | Mode::Filter) {
+            let x = area.x + 2 + app.query.cursor() as u16;
+            frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+        }
+    } else {
+        spans.push(Span::styled(
+            "agents",
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+    }
+    let mut right = counts_spans(&total);
+    if right.is_empty() {
+        right.push(Span::styled(" no agent needs you", dim()));
+    }
+    spans.push(Span::raw("   "));
+    spans.extend(right);
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<String>) {
+    let side = app.preview_on && area.width >= 70;
+    let (list_area, preview_area) = if side {
+        let list_width = (area.width * 2 / 5).max(34).min(area.width - 20);
+        let [l, p] = Layout::default()
+            .direction(Direction::Horizontal)
+            .constraints([Constraint::Length(list_width), Constraint::Min(10)])
+            .areas(area);
+        (l, Some(p))
+    } else {
+        (area, None)
+    };
+    draw_list(frame, app, list_area, git);
+    if let Some(preview_area) = preview_area {
+        draw_preview(frame, app, preview_area);
+    }
+}
+
+fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<String>) {
+    let height = area.height as usize;
+    if app.shown.is_empty() {
+        let text = if app.filtering() {
+            "nothing matches"
+        } else {
+            "no session holds an agent (n: a new session)"
+        };
+        frame.render_widget(Paragraph::new(Span::styled(text, dim())), area);
+        return;
+    }
+    // Keep the selection in view.
+    let first = app.selected.saturating_sub(height.saturating_sub(1));
+    let lines: Vec<Line> = app
+        .shown_rows()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .map(|(i, row)| {
+            let status = match row.target {
+                Target::Session(_) if app.options.show_git => git(&row.path),
+                _ => None,
+            };
+            let line = row_line(row, app.filtering(), status.as_deref());
+            if i == app.selected {
+                line.style(Style::default().add_modifier(Modifier::REVERSED))
+            } else {
+                line
+            }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn draw_preview(frame: &mut Frame, app: &App, area: Rect) {
+    let block = Block::default().borders(Borders::LEFT).border_style(dim());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let wanted = app.selected_row().and_then(|r| r.preview_pane);
+    let text: Text = match (&app.preview, wanted) {
+        (Some((pane, screen)), Some(want)) if *pane == want => screen
+            .into_text()
+            .unwrap_or_else(|_| Text::raw(screen.clone())),
+        (_, None) => Text::styled("nothing to show", dim()),
+        _ => Text::default(),
+    };
+    // The bottom of the screen is where an agent asks and works.
+    let lines = text.lines.len();
+    let mut trimmed = text;
+    while trimmed.lines.last().is_some_and(|l| l.width() == 0) && trimmed.lines.len() > 1 {
+        trimmed.lines.pop();
+    }
+    let skip = trimmed.lines.len().saturating_sub(inner.height as usize);
+    let _ = lines;
+    let shown: Vec<Line> = trimmed.lines.into_iter().skip(skip).collect();
+    frame.render_widget(Paragraph::new(shown), inner);
+}
+
+fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
+    let mut lines = vec![Line::from(Span::styled(
+        format!(
+            "keys ({} preset; [keys] in config.toml changes them)",
+            if app.keymap.preset == Preset::Search {
+                "search"
+            } else {
+                "modal"
+            }
+        ),
+        Style::default().add_modifier(Modifier::BOLD),
+    ))];
+    for action in Action::ALL {
+        let keys = app.keymap.keys_of(action);
+        if keys.is_empty() {
+            continue;
+        }
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:<22}", keys.join(" ")),
+                Style::default().fg(Color::Cyan),
+            ),
+            Span::raw(action.describe()),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled(
+        "text fields: ctrl-a/e ctrl-b/f alt-b/f ctrl-d alt-d ctrl-w alt-backspace ctrl-u ctrl-k ctrl-y",
+        dim(),
+    )));
+    lines.push(Line::from(Span::styled("any key to go back", dim())));
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn draw_options(frame: &mut Frame, app: &App, area: Rect) {
+    let o = &app.options;
+    let lines: Vec<Line> = [
+        format!("[ui] layout = {:?}", o.layout).to_lowercase(),
+        format!("[ui] depth = {:?}", o.depth).to_lowercase(),
+        format!("[ui] preview = {}", o.preview),
+        format!("[ui] show_git = {}", o.show_git),
+        format!("[ui] confirm_close = {}", o.confirm_close),
+        format!(
+            "[keys] preset = {}",
+            if app.keymap.preset == Preset::Search {
+                "search"
+            } else {
+                "modal"
+            }
+        ),
+        String::new(),
+        "set in config.toml (taw config check shows where); any key to go back".into(),
+    ]
+    .into_iter()
+    .map(Line::raw)
+    .collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn draw_picker(frame: &mut Frame, app: &App, area: Rect, field: &Field, selected: usize) {
+    let [top, list] = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([Constraint::Length(1), Constraint::Min(1)])
+        .areas(area);
+    let prompt = "new session in: ";
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(prompt, Style::default().fg(Color::Cyan)),
+            Span::raw(field.text()),
+        ])),
+        top,
+    );
+    let x = top.x + (prompt.chars().count() + field.cursor()) as u16;
+    frame.set_cursor_position(Position::new(x.min(top.right().saturating_sub(1)), top.y));
+    let height = list.height as usize;
+    let first = selected.saturating_sub(height.saturating_sub(1));
+    let lines: Vec<Line> = app
+        .directories
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .map(|(i, dir)| {
+            let line = Line::raw(dir.clone());
+            if i == selected {
+                line.style(Style::default().add_modifier(Modifier::REVERSED))
+            } else {
+                line
+            }
+        })
+        .collect();
+    if lines.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Span::styled("type a folder (tab completes)", dim())),
+            list,
+        );
+    } else {
+        frame.render_widget(Paragraph::new(lines), list);
+    }
+}
+
+fn draw_footer(frame: &mut Frame, app: &App, area: Rect) {
+    let line = match &app.mode {
+        Mode::Rename { field, .. } => {
+            let prompt = "rename to: ";
+            let x = area.x + (prompt.chars().count() + field.cursor()) as u16;
+            frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+            Line::from(vec![
+                Span::styled(prompt, Style::default().fg(Color::Cyan)),
+                Span::raw(field.text()),
+            ])
+        }
+        Mode::Confirm { question, .. } => Line::from(Span::styled(
+            question.clone(),
+            Style::default().fg(Color::Yellow),
+        )),
+        Mode::NewSession { .. } => Line::from(Span::styled(
+            "enter open · tab complete · up/down choose · esc back",
+            dim(),
+        )),
+        _ => match &app.message {
+            Some(message) => Line::from(Span::styled(
+                message.clone(),
+                Style::default().fg(Color::Yellow),
+            )),
+            None => Line::from(Span::styled(hints(app), dim())),
+        },
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+fn hints(app: &App) -> String {
+    let key = |action: Action| app.keymap.keys_of(action).first().cloned();
+    [
+        (Action::Go, "go"),
+        (Action::NextUp, "next up"),
+        (Action::Filter, "filter"),
+        (Action::Rename, "rename"),
+        (Action::Close, "close"),
+        (Action::NewSession, "new"),
+        (Action::Help, "help"),
+    ]
+    .into_iter()
+    .filter_map(|(action, word)| Some(format!("{} {word}", key(action)?)))
+    .collect::<Vec<_>>()
+    .join(" · ")
+}
