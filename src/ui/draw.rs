@@ -127,13 +127,14 @@ pub fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<String>) 
 
 fn draw_header(frame: &mut Frame, app: &App, area: Rect) {
     let mut total = Counts::default();
-    for row in app
-        .shown_rows()
-        .filter(|r| matches!(r.target, Target::Session(_)))
-    {
-        total.blocked += row.counts.blocked;
-        total.working += row.counts.working;
-        total.done += row.counts.done;
+    for pane in app.snapshot.unique_panes() {
+        match AgentStatus::parse(&pane.agent_state) {
+            _ if pane.agent_kind.is_empty() => {}
+            AgentStatus::Blocked => total.blocked += 1,
+            AgentStatus::Working => total.working += 1,
+            AgentStatus::Done => total.done += 1,
+            _ => {}
+        }
     }
     let typing = app.mode == Mode::Filter || app.keymap.preset == Preset::Search;
     let mut spans = Vec::new();

@@ -1,0 +1,277 @@
+//! The popup, as a person uses it: opened over a client attached from a
+//! pane of a second private server, keys typed into that client, its screen
+//! read back, and where the client lands checked.
+
+mod common;
+
+use common::{Run, TmuxServer, attach_client};
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A window named `name` whose pane is marked as an agent.
+fn agent(server: &TmuxServer, session: &str, name: &str, kind: &str, state: &str) -> String {
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            &format!("{session}:"),
+            "-n",
+            name,
+        ])
+        .trim()
+        .to_string();
+    for (option, value) in [
+        ("@agent_kind", kind),
+        ("@agent_state", state),
+        ("@agent_name", name),
+    ] {
+        server.tmux(&["set-option", "-p", "-t", &pane, option, value]);
+    }
+    pane
+}
+
+struct Popup<'a> {
+    server: &'a TmuxServer,
+    viewer: TmuxServer,
+}
+
+impl Popup<'_> {
+    fn screen(&self) -> String {
+        self.viewer.tmux(&["capture-pane", "-p", "-t", "viewer"])
+    }
+
+    fn wait_for(&self, text: &str) {
+        self.server
+            .wait_for(&format!("{text:?} in the popup"), WAIT, || {
+                self.screen().contains(text)
+            });
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "viewer"];
+        args.extend_from_slice(keys);
+        self.viewer.tmux(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.viewer.tmux(&["send-keys", "-t", "viewer", "-l", text]);
+    }
+
+    fn client_pane(&self) -> String {
+        self.server
+            .tmux(&["list-clients", "-F", "#{pane_id}"])
+            .trim()
+            .to_string()
+    }
+}
+
+/// Opens the popup with `taw ui open` (which returns when it closes), runs
+/// `steps` while it is open, and gives back what `ui open` answered.
+fn with_popup(
+    server: &TmuxServer,
+    session: &str,
+    args: &[&str],
+    steps: impl FnOnce(&Popup),
+) -> Run {
+    let popup = Popup {
+        server,
+        viewer: attach_client(server, session),
+    };
+    std::thread::scope(|scope| {
+        let opened = scope.spawn(|| {
+            let mut all = vec!["ui", "open"];
+            all.extend_from_slice(args);
+            server.taw(&all)
+        });
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            popup.wait_for("tmux-agent-wizard");
+            steps(&popup);
+        }));
+        if let Err(panic) = outcome {
+            let screen = popup.screen();
+            // Close the popup, or `ui open` would wait for ever.
+            let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
+            let _ = server.tmux_run(&["display-popup", "-C", "-c", client.trim()]);
+            let _ = opened.join();
+            eprintln!("the popup showed:\n{screen}");
+            std::panic::resume_unwind(panic);
+        }
+        opened.join().unwrap()
+    })
+}
+
+fn three_agents(server: &TmuxServer) -> (String, String, String) {
+    server.tmux(&["new-session", "-d", "-s", "web"]);
+    let reviewer = agent(server, "main", "reviewer", "claude", "working");
+    let tester = agent(server, "main", "tester", "codex", "idle");
+    let asker = agent(server, "web", "asker", "claude", "blocked");
+    (reviewer, tester, asker)
+}
+
+#[test]
+fn it_lists_every_agent_and_enter_goes_to_one() {
+    let server = TmuxServer::start();
+    let (_, _, asker) = three_agents(&server);
+    let run = with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        let screen = popup.screen();
+        for text in ["main", "web", "tester", "asker", "blocked", "working"] {
+            assert!(screen.contains(text), "{text} not in\n{screen}");
+        }
+        // Tab: the next agent that needs you; Enter goes there.
+        popup.keys(&["Tab"]);
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client on asker", WAIT, || popup.client_pane() == asker);
+    });
+    let opened = run.result();
+    assert_eq!(opened["type"], "ui_open");
+    assert!(opened["w"].as_u64().unwrap() > 0, "{opened}");
+}
+
+#[test]
+fn the_filter_finds_an_agent_by_name() {
+    let server = TmuxServer::start();
+    let (_, tester, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["/"]);
+        popup.type_text("test");
+        popup.server.wait_for("the filter to narrow", WAIT, || {
+            !popup.screen().contains("reviewer working")
+        });
+        popup.keys(&["Enter"]);
+        popup.server.wait_for("the client on tester", WAIT, || {
+            popup.client_pane() == tester
+        });
+    })
+    .result();
+}
+
+#[test]
+fn rename_and_close_with_its_question() {
+    let server = TmuxServer::start();
+    let (reviewer, tester, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        // From the top (session main), two rows down: its window, then it.
+        popup.keys(&["g", "j", "j"]);
+        popup.keys(&["r"]);
+        popup.wait_for("rename to:");
+        popup.keys(&["C-u"]);
+        popup.type_text("critic");
+        popup.keys(&["Enter"]);
+        popup.server.wait_for("the new name", WAIT, || {
+            popup.server.display(&reviewer, "#{@agent_name}") == "critic"
+        });
+        popup.wait_for("critic");
+        // Close tester, two rows further: asked first; n keeps it, y closes it.
+        popup.keys(&["j", "j"]);
+        popup.keys(&["x"]);
+        popup.wait_for("? y/n");
+        popup.keys(&["n"]);
+        std::thread::sleep(Duration::from_millis(300));
+        let panes = || popup.server.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        assert!(panes().lines().any(|p| p == tester));
+        popup.keys(&["x"]);
+        popup.wait_for("? y/n");
+        popup.keys(&["y"]);
+        popup.server.wait_for("tester closed", WAIT, || {
+            !panes().lines().any(|p| p == tester)
+        });
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+#[test]
+fn n_opens_a_session_for_a_folder() {
+    let server = TmuxServer::start();
+    three_agents(&server);
+    let folder = server.dir.path().join("projects").join("shop");
+    std::fs::create_dir_all(&folder).unwrap();
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["n"]);
+        popup.wait_for("new session in:");
+        popup.type_text(&folder.display().to_string());
+        // The first entry is the folder itself, completed.
+        popup.server.wait_for("the folder listed", WAIT, || {
+            popup.screen().contains("shop")
+        });
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client in session shop", WAIT, || {
+                popup
+                    .server
+                    .tmux(&["list-clients", "-F", "#{session_name}"])
+                    .trim()
+                    == "shop"
+            });
+    })
+    .result();
+    assert_eq!(
+        server.display("shop:", "#{pane_current_path}"),
+        folder.canonicalize().unwrap().display().to_string()
+    );
+}
+
+#[test]
+fn the_search_preset_types_to_filter() {
+    let server = TmuxServer::start();
+    server.write_config("[keys]\npreset = \"search\"\n");
+    let (_, _, asker) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.type_text("ask");
+        popup.server.wait_for("the query to narrow", WAIT, || {
+            !popup.screen().contains("reviewer working")
+        });
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client on asker", WAIT, || popup.client_pane() == asker);
+    })
+    .result();
+    // ctrl-d on an empty query closes it, as fzf's end of input does.
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["C-d"]);
+    })
+    .result();
+}
+
+#[test]
+fn states_change_under_your_eyes() {
+    let server = TmuxServer::start();
+    let (reviewer, _, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer working");
+        server.tmux(&[
+            "set-option",
+            "-p",
+            "-t",
+            &reviewer,
+            "@agent_state",
+            "blocked",
+        ]);
+        popup.wait_for("reviewer blocked");
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+#[test]
+fn with_no_client_there_is_nothing_to_open_on() {
+    let server = TmuxServer::start();
+    let run = server.taw(&["ui", "open"]);
+    assert_eq!(run.error_code(), "tmux_error");
+    assert!(run.stderr.contains("no attached client"), "{}", run.stderr);
+}
