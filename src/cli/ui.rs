@@ -171,10 +171,10 @@ mod tests {
     #[test]
     fn geometry_is_centred_and_bounded() {
         assert_eq!(geometry(200, 50, "90%", "80%"), (10, 45, 180, 40));
-        assert_eq!(geometry(100, 30, "", ""), (5, 28, 90, 25));
+        assert_eq!(geometry(100, 30, "", ""), (5, 27, 90, 25));
         assert_eq!(geometry(100, 30, "100%", "100%"), (0, 30, 100, 30));
         assert_eq!(geometry(100, 30, "60", "20"), (20, 25, 60, 20));
-        assert_eq!(geometry(100, 30, "500", "bad"), (0, 28, 100, 25));
+        assert_eq!(geometry(100, 30, "500", "bad"), (0, 27, 100, 25));
     }
 
     #[test]
