@@ -150,7 +150,13 @@ fn run_hook(
                 use std::io::Read;
                 let _ = stderr.read_to_string(&mut said);
             }
-            let said = said.trim();
+            // One line: what it said, its lines joined.
+            let said = said
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join("; ");
             return Err(match status.code() {
                 Some(code) if said.is_empty() => format!("exited with status {code}"),
                 Some(code) => format!("exited with status {code}: {said}"),

@@ -43,14 +43,14 @@ pub struct OpenArgs {
     pub json: bool,
 }
 
-/// A failure of `taw open` for a person: one line, and its exit status.
-struct Failure(String, i32);
+/// A failure of `taw open`: the error, and the exit status a person gets.
+struct Failure(TawError, i32);
 
 /// `taw open`: prints nothing when it works (or the result with --json).
 pub fn open_for_a_person(context: &Context, args: OpenArgs) -> i32 {
     let inside = std::env::var("TMUX").is_ok_and(|v| !v.is_empty());
     if args.json {
-        let answer = find_and_open(context, &args, inside).map_err(|f| f.into_error());
+        let answer = find_and_open(context, &args, inside).map_err(|f| f.0);
         return envelope::emit(
             "cli:open",
             answer.map(|opened| Reply::result("session_open", opened)),
@@ -65,17 +65,15 @@ pub fn open_for_a_person(context: &Context, args: OpenArgs) -> i32 {
         }
         // The popup opened and closed: nothing to say.
         Err(Failure(_, 0)) => envelope::EXIT_OK,
-        Err(Failure(why, status)) => {
-            eprintln!("taw open: {why}");
+        Err(Failure(error, status)) => {
+            eprintln!("taw open: {}", error.message);
             status
         }
     }
 }
 
-impl Failure {
-    fn into_error(self) -> TawError {
-        TawError::invalid_argument(self.0)
-    }
+fn usage(why: &str, status: i32) -> Failure {
+    Failure(TawError::invalid_argument(why), status)
 }
 
 fn find_and_open(
@@ -86,14 +84,14 @@ fn find_and_open(
     use std::io::IsTerminal;
     if args.terms.is_empty() {
         if args.json {
-            return Err(Failure(
-                "--json needs terms: a directory or words for zoxide".into(),
+            return Err(usage(
+                "--json needs terms: a directory or words for zoxide",
                 1,
             ));
         }
         if !inside {
-            return Err(Failure(
-                "give a directory or words for zoxide: outside tmux there is no popup for the picker".into(),
+            return Err(usage(
+                "give a directory or words for zoxide: outside tmux there is no popup for the picker",
                 2,
             ));
         }
@@ -108,25 +106,25 @@ fn find_and_open(
         };
         let (_, answer) = crate::cli::ui::run(context, launch);
         return match answer {
-            Ok(_) => Err(Failure(String::new(), 0)),
-            Err(error) => Err(Failure(error.message, 1)),
+            Ok(_) => Err(usage("", 0)),
+            Err(error) => Err(Failure(error, 1)),
         };
     }
     if !inside && !args.json && !std::io::stdin().is_terminal() {
-        return Err(Failure(
-            "this is not a terminal to attach; use --json to open without attaching".into(),
+        return Err(usage(
+            "this is not a terminal to attach; use --json to open without attaching",
             2,
         ));
     }
     let dir = find_dir(&args.terms).map_err(|error| {
-        let status = if error.message.contains("current directory") && !args.json {
+        let status = if error.message.contains("current directory") {
             2
         } else {
             1
         };
-        Failure(error.message, status)
+        Failure(error, status)
     })?;
-    let config = Config::load().map_err(|e| Failure(e.message, 1))?;
+    let config = Config::load().map_err(|e| Failure(e, 1))?;
     let tmux = context.tmux();
     let client = if inside {
         Snapshot::read(&tmux)
@@ -135,7 +133,7 @@ fn find_and_open(
     } else {
         None
     };
-    sessions::open(&tmux, &config, &dir, client.as_deref()).map_err(|e| Failure(e.message, 1))
+    sessions::open(&tmux, &config, &dir, client.as_deref()).map_err(|e| Failure(e, 1))
 }
 
 /// The directory terms name: a path when it is one, else zoxide's match.
