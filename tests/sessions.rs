@@ -84,16 +84,18 @@ fn names_by_path_and_bad_folders() {
 fn the_create_hooks() {
     let server = TmuxServer::start();
     let log = server.dir.path().join("hook.log");
-    let config =
-        format!("[sessions]\npre_create_hook = \"sh -c 'echo no thanks >&2; exit 3' hook\"\n");
-    server.write_config(&config);
+    server.write_config(
+        "[sessions]\npre_create_hook = \"sh -c 'echo no thanks >&2; exit 3' hook\"\n",
+    );
     let dir = folder(&server, "refused");
     let run = server.taw(&["session", "open", dir.to_str().unwrap()]);
     assert_eq!(run.error_code(), "hook_refused");
     assert!(run.stderr.contains("no thanks"), "{}", run.stderr);
     assert_eq!(sessions(&server), ["main"], "nothing was made");
 
-    server.write_config("[sessions]\npre_create_hook = \"sh -c 'sleep 5' hook\"\nhook_timeout_seconds = 0.3\n");
+    server.write_config(
+        "[sessions]\npre_create_hook = \"sh -c 'sleep 5' hook\"\nhook_timeout_seconds = 0.3\n",
+    );
     let run = server.taw(&["session", "open", dir.to_str().unwrap()]);
     assert_eq!(run.error_code(), "hook_refused");
     assert!(run.stderr.contains("took longer"), "{}", run.stderr);
