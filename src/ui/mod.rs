@@ -128,6 +128,7 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                 .map_err(io)?;
             if first {
                 first = false;
+                note_first_frame();
                 for effect in startup_effects(&app) {
                     send_job(&jobs, effect);
                 }
@@ -178,6 +179,19 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     })();
     restore_terminal();
     outcome
+}
+
+/// `scripts/bench` times the first frame after the key: it names a file
+/// in `TAW_BENCH_FIRST_FRAME`, which gets the time (Unix nanoseconds). Nothing
+/// else sets it.
+fn note_first_frame() {
+    if let Some(path) = std::env::var_os("TAW_BENCH_FIRST_FRAME") {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let _ = std::fs::write(path, now.to_string());
+    }
 }
 
 fn restore_terminal() {
