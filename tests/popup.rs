@@ -275,3 +275,32 @@ fn with_no_client_there_is_nothing_to_open_on() {
     assert_eq!(run.error_code(), "tmux_error");
     assert!(run.stderr.contains("no attached client"), "{}", run.stderr);
 }
+
+#[test]
+fn the_filter_lists_project_folders_when_asked() {
+    let server = TmuxServer::start();
+    let projects = server.dir.path().join("projects");
+    std::fs::create_dir_all(projects.join("garden")).unwrap();
+    server.write_config(&format!(
+        "[ui]\nprojects_in_filter = true\n[sessions]\nproject_dirs = [\"{}\"]\n",
+        projects.display()
+    ));
+    three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["/"]);
+        popup.type_text("garden");
+        popup.wait_for("projects/garden");
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client in session garden", WAIT, || {
+                popup
+                    .server
+                    .tmux(&["list-clients", "-F", "#{session_name}"])
+                    .trim()
+                    == "garden"
+            });
+    })
+    .result();
+}

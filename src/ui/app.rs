@@ -21,6 +21,8 @@ pub struct Options {
     pub preview: bool,
     pub show_git: bool,
     pub confirm_close: bool,
+    /// List the picker's folders (the first eight) under the filter's hits.
+    pub projects_in_filter: bool,
     pub home: String,
     /// Open with the new-session picker, and Esc there closes the popup.
     pub new_session: bool,
@@ -82,6 +84,10 @@ pub struct App {
     pub message: Option<String>,
     /// Directories the new-session picker lists.
     pub directories: Vec<String>,
+    /// The folders `[ui] projects_in_filter` offers, and those the query
+    /// ranks now (what a folder row's index points into).
+    pub projects: Vec<String>,
+    folder_hits: Vec<String>,
     matcher: Matcher,
 }
 
@@ -109,6 +115,8 @@ impl App {
             preview: None,
             message: None,
             directories: Vec::new(),
+            projects: Vec::new(),
+            folder_hits: Vec::new(),
             matcher: Matcher::new(nucleo_matcher::Config::DEFAULT),
         };
         app.rebuild(None);
@@ -198,6 +206,35 @@ impl App {
         // Best first; a tie keeps tmux's order.
         scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         self.shown = scored.into_iter().map(|(_, i)| i).collect();
+        if self.options.projects_in_filter {
+            self.folder_hits = crate::sessions::rank(&self.projects, &query)
+                .into_iter()
+                .take(8)
+                .collect();
+            for (i, folder) in self.folder_hits.iter().enumerate() {
+                self.rows.push(Row {
+                    target: Target::Folder(i as u32),
+                    depth: 0,
+                    label: folder.clone(),
+                    detail: "open a session here".into(),
+                    place: String::new(),
+                    state: None,
+                    counts: rows::Counts::default(),
+                    preview_pane: None,
+                    path: folder.clone(),
+                    search: folder.clone(),
+                });
+                self.shown.push(self.rows.len() - 1);
+            }
+        }
+    }
+
+    /// The folders `[ui] projects_in_filter` offers, read once.
+    pub fn set_projects(&mut self, projects: Vec<String>) {
+        self.projects = projects;
+        if self.filtering() {
+            self.rebuild(self.selected_row().map(|r| r.target));
+        }
     }
 
     fn preview_effect(&self) -> Vec<Effect> {
@@ -271,8 +308,12 @@ impl App {
             Action::Down => self.select((self.selected + 1).min(last)),
             Action::Top => self.select(0),
             Action::Bottom => self.select(last),
-            Action::Go => match self.selected_row() {
-                Some(row) => vec![Effect::Go(row.target)],
+            Action::Go => match self.selected_row().map(|r| r.target) {
+                Some(Target::Folder(i)) => match self.folder_hits.get(i as usize) {
+                    Some(folder) => vec![Effect::OpenSession(folder.clone())],
+                    None => Vec::new(),
+                },
+                Some(target) => vec![Effect::Go(target)],
                 None => Vec::new(),
             },
             Action::Filter => {
@@ -301,7 +342,7 @@ impl App {
                 }
             }
             Action::Expand | Action::Collapse => {
-                let Some(session) = self.selected_row().map(|r| r.target.session()) else {
+                let Some(session) = self.selected_row().and_then(|r| r.target.session()) else {
                     return Vec::new();
                 };
                 let changed = if action == Action::Collapse {
@@ -319,7 +360,7 @@ impl App {
                 self.preview_effect()
             }
             Action::Rename => {
-                let Some(row) = self.selected_row() else {
+                let Some(row) = self.selected_row().filter(|r| r.target.session().is_some()) else {
                     return Vec::new();
                 };
                 let current = self.current_name(row.target);
@@ -330,7 +371,11 @@ impl App {
                 Vec::new()
             }
             Action::Close => {
-                let Some(target) = self.selected_row().map(|r| r.target) else {
+                let Some(target) = self
+                    .selected_row()
+                    .map(|r| r.target)
+                    .filter(|t| t.session().is_some())
+                else {
                     return Vec::new();
                 };
                 if !self.options.confirm_close {
@@ -558,6 +603,7 @@ impl App {
                     }
                 })
                 .unwrap_or_default(),
+            Target::Folder(_) => String::new(),
         }
     }
 
@@ -620,6 +666,7 @@ impl App {
                     format!("close the pane of {what}? y/n")
                 }
             }
+            Target::Folder(_) => String::new(),
         }
     }
 }
@@ -702,6 +749,7 @@ mod tests {
             preview: true,
             show_git: false,
             confirm_close: true,
+            projects_in_filter: true,
             home: String::new(),
             new_session: false,
         };
@@ -837,6 +885,22 @@ mod tests {
                 pane: 2
             })]
         );
+    }
+
+    #[test]
+    fn the_filter_offers_folders_to_open() {
+        let mut app = app(Preset::Modal);
+        app.set_projects(vec!["~/src/shop".into(), "~/src/blog".into()]);
+        press(&mut app, KeyCode::Char('/'));
+        typed(&mut app, "shop");
+        assert_eq!(selected(&app), "~/src/shop");
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            [Effect::OpenSession("~/src/shop".into())]
+        );
+        // Nothing to rename or close on a folder.
+        assert_eq!(press(&mut app, KeyCode::Char('r')), []);
+        assert_eq!(app.mode, Mode::List);
     }
 
     #[test]

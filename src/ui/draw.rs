@@ -70,6 +70,11 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
             spans.push(Span::raw(row.label.clone()));
             spans.extend(counts_spans(&row.counts));
         }
+        Target::Folder(_) => {
+            spans.push(Span::styled("+ ", Style::default().fg(Color::Cyan)));
+            spans.push(Span::raw(row.label.clone()));
+            spans.push(Span::styled(format!("  {}", row.detail), dim()));
+        }
         Target::Pane { .. } => {
             match row.state {
                 Some(state) => {

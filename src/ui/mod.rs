@@ -54,6 +54,7 @@ enum Msg {
     Snapshot(Snapshot),
     Preview(u32, String),
     Directories(Vec<String>),
+    Projects(Vec<String>),
     Git(String, Option<String>),
 }
 
@@ -61,6 +62,7 @@ enum Job {
     Refresh,
     Preview(u32),
     Directories(String),
+    Projects,
 }
 
 pub fn options_from(config: &Config, new_session: bool) -> Options {
@@ -70,6 +72,7 @@ pub fn options_from(config: &Config, new_session: bool) -> Options {
         preview: config.bool("ui.preview"),
         show_git: config.bool("ui.show_git"),
         confirm_close: config.bool("ui.confirm_close"),
+        projects_in_filter: config.bool("ui.projects_in_filter"),
         home: std::env::var("HOME").unwrap_or_default(),
         new_session,
     }
@@ -132,6 +135,9 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                 for effect in startup_effects(&app) {
                     send_job(&jobs, effect);
                 }
+                if app.options.projects_in_filter {
+                    let _ = jobs.send(Job::Projects);
+                }
             }
             let Ok(msg) = rx.recv() else {
                 return Ok(());
@@ -158,6 +164,10 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                     }
                     Msg::Directories(dirs) => {
                         app.directories = dirs;
+                        Vec::new()
+                    }
+                    Msg::Projects(projects) => {
+                        app.set_projects(projects);
                         Vec::new()
                     }
                     Msg::Git(path, status) => {
@@ -284,12 +294,14 @@ fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) ->
             Some(client) => Batch::of(vec![cmd::switch_client(client, &format!("${session}"))]),
             None => return Ok(()),
         },
+        Target::Folder(_) => return Ok(()),
     };
     tmux.run(&batch).map(|_| ())
 }
 
 fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Result<()> {
     let command = match target {
+        Target::Folder(_) => return Ok(()),
         Target::Session(id) => {
             if snapshot
                 .sessions
@@ -351,6 +363,7 @@ fn close(tmux: &Tmux, target: Target) -> Result<()> {
             may_close(&Closing::Pane(pane))?;
             Cmd::new("kill-pane").args(["-t", &format!("%{pane}")])
         }
+        Target::Folder(_) => return Ok(()),
     };
     tmux.run(&Batch::of(vec![command])).map(|_| ())
 }
@@ -378,12 +391,21 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             let mut refresh = false;
             let mut preview = None;
             let mut directories = None;
+            let mut projects = false;
             for job in std::iter::once(job).chain(jobs.try_iter()) {
                 match job {
                     Job::Refresh => refresh = true,
                     Job::Preview(pane) => preview = Some(pane),
                     Job::Directories(query) => directories = Some(query),
+                    Job::Projects => projects = true,
                 }
+            }
+            if projects
+                && tx
+                    .send(Msg::Projects(crate::sessions::directories(&config, "")))
+                    .is_err()
+            {
+                return;
             }
             if let Some(query) = directories {
                 let dirs = crate::sessions::directories(&config, &query);

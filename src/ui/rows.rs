@@ -20,14 +20,19 @@ pub enum Target {
         window: u32,
         pane: u32,
     },
+    /// A folder the filter offers to open a session in (`[ui]
+    /// projects_in_filter`): an index into the app's folder hits.
+    Folder(u32),
 }
 
 impl Target {
-    pub fn session(self) -> u32 {
+    /// The session a row is in; none for a folder.
+    pub fn session(self) -> Option<u32> {
         match self {
             Target::Session(session)
             | Target::Window { session, .. }
-            | Target::Pane { session, .. } => session,
+            | Target::Pane { session, .. } => Some(session),
+            Target::Folder(_) => None,
         }
     }
 }
