@@ -304,3 +304,39 @@ fn the_filter_lists_project_folders_when_asked() {
     })
     .result();
 }
+
+#[test]
+fn herdr_sidebar_rows_draw_the_entries() {
+    let server = TmuxServer::start();
+    server.write_config(concat!(
+        "[ui.sidebar.agents]\n",
+        "rows = [[\"state_icon\", \"agent\", \"workspace\"], [{ token = \"state_text\", rules = [{ equals = \"idle\", hide = true }] }]]\n",
+        "[ui.sidebar.spaces]\n",
+        "rows = [[\"workspace\", \"$ticket\"]]\n",
+    ));
+    three_agents(&server);
+    server
+        .taw(&[
+            "workspace",
+            "report-metadata",
+            "w1",
+            "--source",
+            "custom:t",
+            "--token",
+            "ticket=JIRA-7",
+        ])
+        .result();
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer · main");
+        let screen = popup.screen();
+        // herdr's joins: one space after the icon, " · " between the rest;
+        // the idle agent's state text is hidden by its rule.
+        assert!(screen.contains("● reviewer · main"), "{screen}");
+        assert!(screen.contains("working"), "{screen}");
+        assert!(screen.contains("○ tester · main"), "{screen}");
+        assert!(!screen.contains("idle"), "{screen}");
+        assert!(screen.contains("main · JIRA-7"), "{screen}");
+        popup.keys(&["q"]);
+    })
+    .result();
+}

@@ -84,6 +84,9 @@ pub struct App {
     pub message: Option<String>,
     /// Directories the new-session picker lists.
     pub directories: Vec<String>,
+    /// herdr's sidebar rows, when config.toml sets them.
+    pub sidebar_agents: Option<super::tokens::Sidebar>,
+    pub sidebar_sessions: Option<super::tokens::Sidebar>,
     /// The folders `[ui] projects_in_filter` offers, and those the query
     /// ranks now (what a folder row's index points into).
     pub projects: Vec<String>,
@@ -117,6 +120,8 @@ impl App {
             directories: Vec::new(),
             projects: Vec::new(),
             folder_hits: Vec::new(),
+            sidebar_agents: None,
+            sidebar_sessions: None,
             matcher: Matcher::new(nucleo_matcher::Config::DEFAULT),
         };
         app.rebuild(None);

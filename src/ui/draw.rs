@@ -1,10 +1,11 @@
 //! Drawing the popup with ratatui: a header, the list beside the preview
 //! of the selected pane, and a line for prompts and hints.
 
+use super::Git;
 use super::app::{App, Mode};
 use super::field::Field;
 use super::keymap::{Action, Preset};
-use super::rows::{Counts, Row, Target};
+use super::rows::{self, Counts, Row, Target};
 use crate::model::AgentStatus;
 use ansi_to_tui::IntoText;
 use ratatui::Frame;
@@ -103,7 +104,7 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
 }
 
 /// The popup, whole.
-pub fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<String>) {
+pub fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<Git>) {
     // tmux draws the popup without a frame (-B): this is its frame.
     let frame_block = Block::default()
         .borders(Borders::ALL)
@@ -170,7 +171,7 @@ fn draw_header(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<String>) {
+fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<Git>) {
     let side = app.preview_on && area.width >= 70;
     let (list_area, preview_area) = if side {
         let list_width = (area.width * 2 / 5).max(34).min(area.width - 20);
@@ -188,7 +189,106 @@ fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Opt
     }
 }
 
-fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<String>) {
+/// A row's lines: herdr's sidebar rows when config.toml sets them for its
+/// kind (an agent, a session), else one line of the popup's own.
+fn row_lines(app: &App, row: &Row, git: &dyn Fn(&str) -> Option<Git>) -> Vec<Line<'static>> {
+    let status = match row.target {
+        Target::Session(_) if app.options.show_git => git(&row.path),
+        _ => None,
+    };
+    let indent = "  ".repeat(row.depth as usize);
+    let with_indent = |lines: Vec<Line<'static>>| -> Vec<Line<'static>> {
+        lines
+            .into_iter()
+            .map(|mut line| {
+                line.spans.insert(0, Span::raw(indent.clone()));
+                line
+            })
+            .collect()
+    };
+    let mut lines = Vec::new();
+    let mut gap = 0;
+    match row.target {
+        Target::Pane {
+            pane,
+            session,
+            window,
+        } if row.state.is_some() => {
+            if let (Some(sidebar), Some(p)) =
+                (&app.sidebar_agents, app.snapshot.pane(pane, Some(session)))
+            {
+                let session_name = app.snapshot.session(session).map(|s| s.name.clone());
+                let window_name = app
+                    .snapshot
+                    .windows
+                    .iter()
+                    .find(|w| w.id == window)
+                    .map(|w| w.name.clone());
+                let state = row.state.unwrap_or(AgentStatus::Unknown);
+                let value = |name: &str| -> Option<(String, Style)> {
+                    let plain = |text: String| Some((text, Style::default()));
+                    match name {
+                        "state_icon" => {
+                            let (m, color) = mark(state);
+                            Some((m.to_string(), Style::default().fg(color)))
+                        }
+                        "state_text" => plain(state.as_str().to_string()),
+                        "workspace" => plain(session_name.clone()?),
+                        "tab" => plain(window_name.clone()?),
+                        "pane" => plain(if p.label.is_empty() {
+                            format!("%{}", p.id)
+                        } else {
+                            p.label.clone()
+                        }),
+                        "agent" => plain(rows::agent_label(p)),
+                        "terminal_title" => plain(p.title.clone()),
+                        "terminal_title_stripped" => plain(
+                            p.title
+                                .trim_start_matches(|c: char| !c.is_alphanumeric())
+                                .to_string(),
+                        ),
+                        _ => None,
+                    }
+                };
+                lines = sidebar.lines(Some(&p.agent_kind), &value);
+                gap = sidebar.row_gap;
+            }
+        }
+        Target::Session(id) => {
+            if let (Some(sidebar), Some(session)) =
+                (&app.sidebar_sessions, app.snapshot.session(id))
+            {
+                let tokens = crate::model::live_tokens(&session.tokens, crate::watch::now_ms());
+                let value = |name: &str| -> Option<(String, Style)> {
+                    let plain = |text: String| Some((text, Style::default()));
+                    match name {
+                        "state_icon" => {
+                            let (m, color) = mark(row.state?);
+                            Some((m.to_string(), Style::default().fg(color)))
+                        }
+                        "state_text" => plain(row.state?.as_str().to_string()),
+                        "workspace" => plain(session.name.clone()),
+                        "branch" => plain(status.as_ref()?.short()),
+                        "git_status" => plain(status.as_ref()?.counts()),
+                        token => plain(tokens.get(token.strip_prefix('$')?)?.as_str()?.to_string()),
+                    }
+                };
+                lines = sidebar.lines(None, &value);
+                gap = sidebar.row_gap;
+            }
+        }
+        _ => {}
+    }
+    if lines.is_empty() {
+        let short = status.as_ref().map(Git::short);
+        return vec![row_line(row, app.filtering(), short.as_deref())];
+    }
+    let mut lines = with_indent(lines);
+    lines.extend((0..gap).map(|_| Line::raw("")));
+    lines
+}
+
+fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<Git>) {
     let height = area.height as usize;
     if app.shown.is_empty() {
         let text = if app.filtering() {
@@ -199,27 +299,26 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Opt
         frame.render_widget(Paragraph::new(Span::styled(text, dim())), area);
         return;
     }
-    // Keep the selection in view.
-    let first = app.selected.saturating_sub(height.saturating_sub(1));
-    let lines: Vec<Line> = app
-        .shown_rows()
-        .enumerate()
-        .skip(first)
-        .take(height)
-        .map(|(i, row)| {
-            let status = match row.target {
-                Target::Session(_) if app.options.show_git => git(&row.path),
-                _ => None,
-            };
-            let line = row_line(row, app.filtering(), status.as_deref());
-            if i == app.selected {
-                line.style(Style::default().add_modifier(Modifier::REVERSED))
-            } else {
-                line
-            }
-        })
-        .collect();
-    frame.render_widget(Paragraph::new(lines), area);
+    // Each row's lines; the selected one highlighted, and kept in view.
+    let mut lines: Vec<Line> = Vec::new();
+    let mut selected_span = (0, 0);
+    for (i, row) in app.shown_rows().enumerate() {
+        let start = lines.len();
+        let mut entry = row_lines(app, row, git);
+        if i == app.selected {
+            entry = entry
+                .into_iter()
+                .map(|l| l.style(Style::default().add_modifier(Modifier::REVERSED)))
+                .collect();
+        }
+        lines.extend(entry);
+        if i == app.selected {
+            selected_span = (start, lines.len());
+        }
+    }
+    let first = selected_span.1.saturating_sub(height).min(selected_span.0);
+    let shown: Vec<Line> = lines.into_iter().skip(first).take(height).collect();
+    frame.render_widget(Paragraph::new(shown), area);
 }
 
 fn draw_preview(frame: &mut Frame, app: &App, area: Rect) {

@@ -13,6 +13,7 @@ pub mod draw;
 pub mod field;
 pub mod keymap;
 pub mod rows;
+pub mod tokens;
 
 use crate::cli::agent::go_to;
 use crate::config::Config;
@@ -55,7 +56,7 @@ enum Msg {
     Preview(u32, String),
     Directories(Vec<String>),
     Projects(Vec<String>),
-    Git(String, Option<String>),
+    Git(String, Option<Git>),
 }
 
 enum Job {
@@ -99,6 +100,8 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     if let Some(pane) = client_pane {
         app.select_pane(pane);
     }
+    app.sidebar_agents = tokens::Sidebar::from_config(&config, "ui.sidebar.agents");
+    app.sidebar_sessions = tokens::Sidebar::from_config(&config, "ui.sidebar.sessions");
 
     let io = |e: std::io::Error| TawError::new(crate::envelope::ErrorCode::IoError, e.to_string());
     terminal::enable_raw_mode().map_err(io)?;
@@ -117,7 +120,7 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     spawn_worker(tmux.clone(), config.clone(), job_rx, tx.clone());
     spawn_looks(server, jobs.clone());
 
-    let mut git: HashMap<String, Option<String>> = HashMap::new();
+    let mut git: HashMap<String, Option<Git>> = HashMap::new();
     let mut first = true;
     let outcome = (|| -> Result<()> {
         loop {
@@ -449,7 +452,7 @@ fn spawn_looks(server: u32, jobs: Sender<Job>) {
 }
 
 /// Starts reading the git status of sessions not asked about yet.
-fn ask_git(app: &App, known: &mut HashMap<String, Option<String>>, tx: &Sender<Msg>) {
+fn ask_git(app: &App, known: &mut HashMap<String, Option<Git>>, tx: &Sender<Msg>) {
     for session in &app.snapshot.sessions {
         if session.path.is_empty() || known.contains_key(&session.path) {
             continue;
@@ -464,8 +467,64 @@ fn ask_git(app: &App, known: &mut HashMap<String, Option<String>>, tx: &Sender<M
     }
 }
 
-/// `main*`: the branch of a folder's checkout, `*` when it has changes.
-fn git_status(path: &str) -> Option<String> {
+/// A session folder's checkout, as `git status --branch` tells it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Git {
+    pub branch: String,
+    pub dirty: bool,
+    pub ahead: u32,
+    pub behind: u32,
+}
+
+impl Git {
+    /// `main*`: the branch, `*` when the checkout has changes.
+    pub fn short(&self) -> String {
+        format!("{}{}", self.branch, if self.dirty { "*" } else { "" })
+    }
+
+    /// `↑1 ↓2`: commits ahead of and behind its upstream, when not zero.
+    pub fn counts(&self) -> String {
+        let mut parts = Vec::new();
+        if self.ahead > 0 {
+            parts.push(format!("↑{}", self.ahead));
+        }
+        if self.behind > 0 {
+            parts.push(format!("↓{}", self.behind));
+        }
+        parts.join(" ")
+    }
+
+    /// Reads `git status --porcelain=v1 --branch` output.
+    pub fn parse(text: &str) -> Option<Git> {
+        let mut lines = text.lines();
+        let head = lines.next()?.strip_prefix("## ")?;
+        let (names, tracking) = match head.split_once(" [") {
+            Some((names, rest)) => (names, rest.trim_end_matches(']')),
+            None => (head, ""),
+        };
+        let branch = names
+            .split("...")
+            .next()
+            .unwrap_or(names)
+            .trim_start_matches("No commits yet on ")
+            .to_string();
+        let count = |word: &str| {
+            tracking
+                .split(", ")
+                .find_map(|part| part.strip_prefix(word))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0)
+        };
+        Some(Git {
+            branch,
+            dirty: lines.next().is_some(),
+            ahead: count("ahead "),
+            behind: count("behind "),
+        })
+    }
+}
+
+fn git_status(path: &str) -> Option<Git> {
     let output = crate::exec::command("git")
         .args([
             "-C",
@@ -481,15 +540,22 @@ fn git_status(path: &str) -> Option<String> {
     if !output.status.success() {
         return None;
     }
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut lines = text.lines();
-    let head = lines.next()?.strip_prefix("## ")?;
-    let branch = head
-        .split("...")
-        .next()
-        .unwrap_or(head)
-        .trim_start_matches("No commits yet on ")
-        .to_string();
-    let dirty = lines.next().is_some();
-    Some(format!("{branch}{}", if dirty { "*" } else { "" }))
+    Git::parse(&String::from_utf8_lossy(&output.stdout))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Git;
+
+    #[test]
+    fn git_status_headers() {
+        let git = Git::parse("## main...origin/main [ahead 2, behind 1]\n M src/x.rs\n").unwrap();
+        assert_eq!(
+            (git.short(), git.counts()),
+            ("main*".into(), "↑2 ↓1".into())
+        );
+        let git = Git::parse("## No commits yet on trunk\n").unwrap();
+        assert_eq!((git.short(), git.counts()), ("trunk".into(), String::new()));
+        assert!(Git::parse("fatal").is_none());
+    }
 }
