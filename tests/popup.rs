@@ -340,3 +340,25 @@ fn herdr_sidebar_rows_draw_the_entries() {
     })
     .result();
 }
+
+#[test]
+fn the_notification_key_works_in_the_popup_after_the_prefix() {
+    let server = TmuxServer::start();
+    server
+        .taw(&[
+            "tmux",
+            "load",
+            "--bin",
+            &common::taw_bin().display().to_string(),
+        ])
+        .result();
+    let (_, _, asker) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["C-b", "Tab"]);
+        popup
+            .server
+            .wait_for("the client on asker", WAIT, || popup.client_pane() == asker);
+    })
+    .result();
+}

@@ -169,3 +169,40 @@ fn taw_open_for_a_person_and_for_a_script() {
         "blog"
     );
 }
+
+#[test]
+fn taw_open_outside_tmux_attaches_the_terminal() {
+    let server = TmuxServer::start();
+    let dir = folder(&server, "attached");
+    // A terminal of another private server's pane, outside the tested one.
+    let outer = TmuxServer::empty();
+    let line = format!(
+        "exec env -u TMUX TAW_STATE_DIR='{}' TAW_CONFIG_DIR='{}' '{}' -S '{}' open '{}'",
+        server.state_dir().display(),
+        server.config_dir().display(),
+        common::taw_bin().display(),
+        server.socket_path_of_server(),
+        dir.display()
+    );
+    outer.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "term",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &line,
+    ]);
+    server.wait_for(
+        "a client on the new session",
+        std::time::Duration::from_secs(10),
+        || {
+            server
+                .tmux(&["list-clients", "-F", "#{session_name}"])
+                .trim()
+                == "attached"
+        },
+    );
+}

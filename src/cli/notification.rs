@@ -6,6 +6,7 @@ use crate::cli::agent::go_to;
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::{AgentStatus, nextup};
 use crate::notify::{self, Sound};
+use crate::tmux::Tmux;
 use crate::tmux::snapshot::Snapshot;
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
@@ -67,8 +68,17 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
 }
 
 fn open_target(context: &Context, client: Option<&str>) -> Result<Reply> {
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
+    let (id, group) = go_next_up(&context.tmux(), client)?;
+    Ok(Reply::result(
+        "ok",
+        json!({ "pane_id": format!("%{id}"), "target": group.as_str() }),
+    ))
+}
+
+/// Moves `client` (else the client used last) to the agent "next up"
+/// after its pane; the pane and the group it came from.
+pub fn go_next_up(tmux: &Tmux, client: Option<&str>) -> Result<(u32, nextup::Group)> {
+    let snapshot = Snapshot::read(tmux)?;
     let client = match client {
         Some(name) => Some(
             snapshot
@@ -98,10 +108,7 @@ fn open_target(context: &Context, client: Option<&str>) -> Result<Reply> {
         .pane(id, None)
         .ok_or_else(|| TawError::not_found("the pane closed"))?;
     tmux.run(&go_to(pane, client.map(|c| c.name.as_str())))?;
-    Ok(Reply::result(
-        "ok",
-        json!({ "pane_id": format!("%{id}"), "target": group.as_str() }),
-    ))
+    Ok((id, group))
 }
 
 fn show(context: &Context, title: &str, body: Option<&str>, sound: SoundArg) -> Result<Reply> {

@@ -3,7 +3,7 @@
 //! loop in `mod.rs` carries out.
 
 use super::field::{Edit, Field};
-use super::keymap::{Action, Keymap, Preset};
+use super::keymap::{Action, Key, Keymap, Preset};
 use super::rows::{self, Depth, Layout, Row, Target};
 use crate::model::AgentStatus;
 use crate::model::nextup;
@@ -28,10 +28,23 @@ pub struct Options {
     pub new_session: bool,
 }
 
+/// tmux's prefix keys, and what taw binds after them.
+#[derive(Debug, Clone, Default)]
+pub struct TmuxKeys {
+    pub prefixes: Vec<Key>,
+    /// `@agent-wizard-notification-key`: the next agent that needs you.
+    pub notification: Option<Key>,
+    /// `@agent-wizard-key`: the popup's own key, which closes it here.
+    pub popup: Option<Key>,
+}
+
 /// What the loop must do for the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Go to the next agent that needs you, as the notification key does
+    /// outside the popup, and close.
+    OpenTarget,
     /// Bring the target in front of the popup's client, and close.
     Go(Target),
     Rename(Target, String),
@@ -84,6 +97,11 @@ pub struct App {
     pub message: Option<String>,
     /// Directories the new-session picker lists.
     pub directories: Vec<String>,
+    /// tmux's prefix keys (prefix, prefix2), which win over every key here,
+    /// and the keys taw binds after them that work in the popup too.
+    pub tmux_keys: TmuxKeys,
+    /// A prefix key came: the next key is read as tmux would.
+    after_prefix: bool,
     /// herdr's sidebar rows, when config.toml sets them.
     pub sidebar_agents: Option<super::tokens::Sidebar>,
     pub sidebar_sessions: Option<super::tokens::Sidebar>,
@@ -122,6 +140,8 @@ impl App {
             folder_hits: Vec::new(),
             sidebar_agents: None,
             sidebar_sessions: None,
+            tmux_keys: TmuxKeys::default(),
+            after_prefix: false,
             matcher: Matcher::new(nucleo_matcher::Config::DEFAULT),
         };
         app.rebuild(None);
@@ -260,6 +280,25 @@ impl App {
     /// A key: what it changes, and what the loop must do.
     pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.message = None;
+        // tmux's prefix wins over every key of the popup's.
+        let pressed = Key::of(key);
+        if std::mem::take(&mut self.after_prefix) {
+            if Some(pressed) == self.tmux_keys.notification {
+                return vec![Effect::OpenTarget];
+            }
+            if Some(pressed) == self.tmux_keys.popup {
+                return vec![Effect::Quit];
+            }
+            self.message = Some(format!(
+                "prefix {} does nothing in the popup",
+                super::keymap::describe(pressed)
+            ));
+            return Vec::new();
+        }
+        if self.tmux_keys.prefixes.contains(&pressed) {
+            self.after_prefix = true;
+            return Vec::new();
+        }
         match std::mem::replace(&mut self.mode, Mode::List) {
             Mode::List => self.list_key(key),
             Mode::Filter => self.filter_key(key),
@@ -890,6 +929,27 @@ mod tests {
                 pane: 2
             })]
         );
+    }
+
+    #[test]
+    fn tmux_prefix_then_the_notification_key() {
+        let mut app = app(Preset::Search);
+        app.tmux_keys = TmuxKeys {
+            prefixes: vec![Key::from_tmux("C-b").unwrap()],
+            notification: Key::from_tmux("Tab"),
+            popup: Key::from_tmux("a"),
+        };
+        // The prefix wins even over the search preset's query.
+        ctrl(&mut app, 'b');
+        assert_eq!(press(&mut app, KeyCode::Tab), [Effect::OpenTarget]);
+        assert!(app.query.is_empty());
+        ctrl(&mut app, 'b');
+        assert_eq!(press(&mut app, KeyCode::Char('a')), [Effect::Quit]);
+        ctrl(&mut app, 'b');
+        assert_eq!(press(&mut app, KeyCode::Char('z')), []);
+        assert!(app.message.is_some());
+        // Without the prefix, Tab is the popup's own next up.
+        assert_eq!(press(&mut app, KeyCode::Tab), [Effect::Preview(2)]);
     }
 
     #[test]

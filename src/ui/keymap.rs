@@ -134,8 +134,9 @@ impl Key {
         Key::from_tmux(&tmux)
     }
 
-    /// tmux's spelling (`C-d`, `M-x`, `S-Up`, `BTab`, `Enter`, `a`).
-    fn from_tmux(name: &str) -> Option<Key> {
+    /// tmux's spelling (`C-d`, `M-x`, `S-Up`, `BTab`, `Enter`, `a`), as
+    /// tmux's options (`prefix`) and taw's key options write it.
+    pub fn from_tmux(name: &str) -> Option<Key> {
         let mut key = Key {
             code: KeyCode::Null,
             ctrl: false,

@@ -100,6 +100,7 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     if let Some(pane) = client_pane {
         app.select_pane(pane);
     }
+    app.tmux_keys = tmux_keys(&tmux);
     app.sidebar_agents = tokens::Sidebar::from_config(&config, "ui.sidebar.agents");
     app.sidebar_sessions = tokens::Sidebar::from_config(&config, "ui.sidebar.sessions");
 
@@ -207,6 +208,32 @@ fn note_first_frame() {
     }
 }
 
+/// tmux's prefix keys and taw's key options, read in one call.
+fn tmux_keys(tmux: &Tmux) -> app::TmuxKeys {
+    use crate::tmux::options;
+    let format = format!(
+        "#{{prefix}}\t#{{prefix2}}\t#{{{}}}\t#{{{}}}",
+        options::NOTIFICATION_KEY,
+        options::KEY
+    );
+    let Ok(output) = tmux.run_one(cmd::print_format(&format)) else {
+        return app::TmuxKeys::default();
+    };
+    let mut words = output.trim_end_matches('\n').split('\t');
+    let mut key = || {
+        words
+            .next()
+            .filter(|w| !w.is_empty() && *w != "None")
+            .and_then(keymap::Key::from_tmux)
+    };
+    let prefixes = [key(), key()].into_iter().flatten().collect();
+    app::TmuxKeys {
+        prefixes,
+        notification: key(),
+        popup: key(),
+    }
+}
+
 fn restore_terminal() {
     let _ = terminal::disable_raw_mode();
     let _ = execute!(
@@ -251,6 +278,10 @@ fn carry_out(
 ) -> std::result::Result<Option<Job>, Stop> {
     let result = match effect {
         Effect::Quit => return Err(Stop),
+        Effect::OpenTarget => match crate::cli::notification::go_next_up(tmux, client) {
+            Ok(_) => return Err(Stop),
+            Err(error) => Err(error),
+        },
         Effect::Preview(pane) => return Ok(Some(Job::Preview(pane))),
         Effect::Directories(query) => return Ok(Some(Job::Directories(query))),
         Effect::Go(target) => match go(tmux, &app.snapshot, client, target) {
