@@ -49,6 +49,22 @@ fn run_agent(server: &TmuxServer, script: &Path, ready: &str) -> String {
     pane
 }
 
+/// bash at its prompt, with the stand-in agent's folder first on its PATH.
+fn shell_with_the_fake_on_path(server: &TmuxServer) -> String {
+    let script = fake_agent(server);
+    let bin = script.parent().unwrap().display().to_string();
+    let pane = server.bash_pane("shell");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        &pane,
+        &format!("PATH={bin}:$PATH"),
+        "Enter",
+    ]);
+    std::thread::sleep(Duration::from_millis(500));
+    pane
+}
+
 /// bash with the stand-in agent running in front of it.
 fn pane_with_agent(server: &TmuxServer) -> String {
     run_agent(server, &fake_agent(server), "fake agent ready")
@@ -56,6 +72,22 @@ fn pane_with_agent(server: &TmuxServer) -> String {
 
 fn screen(server: &TmuxServer, pane: &str) -> String {
     server.tmux(&["capture-pane", "-p", "-t", pane])
+}
+
+/// `agent start` of `args` with the race window open: once the command's
+/// echo is on the pane, `then` runs, before the Enter.
+fn start_racing(server: &TmuxServer, pane: &str, args: &[&str], then: impl FnOnce()) -> Run {
+    let mut all = vec!["agent", "start"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--pane", pane]);
+    with_race(server, &all, || {
+        server.wait_for("the echo", Duration::from_secs(10), || {
+            screen(server, pane)
+                .lines()
+                .any(|l| l.trim_end().ends_with("claude"))
+        });
+        then();
+    })
 }
 
 /// Runs taw with the race window open, while `meanwhile` runs.
@@ -509,32 +541,11 @@ fn two_agents_with_one_name_are_ambiguous() {
 #[test]
 fn start_with_copy_mode_before_the_enter_sends_no_enter() {
     let server = TmuxServer::start();
-    let script = fake_agent(&server);
-    let bin = script.parent().unwrap().display().to_string();
-    let pane = server.bash_pane("shell");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &pane,
-        &format!("PATH={bin}:$PATH"),
-        "Enter",
-    ]);
-    std::thread::sleep(Duration::from_millis(500));
-    let run = with_race(
-        &server,
-        &[
-            "agent", "start", "late", "--kind", "claude", "--pane", &pane,
-        ],
-        || {
-            // The command is typed (its echo seen) before the window opens.
-            server.wait_for("the echo", Duration::from_secs(10), || {
-                screen(&server, &pane)
-                    .lines()
-                    .any(|l| l.trim_end().ends_with("claude"))
-            });
-            server.tmux(&["copy-mode", "-t", &pane]);
-        },
-    );
+    let pane = shell_with_the_fake_on_path(&server);
+    // The command is typed (its echo seen) before the window opens.
+    let run = start_racing(&server, &pane, &["late", "--kind", "claude"], || {
+        server.tmux(&["copy-mode", "-t", &pane]);
+    });
     assert_eq!(run.error_code(), "shell_not_ready", "{run:?}");
     assert!(
         run.stderr.contains("copy mode") && run.stderr.contains("left on its line"),
@@ -558,17 +569,7 @@ fn start_with_copy_mode_before_the_enter_sends_no_enter() {
 #[test]
 fn start_records_the_echoed_row_and_the_agent_answers_by_name_at_once() {
     let server = TmuxServer::start();
-    let script = fake_agent(&server);
-    let bin = script.parent().unwrap().display().to_string();
-    let pane = server.bash_pane("shell");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &pane,
-        &format!("PATH={bin}:$PATH"),
-        "Enter",
-    ]);
-    std::thread::sleep(Duration::from_millis(500));
+    let pane = shell_with_the_fake_on_path(&server);
     let started = server
         .taw(&[
             "agent", "start", "echoer", "--kind", "claude", "--pane", &pane,
@@ -663,19 +664,8 @@ fn messages_name_panes_by_their_public_ids() {
 fn start_in_a_pane_that_closes_is_not_found() {
     let server = TmuxServer::start();
     let pane = server.bash_pane("shell");
-    let run = with_race(
-        &server,
-        &[
-            "agent", "start", "closing", "--kind", "claude", "--pane", &pane,
-        ],
-        || {
-            server.wait_for("the echo", Duration::from_secs(10), || {
-                screen(&server, &pane)
-                    .lines()
-                    .any(|l| l.trim_end().ends_with("claude"))
-            });
-            server.tmux(&["kill-pane", "-t", &pane]);
-        },
-    );
+    let run = start_racing(&server, &pane, &["closing", "--kind", "claude"], || {
+        server.tmux(&["kill-pane", "-t", &pane]);
+    });
     assert_eq!(run.error_code(), "not_found", "{run:?}");
 }

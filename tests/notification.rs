@@ -100,20 +100,7 @@ fn sound_settings_from_config() {
 
 /// A window named `name` whose pane is marked as an agent in `state`.
 fn agent_window(server: &TmuxServer, name: &str, state: &str) -> String {
-    let pane = server
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-t",
-            "main:",
-            "-n",
-            name,
-        ])
-        .trim()
-        .to_string();
+    let pane = server.new_window("main", name, "");
     server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "claude"]);
     server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", state]);
     pane
@@ -180,14 +167,7 @@ fn open_target_goes_to_the_next_agent_that_needs_you() {
 #[test]
 fn the_notification_key_moves_the_client_it_was_pressed_on() {
     let server = TmuxServer::start();
-    server
-        .taw(&[
-            "tmux",
-            "load",
-            "--bin",
-            &common::taw_bin().display().to_string(),
-        ])
-        .result();
+    server.load_plugin();
     let blocked = agent_window(&server, "blocked", "blocked");
     let viewer = attach_client(&server, "main");
     // prefix (C-b), then Tab, typed into the attached client.

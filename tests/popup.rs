@@ -11,20 +11,7 @@ const WAIT: Duration = Duration::from_secs(10);
 
 /// A window named `name` whose pane is marked as an agent.
 fn agent(server: &TmuxServer, session: &str, name: &str, kind: &str, state: &str) -> String {
-    let pane = server
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-t",
-            &format!("{session}:"),
-            "-n",
-            name,
-        ])
-        .trim()
-        .to_string();
+    let pane = server.new_window(session, name, "");
     for (option, value) in [
         ("@agent_kind", kind),
         ("@agent_state", state),
@@ -344,14 +331,7 @@ fn herdr_sidebar_rows_draw_the_entries() {
 #[test]
 fn the_notification_key_works_in_the_popup_after_the_prefix() {
     let server = TmuxServer::start();
-    server
-        .taw(&[
-            "tmux",
-            "load",
-            "--bin",
-            &common::taw_bin().display().to_string(),
-        ])
-        .result();
+    server.load_plugin();
     let (_, _, asker) = three_agents(&server);
     with_popup(&server, "main", &[], |popup| {
         popup.wait_for("reviewer");

@@ -43,21 +43,15 @@ impl Callback {
     /// The shell words of `exec taw -S <socket> <args>`, with the socket's
     /// path written out, for a command tmux does not expand.
     pub fn words_for(&self, socket: &str, args: &[ShellWord]) -> Vec<ShellWord> {
-        let mut words: Vec<ShellWord> = self
-            .env
-            .iter()
-            .map(|(name, value)| ShellWord::Assign(name, value.clone()))
-            .collect();
-        words.push(ShellWord::Keyword("exec"));
-        words.push(ShellWord::Literal(self.bin.clone()));
-        words.push(ShellWord::Literal("-S".into()));
-        words.push(ShellWord::Literal(socket.into()));
-        words.extend_from_slice(args);
-        words
+        self.exec_words(ShellWord::Literal(socket.into()), args)
     }
 
     /// The shell words of `exec taw -S <this server> <args>`.
     pub fn words(&self, args: &[ShellWord]) -> Vec<ShellWord> {
+        self.exec_words(ShellWord::Format("socket_path"), args)
+    }
+
+    fn exec_words(&self, socket: ShellWord, args: &[ShellWord]) -> Vec<ShellWord> {
         let mut words: Vec<ShellWord> = self
             .env
             .iter()
@@ -66,7 +60,7 @@ impl Callback {
         words.push(ShellWord::Keyword("exec"));
         words.push(ShellWord::Literal(self.bin.clone()));
         words.push(ShellWord::Literal("-S".into()));
-        words.push(ShellWord::Format("socket_path"));
+        words.push(socket);
         words.extend_from_slice(args);
         words
     }
@@ -121,32 +115,36 @@ pub fn hooks(callback: &Callback) -> Vec<(&'static str, String)> {
 
 /// The key bindings.
 pub fn bindings(callback: &Callback) -> Vec<Binding> {
-    let word = |w: &str| ShellWord::Literal(w.into());
+    // `taw <group> <verb> --<flag> <this client's or pane's id>`.
+    let verb = |group: &str, verb: &str, flag: Option<&str>, format: &'static str| {
+        let mut words = vec![
+            ShellWord::Literal(group.into()),
+            ShellWord::Literal(verb.into()),
+        ];
+        words.extend(flag.map(|f| ShellWord::Literal(f.into())));
+        words.push(ShellWord::Format(format));
+        callback.run(&words)
+    };
     vec![
         Binding {
             option: options::KEY,
             note: "the popup: every session, window and agent, with its state",
-            command: callback.run(&[
-                word("ui"),
-                word("open"),
-                word("--client"),
-                ShellWord::Format("client_name"),
-            ]),
+            command: verb("ui", "open", Some("--client"), "client_name"),
         },
         Binding {
             option: options::NOTIFICATION_KEY,
             note: "go to the next agent that needs you",
-            command: callback.run(&[
-                word("notification"),
-                word("open-target"),
-                word("--client"),
-                ShellWord::Format("client_name"),
-            ]),
+            command: verb(
+                "notification",
+                "open-target",
+                Some("--client"),
+                "client_name",
+            ),
         },
         Binding {
             option: options::CLEAR_KEY,
             note: "clear the pane's history and screen",
-            command: callback.run(&[word("pane"), word("clear"), ShellWord::Format("pane_id")]),
+            command: verb("pane", "clear", None, "pane_id"),
         },
     ]
 }

@@ -740,43 +740,12 @@ fn is_text_key(key: KeyEvent) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tmux::snapshot::{Pane, Session, Window};
+    use crate::ui::rows::fixture::{pane, session, window};
 
     fn snapshot() -> Snapshot {
-        let session = |id: u32, name: &str| Session {
-            id,
-            name: name.into(),
-            window_count: 1,
-            attached: 0,
-            activity: 0,
-            created: 0,
-            path: String::new(),
-            tokens: String::new(),
-            token_seqs: String::new(),
-        };
-        let window = |session: u32, id: u32| Window {
-            session,
-            id,
-            index: id as i64,
-            name: format!("w{id}"),
-            active: true,
-            pane_count: 1,
-            zoomed: false,
-            layout: String::new(),
-        };
-        let pane = |session: u32, window: u32, id: u32, kind: &str, state: &str, name: &str| Pane {
-            session,
-            window,
-            id,
-            active: true,
-            agent_kind: kind.into(),
-            agent_state: state.into(),
-            agent_name: name.into(),
-            ..Pane::default()
-        };
         Snapshot {
             sessions: vec![session(0, "api"), session(1, "web")],
-            windows: vec![window(0, 0), window(1, 1)],
+            windows: vec![window(0, 0, "w0"), window(1, 1, "w1")],
             panes: vec![
                 pane(0, 0, 0, "claude", "working", "reviewer"),
                 pane(0, 0, 1, "codex", "idle", "tester"),

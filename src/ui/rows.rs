@@ -299,12 +299,12 @@ fn pane_row(
     }
 }
 
+/// Made-up sessions, windows and panes for the popup's tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tmux::snapshot::{Session, Window};
+pub mod fixture {
+    use crate::tmux::snapshot::{Pane, Session, Window};
 
-    fn session(id: u32, name: &str) -> Session {
+    pub fn session(id: u32, name: &str) -> Session {
         Session {
             id,
             name: name.into(),
@@ -318,7 +318,7 @@ mod tests {
         }
     }
 
-    fn window(session: u32, id: u32, name: &str) -> Window {
+    pub fn window(session: u32, id: u32, name: &str) -> Window {
         Window {
             session,
             id,
@@ -331,7 +331,8 @@ mod tests {
         }
     }
 
-    fn pane(session: u32, window: u32, id: u32, kind: &str, state: &str) -> Pane {
+    /// A pane; an agent's when `kind` is not empty.
+    pub fn pane(session: u32, window: u32, id: u32, kind: &str, state: &str, name: &str) -> Pane {
         Pane {
             session,
             window,
@@ -339,9 +340,20 @@ mod tests {
             active: true,
             agent_kind: kind.into(),
             agent_state: state.into(),
+            agent_name: name.into(),
             current_command: "zsh".into(),
             ..Pane::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::{session, window};
+    use super::*;
+
+    fn pane(session: u32, window: u32, id: u32, kind: &str, state: &str) -> Pane {
+        super::fixture::pane(session, window, id, kind, state, "")
     }
 
     fn snapshot() -> Snapshot {

@@ -204,25 +204,38 @@ impl TmuxServer {
         Run::from(command.output().expect("run bash"))
     }
 
+    /// Loads the plugin into this server with the tested binary.
+    pub fn load_plugin(&self) -> Value {
+        self.taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+            .result()
+    }
+
+    /// A new window of `session` named `name`, running `command` (the
+    /// default shell when empty); its pane id.
+    pub fn new_window(&self, session: &str, name: &str, command: &str) -> String {
+        let target = format!("{session}:");
+        let mut args = vec![
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            &target,
+            "-n",
+            name,
+        ];
+        if !command.is_empty() {
+            args.push(command);
+        }
+        self.tmux(&args).trim().to_string()
+    }
+
     /// A new window named `name` whose own process is bash (no rc files:
     /// `exec`, since dash, the tests' shell, would otherwise wrap it),
     /// once bash is at its prompt; its pane id.
     pub fn bash_pane(&self, name: &str) -> String {
-        let pane = self
-            .tmux(&[
-                "new-window",
-                "-d",
-                "-P",
-                "-F",
-                "#{pane_id}",
-                "-t",
-                "main:",
-                "-n",
-                name,
-                "exec bash --norc --noprofile",
-            ])
-            .trim()
-            .to_string();
+        let pane = self.new_window("main", name, "exec bash --norc --noprofile");
         self.wait_for("bash at its prompt", Duration::from_secs(5), || {
             self.display(&pane, "#{pane_current_command}") == "bash"
                 && !self
