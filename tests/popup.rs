@@ -342,3 +342,27 @@ fn the_notification_key_works_in_the_popup_after_the_prefix() {
     })
     .result();
 }
+
+#[test]
+fn opened_on_the_picker_esc_closes_it() {
+    let server = TmuxServer::start();
+    three_agents(&server);
+    with_popup(&server, "main", &["--new-session"], |popup| {
+        popup.wait_for("new session in:");
+        popup.keys(&["Escape"]);
+    })
+    .result();
+    // Opened from the list, Esc on the picker goes back to the list.
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["n"]);
+        popup.wait_for("new session in:");
+        popup.keys(&["Escape"]);
+        popup.server.wait_for("the list again", WAIT, || {
+            !popup.screen().contains("new session in:")
+                && popup.screen().contains("reviewer working")
+        });
+        popup.keys(&["q"]);
+    })
+    .result();
+}
