@@ -345,7 +345,8 @@ impl Launch<'_> {
                 && !pane.agent_state.is_empty()
                 && pane.agent_state != "unknown";
             if reported || read {
-                if let Some(pid) = agreed {
+                let pid = agreed.or_else(|| self.settle_pid(last_leader));
+                if let Some(pid) = pid {
                     record_pid(self.tmux, self.id, pid);
                 }
                 return Ok(());
@@ -375,6 +376,34 @@ impl Launch<'_> {
                 ));
             }
             std::thread::sleep(LOOK_EVERY);
+        }
+    }
+
+    /// When the wait's last two looks did not agree on the job in front:
+    /// looks again, for up to 1.5 s and three looks at the least, then on
+    /// until two agree or the sixth, but none past --timeout. The pid two
+    /// looks in a row agree on, so a helper a preexec hook ran for a
+    /// moment is not taken for the agent.
+    fn settle_pid(&self, mut last: Option<u32>) -> Option<u32> {
+        let begun = Instant::now();
+        let mut looks = 0;
+        loop {
+            let window_over = begun.elapsed() >= Duration::from_millis(1500) && looks >= 3;
+            if Instant::now() >= self.deadline || (window_over && looks >= 6) {
+                return None;
+            }
+            std::thread::sleep(LOOK_EVERY);
+            looks += 1;
+            let pane = pane_now(self.context, self.id, self.public).ok()?;
+            let now =
+                job::read_job(pane.pid).and_then(|(own, group)| match job::front_of(&own, group) {
+                    job::Front::Job { pgid, .. } => Some(pgid),
+                    _ => None,
+                });
+            if now.is_some() && now == last {
+                return now;
+            }
+            last = now;
         }
     }
 
