@@ -25,7 +25,7 @@ pub struct UiArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Verb {
-    /// Open the popup over the client used last (or --client).
+    /// Open the popup over the client used last.
     Open {
         /// Start with the new-session picker open.
         #[arg(long)]

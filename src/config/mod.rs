@@ -424,7 +424,7 @@ impl Checker<'_> {
             self.warning(
                 key,
                 entry.line,
-                "taw never fires an event of this name; see `taw hooks list`".into(),
+                "taw never fires an event of this name (docs/CONFIG.md lists them)".into(),
             );
         }
         match &entry.value {
@@ -583,78 +583,15 @@ fn check_color(text: &str) -> Result<(), String> {
 /// `shift+tab`. `prefix+...` is tmux's chord and is refused.
 pub fn check_key_spec(text: &str) -> Result<(), String> {
     let spec = text.trim();
-    if spec.is_empty() {
-        return Err("an empty key: write a key such as \"ctrl+g\"".into());
-    }
     if spec.to_ascii_lowercase().starts_with("prefix+") {
         return Err(format!(
             "{spec:?}: prefix chords are tmux's own; bind them in tmux, and the popup's keys without prefix"
         ));
     }
-    let parts: Vec<&str> = spec.split('+').collect();
-    let (last, modifiers) = match parts.split_last() {
-        Some((last, rest)) if !last.is_empty() => (*last, rest),
-        // "ctrl++" or a lone "+": the plus key itself.
-        _ if spec.ends_with('+') => ("+", &parts[..parts.len().saturating_sub(2)]),
-        _ => return Err(format!("{spec:?} is not a key")),
-    };
-    for modifier in modifiers {
-        if !matches!(
-            modifier.to_ascii_lowercase().as_str(),
-            "ctrl" | "control" | "alt" | "meta" | "shift" | "super"
-        ) {
-            return Err(format!(
-                "{spec:?}: {modifier:?} is not a modifier (ctrl, alt, shift)"
-            ));
-        }
-    }
-    if last.chars().count() == 1 || is_named_key(last) {
-        Ok(())
-    } else {
-        Err(format!("{spec:?}: {last:?} is not a key name"))
-    }
-}
-
-fn is_named_key(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    const NAMES: &[&str] = &[
-        "enter",
-        "return",
-        "tab",
-        "backtab",
-        "esc",
-        "escape",
-        "backspace",
-        "space",
-        "left",
-        "right",
-        "up",
-        "down",
-        "home",
-        "end",
-        "pageup",
-        "pagedown",
-        "insert",
-        "delete",
-        "del",
-        "minus",
-        "plus",
-        "backtick",
-        "equal",
-        "comma",
-        "period",
-        "slash",
-        "backslash",
-        "semicolon",
-        "quote",
-    ];
-    if NAMES.contains(&lower.as_str()) {
-        return true;
-    }
-    lower
-        .strip_prefix('f')
-        .and_then(|n| n.parse::<u8>().ok())
-        .is_some_and(|n| (1..=24).contains(&n))
+    // The same reading of a key as the popup's (and `send-keys`').
+    crate::keys::to_tmux(spec)
+        .map(|_| ())
+        .map_err(|error| error.message.replace("; nothing was sent", ""))
 }
 
 fn check_machine(value: &Value) -> Result<(), String> {

@@ -182,7 +182,8 @@ pub mod pane {
     /// Metadata an integration reported: a title and a display name.
     pub const META_TITLE: &str = "@agent_meta_title";
     pub const META_DISPLAY_AGENT: &str = "@agent_meta_display_agent";
-    /// Output revision counter the watcher keeps.
+    /// herdr's pane revision; read into a pane's record, written by no
+    /// part of taw yet (so `revision` is 0).
     pub const REVISION: &str = "@agent_revision";
     /// The agent's process id.
     pub const AGENT_PID: &str = "@agent_pid";
