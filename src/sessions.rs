@@ -139,17 +139,32 @@ fn run_hook(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| format!("could not be run: {e}"))?;
+    // Read what it says as it says it, so a chatty hook never fills the
+    // pipe and stalls; its last 16 KiB are kept.
+    let reader = child.stderr.take().map(|mut stderr| {
+        std::thread::spawn(move || {
+            use std::io::Read;
+            let mut kept: Vec<u8> = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                kept.extend_from_slice(&chunk[..n]);
+                if kept.len() > 16 * 1024 {
+                    kept.drain(..kept.len() - 16 * 1024);
+                }
+            }
+            String::from_utf8_lossy(&kept).into_owned()
+        })
+    });
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
             if status.success() {
                 return Ok(());
             }
-            let mut said = String::new();
-            if let Some(mut stderr) = child.stderr.take() {
-                use std::io::Read;
-                let _ = stderr.read_to_string(&mut said);
-            }
+            let said = reader.and_then(|r| r.join().ok()).unwrap_or_default();
             // One line: what it said, its lines joined.
             let said = said
                 .lines()
@@ -190,6 +205,7 @@ pub fn open(tmux: &Tmux, config: &Config, dir: &Path, client: Option<&str>) -> R
     };
     if let Some(session) = snapshot.sessions.iter().find(|s| same_dir(&s.path)) {
         let switched = switch(tmux, client, &format!("${}", session.id))?;
+        remember(config, dir);
         return Ok(Opened {
             session: session.name.clone(),
             created: false,
@@ -236,15 +252,31 @@ pub fn open(tmux: &Tmux, config: &Config, dir: &Path, client: Option<&str>) -> R
         })?;
     }
     let dir_text = dir.to_string_lossy().to_string();
-    tmux.run(&Batch::of(vec![
-        Cmd::new("new-session").args(["-d", "-s", &name, "-c", &dir_text]),
-    ]))?;
+    // tmux expands formats in -s and -c: `#` is doubled.
+    tmux.run(&Batch::of(vec![Cmd::new("new-session").args([
+        "-d",
+        "-s",
+        &cmd::escape_format(&name),
+        "-c",
+        &cmd::escape_format(&dir_text),
+    ])]))?;
     let post = config.string("sessions.post_create_hook");
     if !post.trim().is_empty() {
         // A failing post hook does not undo the session.
         let _ = run_hook(&post, &name, dir, limit);
     }
     let switched = switch(tmux, client, &format!("={name}"))?;
+    remember(config, dir);
+    Ok(Opened {
+        session: name,
+        created: true,
+        collision,
+        switched,
+    })
+}
+
+/// `zoxide add` after an open, when `[sessions] zoxide` is on.
+fn remember(config: &Config, dir: &Path) {
     if config.bool("sessions.zoxide") {
         let _ = exec::command("zoxide")
             .args(["add", "--"])
@@ -253,12 +285,6 @@ pub fn open(tmux: &Tmux, config: &Config, dir: &Path, client: Option<&str>) -> R
             .stderr(std::process::Stdio::null())
             .status();
     }
-    Ok(Opened {
-        session: name,
-        created: true,
-        collision,
-        switched,
-    })
 }
 
 fn switch(tmux: &Tmux, client: Option<&str>, target: &str) -> Result<bool> {

@@ -135,8 +135,8 @@ fn open_target_goes_to_the_next_agent_that_needs_you() {
     assert_eq!(went["pane_id"], done.as_str());
     assert_eq!(client_pane(&server), done);
     assert_eq!(server.display(&done, "#{@agent_state}"), "idle");
-    // Round again to the blocked one; with none blocked, the idle ones
-    // after the current pane, in order.
+    // Round again to the blocked one; with none that needs you, the next
+    // agent after the current pane, of any kind (here an idle one).
     assert_eq!(
         server.taw(&["notification", "open-target"]).result()["pane_id"],
         blocked.as_str()
@@ -154,7 +154,7 @@ fn open_target_goes_to_the_next_agent_that_needs_you() {
         (went["pane_id"].as_str(), went["target"].as_str()),
         (Some(idle.as_str()), Some("idle"))
     );
-    // Only work left: the rest.
+    // Only work left: the next, from the rest.
     for pane in [&idle, &done] {
         server.tmux(&["set-option", "-p", "-t", pane, "@agent_state", "working"]);
     }

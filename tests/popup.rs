@@ -366,3 +366,18 @@ fn opened_on_the_picker_esc_closes_it() {
     })
     .result();
 }
+
+#[test]
+fn a_popup_closed_from_outside_ends_normally() {
+    let server = TmuxServer::start();
+    three_agents(&server);
+    let opened = with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        let client = popup.server.tmux(&["list-clients", "-F", "#{client_name}"]);
+        popup
+            .server
+            .tmux(&["display-popup", "-C", "-c", client.trim()]);
+    })
+    .result();
+    assert_eq!(opened["type"], "ui_open");
+}

@@ -27,8 +27,8 @@ pub enum Verb {
         #[arg(long, value_enum, default_value = "none")]
         sound: SoundArg,
     },
-    /// Go to the next agent that needs you (blocked or done), else the next
-    /// idle one, else the next of the rest, after the pane in front.
+    /// Go to the next agent that needs you (blocked or done) after the pane
+    /// in front, else to the next agent of any kind.
     OpenTarget {
         /// The client to move (the key binding passes its own); default:
         /// the client used last.

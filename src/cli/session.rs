@@ -116,20 +116,31 @@ fn find_and_open(
             2,
         ));
     }
-    let dir = find_dir(&args.terms).map_err(|error| {
-        let status = if error.message.contains("current directory") {
-            2
-        } else {
-            1
-        };
-        Failure(error, status)
-    })?;
+    // A relative path needs the current directory, which can have been
+    // removed under the shell: that is a use that cannot work (exit 2).
+    let joined = args.terms.join(" ");
+    if joined.starts_with('.') && std::env::current_dir().is_err() {
+        return Err(usage(
+            "the current directory cannot be read; give a path from / or ~, or words for zoxide",
+            2,
+        ));
+    }
+    let dir = find_dir(&args.terms).map_err(|error| Failure(error, 1))?;
     let config = Config::load().map_err(|e| Failure(e, 1))?;
     let tmux = context.tmux();
+    // Inside tmux: the client showing the pane this runs in.
     let client = if inside {
-        Snapshot::read(&tmux)
-            .ok()
-            .and_then(|s| s.last_client().map(|c| c.name.clone()))
+        Snapshot::read(&tmux).ok().and_then(|snapshot| {
+            let session = super::calling_pane(&snapshot)
+                .and_then(|pane| snapshot.pane(pane, None))
+                .map(|pane| pane.session);
+            snapshot
+                .clients
+                .iter()
+                .filter(|c| c.session.is_some() && (session.is_none() || c.session == session))
+                .max_by_key(|c| c.activity)
+                .map(|c| c.name.clone())
+        })
     } else {
         None
     };

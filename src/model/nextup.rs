@@ -1,8 +1,9 @@
 //! "Next up": the agent to go to next, for the popup's Tab and for
 //! `taw notification open-target`. The next agent after the current pane
 //! (in tmux's order, wrapping) that needs you (blocked, or done: a turn
-//! that ended while you looked away); with none, the next idle one; with
-//! none, the next of the rest (working, unknown, not read yet).
+//! that ended while you looked away); with none that does, the next agent
+//! of any kind, which is `idle` or one of the rest (working, unknown, not
+//! read yet).
 
 use super::AgentStatus;
 use serde::Serialize;
@@ -47,15 +48,10 @@ pub fn next_up(panes: &[(u32, Option<AgentStatus>)], current: Option<u32>) -> Op
         .and_then(|id| panes.iter().position(|(pane, _)| *pane == id))
         .map_or(0, |at| at + 1);
     let in_turn = || (0..panes.len()).map(move |i| panes[(start + i) % panes.len()]);
-    [Group::NeedsYou, Group::Idle, Group::Rest]
-        .into_iter()
-        .find_map(|group| {
-            in_turn().find_map(|(pane, state)| {
-                state
-                    .filter(|state| Group::of(*state) == group)
-                    .map(|_| (pane, group))
-            })
-        })
+    let agents = || in_turn().filter_map(|(pane, state)| Some((pane, Group::of(state?))));
+    agents()
+        .find(|(_, group)| *group == Group::NeedsYou)
+        .or_else(|| agents().next())
 }
 
 #[cfg(test)]
@@ -80,10 +76,11 @@ mod tests {
     }
 
     #[test]
-    fn else_idle_else_the_rest() {
+    fn else_the_next_agent_of_any_kind() {
         let panes = agents(&[(1, Working), (2, Idle), (3, Unknown)]);
-        assert_eq!(next_up(&panes, Some(2)), Some((2, Group::Idle)));
-        assert_eq!(next_up(&panes, None), Some((2, Group::Idle)));
+        assert_eq!(next_up(&panes, Some(2)), Some((3, Group::Rest)));
+        assert_eq!(next_up(&panes, Some(1)), Some((2, Group::Idle)));
+        assert_eq!(next_up(&panes, None), Some((1, Group::Rest)));
         let panes = agents(&[(1, Working), (2, Unknown)]);
         assert_eq!(next_up(&panes, Some(1)), Some((2, Group::Rest)));
         assert_eq!(next_up(&[], Some(1)), None);

@@ -88,19 +88,24 @@ impl Tmux {
     /// command's own.
     pub fn run_popup(&self, popup: Cmd) -> Result<(), TawError> {
         self.run_then(&Batch::of(vec![popup]), |code| {
-            Some(TawError::tmux(format!(
-                "the popup ended with status {code}"
-            )))
+            Some(match code {
+                // Closed from outside (display-popup -C): tmux answers
+                // 128 + SIGHUP. A normal end.
+                129 => Ok(String::new()),
+                code => Err(TawError::tmux(format!(
+                    "the popup ended with status {code}"
+                ))),
+            })
         })
         .map(|_| ())
     }
 
-    /// `run`, with `silent` naming the error of a failure tmux said nothing
-    /// about (given the exit status).
+    /// `run`, with `silent` answering for a failure tmux said nothing about
+    /// (given the exit status), when it knows what it means.
     fn run_then(
         &self,
         batch: &Batch,
-        silent: impl Fn(i32) -> Option<TawError>,
+        silent: impl Fn(i32) -> Option<Result<String, TawError>>,
     ) -> Result<String, TawError> {
         if batch.is_empty() {
             return Ok(String::new());
@@ -125,9 +130,9 @@ impl Tmux {
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
         if stderr.trim().is_empty()
-            && let Some(error) = silent(output.status.code().unwrap_or(-1))
+            && let Some(answer) = silent(output.status.code().unwrap_or(-1))
         {
-            return Err(error);
+            return answer;
         }
         Err(self.classify_failure(stderr.trim()))
     }

@@ -59,7 +59,7 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
     PluginOption {
         name: NOTIFICATION_KEY,
         default: "Tab",
-        doc: "prefix key that goes to the next agent that needs you, else the next idle one, else the rest (empty: not bound)",
+        doc: "prefix key that goes to the next agent that needs you, else the next agent (empty: not bound)",
     },
     PluginOption {
         name: CLEAR_KEY,

@@ -585,7 +585,7 @@ impl App {
     }
 
     /// Tab: the next agent that needs you after the selected row's pane
-    /// (else the next idle one, else the rest), selected.
+    /// (else the next agent of any kind), selected.
     fn next_up(&mut self) -> Vec<Effect> {
         let panes: Vec<(u32, Option<AgentStatus>)> = self
             .snapshot

@@ -59,7 +59,7 @@ impl Action {
         match self {
             Action::Go => "go to it",
             Action::Filter => "filter",
-            Action::NextUp => "next agent that needs you (else idle, else the rest)",
+            Action::NextUp => "next agent that needs you (else the next agent)",
             Action::Rename => "rename",
             Action::Close => "close (asks first)",
             Action::NewSession => "new session",

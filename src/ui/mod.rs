@@ -40,6 +40,8 @@ use std::time::Duration;
 /// Without a look from any watcher, the list is read again this often, for
 /// what no watcher tells (a window renamed, a session closed).
 const STRUCTURE_EVERY: Duration = Duration::from_secs(1);
+/// The least time between two reads of the list.
+const REFRESH_GAP: Duration = Duration::from_millis(150);
 
 /// What the popup was opened for.
 #[derive(Debug, Clone, Default)]
@@ -106,6 +108,8 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
 
     let io = |e: std::io::Error| TawError::new(crate::envelope::ErrorCode::IoError, e.to_string());
     terminal::enable_raw_mode().map_err(io)?;
+    // Whatever ends the popup from here on puts the terminal back.
+    let _restore = RestoreOnDrop;
     let mut stdout = std::io::stdout();
     execute!(stdout, EnterAlternateScreen).map_err(io)?;
     let previous_hook = std::panic::take_hook();
@@ -123,7 +127,7 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
 
     let mut git: HashMap<String, Option<Git>> = HashMap::new();
     let mut first = true;
-    let outcome = (|| -> Result<()> {
+    (|| -> Result<()> {
         loop {
             if app.options.show_git {
                 ask_git(&app, &mut git, &tx);
@@ -190,9 +194,16 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                 }
             }
         }
-    })();
-    restore_terminal();
-    outcome
+    })()
+}
+
+/// Puts the terminal back when dropped: on every way out of `run`.
+struct RestoreOnDrop;
+
+impl Drop for RestoreOnDrop {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
 }
 
 /// `scripts/bench` times the first frame after the key: it names a file
@@ -346,11 +357,20 @@ fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Resul
                     "a session is already called {name}"
                 )));
             }
-            Cmd::new("rename-session").args(["-t", &format!("${id}"), "--", name])
+            // tmux expands formats in a new name: `#` is doubled.
+            Cmd::new("rename-session").args([
+                "-t",
+                &format!("${id}"),
+                "--",
+                &cmd::escape_format(name),
+            ])
         }
-        Target::Window { window, .. } => {
-            Cmd::new("rename-window").args(["-t", &format!("@{window}"), "--", name])
-        }
+        Target::Window { window, .. } => Cmd::new("rename-window").args([
+            "-t",
+            &format!("@{window}"),
+            "--",
+            &cmd::escape_format(name),
+        ]),
         Target::Pane { pane, .. } => {
             let row = snapshot
                 .pane(pane, None)
@@ -478,6 +498,8 @@ fn spawn_looks(server: u32, jobs: Sender<Job>) {
             if jobs.send(Job::Refresh).is_err() {
                 return;
             }
+            // Many busy agents look many times a second: one list a beat.
+            std::thread::sleep(REFRESH_GAP);
         }
     });
 }
