@@ -55,6 +55,9 @@ pub enum Effect {
     Preview(u32),
     /// List the directories the new-session picker offers for a query.
     Directories(String),
+    /// The folders `[ui] projects_in_filter` offers for a query ("" for
+    /// the list; a path for what it completes to).
+    Projects(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,8 +98,9 @@ pub struct App {
     pub preview: Option<(u32, String)>,
     /// A line for the person: what went wrong, what a key needs.
     pub message: Option<String>,
-    /// Directories the new-session picker lists.
+    /// Directories the new-session picker lists, and the text they answer.
     pub directories: Vec<String>,
+    pub directories_for: String,
     /// tmux's prefix keys (prefix, prefix2), which win over every key here,
     /// and the keys taw binds after them that work in the popup too.
     pub tmux_keys: TmuxKeys,
@@ -105,9 +109,11 @@ pub struct App {
     /// herdr's sidebar rows, when config.toml sets them.
     pub sidebar_agents: Option<super::tokens::Sidebar>,
     pub sidebar_sessions: Option<super::tokens::Sidebar>,
-    /// The folders `[ui] projects_in_filter` offers, and those the query
+    /// The folders `[ui] projects_in_filter` offers, the folders a query
+    /// that is a path completes to (and that query), and those the query
     /// ranks now (what a folder row's index points into).
     pub projects: Vec<String>,
+    completions: (String, Vec<String>),
     folder_hits: Vec<String>,
     matcher: Matcher,
 }
@@ -136,7 +142,9 @@ impl App {
             preview: None,
             message: None,
             directories: Vec::new(),
+            directories_for: String::new(),
             projects: Vec::new(),
+            completions: (String::new(), Vec::new()),
             folder_hits: Vec::new(),
             sidebar_agents: None,
             sidebar_sessions: None,
@@ -232,10 +240,19 @@ impl App {
         scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         self.shown = scored.into_iter().map(|(_, i)| i).collect();
         if self.options.projects_in_filter {
-            self.folder_hits = crate::sessions::rank(&self.projects, &query)
-                .into_iter()
-                .take(8)
-                .collect();
+            self.folder_hits = if looks_like_path(&query) {
+                // The folders it completes to, once the worker has them.
+                if self.completions.0 == query {
+                    self.completions.1.iter().take(8).cloned().collect()
+                } else {
+                    Vec::new()
+                }
+            } else {
+                crate::sessions::rank(&self.projects, &query)
+                    .into_iter()
+                    .take(8)
+                    .collect()
+            };
             for (i, folder) in self.folder_hits.iter().enumerate() {
                 self.rows.push(Row {
                     target: Target::Folder(i as u32),
@@ -254,12 +271,30 @@ impl App {
         }
     }
 
-    /// The folders `[ui] projects_in_filter` offers, read once.
-    pub fn set_projects(&mut self, projects: Vec<String>) {
-        self.projects = projects;
+    /// Folders for `[ui] projects_in_filter`: the list (for an empty
+    /// `query`), or what a query that is a path completes to.
+    pub fn set_projects(&mut self, query: String, projects: Vec<String>) {
+        if query.is_empty() {
+            self.projects = projects;
+        } else {
+            self.completions = (query, projects);
+        }
         if self.filtering() {
             self.rebuild(self.selected_row().map(|r| r.target));
         }
+    }
+
+    /// The query changed: the list ranked again from the top, and for a
+    /// path, its completions asked for.
+    fn query_changed(&mut self) -> Vec<Effect> {
+        self.selected = 0;
+        self.rebuild(None);
+        let mut effects = self.preview_effect();
+        let query = self.query.text();
+        if self.options.projects_in_filter && looks_like_path(&query) {
+            effects.push(Effect::Projects(query));
+        }
+        effects
     }
 
     fn preview_effect(&self) -> Vec<Effect> {
@@ -318,12 +353,8 @@ impl App {
                     return vec![Effect::Quit];
                 }
                 if action.is_none() || is_text_key(key) {
-                    let keep = self.selected_row().map(|r| r.target);
                     if self.query.key(key) == Edit::Changed {
-                        self.selected = 0;
-                        self.rebuild(None);
-                        let _ = keep;
-                        return self.preview_effect();
+                        return self.query_changed();
                     }
                     if action.is_none() {
                         return Vec::new();
@@ -432,6 +463,7 @@ impl App {
                 Vec::new()
             }
             Action::NewSession => {
+                self.directories.clear();
                 self.mode = Mode::NewSession {
                     field: Field::default(),
                     selected: 0,
@@ -470,9 +502,7 @@ impl App {
         }
         self.mode = Mode::Filter;
         if self.query.key(key) == Edit::Changed {
-            self.selected = 0;
-            self.rebuild(None);
-            return self.preview_effect();
+            return self.query_changed();
         }
         Vec::new()
     }
@@ -518,13 +548,15 @@ impl App {
                 Vec::new()
             }
             KeyCode::Enter => {
-                let choice = self
-                    .directories
-                    .get(selected)
-                    .cloned()
-                    .unwrap_or_else(|| field.text());
-                if choice.trim().is_empty() {
-                    self.mode = Mode::NewSession { field, selected };
+                // The list, when it answers what is typed now; else the text.
+                let listed = (self.directories_for == field.text())
+                    .then(|| self.directories.get(selected).cloned())
+                    .flatten();
+                let choice = listed.unwrap_or_else(|| field.text());
+                let empty = choice.trim().is_empty();
+                // The picker stays, with what was typed, until the open works.
+                self.mode = Mode::NewSession { field, selected };
+                if empty {
                     return Vec::new();
                 }
                 vec![Effect::OpenSession(choice)]
@@ -713,6 +745,11 @@ impl App {
             Target::Folder(_) => String::new(),
         }
     }
+}
+
+/// A query that names a folder by its path.
+fn looks_like_path(query: &str) -> bool {
+    query.starts_with('/') || query.starts_with('~') || query.starts_with('.')
 }
 
 fn key_has_ctrl(key: KeyEvent) -> bool {
@@ -924,7 +961,10 @@ mod tests {
     #[test]
     fn the_filter_offers_folders_to_open() {
         let mut app = app(Preset::Modal);
-        app.set_projects(vec!["~/src/shop".into(), "~/src/blog".into()]);
+        app.set_projects(
+            String::new(),
+            vec!["~/src/shop".into(), "~/src/blog".into()],
+        );
         press(&mut app, KeyCode::Char('/'));
         typed(&mut app, "shop");
         assert_eq!(selected(&app), "~/src/shop");

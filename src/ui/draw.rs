@@ -153,8 +153,7 @@ fn draw_header(frame: &mut Frame, app: &App, area: Rect) {
         spans.push(Span::styled(sign, Style::default().fg(Color::Cyan)));
         spans.push(Span::raw(app.query.text()));
         if typing && matches!(app.mode, Mode::List | Mode::Filter) {
-            let x = area.x + 2 + app.query.cursor() as u16;
-            frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+            put_cursor(frame, area, 2 + app.query.cursor_column());
         }
     } else {
         spans.push(Span::styled(
@@ -387,6 +386,7 @@ fn draw_options(frame: &mut Frame, app: &App, area: Rect) {
         format!("[ui] preview = {}", o.preview),
         format!("[ui] show_git = {}", o.show_git),
         format!("[ui] confirm_close = {}", o.confirm_close),
+        format!("[ui] projects_in_filter = {}", o.projects_in_filter),
         format!(
             "[keys] preset = {}",
             if app.keymap.preset == Preset::Search {
@@ -417,8 +417,7 @@ fn draw_picker(frame: &mut Frame, app: &App, area: Rect, field: &Field, selected
         ])),
         top,
     );
-    let x = top.x + (prompt.chars().count() + field.cursor()) as u16;
-    frame.set_cursor_position(Position::new(x.min(top.right().saturating_sub(1)), top.y));
+    put_cursor(frame, top, prompt.chars().count() + field.cursor_column());
     let height = list.height as usize;
     let first = selected.saturating_sub(height.saturating_sub(1));
     let lines: Vec<Line> = app
@@ -450,8 +449,7 @@ fn draw_footer(frame: &mut Frame, app: &App, area: Rect) {
     let line = match &app.mode {
         Mode::Rename { field, .. } => {
             let prompt = "rename to: ";
-            let x = area.x + (prompt.chars().count() + field.cursor()) as u16;
-            frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+            put_cursor(frame, area, prompt.chars().count() + field.cursor_column());
             Line::from(vec![
                 Span::styled(prompt, Style::default().fg(Color::Cyan)),
                 Span::raw(field.text()),
@@ -461,10 +459,16 @@ fn draw_footer(frame: &mut Frame, app: &App, area: Rect) {
             question.clone(),
             Style::default().fg(Color::Yellow),
         )),
-        Mode::NewSession { .. } => Line::from(Span::styled(
-            "enter open · tab complete · up/down choose · esc back",
-            dim(),
-        )),
+        Mode::NewSession { .. } => match &app.message {
+            Some(message) => Line::from(Span::styled(
+                message.clone(),
+                Style::default().fg(Color::Yellow),
+            )),
+            None => Line::from(Span::styled(
+                "enter open · tab complete · up/down choose · esc back",
+                dim(),
+            )),
+        },
         _ => match &app.message {
             Some(message) => Line::from(Span::styled(
                 message.clone(),
@@ -491,4 +495,11 @@ fn hints(app: &App) -> String {
     .filter_map(|(action, word)| Some(format!("{} {word}", key(action)?)))
     .collect::<Vec<_>>()
     .join(" · ")
+}
+
+/// The cursor `column` cells into a one-line `area`, kept inside it.
+fn put_cursor(frame: &mut Frame, area: Rect, column: usize) {
+    let last = area.width.saturating_sub(1) as usize;
+    let x = area.x as usize + column.min(last);
+    frame.set_cursor_position(Position::new(x as u16, area.y));
 }

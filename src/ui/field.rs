@@ -50,6 +50,15 @@ impl Field {
         self.cursor
     }
 
+    /// The columns the text before the cursor takes (a wide character two).
+    pub fn cursor_column(&self) -> usize {
+        use unicode_width::UnicodeWidthChar;
+        self.chars[..self.cursor]
+            .iter()
+            .map(|c| c.width().unwrap_or(0))
+            .sum()
+    }
+
     pub fn clear(&mut self) {
         self.chars.clear();
         self.cursor = 0;
@@ -116,7 +125,8 @@ impl Field {
             }
             KeyCode::Char('d') if alt => self.kill(self.cursor, self.word_right()),
             KeyCode::Char('w') if ctrl => self.kill(self.word_left(), self.cursor),
-            KeyCode::Char('h') if ctrl => self.kill(self.cursor.saturating_sub(1), self.cursor),
+            // Most terminals send ctrl+backspace as ^H: herdr's word delete.
+            KeyCode::Char('h') if ctrl => self.kill(self.word_left(), self.cursor),
             KeyCode::Backspace if ctrl || alt => self.kill(self.word_left(), self.cursor),
             KeyCode::Backspace => self.kill(self.cursor.saturating_sub(1), self.cursor),
             KeyCode::Char('u') if ctrl => self.kill(0, self.cursor),

@@ -56,16 +56,19 @@ enum Msg {
     Resize,
     Snapshot(Snapshot),
     Preview(u32, String),
-    Directories(Vec<String>),
-    Projects(Vec<String>),
+    Directories(String, Vec<String>),
+    Projects(String, Vec<String>),
     Git(String, Option<Git>),
+    /// An action (go, rename, close, open) is done: whether the popup is to
+    /// close, or why it failed.
+    Acted(std::result::Result<bool, String>),
 }
 
 enum Job {
     Refresh,
     Preview(u32),
     Directories(String),
-    Projects,
+    Projects(String),
 }
 
 pub fn options_from(config: &Config, new_session: bool) -> Options {
@@ -144,7 +147,7 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                     send_job(&jobs, effect);
                 }
                 if app.options.projects_in_filter {
-                    let _ = jobs.send(Job::Projects);
+                    let _ = jobs.send(Job::Projects(String::new()));
                 }
             }
             let Ok(msg) = rx.recv() else {
@@ -170,26 +173,51 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                         app.preview = Some((pane, text));
                         Vec::new()
                     }
-                    Msg::Directories(dirs) => {
+                    Msg::Directories(query, dirs) => {
                         app.directories = dirs;
+                        app.directories_for = query;
                         Vec::new()
                     }
-                    Msg::Projects(projects) => {
-                        app.set_projects(projects);
+                    Msg::Projects(query, projects) => {
+                        app.set_projects(query, projects);
                         Vec::new()
                     }
                     Msg::Git(path, status) => {
                         git.insert(path, status);
                         Vec::new()
                     }
+                    Msg::Acted(Ok(true)) => return Ok(()),
+                    Msg::Acted(outcome) => {
+                        app.message = outcome.err();
+                        let _ = jobs.send(Job::Refresh);
+                        Vec::new()
+                    }
                 };
                 for effect in effects {
-                    match carry_out(&tmux, &config, client.as_deref(), &mut app, effect) {
-                        Ok(Some(job)) => {
-                            let _ = jobs.send(job);
+                    match effect {
+                        Effect::Quit => return Ok(()),
+                        Effect::Preview(pane) => {
+                            let _ = jobs.send(Job::Preview(pane));
                         }
-                        Ok(None) => {}
-                        Err(Stop) => return Ok(()),
+                        Effect::Directories(query) => {
+                            let _ = jobs.send(Job::Directories(query));
+                        }
+                        Effect::Projects(query) => {
+                            let _ = jobs.send(Job::Projects(query));
+                        }
+                        action => {
+                            // Tmux calls and hooks that may take a while:
+                            // off the key loop, so Esc still answers.
+                            app.message = Some("…".into());
+                            act(
+                                &tmux,
+                                &config,
+                                client.clone(),
+                                app.snapshot.clone(),
+                                action,
+                                tx.clone(),
+                            );
+                        }
                     }
                 }
             }
@@ -276,47 +304,34 @@ fn send_job(jobs: &Sender<Job>, effect: Effect) {
     let _ = jobs.send(job);
 }
 
-/// The popup is to close.
-struct Stop;
-
-/// Does what an effect asks; a job for the worker when it is a read.
-fn carry_out(
+/// Carries out an action on a thread of its own, and says when it is done.
+fn act(
     tmux: &Tmux,
     config: &Config,
-    client: Option<&str>,
-    app: &mut App,
+    client: Option<String>,
+    snapshot: Snapshot,
     effect: Effect,
-) -> std::result::Result<Option<Job>, Stop> {
-    let result = match effect {
-        Effect::Quit => return Err(Stop),
-        Effect::OpenTarget => match crate::cli::notification::go_next_up(tmux, client) {
-            Ok(_) => return Err(Stop),
-            Err(error) => Err(error),
-        },
-        Effect::Preview(pane) => return Ok(Some(Job::Preview(pane))),
-        Effect::Directories(query) => return Ok(Some(Job::Directories(query))),
-        Effect::Go(target) => match go(tmux, &app.snapshot, client, target) {
-            Ok(()) => return Err(Stop),
-            Err(error) => Err(error),
-        },
-        Effect::Rename(target, name) => rename(tmux, &app.snapshot, target, &name),
-        Effect::Close(target) => close(tmux, target),
-        Effect::OpenSession(dir) => {
-            match crate::sessions::resolve_dir(&dir)
-                .and_then(|dir| crate::sessions::open(tmux, config, &dir, client))
-            {
-                Ok(_) => return Err(Stop),
-                Err(error) => Err(error),
+    tx: Sender<Msg>,
+) {
+    let tmux = tmux.clone();
+    let config = config.clone();
+    std::thread::spawn(move || {
+        let client = client.as_deref();
+        // Ok(true): done, and the popup closes.
+        let outcome = match effect {
+            Effect::OpenTarget => crate::cli::notification::go_next_up(&tmux, client).map(|_| true),
+            Effect::Go(target) => go(&tmux, &snapshot, client, target).map(|_| true),
+            Effect::Rename(target, name) => rename(&tmux, &snapshot, target, &name).map(|_| false),
+            Effect::Close(target) => close(&tmux, target).map(|_| false),
+            Effect::OpenSession(dir) => crate::sessions::resolve_dir(&dir)
+                .and_then(|dir| crate::sessions::open(&tmux, &config, &dir, client))
+                .map(|_| true),
+            Effect::Quit | Effect::Preview(_) | Effect::Directories(_) | Effect::Projects(_) => {
+                Ok(false)
             }
-        }
-    };
-    match result {
-        Ok(()) => Ok(Some(Job::Refresh)),
-        Err(error) => {
-            app.message = Some(error.message);
-            Ok(Some(Job::Refresh))
-        }
-    }
+        };
+        let _ = tx.send(Msg::Acted(outcome.map_err(|e| e.message)));
+    });
 }
 
 fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) -> Result<()> {
@@ -445,25 +460,28 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             let mut refresh = false;
             let mut preview = None;
             let mut directories = None;
-            let mut projects = false;
+            let mut projects: Vec<String> = Vec::new();
             for job in std::iter::once(job).chain(jobs.try_iter()) {
                 match job {
                     Job::Refresh => refresh = true,
                     Job::Preview(pane) => preview = Some(pane),
                     Job::Directories(query) => directories = Some(query),
-                    Job::Projects => projects = true,
+                    Job::Projects(query) => {
+                        // The list, and the newest completion asked for.
+                        projects.retain(|q| q.is_empty());
+                        projects.push(query);
+                    }
                 }
             }
-            if projects
-                && tx
-                    .send(Msg::Projects(crate::sessions::directories(&config, "")))
-                    .is_err()
-            {
-                return;
+            for query in projects {
+                let found = crate::sessions::directories(&config, &query);
+                if tx.send(Msg::Projects(query, found)).is_err() {
+                    return;
+                }
             }
             if let Some(query) = directories {
                 let dirs = crate::sessions::directories(&config, &query);
-                if tx.send(Msg::Directories(dirs)).is_err() {
+                if tx.send(Msg::Directories(query, dirs)).is_err() {
                     return;
                 }
             }
