@@ -134,6 +134,12 @@ pub enum Reply {
     Nothing,
 }
 
+/// A typed result of an operation: its fields, and the `result.type` it
+/// answers with.
+pub trait Answer: Serialize {
+    const TYPE: &'static str;
+}
+
 impl Reply {
     /// A result of type `kind` whose fields are the serialized `payload`,
     /// which must serialize to an object.
@@ -143,7 +149,22 @@ impl Reply {
             fields: serde_json::to_value(payload).unwrap_or(Value::Null),
         }
     }
+
+    /// An operation's typed answer.
+    pub fn of<A: Answer>(answer: A) -> Self {
+        Reply::result(A::TYPE, answer)
+    }
 }
+
+/// Declares the `result.type` of answer structs: `answers!(Foo => "foo")`.
+macro_rules! answers {
+    ($($answer:ty => $kind:literal),* $(,)?) => {
+        $(impl $crate::envelope::Answer for $answer {
+            const TYPE: &'static str = $kind;
+        })*
+    };
+}
+pub(crate) use answers;
 
 /// Builds the result object: `{"type": kind, ...fields}`.
 fn result_object(kind: &str, fields: Value) -> Value {

@@ -1,16 +1,367 @@
 //! The one place that starts child processes.
 //!
-//! Everything taw runs (tmux, ps, a user's hook) is started from a
-//! `std::process::Command` made here, so the rule "untrusted text is never
-//! handed to a shell" has a single door to watch. `clippy.toml` forbids
-//! `Command::new` anywhere else.
+//! Everything taw runs (tmux, ps, git, zoxide, a user's hook or sound
+//! command) is a [`Program`] made here, so three rules have a single door
+//! to watch: arguments go as an argv array and never through a shell;
+//! standard input is closed unless the caller gives bytes or asks for its
+//! own; and every program has a time limit, past which it is killed and the
+//! caller told so. `clippy.toml` forbids `Command::new` anywhere else.
 
 use std::ffi::OsStr;
-use std::process::Command;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use wait_timeout::ChildExt;
 
-/// A command for `program`, with the arguments still to add. Arguments are
-/// passed as an argv array, never through a shell.
-#[allow(clippy::disallowed_methods)]
-pub fn command(program: impl AsRef<OsStr>) -> Command {
-    Command::new(program)
+/// How long a program may run when its caller names no limit of its own.
+pub(crate) const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
+
+/// After a program ends, how long its output pipes may stay open (a
+/// background process it left holds them) before taw stops reading.
+const PIPE_GRACE: Duration = Duration::from_millis(500);
+
+/// What a program reads on its standard input.
+enum Input {
+    Closed,
+    Bytes(Vec<u8>),
+}
+
+/// Where one of a program's output streams goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sink {
+    /// Read by taw, all of it.
+    Kept,
+    /// Read by taw; only the last this many bytes are kept.
+    Tail(usize),
+    Discarded,
+}
+
+/// A program to run, built up like a `Command`.
+pub(crate) struct Program {
+    command: Command,
+    limit: Option<Duration>,
+    input: Input,
+    stdout: Sink,
+    stderr: Sink,
+}
+
+/// What a finished program printed, and how it ended.
+#[derive(Debug)]
+pub(crate) struct Output {
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// Why a program gave no output.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// No such program on PATH (or at its path).
+    NotFound,
+    /// It could not be started, or read.
+    Io(std::io::Error),
+    /// It ran past its limit and was killed.
+    TimedOut(Duration),
+}
+
+impl Failure {
+    /// The failure in words, naming the program.
+    pub(crate) fn describe(&self, name: &str) -> String {
+        match self {
+            Failure::NotFound => format!("{name} is not installed or not on PATH"),
+            Failure::Io(error) => format!("{name} could not be run: {error}"),
+            Failure::TimedOut(limit) => format!(
+                "{name} did not finish within {} and was stopped",
+                seconds(*limit)
+            ),
+        }
+    }
+}
+
+/// `10 s`, `1.5 s`.
+pub(crate) fn seconds(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{secs} s")
+    }
+}
+
+impl Program {
+    /// `program`, with standard input closed, both outputs kept, and the
+    /// default limit.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) fn new(program: impl AsRef<OsStr>) -> Program {
+        Program {
+            command: Command::new(program),
+            limit: Some(DEFAULT_LIMIT),
+            input: Input::Closed,
+            stdout: Sink::Kept,
+            stderr: Sink::Kept,
+        }
+    }
+
+    pub(crate) fn arg(mut self, arg: impl AsRef<OsStr>) -> Program {
+        self.command.arg(arg);
+        self
+    }
+
+    pub(crate) fn args<I, S>(mut self, args: I) -> Program
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.command.args(args);
+        self
+    }
+
+    pub(crate) fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Program {
+        self.command.env(name, value);
+        self
+    }
+
+    pub(crate) fn current_dir(mut self, dir: impl AsRef<Path>) -> Program {
+        self.command.current_dir(dir);
+        self
+    }
+
+    /// The longest it may run; `None` for no limit (a popup a person
+    /// keeps open, a hook the config says may run for ever).
+    pub(crate) fn limit(mut self, limit: Option<Duration>) -> Program {
+        self.limit = limit;
+        self
+    }
+
+    /// Bytes for its standard input, which is then closed.
+    pub(crate) fn input(mut self, bytes: Vec<u8>) -> Program {
+        self.input = Input::Bytes(bytes);
+        self
+    }
+
+    pub(crate) fn discard_stdout(mut self) -> Program {
+        self.stdout = Sink::Discarded;
+        self
+    }
+
+    pub(crate) fn discard_stderr(mut self) -> Program {
+        self.stderr = Sink::Discarded;
+        self
+    }
+
+    /// Keeps only the last `bytes` of what it writes on standard error, so
+    /// a chatty program costs no memory.
+    pub(crate) fn stderr_tail(mut self, bytes: usize) -> Program {
+        self.stderr = Sink::Tail(bytes);
+        self
+    }
+
+    fn spawn(&mut self) -> Result<Child, Failure> {
+        let stdin = match self.input {
+            Input::Closed => Stdio::null(),
+            Input::Bytes(_) => Stdio::piped(),
+        };
+        let pipe = |sink: Sink| match sink {
+            Sink::Discarded => Stdio::null(),
+            _ => Stdio::piped(),
+        };
+        self.command
+            .stdin(stdin)
+            .stdout(pipe(self.stdout))
+            .stderr(pipe(self.stderr));
+        self.command.spawn().map_err(|error| {
+            if error.kind() == std::io::ErrorKind::NotFound {
+                Failure::NotFound
+            } else {
+                Failure::Io(error)
+            }
+        })
+    }
+
+    /// Runs it to its end (or its limit) and gives what it printed.
+    pub(crate) fn output(mut self) -> Result<Output, Failure> {
+        let mut child = self.spawn()?;
+        if let Input::Bytes(bytes) = std::mem::replace(&mut self.input, Input::Closed)
+            && let Some(mut stdin) = child.stdin.take()
+        {
+            // A thread, so a program that reads slowly (or not at all) and
+            // fills its pipe cannot hold taw past the limit.
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(&bytes);
+            });
+        }
+        let stdout = child
+            .stdout
+            .take()
+            .map(|out| Collector::start(out, self.stdout));
+        let stderr = child
+            .stderr
+            .take()
+            .map(|err| Collector::start(err, self.stderr));
+        let status = match self.limit {
+            Some(limit) => match child.wait_timeout(limit).map_err(Failure::Io)? {
+                Some(status) => status,
+                None => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(Failure::TimedOut(limit));
+                }
+            },
+            None => child.wait().map_err(Failure::Io)?,
+        };
+        let ended = Instant::now();
+        Ok(Output {
+            status,
+            stdout: stdout.map(|c| c.finish(ended)).unwrap_or_default(),
+            stderr: stderr.map(|c| c.finish(ended)).unwrap_or_default(),
+        })
+    }
+
+    /// Starts it and returns at once; a thread of its own waits for it and
+    /// stops it at its limit. Its output is thrown away.
+    pub(crate) fn start_detached(mut self) -> Result<(), Failure> {
+        self.stdout = Sink::Discarded;
+        self.stderr = Sink::Discarded;
+        if matches!(self.input, Input::Bytes(_)) {
+            self.input = Input::Closed;
+        }
+        let mut child = self.spawn()?;
+        let limit = self.limit;
+        std::thread::spawn(move || match limit {
+            Some(limit) => {
+                if let Ok(None) = child.wait_timeout(limit) {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+            }
+            None => {
+                let _ = child.wait();
+            }
+        });
+        Ok(())
+    }
+
+    /// Becomes the program: taw's process is replaced, its standard input
+    /// and output go to it. Returns only when that failed.
+    pub(crate) fn become_it(mut self) -> std::io::Error {
+        use std::os::unix::process::CommandExt;
+        self.command.stdin(Stdio::inherit());
+        self.command.exec()
+    }
+}
+
+/// Reads one output stream on a thread of its own, so neither stream can
+/// fill its pipe and stall the program.
+struct Collector {
+    kept: Arc<Mutex<Vec<u8>>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl Collector {
+    fn start(mut stream: impl Read + Send + 'static, sink: Sink) -> Collector {
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let (tell, done) = std::sync::mpsc::channel();
+        let shared = Arc::clone(&kept);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 16 * 1024];
+            loop {
+                match stream.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let mut kept = shared.lock().unwrap_or_else(|e| e.into_inner());
+                        kept.extend_from_slice(&chunk[..n]);
+                        if let Sink::Tail(limit) = sink
+                            && kept.len() > limit
+                        {
+                            let excess = kept.len() - limit;
+                            kept.drain(..excess);
+                        }
+                    }
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
+            let _ = tell.send(());
+        });
+        Collector { kept, done }
+    }
+
+    /// What was read, once the stream ended or the grace after the
+    /// program's end ran out.
+    fn finish(self, program_ended: Instant) -> Vec<u8> {
+        let left = (program_ended + PIPE_GRACE).saturating_duration_since(Instant::now());
+        let _ = self.done.recv_timeout(left);
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_and_status() {
+        let out = Program::new("sh")
+            .args(["-c", "printf out; printf err >&2; exit 3"])
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, b"out");
+        assert_eq!(out.stderr, b"err");
+        assert_eq!(out.status.code(), Some(3));
+    }
+
+    #[test]
+    fn standard_input_is_closed_unless_given() {
+        let out = Program::new("cat").output().unwrap();
+        assert!(out.stdout.is_empty(), "cat read nothing and ended");
+        let out = Program::new("cat")
+            .input(b"a\nb".to_vec())
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, b"a\nb");
+    }
+
+    #[test]
+    fn a_program_past_its_limit_is_stopped() {
+        let started = Instant::now();
+        let failure = Program::new("sleep")
+            .arg("30")
+            .limit(Some(Duration::from_millis(200)))
+            .output()
+            .unwrap_err();
+        assert!(matches!(failure, Failure::TimedOut(_)), "{failure:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(failure.describe("sleep").contains("within 0.2 s"));
+    }
+
+    #[test]
+    fn a_missing_program_is_not_found() {
+        let failure = Program::new("/nonexistent/taw-none").output().unwrap_err();
+        assert!(matches!(failure, Failure::NotFound));
+    }
+
+    #[test]
+    fn a_background_child_holding_the_pipe_does_not_hold_taw() {
+        let started = Instant::now();
+        let out = Program::new("sh")
+            .args(["-c", "sleep 5 & printf done"])
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, b"done");
+        assert!(started.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn the_tail_of_stderr_is_kept() {
+        let out = Program::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 2000 ]; do printf 0123456789 >&2; i=$((i+1)); done; printf END >&2"])
+            .stderr_tail(100)
+            .output()
+            .unwrap();
+        assert_eq!(out.stderr.len(), 100);
+        assert!(out.stderr.ends_with(b"END"));
+    }
 }

@@ -3,6 +3,7 @@
 //! options are the store (see docs/ARCHITECTURE.md).
 
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod detect;
 pub mod envelope;
@@ -10,6 +11,7 @@ pub mod exec;
 pub mod keys;
 pub mod model;
 pub mod notify;
+pub mod ops;
 pub mod paths;
 pub mod report;
 pub mod sessions;

@@ -3,10 +3,14 @@
 //! you or is done; `taw notification show` sends one by hand.
 
 use crate::config::Config;
+use crate::exec::Program;
 use crate::tmux::Tmux;
 use crate::tmux::commands::print_format;
 use crate::tmux::options;
 use crate::tmux::pane;
+
+/// The longest a sound command may play before it is stopped.
+const SOUND_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why a notification was or was not shown (herdr's reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -136,26 +140,19 @@ fn play(tmux: &Tmux, config: &Config, sound: Sound, message: &str, pane: Option<
     if command.trim().is_empty() {
         return;
     }
-    let mut child = crate::exec::command("/bin/sh");
-    child
+    let mut child = Program::new("/bin/sh")
         .arg("-c")
         .arg(&command)
         .env("TAW_KIND", kind)
         .env("TAW_MESSAGE", message)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
+        .limit(Some(SOUND_LIMIT));
     if let Some(pane) = pane {
-        child.env("TAW_PANE", format!("%{pane}"));
+        child = child.env("TAW_PANE", format!("%{pane}"));
     }
     if let Some(file) = sound_file(config, kind) {
-        child.env("TAW_SOUND", file);
+        child = child.env("TAW_SOUND", file);
     }
-    if let Ok(mut child) = child.spawn() {
-        std::thread::spawn(move || {
-            let _ = child.wait();
-        });
-    }
+    let _ = child.start_detached();
 }
 
 /// One plain line: whitespace collapsed, at most `limit` characters.

@@ -1,30 +1,13 @@
-//! Opening a session for a directory (`taw session open`, `taw open`, the
-//! popup's new-session picker): the session that already has the path, or
-//! a new one named per `[sessions] name`, with a longer name when a shorter
-//! one is taken, and the create hooks.
+//! Folders for sessions (`taw session open`, `taw open`, the popup's
+//! new-session picker): a directory as a session's path, the names it may
+//! get per `[sessions] name`, the create hooks, and the folders the picker
+//! offers. `ops::session` opens the session.
 
 use crate::config::Config;
-use crate::envelope::{ErrorCode, Result, TawError};
-use crate::exec;
-use crate::tmux::commands as cmd;
-use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Batch, Cmd, Tmux};
-use serde::Serialize;
+use crate::envelope::{Result, TawError};
+use crate::exec::{Failure, Program};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-/// What opening did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Opened {
-    /// The name the session has.
-    pub session: String,
-    /// False when a session already had the path.
-    pub created: bool,
-    /// Why a shorter name was not used, when it was taken.
-    pub collision: Option<String>,
-    /// False when there was no client to move.
-    pub switched: bool,
-}
+use std::time::Duration;
 
 /// The home folder, for `~` in names and messages.
 fn home() -> String {
@@ -73,13 +56,6 @@ pub fn resolve_dir(text: &str) -> Result<PathBuf> {
     Ok(canonical)
 }
 
-/// tmux turns `.` and `:` in a session name into `_`; so does taw, first.
-fn tmux_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| if c == '.' || c == ':' { '_' } else { c })
-        .collect()
-}
-
 /// The names a directory may get, shortest first, per `[sessions] name`:
 /// `directory` (`api`, then `work/api`, `src/work/api`...), `full-path`
 /// (`~/src/work/api`) or `short-path` (`~/s/w/api`).
@@ -110,7 +86,7 @@ pub fn candidate_names(dir: &Path, style: &str) -> Vec<String> {
     };
     let mut names: Vec<String> = names
         .into_iter()
-        .map(|n| tmux_safe(if n.is_empty() { "/" } else { &n }))
+        .map(|n| crate::ops::names::tmux_safe(if n.is_empty() { "/" } else { &n }))
         .collect();
     names.dedup();
     names
@@ -118,7 +94,7 @@ pub fn candidate_names(dir: &Path, style: &str) -> Vec<String> {
 
 /// Runs a create hook as `<hook> <session> <dir>`, for at most `limit`
 /// (none when zero). An error says why it refused.
-fn run_hook(
+pub(crate) fn run_hook(
     hook: &str,
     session: &str,
     dir: &Path,
@@ -129,170 +105,44 @@ fn run_hook(
         return Ok(());
     }
     let program = words.remove(0);
-    let mut child = exec::command(&program)
+    let output = Program::new(&program)
         .args(&words)
         .arg(session)
         .arg(dir)
         .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("could not be run: {e}"))?;
-    // Read what it says as it says it, so a chatty hook never fills the
-    // pipe and stalls; its last 16 KiB are kept.
-    let reader = child.stderr.take().map(|mut stderr| {
-        std::thread::spawn(move || {
-            use std::io::Read;
-            let mut kept: Vec<u8> = Vec::new();
-            let mut chunk = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                kept.extend_from_slice(&chunk[..n]);
-                if kept.len() > 16 * 1024 {
-                    kept.drain(..kept.len() - 16 * 1024);
-                }
-            }
-            String::from_utf8_lossy(&kept).into_owned()
-        })
-    });
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            if status.success() {
-                return Ok(());
-            }
-            let said = reader.and_then(|r| r.join().ok()).unwrap_or_default();
-            // One line: what it said, its lines joined.
-            let said = said
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .collect::<Vec<_>>()
-                .join("; ");
-            return Err(match status.code() {
-                Some(code) if said.is_empty() => format!("exited with status {code}"),
-                Some(code) => format!("exited with status {code}: {said}"),
-                None => "was killed".into(),
-            });
-        }
-        if !limit.is_zero() && started.elapsed() >= limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!(
+        .limit((!limit.is_zero()).then_some(limit))
+        .discard_stdout()
+        // What it says is read as it says it, so a chatty hook never
+        // fills the pipe and stalls; its last 16 KiB are kept.
+        .stderr_tail(16 * 1024)
+        .output()
+        .map_err(|failure| match failure {
+            Failure::TimedOut(_) => format!(
                 "took longer than [sessions] hook_timeout_seconds ({} s)",
                 limit.as_secs_f64()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn hook_limit(config: &Config) -> Duration {
-    Duration::from_secs_f64(config.float("sessions.hook_timeout_seconds").max(0.0))
-}
-
-/// Opens the session for `dir`, and moves `client` onto it.
-pub fn open(tmux: &Tmux, config: &Config, dir: &Path, client: Option<&str>) -> Result<Opened> {
-    let snapshot = Snapshot::read(tmux)?;
-    let same_dir = |path: &str| {
-        Path::new(path)
-            .canonicalize()
-            .map(|p| p == dir)
-            .unwrap_or(path == dir.to_string_lossy())
-    };
-    if let Some(session) = snapshot.sessions.iter().find(|s| same_dir(&s.path)) {
-        let switched = switch(tmux, client, &format!("${}", session.id))?;
-        remember(config, dir);
-        return Ok(Opened {
-            session: session.name.clone(),
-            created: false,
-            collision: None,
-            switched,
-        });
-    }
-    let names = candidate_names(dir, &config.string("sessions.name"));
-    let taken = |name: &str| snapshot.sessions.iter().find(|s| s.name == name);
-    let mut collision = None;
-    let mut chosen = None;
-    for name in &names {
-        match taken(name) {
-            Some(other) => {
-                collision.get_or_insert_with(|| {
-                    format!("\"{name}\" is taken by {}", tilde(Path::new(&other.path)))
-                });
-            }
-            None => {
-                chosen = Some(name.clone());
-                break;
-            }
-        }
-    }
-    let name = match chosen {
-        Some(name) => name,
-        // Every name taken: a number after the longest.
-        None => {
-            let base = names.last().cloned().unwrap_or_else(|| "session".into());
-            (2..)
-                .map(|n| format!("{base}-{n}"))
-                .find(|n| taken(n).is_none())
-                .unwrap_or(base)
-        }
-    };
-    let limit = hook_limit(config);
-    let pre = config.string("sessions.pre_create_hook");
-    if !pre.trim().is_empty() {
-        run_hook(&pre, &name, dir, limit).map_err(|why| {
-            TawError::new(
-                ErrorCode::HookRefused,
-                format!("the pre-create hook {pre:?} refused session {name}: it {why}; nothing was created"),
-            )
+            ),
+            Failure::NotFound => "could not be run: no such program".to_string(),
+            other => other.describe("it"),
         })?;
+    if output.status.success() {
+        return Ok(());
     }
-    let dir_text = dir.to_string_lossy().to_string();
-    // tmux expands formats in -s and -c: `#` is doubled.
-    tmux.run(&Batch::of(vec![Cmd::new("new-session").args([
-        "-d",
-        "-s",
-        &cmd::escape_format(&name),
-        "-c",
-        &cmd::escape_format(&dir_text),
-    ])]))?;
-    let post = config.string("sessions.post_create_hook");
-    if !post.trim().is_empty() {
-        // A failing post hook does not undo the session.
-        let _ = run_hook(&post, &name, dir, limit);
-    }
-    let switched = switch(tmux, client, &format!("={name}"))?;
-    remember(config, dir);
-    Ok(Opened {
-        session: name,
-        created: true,
-        collision,
-        switched,
+    // One line: what it said, its lines joined.
+    let said = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    Err(match output.status.code() {
+        Some(code) if said.is_empty() => format!("exited with status {code}"),
+        Some(code) => format!("exited with status {code}: {said}"),
+        None => "was killed".into(),
     })
 }
 
-/// `zoxide add` after an open, when `[sessions] zoxide` is on.
-fn remember(config: &Config, dir: &Path) {
-    if config.bool("sessions.zoxide") {
-        let _ = exec::command("zoxide")
-            .args(["add", "--"])
-            .arg(dir)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
-
-fn switch(tmux: &Tmux, client: Option<&str>, target: &str) -> Result<bool> {
-    let Some(client) = client else {
-        return Ok(false);
-    };
-    tmux.run(&Batch::of(vec![cmd::switch_client(client, target)]))?;
-    Ok(true)
+pub(crate) fn hook_limit(config: &Config) -> Duration {
+    Duration::from_secs_f64(config.float("sessions.hook_timeout_seconds").max(0.0))
 }
 
 /// Directories for the new-session picker: zoxide's (when `[sessions]
@@ -307,7 +157,7 @@ pub fn directories(config: &Config, query: &str) -> Vec<String> {
         found.extend(complete(query));
     }
     if config.bool("sessions.zoxide")
-        && let Ok(output) = exec::command("zoxide").args(["query", "-l"]).output()
+        && let Ok(output) = Program::new("zoxide").args(["query", "-l"]).output()
     {
         found.extend(
             String::from_utf8_lossy(&output.stdout)

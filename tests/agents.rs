@@ -113,9 +113,20 @@ fn explain_a_live_pane() {
         "{}",
         plain.stdout
     );
-    assert_eq!(
-        server.taw(&["agent", "explain", "%2"]).error_code(),
-        "agent_not_found"
+    // A pane with no agent: what is in front, and why it is no agent.
+    let none = server.taw(&["agent", "explain", "%2", "--json"]);
+    assert_eq!(none.error_code(), "agent_not_found");
+    let why = none.error_json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(why.contains("its own shell"), "{why}");
+    assert!(why.contains("at its prompt"), "{why}");
+    let plain = server.taw(&["agent", "explain", "%2"]);
+    assert_eq!(plain.status, 1);
+    assert!(
+        plain.stdout.starts_with("pane w1:p3 hosts no agent"),
+        "{plain:?}"
     );
 }
 

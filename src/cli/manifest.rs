@@ -128,7 +128,7 @@ fn show(agent: &str) -> Result<Reply> {
 /// moves; reload checks the overrides and moves it.
 fn reload(context: &Context) -> Result<Reply> {
     let registry = registry()?;
-    let stamp = crate::watch::now_ms().to_string();
+    let stamp = crate::clock::now_ms().to_string();
     if let Err(error) = context
         .tmux()
         .run_one(cmd::set_global_option(bookkeeping::CONFIG_STAMP, &stamp))

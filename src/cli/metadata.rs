@@ -3,13 +3,13 @@
 //! display only: they never change a state, a wait or a notification.
 
 use super::Context;
+use crate::clock::now_ms;
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
 use crate::report::Sequences;
 use crate::tmux::options::session as opt;
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Cmd, ids};
-use crate::watch::now_ms;
 use clap::Args;
 use serde_json::{Map, Value, json};
 

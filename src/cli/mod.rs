@@ -16,7 +16,6 @@ pub mod watch;
 pub mod workspace;
 
 use crate::envelope::{self, Reply, Result, TawError};
-use crate::model::Records;
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{SocketFlags, Tmux};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -28,7 +27,8 @@ use std::path::PathBuf;
     version,
     about = "tmux-agent-wizard: see, reach and script the coding agents in your tmux panes",
     long_about = None,
-    propagate_version = true
+    propagate_version = true,
+    override_usage = "taw [-L NAME | -S PATH] <GROUP> <VERB> [ARGS]..."
 )]
 pub struct Cli {
     /// The tmux server's socket name, as tmux -L.
@@ -180,11 +180,23 @@ fn verb_listing() -> String {
     lines.join("\n")
 }
 
-/// Records built from one fresh snapshot.
-pub fn with_records<T>(context: &Context, f: impl FnOnce(&Records) -> Result<T>) -> Result<T> {
-    let snapshot = context.snapshot()?;
-    let records = Records::new(&snapshot);
-    f(&records)
+/// `K=V` pairs of `--env`.
+pub fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>> {
+    pairs
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value))
+                if !name.is_empty()
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !name.starts_with(|c: char| c.is_ascii_digit()) =>
+            {
+                Ok((name.to_string(), value.to_string()))
+            }
+            _ => Err(TawError::invalid_argument(format!(
+                "--env {pair:?} is not NAME=VALUE"
+            ))),
+        })
+        .collect()
 }
 
 /// The pane taw runs in, when it runs in a pane of this server.

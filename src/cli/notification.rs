@@ -2,14 +2,10 @@
 //! `taw notification open-target`: go to the agent that needs you next.
 
 use super::{Context, envelope_id};
-use crate::cli::agent::go_to;
-use crate::envelope::{Reply, Result, TawError};
-use crate::model::{AgentStatus, nextup};
-use crate::notify::{self, Sound};
-use crate::tmux::Tmux;
-use crate::tmux::snapshot::Snapshot;
+use crate::envelope::{Reply, Result};
+use crate::notify::Sound;
+use crate::ops::{go, notification};
 use clap::{Subcommand, ValueEnum};
-use serde_json::json;
 
 #[derive(Debug, Subcommand)]
 pub enum Verb {
@@ -62,88 +58,28 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         ),
         Verb::OpenTarget { client } => (
             envelope_id("notification", "open-target"),
-            open_target(context, client.as_deref()),
+            context
+                .snapshot()
+                .and_then(|snapshot| go::next_up(&context.tmux(), &snapshot, client.as_deref()))
+                .map(Reply::of),
         ),
     }
-}
-
-fn open_target(context: &Context, client: Option<&str>) -> Result<Reply> {
-    let (id, group) = go_next_up(&context.tmux(), client)?;
-    Ok(Reply::result(
-        "ok",
-        json!({ "pane_id": format!("%{id}"), "target": group.as_str() }),
-    ))
-}
-
-/// Moves `client` (else the client used last) to the agent "next up"
-/// after its pane; the pane and the group it came from.
-pub fn go_next_up(tmux: &Tmux, client: Option<&str>) -> Result<(u32, nextup::Group)> {
-    let snapshot = Snapshot::read(tmux)?;
-    let client = match client {
-        Some(name) => Some(
-            snapshot
-                .clients
-                .iter()
-                .find(|c| c.name == name && c.session.is_some())
-                .ok_or_else(|| TawError::not_found(format!("no attached client {name:?}")))?,
-        ),
-        None => snapshot.last_client(),
-    };
-    let current = client
-        .and_then(|c| snapshot.client_pane(c))
-        .map(|pane| pane.id);
-    let panes: Vec<(u32, Option<AgentStatus>)> = snapshot
-        .unique_panes()
-        .into_iter()
-        .map(|pane| {
-            let state =
-                (!pane.agent_kind.is_empty()).then(|| AgentStatus::parse(&pane.agent_state));
-            (pane.id, state)
-        })
-        .collect();
-    let (id, group) = nextup::next_up(&panes, current).ok_or_else(|| {
-        TawError::not_found("no pane holds an agent; `taw agent list` shows the agents")
-    })?;
-    let pane = snapshot
-        .pane(id, None)
-        .ok_or_else(|| TawError::not_found("the pane closed"))?;
-    tmux.run(&go_to(pane, client.map(|c| c.name.as_str())))?;
-    Ok((id, group))
 }
 
 fn show(context: &Context, title: &str, body: Option<&str>, sound: SoundArg) -> Result<Reply> {
-    let title = notify::one_line(title, 80);
-    if title.is_empty() {
-        return Err(TawError::invalid_argument("the title is empty"));
-    }
-    let message = match body.map(|b| notify::one_line(b, 240)) {
-        Some(body) if !body.is_empty() => format!("{title}: {body}"),
-        _ => title,
-    };
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let clients: Vec<String> = snapshot
-        .clients
-        .iter()
-        .filter(|client| client.session.is_some())
-        .map(|client| client.name.clone())
-        .collect();
     let sound = match sound {
         SoundArg::None => Sound::None,
         SoundArg::Done => Sound::Done,
         SoundArg::Request => Sound::Request,
     };
     let config = crate::config::Config::load()?;
-    let outcome = notify::notify(
-        &tmux,
+    let snapshot = context.snapshot()?;
+    Ok(Reply::of(notification::show(
+        &context.tmux(),
+        &snapshot,
         &config,
-        &clients,
-        &message,
+        title,
+        body,
         sound,
-        notify::About::default(),
-    );
-    Ok(Reply::result(
-        "notification_show",
-        json!({ "shown": outcome == notify::Outcome::Shown, "reason": outcome }),
-    ))
+    )?))
 }

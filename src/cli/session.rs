@@ -5,8 +5,9 @@
 use super::{Context, envelope_id};
 use crate::config::Config;
 use crate::envelope::{self, Reply, Result, TawError};
+use crate::exec::Program;
+use crate::ops::session::{self as op, Opened};
 use crate::sessions;
-use crate::tmux::snapshot::Snapshot;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -28,10 +29,13 @@ pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
 fn open(context: &Context, path: &str) -> Result<Reply> {
     let dir = sessions::resolve_dir(path)?;
     let config = Config::load()?;
-    let tmux = context.tmux();
-    let client = Snapshot::read(&tmux)?.last_client().map(|c| c.name.clone());
-    let opened = sessions::open(&tmux, &config, &dir, client.as_deref())?;
-    Ok(Reply::result("session_open", opened))
+    let client = context.snapshot()?.last_client().map(|c| c.name.clone());
+    Ok(Reply::of(op::open(
+        &context.tmux(),
+        &config,
+        &dir,
+        client.as_deref(),
+    )?))
 }
 
 #[derive(Debug, Args)]
@@ -51,17 +55,16 @@ pub fn open_for_a_person(context: &Context, args: OpenArgs) -> i32 {
     let inside = std::env::var("TMUX").is_ok_and(|v| !v.is_empty());
     if args.json {
         let answer = find_and_open(context, &args, inside).map_err(|f| f.0);
-        return envelope::emit(
-            "cli:open",
-            answer.map(|opened| Reply::result("session_open", opened)),
-        );
+        return envelope::emit("cli:open", answer.map(Reply::of));
     }
     match find_and_open(context, &args, inside) {
         Ok(opened) => {
             if inside || opened.switched {
                 return envelope::EXIT_OK;
             }
-            attach(context, &opened.session)
+            let error = context.tmux().attach(&opened.session);
+            eprintln!("taw open: {}", error.message);
+            1
         }
         // The popup opened and closed: nothing to say.
         Err(Failure(_, 0)) => envelope::EXIT_OK,
@@ -80,7 +83,7 @@ fn find_and_open(
     context: &Context,
     args: &OpenArgs,
     inside: bool,
-) -> std::result::Result<sessions::Opened, Failure> {
+) -> std::result::Result<Opened, Failure> {
     use std::io::IsTerminal;
     if args.terms.is_empty() {
         if args.json {
@@ -96,16 +99,7 @@ fn find_and_open(
             ));
         }
         // Inside tmux: the popup with the picker open.
-        let launch = crate::cli::ui::UiArgs {
-            verb: Some(crate::cli::ui::Verb::Open {
-                new_session: true,
-                client: None,
-            }),
-            new_session: false,
-            client: None,
-        };
-        let (_, answer) = crate::cli::ui::run(context, launch);
-        return match answer {
+        return match super::ui::open(context, None, true) {
             Ok(_) => Err(usage("", 0)),
             Err(error) => Err(Failure(error, 1)),
         };
@@ -130,7 +124,7 @@ fn find_and_open(
     let tmux = context.tmux();
     // Inside tmux: the client showing the pane this runs in.
     let client = if inside {
-        Snapshot::read(&tmux).ok().and_then(|snapshot| {
+        context.snapshot().ok().and_then(|snapshot| {
             let session = super::calling_pane(&snapshot)
                 .and_then(|pane| snapshot.pane(pane, None))
                 .map(|pane| pane.session);
@@ -144,7 +138,7 @@ fn find_and_open(
     } else {
         None
     };
-    sessions::open(&tmux, &config, &dir, client.as_deref()).map_err(|e| Failure(e, 1))
+    op::open(&tmux, &config, &dir, client.as_deref()).map_err(|e| Failure(e, 1))
 }
 
 /// The directory terms name: a path when it is one, else zoxide's match.
@@ -157,7 +151,7 @@ fn find_dir(terms: &[String]) -> Result<PathBuf> {
     if as_path {
         return sessions::resolve_dir(&joined);
     }
-    let output = crate::exec::command("zoxide")
+    let output = Program::new("zoxide")
         .arg("query")
         .arg("--")
         .args(terms)
@@ -174,16 +168,4 @@ fn find_dir(terms: &[String]) -> Result<PathBuf> {
         )));
     }
     sessions::resolve_dir(&found)
-}
-
-/// Outside tmux: this terminal becomes a client of the session.
-fn attach(context: &Context, session: &str) -> i32 {
-    use std::os::unix::process::CommandExt;
-    let tmux = context.tmux();
-    let error = crate::exec::command("tmux")
-        .args(tmux.socket_args())
-        .args(["attach-session", "-t", &format!("={session}")])
-        .exec();
-    eprintln!("taw open: could not attach: {error}");
-    1
 }

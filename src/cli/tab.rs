@@ -1,17 +1,11 @@
 //! `taw tab`: tmux windows as herdr tabs.
 
-use super::pane::arrange::parse_env;
-use super::workspace::last_client;
-use super::{Context, calling_pane, envelope_id, with_records};
+use super::{Context, calling_pane, envelope_id, parse_env};
 use crate::envelope::{Reply, Result, TawError};
-use crate::model::{Records, resolve};
-use crate::tmux::arrange::{self, Spawn};
-use crate::tmux::commands as cmd;
+use crate::model::resolve;
+use crate::ops::tab::{self as op, NewTab};
 use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Batch, ids};
-use crate::veto;
 use clap::{Args, Subcommand};
-use serde_json::json;
 
 #[derive(Debug, Subcommand)]
 pub enum Verb {
@@ -58,40 +52,20 @@ pub struct CreateArgs {
 }
 
 pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    match verb {
-        Verb::List { workspace } => (envelope_id("tab", "list"), list(context, workspace)),
-        Verb::Get { tab } => (envelope_id("tab", "get"), get(context, &tab)),
-        Verb::Create(args) => (envelope_id("tab", "create"), create(context, args)),
-        Verb::Focus { tab } => (envelope_id("tab", "focus"), focus(context, &tab)),
-        Verb::Rename { tab, label } => {
-            (envelope_id("tab", "rename"), rename(context, &tab, &label))
-        }
-        Verb::Close { tab } => (envelope_id("tab", "close"), close(context, &tab)),
-    }
+    let name = match &verb {
+        Verb::List { .. } => "list",
+        Verb::Get { .. } => "get",
+        Verb::Create(_) => "create",
+        Verb::Focus { .. } => "focus",
+        Verb::Rename { .. } => "rename",
+        Verb::Close { .. } => "close",
+    };
+    (envelope_id("tab", name), answer(context, verb))
 }
 
-fn list(context: &Context, workspace: Option<String>) -> Result<Reply> {
-    with_records(context, |records| {
-        let session = resolve::workspace_filter(records.snapshot(), workspace.as_deref())?;
-        Ok(Reply::result(
-            "tab_list",
-            json!({ "tabs": records.tabs(session) }),
-        ))
-    })
-}
-
-fn get(context: &Context, tab: &str) -> Result<Reply> {
-    with_records(context, |records| {
-        let window = resolve::tab(records.snapshot(), tab)?;
-        Ok(Reply::result(
-            "tab_info",
-            json!({ "tab": records.tab(window) }),
-        ))
-    })
-}
-
-/// The workspace a new tab goes to.
-fn workspace_for(snapshot: &Snapshot, workspace: Option<&str>) -> Result<u32> {
+/// The workspace a new tab goes to: the one named, else the one taw runs
+/// in, else the one in front.
+pub(super) fn workspace_for(snapshot: &Snapshot, workspace: Option<&str>) -> Result<u32> {
     if let Some(workspace) = workspace {
         return resolve::workspace(snapshot, workspace);
     }
@@ -103,89 +77,37 @@ fn workspace_for(snapshot: &Snapshot, workspace: Option<&str>) -> Result<u32> {
         .ok_or_else(|| TawError::not_found("the tmux server has no session"))
 }
 
-fn create(context: &Context, args: CreateArgs) -> Result<Reply> {
-    let env = parse_env(&args.env)?;
+fn answer(context: &Context, verb: Verb) -> Result<Reply> {
     let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let session = workspace_for(&snapshot, args.workspace.as_deref())?;
-    let label = args
-        .label
-        .as_deref()
-        .map(|l| crate::notify::one_line(l, 80))
-        .filter(|l| !l.is_empty());
-    let spawn = Spawn {
-        cwd: args.cwd.clone(),
-        env,
-        command: None,
-    };
-    let output = tmux.run_one(arrange::new_window(
-        &format!("${session}"),
-        label.as_deref(),
-        &spawn,
-    ))?;
-    let (session, window, pane) = arrange::parse_new_ids(&output)
-        .ok_or_else(|| TawError::tmux(format!("tmux did not say what it made: {output:?}")))?;
-    if args.focus {
-        let mut batch = Batch::new();
-        batch.push(cmd::select_window(&format!("@{window}")));
-        if let Some(client) = last_client(&snapshot) {
-            batch.push(cmd::switch_client(client, &format!("@{window}")));
-        }
-        tmux.run(&batch)?;
-    }
     let snapshot = context.snapshot()?;
-    let records = Records::new(&snapshot);
-    let window = snapshot
-        .windows
-        .iter()
-        .find(|w| w.id == window && w.session == session)
-        .ok_or_else(|| TawError::tmux("the new tab closed at once"))?;
-    let pane = snapshot
-        .pane(pane, Some(session))
-        .ok_or_else(|| TawError::tmux("the new tab closed at once"))?;
-    Ok(Reply::result(
-        "tab_created",
-        json!({ "tab": records.tab(window), "root_pane": records.pane(pane) }),
-    ))
-}
-
-fn focus(context: &Context, tab: &str) -> Result<Reply> {
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let window = resolve::tab(&snapshot, tab)?;
-    let target = format!("@{}", window.id);
-    let mut batch = Batch::new();
-    batch.push(cmd::select_window(&target));
-    if let Some(client) = last_client(&snapshot) {
-        batch.push(cmd::switch_client(client, &target));
-    }
-    tmux.run(&batch)?;
-    get(context, &ids::tab_id(window.session, window.id))
-}
-
-fn rename(context: &Context, tab: &str, label: &[String]) -> Result<Reply> {
-    let label = crate::notify::one_line(&label.join(" "), 80);
-    if label.is_empty() {
-        return Err(TawError::invalid_argument("the new name is empty"));
-    }
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let window = resolve::tab(&snapshot, tab)?;
-    tmux.run_one(arrange::rename_window(&format!("@{}", window.id), &label))?;
-    get(context, &ids::tab_id(window.session, window.id))
-}
-
-fn close(context: &Context, tab: &str) -> Result<Reply> {
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let window = resolve::tab(&snapshot, tab)?;
-    veto::may_close(&veto::Closing::Window(window.id))?;
-    tmux.run_one(arrange::kill_window(&format!("@{}", window.id)))?;
-    Ok(Reply::result(
-        "ok",
-        json!({
-            "tab_id": ids::tab_id(window.session, window.id),
-            "workspace_id": ids::workspace_id(window.session),
-        }),
-    ))
+    let client = snapshot.last_client().map(|c| c.name.clone());
+    Ok(match verb {
+        Verb::List { workspace } => {
+            let session = resolve::workspace_filter(&snapshot, workspace.as_deref())?;
+            Reply::of(op::list(&snapshot, session))
+        }
+        Verb::Get { tab } => Reply::of(op::get(&snapshot, resolve::tab(&snapshot, &tab)?)),
+        Verb::Create(args) => {
+            let env = parse_env(&args.env)?;
+            let new = NewTab {
+                session: workspace_for(&snapshot, args.workspace.as_deref())?,
+                cwd: args.cwd,
+                label: args.label,
+                env,
+                focus: args.focus.then_some(client),
+            };
+            Reply::of(op::create(&tmux, new)?)
+        }
+        Verb::Focus { tab } => Reply::of(op::focus(
+            &tmux,
+            resolve::tab(&snapshot, &tab)?,
+            client.as_deref(),
+        )?),
+        Verb::Rename { tab, label } => Reply::of(op::rename(
+            &tmux,
+            resolve::tab(&snapshot, &tab)?,
+            &label.join(" "),
+        )?),
+        Verb::Close { tab } => Reply::of(op::close(&tmux, resolve::tab(&snapshot, &tab)?)?),
+    })
 }

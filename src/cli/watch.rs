@@ -3,9 +3,8 @@
 use super::{Context, envelope_id};
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
+use crate::ops::go;
 use crate::setup::table::Callback;
-use crate::tmux::options::pane as opt;
-use crate::tmux::pane::OptionWrites;
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, ids};
 use crate::watch::attach::{self, Watch};
@@ -137,22 +136,13 @@ fn seen(context: &Context) -> Result<Reply> {
             && shown.contains(&(pane.session, pane.window))
             && !marked.contains(&pane.id)
         {
-            let mut writes = OptionWrites::default();
-            writes.set(opt::AGENT_STATE, "idle");
-            writes.set(opt::STATE_SINCE, watch::now_ms().to_string());
-            batch.extend(writes.commands(pane.id));
+            batch.extend(go::seen_commands(pane.id));
             marked.push(pane.id);
         }
     }
     if !batch.is_empty() {
         tmux.run(&batch)?;
-        for pane in &marked {
-            if let Some(path) =
-                nudge::socket_path(&crate::paths::state_dir(), snapshot.server.pid, *pane)
-            {
-                nudge::nudge(&path);
-            }
-        }
+        go::wake(&snapshot, &marked);
     }
     Ok(Reply::result(
         "watch_seen",

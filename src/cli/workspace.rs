@@ -1,16 +1,11 @@
 //! `taw workspace`: tmux sessions as herdr workspaces.
 
-use super::pane::arrange::parse_env;
-use super::{Context, envelope_id, with_records};
-use crate::envelope::{Reply, Result, TawError};
-use crate::model::{Records, resolve};
-use crate::tmux::arrange::{self, Spawn};
-use crate::tmux::commands as cmd;
-use crate::tmux::ids;
-use crate::tmux::snapshot::Snapshot;
-use crate::veto;
+use super::{Context, envelope_id, parse_env};
+use crate::envelope::{Reply, Result};
+use crate::model::resolve;
+use crate::ops::metadata::{self, TokenReport};
+use crate::ops::workspace::{self as op, NewWorkspace};
 use clap::{Args, Subcommand};
-use serde_json::json;
 
 #[derive(Debug, Subcommand)]
 pub enum Verb {
@@ -38,51 +33,7 @@ pub enum Verb {
         group: bool,
     },
     /// Report tokens about a workspace (herdr's metadata).
-    ReportMetadata(super::metadata::MetadataArgs),
-}
-
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    match verb {
-        Verb::List => (envelope_id("workspace", "list"), list(context)),
-        Verb::Get { workspace } => (envelope_id("workspace", "get"), get(context, &workspace)),
-        Verb::Create(args) => (envelope_id("workspace", "create"), create(context, args)),
-        Verb::Focus { workspace } => (
-            envelope_id("workspace", "focus"),
-            focus(context, &workspace),
-        ),
-        Verb::Rename { workspace, label } => (
-            envelope_id("workspace", "rename"),
-            rename(context, &workspace, &label),
-        ),
-        Verb::Close { workspace, group } => (
-            envelope_id("workspace", "close"),
-            close(context, &workspace, group),
-        ),
-        Verb::ReportMetadata(args) => (
-            envelope_id("workspace", "report-metadata"),
-            super::metadata::report(context, args),
-        ),
-    }
-}
-
-fn list(context: &Context) -> Result<Reply> {
-    with_records(context, |records| {
-        Ok(Reply::result(
-            "workspace_list",
-            json!({ "workspaces": records.workspaces() }),
-        ))
-    })
-}
-
-fn get(context: &Context, workspace: &str) -> Result<Reply> {
-    with_records(context, |records| {
-        let session = resolve::workspace(records.snapshot(), workspace)?;
-        let record = records.workspace_by_id(session);
-        Ok(Reply::result(
-            "workspace_info",
-            json!({ "workspace": record }),
-        ))
-    })
+    ReportMetadata(MetadataArgs),
 }
 
 #[derive(Debug, Args)]
@@ -102,127 +53,89 @@ pub struct CreateArgs {
     pub no_focus: bool,
 }
 
-/// A session name that is free: `name`, else `name-2`, `name-3`...
-pub fn free_session_name(snapshot: &Snapshot, name: &str) -> String {
-    // tmux puts `_` for `.` and `:` in a session's name.
-    let name: String = name
-        .chars()
-        .map(|c| if c == '.' || c == ':' { '_' } else { c })
-        .collect();
-    let taken = |candidate: &str| snapshot.sessions.iter().any(|s| s.name == candidate);
-    if !taken(&name) {
-        return name;
-    }
-    (2..)
-        .map(|n| format!("{name}-{n}"))
-        .find(|candidate| !taken(candidate))
-        .unwrap_or(name)
+#[derive(Debug, Args)]
+pub struct MetadataArgs {
+    /// The workspace: w1, $0, or a position.
+    pub workspace: String,
+    /// Who reports: letters, digits and `: . _ -`, at most 80.
+    #[arg(long)]
+    pub source: String,
+    /// NAME=VALUE to set (an empty value clears it).
+    #[arg(long = "token", value_name = "NAME=VALUE")]
+    pub tokens: Vec<String>,
+    #[arg(long = "clear-token", value_name = "NAME")]
+    pub clear: Vec<String>,
+    #[arg(long)]
+    pub seq: Option<u64>,
+    /// Each token set expires after this many milliseconds.
+    #[arg(long)]
+    pub ttl_ms: Option<u64>,
 }
 
-/// The client used last, to show something on.
-pub fn last_client(snapshot: &Snapshot) -> Option<&str> {
-    snapshot
-        .clients
-        .iter()
-        .filter(|client| client.session.is_some())
-        .max_by_key(|client| client.activity)
-        .map(|client| client.name.as_str())
+pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+    let name = match &verb {
+        Verb::List => "list",
+        Verb::Get { .. } => "get",
+        Verb::Create(_) => "create",
+        Verb::Focus { .. } => "focus",
+        Verb::Rename { .. } => "rename",
+        Verb::Close { .. } => "close",
+        Verb::ReportMetadata(_) => "report-metadata",
+    };
+    (envelope_id("workspace", name), answer(context, verb))
 }
 
-fn create(context: &Context, args: CreateArgs) -> Result<Reply> {
-    let env = parse_env(&args.env)?;
+fn answer(context: &Context, verb: Verb) -> Result<Reply> {
     let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let cwd = match &args.cwd {
-        Some(cwd) => cwd.clone(),
-        None => std::env::current_dir()
-            .map(|d| d.display().to_string())
-            .unwrap_or_else(|_| "/".into()),
-    };
-    let folder_name = std::path::Path::new(&cwd)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "workspace".into());
-    let wanted = args
-        .label
-        .as_deref()
-        .map(|l| crate::notify::one_line(l, 80))
-        .filter(|l| !l.is_empty())
-        .unwrap_or(folder_name);
-    let name = free_session_name(&snapshot, &wanted);
-    let spawn = Spawn {
-        cwd: Some(cwd),
-        env,
-        command: None,
-    };
-    let output = tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
-    let (session, window, pane) = arrange::parse_new_ids(&output)
-        .ok_or_else(|| TawError::tmux(format!("tmux did not say what it made: {output:?}")))?;
-    if args.focus
-        && let Some(client) = last_client(&snapshot)
-    {
-        tmux.run_one(cmd::switch_client(client, &format!("${session}")))?;
-    }
     let snapshot = context.snapshot()?;
-    let records = Records::new(&snapshot);
-    let window = snapshot
-        .windows
-        .iter()
-        .find(|w| w.id == window && w.session == session)
-        .ok_or_else(|| TawError::tmux("the new session closed at once"))?;
-    let pane = snapshot
-        .pane(pane, Some(session))
-        .ok_or_else(|| TawError::tmux("the new session closed at once"))?;
-    Ok(Reply::result(
-        "workspace_created",
-        json!({
-            "workspace": records.workspace_by_id(session),
-            "tab": records.tab(window),
-            "root_pane": records.pane(pane),
-        }),
-    ))
-}
-
-fn focus(context: &Context, workspace: &str) -> Result<Reply> {
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let session = resolve::workspace(&snapshot, workspace)?;
-    if let Some(client) = last_client(&snapshot) {
-        tmux.run_one(cmd::switch_client(client, &format!("${session}")))?;
-    }
-    get(context, &format!("${session}"))
-}
-
-fn rename(context: &Context, workspace: &str, label: &[String]) -> Result<Reply> {
-    let label = crate::notify::one_line(&label.join(" "), 80);
-    if label.is_empty() {
-        return Err(TawError::invalid_argument("the new name is empty"));
-    }
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let session = resolve::workspace(&snapshot, workspace)?;
-    if snapshot
-        .sessions
-        .iter()
-        .any(|s| s.name == label && s.id != session)
-    {
-        return Err(TawError::invalid_argument(format!(
-            "another workspace is named {label:?}"
-        )));
-    }
-    tmux.run_one(arrange::rename_session(&format!("${session}"), &label))?;
-    get(context, &format!("${session}"))
-}
-
-fn close(context: &Context, workspace: &str, _group: bool) -> Result<Reply> {
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let session = resolve::workspace(&snapshot, workspace)?;
-    veto::may_close(&veto::Closing::Session(session))?;
-    tmux.run_one(arrange::kill_session(&format!("${session}")))?;
-    Ok(Reply::result(
-        "ok",
-        json!({ "workspace_id": ids::workspace_id(session) }),
-    ))
+    let session = |text: &str| resolve::workspace(&snapshot, text);
+    Ok(match verb {
+        Verb::List => Reply::of(op::list(&snapshot)),
+        Verb::Get { workspace } => Reply::of(op::get(&snapshot, session(&workspace)?)),
+        Verb::Create(args) => {
+            let new = NewWorkspace {
+                env: parse_env(&args.env)?,
+                cwd: args.cwd.unwrap_or_else(|| {
+                    std::env::current_dir()
+                        .map(|d| d.display().to_string())
+                        .unwrap_or_else(|_| "/".into())
+                }),
+                label: args.label,
+                focus_client: args
+                    .focus
+                    .then(|| snapshot.last_client().map(|c| c.name.clone()))
+                    .flatten(),
+            };
+            Reply::of(op::create(&tmux, &snapshot, new)?)
+        }
+        Verb::Focus { workspace } => {
+            let client = snapshot.last_client().map(|c| c.name.as_str());
+            Reply::of(op::focus(&tmux, session(&workspace)?, client)?)
+        }
+        Verb::Rename { workspace, label } => Reply::of(op::rename(
+            &tmux,
+            &snapshot,
+            session(&workspace)?,
+            &label.join(" "),
+        )?),
+        Verb::Close {
+            workspace,
+            group: _,
+        } => Reply::of(op::close(&tmux, session(&workspace)?)?),
+        Verb::ReportMetadata(args) => {
+            let report = TokenReport {
+                source: args.source,
+                tokens: args.tokens,
+                clear: args.clear,
+                seq: args.seq,
+                ttl_ms: args.ttl_ms,
+            };
+            Reply::of(metadata::report(
+                &tmux,
+                &snapshot,
+                session(&args.workspace)?,
+                &report,
+            )?)
+        }
+    })
 }

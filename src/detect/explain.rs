@@ -174,3 +174,53 @@ fn source_word(source: super::manifest::RuleSource) -> &'static str {
         super::manifest::RuleSource::Taw => "taw rule",
     }
 }
+
+/// Why a pane hosts no agent, in words: what is in front of its terminal
+/// (`job`: the pane's own process and its terminal's foreground group, as
+/// [`super::job::read_job`] reads them) and why that is no agent.
+pub fn no_agent(
+    pane: &str,
+    pane_pid: u32,
+    job: Option<(super::job::Process, Vec<super::job::Process>)>,
+) -> String {
+    use super::job::{self, Front};
+    let Some((own, group)) = job else {
+        return format!(
+            "pane {pane} hosts no agent: the process table has no process {pane_pid} (the pane's own), so nothing in front of it can be named"
+        );
+    };
+    let shown = |p: &job::Process| {
+        let line = if p.argv.is_empty() {
+            p.comm.clone()
+        } else {
+            p.argv.join(" ")
+        };
+        let line: String = line.chars().take(120).collect();
+        format!("`{line}` (pid {})", p.pid)
+    };
+    match job::front_of(&own, group) {
+        Front::Shell => format!(
+            "pane {pane} hosts no agent: its own shell {} is at its prompt with nothing running in it",
+            shown(&own)
+        ),
+        Front::Unknown => format!(
+            "pane {pane} hosts no agent that taw can see: the process table does not say which job is in front of its terminal (its own process is {})",
+            shown(&own)
+        ),
+        Front::Job { members, .. } => {
+            let listed: Vec<String> = members.iter().take(4).map(shown).collect();
+            let more = members.len().saturating_sub(4);
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            let known: Vec<&str> = super::agents::AGENTS.iter().map(|a| a.executable).collect();
+            format!(
+                "pane {pane} hosts no agent: in front of its terminal runs {}{tail}, and neither their names nor their arguments name an agent taw knows ({}...)",
+                listed.join(", "),
+                known.iter().take(6).copied().collect::<Vec<_>>().join(", ")
+            )
+        }
+    }
+}

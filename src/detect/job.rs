@@ -352,7 +352,10 @@ pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
 
 /// Reads one process.
 pub fn read_process(pid: u32) -> Option<Process> {
-    system::read_process(pid)
+    match table() {
+        Table::Proc => procfs::read_process(pid),
+        Table::Ps => ps::read_process(pid),
+    }
 }
 
 /// The members of the group in front of `pane`'s terminal. When that is
@@ -367,11 +370,58 @@ pub fn read_group(pane: &Process) -> Vec<Process> {
     if own && (!is_shell(&effective_name(pane)) || is_interactive_shell(pane)) {
         return Vec::new();
     }
-    system::read_group(pane.tpgid as u32)
+    match table() {
+        Table::Proc => procfs::read_group(pane.tpgid as u32),
+        Table::Ps => ps::read_group(pane.tpgid as u32),
+    }
 }
 
-#[cfg(target_os = "linux")]
-mod system {
+/// Whether a process runs.
+pub fn is_alive(pid: u32) -> bool {
+    read_process(pid).is_some()
+}
+
+/// The folder a process is in, where the system tells (Linux's `/proc`);
+/// `ps` has no column for it.
+pub fn process_cwd(pid: u32) -> Option<String> {
+    if pid == 0 {
+        return None;
+    }
+    std::fs::read_link(format!("/proc/{pid}/cwd"))
+        .ok()
+        .map(|path| path.display().to_string())
+}
+
+/// Where the process table comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    /// Linux's `/proc`: no process started.
+    Proc,
+    /// `ps`: every other system.
+    Ps,
+}
+
+/// `/proc` on Linux, `ps` elsewhere; `TAW_PROCESS_TABLE=ps` makes Linux
+/// use `ps` (the test suite runs detection through both).
+fn table() -> Table {
+    choose_table(
+        cfg!(target_os = "linux"),
+        std::env::var("TAW_PROCESS_TABLE").ok().as_deref(),
+    )
+}
+
+fn choose_table(linux: bool, asked: Option<&str>) -> Table {
+    match asked {
+        Some("ps") => Table::Ps,
+        Some("proc") if linux => Table::Proc,
+        _ if linux => Table::Proc,
+        _ => Table::Ps,
+    }
+}
+
+/// The reader of Linux's `/proc`. Compiled everywhere; it finds nothing
+/// where there is no `/proc`.
+mod procfs {
     use super::Process;
     use std::fs;
 
@@ -439,47 +489,83 @@ mod system {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-mod system {
+/// The reader that asks `ps`, on every system. Two calls: one for the
+/// numbers and the command line (last, as it holds spaces), one for the
+/// name (which can hold spaces too, `npm exec codex`). Arguments come
+/// from the command line split at spaces, as `ps` joins them.
+mod ps {
     use super::Process;
-    use crate::exec;
+    use crate::exec::Program;
+    use std::collections::HashMap;
 
-    /// `ps` for every process; argv comes from `args`, split at spaces.
-    pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
-        let output = exec::command("ps")
-            .args([
-                "-A",
-                "-ww",
-                "-o",
-                "pid=,ppid=,pgid=,tpgid=,stat=,comm=,args=",
-            ])
+    fn run(select: &[&str], columns: &str) -> Option<String> {
+        let output = Program::new("ps")
+            .args(select)
+            .args(["-ww", "-o", columns])
             .output()
             .ok()?;
-        let text = String::from_utf8_lossy(&output.stdout);
-        let processes: Vec<Process> = text.lines().filter_map(parse_line).collect();
-        let pane = processes.iter().find(|p| p.pid == pane_pid)?.clone();
-        let group = processes
-            .into_iter()
-            .filter(|p| pane.tpgid > 0 && p.pgid == pane.tpgid as u32)
-            .collect();
-        Some((pane, group))
+        Some(String::from_utf8_lossy(&output.stdout).into_owned())
     }
 
-    fn parse_line(line: &str) -> Option<Process> {
+    fn processes(select: &[&str]) -> Vec<Process> {
+        let Some(numbers) = run(select, "pid=,ppid=,pgid=,tpgid=,stat=,args=") else {
+            return Vec::new();
+        };
+        let names: HashMap<u32, String> = run(select, "pid=,comm=")
+            .map(|text| text.lines().filter_map(parse_name).collect())
+            .unwrap_or_default();
+        numbers
+            .lines()
+            .filter_map(parse_numbers)
+            .map(|mut process| {
+                if let Some(name) = names.get(&process.pid) {
+                    // macOS names the program by its path.
+                    process.comm = name.rsplit('/').next().unwrap_or(name).to_string();
+                }
+                process
+            })
+            .collect()
+    }
+
+    pub fn read_process(pid: u32) -> Option<Process> {
+        processes(&["-p", &pid.to_string()])
+            .into_iter()
+            .find(|p| p.pid == pid)
+    }
+
+    pub fn read_group(pgid: u32) -> Vec<Process> {
+        processes(&["-A"])
+            .into_iter()
+            .filter(|p| p.pgid == pgid)
+            .collect()
+    }
+
+    /// `  123 bash`: a pid and a name.
+    fn parse_name(line: &str) -> Option<(u32, String)> {
+        let line = line.trim_start();
+        let (pid, name) = line.split_once(char::is_whitespace)?;
+        Some((pid.parse().ok()?, name.trim().to_string()))
+    }
+
+    /// `pid ppid pgid tpgid stat args...`.
+    pub(super) fn parse_numbers(line: &str) -> Option<Process> {
         let mut words = line.split_whitespace();
         let pid = words.next()?.parse().ok()?;
         let ppid = words.next()?.parse().ok()?;
         let pgid = words.next()?.parse().ok()?;
         let tpgid = words.next()?.parse().ok()?;
         let stat = words.next()?;
-        let comm = words.next()?.to_string();
-        let argv = words.map(str::to_string).collect();
+        let argv: Vec<String> = words.map(str::to_string).collect();
+        let comm = argv
+            .first()
+            .map(|arg0| arg0.rsplit('/').next().unwrap_or(arg0).to_string())
+            .unwrap_or_default();
         Some(Process {
             pid,
             ppid,
             pgid,
             tpgid,
-            comm: comm.rsplit('/').next().unwrap_or(&comm).to_string(),
+            comm,
             argv,
             stopped: stat.starts_with('T'),
         })
@@ -742,5 +828,44 @@ mod tests {
         }
         assert!(is_interactive_shell(&proc(5, 5, "bash", &["-bash"])));
         assert!(is_interactive_shell(&proc(5, 5, "zsh", &["zsh", "-l"])));
+    }
+
+    #[test]
+    fn the_table_is_proc_on_linux_unless_ps_is_asked() {
+        assert_eq!(choose_table(true, None), Table::Proc);
+        assert_eq!(choose_table(true, Some("ps")), Table::Ps);
+        assert_eq!(choose_table(false, None), Table::Ps);
+        assert_eq!(choose_table(false, Some("proc")), Table::Ps);
+    }
+
+    #[test]
+    fn ps_lines_are_read() {
+        let process = ps::parse_numbers("  42  1  42  42 Ss+ /bin/bash --login -i").unwrap();
+        assert_eq!((process.pid, process.ppid, process.pgid), (42, 1, 42));
+        assert_eq!(process.tpgid, 42);
+        assert_eq!(process.argv, ["/bin/bash", "--login", "-i"]);
+        assert_eq!(process.comm, "bash");
+        assert!(!process.stopped);
+        assert!(ps::parse_numbers("  7 1 7 -1 T sleep 9").unwrap().stopped);
+        assert!(ps::parse_numbers("junk").is_none());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn both_readers_see_the_same_process() {
+        let me = std::process::id();
+        let from_proc = procfs::read_process(me).unwrap();
+        let from_ps = ps::read_process(me).unwrap();
+        assert_eq!(from_proc.pid, from_ps.pid);
+        assert_eq!(from_proc.ppid, from_ps.ppid);
+        assert_eq!(from_proc.pgid, from_ps.pgid);
+        assert_eq!(from_proc.tpgid, from_ps.tpgid);
+        assert_eq!(from_proc.comm, from_ps.comm);
+        assert_eq!(from_proc.argv, from_ps.argv);
+        let group: Vec<u32> = ps::read_group(from_proc.pgid)
+            .iter()
+            .map(|p| p.pid)
+            .collect();
+        assert!(group.contains(&me));
     }
 }

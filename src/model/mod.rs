@@ -221,7 +221,7 @@ impl<'a> Records<'a> {
                 .active_window(session.id)
                 .map(|window| ids::tab_id(session.id, window.id)),
             agent_status: AgentStatus::rollup(panes.iter().map(|p| pane_status(p))),
-            tokens: Some(live_tokens(&session.tokens, crate::watch::now_ms()))
+            tokens: Some(live_tokens(&session.tokens, crate::clock::now_ms()))
                 .filter(|tokens| !tokens.is_empty()),
             worktree: None,
             tmux_id: format!("${}", session.id),
@@ -396,7 +396,10 @@ impl<'a> Records<'a> {
             workspace_id: ids::workspace_id(pane.session),
             tab_id: ids::tab_id(pane.session, pane.window),
             focused: pane.active && window_active && self.focused_session == Some(pane.session),
-            cwd: shell_cwd(pane.pid).or_else(|| non_empty(&pane.current_path)),
+            // The folder the pane's own shell is in; tmux's `pane_current_path`
+            // is the folder of whatever runs in front (herdr's foreground_cwd).
+            cwd: crate::detect::job::process_cwd(pane.pid)
+                .or_else(|| non_empty(&pane.current_path)),
             foreground_cwd: non_empty(&pane.current_path),
             label: non_empty(&pane.label),
             agent: non_empty(&pane.agent_kind),
@@ -482,17 +485,6 @@ pub fn strip_title_glyph(title: &str) -> String {
         }
         _ => title.to_string(),
     }
-}
-
-/// The folder the pane's own shell is in. tmux's `pane_current_path` is the
-/// folder of whatever runs in front, which herdr calls `foreground_cwd`.
-fn shell_cwd(pid: u32) -> Option<String> {
-    if pid == 0 {
-        return None;
-    }
-    std::fs::read_link(format!("/proc/{pid}/cwd"))
-        .ok()
-        .map(|path| path.display().to_string())
 }
 
 fn non_empty(text: &str) -> Option<String> {

@@ -91,19 +91,3 @@ pub fn agent<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
         )),
     }
 }
-
-/// herdr's agent names: a lower-case letter, then up to 31 of
-/// `a-z 0-9 _ -`.
-pub fn check_agent_name(name: &str) -> Result<()> {
-    let mut chars = name.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
-    let rest_ok = name.len() <= 32
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-    if first_ok && rest_ok {
-        Ok(())
-    } else {
-        Err(TawError::invalid_argument(format!(
-            "{name:?} is not an agent name: a lower-case letter, then up to 31 of a-z, 0-9, _ and -"
-        )))
-    }
-}

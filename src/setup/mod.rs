@@ -63,12 +63,12 @@ impl ServerState {
             cmd::show_global_options(),
             cmd::show_global_hooks(false),
             cmd::show_global_hooks(true),
-            Cmd::new("list-keys").args(["-N", "-T", "prefix"]),
+            cmd::list_noted_prefix_keys(),
             cmd::show_global_environment(),
             cmd::list_prefix_keys(),
-            Cmd::new("show-options").args(["-gv", status::WINDOW_FORMATS[0]]),
-            Cmd::new("show-options").args(["-gv", status::WINDOW_FORMATS[1]]),
-            Cmd::new("show-options").args(["-gv", status::SUMMARY_FORMAT]),
+            cmd::show_global_value(status::WINDOW_FORMATS[0]),
+            cmd::show_global_value(status::WINDOW_FORMATS[1]),
+            cmd::show_global_value(status::SUMMARY_FORMAT),
         ])?;
         let rows = parse_rows(&sections[0], std::slice::from_ref(&values_format))
             .map_err(TawError::tmux)?;

@@ -18,8 +18,9 @@ pub struct Spawn {
 
 impl Spawn {
     fn apply(&self, mut cmd: Cmd) -> Cmd {
+        // tmux expands formats in -c: `#` is doubled.
         if let Some(cwd) = &self.cwd {
-            cmd = cmd.args(["-c", cwd]);
+            cmd = cmd.args(["-c", &escape_format(cwd)]);
         }
         for (name, value) in &self.env {
             cmd = cmd.args(["-e", &format!("{name}={value}")]);

@@ -105,6 +105,63 @@ pub fn select_window(target: &str) -> Cmd {
     Cmd::new("select-window").args(["-t", target])
 }
 
+/// `clear-history -t PANE`: the pane's history goes, its screen stays.
+pub fn clear_history(pane: &str) -> Cmd {
+    Cmd::new("clear-history").args(["-t", pane])
+}
+
+/// `show-options -gv NAME`: a global option's value alone.
+pub fn show_global_value(name: &str) -> Cmd {
+    Cmd::new("show-options").args(["-gv", "--", name])
+}
+
+/// `list-keys -N -T prefix`: the prefix keys that have a note, with it.
+pub fn list_noted_prefix_keys() -> Cmd {
+    Cmd::new("list-keys").args(["-N", "-T", "prefix"])
+}
+
+/// `set-option -t $N NAME VALUE`: an option of one session.
+pub fn set_session_option(session: &str, name: &str, value: &str) -> Cmd {
+    Cmd::new("set-option").args(["-t", session, "--", name, value])
+}
+
+/// `set-option -u -t $N NAME`.
+pub fn unset_session_option(session: &str, name: &str) -> Cmd {
+    Cmd::new("set-option").args(["-u", "-t", session, "--", name])
+}
+
+/// `display-message -c CLIENT -p FORMAT`: a format as a client sees it.
+pub fn print_format_for_client(client: &str, format: &str) -> Cmd {
+    Cmd::new("display-message").args(["-c", client, "-p", "--", format])
+}
+
+/// `display-popup -c CLIENT -E` at a place and size, running `line` (which
+/// tmux runs as it is: no format is expanded there); `-B` draws no border.
+pub fn display_popup(
+    client: &str,
+    (x, y, w, h): (u32, u32, u32, u32),
+    borderless: bool,
+    line: &str,
+) -> Cmd {
+    let mut popup = Cmd::new("display-popup").args([
+        "-c",
+        client,
+        "-E",
+        "-x",
+        &x.to_string(),
+        "-y",
+        &y.to_string(),
+        "-w",
+        &w.to_string(),
+        "-h",
+        &h.to_string(),
+    ]);
+    if borderless {
+        popup = popup.arg("-B");
+    }
+    popup.arg(line)
+}
+
 /// `select-pane -t TARGET`.
 pub fn select_pane(target: &str) -> Cmd {
     Cmd::new("select-pane").args(["-t", target])
@@ -186,10 +243,29 @@ pub fn if_format(format: &str, command: &str) -> String {
 }
 
 /// Quotes one word for tmux's command parser (a hook's or binding's
-/// command string): single quotes, inside which tmux expands nothing, and a
-/// double-quoted `'` where the word holds one.
+/// command string, an if-shell branch): double quotes, with `\`, `"`, `$`
+/// and `~` escaped (tmux expands variables and a leading `~` there) and
+/// every control character written as an escape, so no byte of the word
+/// is read as a line break, a comment, a continuation or an expansion.
 pub fn quote_for_tmux(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r#"'"'"'"#))
+    let mut quoted = String::with_capacity(word.len() + 2);
+    quoted.push('"');
+    for c in word.chars() {
+        match c {
+            '\\' | '"' | '$' | '~' => {
+                quoted.push('\\');
+                quoted.push(c);
+            }
+            '\n' => quoted.push_str("\\n"),
+            '\r' => quoted.push_str("\\r"),
+            '\t' => quoted.push_str("\\t"),
+            '\u{1b}' => quoted.push_str("\\e"),
+            c if c.is_ascii_control() => quoted.push_str(&format!("\\{:03o}", c as u32)),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 /// POSIX single quotes.
@@ -223,9 +299,17 @@ mod tests {
     }
 
     #[test]
-    fn tmux_quoting_survives_single_quotes() {
-        assert_eq!(quote_for_tmux("a'b"), r#"'a'"'"'b'"#);
-        assert_eq!(quote_for_tmux("plain"), "'plain'");
+    fn tmux_quoting_keeps_every_byte() {
+        assert_eq!(quote_for_tmux("a'b"), r#""a'b""#);
+        assert_eq!(quote_for_tmux("plain"), r#""plain""#);
+        assert_eq!(
+            quote_for_tmux("~/x $HOME \\ \"q\" #{a};"),
+            r#""\~/x \$HOME \\ \"q\" #{a};""#
+        );
+        assert_eq!(
+            quote_for_tmux("one\n  two\n# three\\\nend\t\u{1}"),
+            r#""one\n  two\n# three\\\nend\t\001""#
+        );
     }
 
     #[test]
@@ -265,9 +349,10 @@ pub const HELD_BACK: &str = "taw-held-back";
 
 /// `if-shell -F`: `cmds` run only while pane `target` still has `command`
 /// in front (the name the check saw), is in no mode and takes input;
-/// otherwise tmux prints [`HELD_BACK`] and what it found, and runs nothing.
-/// One tmux command, so nothing can come between the test and the send.
-pub fn guarded(target: &str, command: &str, cmds: &[Cmd]) -> Cmd {
+/// otherwise tmux prints [`HELD_BACK`] and what it found, runs `refused`
+/// (a buffer to delete), and runs none of `cmds`. One tmux command, so
+/// nothing can come between the test and the send.
+pub fn guarded(target: &str, command: &str, cmds: &[Cmd], refused: &[Cmd]) -> Cmd {
     let test = format!(
         "#{{&&:#{{==:#{{pane_current_command}},{}}},#{{&&:#{{?pane_in_mode,0,1}},#{{?pane_input_off,0,1}}}}}}",
         format_literal(command)
@@ -275,14 +360,15 @@ pub fn guarded(target: &str, command: &str, cmds: &[Cmd]) -> Cmd {
     let found = format!(
         "{HELD_BACK} #{{pane_in_mode}} #{{pane_input_off}} #{{pane_mode}}|#{{pane_current_command}}"
     );
-    let refused = Cmd::new("display-message").args(["-p", "-t", target, &found]);
+    let mut otherwise = vec![Cmd::new("display-message").args(["-p", "-t", target, &found])];
+    otherwise.extend_from_slice(refused);
     Cmd::new("if-shell").args([
         "-F",
         "-t",
         target,
         &test,
         &command_string(cmds),
-        &command_string(&[refused]),
+        &command_string(&otherwise),
     ])
 }
 
@@ -330,11 +416,11 @@ mod guard_tests {
     #[test]
     fn guarded_commands_quote_their_words() {
         let send = Cmd::new("send-keys").args(["-l", "-t", "%1", "it's; #{x}"]);
-        let cmd = guarded("%1", "claude", &[send]);
+        let cmd = guarded("%1", "claude", &[send], &[]);
         let words = cmd.words();
         assert_eq!(words[0], "if-shell");
         assert!(words[4].contains("#{==:#{pane_current_command},claude}"));
-        assert_eq!(words[5], r#"'send-keys' '-l' '-t' '%1' 'it'"'"'s; #{x}'"#);
+        assert_eq!(words[5], r#""send-keys" "-l" "-t" "%1" "it's; #{x}""#);
         assert_eq!(format_literal("a,b}#"), "a#,b#}##");
     }
 

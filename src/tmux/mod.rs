@@ -18,9 +18,14 @@ pub mod snapshot;
 pub mod status;
 
 use crate::envelope::{ErrorCode, TawError};
-use crate::exec;
+use crate::exec::{Failure, Program};
 use std::env;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long a tmux call may go unanswered: a stopped or hung server then
+/// costs a verb, a watcher or the popup this long, and never more.
+pub const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 
 pub use commands::Cmd;
 
@@ -80,14 +85,21 @@ impl Tmux {
     /// they printed. tmux stops at the first command that fails; its message
     /// becomes the error.
     pub fn run(&self, batch: &Batch) -> Result<String, TawError> {
-        self.run_then(batch, |_| None)
+        self.run_then(batch, Vec::new(), Some(ANSWER_LIMIT), |_| None)
+    }
+
+    /// `run`, with `input` on tmux's standard input (for `load-buffer -`,
+    /// which takes text of any size and never parses it).
+    pub fn run_with_input(&self, batch: &Batch, input: Vec<u8>) -> Result<String, TawError> {
+        self.run_then(batch, input, Some(ANSWER_LIMIT), |_| None)
     }
 
     /// Runs `display-popup`, which returns when the popup closes, with the
     /// status of the command in it: a status with nothing said is the
-    /// command's own.
+    /// command's own. A person keeps a popup open as long as they like, so
+    /// this call has no time limit.
     pub fn run_popup(&self, popup: Cmd) -> Result<(), TawError> {
-        self.run_then(&Batch::of(vec![popup]), |code| {
+        self.run_then(&Batch::of(vec![popup]), Vec::new(), None, |code| {
             Some(match code {
                 // Closed from outside (display-popup -C): tmux answers
                 // 128 + SIGHUP. A normal end.
@@ -100,29 +112,51 @@ impl Tmux {
         .map(|_| ())
     }
 
+    /// This process becomes a tmux client attached to `session` (taw open,
+    /// outside tmux). Returns only when that failed.
+    pub fn attach(&self, session: &str) -> TawError {
+        let error = Program::new("tmux")
+            .args(self.socket_args())
+            .args(["attach-session", "-t", &format!("={session}")])
+            .become_it();
+        TawError::tmux(format!("could not attach: {error}"))
+    }
+
     /// `run`, with `silent` answering for a failure tmux said nothing about
     /// (given the exit status), when it knows what it means.
     fn run_then(
         &self,
         batch: &Batch,
+        input: Vec<u8>,
+        limit: Option<Duration>,
         silent: impl Fn(i32) -> Option<Result<String, TawError>>,
     ) -> Result<String, TawError> {
         if batch.is_empty() {
             return Ok(String::new());
         }
-        let mut command = exec::command("tmux");
         // -u: tmux would otherwise replace non-ASCII output with '_' when the
         // locale does not say UTF-8.
-        command
+        let mut program = Program::new("tmux")
             .arg("-u")
             .args(self.socket_args())
-            .args(batch.argv());
-        let output = command.output().map_err(|error| {
-            if error.kind() == std::io::ErrorKind::NotFound {
+            .args(batch.argv())
+            .limit(limit);
+        if !input.is_empty() {
+            program = program.input(input);
+        }
+        let output = program.output().map_err(|failure| match failure {
+            Failure::NotFound => {
                 TawError::tmux("tmux is not installed or not on PATH; install tmux 3.2 or newer")
-            } else {
-                TawError::tmux(format!("could not run tmux: {error}"))
             }
+            Failure::TimedOut(limit) => TawError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "tmux did not answer within {} on {}: its server may be stopped or hung (what was asked may still happen when it wakes)",
+                    crate::exec::seconds(limit),
+                    self.describe()
+                ),
+            ),
+            other => TawError::tmux(other.describe("tmux")),
         })?;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         if output.status.success() {

@@ -328,17 +328,51 @@ pub fn send_keys(pane: u32, keys: &[String]) -> Cmd {
         .args(keys.iter().map(String::as_str))
 }
 
-/// Text pasted as the pane's program asked (bracketed when it turned that
-/// on), then Enter: the buffer is named for this process and deleted by
-/// the paste, all in one tmux call.
-pub fn paste_then_enter(pane: u32, text: &str) -> Vec<Cmd> {
-    let buffer = format!("taw-{}", std::process::id());
-    let target = format!("%{pane}");
-    vec![
-        Cmd::new("set-buffer").args(["-b", &buffer, "--", text]),
-        Cmd::new("paste-buffer").args(["-p", "-d", "-b", &buffer, "-t", &target]),
-        Cmd::new("send-keys").args(["-t", &target, "Enter"]),
-    ]
+/// A paste buffer of taw's own, named for this process and a count, so
+/// no two sends share one. Its text is loaded from tmux's standard input
+/// (`Tmux::run_with_input`): tmux never parses it, and it may be of any
+/// size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    name: String,
+}
+
+impl Buffer {
+    pub fn named() -> Buffer {
+        static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Buffer {
+            name: format!("taw-{}-{n}", std::process::id()),
+        }
+    }
+
+    /// `load-buffer -b NAME -`: the buffer takes what comes on standard input.
+    pub fn load(&self) -> Cmd {
+        Cmd::new("load-buffer").args(["-b", &self.name, "-"])
+    }
+
+    /// `paste-buffer -d`: pasted into `pane` (bracketed when its program
+    /// turned that on, with `bracketed`), and the buffer deleted.
+    pub fn paste(&self, pane: u32, bracketed: bool) -> Cmd {
+        let mut cmd = Cmd::new("paste-buffer");
+        if bracketed {
+            cmd = cmd.arg("-p");
+        }
+        cmd.args(["-d", "-b", &self.name, "-t", &format!("%{pane}")])
+    }
+
+    /// The paste, bracketed as the program asked, then Enter.
+    pub fn paste_then_enter(&self, pane: u32) -> Vec<Cmd> {
+        vec![
+            self.paste(pane, true),
+            Cmd::new("send-keys").args(["-t", &format!("%{pane}"), "Enter"]),
+        ]
+    }
+
+    /// `delete-buffer`, for a paste that was held back.
+    pub fn delete(&self) -> Cmd {
+        Cmd::new("delete-buffer").args(["-b", &self.name])
+    }
 }
 
 #[cfg(test)]

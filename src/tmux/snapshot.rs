@@ -250,6 +250,13 @@ impl Snapshot {
         self.sessions.iter().find(|session| session.id == id)
     }
 
+    /// Window `@window` as linked into session `$session`.
+    pub fn window(&self, session: u32, window: u32) -> Option<&Window> {
+        self.windows
+            .iter()
+            .find(|w| w.id == window && w.session == session)
+    }
+
     /// The windows of a session, in index order.
     pub fn windows_of(&self, session: u32) -> impl Iterator<Item = &Window> {
         self.windows.iter().filter(move |w| w.session == session)

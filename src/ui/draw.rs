@@ -257,7 +257,7 @@ fn row_lines(app: &App, row: &Row, git: &dyn Fn(&str) -> Option<Git>) -> Vec<Lin
             if let (Some(sidebar), Some(session)) =
                 (&app.sidebar_sessions, app.snapshot.session(id))
             {
-                let tokens = crate::model::live_tokens(&session.tokens, crate::watch::now_ms());
+                let tokens = crate::model::live_tokens(&session.tokens, crate::clock::now_ms());
                 let value = |name: &str| -> Option<(String, Style)> {
                     let plain = |text: String| Some((text, Style::default()));
                     match name {

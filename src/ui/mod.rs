@@ -12,18 +12,18 @@ pub mod app;
 pub mod draw;
 pub mod field;
 pub mod keymap;
+pub mod launch;
 pub mod rows;
 pub mod tokens;
 
-use crate::cli::agent::go_to;
 use crate::config::Config;
 use crate::envelope::{Result, TawError};
-use crate::model::resolve;
+use crate::exec::Program;
+use crate::ops;
+use crate::tmux::Tmux;
 use crate::tmux::commands as cmd;
-use crate::tmux::options::pane as opt;
-use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
+use crate::tmux::pane::{self as tmux_pane, ReadSource};
 use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Batch, Cmd, Tmux};
 use crate::watch::waiters::Waiter;
 use app::{App, Effect, Options};
 use crossterm::event::{self, Event, KeyEventKind};
@@ -305,6 +305,7 @@ fn send_job(jobs: &Sender<Job>, effect: Effect) {
 }
 
 /// Carries out an action on a thread of its own, and says when it is done.
+/// Every action is an operation of `ops`, the same the command line runs.
 fn act(
     tmux: &Tmux,
     config: &Config,
@@ -319,12 +320,12 @@ fn act(
         let client = client.as_deref();
         // Ok(true): done, and the popup closes.
         let outcome = match effect {
-            Effect::OpenTarget => crate::cli::notification::go_next_up(&tmux, client).map(|_| true),
+            Effect::OpenTarget => ops::go::next_up(&tmux, &snapshot, client).map(|_| true),
             Effect::Go(target) => go(&tmux, &snapshot, client, target).map(|_| true),
             Effect::Rename(target, name) => rename(&tmux, &snapshot, target, &name).map(|_| false),
-            Effect::Close(target) => close(&tmux, target).map(|_| false),
+            Effect::Close(target) => close(&tmux, &snapshot, target).map(|_| false),
             Effect::OpenSession(dir) => crate::sessions::resolve_dir(&dir)
-                .and_then(|dir| crate::sessions::open(&tmux, &config, &dir, client))
+                .and_then(|dir| ops::session::open(&tmux, &config, &dir, client))
                 .map(|_| true),
             Effect::Quit | Effect::Preview(_) | Effect::Directories(_) | Effect::Projects(_) => {
                 Ok(false)
@@ -334,107 +335,59 @@ fn act(
     });
 }
 
+fn gone() -> TawError {
+    TawError::not_found("it has closed")
+}
+
 fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) -> Result<()> {
-    let batch = match target {
+    match target {
         Target::Pane { pane, session, .. } => {
-            let row = snapshot
-                .pane(pane, Some(session))
-                .ok_or_else(|| TawError::not_found("the pane has closed"))?;
-            go_to(row, client)
+            let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
+            ops::go::to_pane(tmux, snapshot, row, client)
         }
-        Target::Window { window, .. } => {
-            let id = format!("@{window}");
-            let mut batch = Batch::of(vec![cmd::select_window(&id)]);
-            if let Some(client) = client {
-                batch.push(cmd::switch_client(client, &id));
-            }
-            batch
-        }
-        Target::Session(session) => match client {
-            Some(client) => Batch::of(vec![cmd::switch_client(client, &format!("${session}"))]),
-            None => return Ok(()),
-        },
-        Target::Folder(_) => return Ok(()),
-    };
-    tmux.run(&batch).map(|_| ())
+        Target::Window { window, .. } => ops::go::to_window(tmux, window, client),
+        Target::Session(session) => ops::go::to_session(tmux, session, client),
+        Target::Folder(_) => Ok(()),
+    }
 }
 
+/// A rename from the popup's field: an empty name takes a pane's label or
+/// an agent's name off, and is refused for a session or a window.
 fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Result<()> {
-    let command = match target {
-        Target::Folder(_) => return Ok(()),
+    let name = Some(name).filter(|n| !n.is_empty());
+    match target {
+        Target::Folder(_) => Ok(()),
         Target::Session(id) => {
-            if snapshot
-                .sessions
-                .iter()
-                .any(|s| s.name == name && s.id != id)
-            {
-                return Err(TawError::invalid_argument(format!(
-                    "a session is already called {name}"
-                )));
+            ops::workspace::rename(tmux, snapshot, id, name.unwrap_or("")).map(|_| ())
+        }
+        Target::Window { session, window } => {
+            let row = snapshot.window(session, window).ok_or_else(gone)?;
+            ops::tab::rename(tmux, row, name.unwrap_or("")).map(|_| ())
+        }
+        Target::Pane { pane, session, .. } => {
+            let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
+            if row.agent_kind.is_empty() {
+                ops::pane::rename(tmux, row, name).map(|_| ())
+            } else {
+                ops::agent::rename(tmux, snapshot, row, name).map(|_| ())
             }
-            // tmux expands formats in a new name: `#` is doubled.
-            Cmd::new("rename-session").args([
-                "-t",
-                &format!("${id}"),
-                "--",
-                &cmd::escape_format(name),
-            ])
         }
-        Target::Window { window, .. } => Cmd::new("rename-window").args([
-            "-t",
-            &format!("@{window}"),
-            "--",
-            &cmd::escape_format(name),
-        ]),
-        Target::Pane { pane, .. } => {
-            let row = snapshot
-                .pane(pane, None)
-                .ok_or_else(|| TawError::not_found("the pane has closed"))?;
-            let mut writes = OptionWrites::default();
-            let option =
-                if row.agent_kind.is_empty() {
-                    opt::LABEL
-                } else {
-                    if !name.is_empty() {
-                        resolve::check_agent_name(name)?;
-                        if snapshot.unique_panes().iter().any(|p| {
-                            p.id != pane && !p.agent_kind.is_empty() && p.agent_name == name
-                        }) {
-                            return Err(TawError::invalid_argument(format!(
-                                "another agent is named {name}"
-                            )));
-                        }
-                    }
-                    opt::AGENT_NAME
-                };
-            match name {
-                "" => writes.unset(option),
-                name => writes.set(option, name),
-            };
-            return tmux_pane::write_options(tmux, pane, &writes);
-        }
-    };
-    tmux.run(&Batch::of(vec![command])).map(|_| ())
+    }
 }
 
-fn close(tmux: &Tmux, target: Target) -> Result<()> {
-    use crate::veto::{Closing, may_close};
-    let command = match target {
-        Target::Session(id) => {
-            may_close(&Closing::Session(id))?;
-            Cmd::new("kill-session").args(["-t", &format!("${id}")])
+fn close(tmux: &Tmux, snapshot: &Snapshot, target: Target) -> Result<()> {
+    match target {
+        Target::Session(id) => ops::workspace::close(tmux, id).map(|_| ()),
+        Target::Window { session, window } => {
+            let row = snapshot.window(session, window).ok_or_else(gone)?;
+            ops::tab::close(tmux, row).map(|_| ())
         }
-        Target::Window { window, .. } => {
-            may_close(&Closing::Window(window))?;
-            Cmd::new("kill-window").args(["-t", &format!("@{window}")])
+        Target::Pane { pane, session, .. } => {
+            let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
+            ops::pane::close(tmux, row).map(|_| ())
         }
-        Target::Pane { pane, .. } => {
-            may_close(&Closing::Pane(pane))?;
-            Cmd::new("kill-pane").args(["-t", &format!("%{pane}")])
-        }
-        Target::Folder(_) => return Ok(()),
-    };
-    tmux.run(&Batch::of(vec![command])).map(|_| ())
+        Target::Folder(_) => Ok(()),
+    }
 }
 
 fn spawn_keys(tx: Sender<Msg>) {
@@ -596,7 +549,7 @@ impl Git {
 }
 
 fn git_status(path: &str) -> Option<Git> {
-    let output = crate::exec::command("git")
+    let output = Program::new("git")
         .args([
             "-C",
             path,
@@ -605,7 +558,7 @@ fn git_status(path: &str) -> Option<Git> {
             "--branch",
             "--untracked-files=no",
         ])
-        .stderr(std::process::Stdio::null())
+        .discard_stderr()
         .output()
         .ok()?;
     if !output.status.success() {

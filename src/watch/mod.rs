@@ -15,6 +15,7 @@ pub mod tracker;
 pub mod typed;
 pub mod waiters;
 
+use crate::clock::now_ms;
 use crate::config::Config;
 use crate::detect::agents;
 use crate::detect::engine;
@@ -32,7 +33,7 @@ use crate::tmux::pane::{self, OptionWrites, PaneView};
 use std::io::Read;
 use std::sync::Mutex;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 use tracker::{Change, Front, Observation, Reading, Timing, Tracker};
 
 /// Quiet time after output before a look.
@@ -56,14 +57,6 @@ pub enum Event {
     Nudge,
     /// The pane is gone.
     End,
-}
-
-/// Unix time in milliseconds.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 /// A notification waiting for its delay.

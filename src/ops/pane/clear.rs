@@ -1,21 +1,29 @@
-//! `taw pane clear`: the pane's history goes, and when its own bash, zsh or
+//! `pane clear`: the pane's history goes, and when its own bash, zsh or
 //! fish is at its prompt, the screen too (the shell redraws its prompt at
 //! the top on Ctrl-L). Anything else in front keeps its screen.
 
-use super::arrange::PaneSel;
-use crate::cli::Context;
 use crate::detect::job;
-use crate::envelope::{Reply, Result};
-use crate::tmux::commands::{self as cmd, Cmd};
+use crate::envelope::{Result, answers};
+use crate::tmux::commands as cmd;
 use crate::tmux::pane as tmux_pane;
-use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Batch, ids};
-use serde_json::json;
+use crate::tmux::snapshot::Pane;
+use crate::tmux::{Batch, Tmux, ids};
+use serde::Serialize;
 use std::time::{Duration, Instant};
 
 /// Shells that redraw their prompt and line on Ctrl-L.
 const REDRAWING_SHELLS: &[&str] = &["bash", "zsh", "fish"];
 const REDRAW_WAIT: Duration = Duration::from_secs(3);
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Cleared {
+    pub pane_id: String,
+    pub history_cleared: bool,
+    pub screen_cleared: bool,
+    pub note: Option<&'static str>,
+}
+
+answers!(Cleared => "ok");
 
 /// The state of the screen that tells a redraw happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,10 +33,9 @@ struct ScreenMark {
     first_line: String,
 }
 
-fn mark(context: &Context, pane: u32) -> Result<(ScreenMark, String)> {
-    let tmux = context.tmux();
-    let values = tmux_pane::read_values(&tmux, pane, &["cursor_y", "history_size"])?;
-    let screen = tmux_pane::capture(&tmux, pane, tmux_pane::ReadSource::Visible, 0, false)?;
+fn mark(tmux: &Tmux, pane: u32) -> Result<(ScreenMark, String)> {
+    let values = tmux_pane::read_values(tmux, pane, &["cursor_y", "history_size"])?;
+    let screen = tmux_pane::capture(tmux, pane, tmux_pane::ReadSource::Visible, 0, false)?;
     let first_line = screen.lines().next().unwrap_or("").to_string();
     Ok((
         ScreenMark {
@@ -40,24 +47,34 @@ fn mark(context: &Context, pane: u32) -> Result<(ScreenMark, String)> {
     ))
 }
 
-pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply> {
-    let tmux = context.tmux();
-    let snapshot = Snapshot::read(&tmux)?;
-    let pane = sel.resolve(&snapshot, id)?;
+/// The pane's own bash, zsh or fish, when it is at its prompt.
+fn redrawing_shell(pane: &Pane) -> Option<String> {
+    let (own, group) = job::read_job(pane.pid)?;
+    let at_prompt = matches!(job::front_of(&own, group), job::Front::Shell);
+    let name = own
+        .argv
+        .first()
+        .map(|a| {
+            a.rsplit('/')
+                .next()
+                .unwrap_or(a)
+                .trim_start_matches('-')
+                .to_string()
+        })
+        .unwrap_or_default();
+    (at_prompt && REDRAWING_SHELLS.contains(&name.as_str())).then_some(name)
+}
+
+pub(crate) fn clear(tmux: &Tmux, pane: &Pane) -> Result<Cleared> {
     let target = format!("%{}", pane.id);
     let pane_id = ids::pane_id(pane.session, pane.id);
-    let answer = |history: bool, screen: bool, note: Option<&str>| {
-        Reply::result(
-            "ok",
-            json!({
-                "pane_id": pane_id,
-                "history_cleared": history,
-                "screen_cleared": screen,
-                "note": note,
-            }),
-        )
+    let answer = |history: bool, screen: bool, note: Option<&'static str>| Cleared {
+        pane_id: pane_id.clone(),
+        history_cleared: history,
+        screen_cleared: screen,
+        note,
     };
-    let facts = tmux_pane::read_values(&tmux, pane.id, &["alternate_on", "synchronize-panes"])?;
+    let facts = tmux_pane::read_values(tmux, pane.id, &["alternate_on", "synchronize-panes"])?;
     if facts[0] == "1" {
         return Ok(answer(
             false,
@@ -65,7 +82,7 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
             Some("a full-screen program has the alternate screen; nothing was changed"),
         ));
     }
-    tmux.run_one(Cmd::new("clear-history").args(["-t", &target]))?;
+    tmux.run_one(cmd::clear_history(&target))?;
     if facts[1] == "1" {
         return Ok(answer(
             true,
@@ -75,23 +92,7 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
             ),
         ));
     }
-    // The pane's own shell, at its prompt, and one that redraws on Ctrl-L.
-    let shell = job::read_job(pane.pid).and_then(|(own, group)| {
-        let at_prompt = matches!(job::front_of(&own, group), job::Front::Shell);
-        let name = own
-            .argv
-            .first()
-            .map(|a| {
-                a.rsplit('/')
-                    .next()
-                    .unwrap_or(a)
-                    .trim_start_matches('-')
-                    .to_string()
-            })
-            .unwrap_or_default();
-        (at_prompt && REDRAWING_SHELLS.contains(&name.as_str())).then_some(name)
-    });
-    let Some(shell) = shell else {
+    let Some(shell) = redrawing_shell(pane) else {
         return Ok(answer(
             true,
             false,
@@ -100,14 +101,21 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
             ),
         ));
     };
-    let (before, screen) = mark(context, pane.id)?;
+    let (before, screen) = mark(tmux, pane.id)?;
     let before_lines: Vec<String> = screen.lines().map(str::to_string).collect();
     let clear_already = before.cursor_y == 0 && screen.lines().skip(1).all(|l| l.trim().is_empty());
     if clear_already {
         return Ok(answer(true, true, None));
     }
-    let send = Cmd::new("send-keys").args(["-t", &target, "C-l"]);
-    let output = tmux.run(&Batch::of(vec![cmd::guarded(&target, &shell, &[send])]))?;
+    let send = |key: &str| {
+        tmux.run(&Batch::of(vec![cmd::guarded(
+            &target,
+            &shell,
+            &[tmux_pane::send_keys(pane.id, &[key.to_string()])],
+            &[],
+        )]))
+    };
+    let output = send("C-l")?;
     if let Some(found) = cmd::held_back(&output) {
         let why = if found.in_mode {
             "the pane is in a mode"
@@ -121,17 +129,16 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
     let start = Instant::now();
     while start.elapsed() < REDRAW_WAIT {
         std::thread::sleep(Duration::from_millis(50));
-        let (now, screen) = mark(context, pane.id)?;
+        let (now, screen) = mark(tmux, pane.id)?;
         // A shell that took Ctrl-L as text (bash in vi mode, zsh in a
         // `read`) shows ^L on its line, and nothing else moves.
         let cursor_line = screen.lines().nth(now.cursor_y as usize).unwrap_or("");
-        let before_line = before_screen_line(&before_lines, before.cursor_y);
+        let before_line = before_lines
+            .get(before.cursor_y as usize)
+            .map(String::as_str)
+            .unwrap_or("");
         if cursor_line.contains("^L") && !before_line.contains("^L") {
-            let taken_back = tmux.run(&Batch::of(vec![cmd::guarded(
-                &target,
-                &shell,
-                &[Cmd::new("send-keys").args(["-t", &target, "BSpace"])],
-            )]));
+            let taken_back = send("BSpace");
             let note = if taken_back.is_ok_and(|out| cmd::held_back(&out).is_none()) {
                 "the shell took Ctrl-L as text; it was taken back out"
             } else {
@@ -151,9 +158,4 @@ pub fn clear(context: &Context, id: Option<&str>, sel: &PaneSel) -> Result<Reply
         false,
         Some("the shell showed no sign of redrawing its screen"),
     ))
-}
-
-/// Row `y` of a screen's text, or "".
-fn before_screen_line(lines: &[String], y: u32) -> &str {
-    lines.get(y as usize).map(String::as_str).unwrap_or("")
 }

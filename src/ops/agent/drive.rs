@@ -1,27 +1,24 @@
-//! Driving an agent: `taw agent prompt`, `wait`, `send-keys`, `read`.
+//! Driving an agent: prompt it, send it keys, wait for it, read it.
 //! Nothing is typed into a pane whose agent has gone: the check comes
 //! first, and the send itself is guarded by tmux (`tmux::commands::guarded`),
 //! so an agent that exits between the two gets nothing, and neither does
-//! the shell it leaves.
+//! the shell it leaves. The verbs here take the target as a person wrote
+//! it (an agent's name or a pane id): herdr's messages quote it, and a wait
+//! looks it up again as the pane changes.
 
-use crate::cli::Context;
-use crate::cli::pane::input::{self, ReadSpec, Source};
+use crate::clock::now_ms;
 use crate::detect::job;
-use crate::envelope::{ErrorCode, Reply, Result, TawError};
-use crate::keys;
-use crate::model::{AgentStatus, Records, resolve};
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::model::{AgentInfo, AgentStatus, Records, resolve};
+use crate::ops::pane::input::{self, PaneRead, ReadSpec};
 use crate::tmux::commands::{self as cmd, Cmd};
+use crate::tmux::pane::{self as tmux_pane, Buffer};
 use crate::tmux::snapshot::{Pane, Snapshot};
 use crate::tmux::{Batch, Tmux};
-use crate::watch::now_ms;
 use crate::watch::waiters::Waiter;
-use clap::Args;
-use serde_json::json;
+use serde::Serialize;
 use std::time::{Duration, Instant};
 
-/// A prompt longer than this is sent in pieces (a tmux command line holds
-/// about 16 KiB), each guarded.
-const PIECE: usize = 4096;
 /// How long a prompt to an agent that is not working may go unanswered.
 const ACTIVITY_WAIT: Duration = Duration::from_secs(5);
 /// A watcher tells of every look; this is only a safety net.
@@ -37,18 +34,28 @@ fn code(code: ErrorCode, message: String) -> TawError {
     TawError::new(code, message)
 }
 
+/// The verbs that type, for herdr's wording of their refusals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verb {
+    Prompt,
+    SendKeys,
+}
+
 /// The agent a target names, for verbs that type into its pane: a target
 /// that names no pane is `agent_not_found`; a pane with no agent there is
 /// `agent_not_ready`.
-fn agent_pane<'a>(snapshot: &'a Snapshot, target: &str, verb: &str) -> Result<&'a Pane> {
+fn agent_pane<'a>(snapshot: &'a Snapshot, target: &str, verb: Verb) -> Result<&'a Pane> {
     let pane = resolve::agent(snapshot, target).map_err(|error| {
-        if error.message.contains("hosts no agent") {
+        if error.code == ErrorCode::AgentTargetAmbiguous {
+            error
+        } else if let Ok(pane) = resolve::pane(snapshot, target) {
+            let public = Records::new(snapshot).pane(pane).pane_id;
             code(
                 ErrorCode::AgentNotReady,
-                format!("agent {target} is not an active named agent"),
+                format!(
+                    "agent {target} is not an active named agent: no agent runs in pane {public}"
+                ),
             )
-        } else if error.code == ErrorCode::AgentTargetAmbiguous {
-            error
         } else {
             code(
                 ErrorCode::AgentNotFound,
@@ -68,7 +75,7 @@ fn agent_pane<'a>(snapshot: &'a Snapshot, target: &str, verb: &str) -> Result<&'
 /// the pane records. An integration's report stands for an agent only when
 /// no process can name its kind (a label of the integration's own), and
 /// something that is no shell is in front.
-pub fn hosts_agent(pane: &Pane) -> bool {
+pub(crate) fn hosts_agent(pane: &Pane) -> bool {
     let Some((own, group)) = job::read_job(pane.pid) else {
         return false;
     };
@@ -95,11 +102,11 @@ struct Aim<'a> {
     target: &'a str,
     /// Its public id, for messages.
     public: String,
-    verb: &'static str,
+    verb: Verb,
 }
 
 impl<'a> Aim<'a> {
-    fn new(snapshot: &Snapshot, pane: &'a Pane, target: &'a str, verb: &'static str) -> Aim<'a> {
+    fn new(snapshot: &Snapshot, pane: &'a Pane, target: &'a str, verb: Verb) -> Aim<'a> {
         Aim {
             pane,
             target,
@@ -118,7 +125,7 @@ impl<'a> Aim<'a> {
 
     /// Refuses a pane in a mode or with its input off before anything is sent.
     fn refuse_mode(&self, tmux: &Tmux) -> Result<()> {
-        let values = crate::tmux::pane::read_values(
+        let values = tmux_pane::read_values(
             tmux,
             self.pane.id,
             &["pane_in_mode", "pane_input_off", "pane_mode"],
@@ -133,16 +140,12 @@ impl<'a> Aim<'a> {
     }
 
     fn in_mode(&self, mode: &str, more: &str) -> TawError {
-        let mode = if mode.is_empty() {
-            "a mode".to_string()
-        } else {
-            mode.replace('-', " ")
-        };
         code(
             ErrorCode::ShellNotReady,
             format!(
-                "pane {} is in {mode}; leave it and try again{more}",
-                self.public
+                "pane {} is in {}; leave it and try again{more}",
+                self.public,
+                mode_name(mode)
             ),
         )
     }
@@ -158,16 +161,29 @@ impl<'a> Aim<'a> {
     }
 
     /// Sends `cmds` only while the command tmux saw in front is still there
-    /// and the pane takes input: the answer says why when it held them back.
-    fn send_guarded(&self, tmux: &Tmux, cmds: Vec<Cmd>, what: &str) -> Result<()> {
+    /// and the pane takes input, after `before` (a buffer loaded from
+    /// `input`), in one tmux call; `refused` runs when tmux held them back.
+    /// The answer says why it held them back.
+    fn send_guarded(
+        &self,
+        tmux: &Tmux,
+        before: Vec<Cmd>,
+        cmds: Vec<Cmd>,
+        refused: Vec<Cmd>,
+        input: Vec<u8>,
+        what: &str,
+    ) -> Result<()> {
         let target = format!("%{}", self.pane.id);
         race_window();
+        let mut batch = Batch::of(before);
+        batch.push(cmd::guarded(
+            &target,
+            &self.pane.current_command,
+            &cmds,
+            &refused,
+        ));
         let output = tmux
-            .run(&Batch::of(vec![cmd::guarded(
-                &target,
-                &self.pane.current_command,
-                &cmds,
-            )]))
+            .run_with_input(&batch, input)
             .map_err(|error| pane_gone(error, &self.public))?;
         let not_sent = format!(" ({what} was not sent)");
         match cmd::held_back(&output) {
@@ -179,11 +195,19 @@ impl<'a> Aim<'a> {
     }
 }
 
-fn gone_message(target: &str, verb: &str) -> String {
-    if verb == "prompt" {
-        format!("agent {target} is no longer the pane foreground process")
+/// tmux's name for a mode, as words: `copy-mode` is "copy mode".
+pub(crate) fn mode_name(mode: &str) -> String {
+    if mode.is_empty() {
+        "a mode".into()
     } else {
-        format!("agent {target} is not an active named agent")
+        mode.replace('-', " ")
+    }
+}
+
+fn gone_message(target: &str, verb: Verb) -> String {
+    match verb {
+        Verb::Prompt => format!("agent {target} is no longer the pane foreground process"),
+        Verb::SendKeys => format!("agent {target} is not an active named agent"),
     }
 }
 
@@ -199,7 +223,7 @@ fn pane_gone(error: TawError, public: &str) -> TawError {
 /// The race tests widen the moment between the check and the send with
 /// `TAW_TEST_SEND_DELAY_MS`, to make an agent exit (or a mode start) in it
 /// every time. Nothing else sets it.
-pub fn race_window() {
+pub(crate) fn race_window() {
     if let Some(ms) = std::env::var("TAW_TEST_SEND_DELAY_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -208,102 +232,95 @@ pub fn race_window() {
     }
 }
 
-#[derive(Debug, Args)]
-pub struct PromptArgs {
-    /// The agent: its name or its pane's id.
-    pub target: String,
-    /// The prompt.
-    #[arg(required = true)]
-    pub text: Vec<String>,
-    /// Wait for the turn to end.
-    #[arg(long)]
-    pub wait: bool,
-    /// The states that end the wait (default idle, done, blocked).
-    #[arg(long, requires = "wait", value_enum)]
-    pub until: Vec<UntilState>,
-    /// One budget, in milliseconds, for the send and the wait.
-    #[arg(long)]
-    pub timeout: Option<u64>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum UntilState {
-    Idle,
-    Working,
-    Blocked,
-    Done,
-    Unknown,
-}
-
-impl UntilState {
-    fn status(self) -> AgentStatus {
-        match self {
-            UntilState::Idle => AgentStatus::Idle,
-            UntilState::Working => AgentStatus::Working,
-            UntilState::Blocked => AgentStatus::Blocked,
-            UntilState::Done => AgentStatus::Done,
-            UntilState::Unknown => AgentStatus::Unknown,
-        }
-    }
-}
-
-fn until_set(until: &[UntilState]) -> Vec<AgentStatus> {
+/// The states that end a wait; herdr's default when none is given.
+pub(crate) fn until_or_default(until: Vec<AgentStatus>) -> Vec<AgentStatus> {
     if until.is_empty() {
         vec![AgentStatus::Idle, AgentStatus::Done, AgentStatus::Blocked]
     } else {
-        until.iter().map(|u| u.status()).collect()
+        until
     }
 }
 
-pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
-    let deadline = args
-        .timeout
-        .map(|ms| Instant::now() + Duration::from_millis(ms));
-    let text = args.text.join(" ");
-    if text.trim().is_empty() {
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PromptSent {
+    pub pane_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct KeysSent {}
+
+answers!(PromptSent => "ok", KeysSent => "ok");
+
+/// How a wait for an agent ended.
+#[derive(Debug, Clone)]
+pub(crate) enum Waited {
+    /// The agent is in a state the wait was for: its record.
+    Reached(Box<Option<AgentInfo>>),
+    /// It left its pane in one of those states (herdr's released answer).
+    Released(AgentStatus),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Reached {
+    pub agent: Option<AgentInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ReleasedAnswer {
+    pub agent: Option<AgentInfo>,
+    pub final_status: AgentStatus,
+    pub released: bool,
+}
+
+/// A prompt: its text, and what to wait for after it.
+#[derive(Debug, Clone)]
+pub(crate) struct Prompt {
+    pub text: String,
+    /// Wait for the turn to end, in one of these states (empty: herdr's).
+    pub wait: Option<Vec<AgentStatus>>,
+    /// One budget for the send and the wait.
+    pub timeout: Option<Duration>,
+}
+
+/// Sends an agent a prompt, as it is, byte for byte (pasted, bracketed
+/// when the agent asked for it, then Enter), and with `wait`, waits for
+/// its turn to end. `Ok(None)` when it was sent and not waited for.
+pub(crate) fn prompt(
+    tmux: &Tmux,
+    target: &str,
+    prompt: Prompt,
+) -> Result<(PromptSent, Option<Waited>)> {
+    let deadline = prompt.timeout.map(|t| Instant::now() + t);
+    if prompt.text.trim().is_empty() {
         return Err(TawError::invalid_argument("the prompt is empty"));
     }
-    let tmux = context.tmux();
-    let snapshot = once_drawn(context, &args.target, "prompt", deadline)?;
+    let snapshot = once_drawn(tmux, target, Verb::Prompt, deadline)?;
     if deadline.is_some_and(|d| Instant::now() >= d) {
-        return Err(timeout_error(&args.target));
+        return Err(timeout_error(target));
     }
-    let pane = agent_pane(&snapshot, &args.target, "prompt")?;
-    let aim = Aim::new(&snapshot, pane, &args.target, "prompt");
-    aim.refuse_mode(&tmux)?;
+    let pane = agent_pane(&snapshot, target, Verb::Prompt)?;
+    let aim = Aim::new(&snapshot, pane, target, Verb::Prompt);
+    aim.refuse_mode(tmux)?;
     let before = Observed::of(pane);
     let sent_at = now_ms();
-    // Pasted (bracketed when the agent asked for it), in guarded pieces.
-    let pieces = split_pieces(&text);
-    let buffer = format!("taw-{}", std::process::id());
-    let target = format!("%{}", pane.id);
-    for (index, piece) in pieces.iter().enumerate() {
-        let mut cmds = vec![
-            Cmd::new("set-buffer").args(["-b", &buffer, "--", piece]),
-            Cmd::new("paste-buffer").args(["-p", "-d", "-b", &buffer, "-t", &target]),
-        ];
-        if index + 1 == pieces.len() {
-            cmds.push(Cmd::new("send-keys").args(["-t", &target, "Enter"]));
-        }
-        aim.send_guarded(&tmux, cmds, "the prompt")
-            .map_err(|error| {
-                if index > 0 {
-                    TawError::new(
-                        error.code,
-                        format!(
-                            "{}; part of the prompt may be left on the agent's line",
-                            error.message
-                        ),
-                    )
-                } else {
-                    error
-                }
-            })?;
-    }
-    if !args.wait {
-        return Ok(Reply::result("ok", json!({ "pane_id": aim.public })));
-    }
-    let until = until_set(&args.until);
+    // The text reaches tmux on its standard input, never through its
+    // parser, so every byte arrives as it was written, at any size.
+    let buffer = Buffer::named();
+    aim.send_guarded(
+        tmux,
+        vec![buffer.load()],
+        buffer.paste_then_enter(pane.id),
+        vec![buffer.delete()],
+        prompt.text.into_bytes(),
+        "the prompt",
+    )?;
+    let sent = PromptSent {
+        pane_id: aim.public.clone(),
+    };
+    let Some(until) = prompt.wait else {
+        return Ok((sent, None));
+    };
+    let until = until_or_default(until);
     let waiter = Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id);
     // An agent that was not working must show it took the prompt.
     if before.state != AgentStatus::Working {
@@ -311,60 +328,51 @@ pub fn prompt(context: &Context, args: PromptArgs) -> Result<Reply> {
         let stop = deadline.map_or(gate, |d| d.min(gate));
         let mut left_at = None;
         loop {
-            match current(context, pane)? {
+            match current(tmux, pane)? {
                 Current::Gone(final_state) => {
-                    return gone(&args.target, final_state, sent_at, &until);
+                    return gone(target, final_state, sent_at, &until).map(|w| (sent, Some(w)));
                 }
                 Current::Here(now) if now.active_since(&before, sent_at) => break,
                 Current::Here(_) => {
-                    if let Some(final_state) = process_left(context, pane, &mut left_at)? {
-                        return gone(&args.target, final_state, sent_at, &until);
+                    if let Some(final_state) = process_left(tmux, pane, &mut left_at)? {
+                        return gone(target, final_state, sent_at, &until).map(|w| (sent, Some(w)));
                     }
                 }
             }
             if Instant::now() >= stop {
                 if deadline.is_some_and(|d| d <= gate) {
-                    return Err(timeout_error(&args.target));
+                    return Err(timeout_error(target));
                 }
                 return Err(code(
                     ErrorCode::AgentPromptStalled,
                     format!(
-                        "agent {} showed no sign of taking the prompt within 5 s (it may still have been delivered)",
-                        args.target
+                        "agent {target} showed no sign of taking the prompt within 5 s (it may still have been delivered)"
                     ),
                 ));
             }
             sleep_until_look(&waiter, stop, left_at.is_some());
         }
     }
-    wait_for(
-        context,
-        pane,
-        &args.target,
-        &until,
-        deadline,
-        sent_at,
-        &waiter,
-        "agent",
-    )
+    let waited = wait_for(tmux, pane, target, &until, deadline, sent_at, &waiter)?;
+    Ok((sent, Some(waited)))
 }
 
 /// The server as it is once the target agent has been read: an agent
-/// `taw agent start` has just started is named by its process before it
-/// has drawn its input, and what is typed into it then can be lost (Claude
+/// `agent start` has just started is named by its process before it has
+/// drawn its input, and what is typed into it then can be lost (Claude
 /// Code takes the text and drops the Enter). So while a watched agent has
 /// no state read yet, and for at most FIRST_READ_WAIT after it came, this
 /// waits for the watcher's first read; past that the text is sent anyway.
 fn once_drawn(
-    context: &Context,
+    tmux: &Tmux,
     target: &str,
-    verb: &str,
+    verb: Verb,
     deadline: Option<Instant>,
 ) -> Result<Snapshot> {
     let mut stop: Option<Instant> = None;
     let mut waiter = None;
     loop {
-        let snapshot = context.snapshot()?;
+        let snapshot = Snapshot::read(tmux)?;
         let pane = agent_pane(&snapshot, target, verb)?;
         let unread = matches!(pane.agent_state.as_str(), "" | "unknown");
         if !pane.pipe || !unread {
@@ -384,36 +392,11 @@ fn once_drawn(
         if Instant::now() >= stop {
             return Ok(snapshot);
         }
-        if waiter.is_none() {
-            waiter = Some(Waiter::new(
-                &crate::paths::state_dir(),
-                snapshot.server.pid,
-                pane.id,
-            ));
-        }
-        sleep_until_look(waiter.as_ref().unwrap(), stop, false);
+        let waiter = waiter.get_or_insert_with(|| {
+            Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id)
+        });
+        sleep_until_look(waiter, stop, false);
     }
-}
-
-/// The text in pieces of at most PIECE bytes as tmux reads them (a `'`
-/// takes five once quoted), cut at character boundaries.
-fn split_pieces(text: &str) -> Vec<String> {
-    let mut pieces = Vec::new();
-    let mut current = String::new();
-    let mut size = 0;
-    for c in text.chars() {
-        let cost = if c == '\'' { 5 } else { c.len_utf8() };
-        if size + cost > PIECE {
-            pieces.push(std::mem::take(&mut current));
-            size = 0;
-        }
-        current.push(c);
-        size += cost;
-    }
-    if !current.is_empty() {
-        pieces.push(current);
-    }
-    pieces
 }
 
 /// What a pane's options said at one moment.
@@ -457,8 +440,8 @@ enum Current {
 }
 
 /// The agent of `pane` now: still there, or gone (with its final state).
-fn current(context: &Context, pane: &Pane) -> Result<Current> {
-    let snapshot = context.snapshot()?;
+fn current(tmux: &Tmux, pane: &Pane) -> Result<Current> {
+    let snapshot = Snapshot::read(tmux)?;
     let Some(now) = snapshot.pane(pane.id, None) else {
         return Ok(Current::Gone(None));
     };
@@ -494,11 +477,11 @@ fn session_id(recorded: &str) -> String {
 /// it off): after a grace that lets a watcher write the end of the turn
 /// first, its final state, if any.
 fn process_left(
-    context: &Context,
+    tmux: &Tmux,
     pane: &Pane,
     left_at: &mut Option<Instant>,
 ) -> Result<Option<Option<(AgentStatus, u64)>>> {
-    let snapshot = context.snapshot()?;
+    let snapshot = Snapshot::read(tmux)?;
     let Some(row) = snapshot.pane(pane.id, None) else {
         return Ok(Some(None));
     };
@@ -522,15 +505,12 @@ fn gone(
     final_state: Option<(AgentStatus, u64)>,
     since: u64,
     until: &[AgentStatus],
-) -> Result<Reply> {
+) -> Result<Waited> {
     if let Some((state, at)) = final_state
         && at >= since
         && until.contains(&state)
     {
-        return Ok(Reply::result(
-            "agent",
-            json!({ "agent": null, "final_status": state, "released": true }),
-        ));
+        return Ok(Waited::Released(state));
     }
     Err(code(
         ErrorCode::AgentNotRunning,
@@ -561,36 +541,33 @@ fn sleep_until_look(waiter: &Option<Waiter>, stop: Instant, quick: bool) {
 }
 
 /// Waits until the agent is in one of `until`, it leaves, or the deadline.
-#[allow(clippy::too_many_arguments)]
 fn wait_for(
-    context: &Context,
+    tmux: &Tmux,
     pane: &Pane,
     target: &str,
     until: &[AgentStatus],
     deadline: Option<Instant>,
     since: u64,
     waiter: &Option<Waiter>,
-    kind: &'static str,
-) -> Result<Reply> {
+) -> Result<Waited> {
     let mut left_at: Option<Instant> = None;
     loop {
-        match current(context, pane)? {
+        match current(tmux, pane)? {
             Current::Gone(final_state) => return gone(target, final_state, since, until),
             Current::Here(now) if until.contains(&now.state) => {
-                let snapshot = context.snapshot()?;
+                let snapshot = Snapshot::read(tmux)?;
                 let row = snapshot.pane(pane.id, None).ok_or_else(|| {
                     code(
                         ErrorCode::AgentNotRunning,
                         format!("agent {target} left its pane"),
                     )
                 })?;
-                return Ok(Reply::result(
-                    kind,
-                    json!({ "agent": Records::new(&snapshot).agent(row) }),
-                ));
+                return Ok(Waited::Reached(Box::new(
+                    Records::new(&snapshot).agent(row),
+                )));
             }
             Current::Here(_) => {
-                if let Some(final_state) = process_left(context, pane, &mut left_at)? {
+                if let Some(final_state) = process_left(tmux, pane, &mut left_at)? {
                     return gone(target, final_state, since, until);
                 }
             }
@@ -603,87 +580,56 @@ fn wait_for(
     }
 }
 
-#[derive(Debug, Args)]
-pub struct WaitArgs {
-    pub target: String,
-    #[arg(long, value_enum)]
-    pub until: Vec<UntilState>,
-    #[arg(long)]
-    pub timeout: Option<u64>,
-}
-
-pub fn wait(context: &Context, args: WaitArgs) -> Result<Reply> {
-    let deadline = args
-        .timeout
-        .map(|ms| Instant::now() + Duration::from_millis(ms));
-    let snapshot = context.snapshot()?;
-    let pane = resolve::agent(&snapshot, &args.target)?;
+/// Waits until the agent `target` names is in one of `until`.
+pub(crate) fn wait(
+    tmux: &Tmux,
+    target: &str,
+    until: Vec<AgentStatus>,
+    timeout: Option<Duration>,
+) -> Result<Waited> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let snapshot = Snapshot::read(tmux)?;
+    let pane = resolve::agent(&snapshot, target)?;
     let waiter = Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id);
     wait_for(
-        context,
+        tmux,
         pane,
-        &args.target,
-        &until_set(&args.until),
+        target,
+        &until_or_default(until),
         deadline,
         now_ms(),
         &waiter,
-        "agent_info",
     )
 }
 
-pub fn send_keys(context: &Context, target: &str, keys: &[String]) -> Result<Reply> {
-    let keys = keys::all_to_tmux(keys)?;
-    let tmux = context.tmux();
-    let snapshot = once_drawn(context, target, "send-keys", None)?;
-    let pane = agent_pane(&snapshot, target, "send-keys")?;
-    let aim = Aim::new(&snapshot, pane, target, "send-keys");
-    aim.refuse_mode(&tmux)?;
+/// Sends an agent keys in tmux's spelling (`crate::keys` checks them),
+/// checked and guarded as a prompt is.
+pub(crate) fn send_keys(tmux: &Tmux, target: &str, keys: &[String]) -> Result<KeysSent> {
+    let snapshot = once_drawn(tmux, target, Verb::SendKeys, None)?;
+    let pane = agent_pane(&snapshot, target, Verb::SendKeys)?;
+    let aim = Aim::new(&snapshot, pane, target, Verb::SendKeys);
+    aim.refuse_mode(tmux)?;
     aim.send_guarded(
-        &tmux,
-        vec![crate::tmux::pane::send_keys(pane.id, &keys)],
+        tmux,
+        Vec::new(),
+        vec![tmux_pane::send_keys(pane.id, keys)],
+        Vec::new(),
+        Vec::new(),
         "the keys",
     )?;
-    Ok(Reply::result("ok", json!({})))
+    Ok(KeysSent {})
 }
 
-#[derive(Debug, Args)]
-pub struct ReadArgs {
-    pub target: String,
-    #[arg(long, value_enum, default_value = "visible")]
-    pub source: Source,
-    #[arg(long)]
-    pub lines: Option<usize>,
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: input::Format,
-    #[arg(long)]
-    pub ansi: bool,
-}
-
-pub fn read(context: &Context, args: ReadArgs) -> Result<Reply> {
-    let snapshot = context.snapshot()?;
-    let pane = resolve::agent(&snapshot, &args.target)?;
-    let spec = ReadSpec {
-        source: args.source,
-        lines: args.lines,
-        ansi: args.ansi || args.format == input::Format::Ansi,
-    };
-    let read = input::read_pane(context, &snapshot, pane.id, spec)?;
-    Ok(Reply::Text(read.text))
+/// An agent's screen, as `pane read` reads it.
+pub(crate) fn read(tmux: &Tmux, target: &str, spec: ReadSpec) -> Result<PaneRead> {
+    let snapshot = Snapshot::read(tmux)?;
+    let pane = resolve::agent(&snapshot, target)?;
+    input::read(tmux, &snapshot, pane.id, spec)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn long_prompts_go_in_pieces_at_character_boundaries() {
-        let text = "é".repeat(3000);
-        let pieces = split_pieces(&text);
-        assert!(pieces.len() >= 2);
-        assert!(pieces.iter().all(|p| p.len() <= PIECE));
-        assert_eq!(pieces.concat(), text);
-        assert_eq!(split_pieces("short"), vec!["short"]);
-    }
 
     #[test]
     fn activity_after_a_prompt() {

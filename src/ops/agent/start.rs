@@ -1,20 +1,19 @@
-//! `taw agent start <name> --kind K --pane P [--timeout MS] [-- args]`:
-//! types an agent's command into a pane's shell, once the shell is at its
-//! prompt, and answers once the agent is really there.
+//! `agent start`: types an agent's command into a pane's shell, once the
+//! shell is at its prompt, and answers once the agent is really there.
 
-use super::drive::hosts_agent;
-use crate::cli::{Context, pane_number};
+use super::drive::{hosts_agent, mode_name, race_window};
 use crate::detect::{agents, job};
-use crate::envelope::{ErrorCode, Reply, Result, TawError};
-use crate::model::{Records, resolve};
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::model::Records;
+use crate::ops::names;
 use crate::tmux::commands::{self as cmd, Cmd};
 use crate::tmux::options::pane as opt;
-use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
+use crate::tmux::pane::{self as tmux_pane, Buffer, OptionWrites, ReadSource};
 use crate::tmux::snapshot::{Pane, Snapshot};
 use crate::tmux::{Batch, Tmux, shell_quote};
 use crate::watch::typed;
-use clap::Args;
-use serde_json::json;
+use serde::Serialize;
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -27,32 +26,37 @@ const SETTLED: Duration = Duration::from_millis(300);
 const ECHO_WAIT: Duration = Duration::from_secs(1);
 const LOOK_EVERY: Duration = Duration::from_millis(100);
 
-#[derive(Debug, Args)]
-pub struct StartArgs {
+/// What to start, where.
+#[derive(Debug, Clone)]
+pub(crate) struct Start {
     /// The agent's name: a-z first, then up to 31 of a-z 0-9 _ -.
     pub name: String,
     /// Which agent: claude, codex, gemini, opencode, pi...
-    #[arg(long)]
     pub kind: String,
-    /// The pane whose shell runs it.
-    #[arg(long)]
-    pub pane: String,
-    /// One budget for the whole verb, in milliseconds (default 30000; more than 3000, at most 300000).
-    #[arg(long)]
+    /// The pane (`%N`) whose shell runs it.
+    pub pane: u32,
+    /// One budget for the whole verb, in milliseconds.
     pub timeout: Option<u64>,
     /// Arguments for the agent.
-    #[arg(last = true)]
     pub args: Vec<String>,
 }
+
+/// The agent's record, and the command line typed.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Started {
+    pub agent: Value,
+    pub argv: Vec<String>,
+}
+
+answers!(Started => "agent");
 
 fn not_ready(message: String) -> TawError {
     TawError::new(ErrorCode::ShellNotReady, message)
 }
 
 /// The pane now, or `not_found` when it closed.
-fn pane_now(context: &Context, id: u32, public: &str) -> Result<Pane> {
-    context
-        .snapshot()?
+fn pane_now(tmux: &Tmux, id: u32, public: &str) -> Result<Pane> {
+    Snapshot::read(tmux)?
         .pane(id, None)
         .cloned()
         .ok_or_else(|| TawError::not_found(format!("pane {public} closed")))
@@ -70,13 +74,12 @@ fn shell_in_front(pane: &Pane) -> bool {
 
 /// Waits for the pane's shell to be at its prompt: nothing but the shell
 /// in front, something drawn, the screen unchanged for a moment.
-fn wait_for_prompt(context: &Context, id: u32, public: &str, stop: Instant) -> Result<Pane> {
-    let tmux = context.tmux();
+fn wait_for_prompt(tmux: &Tmux, id: u32, public: &str, stop: Instant) -> Result<Pane> {
     let mut last = String::new();
     let mut steady_since = Instant::now();
     loop {
-        let pane = pane_now(context, id, public)?;
-        let text = screen(&tmux, id)?;
+        let pane = pane_now(tmux, id, public)?;
+        let text = screen(tmux, id)?;
         if text != last {
             last = text.clone();
             steady_since = Instant::now();
@@ -94,9 +97,11 @@ fn wait_for_prompt(context: &Context, id: u32, public: &str, stop: Instant) -> R
     }
 }
 
-pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
+/// Types the agent's command into the pane's shell once it is at its
+/// prompt, and returns once the agent is there.
+pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
     let begun = Instant::now();
-    resolve::check_agent_name(&args.name)?;
+    names::check_agent_name(&args.name)?;
     let agent = agents::lookup(&args.kind).ok_or_else(|| {
         TawError::new(
             ErrorCode::UnsupportedAgentKind,
@@ -111,6 +116,13 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
             ),
         )
     })?;
+    // A shell reads a newline (or another control character) in the line
+    // as a key: the command would run early, or not as written.
+    if let Some(arg) = args.args.iter().find(|a| a.chars().any(char::is_control)) {
+        return Err(TawError::invalid_argument(format!(
+            "the agent argument {arg:?} holds a newline or another control character, which the shell would take as a key; nothing was typed"
+        )));
+    }
     let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT_MS);
     if !(3001..=MAX_TIMEOUT_MS).contains(&timeout) {
         return Err(TawError::invalid_argument(format!(
@@ -118,13 +130,11 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
         )));
     }
     let deadline = begun + Duration::from_millis(timeout);
-    let tmux = context.tmux();
-    let id = pane_number(context, &args.pane)?;
-    let snapshot = Snapshot::read(&tmux)?;
+    let id = args.pane;
+    let snapshot = Snapshot::read(tmux)?;
     let pane = snapshot.pane(id, None).ok_or_else(|| {
         TawError::not_found(format!(
-            "pane {} not found; `taw pane list` shows the panes",
-            args.pane
+            "pane %{id} not found; `taw pane list` shows the panes"
         ))
     })?;
     // A name another live agent holds is refused before anything else.
@@ -141,7 +151,7 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
         )));
     }
     let values =
-        tmux_pane::read_values(&tmux, id, &["pane_in_mode", "pane_input_off", "pane_mode"])?;
+        tmux_pane::read_values(tmux, id, &["pane_in_mode", "pane_input_off", "pane_mode"])?;
     let public = Records::new(&snapshot).pane(pane).pane_id;
     if values[0] == "1" {
         return Err(not_ready(format!(
@@ -160,7 +170,7 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
         )));
     }
     let shell_stop = deadline.min(begun + SHELL_WAIT);
-    let pane = wait_for_prompt(context, id, &public, shell_stop)?;
+    let pane = wait_for_prompt(tmux, id, &public, shell_stop)?;
 
     // The last agent's record goes; this one's name and kind come.
     let previous_hint = pane.kind_hint.clone();
@@ -173,13 +183,12 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
     writes.unset(opt::RESUME);
     writes.set(opt::AGENT_KIND_HINT, agent.id);
     writes.set(opt::AGENT_NAME, args.name.as_str());
-    tmux_pane::write_options(&tmux, id, &writes)?;
+    tmux_pane::write_options(tmux, id, &writes)?;
 
     let mut argv = vec![agent.executable.to_string()];
     argv.extend(args.args.iter().cloned());
     let launch = Launch {
-        context,
-        tmux: &tmux,
+        tmux,
         id,
         public: &public,
         shell: &pane.current_command,
@@ -192,11 +201,11 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
         deadline,
     };
     match launch.run() {
-        Ok(()) => answer(context, id, agent.id, &argv),
+        Ok(()) => answer(tmux, id, agent.id, argv),
         // The pid of what came up stays, with the hint, for the watcher.
         Err(error) if error.code == ErrorCode::Timeout => Err(error),
         Err(error) => {
-            restore(&tmux, id, &previous_hint, &previous_pid);
+            restore(tmux, id, &previous_hint, &previous_pid);
             Err(if crate::tmux::is_pane_gone(&error) {
                 TawError::not_found(format!("pane {public} closed"))
             } else {
@@ -208,7 +217,6 @@ pub fn start(context: &Context, args: StartArgs) -> Result<Reply> {
 
 /// Typing the command into a shell at its prompt, and watching it start.
 struct Launch<'a> {
-    context: &'a Context,
     tmux: &'a Tmux,
     id: u32,
     public: &'a str,
@@ -227,22 +235,28 @@ impl Launch<'_> {
         self.watch_start(&echoed)
     }
 
-    fn guarded(&self, cmds: &[Cmd]) -> Cmd {
-        cmd::guarded(&format!("%{}", self.id), self.shell, cmds)
+    fn guarded(&self, cmds: &[Cmd], refused: &[Cmd]) -> Cmd {
+        cmd::guarded(&format!("%{}", self.id), self.shell, cmds, refused)
     }
 
     /// Types the command (no Enter), and returns the row the shell echoed
     /// it on, or the command itself when no echo came within a second.
     fn type_line(&self) -> Result<String> {
-        let target = format!("%{}", self.id);
         // The echo is looked for from the cursor's row down, so an older
         // row that ends with the same command is not taken for it.
         let cursor: usize = tmux_pane::read_values(self.tmux, self.id, &["cursor_y"])?[0]
             .parse()
             .unwrap_or(0);
-        let typed = self.tmux.run(&Batch::of(vec![
-            self.guarded(&[Cmd::new("send-keys").args(["-l", "-t", &target, "--", &self.line])]),
-        ]))?;
+        // The line reaches tmux on its standard input and is pasted as
+        // typed: no byte of it is read by tmux's parser.
+        let buffer = Buffer::named();
+        let typed = self.tmux.run_with_input(
+            &Batch::of(vec![
+                buffer.load(),
+                self.guarded(&[buffer.paste(self.id, false)], &[buffer.delete()]),
+            ]),
+            self.line.clone().into_bytes(),
+        )?;
         if let Some(found) = cmd::held_back(&typed) {
             let public = self.public;
             return Err(not_ready(if found.in_mode {
@@ -279,13 +293,15 @@ impl Launch<'_> {
     /// Records the typed line and sends Enter, both only while the shell is
     /// in front and the pane takes input.
     fn enter(&self, echoed: &str) -> Result<()> {
-        let target = format!("%{}", self.id);
         let mut writes = OptionWrites::default();
         writes.set(opt::TYPED_LINE, echoed);
         writes.set(opt::TYPED_COMMAND, self.line.as_str());
         let mut batch = Batch::of(writes.commands(self.id));
-        batch.push(self.guarded(&[Cmd::new("send-keys").args(["-t", &target, "Enter"])]));
-        crate::cli::agent::drive::race_window();
+        batch.push(self.guarded(
+            &[tmux_pane::send_keys(self.id, &["Enter".to_string()])],
+            &[],
+        ));
+        race_window();
         let entered = self.tmux.run(&batch)?;
         let Some(found) = cmd::held_back(&entered) else {
             return Ok(());
@@ -319,7 +335,7 @@ impl Launch<'_> {
         let mut agreed: Option<u32> = None;
         let mut shell_screen: Option<(String, Instant)> = None;
         loop {
-            let pane = pane_now(self.context, self.id, self.public)?;
+            let pane = pane_now(self.tmux, self.id, self.public)?;
             let mut shell_back = false;
             if let Some((own, group)) = job::read_job(pane.pid) {
                 match job::front_of(&own, group) {
@@ -394,7 +410,7 @@ impl Launch<'_> {
             }
             std::thread::sleep(LOOK_EVERY);
             looks += 1;
-            let pane = pane_now(self.context, self.id, self.public).ok()?;
+            let pane = pane_now(self.tmux, self.id, self.public).ok()?;
             let now =
                 job::read_job(pane.pid).and_then(|(own, group)| match job::front_of(&own, group) {
                     job::Front::Job { pgid, .. } => Some(pgid),
@@ -436,15 +452,6 @@ impl Launch<'_> {
     }
 }
 
-/// tmux's name for a mode, as words: `copy-mode` is "copy mode".
-fn mode_name(mode: &str) -> String {
-    if mode.is_empty() {
-        "a mode".into()
-    } else {
-        mode.replace('-', " ")
-    }
-}
-
 fn record_pid(tmux: &Tmux, pane: u32, pid: u32) {
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_PID, pid.to_string());
@@ -470,7 +477,7 @@ fn restore(tmux: &Tmux, pane: u32, hint: &str, pid: &str) {
     let _ = tmux_pane::write_options(tmux, pane, &writes);
 }
 
-fn answer(context: &Context, pane: u32, kind: &str, argv: &[String]) -> Result<Reply> {
+fn answer(tmux: &Tmux, pane: u32, kind: &str, argv: Vec<String>) -> Result<Started> {
     // The pane holds the agent from now on, for a verb that names it next
     // (`agent prompt reviewer`), before the watcher has looked: unknown, as
     // a watcher's first look says, unless the watcher has written already.
@@ -478,25 +485,25 @@ fn answer(context: &Context, pane: u32, kind: &str, argv: &[String]) -> Result<R
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_KIND, kind);
     writes.set(opt::AGENT_STATE, "unknown");
-    writes.set(opt::STATE_SINCE, crate::watch::now_ms().to_string());
-    let _ = context.tmux().run(&Batch::of(vec![cmd::unless_set(
+    writes.set(opt::STATE_SINCE, crate::clock::now_ms().to_string());
+    let _ = tmux.run(&Batch::of(vec![cmd::unless_set(
         &target,
         opt::AGENT_KIND,
         &writes.commands(pane),
     )]));
-    let snapshot = context.snapshot()?;
+    let snapshot = Snapshot::read(tmux)?;
     let row = snapshot
         .pane(pane, None)
         .ok_or_else(|| TawError::not_found("the pane closed"))?;
     let records = Records::new(&snapshot);
     // The record as an agent's, even before the watcher has written it.
-    let agent = records.agent(row).map(|a| json!(a)).unwrap_or_else(|| {
-        let mut record = json!(records.pane(row));
-        record["name"] = json!(row.agent_name);
-        record
-    });
-    Ok(Reply::result(
-        "agent",
-        json!({ "agent": agent, "argv": argv }),
-    ))
+    let agent = records
+        .agent(row)
+        .map(|a| serde_json::to_value(a).unwrap_or_default())
+        .unwrap_or_else(|| {
+            let mut record = serde_json::to_value(records.pane(row)).unwrap_or_default();
+            record["name"] = Value::String(row.agent_name.clone());
+            record
+        });
+    Ok(Started { agent, argv })
 }

@@ -1,0 +1,332 @@
+//! `taw agent`: the agents in panes.
+
+use super::pane::{Format, Source};
+use super::{Context, envelope_id, pane_number};
+use crate::config::Config;
+use crate::detect::explain;
+use crate::envelope::{Reply, Result, TawError};
+use crate::keys;
+use crate::model::{AgentStatus, resolve};
+use crate::ops::agent::drive::{self, Prompt, Waited};
+use crate::ops::agent::start::{self, Start};
+use crate::ops::agent::{self as op};
+use crate::ops::pane::input::ReadSpec;
+use clap::{Args, Subcommand, ValueEnum};
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Subcommand)]
+pub enum Verb {
+    /// Every pane that hosts an agent.
+    List,
+    /// One agent's record.
+    Get {
+        /// The agent's name or its pane's id.
+        target: String,
+    },
+    /// Give an agent a name (unique among live agents), or clear it.
+    Rename {
+        target: String,
+        /// a-z first, then up to 31 of a-z 0-9 _ -.
+        #[arg(required_unless_present = "clear")]
+        name: Option<String>,
+        #[arg(long, conflicts_with = "name")]
+        clear: bool,
+    },
+    /// Show the agent's pane on the client used last (and mark it seen).
+    Focus { target: String },
+    /// Type an agent's command into a pane's shell, and wait until it runs.
+    Start(StartArgs),
+    /// Send an agent a prompt (and with --wait, wait for its turn to end).
+    Prompt(PromptArgs),
+    /// Wait until an agent is in one of some states.
+    Wait(WaitArgs),
+    /// Send an agent keys (herdr's names), checked first and guarded.
+    SendKeys {
+        target: String,
+        #[arg(required = true)]
+        keys: Vec<String>,
+    },
+    /// Print an agent's screen.
+    Read(ReadArgs),
+    /// Which state a screen reads as, the rule that decided, and every rule tried.
+    Explain(ExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// The agent's name: a-z first, then up to 31 of a-z 0-9 _ -.
+    pub name: String,
+    /// Which agent: claude, codex, gemini, opencode, pi...
+    #[arg(long)]
+    pub kind: String,
+    /// The pane whose shell runs it.
+    #[arg(long)]
+    pub pane: String,
+    /// One budget for the whole verb, in milliseconds (default 30000; more than 3000, at most 300000).
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Arguments for the agent.
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The agent: its name or its pane's id.
+    pub target: String,
+    /// The prompt.
+    #[arg(required = true)]
+    pub text: Vec<String>,
+    /// Wait for the turn to end.
+    #[arg(long)]
+    pub wait: bool,
+    /// The states that end the wait (default idle, done, blocked).
+    #[arg(long, requires = "wait", value_enum)]
+    pub until: Vec<UntilState>,
+    /// One budget, in milliseconds, for the send and the wait.
+    #[arg(long)]
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UntilState {
+    Idle,
+    Working,
+    Blocked,
+    Done,
+    Unknown,
+}
+
+impl UntilState {
+    fn status(self) -> AgentStatus {
+        match self {
+            UntilState::Idle => AgentStatus::Idle,
+            UntilState::Working => AgentStatus::Working,
+            UntilState::Blocked => AgentStatus::Blocked,
+            UntilState::Done => AgentStatus::Done,
+            UntilState::Unknown => AgentStatus::Unknown,
+        }
+    }
+}
+
+fn statuses(until: &[UntilState]) -> Vec<AgentStatus> {
+    until.iter().map(|u| u.status()).collect()
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    pub target: String,
+    #[arg(long, value_enum)]
+    pub until: Vec<UntilState>,
+    #[arg(long)]
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    pub target: String,
+    #[arg(long, value_enum, default_value = "visible")]
+    pub source: Source,
+    #[arg(long)]
+    pub lines: Option<usize>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    #[arg(long)]
+    pub ansi: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The agent (its name or pane id) whose screen to explain.
+    #[arg(conflicts_with = "file", required_unless_present = "file")]
+    target: Option<String>,
+    /// A saved screen to classify (- for standard input), instead of a pane.
+    #[arg(long, value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// The agent whose rules read the screen (with --file).
+    #[arg(long, requires = "file")]
+    agent: Option<String>,
+    /// The pane title that went with the screen (with --file).
+    #[arg(long, requires = "file", default_value = "")]
+    title: String,
+    /// Answer with the JSON envelope.
+    #[arg(long)]
+    json: bool,
+    /// Show what each rule found.
+    #[arg(long)]
+    verbose: bool,
+}
+
+pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+    let name = match &verb {
+        Verb::List => "list",
+        Verb::Get { .. } => "get",
+        Verb::Rename { .. } => "rename",
+        Verb::Focus { .. } => "focus",
+        Verb::Start(_) => "start",
+        Verb::Prompt(_) => "prompt",
+        Verb::Wait(_) => "wait",
+        Verb::SendKeys { .. } => "send-keys",
+        Verb::Read(_) => "read",
+        Verb::Explain(_) => "explain",
+    };
+    (envelope_id("agent", name), answer(context, verb))
+}
+
+fn millis(ms: Option<u64>) -> Option<Duration> {
+    ms.map(Duration::from_millis)
+}
+
+/// A wait's answer: the agent's record under `kind`, or herdr's released
+/// answer for an agent that left in a state the wait was for.
+fn waited(kind: &'static str, waited: Waited) -> Reply {
+    match waited {
+        Waited::Reached(agent) => Reply::result(kind, drive::Reached { agent: *agent }),
+        Waited::Released(state) => Reply::result(
+            "agent",
+            drive::ReleasedAnswer {
+                agent: None,
+                final_status: state,
+                released: true,
+            },
+        ),
+    }
+}
+
+fn answer(context: &Context, verb: Verb) -> Result<Reply> {
+    let tmux = context.tmux();
+    match verb {
+        Verb::List => Ok(Reply::of(op::list(&context.snapshot()?))),
+        Verb::Get { target } => {
+            let snapshot = context.snapshot()?;
+            Ok(Reply::of(op::get(
+                &snapshot,
+                resolve::agent(&snapshot, &target)?,
+            )))
+        }
+        Verb::Rename {
+            target,
+            name,
+            clear,
+        } => {
+            let snapshot = context.snapshot()?;
+            let pane = resolve::agent(&snapshot, &target)?;
+            let name = if clear { None } else { name };
+            Ok(Reply::of(op::rename(
+                &tmux,
+                &snapshot,
+                pane,
+                name.as_deref(),
+            )?))
+        }
+        Verb::Focus { target } => {
+            let snapshot = context.snapshot()?;
+            let pane = resolve::agent(&snapshot, &target)?;
+            let client = snapshot.last_client().map(|c| c.name.as_str());
+            Ok(Reply::of(op::focus(&tmux, &snapshot, pane, client)?))
+        }
+        Verb::Start(args) => {
+            let start = Start {
+                pane: pane_number(context, &args.pane)?,
+                name: args.name,
+                kind: args.kind,
+                timeout: args.timeout,
+                args: args.args,
+            };
+            Ok(Reply::of(start::start(&tmux, start)?))
+        }
+        Verb::Prompt(args) => {
+            let prompt = Prompt {
+                text: args.text.join(" "),
+                wait: args.wait.then(|| statuses(&args.until)),
+                timeout: millis(args.timeout),
+            };
+            Ok(match drive::prompt(&tmux, &args.target, prompt)? {
+                (sent, None) => Reply::of(sent),
+                (_, Some(outcome)) => waited("agent", outcome),
+            })
+        }
+        Verb::Wait(args) => {
+            let outcome = drive::wait(
+                &tmux,
+                &args.target,
+                statuses(&args.until),
+                millis(args.timeout),
+            )?;
+            Ok(waited("agent_info", outcome))
+        }
+        Verb::SendKeys { target, keys } => {
+            let keys = keys::all_to_tmux(&keys)?;
+            Ok(Reply::of(drive::send_keys(&tmux, &target, &keys)?))
+        }
+        Verb::Read(args) => {
+            let spec = ReadSpec {
+                source: args.source.source(),
+                lines: args.lines,
+                ansi: args.ansi || args.format == Format::Ansi,
+            };
+            Ok(Reply::Text(drive::read(&tmux, &args.target, spec)?.text))
+        }
+        Verb::Explain(args) => explain_verb(context, args),
+    }
+}
+
+fn explain_verb(context: &Context, args: ExplainArgs) -> Result<Reply> {
+    let config = Config::load()?;
+    let explained = match &args.file {
+        Some(file) => {
+            let Some(agent) = &args.agent else {
+                return Err(TawError::invalid_argument(
+                    "--file needs --agent: the agent whose rules read the screen",
+                ));
+            };
+            op::explain_screen(&config, agent, &read_screen(file)?, &args.title)?
+        }
+        None => {
+            let snapshot = context.snapshot()?;
+            let target = args.target.as_deref().unwrap_or("");
+            // A pane id is explained even with no agent in it: the answer
+            // then says what is in front and why it is no agent.
+            let pane = match resolve::pane(&snapshot, target) {
+                Ok(pane) => pane,
+                Err(_) => resolve::agent(&snapshot, target)?,
+            };
+            match op::explain_pane(&context.tmux(), &snapshot, &config, pane) {
+                Err(error)
+                    if !args.json && error.code == crate::envelope::ErrorCode::AgentNotFound =>
+                {
+                    return Ok(Reply::FailedText(error.message));
+                }
+                other => other?,
+            }
+        }
+    };
+    if args.json {
+        Ok(Reply::of(explained))
+    } else {
+        Ok(Reply::Text(explain::describe(
+            &explained.explain,
+            args.verbose,
+        )))
+    }
+}
+
+fn read_screen(file: &PathBuf) -> Result<String> {
+    if file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+            TawError::io(format!("cannot read the screen from standard input: {e}"))
+        })?;
+        return Ok(text);
+    }
+    let bytes = std::fs::read(file).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            TawError::not_found(format!("no screen at {}: {e}", file.display()))
+        } else {
+            TawError::io(format!("cannot read {}: {e}", file.display()))
+        }
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

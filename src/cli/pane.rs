@@ -1,0 +1,682 @@
+//! `taw pane`: tmux panes as herdr panes.
+
+use super::{
+    CALLING_PANE, Context, calling_pane, envelope_id, no_current_pane, pane_number, parse_env,
+};
+use crate::envelope::{Reply, Result, TawError};
+use crate::keys;
+use crate::model::resolve;
+use crate::ops::pane::arrange::{self, Direction as Side, ZoomMode};
+use crate::ops::pane::input::{self, ReadSpec, Source as ReadFrom};
+use crate::ops::pane::moving::{self, Destination};
+use crate::ops::pane::report::{self, Reporter, SessionRef};
+use crate::ops::pane::{self as op, NewPane, clear};
+use crate::tmux::arrange::Spawn;
+use crate::tmux::snapshot::{Pane, Snapshot};
+use clap::{Args, Subcommand, ValueEnum};
+
+#[derive(Debug, Subcommand)]
+pub enum Verb {
+    /// List every pane, or the panes of one workspace.
+    List {
+        /// Only this workspace's panes.
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+    /// One pane's record.
+    Get {
+        /// A pane id: w1:p3 or %2.
+        pane: String,
+    },
+    /// The pane taw runs in, else the pane in front of the last-used client.
+    Current {
+        /// This pane instead.
+        #[arg(long, conflicts_with = "current")]
+        pane: Option<String>,
+        /// The pane taw runs in ($TMUX_PANE); an error outside tmux.
+        #[arg(long)]
+        current: bool,
+    },
+    /// Split a pane: a new one to its right or below it.
+    Split(SplitArgs),
+    /// Close a pane.
+    Close { pane: String },
+    /// Give a pane a label (shown in its record), or clear it.
+    Rename {
+        pane: String,
+        #[arg(required_unless_present = "clear")]
+        label: Vec<String>,
+        #[arg(long, conflicts_with = "label")]
+        clear: bool,
+    },
+    /// Go to the pane on one side.
+    Focus {
+        #[arg(long, value_enum)]
+        direction: Direction,
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// The pane on one side, if any.
+    Neighbor {
+        #[arg(long, value_enum)]
+        direction: Direction,
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// Which edges of the window a pane touches.
+    Edges {
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// Grow a pane toward one side by a share of the window.
+    Resize {
+        #[arg(long, value_enum)]
+        direction: Direction,
+        #[arg(long, default_value_t = 0.05)]
+        amount: f64,
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// Zoom a pane to the whole window, or back.
+    Zoom {
+        id: Option<String>,
+        #[command(flatten)]
+        sel: PaneSel,
+        #[arg(long, conflicts_with_all = ["on", "off"])]
+        toggle: bool,
+        #[arg(long, conflicts_with = "off")]
+        on: bool,
+        #[arg(long)]
+        off: bool,
+    },
+    /// Swap a pane with its neighbour, or two panes.
+    Swap {
+        #[arg(long, value_enum)]
+        direction: Option<Direction>,
+        #[command(flatten)]
+        sel: PaneSel,
+        #[arg(long)]
+        source_pane: Option<String>,
+        #[arg(long)]
+        target_pane: Option<String>,
+    },
+    /// Move a pane to another tab, a tab of its own, or a workspace of its own.
+    Move(MoveArgs),
+    /// The layout of a pane's window: every pane and split with its rectangle.
+    Layout {
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// The processes in front of a pane's terminal.
+    ProcessInfo {
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// Clear a pane's history, and its screen when its shell is at its prompt.
+    Clear {
+        id: Option<String>,
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// Print the pane's text (the screen, or its last rows with history).
+    Read(ReadArgs),
+    /// Type text into the pane, as it is.
+    SendText {
+        pane: String,
+        #[arg(required = true)]
+        text: Vec<String>,
+    },
+    /// Send keys (herdr's names: enter, ctrl+c, alt+x...); all are checked first.
+    SendKeys {
+        pane: String,
+        #[arg(required = true)]
+        keys: Vec<String>,
+    },
+    /// Type a command line and Enter (pasted, bracketed if the program asked).
+    Run {
+        pane: String,
+        #[arg(required = true)]
+        command: Vec<String>,
+    },
+    /// Wait until a line of the pane contains text or matches a regex.
+    WaitOutput(WaitArgs),
+    /// An integration reports its agent's state (herdr's arguments).
+    ReportAgent(ReportArgs),
+    /// An integration reports its agent's session, not its state.
+    ReportAgentSession(SessionArgs),
+    /// An integration gives the pane up: its report and resume command go.
+    ReleaseAgent(ReleaseArgs),
+}
+
+/// Which pane a verb is about: an id, `--pane ID`, `--current` (the pane
+/// taw runs in), or else the pane taw runs in, or the one in front.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PaneSel {
+    /// The pane: %N, w1:pN, or %calling.
+    #[arg(long = "pane", value_name = "ID")]
+    pub pane: Option<String>,
+    /// The pane taw runs in ($TMUX_PANE).
+    #[arg(long, conflicts_with = "pane")]
+    pub current: bool,
+}
+
+impl PaneSel {
+    pub fn resolve<'a>(
+        &self,
+        snapshot: &'a Snapshot,
+        positional: Option<&str>,
+    ) -> Result<&'a Pane> {
+        let calling = || {
+            let id = calling_pane(snapshot).ok_or_else(no_current_pane)?;
+            snapshot.pane(id, None).ok_or_else(no_current_pane)
+        };
+        if let Some(text) = positional.or(self.pane.as_deref()) {
+            if text.trim() == CALLING_PANE {
+                return calling();
+            }
+            return resolve::pane(snapshot, text);
+        }
+        if self.current {
+            return calling();
+        }
+        match calling_pane(snapshot) {
+            Some(_) => calling(),
+            None => snapshot
+                .focused_pane()
+                .ok_or_else(|| TawError::not_found("the tmux server has no pane")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Direction {
+    Left,
+    Right,
+    Up,
+    Down,
+}
+
+impl Direction {
+    fn side(self) -> Side {
+        match self {
+            Direction::Left => Side::Left,
+            Direction::Right => Side::Right,
+            Direction::Up => Side::Up,
+            Direction::Down => Side::Down,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum SplitDirection {
+    Right,
+    Down,
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// The pane to split (else --pane, --current, or the pane in front).
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub sel: PaneSel,
+    #[arg(long, value_enum)]
+    pub direction: SplitDirection,
+    /// The share the pane being split keeps (0.1 to 0.9; default 0.5).
+    #[arg(long, default_value_t = 0.5)]
+    pub ratio: f64,
+    #[arg(long)]
+    pub cwd: Option<String>,
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// herdr's right-click routing; tmux's mouse rules decide.
+    #[arg(long, value_name = "herdr|pane")]
+    pub right_click: Option<String>,
+    #[arg(long, overrides_with = "no_focus")]
+    pub focus: bool,
+    #[arg(long)]
+    pub no_focus: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MoveArgs {
+    /// The pane to move.
+    pub pane: String,
+    /// Into this tab, beside or below a pane of it (see --split).
+    #[arg(long, conflicts_with_all = ["new_tab", "new_workspace"], requires = "split")]
+    pub tab: Option<String>,
+    #[arg(long, value_enum)]
+    pub split: Option<SplitDirection>,
+    /// The pane of --tab to go beside (default: its active pane).
+    #[arg(long)]
+    pub target_pane: Option<String>,
+    /// The share the target pane keeps (0.1 to 0.9).
+    #[arg(long, default_value_t = 0.5)]
+    pub ratio: f64,
+    /// Into a tab of its own.
+    #[arg(long, conflicts_with = "new_workspace")]
+    pub new_tab: bool,
+    /// With --new-tab: the workspace of the new tab.
+    #[arg(long, requires = "new_tab")]
+    pub workspace: Option<String>,
+    /// The new workspace's (or with --new-tab, the new tab's) name.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Into a workspace of its own.
+    #[arg(long)]
+    pub new_workspace: bool,
+    /// With --new-workspace: its tab's name.
+    #[arg(long, requires = "new_workspace")]
+    pub tab_label: Option<String>,
+    #[arg(long, overrides_with = "no_focus")]
+    pub focus: bool,
+    #[arg(long)]
+    pub no_focus: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Source {
+    Visible,
+    Recent,
+    RecentUnwrapped,
+    Detection,
+}
+
+impl Source {
+    pub(crate) fn source(self) -> ReadFrom {
+        match self {
+            Source::Visible => ReadFrom::Visible,
+            Source::Recent => ReadFrom::Recent,
+            Source::RecentUnwrapped => ReadFrom::RecentUnwrapped,
+            Source::Detection => ReadFrom::Detection,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Ansi,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The pane: %N, w1:pN, or %calling.
+    pub pane: String,
+    #[arg(long, value_enum, default_value = "visible")]
+    pub source: Source,
+    /// The last N lines (recent: N rows of history and screen; at most 1000).
+    #[arg(long)]
+    pub lines: Option<usize>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// The same as --format ansi.
+    #[arg(long)]
+    pub ansi: bool,
+    /// Colours and all, nothing taken out.
+    #[arg(long)]
+    pub raw: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    pub pane: String,
+    /// Text a line must contain.
+    #[arg(
+        long = "match",
+        conflicts_with = "regex",
+        required_unless_present = "regex"
+    )]
+    pub matching: Option<String>,
+    /// A regular expression a line must match.
+    #[arg(long)]
+    pub regex: Option<String>,
+    #[arg(long, value_enum, default_value = "visible")]
+    pub source: Source,
+    #[arg(long)]
+    pub lines: Option<usize>,
+    /// Give up after this many milliseconds (no limit without it).
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Match and answer with colours kept.
+    #[arg(long)]
+    pub raw: bool,
+}
+
+/// Who reports, about which agent in which pane: every report verb's start.
+#[derive(Debug, Args)]
+pub struct ReporterArgs {
+    /// The pane: %N, w1:pN, or %calling (the pane this runs in).
+    pane: String,
+    /// Who reports (`herdr:pi`, `custom:mybot`...), at most 128 bytes.
+    #[arg(long)]
+    source: String,
+    /// The agent: a known id (claude, pi...) or a name of your own.
+    #[arg(long)]
+    agent: String,
+    /// This source's report number; lower or equal ones are ignored.
+    #[arg(long)]
+    seq: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    who: ReporterArgs,
+    /// idle, working, blocked or unknown.
+    #[arg(long)]
+    state: String,
+    /// A word on what the agent does, for display.
+    #[arg(long)]
+    message: Option<String>,
+    #[arg(long)]
+    agent_session_id: Option<String>,
+    #[arg(long)]
+    agent_session_path: Option<String>,
+    /// The command that resumes the agent's session.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    #[command(flatten)]
+    who: ReporterArgs,
+    #[arg(long)]
+    agent_session_id: Option<String>,
+    #[arg(long)]
+    agent_session_path: Option<String>,
+    /// How the session began: startup, resume, clear, compact, new, fork.
+    #[arg(long)]
+    session_start_source: Option<String>,
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReleaseArgs {
+    #[command(flatten)]
+    who: ReporterArgs,
+}
+
+impl ReporterArgs {
+    fn reporter(self, context: &Context) -> Result<Reporter> {
+        Ok(Reporter {
+            pane: pane_number(context, &self.pane)?,
+            source: self.source,
+            agent: self.agent,
+            seq: self.seq,
+        })
+    }
+}
+
+pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+    let name = match &verb {
+        Verb::List { .. } => "list",
+        Verb::Get { .. } => "get",
+        Verb::Current { .. } => "current",
+        Verb::Split(_) => "split",
+        Verb::Close { .. } => "close",
+        Verb::Rename { .. } => "rename",
+        Verb::Focus { .. } => "focus",
+        Verb::Neighbor { .. } => "neighbor",
+        Verb::Edges { .. } => "edges",
+        Verb::Resize { .. } => "resize",
+        Verb::Zoom { .. } => "zoom",
+        Verb::Swap { .. } => "swap",
+        Verb::Move(_) => "move",
+        Verb::Layout { .. } => "layout",
+        Verb::ProcessInfo { .. } => "process-info",
+        Verb::Clear { .. } => "clear",
+        Verb::Read(_) => "read",
+        Verb::SendText { .. } => "send-text",
+        Verb::SendKeys { .. } => "send-keys",
+        Verb::Run { .. } => "run",
+        Verb::WaitOutput(_) => "wait-output",
+        Verb::ReportAgent(_) => "report-agent",
+        Verb::ReportAgentSession(_) => "report-agent-session",
+        Verb::ReleaseAgent(_) => "release-agent",
+    };
+    (envelope_id("pane", name), answer(context, verb))
+}
+
+fn answer(context: &Context, verb: Verb) -> Result<Reply> {
+    let tmux = context.tmux();
+    // The verbs that need no snapshot, or check their input first.
+    let verb = match verb {
+        Verb::Read(args) => {
+            let pane = pane_number(context, &args.pane)?;
+            let spec = ReadSpec {
+                source: args.source.source(),
+                lines: args.lines,
+                ansi: args.ansi || args.raw || args.format == Format::Ansi,
+            };
+            let read = input::read(&tmux, &context.snapshot()?, pane, spec)?;
+            return Ok(Reply::Text(read.text));
+        }
+        Verb::SendText { pane, text } => {
+            input::send_text(&tmux, pane_number(context, &pane)?, &text.join(" "))?;
+            return Ok(Reply::Nothing);
+        }
+        Verb::SendKeys { pane, keys } => {
+            // Every key is checked before any is sent.
+            let keys = keys::all_to_tmux(&keys)?;
+            input::send_keys(&tmux, pane_number(context, &pane)?, &keys)?;
+            return Ok(Reply::Nothing);
+        }
+        Verb::Run { pane, command } => {
+            input::run(&tmux, pane_number(context, &pane)?, &command.join(" "))?;
+            return Ok(Reply::Nothing);
+        }
+        Verb::WaitOutput(args) => {
+            let matcher = input::Matcher::new(args.matching.as_deref(), args.regex.as_deref())?;
+            let pane = pane_number(context, &args.pane)?;
+            let spec = ReadSpec {
+                source: args.source.source(),
+                lines: args.lines,
+                ansi: args.raw,
+            };
+            return Ok(Reply::of(input::wait_output(
+                &tmux,
+                pane,
+                &matcher,
+                spec,
+                args.timeout,
+            )?));
+        }
+        Verb::ReportAgent(args) => {
+            let session = SessionRef {
+                id: args.agent_session_id,
+                path: args.agent_session_path,
+                command: args.command,
+            };
+            let who = args.who.reporter(context)?;
+            return Ok(Reply::of(report::report_agent(
+                &tmux,
+                &who,
+                &args.state,
+                args.message.as_deref(),
+                &session,
+            )?));
+        }
+        Verb::ReportAgentSession(args) => {
+            let session = SessionRef {
+                id: args.agent_session_id,
+                path: args.agent_session_path,
+                command: args.command,
+            };
+            let who = args.who.reporter(context)?;
+            return Ok(Reply::of(report::report_session(
+                &tmux,
+                &who,
+                args.session_start_source.as_deref(),
+                &session,
+            )?));
+        }
+        Verb::ReleaseAgent(args) => {
+            let who = args.who.reporter(context)?;
+            return Ok(Reply::of(report::release_agent(&tmux, &who)?));
+        }
+        other => other,
+    };
+    let snapshot = context.snapshot()?;
+    let one = |text: &str| PaneSel::default().resolve(&snapshot, Some(text));
+    let client = snapshot.last_client().map(|c| c.name.clone());
+    Ok(match verb {
+        Verb::List { workspace } => {
+            let session = resolve::workspace_filter(&snapshot, workspace.as_deref())?;
+            Reply::of(op::list(&snapshot, session))
+        }
+        Verb::Get { pane } => Reply::of(op::get(&snapshot, resolve::pane(&snapshot, &pane)?)),
+        Verb::Current { pane, current } => {
+            let sel = PaneSel { pane, current };
+            let found = sel.resolve(&snapshot, None)?;
+            Reply::of(op::PaneCurrent {
+                pane: op::get(&snapshot, found).pane,
+            })
+        }
+        Verb::Split(args) => {
+            let env = parse_env(&args.env)?;
+            let pane = args.sel.resolve(&snapshot, args.id.as_deref())?;
+            let new = NewPane {
+                right: args.direction == SplitDirection::Right,
+                ratio: args.ratio,
+                spawn: Spawn {
+                    cwd: args.cwd,
+                    env,
+                    command: None,
+                },
+                focus: args.focus,
+            };
+            Reply::of(op::split(&tmux, pane, new)?)
+        }
+        Verb::Close { pane } => Reply::of(op::close(&tmux, one(&pane)?)?),
+        Verb::Rename { pane, label, clear } => {
+            let label = (!clear).then(|| label.join(" "));
+            Reply::of(op::rename(&tmux, one(&pane)?, label.as_deref())?)
+        }
+        Verb::Focus { direction, sel } => {
+            let pane = sel.resolve(&snapshot, None)?;
+            Reply::of(arrange::focus_direction(
+                &tmux,
+                &snapshot,
+                pane,
+                direction.side(),
+            )?)
+        }
+        Verb::Neighbor { direction, sel } => Reply::of(arrange::neighbor(
+            &snapshot,
+            sel.resolve(&snapshot, None)?,
+            direction.side(),
+        )?),
+        Verb::Edges { sel } => Reply::of(arrange::edges(&snapshot, sel.resolve(&snapshot, None)?)?),
+        Verb::Resize {
+            direction,
+            amount,
+            sel,
+        } => {
+            let pane = sel.resolve(&snapshot, None)?;
+            Reply::of(arrange::resize(
+                &tmux,
+                &snapshot,
+                pane,
+                direction.side(),
+                amount,
+            )?)
+        }
+        Verb::Zoom {
+            id, sel, on, off, ..
+        } => {
+            let mode = if on {
+                ZoomMode::On
+            } else if off {
+                ZoomMode::Off
+            } else {
+                ZoomMode::Toggle
+            };
+            let pane = sel.resolve(&snapshot, id.as_deref())?;
+            Reply::of(arrange::zoom(&tmux, &snapshot, pane, mode)?)
+        }
+        Verb::Swap {
+            direction,
+            sel,
+            source_pane,
+            target_pane,
+        } => {
+            let (from, to) = match (direction, source_pane, target_pane) {
+                (Some(direction), None, None) => {
+                    let pane = sel.resolve(&snapshot, None)?;
+                    let next = arrange::neighbor_of(&snapshot, pane, direction.side())
+                        .and_then(|n| snapshot.pane(n, Some(pane.session)));
+                    (pane, next)
+                }
+                (None, Some(a), Some(b)) => (
+                    resolve::pane(&snapshot, &a)?,
+                    Some(resolve::pane(&snapshot, &b)?),
+                ),
+                _ => {
+                    return Err(TawError::invalid_argument(
+                        "give --direction, or --source-pane and --target-pane",
+                    ));
+                }
+            };
+            Reply::of(arrange::swap(&tmux, from, to)?)
+        }
+        Verb::Move(args) => {
+            let pane = one(&args.pane)?;
+            let destination = if let Some(tab) = &args.tab {
+                Destination::Tab {
+                    window: resolve::tab(&snapshot, tab)?,
+                    right: args.split == Some(SplitDirection::Right),
+                    beside: args
+                        .target_pane
+                        .as_deref()
+                        .map(|t| resolve::pane(&snapshot, t))
+                        .transpose()?,
+                    ratio: args.ratio,
+                }
+            } else if args.new_tab {
+                Destination::NewTab {
+                    session: match &args.workspace {
+                        Some(workspace) => resolve::workspace(&snapshot, workspace)?,
+                        None => pane.session,
+                    },
+                    label: args.label,
+                }
+            } else if args.new_workspace {
+                Destination::NewWorkspace {
+                    label: args.label,
+                    tab_label: args.tab_label,
+                }
+            } else {
+                return Err(TawError::invalid_argument(
+                    "say where: --tab T --split right|down, --new-tab, or --new-workspace",
+                ));
+            };
+            let focus = args.focus.then_some(client);
+            Reply::of(moving::move_pane(
+                &tmux,
+                &snapshot,
+                pane,
+                destination,
+                focus,
+            )?)
+        }
+        Verb::Layout { sel } => {
+            Reply::of(arrange::layout(&snapshot, sel.resolve(&snapshot, None)?)?)
+        }
+        Verb::ProcessInfo { sel } => {
+            Reply::of(arrange::process_info(sel.resolve(&snapshot, None)?))
+        }
+        Verb::Clear { id, sel } => {
+            Reply::of(clear::clear(&tmux, sel.resolve(&snapshot, id.as_deref())?)?)
+        }
+        Verb::Read(_)
+        | Verb::SendText { .. }
+        | Verb::SendKeys { .. }
+        | Verb::Run { .. }
+        | Verb::WaitOutput(_)
+        | Verb::ReportAgent(_)
+        | Verb::ReportAgentSession(_)
+        | Verb::ReleaseAgent(_) => unreachable!("answered above"),
+    })
+}

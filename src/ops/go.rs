@@ -1,0 +1,133 @@
+//! Going somewhere: a pane, a window or a session brought in front of a
+//! client, a done agent there marked seen, and "next up", the agent the
+//! notification key and the popup's Tab go to.
+
+use crate::clock::now_ms;
+use crate::envelope::{Result, TawError, answers};
+use crate::model::{AgentStatus, nextup};
+use crate::tmux::commands as cmd;
+use crate::tmux::options::pane as opt;
+use crate::tmux::pane::OptionWrites;
+use crate::tmux::snapshot::{Client, Pane, Snapshot};
+use crate::tmux::{Batch, Tmux};
+use crate::watch::nudge;
+use serde::Serialize;
+
+/// The client a front end names (`--client`, the popup's own), checked to
+/// be attached; with none named, the client used last, if any.
+pub(crate) fn client<'a>(snapshot: &'a Snapshot, name: Option<&str>) -> Result<Option<&'a Client>> {
+    match name {
+        Some(name) => snapshot
+            .clients
+            .iter()
+            .find(|c| c.name == name && c.session.is_some())
+            .map(Some)
+            .ok_or_else(|| TawError::not_found(format!("no attached client {name:?}"))),
+        None => Ok(snapshot.last_client()),
+    }
+}
+
+/// Brings `pane` in front: its window, itself, and the client onto it; a
+/// done agent there is seen (idle).
+pub(crate) fn to_pane(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    client: Option<&str>,
+) -> Result<()> {
+    let id = format!("%{}", pane.id);
+    let mut batch = Batch::new();
+    batch.push(cmd::select_window(&id));
+    batch.push(cmd::select_pane(&id));
+    if let Some(client) = client {
+        batch.push(cmd::switch_client(client, &id));
+    }
+    let seen = pane.agent_state == "done";
+    if seen {
+        batch.extend(seen_commands(pane.id));
+    }
+    tmux.run(&batch)?;
+    if seen {
+        wake(snapshot, &[pane.id]);
+    }
+    Ok(())
+}
+
+/// Brings window `@window` in front in its session, and the client onto it.
+pub(crate) fn to_window(tmux: &Tmux, window: u32, client: Option<&str>) -> Result<()> {
+    let id = format!("@{window}");
+    let mut batch = Batch::of(vec![cmd::select_window(&id)]);
+    if let Some(client) = client {
+        batch.push(cmd::switch_client(client, &id));
+    }
+    tmux.run(&batch).map(|_| ())
+}
+
+/// Moves the client onto session `$session`; with no client, nothing.
+pub(crate) fn to_session(tmux: &Tmux, session: u32, client: Option<&str>) -> Result<()> {
+    match client {
+        Some(client) => tmux
+            .run_one(cmd::switch_client(client, &format!("${session}")))
+            .map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// What marks a done pane seen: idle, since now. Its watcher takes it in
+/// at its next look ([`wake`] makes that look come now).
+pub(crate) fn seen_commands(pane: u32) -> Vec<crate::tmux::Cmd> {
+    let mut writes = OptionWrites::default();
+    writes.set(opt::AGENT_STATE, AgentStatus::Idle.as_str());
+    writes.set(opt::STATE_SINCE, now_ms().to_string());
+    writes.commands(pane)
+}
+
+/// Wakes the watchers of `panes`, so they look now.
+pub(crate) fn wake(snapshot: &Snapshot, panes: &[u32]) {
+    for pane in panes {
+        if let Some(path) =
+            nudge::socket_path(&crate::paths::state_dir(), snapshot.server.pid, *pane)
+        {
+            nudge::nudge(&path);
+        }
+    }
+}
+
+/// Where "next up" went: the pane, and the group it was chosen from.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct NextUp {
+    pub pane_id: String,
+    pub target: &'static str,
+}
+
+answers!(NextUp => "ok");
+
+/// Moves `client` (else the client used last) to the agent "next up"
+/// after the pane it shows: the next that needs you, else the next agent
+/// of any kind. `not_found` when no pane holds an agent.
+pub(crate) fn next_up(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>) -> Result<NextUp> {
+    let client = self::client(snapshot, client)?;
+    let current = client
+        .and_then(|c| snapshot.client_pane(c))
+        .map(|pane| pane.id);
+    let panes: Vec<(u32, Option<AgentStatus>)> = snapshot
+        .unique_panes()
+        .into_iter()
+        .map(|pane| {
+            let state =
+                (!pane.agent_kind.is_empty()).then(|| AgentStatus::parse(&pane.agent_state));
+            (pane.id, state)
+        })
+        .collect();
+    let (id, group) = nextup::next_up(&panes, current).ok_or_else(|| {
+        TawError::not_found("no pane holds an agent; `taw agent list` shows the agents")
+    })?;
+    let pane = snapshot
+        .pane(id, None)
+        .ok_or_else(|| TawError::not_found("the pane closed"))?;
+    to_pane(tmux, snapshot, pane, client.map(|c| c.name.as_str()))?;
+    Ok(NextUp {
+        pane_id: format!("%{id}"),
+        target: group.as_str(),
+    })
+}

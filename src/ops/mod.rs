@@ -1,0 +1,34 @@
+//! The operations every front end shares: the command line (`cli/`), the
+//! popup (`ui/`), and those to come (hooks, plugins, the web API, session
+//! restore). Each takes the tmux server and what a snapshot says, checks
+//! what it is given, changes tmux through `tmux/`, and answers with typed
+//! records ([`crate::envelope::Answer`]) or a [`TawError`] with its code.
+//! An operation takes targets already found (a session, window or pane of
+//! the snapshot), never text to resolve: reading an id or a name is the
+//! front end's part (`model::resolve`).
+
+pub(crate) mod agent;
+pub(crate) mod go;
+pub(crate) mod layout;
+pub(crate) mod metadata;
+pub(crate) mod names;
+pub(crate) mod notification;
+pub(crate) mod pane;
+pub(crate) mod session;
+pub(crate) mod tab;
+pub(crate) mod workspace;
+
+use crate::envelope::{Result, TawError};
+use crate::tmux::snapshot::{Pane, Snapshot, Window};
+
+/// A new name or id tmux printed could not be read.
+pub(crate) fn unread(what: &str, output: &str) -> TawError {
+    TawError::tmux(format!("tmux did not say {what}: {output:?}"))
+}
+
+/// The window a pane is in, as the snapshot has it.
+pub(crate) fn window_of<'a>(snapshot: &'a Snapshot, pane: &Pane) -> Result<&'a Window> {
+    snapshot
+        .window(pane.session, pane.window)
+        .ok_or_else(|| TawError::tmux("the pane's window is not in tmux's list"))
+}

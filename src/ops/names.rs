@@ -1,0 +1,129 @@
+//! The one rule for the names a person gives a workspace, a tab or a pane,
+//! and herdr's rule for agent names. A name that breaks a rule is refused
+//! with `invalid_argument` and a word on why; taw never cuts or rewrites a
+//! name it was given (docs/SCRIPTING.md, "Names").
+
+use crate::envelope::{Result, TawError};
+use crate::tmux::snapshot::Snapshot;
+
+/// The longest name, in characters.
+pub(crate) const MAX_NAME: usize = 80;
+
+/// What a name is given to, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Named {
+    Workspace,
+    Tab,
+    Pane,
+}
+
+impl Named {
+    fn word(self) -> &'static str {
+        match self {
+            Named::Workspace => "workspace",
+            Named::Tab => "tab",
+            Named::Pane => "pane",
+        }
+    }
+}
+
+/// Checks a name: not empty, one line with no control character, at most
+/// [`MAX_NAME`] characters. The name is then used as given, but for what
+/// tmux itself does to a session's name (`.` and `:` become `_`, and taw
+/// numbers a new session whose name is taken): the record in the answer
+/// has the name tmux holds.
+pub(crate) fn check(named: Named, name: &str) -> Result<()> {
+    let what = named.word();
+    if name.trim().is_empty() {
+        return Err(TawError::invalid_argument(format!(
+            "the new {what} name is empty"
+        )));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(TawError::invalid_argument(format!(
+            "a {what} name is one line of text, and this one holds {}; nothing was renamed",
+            control_name(c)
+        )));
+    }
+    let count = name.chars().count();
+    if count > MAX_NAME {
+        return Err(TawError::invalid_argument(format!(
+            "a {what} name is at most {MAX_NAME} characters, and this one has {count}; nothing was renamed"
+        )));
+    }
+    Ok(())
+}
+
+fn control_name(c: char) -> String {
+    match c {
+        '\n' => "a newline".into(),
+        '\r' => "a carriage return".into(),
+        '\t' => "a tab".into(),
+        '\u{1b}' => "an escape".into(),
+        other => format!("the control character U+{:04X}", other as u32),
+    }
+}
+
+/// herdr's agent names: a lower-case letter, then up to 31 of
+/// `a-z 0-9 _ -`.
+pub(crate) fn check_agent_name(name: &str) -> Result<()> {
+    let mut chars = name.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
+    let rest_ok = name.len() <= 32
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if first_ok && rest_ok {
+        Ok(())
+    } else {
+        Err(TawError::invalid_argument(format!(
+            "{name:?} is not an agent name: a lower-case letter, then up to 31 of a-z, 0-9, _ and -"
+        )))
+    }
+}
+
+/// The name a new session gets: `.` and `:` become `_` as tmux makes
+/// them, and a taken name gets `-2`, `-3`...
+pub(crate) fn free_session_name(snapshot: &Snapshot, name: &str) -> String {
+    let name = tmux_safe(name);
+    let taken = |candidate: &str| snapshot.sessions.iter().any(|s| s.name == candidate);
+    if !taken(&name) {
+        return name;
+    }
+    (2..)
+        .map(|n| format!("{name}-{n}"))
+        .find(|candidate| !taken(candidate))
+        .unwrap_or(name)
+}
+
+/// `.` and `:` as `_`, as tmux puts them in a session's name.
+pub(crate) fn tmux_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c == '.' || c == ':' { '_' } else { c })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_kept_or_refused_never_changed() {
+        assert!(check(Named::Tab, "build & test #2").is_ok());
+        assert!(check(Named::Tab, "  spaced  ").is_ok());
+        let error = check(Named::Tab, "two\nlines").unwrap_err();
+        assert!(error.message.contains("a newline"), "{error}");
+        assert!(check(Named::Pane, "a\tb").is_err());
+        assert!(check(Named::Pane, "   ").is_err());
+        assert!(check(Named::Pane, &"x".repeat(80)).is_ok());
+        let error = check(Named::Pane, &"é".repeat(81)).unwrap_err();
+        assert!(error.message.contains("81"), "{error}");
+        assert!(check(Named::Workspace, "api.v2").is_ok());
+    }
+
+    #[test]
+    fn agent_names_follow_herdr() {
+        assert!(check_agent_name("reviewer-2").is_ok());
+        assert!(check_agent_name("Reviewer").is_err());
+        assert!(check_agent_name("2nd").is_err());
+        assert!(check_agent_name(&format!("a{}", "b".repeat(32))).is_err());
+    }
+}

@@ -1,0 +1,491 @@
+//! Where panes are and moving between them: `focus --direction`,
+//! `neighbor`, `edges`, `resize`, `zoom`, `swap`, `layout`, and the
+//! processes in front of a pane (`process-info`).
+
+use crate::detect::job;
+use crate::envelope::{Result, TawError, answers};
+use crate::model::Records;
+use crate::ops::window_of;
+use crate::tmux::arrange as tmux_arrange;
+use crate::tmux::layout::{self, Cell, Rect};
+use crate::tmux::snapshot::{Pane, Snapshot};
+use crate::tmux::{Batch, Tmux, commands as cmd, ids};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A side of a pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Left,
+    Right,
+    Up,
+    Down,
+}
+
+impl Direction {
+    fn name(self) -> &'static str {
+        match self {
+            Direction::Left => "left",
+            Direction::Right => "right",
+            Direction::Up => "up",
+            Direction::Down => "down",
+        }
+    }
+}
+
+/// herdr's PaneLayoutSnapshot of the window `@window` of `$session`, read
+/// afresh (after a change).
+fn layout_now(tmux: &Tmux, session: u32, window: u32) -> Result<Value> {
+    let snapshot = Snapshot::read(tmux)?;
+    let window = snapshot
+        .window(session, window)
+        .ok_or_else(|| TawError::not_found(format!("window @{window} is gone")))?;
+    Ok(Records::new(&snapshot).pane_layout(window))
+}
+
+fn layout_in(snapshot: &Snapshot, pane: &Pane) -> Result<Value> {
+    Ok(Records::new(snapshot).pane_layout(window_of(snapshot, pane)?))
+}
+
+/// The pane's rectangle and its window's.
+fn pane_rect(snapshot: &Snapshot, pane: &Pane) -> Option<(Rect, Rect)> {
+    let window = window_of(snapshot, pane).ok()?;
+    let cell = layout::parse(&window.layout).ok()?;
+    let area = cell.rect();
+    let mut found = None;
+    visit(&cell, &mut |id, rect| {
+        if id == pane.id {
+            found = Some(rect);
+        }
+    });
+    found.map(|rect| (rect, area))
+}
+
+fn visit(cell: &Cell, f: &mut dyn FnMut(u32, Rect)) {
+    match cell {
+        Cell::Pane { pane, rect } => f(*pane, *rect),
+        Cell::Split { children, .. } => {
+            for child in children {
+                visit(child, f);
+            }
+        }
+    }
+}
+
+/// The pane next to `pane` on `side`: touching that edge, and overlapping
+/// it the most (the upper or left one on a tie).
+pub(crate) fn neighbor_of(snapshot: &Snapshot, pane: &Pane, side: Direction) -> Option<u32> {
+    let window = window_of(snapshot, pane).ok()?;
+    let cell = layout::parse(&window.layout).ok()?;
+    let (rect, _) = pane_rect(snapshot, pane)?;
+    let mut best: Option<(u32, u32, u32)> = None;
+    visit(&cell, &mut |id, other| {
+        if id == pane.id {
+            return;
+        }
+        let touches = match side {
+            Direction::Left => other.x + other.width + 1 == rect.x,
+            Direction::Right => rect.x + rect.width + 1 == other.x,
+            Direction::Up => other.y + other.height + 1 == rect.y,
+            Direction::Down => rect.y + rect.height + 1 == other.y,
+        };
+        if !touches {
+            return;
+        }
+        let (overlap, position) = match side {
+            Direction::Left | Direction::Right => {
+                (overlap(rect.y, rect.height, other.y, other.height), other.y)
+            }
+            Direction::Up | Direction::Down => {
+                (overlap(rect.x, rect.width, other.x, other.width), other.x)
+            }
+        };
+        if overlap > 0 && best.is_none_or(|(_, o, p)| overlap > o || (overlap == o && position < p))
+        {
+            best = Some((id, overlap, position));
+        }
+    });
+    best.map(|(id, _, _)| id)
+}
+
+fn overlap(a: u32, a_len: u32, b: u32, b_len: u32) -> u32 {
+    (a + a_len).min(b + b_len).saturating_sub(a.max(b))
+}
+
+fn active_id(snapshot: &Snapshot, session: u32, window: u32) -> Option<String> {
+    snapshot
+        .active_pane(session, window)
+        .map(|p| ids::pane_id(session, p.id))
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FocusMove {
+    pub changed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    pub source_pane_id: String,
+    pub focused_pane_id: Option<String>,
+    pub layout: Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FocusAnswer {
+    pub focus: FocusMove,
+}
+
+/// Goes to the pane on one side, if there is one.
+pub(crate) fn focus_direction(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    side: Direction,
+) -> Result<FocusAnswer> {
+    let source_pane_id = ids::pane_id(pane.session, pane.id);
+    let focus = match neighbor_of(snapshot, pane, side) {
+        Some(next) => {
+            tmux.run_one(cmd::select_pane(&format!("%{next}")))?;
+            FocusMove {
+                changed: true,
+                reason: None,
+                source_pane_id,
+                focused_pane_id: Some(ids::pane_id(pane.session, next)),
+                layout: layout_now(tmux, pane.session, pane.window)?,
+            }
+        }
+        None => FocusMove {
+            changed: false,
+            reason: Some("no_neighbor"),
+            source_pane_id,
+            focused_pane_id: None,
+            layout: layout_now(tmux, pane.session, pane.window)?,
+        },
+    };
+    Ok(FocusAnswer { focus })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Neighbor {
+    pub pane_id: String,
+    pub direction: &'static str,
+    pub neighbor_pane_id: Option<String>,
+    pub layout: Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct NeighborAnswer {
+    pub neighbor: Neighbor,
+}
+
+pub(crate) fn neighbor(
+    snapshot: &Snapshot,
+    pane: &Pane,
+    side: Direction,
+) -> Result<NeighborAnswer> {
+    let next = neighbor_of(snapshot, pane, side);
+    Ok(NeighborAnswer {
+        neighbor: Neighbor {
+            pane_id: ids::pane_id(pane.session, pane.id),
+            direction: side.name(),
+            neighbor_pane_id: next.map(|n| ids::pane_id(pane.session, n)),
+            layout: layout_in(snapshot, pane)?,
+        },
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Edges {
+    pub pane_id: String,
+    pub left: bool,
+    pub right: bool,
+    pub up: bool,
+    pub down: bool,
+    pub layout: Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct EdgesAnswer {
+    pub edges: Edges,
+}
+
+/// Which edges of its window a pane touches.
+pub(crate) fn edges(snapshot: &Snapshot, pane: &Pane) -> Result<EdgesAnswer> {
+    let (rect, area) = pane_rect(snapshot, pane)
+        .ok_or_else(|| TawError::tmux("tmux's layout of the window could not be read"))?;
+    Ok(EdgesAnswer {
+        edges: Edges {
+            pane_id: ids::pane_id(pane.session, pane.id),
+            left: rect.x == area.x,
+            right: rect.x + rect.width == area.x + area.width,
+            up: rect.y == area.y,
+            down: rect.y + rect.height == area.y + area.height,
+            layout: layout_in(snapshot, pane)?,
+        },
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Resize {
+    pub changed: bool,
+    pub pane_id: String,
+    pub focused_pane_id: Option<String>,
+    pub layout: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ResizeAnswer {
+    pub resize: Resize,
+}
+
+/// Grows a pane toward one side by `amount`, a share of the window.
+pub(crate) fn resize(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    side: Direction,
+    amount: f64,
+) -> Result<ResizeAnswer> {
+    if !(amount > 0.0 && amount <= 1.0) {
+        return Err(TawError::invalid_argument(format!(
+            "--amount {amount} must be above 0 and at most 1 (a share of the window)"
+        )));
+    }
+    let window = window_of(snapshot, pane)?;
+    let before = window.layout.clone();
+    let (_, area) = pane_rect(snapshot, pane).unwrap_or_default();
+    let (flag, room) = match side {
+        Direction::Left => ("-L", area.width),
+        Direction::Right => ("-R", area.width),
+        Direction::Up => ("-U", area.height),
+        Direction::Down => ("-D", area.height),
+    };
+    let cells = ((room as f64 * amount).round() as u32).max(1);
+    tmux.run_one(tmux_arrange::resize_pane(
+        &format!("%{}", pane.id),
+        flag,
+        cells,
+    ))?;
+    let after = Snapshot::read(tmux)?;
+    let changed = after
+        .window(window.session, window.id)
+        .is_some_and(|w| w.layout != before);
+    Ok(ResizeAnswer {
+        resize: Resize {
+            changed,
+            pane_id: ids::pane_id(pane.session, pane.id),
+            focused_pane_id: active_id(&after, pane.session, pane.window),
+            layout: layout_now(tmux, pane.session, pane.window)?,
+            reason: (!changed).then_some("unchanged"),
+        },
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ZoomMode {
+    Toggle,
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Zoom {
+    pub changed: bool,
+    pub zoom_changed: bool,
+    pub focus_changed: bool,
+    pub pane_id: String,
+    pub focused_pane_id: Option<String>,
+    pub zoomed: bool,
+    pub layout: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ZoomAnswer {
+    pub zoom: Zoom,
+}
+
+/// Zooms a pane to the whole window, or back.
+pub(crate) fn zoom(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    mode: ZoomMode,
+) -> Result<ZoomAnswer> {
+    let window = window_of(snapshot, pane)?;
+    let target = format!("%{}", pane.id);
+    let want = match mode {
+        ZoomMode::Toggle => !window.zoomed,
+        ZoomMode::On => true,
+        ZoomMode::Off => false,
+    };
+    let reason = if window.pane_count < 2 {
+        Some("single_pane")
+    } else if want == window.zoomed && pane.active {
+        Some(if want {
+            "already_zoomed"
+        } else {
+            "already_unzoomed"
+        })
+    } else {
+        None
+    };
+    if reason.is_none() {
+        let mut batch = Batch::new();
+        if window.zoomed && !pane.active {
+            // Zoomed on another pane: out first, then onto this one.
+            batch.push(tmux_arrange::toggle_zoom(&target));
+            if want {
+                batch.push(tmux_arrange::toggle_zoom(&target));
+            }
+        } else if want != window.zoomed {
+            batch.push(tmux_arrange::toggle_zoom(&target));
+        } else {
+            batch.push(cmd::select_pane(&target));
+        }
+        tmux.run(&batch)?;
+    }
+    let after = Snapshot::read(tmux)?;
+    let window_after = after
+        .window(window.session, window.id)
+        .ok_or_else(|| TawError::not_found("the window closed"))?;
+    Ok(ZoomAnswer {
+        zoom: Zoom {
+            changed: reason.is_none(),
+            zoom_changed: window_after.zoomed != window.zoomed,
+            focus_changed: reason.is_none() && !pane.active,
+            pane_id: ids::pane_id(pane.session, pane.id),
+            focused_pane_id: active_id(&after, pane.session, pane.window),
+            zoomed: window_after.zoomed,
+            layout: Records::new(&after).pane_layout(window_after),
+            reason,
+        },
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Swap {
+    pub changed: bool,
+    pub source_pane_id: String,
+    pub target_pane_id: Option<String>,
+    pub focused_pane_id: Option<String>,
+    pub layout: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SwapAnswer {
+    pub swap: Swap,
+}
+
+/// Swaps two panes of one tab; `to` is `None` when there is no neighbour.
+pub(crate) fn swap(tmux: &Tmux, from: &Pane, to: Option<&Pane>) -> Result<SwapAnswer> {
+    let reason = match to {
+        None => Some("no_neighbor"),
+        Some(to) if to.id == from.id => Some("same_pane"),
+        Some(to) if to.window != from.window => Some("cross_tab"),
+        Some(_) => None,
+    };
+    if reason.is_none()
+        && let Some(to) = to
+    {
+        tmux.run_one(tmux_arrange::swap_panes(
+            &format!("%{}", from.id),
+            &format!("%{}", to.id),
+        ))?;
+    }
+    let after = Snapshot::read(tmux)?;
+    Ok(SwapAnswer {
+        swap: Swap {
+            changed: reason.is_none(),
+            source_pane_id: ids::pane_id(from.session, from.id),
+            target_pane_id: to.map(|t| ids::pane_id(t.session, t.id)),
+            focused_pane_id: active_id(&after, from.session, from.window),
+            layout: layout_now(tmux, from.session, from.window)?,
+            reason,
+        },
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct LayoutAnswer {
+    pub layout: Value,
+}
+
+/// The layout of a pane's window: every pane and split with its rectangle.
+pub(crate) fn layout(snapshot: &Snapshot, pane: &Pane) -> Result<LayoutAnswer> {
+    Ok(LayoutAnswer {
+        layout: layout_in(snapshot, pane)?,
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ForegroundProcess {
+    pub pid: u32,
+    pub name: String,
+    pub argv0: Option<String>,
+    pub argv: Vec<String>,
+    pub cmdline: String,
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ProcessInfo {
+    pub pane_id: String,
+    pub shell_pid: u32,
+    pub foreground_process_group_id: Option<i64>,
+    pub tty: String,
+    pub foreground_processes: Vec<ForegroundProcess>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ProcessInfoAnswer {
+    pub process_info: ProcessInfo,
+}
+
+/// The processes in front of a pane's terminal.
+pub(crate) fn process_info(pane: &Pane) -> ProcessInfoAnswer {
+    let (group, processes) = match job::read_job(pane.pid) {
+        Some((shell, group)) => {
+            let mut members: Vec<&job::Process> = group.iter().collect();
+            if shell.tpgid > 0 && shell.tpgid as u32 == shell.pgid && members.is_empty() {
+                members.push(&shell);
+            }
+            let processes = members
+                .iter()
+                .map(|p| ForegroundProcess {
+                    pid: p.pid,
+                    name: p.comm.clone(),
+                    argv0: p.argv.first().cloned(),
+                    argv: p.argv.clone(),
+                    cmdline: p.argv.join(" "),
+                    cwd: job::process_cwd(p.pid),
+                })
+                .collect();
+            (Some(shell.tpgid).filter(|g| *g > 0), processes)
+        }
+        None => (None, Vec::new()),
+    };
+    ProcessInfoAnswer {
+        process_info: ProcessInfo {
+            pane_id: ids::pane_id(pane.session, pane.id),
+            shell_pid: pane.pid,
+            foreground_process_group_id: group,
+            tty: pane.tty.clone(),
+            foreground_processes: processes,
+        },
+    }
+}
+
+answers!(
+    FocusAnswer => "pane_focus_direction",
+    NeighborAnswer => "pane_neighbor",
+    EdgesAnswer => "pane_edges",
+    ResizeAnswer => "pane_resize",
+    ZoomAnswer => "pane_zoom",
+    SwapAnswer => "pane_swap",
+    LayoutAnswer => "pane_layout",
+    ProcessInfoAnswer => "pane_process_info",
+);

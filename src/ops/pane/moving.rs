@@ -1,0 +1,245 @@
+//! `pane move`: a pane into another tab, a tab of its own, or a workspace
+//! of its own, with herdr's `pane_move` result.
+
+use super::new_pane_percent;
+use crate::envelope::{Result, TawError, answers};
+use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
+use crate::ops::names::{self, Named};
+use crate::ops::{unread, window_of};
+use crate::tmux::arrange::{self as tmux_arrange, Spawn};
+use crate::tmux::snapshot::{Pane, Snapshot, Window};
+use crate::tmux::{Batch, Tmux, commands as cmd, ids};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where a pane goes.
+#[derive(Debug, Clone)]
+pub(crate) enum Destination<'a> {
+    /// Beside (`right`) or below a pane of another tab: `beside`, else the
+    /// tab's active pane.
+    Tab {
+        window: &'a Window,
+        right: bool,
+        beside: Option<&'a Pane>,
+        ratio: f64,
+    },
+    /// A tab of its own at the end of `$session`.
+    NewTab { session: u32, label: Option<String> },
+    /// A workspace of its own.
+    NewWorkspace {
+        label: Option<String>,
+        tab_label: Option<String>,
+    },
+}
+
+/// Where the pane was.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Previous {
+    pub previous_pane_id: String,
+    pub previous_workspace_id: String,
+    pub previous_tab_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Refused {
+    #[serde(flatten)]
+    pub previous: Previous,
+    pub changed: bool,
+    pub reason: &'static str,
+    pub pane: PaneInfo,
+    pub target_layout: Value,
+    pub focused_pane_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Moved {
+    #[serde(flatten)]
+    pub previous: Previous,
+    pub changed: bool,
+    pub pane: PaneInfo,
+    pub source_layout: Option<Value>,
+    pub target_layout: Value,
+    pub created_workspace: Option<WorkspaceInfo>,
+    pub created_tab: Option<TabInfo>,
+    pub closed_workspace_id: Option<String>,
+    pub closed_tab_id: Option<String>,
+    pub focused_pane_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub(crate) enum MoveResult {
+    Refused(Box<Refused>),
+    Moved(Box<Moved>),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct MoveAnswer {
+    pub move_result: MoveResult,
+}
+
+answers!(MoveAnswer => "pane_move");
+
+/// The window pane `%pane` is in now, in session `$session`.
+fn window_now(tmux: &Tmux, pane: u32, session: u32) -> Result<u32> {
+    Snapshot::read(tmux)?
+        .pane(pane, Some(session))
+        .map(|p| p.window)
+        .ok_or_else(|| TawError::tmux(format!("pane %{pane} is not where it was moved")))
+}
+
+/// Moves `pane`; with `focus`, shows it on that client (or with `Some(None)`
+/// selects it with no client to move).
+pub(crate) fn move_pane(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    destination: Destination,
+    focus: Option<Option<String>>,
+) -> Result<MoveAnswer> {
+    let target = |p: &Pane| format!("%{}", p.id);
+    let source_window = window_of(snapshot, pane)?;
+    let source_session_windows = snapshot.windows_of(pane.session).count();
+    let previous = Previous {
+        previous_pane_id: ids::pane_id(pane.session, pane.id),
+        previous_workspace_id: ids::workspace_id(pane.session),
+        previous_tab_id: ids::tab_id(pane.session, pane.window),
+    };
+    let refused = |reason: &'static str| -> Result<MoveAnswer> {
+        let records = Records::new(snapshot);
+        Ok(MoveAnswer {
+            move_result: MoveResult::Refused(Box::new(Refused {
+                previous: previous.clone(),
+                changed: false,
+                reason,
+                pane: records.pane(pane),
+                target_layout: records.pane_layout(source_window),
+                focused_pane_id: snapshot
+                    .active_pane(pane.session, pane.window)
+                    .map(|p| ids::pane_id(pane.session, p.id)),
+            })),
+        })
+    };
+    let mut created_workspace = None;
+    let mut created_tab = None;
+    // Where the pane ends: its session and window.
+    let (session, window) = match destination {
+        Destination::Tab {
+            window: target_window,
+            right,
+            beside,
+            ratio,
+        } => {
+            if target_window.id == pane.window {
+                return refused("same_tab");
+            }
+            if target_window.zoomed {
+                return refused("zoomed_tab");
+            }
+            let beside = match beside {
+                Some(beside) if beside.window != target_window.id => {
+                    return Err(TawError::invalid_argument("--target-pane is not in --tab"));
+                }
+                Some(beside) => beside,
+                None => snapshot
+                    .active_pane(target_window.session, target_window.id)
+                    .ok_or_else(|| TawError::not_found("the tab has no pane"))?,
+            };
+            let percent = new_pane_percent(ratio)?;
+            tmux.run_one(tmux_arrange::join_pane(
+                &target(pane),
+                &target(beside),
+                right,
+                percent,
+                focus.is_some(),
+            ))?;
+            (target_window.session, target_window.id)
+        }
+        Destination::NewTab { session, label } => {
+            if let Some(label) = &label {
+                names::check(Named::Tab, label)?;
+            }
+            tmux.run_one(tmux_arrange::break_pane(
+                &target(pane),
+                &format!("${session}"),
+                label.as_deref(),
+            ))?;
+            // break-pane prints nothing when it moves a window's only pane:
+            // the pane's id says where it went.
+            let window = window_now(tmux, pane.id, session)?;
+            created_tab = Some((session, window));
+            (session, window)
+        }
+        Destination::NewWorkspace { label, tab_label } => {
+            if let Some(label) = &label {
+                names::check(Named::Workspace, label)?;
+            }
+            let name = names::free_session_name(snapshot, label.as_deref().unwrap_or("workspace"));
+            if let Some(tab_label) = &tab_label {
+                names::check(Named::Tab, tab_label)?;
+            }
+            let output = tmux.run_one(tmux_arrange::new_session(
+                Some(&name),
+                &Spawn::default(),
+                None,
+            ))?;
+            let (session, placeholder, _) = tmux_arrange::parse_new_ids(&output)
+                .ok_or_else(|| unread("what it made", &output))?;
+            tmux.run(&Batch::of(vec![
+                tmux_arrange::break_pane(
+                    &target(pane),
+                    &format!("${session}"),
+                    tab_label.as_deref(),
+                ),
+                tmux_arrange::kill_window(&format!("@{placeholder}")),
+            ]))?;
+            let window = window_now(tmux, pane.id, session)?;
+            created_workspace = Some(session);
+            created_tab = Some((session, window));
+            (session, window)
+        }
+    };
+    if let Some(client) = &focus {
+        let mut batch = Batch::new();
+        batch.push(cmd::select_window(&format!("@{window}")));
+        batch.push(cmd::select_pane(&target(pane)));
+        if let Some(client) = client {
+            batch.push(cmd::switch_client(client, &target(pane)));
+        }
+        tmux.run(&batch)?;
+    }
+    let after = Snapshot::read(tmux)?;
+    let records = Records::new(&after);
+    let moved = after
+        .pane(pane.id, Some(session))
+        .ok_or_else(|| TawError::tmux("the pane is not where it was moved"))?;
+    let target_window = after
+        .window(session, window)
+        .ok_or_else(|| TawError::tmux("the target tab is gone"))?;
+    let source_left = after.window(source_window.session, source_window.id);
+    let source_session_left = after.session(pane.session).is_some();
+    let closed_workspace = !source_session_left
+        || (source_session_windows == 1
+            && source_left.is_none()
+            && after.session(pane.session).is_none());
+    Ok(MoveAnswer {
+        move_result: MoveResult::Moved(Box::new(Moved {
+            previous,
+            changed: true,
+            pane: records.pane(moved),
+            source_layout: source_left.map(|w| records.pane_layout(w)),
+            target_layout: records.pane_layout(target_window),
+            created_workspace: created_workspace.and_then(|s| records.workspace_by_id(s)),
+            created_tab: created_tab
+                .and_then(|(s, w)| after.window(s, w))
+                .map(|w| records.tab(w)),
+            closed_workspace_id: closed_workspace.then(|| ids::workspace_id(pane.session)),
+            closed_tab_id: source_left
+                .is_none()
+                .then(|| ids::tab_id(pane.session, pane.window)),
+            focused_pane_id: after
+                .active_pane(session, window)
+                .map(|p| ids::pane_id(session, p.id)),
+        })),
+    })
+}

@@ -1,0 +1,245 @@
+//! `pane report-agent`, `report-agent-session`, `release-agent`: what an
+//! agent's integration says, written into pane options, and the pane's
+//! watcher woken to take it in.
+
+use crate::clock::now_ms;
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::report::{self, Authority, Sequences};
+use crate::tmux::Tmux;
+use crate::tmux::options::pane as opt;
+use crate::tmux::pane::{self as tmux_pane, OptionWrites};
+use crate::watch::nudge;
+use serde::Serialize;
+use serde_json::json;
+
+/// Who reports, about which agent in which pane.
+#[derive(Debug, Clone)]
+pub(crate) struct Reporter {
+    pub pane: u32,
+    /// `herdr:pi`, `custom:mybot`...
+    pub source: String,
+    /// A known id (claude, pi...) or a name of the integration's own.
+    pub agent: String,
+    /// The source's report number; lower or equal ones are ignored.
+    pub seq: Option<u64>,
+}
+
+/// The agent's own session, as an integration gives it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionRef {
+    pub id: Option<String>,
+    pub path: Option<String>,
+    /// The command that resumes it.
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Reported {
+    pub in_order: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Released {
+    pub in_order: bool,
+    pub released: bool,
+}
+
+answers!(Reported => "ok", Released => "ok");
+
+/// The report options of a pane, read in one call.
+struct PaneReport {
+    seqs: Sequences,
+    kind: String,
+    state: String,
+    source: String,
+}
+
+const REPORT_FIELDS: &[&str] = &[
+    opt::REPORT_SEQS,
+    opt::REPORTED_KIND,
+    opt::REPORTED_STATE,
+    opt::REPORTED_SOURCE,
+];
+
+impl Reporter {
+    /// Checks the source and the agent, reads the pane's report, and takes
+    /// the sequence number: the agent's label, the report, and whether it
+    /// is in order.
+    fn begin(&self, tmux: &Tmux) -> Result<(String, PaneReport, bool)> {
+        report::check_source(&self.source)?;
+        let agent = report::agent_label(&self.agent)?;
+        let values = tmux_pane::read_values(tmux, self.pane, REPORT_FIELDS)?;
+        let mut current = PaneReport {
+            seqs: Sequences::parse(&values[0]),
+            kind: values[1].clone(),
+            state: values[2].clone(),
+            source: values[3].clone(),
+        };
+        let in_order = current.seqs.accept(&self.source, self.seq);
+        Ok((agent, current, in_order))
+    }
+}
+
+/// The session reference an integration gave, as herdr records it.
+fn session_json(source: &str, agent: &str, session: &SessionRef) -> Result<Option<String>> {
+    let (kind, value) = match (&session.id, &session.path) {
+        (_, Some(path)) if !path.is_empty() => {
+            if !path.starts_with('/') || path.len() > 4096 || path.chars().any(char::is_control) {
+                return Err(TawError::invalid_argument(
+                    "--agent-session-path must be an absolute path of at most 4096 bytes",
+                ));
+            }
+            ("path", path)
+        }
+        (Some(id), _) if !id.is_empty() => {
+            if id.len() > 512 || id.chars().any(char::is_control) {
+                return Err(TawError::invalid_argument(
+                    "--agent-session-id must be at most 512 bytes of printable text",
+                ));
+            }
+            ("id", id)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(
+        json!({ "source": source, "agent": agent, "kind": kind, "value": value }).to_string(),
+    ))
+}
+
+/// Writes, then wakes the pane's watcher so it takes the report in now.
+fn apply(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Result<()> {
+    tmux_pane::write_options(tmux, pane, writes)?;
+    if let Ok(values) = tmux_pane::read_values(tmux, pane, &["pid"])
+        && let Ok(server) = values[0].parse::<u32>()
+        && let Some(path) = nudge::socket_path(&crate::paths::state_dir(), server, pane)
+    {
+        nudge::nudge(&path);
+    }
+    Ok(())
+}
+
+/// An integration reports its agent's state.
+pub(crate) fn report_agent(
+    tmux: &Tmux,
+    who: &Reporter,
+    state: &str,
+    message: Option<&str>,
+    session: &SessionRef,
+) -> Result<Reported> {
+    let state = report::parse_state(state)?;
+    let resume = report::resume_json(&session.command)?;
+    let (agent, current, in_order) = who.begin(tmux)?;
+    let source = &who.source;
+    let session = session_json(source, &agent, session)?;
+    if !in_order {
+        return Ok(Reported { in_order: false });
+    }
+    let now = now_ms();
+    let mut writes = OptionWrites::default();
+    writes.set(opt::REPORT_SEQS, current.seqs.render());
+    writes.set(opt::REPORTED_KIND, agent.as_str());
+    if report::authority(source, &agent) != Authority::SessionOnly {
+        let same_holder = current.source == *source && current.kind == agent;
+        let previous = if same_holder {
+            current.state.as_str()
+        } else {
+            ""
+        };
+        if state != previous {
+            writes.set(opt::REPORTED_STATE, state);
+            writes.set(opt::REPORTED_AT, now.to_string());
+            // A turn begins with work, or with a wait it was not already in.
+            if matches!(state, "working" | "blocked") {
+                writes.set(opt::REPORTED_TURN, now.to_string());
+            }
+        }
+        writes.set(opt::REPORTED_SOURCE, source.as_str());
+        match message {
+            Some(message) => {
+                writes.set(opt::REPORTED_MESSAGE, crate::notify::one_line(message, 240))
+            }
+            None => writes.unset(opt::REPORTED_MESSAGE),
+        };
+    }
+    if let Some(session) = session {
+        writes.set(opt::AGENT_SESSION, session);
+    }
+    if let Some(resume) = resume {
+        writes.set(opt::RESUME, resume);
+    }
+    apply(tmux, who.pane, &writes)?;
+    Ok(Reported { in_order: true })
+}
+
+/// An integration reports its agent's session, not its state.
+pub(crate) fn report_session(
+    tmux: &Tmux,
+    who: &Reporter,
+    start_source: Option<&str>,
+    session: &SessionRef,
+) -> Result<Reported> {
+    let resume = report::resume_json(&session.command)?;
+    if let Some(start) = start_source
+        && !["startup", "resume", "clear", "compact", "new", "fork"].contains(&start)
+    {
+        return Err(TawError::invalid_argument(format!(
+            "--session-start-source {start:?} is not one of startup, resume, clear, compact, new, fork"
+        )));
+    }
+    let (agent, current, in_order) = who.begin(tmux)?;
+    let source = &who.source;
+    let session = session_json(source, &agent, session)?;
+    if !in_order {
+        return Ok(Reported { in_order: false });
+    }
+    let mut writes = OptionWrites::default();
+    writes.set(opt::REPORT_SEQS, current.seqs.render());
+    if current.kind.is_empty() || current.kind == agent {
+        writes.set(opt::REPORTED_KIND, agent.as_str());
+    }
+    if let Some(session) = session {
+        writes.set(opt::AGENT_SESSION, session);
+    }
+    // The resume command is taken only from the source that holds the pane.
+    let holds = current.source.is_empty() || current.source == *source;
+    if holds && let Some(resume) = &resume {
+        writes.set(opt::RESUME, resume.as_str());
+    }
+    apply(tmux, who.pane, &writes)?;
+    if resume.is_some() && !holds {
+        return Err(TawError::new(
+            ErrorCode::ResumeNotAccepted,
+            format!(
+                "the resume command was not kept: {} holds the pane, not {source}",
+                current.source
+            ),
+        ));
+    }
+    Ok(Reported { in_order: true })
+}
+
+/// An integration gives the pane up: its report and resume command go.
+pub(crate) fn release_agent(tmux: &Tmux, who: &Reporter) -> Result<Released> {
+    let (agent, current, in_order) = who.begin(tmux)?;
+    if !in_order {
+        return Ok(Released {
+            in_order: false,
+            released: false,
+        });
+    }
+    let mut writes = OptionWrites::default();
+    writes.set(opt::REPORT_SEQS, current.seqs.render());
+    let holds =
+        current.kind == agent && (current.source == who.source || current.source.is_empty());
+    if holds {
+        for name in opt::REPORT {
+            writes.unset(name);
+        }
+        writes.unset(opt::RESUME);
+    }
+    apply(tmux, who.pane, &writes)?;
+    Ok(Released {
+        in_order: true,
+        released: holds,
+    })
+}

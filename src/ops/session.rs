@@ -1,0 +1,128 @@
+//! Opening a session for a directory (`session open`, `taw open`, the
+//! popup's new-session picker): the session that already has the path, or
+//! a new one named per `[sessions] name`, with a longer name when a
+//! shorter one is taken, after the pre-create hook says yes.
+
+use super::go;
+use crate::config::Config;
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::exec::Program;
+use crate::sessions::{self, tilde};
+use crate::tmux::Tmux;
+use crate::tmux::arrange::{self, Spawn};
+use crate::tmux::commands as cmd;
+use crate::tmux::snapshot::Snapshot;
+use serde::Serialize;
+use std::path::Path;
+
+/// What opening did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Opened {
+    /// The name the session has.
+    pub session: String,
+    /// False when a session already had the path.
+    pub created: bool,
+    /// Why a shorter name was not used, when it was taken.
+    pub collision: Option<String>,
+    /// False when there was no client to move.
+    pub switched: bool,
+}
+
+answers!(Opened => "session_open");
+
+/// Opens the session for `dir` (a resolved directory), and moves `client`
+/// onto it.
+pub(crate) fn open(
+    tmux: &Tmux,
+    config: &Config,
+    dir: &Path,
+    client: Option<&str>,
+) -> Result<Opened> {
+    let snapshot = Snapshot::read(tmux)?;
+    let same_dir = |path: &str| {
+        Path::new(path)
+            .canonicalize()
+            .map(|p| p == dir)
+            .unwrap_or(path == dir.to_string_lossy())
+    };
+    if let Some(session) = snapshot.sessions.iter().find(|s| same_dir(&s.path)) {
+        go::to_session(tmux, session.id, client)?;
+        remember(config, dir);
+        return Ok(Opened {
+            session: session.name.clone(),
+            created: false,
+            collision: None,
+            switched: client.is_some(),
+        });
+    }
+    let names = sessions::candidate_names(dir, &config.string("sessions.name"));
+    let taken = |name: &str| snapshot.sessions.iter().find(|s| s.name == name);
+    let mut collision = None;
+    let mut chosen = None;
+    for name in &names {
+        match taken(name) {
+            Some(other) => {
+                collision.get_or_insert_with(|| {
+                    format!("\"{name}\" is taken by {}", tilde(Path::new(&other.path)))
+                });
+            }
+            None => {
+                chosen = Some(name.clone());
+                break;
+            }
+        }
+    }
+    let name = match chosen {
+        Some(name) => name,
+        // Every name taken: a number after the longest.
+        None => {
+            let base = names.last().cloned().unwrap_or_else(|| "session".into());
+            (2..)
+                .map(|n| format!("{base}-{n}"))
+                .find(|n| taken(n).is_none())
+                .unwrap_or(base)
+        }
+    };
+    let limit = sessions::hook_limit(config);
+    let pre = config.string("sessions.pre_create_hook");
+    if !pre.trim().is_empty() {
+        sessions::run_hook(&pre, &name, dir, limit).map_err(|why| {
+            TawError::new(
+                ErrorCode::HookRefused,
+                format!("the pre-create hook {pre:?} refused session {name}: it {why}; nothing was created"),
+            )
+        })?;
+    }
+    let spawn = Spawn {
+        cwd: Some(dir.to_string_lossy().into_owned()),
+        ..Spawn::default()
+    };
+    tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
+    let post = config.string("sessions.post_create_hook");
+    if !post.trim().is_empty() {
+        // A failing post hook does not undo the session.
+        let _ = sessions::run_hook(&post, &name, dir, limit);
+    }
+    if let Some(client) = client {
+        tmux.run_one(cmd::switch_client(client, &format!("={name}")))?;
+    }
+    remember(config, dir);
+    Ok(Opened {
+        session: name,
+        created: true,
+        collision,
+        switched: client.is_some(),
+    })
+}
+
+/// `zoxide add` after an open, when `[sessions] zoxide` is on.
+fn remember(config: &Config, dir: &Path) {
+    if config.bool("sessions.zoxide") {
+        let _ = Program::new("zoxide")
+            .args(["add", "--"])
+            .arg(dir)
+            .discard_stdout()
+            .discard_stderr()
+            .output();
+    }
+}

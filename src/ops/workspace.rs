@@ -1,0 +1,148 @@
+//! Workspaces: tmux sessions, made, shown, renamed and closed.
+
+use super::names::{self, Named};
+use super::{go, unread};
+use crate::envelope::{Result, TawError, answers};
+use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
+use crate::tmux::arrange::{self, Spawn};
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{Tmux, ids};
+use crate::veto;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorkspaceList {
+    pub workspaces: Vec<WorkspaceInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorkspaceAnswer {
+    pub workspace: Option<WorkspaceInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorkspaceCreated {
+    pub workspace: Option<WorkspaceInfo>,
+    pub tab: TabInfo,
+    pub root_pane: PaneInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorkspaceClosed {
+    pub workspace_id: String,
+}
+
+answers!(
+    WorkspaceList => "workspace_list",
+    WorkspaceAnswer => "workspace_info",
+    WorkspaceCreated => "workspace_created",
+    WorkspaceClosed => "ok",
+);
+
+pub(crate) fn list(snapshot: &Snapshot) -> WorkspaceList {
+    WorkspaceList {
+        workspaces: Records::new(snapshot).workspaces(),
+    }
+}
+
+pub(crate) fn get(snapshot: &Snapshot, session: u32) -> WorkspaceAnswer {
+    WorkspaceAnswer {
+        workspace: Records::new(snapshot).workspace_by_id(session),
+    }
+}
+
+/// What a new workspace is made of.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NewWorkspace {
+    /// The folder of its first pane.
+    pub cwd: String,
+    /// Its name; the folder's name when none is given.
+    pub label: Option<String>,
+    pub env: Vec<(String, String)>,
+    /// The client to show it on, if any.
+    pub focus_client: Option<String>,
+}
+
+/// Makes a session with one window and one pane.
+pub(crate) fn create(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    new: NewWorkspace,
+) -> Result<WorkspaceCreated> {
+    let wanted = match &new.label {
+        Some(label) => {
+            names::check(Named::Workspace, label)?;
+            label.clone()
+        }
+        None => std::path::Path::new(&new.cwd)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "workspace".into()),
+    };
+    let name = names::free_session_name(snapshot, &wanted);
+    let spawn = Spawn {
+        cwd: Some(new.cwd.clone()),
+        env: new.env.clone(),
+        command: None,
+    };
+    let output = tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
+    let (session, window, pane) =
+        arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
+    if let Some(client) = &new.focus_client {
+        go::to_session(tmux, session, Some(client))?;
+    }
+    let after = Snapshot::read(tmux)?;
+    let records = Records::new(&after);
+    let closed = || TawError::tmux("the new session closed at once");
+    let window = after.window(session, window).ok_or_else(closed)?;
+    let pane = after.pane(pane, Some(session)).ok_or_else(closed)?;
+    Ok(WorkspaceCreated {
+        workspace: records.workspace_by_id(session),
+        tab: records.tab(window),
+        root_pane: records.pane(pane),
+    })
+}
+
+/// A name another session has cannot be given (tmux holds one session a
+/// name).
+fn refuse_taken(snapshot: &Snapshot, name: &str, session: u32) -> Result<()> {
+    let name = names::tmux_safe(name);
+    if snapshot
+        .sessions
+        .iter()
+        .any(|s| s.name == name && s.id != session)
+    {
+        return Err(TawError::invalid_argument(format!(
+            "another workspace is named {name:?}; choose another name"
+        )));
+    }
+    Ok(())
+}
+
+/// Shows session `$session` on `client`.
+pub(crate) fn focus(tmux: &Tmux, session: u32, client: Option<&str>) -> Result<WorkspaceAnswer> {
+    go::to_session(tmux, session, client)?;
+    Ok(get(&Snapshot::read(tmux)?, session))
+}
+
+pub(crate) fn rename(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    session: u32,
+    name: &str,
+) -> Result<WorkspaceAnswer> {
+    names::check(Named::Workspace, name)?;
+    refuse_taken(snapshot, name, session)?;
+    tmux.run_one(arrange::rename_session(&format!("${session}"), name))?;
+    Ok(get(&Snapshot::read(tmux)?, session))
+}
+
+/// Closes the session, once the veto lets it.
+pub(crate) fn close(tmux: &Tmux, session: u32) -> Result<WorkspaceClosed> {
+    veto::may_close(&veto::Closing::Session(session))?;
+    tmux.run_one(arrange::kill_session(&format!("${session}")))?;
+    Ok(WorkspaceClosed {
+        workspace_id: ids::workspace_id(session),
+    })
+}

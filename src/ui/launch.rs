@@ -1,0 +1,142 @@
+//! `taw ui open`: the popup opened over a client, with `display-popup`,
+//! at the size the plugin options say, centred.
+
+use crate::envelope::{Result, TawError, answers};
+use crate::setup::table::Callback;
+use crate::tmux::Tmux;
+use crate::tmux::commands::{self as cmd, ShellWord};
+use crate::tmux::snapshot::Snapshot;
+use serde::Serialize;
+
+/// The geometry the popup was opened with.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct UiOpened {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+answers!(UiOpened => "ui_open");
+
+/// The popup's size on a client: a percentage of its width or height
+/// (`80%`), or a number of cells, from the plugin options.
+fn size(spec: &str, whole: u32, default_percent: u32) -> u32 {
+    let spec = spec.trim();
+    let cells = match spec.strip_suffix('%').map(str::parse::<u32>) {
+        Some(Ok(percent)) => whole * percent.min(100) / 100,
+        _ => match spec.parse::<u32>() {
+            Ok(cells) => cells,
+            Err(_) => whole * default_percent / 100,
+        },
+    };
+    cells.clamp(10.min(whole), whole)
+}
+
+/// tmux 3.3 and later draw a popup without a border (`-B`).
+fn frameless(version: &str) -> bool {
+    let digits: String = version
+        .trim_start_matches("next-")
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let mut parts = digits.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let major = parts.next().unwrap_or(0);
+    let minor = parts.next().unwrap_or(0);
+    (major, minor) >= (3, 3)
+}
+
+/// The geometry of the popup on a client of `width` x `height`: centred.
+/// tmux takes `-y` as the line below the popup.
+pub(crate) fn geometry(
+    width: u32,
+    height: u32,
+    w_spec: &str,
+    h_spec: &str,
+) -> (u32, u32, u32, u32) {
+    let w = size(w_spec, width, 90);
+    let h = size(h_spec, height, 85);
+    let x = (width - w) / 2;
+    let top = (height - h) / 2;
+    (x, top + h, w, h)
+}
+
+/// Opens the popup over `client` (else the client used last), and returns
+/// when it closes.
+pub(crate) fn open(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    client: Option<&str>,
+    new_session: bool,
+) -> Result<UiOpened> {
+    let client = match client {
+        Some(name) => snapshot
+            .clients
+            .iter()
+            .find(|c| c.name == name && c.session.is_some())
+            .map(|c| c.name.clone()),
+        None => snapshot.last_client().map(|c| c.name.clone()),
+    }
+    .ok_or_else(|| TawError::tmux("no attached client to open the popup on"))?;
+    let (x, y, w, h) = client_geometry(tmux, &client)?;
+    let bin = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "taw".into());
+    let mut args = vec![
+        ShellWord::Literal("ui".into()),
+        ShellWord::Literal("--client".into()),
+        ShellWord::Literal(client.clone()),
+    ];
+    if new_session {
+        args.push(ShellWord::Literal("--new-session".into()));
+    }
+    // display-popup runs its command as it is: no format is expanded there.
+    let line = cmd::plain_shell_line(
+        &Callback::current(bin).words_for(&snapshot.server.socket_path, &args),
+    );
+    let popup = cmd::display_popup(
+        &client,
+        (x, y, w, h),
+        frameless(&snapshot.server.version),
+        &line,
+    );
+    tmux.run_popup(popup)?;
+    Ok(UiOpened { x, y, w, h })
+}
+
+fn client_geometry(tmux: &Tmux, client: &str) -> Result<(u32, u32, u32, u32)> {
+    let format = format!(
+        "#{{client_width}} #{{client_height}} #{{{}}} #{{{}}}",
+        crate::tmux::options::POPUP_WIDTH,
+        crate::tmux::options::POPUP_HEIGHT
+    );
+    let output = tmux.run_one(cmd::print_format_for_client(client, &format))?;
+    let mut words = output.split_whitespace();
+    let width: u32 = words.next().and_then(|w| w.parse().ok()).unwrap_or(80);
+    let height: u32 = words.next().and_then(|w| w.parse().ok()).unwrap_or(24);
+    let w_spec = words.next().unwrap_or("");
+    let h_spec = words.next().unwrap_or("");
+    Ok(geometry(width, height, w_spec, h_spec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_is_centred_and_bounded() {
+        assert_eq!(geometry(200, 50, "90%", "80%"), (10, 45, 180, 40));
+        assert_eq!(geometry(100, 30, "", ""), (5, 27, 90, 25));
+        assert_eq!(geometry(100, 30, "100%", "100%"), (0, 30, 100, 30));
+        assert_eq!(geometry(100, 30, "60", "20"), (20, 25, 60, 20));
+        assert_eq!(geometry(100, 30, "500", "bad"), (0, 27, 100, 25));
+    }
+
+    #[test]
+    fn frameless_from_3_3() {
+        assert!(frameless("3.3a"));
+        assert!(frameless("3.5"));
+        assert!(frameless("next-3.6"));
+        assert!(!frameless("3.2a"));
+    }
+}
