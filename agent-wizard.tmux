@@ -46,13 +46,17 @@ find_cargo() {
 	[ -x "$HOME/.cargo/bin/cargo" ] && printf '%s\n' "$HOME/.cargo/bin/cargo"
 }
 
-# Runs `taw tmux load`, and says so on the status line when it fails.
+# Runs `taw tmux load`. A load that fails with its error (status 1) has
+# said why on the status line itself, in words; anything else (taw did not
+# run, or stopped on a signal) is said here.
 load() {
-	local bin="$1" errors
-	if ! errors="$("$bin" tmux load --bin "$bin" 2>&1 >/dev/null)"; then
-		message "loading failed: ${errors:0:300}"
-		return 1
+	local bin="$1" errors status
+	errors="$("$bin" tmux load --bin "$bin" 2>&1 >/dev/null)"
+	status=$?
+	if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
+		message "loading failed (status $status): ${errors:0:300}"
 	fi
+	[ "$status" -eq 0 ]
 }
 
 # Whether the plugin's sources are newer than its own build (a TPM update).

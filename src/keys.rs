@@ -154,6 +154,50 @@ fn base_key(key: &str) -> Option<String> {
     (1..=24).contains(&number).then(|| format!("F{number}"))
 }
 
+/// tmux's own names of keys without modifiers (its key table's, as
+/// `bind-key` reads them, in any case).
+const TMUX_NAMES: &[&str] = &[
+    "Enter", "Escape", "Tab", "BTab", "Space", "BSpace", "Up", "Down", "Left", "Right", "Home",
+    "End", "IC", "Insert", "DC", "Delete", "PageUp", "PgUp", "PPage", "PageDown", "PgDn", "NPage",
+    "KP/", "KP*", "KP-", "KP7", "KP8", "KP9", "KP+", "KP4", "KP5", "KP6", "KP1", "KP2", "KP3",
+    "KPEnter", "KP0", "KP.", "Any",
+];
+
+/// Whether tmux takes `name` as a key for `bind-key`: modifiers (`C-`, `M-`,
+/// `S-`, or `^` for ctrl) before one character, a name of its key table,
+/// F1 to F24, or a `0x` code. Checked before a load changes anything, so a
+/// bad key option binds nothing and stops nothing else.
+pub fn is_tmux_key(name: &str) -> bool {
+    let mut rest = name;
+    loop {
+        let lower = rest.get(..2).map(str::to_ascii_lowercase);
+        match lower.as_deref() {
+            Some("c-" | "m-" | "s-") if rest.len() > 2 => rest = &rest[2..],
+            _ => break,
+        }
+    }
+    if let Some(after) = rest.strip_prefix('^')
+        && after.chars().count() == 1
+    {
+        return true;
+    }
+    if rest.chars().count() == 1 {
+        return !rest.chars().any(char::is_control);
+    }
+    if TMUX_NAMES
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(rest))
+    {
+        return true;
+    }
+    if let Some(hex) = rest.strip_prefix("0x") {
+        return !hex.is_empty() && u32::from_str_radix(hex, 16).is_ok();
+    }
+    rest.strip_prefix(['F', 'f'])
+        .and_then(|n| n.parse::<u8>().ok())
+        .is_some_and(|n| (1..=24).contains(&n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +226,18 @@ mod tests {
             ("-", "-"),
         ] {
             assert_eq!(to_tmux(herdr).unwrap(), tmux, "{herdr}");
+        }
+    }
+
+    #[test]
+    fn tmux_key_names() {
+        for good in [
+            "a", "A", "Tab", "C-a", "M-x", "C-M-Up", "F5", "f12", "^a", "KPEnter", "é", ";", "0x41",
+        ] {
+            assert!(is_tmux_key(good), "{good}");
+        }
+        for bad in ["NotAKey!!", "", "C-", "F99", "ab", "prefix+a", "C-notakey"] {
+            assert!(!is_tmux_key(bad), "{bad}");
         }
     }
 

@@ -83,7 +83,7 @@ pub fn notify(
 /// `[ui.sound] enabled` and the agent's `[ui.sound.agents]` entry (herdr
 /// mutes droid unless told otherwise).
 fn sound_wanted(config: &Config, agent: Option<&str>) -> bool {
-    if !config.bool("ui.sound.enabled") {
+    if !config.get(&crate::config::schema::UI_SOUND_ENABLED) {
         return false;
     }
     let Some(agent) = agent else { return true };
@@ -93,7 +93,7 @@ fn sound_wanted(config: &Config, agent: Option<&str>) -> bool {
         other => other,
     };
     let setting = config
-        .table("ui.sound.agents")
+        .table(&crate::config::schema::SOUND_AGENTS_TABLE)
         .iter()
         .find(|entry| entry.key == herdr_key)
         .and_then(|entry| match &entry.value {
@@ -110,9 +110,12 @@ fn sound_wanted(config: &Config, agent: Option<&str>) -> bool {
 /// The sound file for a kind: `[ui.sound] done_path` or `request_path`,
 /// else `path`, relative to the config folder.
 fn sound_file(config: &Config, kind: &str) -> Option<String> {
-    let specific = config.string(&format!("ui.sound.{kind}_path"));
+    let specific = match kind {
+        "done" => config.get(&crate::config::schema::UI_SOUND_DONE_PATH),
+        _ => config.get(&crate::config::schema::UI_SOUND_REQUEST_PATH),
+    };
     let path = if specific.is_empty() {
-        config.string("ui.sound.path")
+        config.get(&crate::config::schema::UI_SOUND_PATH)
     } else {
         specific
     };

@@ -142,7 +142,11 @@ pub(crate) fn run_hook(
 }
 
 pub(crate) fn hook_limit(config: &Config) -> Duration {
-    Duration::from_secs_f64(config.float("sessions.hook_timeout_seconds").max(0.0))
+    Duration::from_secs_f64(
+        config
+            .get(&crate::config::schema::SESSIONS_HOOK_TIMEOUT_SECONDS)
+            .max(0.0),
+    )
 }
 
 /// Directories for the new-session picker: zoxide's (when `[sessions]
@@ -156,7 +160,7 @@ pub fn directories(config: &Config, query: &str) -> Vec<String> {
     if looks_like_path {
         found.extend(complete(query));
     }
-    if config.bool("sessions.zoxide")
+    if config.get(&crate::config::schema::SESSIONS_ZOXIDE)
         && let Ok(output) = Program::new("zoxide").args(["query", "-l"]).output()
     {
         found.extend(
@@ -165,7 +169,7 @@ pub fn directories(config: &Config, query: &str) -> Vec<String> {
                 .map(|l| tilde(Path::new(l))),
         );
     }
-    for root in config.strings("sessions.project_dirs") {
+    for root in config.get(&crate::config::schema::SESSIONS_PROJECT_DIRS) {
         let root = match root.strip_prefix('~') {
             Some(rest) => format!("{}{rest}", home()),
             None => root,

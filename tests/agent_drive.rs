@@ -215,6 +215,15 @@ fn targets_that_are_no_agent() {
         run.stderr
     );
     assert!(!screen(&server, &pane).contains("LATE-TEXT"));
+    // A plain shell: the message says no agent runs there.
+    let shell = server.bash_pane("plain");
+    let run = server.taw(&["agent", "prompt", &shell, "hi"]);
+    assert_eq!(run.error_code(), "agent_not_ready");
+    assert!(
+        run.stderr.contains("no agent runs in pane"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -514,6 +523,66 @@ fn a_long_prompt_arrives_whole_in_pieces() {
     });
     let got = std::fs::read_to_string(&out).unwrap();
     assert_eq!(got.trim_end_matches(['\r', '\n']), text);
+}
+
+/// A stand-in agent that, as real agents do, turns on bracketed paste and
+/// reads its terminal raw; it keeps every byte it is given in `out`.
+fn raw_agent(server: &TmuxServer, out: &Path) -> String {
+    let script = stand_in(
+        server,
+        "raw-bin",
+        &format!(
+            "stty raw -echo\nprintf '\\033[?2004hraw agent ready\\r\\n'\ncat > '{}'\n",
+            out.display()
+        ),
+    );
+    run_agent(server, &script, "raw agent ready")
+}
+
+/// What the agent was pasted, once the Enter after the paste came: the
+/// bytes between the bracketed paste's marks, with the paste's CR line
+/// ends read back as the LF the prompt was written with.
+fn pasted(server: &TmuxServer, out: &Path) -> String {
+    server.wait_for("the paste and its Enter", Duration::from_secs(20), || {
+        std::fs::read(out).is_ok_and(|got| got.ends_with(b"\x1b[201~\r"))
+    });
+    let got = std::fs::read(out).unwrap();
+    let got = String::from_utf8(got).expect("the agent got UTF-8");
+    let start = got.find("\x1b[200~").expect("a bracketed paste") + 6;
+    let end = got.rfind("\x1b[201~").unwrap();
+    assert_eq!(got.matches("\x1b[200~").count(), 1, "one paste, not pieces");
+    got[start..end].replace('\r', "\n")
+}
+
+#[test]
+fn a_prompt_of_many_lines_arrives_byte_for_byte() {
+    let server = TmuxServer::start();
+    let out = server.dir.path().join("received");
+    let pane = raw_agent(&server, &out);
+    let text = "Fix this:\n# Task\nwrite code\n    def f():\n        return 1\n#notacomment\nend with a backslash \\\n\tand a tab, $HOME, 'quotes' \"and\" #{pane_id} ; ~/x — ünïcödé ✓\nlast";
+    server.taw(&["agent", "prompt", &pane, text]).result();
+    assert_eq!(pasted(&server, &out), text);
+}
+
+#[test]
+fn a_prompt_of_60_kb_arrives_byte_for_byte() {
+    let server = TmuxServer::start();
+    let out = server.dir.path().join("received");
+    let pane = raw_agent(&server, &out);
+    let text: String = (0..600)
+        .map(|i| {
+            let indent = " ".repeat(i % 9);
+            let tail = if i % 7 == 0 { " \\" } else { "" };
+            format!(
+                "{indent}{}line {i:03}: {} é ✓{tail}\n",
+                if i % 5 == 0 { "# " } else { "" },
+                "x".repeat(80)
+            )
+        })
+        .collect();
+    assert!(text.len() >= 60_000, "{}", text.len());
+    server.taw(&["agent", "prompt", &pane, &text]).result();
+    assert_eq!(pasted(&server, &out), text);
 }
 
 #[test]

@@ -332,3 +332,163 @@ fn with_no_binary_and_no_cargo_it_says_so() {
             .is_empty()
     );
 }
+
+/// The watchers `taw watch status` lists: pane and pid.
+fn watcher_pids(server: &TmuxServer) -> Vec<(String, u64)> {
+    server.taw(&["watch", "status"]).result()["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| Some((p["tmux_id"].as_str()?.to_string(), p["pid"].as_u64()?)))
+        .collect()
+}
+
+#[test]
+fn unload_stops_the_watchers_and_leaves_nothing_of_taws() {
+    let server = loaded_server();
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    run_entry_script(&server);
+    server.wait_for("two watchers", std::time::Duration::from_secs(10), || {
+        watcher_pids(&server).len() == 2
+    });
+    let pids: Vec<u64> = watcher_pids(&server)
+        .into_iter()
+        .map(|(_, pid)| pid)
+        .collect();
+    // Options of taw's on a pane and a session.
+    server.taw(&["pane", "rename", "%0", "mine"]).result();
+    server
+        .taw(&[
+            "workspace",
+            "report-metadata",
+            "w1",
+            "--source",
+            "t",
+            "--token",
+            "a=b",
+        ])
+        .result();
+    server.tmux(&["set-option", "-p", "-t", "%1", "@agent_kind", "claude"]);
+    server.tmux(&["set-option", "-p", "-t", "%1", "@agent_state", "done"]);
+
+    let unloaded = server.taw(&["tmux", "unload"]).result();
+    assert_eq!(
+        unloaded["watchers_stopped"],
+        serde_json::json!(["%0", "%1"])
+    );
+    for pane in ["%0", "%1"] {
+        assert_eq!(server.display(pane, "#{pane_pipe}"), "0", "{pane}'s pipe");
+        let options = server.tmux(&["show-options", "-p", "-t", pane]);
+        assert!(!options.contains("@agent"), "{pane}: {options}");
+    }
+    let session = server.tmux(&["show-options", "-t", "main"]);
+    assert!(!session.contains("@agent_wizard"), "{session}");
+    server.wait_for(
+        "the watchers to end",
+        std::time::Duration::from_secs(5),
+        || {
+            pids.iter()
+                .all(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
+        },
+    );
+    // Nothing of taw's acts on the server any more: output in a pane, a
+    // split, and no watcher comes or writes.
+    server.tmux(&["send-keys", "-t", "%0", "echo hello", "Enter"]);
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    server.stays_for("no watcher", std::time::Duration::from_millis(1500), || {
+        server
+            .tmux(&[
+                "list-panes",
+                "-a",
+                "-F",
+                "#{pane_pipe}#{@agent_wizard_watcher}#{@agent_state}",
+            ])
+            .lines()
+            .all(|line| line == "0")
+    });
+}
+
+#[test]
+fn load_leaves_a_users_hooks_at_taws_indexes() {
+    let server = loaded_server();
+    let mine = [
+        ("after-split-window[9100]", "display-message mine-split"),
+        ("pane-focus-in[9150]", "display-message mine-focus"),
+        ("after-new-window[9151]", "display-message mine-window"),
+    ];
+    for (hook, command) in mine {
+        server.tmux(&["set-hook", "-g", hook, command]);
+    }
+    let shown = |server: &TmuxServer| {
+        format!(
+            "{}{}",
+            server.tmux(&["show-hooks", "-g"]),
+            server.tmux(&["show-hooks", "-gw"])
+        )
+    };
+    for _ in 0..3 {
+        run_entry_script(&server);
+        let hooks = shown(&server);
+        for (hook, command) in mine {
+            assert!(
+                hooks.contains(&format!("{hook} {command}")),
+                "{hook}: {hooks}"
+            );
+        }
+        // taw's own entry for the hook went beside the user's.
+        assert!(
+            taw_hook_lines(&server)
+                .iter()
+                .any(|l| l.starts_with("after-split-window[")),
+            "{hooks}"
+        );
+    }
+    server.taw(&["tmux", "unload"]).result();
+    let hooks = shown(&server);
+    for (hook, command) in mine {
+        assert!(
+            hooks.contains(&format!("{hook} {command}")),
+            "{hook}: {hooks}"
+        );
+    }
+    assert!(taw_hook_lines(&server).is_empty());
+}
+
+#[test]
+fn a_bad_option_is_left_out_and_the_rest_loads() {
+    let server = loaded_server();
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "NotAKey!!"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-notify", "maybe"]);
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    let warnings = loaded["warnings"].to_string();
+    assert!(
+        warnings.contains("@agent-wizard-key is \\\"NotAKey!!\\\", which is not a tmux key"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("@agent-wizard-notify"), "{warnings}");
+    // Everything else is in: hooks, the other keys, the marks, watchers.
+    assert!(!taw_hook_lines(&server).is_empty());
+    assert_eq!(taw_keys(&server), ["Tab"]);
+    let right = server.tmux(&["show-options", "-gv", "status-right"]);
+    assert!(right.contains("@agent-wizard-summary"), "{right}");
+    assert_eq!(loaded["watchers"]["attached"], serde_json::json!(["%0"]));
+    // Through the entry script too: it loads, and says nothing of JSON.
+    run_entry_script(&server);
+    assert!(!taw_hook_lines(&server).is_empty());
+}
+
+#[test]
+fn a_config_that_does_not_parse_is_said_at_load() {
+    let server = loaded_server();
+    server.write_config("[ui\nlayout = \"flat\"\n");
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    let warnings = loaded["warnings"].to_string();
+    assert!(warnings.contains("config.toml has 1 error"), "{warnings}");
+    assert!(warnings.contains("taw config check"), "{warnings}");
+    // The plugin runs on the defaults.
+    assert!(!taw_hook_lines(&server).is_empty());
+}

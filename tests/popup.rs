@@ -381,3 +381,18 @@ fn a_popup_closed_from_outside_ends_normally() {
     .result();
     assert_eq!(opened["type"], "ui_open");
 }
+
+#[test]
+fn a_config_with_errors_is_said_on_the_options_page() {
+    let server = TmuxServer::start();
+    server.write_config("[ui]\ndepth = \"everything\"\n");
+    let run = with_popup(&server, "main", &[], |popup| {
+        popup.keys(&["o"]);
+        popup.wait_for("config.toml has 1 error");
+        popup.wait_for("taw config check lists them");
+        popup.keys(&["q"]);
+        popup.wait_for("tmux-agent-wizard");
+        popup.keys(&["q"]);
+    });
+    assert_eq!(run.status, 0, "{run:?}");
+}

@@ -23,8 +23,13 @@ fn set_state(server: &TmuxServer, pane: &str, state: &str) {
 #[test]
 fn marks_and_summary_are_drawn() {
     let server = loaded();
-    // The watchers are running: mark the panes as they would.
-    std::thread::sleep(Duration::from_millis(300));
+    // The watchers have made their first look: mark the panes as they would.
+    server.wait_for("the watchers", Duration::from_secs(5), || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{@agent_wizard_watcher}"])
+            .lines()
+            .all(|line| !line.is_empty())
+    });
     set_state(&server, "%0", "working");
     set_state(&server, "%1", "blocked");
     set_state(&server, "%2", "done");
@@ -57,6 +62,19 @@ fn no_agents_draw_nothing_and_options_switch_it_off() {
         server.display("main:0", "#{E:@agent-wizard-window-mark}"),
         ""
     );
+    // A window with no agent is drawn as it was without taw: no space.
+    for format in ["window-status-format", "window-status-current-format"] {
+        let value = server.tmux(&["show-options", "-gv", format]);
+        let value = value.trim_end_matches('\n');
+        let token = "#{?#{E:@agent-wizard-window-mark}, #{E:@agent-wizard-window-mark},}";
+        assert!(value.contains(token), "{format}: {value}");
+        let without = value.replace(token, "");
+        assert_eq!(
+            server.display("main:0", value),
+            server.display("main:0", &without),
+            "{format}"
+        );
+    }
     assert_eq!(server.display("main:", "#{E:@agent-wizard-summary}"), "");
     let format = server.tmux(&["show-option", "-gv", "window-status-format"]);
     assert!(

@@ -176,3 +176,63 @@ fn a_record_for_an_agent_not_in_front_is_taken_off() {
         serde_json::json!([])
     );
 }
+
+/// A stand-in `claude` in a folder of its own: says it is ready, then
+/// waits for a line.
+fn stand_in_claude(server: &TmuxServer) -> String {
+    let dir = server.dir.path().join("agent-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("claude");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf 'stand-in ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.display().to_string()
+}
+
+#[test]
+fn an_agent_a_pane_command_starts_is_detected() {
+    let server = TmuxServer::start();
+    load(&server);
+    let bin = stand_in_claude(&server);
+    let path = format!("{bin}:{}", std::env::var("PATH").unwrap_or_default());
+    // The shell that runs the command line forks the agent after the
+    // watcher's first look: nothing tmux tells moves when it comes.
+    let mut panes = Vec::new();
+    for command in [
+        "sleep 0.7; claude; exec sh",
+        "sh -c 'sleep 0.7; claude'",
+        "claude",
+    ] {
+        let run = server.tmux_run_with(
+            &[
+                "new-window",
+                "-d",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "-t",
+                "main:",
+                command,
+            ],
+            &[("PATH", &path)],
+        );
+        assert_eq!(run.status, 0, "{run:?}");
+        panes.push(run.stdout.trim().to_string());
+    }
+    for pane in &panes {
+        server.wait_for(
+            &format!("claude in {pane}"),
+            Duration::from_secs(10),
+            || server.display(pane, "#{@agent_kind}") == "claude",
+        );
+    }
+    // explain names the agent it found.
+    let explained = server
+        .taw(&["agent", "explain", &panes[0], "--json"])
+        .result();
+    assert_eq!(explained["explain"]["agent"], "claude");
+}

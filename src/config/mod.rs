@@ -87,6 +87,57 @@ pub enum Severity {
     Warning,
 }
 
+/// A value as taw reads it, from what the file held (or the default).
+pub trait FromValue {
+    fn from_value(value: Option<Value>) -> Self;
+}
+
+impl FromValue for bool {
+    fn from_value(value: Option<Value>) -> bool {
+        matches!(value, Some(Value::Bool(true)))
+    }
+}
+
+impl FromValue for String {
+    fn from_value(value: Option<Value>) -> String {
+        match value {
+            Some(Value::Str(text)) => text,
+            _ => String::new(),
+        }
+    }
+}
+
+impl FromValue for i64 {
+    fn from_value(value: Option<Value>) -> i64 {
+        match value {
+            Some(Value::Int(n)) => n,
+            _ => 0,
+        }
+    }
+}
+
+impl FromValue for f64 {
+    fn from_value(value: Option<Value>) -> f64 {
+        match value {
+            Some(Value::Float(f)) => f,
+            Some(Value::Int(n)) => n as f64,
+            _ => 0.0,
+        }
+    }
+}
+
+impl FromValue for Vec<String> {
+    fn from_value(value: Option<Value>) -> Vec<String> {
+        match value {
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// The config as read: the values that passed, and what did not.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -170,45 +221,17 @@ impl Config {
         default_value(spec)
     }
 
-    pub fn bool(&self, path: &str) -> bool {
-        matches!(self.value(path), Some(Value::Bool(true)))
+    /// The value of a key: what the file says, else its default.
+    pub fn get<T: FromValue>(&self, key: &schema::Key<T>) -> T {
+        T::from_value(self.value(key.spec.path))
     }
 
-    pub fn string(&self, path: &str) -> String {
-        match self.value(path) {
-            Some(Value::Str(text)) => text,
-            _ => String::new(),
-        }
-    }
-
-    pub fn float(&self, path: &str) -> f64 {
-        match self.value(path) {
-            Some(Value::Float(f)) => f,
-            Some(Value::Int(n)) => n as f64,
-            _ => 0.0,
-        }
-    }
-
-    pub fn int(&self, path: &str) -> i64 {
-        match self.value(path) {
-            Some(Value::Int(n)) => n,
-            _ => 0,
-        }
-    }
-
-    pub fn strings(&self, path: &str) -> Vec<String> {
-        match self.value(path) {
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The entries of a dynamic table (`hooks`, `keys`, `machines`...).
-    pub fn table(&self, path: &str) -> &[Entry] {
-        self.tables.get(path).map(Vec::as_slice).unwrap_or(&[])
+    /// The entries of a table whose keys are names (`[hooks]`, `[keys]`...).
+    pub fn table(&self, table: &schema::Table) -> &[Entry] {
+        self.tables
+            .get(table.path)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     /// Every key the file set, with the value taw reads, for a listing.
@@ -493,8 +516,9 @@ impl Checker<'_> {
 
 fn is_known_table(path: &str) -> bool {
     schema::is_fixed_table(path)
-        || schema::DYNAMIC.iter().any(|(table, _)| {
+        || schema::DYNAMIC.iter().any(|table| {
             table
+                .path
                 .strip_prefix(path)
                 .is_some_and(|rest| rest.starts_with('.'))
         })
@@ -850,13 +874,13 @@ mod tests {
     fn defaults_without_a_file() {
         let config = check("");
         assert!(config.diagnostics.is_empty());
-        assert_eq!(config.string("ui.depth"), "agents");
-        assert!(config.bool("ui.preview"));
-        assert_eq!(config.float("ui.toast.done_delay_seconds"), 5.0);
-        assert_eq!(config.float("hooks.timeout_seconds"), 30.0);
-        assert_eq!(config.int("session.startup_per_agent_delay_ms"), 100);
+        assert_eq!(config.get(&schema::UI_DEPTH), "agents");
+        assert!(config.get(&schema::UI_PREVIEW));
+        assert_eq!(config.get(&schema::UI_TOAST_DONE_DELAY_SECONDS), 5.0);
+        assert_eq!(config.get(&schema::HOOKS_TIMEOUT_SECONDS), 30.0);
+        assert_eq!(config.get(&schema::SESSION_STARTUP_PER_AGENT_DELAY_MS), 100);
         assert_eq!(
-            config.strings("sessions.project_dirs"),
+            config.get(&schema::SESSIONS_PROJECT_DIRS),
             Vec::<String>::new()
         );
     }
@@ -867,10 +891,10 @@ mod tests {
             "[ui]\ndepth = \"all\"\nagent_panel_sort = \"priority\"\n[ui.toast]\ndone_delay_seconds = 2\n[sessions]\nproject_dirs = [\"~/src\"]\n",
         );
         assert!(config.diagnostics.is_empty(), "{:?}", config.diagnostics);
-        assert_eq!(config.string("ui.depth"), "all");
-        assert_eq!(config.string("ui.agent_panel_sort"), "attention");
-        assert_eq!(config.float("ui.toast.done_delay_seconds"), 2.0);
-        assert_eq!(config.strings("sessions.project_dirs"), vec!["~/src"]);
+        assert_eq!(config.get(&schema::UI_DEPTH), "all");
+        assert_eq!(config.get(&schema::UI_AGENT_PANEL_SORT), "attention");
+        assert_eq!(config.get(&schema::UI_TOAST_DONE_DELAY_SECONDS), 2.0);
+        assert_eq!(config.get(&schema::SESSIONS_PROJECT_DIRS), vec!["~/src"]);
     }
 
     #[test]
@@ -886,7 +910,7 @@ mod tests {
         assert_eq!(errors[1].line, Some(4));
         assert_eq!(errors[2].line, Some(6));
         // The default stands in for a bad value.
-        assert_eq!(config.string("ui.depth"), "agents");
+        assert_eq!(config.get(&schema::UI_DEPTH), "agents");
     }
 
     #[test]
@@ -914,10 +938,10 @@ mod tests {
         assert_eq!(errors, vec!["hooks.pre_close", "keys.new_tab"]);
         let warnings: Vec<_> = config.warnings().map(|d| d.key.clone().unwrap()).collect();
         assert_eq!(warnings, vec!["hooks.agent.finished", "keys.new_tab"]);
-        assert_eq!(config.float("hooks.timeout_seconds"), 5.0);
-        assert_eq!(config.string("keys.preset"), "search");
-        assert_eq!(config.table("machines").len(), 2);
-        assert_eq!(config.table("hooks").len(), 2);
+        assert_eq!(config.get(&schema::HOOKS_TIMEOUT_SECONDS), 5.0);
+        assert_eq!(config.get(&schema::KEYS_PRESET), "search");
+        assert_eq!(config.table(&schema::MACHINES).len(), 2);
+        assert_eq!(config.table(&schema::HOOKS).len(), 2);
     }
 
     #[test]
@@ -927,7 +951,7 @@ mod tests {
         );
         let errors: Vec<_> = config.errors().map(|d| d.key.clone().unwrap()).collect();
         assert_eq!(errors, vec!["ui.sidebar.agents.rows"]);
-        assert_eq!(config.table("ui.sidebar.sessions").len(), 1);
+        assert_eq!(config.table(&schema::SIDEBAR_SESSIONS).len(), 1);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! the spec names) and taw's, with type, default and range. `docs/CONFIG.md`
 //! documents the same keys; a test keeps the two in step.
 
+use std::marker::PhantomData;
+
 /// What a key's value must be.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
@@ -37,13 +39,94 @@ pub struct KeySpec {
     pub doc: &'static str,
 }
 
-const fn key(path: &'static str, kind: Kind, default: &'static str, doc: &'static str) -> KeySpec {
-    KeySpec {
-        path,
-        kind,
-        default,
-        doc,
+/// A key of config.toml, typed by the value taw reads from it.
+#[derive(Debug, Clone, Copy)]
+pub struct Key<T: 'static> {
+    pub spec: KeySpec,
+    value: PhantomData<fn() -> T>,
+}
+
+const fn key<T>(
+    path: &'static str,
+    kind: Kind,
+    default: &'static str,
+    doc: &'static str,
+) -> Key<T> {
+    Key {
+        spec: KeySpec {
+            path,
+            kind,
+            default,
+            doc,
+        },
+        value: PhantomData,
     }
+}
+
+const fn flag(path: &'static str, default: &'static str, doc: &'static str) -> Key<bool> {
+    key(path, Kind::Bool, default, doc)
+}
+
+const fn text(path: &'static str, default: &'static str, doc: &'static str) -> Key<String> {
+    key(path, Kind::Str, default, doc)
+}
+
+const fn one_of(
+    path: &'static str,
+    words: &'static [&'static str],
+    default: &'static str,
+    doc: &'static str,
+) -> Key<String> {
+    key(path, choice(words), default, doc)
+}
+
+const fn one_of_aliased(
+    path: &'static str,
+    words: &'static [&'static str],
+    aliases: &'static [(&'static str, &'static str)],
+    default: &'static str,
+    doc: &'static str,
+) -> Key<String> {
+    key(path, Kind::Choice { words, aliases }, default, doc)
+}
+
+const fn int(
+    path: &'static str,
+    min: i64,
+    max: i64,
+    default: &'static str,
+    doc: &'static str,
+) -> Key<i64> {
+    key(path, Kind::Int { min, max }, default, doc)
+}
+
+const fn float(
+    path: &'static str,
+    min: f64,
+    max: f64,
+    default: &'static str,
+    doc: &'static str,
+) -> Key<f64> {
+    key(path, Kind::Float { min, max }, default, doc)
+}
+
+const fn list(path: &'static str, default: &'static str, doc: &'static str) -> Key<Vec<String>> {
+    key(path, Kind::StrList, default, doc)
+}
+
+/// A herdr key taw accepts and has no use for: no value is read from it.
+const fn ignored(path: &'static str, doc: &'static str) -> Key<()> {
+    key(path, Kind::Ignored, "", doc)
+}
+
+/// Declares the typed key constants and [`KEYS`], the list of them all.
+macro_rules! keys {
+    ($($(#[$meta:meta])* $name:ident: $ty:ty = $key:expr;)*) => {
+        $($(#[$meta])* pub const $name: Key<$ty> = $key;)*
+
+        /// Every fixed key, in the file's order.
+        pub const KEYS: &[KeySpec] = &[$($name.spec),*];
+    };
 }
 
 pub const fn choice(words: &'static [&'static str]) -> Kind {
@@ -53,9 +136,6 @@ pub const fn choice(words: &'static [&'static str]) -> Kind {
     }
 }
 
-const BOOL: Kind = Kind::Bool;
-const STR: Kind = Kind::Str;
-const IGNORED: Kind = Kind::Ignored;
 const POSITIONS4: &[&str] = &["top-left", "top-right", "bottom-left", "bottom-right"];
 const POSITIONS6: &[&str] = &[
     "top-left",
@@ -66,362 +146,81 @@ const POSITIONS6: &[&str] = &[
     "bottom-right",
 ];
 
-/// The fixed keys.
-pub const KEYS: &[KeySpec] = &[
-    key(
-        "onboarding",
-        IGNORED,
-        "",
-        "herdr's first-run screen; taw has none",
-    ),
+// The fixed keys: each a typed constant, which is how taw reads a value
+// (`config.get(&UI_PREVIEW)`), and together `KEYS`, which is how the
+// checker and the docs know them. A key no constant names cannot be read,
+// so a typo is a compile error, not a silent default.
+keys! {
+    ONBOARDING: () = ignored("onboarding", "herdr's first-run screen; taw has none");
     // [terminal]
-    key(
-        "terminal.default_shell",
-        STR,
-        "\"\"",
-        "shell for new panes (empty: tmux's default-shell)",
-    ),
-    key(
-        "terminal.shell_mode",
-        choice(&["auto", "login", "non_login"]),
-        "\"auto\"",
-        "herdr's login-shell choice; tmux decides this for its own panes",
-    ),
-    key(
-        "terminal.new_cwd",
-        STR,
-        "\"follow\"",
-        "folder of new panes, tabs and workspaces made without --cwd: follow, home, current or a path",
-    ),
-    key(
-        "terminal.kitty_graphics",
-        IGNORED,
-        "",
-        "accepted and ignored: tmux draws no Kitty graphics in a pane",
-    ),
+    TERMINAL_DEFAULT_SHELL: String = text("terminal.default_shell", "\"\"", "shell for new panes (empty: tmux's default-shell)");
+    TERMINAL_SHELL_MODE: String = one_of("terminal.shell_mode", &["auto", "login", "non_login"], "\"auto\"", "herdr's login-shell choice; tmux decides this for its own panes");
+    TERMINAL_NEW_CWD: String = text("terminal.new_cwd", "\"follow\"", "folder of new panes, tabs and workspaces made without --cwd: follow, home, current or a path");
+    TERMINAL_KITTY_GRAPHICS: () = ignored("terminal.kitty_graphics", "accepted and ignored: tmux draws no Kitty graphics in a pane");
     // [update]
-    key(
-        "update.manifest_check",
-        BOOL,
-        "true",
-        "herdr's remote detection-manifest updates; taw ships its manifests in the binary",
-    ),
-    key(
-        "update.version_check",
-        IGNORED,
-        "",
-        "herdr's update check; taw is updated by TPM (prefix + U)",
-    ),
-    key(
-        "update.channel",
-        choice(&["stable", "preview"]),
-        "\"stable\"",
-        "herdr's release channel; no effect in taw",
-    ),
+    UPDATE_MANIFEST_CHECK: bool = flag("update.manifest_check", "true", "herdr's remote detection-manifest updates; taw ships its manifests in the binary");
+    UPDATE_VERSION_CHECK: () = ignored("update.version_check", "herdr's update check; taw is updated by TPM (prefix + U)");
+    UPDATE_CHANNEL: String = one_of("update.channel", &["stable", "preview"], "\"stable\"", "herdr's release channel; no effect in taw");
     // [keys]
-    key(
-        "keys.preset",
-        choice(&["modal", "search"]),
-        "\"modal\"",
-        "the popup's base keymap: modal (vim-like) or search (type to filter)",
-    ),
-    key(
-        "keys.prefix",
-        IGNORED,
-        "",
-        "herdr's prefix key; tmux's prefix is the one that counts",
-    ),
+    KEYS_PRESET: String = one_of("keys.preset", &["modal", "search"], "\"modal\"", "the popup's base keymap: modal (vim-like) or search (type to filter)");
+    KEYS_PREFIX: () = ignored("keys.prefix", "herdr's prefix key; tmux's prefix is the one that counts");
     // [ui]
-    key(
-        "ui.depth",
-        choice(&["sessions", "agents", "all"]),
-        "\"agents\"",
-        "what the popup lists under a session: nothing, agent panes, or every pane",
-    ),
-    key(
-        "ui.layout",
-        choice(&["tree", "flat"]),
-        "\"tree\"",
-        "the popup as a tree (session, window, pane) or a flat list",
-    ),
-    key(
-        "ui.preview",
-        BOOL,
-        "true",
-        "show the selected pane's screen in the popup",
-    ),
-    key(
-        "ui.show_git",
-        BOOL,
-        "true",
-        "show each session's git branch and dirty mark in the popup",
-    ),
-    key(
-        "ui.projects_in_filter",
-        BOOL,
-        "false",
-        "also list project folders (the n picker's) under the sessions while filtering",
-    ),
-    key(
-        "ui.confirm_close",
-        BOOL,
-        "true",
-        "ask before closing from the popup",
-    ),
-    key(
-        "ui.agent_panel_sort",
-        Kind::Choice {
-            words: &["sessions", "attention"],
-            aliases: &[
-                ("priority", "attention"),
-                ("spaces", "sessions"),
-                ("workspaces", "sessions"),
-            ],
-        },
-        "\"sessions\"",
-        "order of agents in the flat list: by session, or most urgent first",
-    ),
-    key(
-        "ui.status_indicators",
-        choice(&["dots", "symbols"]),
-        "\"dots\"",
-        "state marks as dots or symbols",
-    ),
-    key(
-        "ui.show_agent_labels_on_pane_borders",
-        BOOL,
-        "false",
-        "herdr's pane-border labels; see docs/STATUS-LINE.md for tmux's",
-    ),
-    key(
-        "ui.prompt_new_tab_name",
-        BOOL,
-        "true",
-        "herdr: ask a name for a new tab",
-    ),
-    key(
-        "ui.prompt_new_workspace_name",
-        BOOL,
-        "false",
-        "herdr: ask a name for a new workspace",
-    ),
-    key(
-        "ui.sidebar_width",
-        Kind::Int { min: 10, max: 200 },
-        "26",
-        "herdr's sidebar width",
-    ),
-    key(
-        "ui.sidebar_min_width",
-        Kind::Int { min: 10, max: 200 },
-        "18",
-        "herdr's sidebar minimum width",
-    ),
-    key(
-        "ui.sidebar_max_width",
-        Kind::Int { min: 10, max: 200 },
-        "36",
-        "herdr's sidebar maximum width",
-    ),
-    key(
-        "ui.sidebar_start_collapsed",
-        BOOL,
-        "false",
-        "herdr's sidebar state at start",
-    ),
-    key(
-        "ui.sidebar_collapsed_mode",
-        choice(&["compact", "hidden"]),
-        "\"compact\"",
-        "herdr's collapsed sidebar",
-    ),
-    key(
-        "ui.mouse_capture",
-        BOOL,
-        "true",
-        "herdr's mouse capture; tmux's mouse option rules in tmux",
-    ),
-    key(
-        "ui.copy_on_select",
-        BOOL,
-        "true",
-        "herdr's copy on select; tmux's copy mode rules in tmux",
-    ),
-    key("ui.pane_borders", IGNORED, "", "accepted and ignored"),
+    UI_DEPTH: String = one_of("ui.depth", &["sessions", "agents", "all"], "\"agents\"", "what the popup lists under a session: nothing, agent panes, or every pane");
+    UI_LAYOUT: String = one_of("ui.layout", &["tree", "flat"], "\"tree\"", "the popup as a tree (session, window, pane) or a flat list");
+    UI_PREVIEW: bool = flag("ui.preview", "true", "show the selected pane's screen in the popup");
+    UI_SHOW_GIT: bool = flag("ui.show_git", "true", "show each session's git branch and dirty mark in the popup");
+    UI_PROJECTS_IN_FILTER: bool = flag("ui.projects_in_filter", "false", "also list project folders (the n picker's) under the sessions while filtering");
+    UI_CONFIRM_CLOSE: bool = flag("ui.confirm_close", "true", "ask before closing from the popup");
+    UI_AGENT_PANEL_SORT: String = one_of_aliased("ui.agent_panel_sort", &["sessions", "attention"], &[ ("priority", "attention"), ("spaces", "sessions"), ("workspaces", "sessions"), ], "\"sessions\"", "order of agents in the flat list: by session, or most urgent first");
+    UI_STATUS_INDICATORS: String = one_of("ui.status_indicators", &["dots", "symbols"], "\"dots\"", "state marks as dots or symbols");
+    UI_SHOW_AGENT_LABELS_ON_PANE_BORDERS: bool = flag("ui.show_agent_labels_on_pane_borders", "false", "herdr's pane-border labels; see docs/STATUS-LINE.md for tmux's");
+    UI_PROMPT_NEW_TAB_NAME: bool = flag("ui.prompt_new_tab_name", "true", "herdr: ask a name for a new tab");
+    UI_PROMPT_NEW_WORKSPACE_NAME: bool = flag("ui.prompt_new_workspace_name", "false", "herdr: ask a name for a new workspace");
+    UI_SIDEBAR_WIDTH: i64 = int("ui.sidebar_width", 10, 200, "26", "herdr's sidebar width");
+    UI_SIDEBAR_MIN_WIDTH: i64 = int("ui.sidebar_min_width", 10, 200, "18", "herdr's sidebar minimum width");
+    UI_SIDEBAR_MAX_WIDTH: i64 = int("ui.sidebar_max_width", 10, 200, "36", "herdr's sidebar maximum width");
+    UI_SIDEBAR_START_COLLAPSED: bool = flag("ui.sidebar_start_collapsed", "false", "herdr's sidebar state at start");
+    UI_SIDEBAR_COLLAPSED_MODE: String = one_of("ui.sidebar_collapsed_mode", &["compact", "hidden"], "\"compact\"", "herdr's collapsed sidebar");
+    UI_MOUSE_CAPTURE: bool = flag("ui.mouse_capture", "true", "herdr's mouse capture; tmux's mouse option rules in tmux");
+    UI_COPY_ON_SELECT: bool = flag("ui.copy_on_select", "true", "herdr's copy on select; tmux's copy mode rules in tmux");
+    UI_PANE_BORDERS: () = ignored("ui.pane_borders", "accepted and ignored");
     // [ui.toast]
-    key(
-        "ui.toast.delivery",
-        choice(&["off", "herdr", "terminal", "system"]),
-        "\"off\"",
-        "herdr's background notifications; taw shows tmux messages (see done_delay_seconds)",
-    ),
-    key(
-        "ui.toast.delay_seconds",
-        Kind::Int { min: 0, max: 3600 },
-        "1",
-        "notify only when a state lasts this long",
-    ),
-    key(
-        "ui.toast.done_delay_seconds",
-        Kind::Float {
-            min: 0.0,
-            max: 3600.0,
-        },
-        "5",
-        "seconds a done state waits before its toast",
-    ),
-    key(
-        "ui.toast.herdr.position",
-        choice(POSITIONS4),
-        "\"bottom-right\"",
-        "herdr's toast corner",
-    ),
-    key(
-        "ui.toast.clipboard.enabled",
-        BOOL,
-        "true",
-        "herdr's clipboard toast",
-    ),
-    key(
-        "ui.toast.clipboard.position",
-        choice(POSITIONS6),
-        "\"bottom-center\"",
-        "herdr's clipboard toast position",
-    ),
+    UI_TOAST_DELIVERY: String = one_of("ui.toast.delivery", &["off", "herdr", "terminal", "system"], "\"off\"", "herdr's background notifications; taw shows tmux messages (see done_delay_seconds)");
+    UI_TOAST_DELAY_SECONDS: i64 = int("ui.toast.delay_seconds", 0, 3600, "1", "notify only when a state lasts this long");
+    UI_TOAST_DONE_DELAY_SECONDS: f64 = float("ui.toast.done_delay_seconds", 0.0, 3600.0, "5", "seconds a done state waits before its toast");
+    UI_TOAST_HERDR_POSITION: String = one_of("ui.toast.herdr.position", POSITIONS4, "\"bottom-right\"", "herdr's toast corner");
+    UI_TOAST_CLIPBOARD_ENABLED: bool = flag("ui.toast.clipboard.enabled", "true", "herdr's clipboard toast");
+    UI_TOAST_CLIPBOARD_POSITION: String = one_of("ui.toast.clipboard.position", POSITIONS6, "\"bottom-center\"", "herdr's clipboard toast position");
     // [ui.sound]
-    key(
-        "ui.sound.enabled",
-        BOOL,
-        "true",
-        "sounds for background state changes",
-    ),
-    key(
-        "ui.sound.path",
-        STR,
-        "",
-        "a sound file for every notification (relative to the config folder)",
-    ),
-    key("ui.sound.done_path", STR, "", "a sound file for done"),
-    key(
-        "ui.sound.request_path",
-        STR,
-        "",
-        "a sound file for an agent that needs you",
-    ),
+    UI_SOUND_ENABLED: bool = flag("ui.sound.enabled", "true", "sounds for background state changes");
+    UI_SOUND_PATH: String = text("ui.sound.path", "", "a sound file for every notification (relative to the config folder)");
+    UI_SOUND_DONE_PATH: String = text("ui.sound.done_path", "", "a sound file for done");
+    UI_SOUND_REQUEST_PATH: String = text("ui.sound.request_path", "", "a sound file for an agent that needs you");
     // [session]
-    key(
-        "session.resume_agents_on_restore",
-        BOOL,
-        "true",
-        "resume agents' sessions when a layout is restored",
-    ),
-    key(
-        "session.startup_per_agent_delay_ms",
-        Kind::Int {
-            min: 0,
-            max: 600_000,
-        },
-        "100",
-        "milliseconds between agent resumes in one restore; 0 starts them at once",
-    ),
+    SESSION_RESUME_AGENTS_ON_RESTORE: bool = flag("session.resume_agents_on_restore", "true", "resume agents' sessions when a layout is restored");
+    SESSION_STARTUP_PER_AGENT_DELAY_MS: i64 = int("session.startup_per_agent_delay_ms", 0, 600_000, "100", "milliseconds between agent resumes in one restore; 0 starts them at once");
     // [sessions] (taw)
-    key(
-        "sessions.name",
-        choice(&["directory", "full-path", "short-path"]),
-        "\"directory\"",
-        "how a new session is named from its folder",
-    ),
-    key(
-        "sessions.zoxide",
-        BOOL,
-        "true",
-        "list zoxide's folders in the new-session picker and add opened folders to zoxide",
-    ),
-    key(
-        "sessions.project_dirs",
-        Kind::StrList,
-        "[]",
-        "folders whose subfolders the new-session picker lists",
-    ),
-    key(
-        "sessions.pre_create_hook",
-        STR,
-        "",
-        "command run as <hook> <session> <dir> before a session is made; non-zero refuses",
-    ),
-    key(
-        "sessions.post_create_hook",
-        STR,
-        "",
-        "command run as <hook> <session> <dir> after a session is made",
-    ),
-    key(
-        "sessions.hook_timeout_seconds",
-        Kind::Float {
-            min: 0.0,
-            max: 3600.0,
-        },
-        "10",
-        "how long a create hook, pre_close or pre_worktree_remove may run; 0: no limit",
-    ),
+    SESSIONS_NAME: String = one_of("sessions.name", &["directory", "full-path", "short-path"], "\"directory\"", "how a new session is named from its folder");
+    SESSIONS_ZOXIDE: bool = flag("sessions.zoxide", "true", "list zoxide's folders in the new-session picker and add opened folders to zoxide");
+    SESSIONS_PROJECT_DIRS: Vec<String> = list("sessions.project_dirs", "[]", "folders whose subfolders the new-session picker lists");
+    SESSIONS_PRE_CREATE_HOOK: String = text("sessions.pre_create_hook", "", "command run as <hook> <session> <dir> before a session is made; non-zero refuses");
+    SESSIONS_POST_CREATE_HOOK: String = text("sessions.post_create_hook", "", "command run as <hook> <session> <dir> after a session is made");
+    SESSIONS_HOOK_TIMEOUT_SECONDS: f64 = float("sessions.hook_timeout_seconds", 0.0, 3600.0, "10", "how long a create hook, pre_close or pre_worktree_remove may run; 0: no limit");
     // [worktrees]
-    key(
-        "worktrees.directory",
-        STR,
-        "\"~/.herdr/worktrees\"",
-        "root of <repo>/<branch> worktree checkouts",
-    ),
+    WORKTREES_DIRECTORY: String = text("worktrees.directory", "\"~/.herdr/worktrees\"", "root of <repo>/<branch> worktree checkouts");
     // [advanced]
-    key(
-        "advanced.scrollback_limit_bytes",
-        IGNORED,
-        "",
-        "herdr's scrollback size; tmux's history-limit rules in tmux",
-    ),
+    ADVANCED_SCROLLBACK_LIMIT_BYTES: () = ignored("advanced.scrollback_limit_bytes", "herdr's scrollback size; tmux's history-limit rules in tmux");
     // [experimental]
-    key(
-        "experimental.pane_history",
-        BOOL,
-        "false",
-        "save each pane's screen with a session layout",
-    ),
-    key(
-        "experimental.allow_nested",
-        IGNORED,
-        "",
-        "herdr inside herdr; no meaning in tmux",
-    ),
-    key(
-        "experimental.kitty_graphics",
-        IGNORED,
-        "",
-        "accepted and ignored",
-    ),
+    EXPERIMENTAL_PANE_HISTORY: bool = flag("experimental.pane_history", "false", "save each pane's screen with a session layout");
+    EXPERIMENTAL_ALLOW_NESTED: () = ignored("experimental.allow_nested", "herdr inside herdr; no meaning in tmux");
+    EXPERIMENTAL_KITTY_GRAPHICS: () = ignored("experimental.kitty_graphics", "accepted and ignored");
     // [detection] (taw)
-    key(
-        "detection.supplements",
-        BOOL,
-        "true",
-        "add taw's own detection rules to the bundled manifests",
-    ),
+    DETECTION_SUPPLEMENTS: bool = flag("detection.supplements", "true", "add taw's own detection rules to the bundled manifests");
     // [plugins] (taw)
-    key(
-        "plugins.compat_herdr_version",
-        STR,
-        "\"0.9.3\"",
-        "the herdr version plugins' min_herdr_version is checked against",
-    ),
+    PLUGINS_COMPAT_HERDR_VERSION: String = text("plugins.compat_herdr_version", "\"0.9.3\"", "the herdr version plugins' min_herdr_version is checked against");
     // [hooks] (taw)
-    key(
-        "hooks.timeout_seconds",
-        Kind::Float {
-            min: 0.0,
-            max: 3600.0,
-        },
-        "30",
-        "how long an event hook may run before taw stops it; 0: no limit",
-    ),
-];
+    HOOKS_TIMEOUT_SECONDS: f64 = float("hooks.timeout_seconds", 0.0, 3600.0, "30", "how long an event hook may run before taw stops it; 0: no limit");
+}
 
 /// Tables whose keys are names the user chooses.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -446,17 +245,65 @@ pub enum Dynamic {
     Remote,
 }
 
-pub const DYNAMIC: &[(&str, Dynamic)] = &[
-    ("keys", Dynamic::KeyBindings),
-    ("keys.command", Dynamic::KeyCommands),
-    ("hooks", Dynamic::Hooks),
-    ("machines", Dynamic::Machines),
-    ("ui.sound.agents", Dynamic::SoundAgents),
-    ("sandbox.agents", Dynamic::SandboxAgents),
-    ("ui.sidebar.agents", Dynamic::Sidebar),
-    ("ui.sidebar.sessions", Dynamic::Sidebar),
-    ("theme", Dynamic::Theme),
-    ("remote", Dynamic::Remote),
+/// A table whose keys are names the user chooses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Table {
+    pub path: &'static str,
+    pub kind: Dynamic,
+}
+
+pub const KEY_BINDINGS: Table = Table {
+    path: "keys",
+    kind: Dynamic::KeyBindings,
+};
+pub const KEY_COMMANDS: Table = Table {
+    path: "keys.command",
+    kind: Dynamic::KeyCommands,
+};
+pub const HOOKS: Table = Table {
+    path: "hooks",
+    kind: Dynamic::Hooks,
+};
+pub const MACHINES: Table = Table {
+    path: "machines",
+    kind: Dynamic::Machines,
+};
+pub const SOUND_AGENTS_TABLE: Table = Table {
+    path: "ui.sound.agents",
+    kind: Dynamic::SoundAgents,
+};
+pub const SANDBOX_AGENTS: Table = Table {
+    path: "sandbox.agents",
+    kind: Dynamic::SandboxAgents,
+};
+pub const SIDEBAR_AGENTS: Table = Table {
+    path: "ui.sidebar.agents",
+    kind: Dynamic::Sidebar,
+};
+pub const SIDEBAR_SESSIONS: Table = Table {
+    path: "ui.sidebar.sessions",
+    kind: Dynamic::Sidebar,
+};
+pub const THEME: Table = Table {
+    path: "theme",
+    kind: Dynamic::Theme,
+};
+pub const REMOTE: Table = Table {
+    path: "remote",
+    kind: Dynamic::Remote,
+};
+
+pub const DYNAMIC: &[Table] = &[
+    KEY_BINDINGS,
+    KEY_COMMANDS,
+    HOOKS,
+    MACHINES,
+    SOUND_AGENTS_TABLE,
+    SANDBOX_AGENTS,
+    SIDEBAR_AGENTS,
+    SIDEBAR_SESSIONS,
+    THEME,
+    REMOTE,
 ];
 
 /// Table names read as another: herdr's spelling → taw's.
@@ -611,8 +458,8 @@ pub fn spec(path: &str) -> Option<&'static KeySpec> {
 pub fn dynamic(path: &str) -> Option<Dynamic> {
     DYNAMIC
         .iter()
-        .find(|(table, _)| *table == path)
-        .map(|(_, kind)| *kind)
+        .find(|table| table.path == path)
+        .map(|table| table.kind)
 }
 
 /// Whether `path` is a table that holds fixed keys (`ui`, `ui.toast`...).

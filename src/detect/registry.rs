@@ -69,7 +69,7 @@ impl Registry {
     pub fn from_config(config: &crate::config::Config) -> Registry {
         Registry::load(
             &crate::paths::config_dir().join("manifests"),
-            config.bool("detection.supplements"),
+            config.get(&crate::config::schema::DETECTION_SUPPLEMENTS),
         )
     }
 

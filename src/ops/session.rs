@@ -55,7 +55,7 @@ pub(crate) fn open(
             switched: client.is_some(),
         });
     }
-    let names = sessions::candidate_names(dir, &config.string("sessions.name"));
+    let names = sessions::candidate_names(dir, &config.get(&crate::config::schema::SESSIONS_NAME));
     let taken = |name: &str| snapshot.sessions.iter().find(|s| s.name == name);
     let mut collision = None;
     let mut chosen = None;
@@ -84,7 +84,7 @@ pub(crate) fn open(
         }
     };
     let limit = sessions::hook_limit(config);
-    let pre = config.string("sessions.pre_create_hook");
+    let pre = config.get(&crate::config::schema::SESSIONS_PRE_CREATE_HOOK);
     if !pre.trim().is_empty() {
         sessions::run_hook(&pre, &name, dir, limit).map_err(|why| {
             TawError::new(
@@ -98,7 +98,7 @@ pub(crate) fn open(
         ..Spawn::default()
     };
     tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
-    let post = config.string("sessions.post_create_hook");
+    let post = config.get(&crate::config::schema::SESSIONS_POST_CREATE_HOOK);
     if !post.trim().is_empty() {
         // A failing post hook does not undo the session.
         let _ = sessions::run_hook(&post, &name, dir, limit);
@@ -117,7 +117,7 @@ pub(crate) fn open(
 
 /// `zoxide add` after an open, when `[sessions] zoxide` is on.
 fn remember(config: &Config, dir: &Path) {
-    if config.bool("sessions.zoxide") {
+    if config.get(&crate::config::schema::SESSIONS_ZOXIDE) {
         let _ = Program::new("zoxide")
             .args(["add", "--"])
             .arg(dir)

@@ -8,6 +8,7 @@
 //! that starts with [`NOTE_PREFIX`], and the option defaults, PATH folder and
 //! herdr variables it set are recorded in bookkeeping options.
 
+pub mod live;
 pub mod table;
 
 use crate::envelope::TawError;
@@ -42,6 +43,9 @@ pub struct ServerState {
     pub values: BTreeMap<String, String>,
     /// taw's hook entries: hook name and index.
     pub taw_hooks: Vec<(String, u32)>,
+    /// Entries of someone else's at indexes in taw's range: left alone, and
+    /// never written over.
+    pub other_hooks: Vec<(String, u32)>,
     /// Keys of the prefix table, and whether each is taw's.
     pub prefix_keys: BTreeMap<String, bool>,
     pub environment: BTreeMap<String, EnvValue>,
@@ -84,11 +88,19 @@ impl ServerState {
             .map(str::to_string)
             .collect();
         for line in sections[2].lines().chain(sections[3].lines()) {
-            if let Some((hook, index)) = parse_hook_line(line)
-                && options::is_taw_hook_index(index)
-                && !state.taw_hooks.contains(&(hook.clone(), index))
-            {
-                state.taw_hooks.push((hook, index));
+            let Some((hook, index)) = parse_hook_line(line) else {
+                continue;
+            };
+            if !options::is_taw_hook_index(index) {
+                continue;
+            }
+            let entries = if is_taw_hook_command(line) {
+                &mut state.taw_hooks
+            } else {
+                &mut state.other_hooks
+            };
+            if !entries.contains(&(hook.clone(), index)) {
+                entries.push((hook, index));
             }
         }
         // Every bound key is someone's; those whose note is taw's are taw's.
@@ -129,6 +141,26 @@ impl ServerState {
             .unwrap_or_default()
     }
 
+    /// The value an option has for taw, checked: a bad value of the user's
+    /// is left out, with one warning that names the option and the value,
+    /// and its default stands in for it (for a key: no binding).
+    fn checked(&self, name: &str, warnings: &mut Vec<String>) -> String {
+        let value = self.option(name);
+        let Some(option) = options::plugin_option(name) else {
+            return value;
+        };
+        match option.refuse(&value) {
+            None => value,
+            Some(why) => {
+                warnings.push(format!("{name} is {value:?}, which {why}"));
+                match option.kind {
+                    options::OptionKind::Key => String::new(),
+                    _ => option.default_value(),
+                }
+            }
+        }
+    }
+
     fn recorded(&self, name: &str) -> Vec<String> {
         self.value(name)
             .lines()
@@ -136,6 +168,17 @@ impl ServerState {
             .map(str::to_string)
             .collect()
     }
+}
+
+/// Whether a `show-hooks` line is an entry taw made: it runs taw with the
+/// word every taw hook carries ([`table::HOOK_MARK`]), or, as an earlier
+/// taw's did, `taw -S #{q:socket_path} watch attach-all|seen`. Anything
+/// else at taw's indexes is someone else's.
+pub fn is_taw_hook_command(line: &str) -> bool {
+    line.contains(table::HOOK_MARK)
+        || (line.contains("#{q:socket_path}")
+            && line.contains("watch")
+            && (line.contains("attach-all") || line.contains("seen")))
 }
 
 /// `show-hooks` line `after-split-window[9100] run-shell ...` → name, index.
@@ -235,14 +278,24 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
     report.defaults_set = defaults_set;
 
     // Hooks: the new entries go into the free slot first, then the old
-    // entries come off, so no hook is ever without taw's entry.
+    // entries come off, so no hook is ever without taw's entry. An index
+    // someone else's entry holds is skipped.
     let slot = free_hook_slot(&state.taw_hooks);
     let mut new_entries = BTreeSet::new();
     let mut per_hook: BTreeMap<&str, u32> = BTreeMap::new();
     for (hook, command) in &desired.hooks {
         let offset = per_hook.entry(hook).or_insert(0);
-        let index = options::HOOK_INDEX_BASE + slot * options::HOOK_SLOT_SIZE + *offset;
-        *offset += 1;
+        let first = options::HOOK_INDEX_BASE + slot * options::HOOK_SLOT_SIZE;
+        let free = (*offset..options::HOOK_SLOT_SIZE)
+            .map(|n| (n, first + n))
+            .find(|(_, index)| !state.other_hooks.contains(&(hook.to_string(), *index)));
+        let Some((n, index)) = free else {
+            report.warnings.push(format!(
+                "every index taw uses for {hook} holds a hook of someone else's, so taw added none"
+            ));
+            continue;
+        };
+        *offset = n + 1;
         cmds.push(cmd::set_hook(hook, index, command));
         new_entries.insert((hook.to_string(), index));
         report.hooks.push(format!("{hook}[{index}]"));
@@ -256,7 +309,7 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
     // Keys: each binding's key is an option; empty means not bound.
     let mut wanted_keys = BTreeSet::new();
     for binding in &desired.bindings {
-        let key = state.option(binding.option);
+        let key = state.checked(binding.option, &mut report.warnings);
         let key = key.trim();
         if key.is_empty() {
             continue;
@@ -286,7 +339,7 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
     }
 
     // PATH: taw's bin folder in front, once; out again when switched off.
-    let path_on = options::is_on(&state.option(options::PATH));
+    let path_on = options::is_on(&state.checked(options::PATH, &mut report.warnings));
     let previous_dir = state.value(bookkeeping::PATH_DIR).to_string();
     if let Some(path) = state.env("PATH") {
         let mut new_path = path.to_string();
@@ -313,7 +366,7 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
     ));
 
     // herdr's environment for agents that report to herdr.
-    if options::is_on(&state.option(options::HERDR_ENV)) {
+    if options::is_on(&state.checked(options::HERDR_ENV, &mut report.warnings)) {
         cmds.push(cmd::set_global_environment("HERDR_ENV", "1"));
         cmds.push(cmd::set_global_environment("HERDR_BIN_PATH", &desired.bin));
         cmds.push(cmd::set_global_environment(
@@ -342,16 +395,24 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
             true,
         ),
     ];
+    let ours_before = state.recorded(bookkeeping::STATUS_SET);
     for (option, names, token, at_start) in wanted {
-        let on = options::is_on(&state.option(option));
+        let on = options::is_on(&state.checked(option, &mut report.warnings));
         for name in names {
             let Some(value) = state.formats.get(*name) else {
                 continue;
             };
-            let next = if on {
-                status::with_token(value, token, at_start)
+            let mut next = value.clone();
+            if token == status::WINDOW_TOKEN
+                && ours_before.iter().any(|n| n == name)
+                && !next.contains(status::WINDOW_TOKEN)
+            {
+                next = status::without_token(&next, status::OLD_WINDOW_TOKEN);
+            }
+            next = if on {
+                status::with_token(&next, token, at_start)
             } else {
-                status::without_token(value, token)
+                status::without_token(&next, token)
             };
             if next.contains(token) {
                 status_set.push(name.to_string());
@@ -367,6 +428,15 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
         &status_set.join("\n"),
     ));
 
+    // The options only the popup reads: checked here, where a person sees it.
+    for option in PLUGIN_OPTIONS.iter().filter(|o| {
+        matches!(
+            o.name,
+            options::POPUP_WIDTH | options::POPUP_HEIGHT | options::NOTIFY
+        )
+    }) {
+        state.checked(option.name, &mut report.warnings);
+    }
     cmds.push(cmd::set_global_option(
         bookkeeping::LOADED,
         &format!("{} {}", desired.version, desired.bin),
@@ -408,12 +478,16 @@ pub fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
     }
     let ours = state.recorded(bookkeeping::STATUS_SET);
     for (name, value) in state.formats.iter().filter(|(name, _)| ours.contains(name)) {
-        let token = if name == status::SUMMARY_FORMAT {
-            status::SUMMARY_TOKEN
+        let next = if name == status::SUMMARY_FORMAT {
+            status::without_token(value, status::SUMMARY_TOKEN)
         } else {
-            status::WINDOW_TOKEN
+            // The old token is a part of the new one: it is looked for only
+            // where the new one was not.
+            match value.contains(status::WINDOW_TOKEN) {
+                true => status::without_token(value, status::WINDOW_TOKEN),
+                false => status::without_token(value, status::OLD_WINDOW_TOKEN),
+            }
         };
-        let next = status::without_token(value, token);
         if &next != value {
             cmds.push(cmd::set_global_option(name, &next));
             report.status.push(name.clone());
@@ -600,5 +674,48 @@ mod tests {
         assert!(!lines.iter().any(|l| l.contains("-gu -- @agent-wizard-key")));
         assert!(!lines.iter().any(|l| l.contains("HERDR_PANE_ID")));
         assert!(lines.contains(&"set-option -gu -- @agent_wizard_defaults_set".to_string()));
+    }
+
+    #[test]
+    fn an_earlier_window_token_is_replaced_not_doubled() {
+        let mut state = ServerState::default();
+        let old = format!("#I:#W{}", status::OLD_WINDOW_TOKEN);
+        state
+            .formats
+            .insert(status::WINDOW_FORMATS[0].to_string(), old);
+        state.set_options.insert(bookkeeping::STATUS_SET.into());
+        state.values.insert(
+            bookkeeping::STATUS_SET.into(),
+            status::WINDOW_FORMATS[0].to_string(),
+        );
+        let (cmds, _) = plan_load(&state, &desired());
+        let set = words(&cmds)
+            .into_iter()
+            .find(|l| l.contains(status::WINDOW_FORMATS[0]))
+            .unwrap();
+        assert!(
+            set.ends_with(&format!("#I:#W{}", status::WINDOW_TOKEN)),
+            "{set}"
+        );
+    }
+
+    #[test]
+    fn a_users_hook_at_taws_index_is_kept_and_stepped_over() {
+        let state = ServerState {
+            other_hooks: vec![("after-split-window".into(), 9100)],
+            ..ServerState::default()
+        };
+        let (cmds, report) = plan_load(&state, &desired());
+        let lines = words(&cmds);
+        assert!(!lines.iter().any(|l| l.contains("after-split-window[9100]")));
+        assert!(
+            report
+                .hooks
+                .contains(&"after-split-window[9101]".to_string())
+        );
+        assert!(is_taw_hook_command(
+            "x[9100] run-shell -b \"AGENT_WIZARD_HOOK=1 exec taw\""
+        ));
+        assert!(!is_taw_hook_command("x[9100] display-message mine"));
     }
 }

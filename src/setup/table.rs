@@ -69,12 +69,18 @@ impl Callback {
     /// away: tmux would show any output of a `run-shell` in the pane, in
     /// view mode, where it would swallow the keys sent to the pane.
     pub fn run(&self, args: &[ShellWord]) -> String {
-        let mut words = self.words(args);
+        let mut words = vec![ShellWord::Keyword(HOOK_MARK)];
+        words.extend(self.words(args));
         words.push(ShellWord::Keyword(">/dev/null"));
         words.push(ShellWord::Keyword("2>&1"));
         cmd::run_shell_background(&words)
     }
 }
+
+/// The word at the start of every shell line taw's hooks and keys run (an
+/// assignment the shell ignores): how a load tells taw's entries from a
+/// user's at the same indexes.
+pub const HOOK_MARK: &str = "AGENT_WIZARD_HOOK=1";
 
 /// Hooks that fire when a pane is made: each pane gets its watcher.
 const NEW_PANE_HOOKS: &[&str] = &["after-split-window", "after-new-window", "session-created"];

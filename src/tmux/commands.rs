@@ -110,6 +110,16 @@ pub fn clear_history(pane: &str) -> Cmd {
     Cmd::new("clear-history").args(["-t", pane])
 }
 
+/// `set-option -pu -t %N NAME`: takes a pane option off.
+pub fn unset_pane_option(pane: &str, name: &str) -> Cmd {
+    Cmd::new("set-option").args(["-pu", "-t", pane, "--", name])
+}
+
+/// `pipe-pane -t %N` with no command: closes the pane's pipe.
+pub fn close_pipe(pane: &str) -> Cmd {
+    Cmd::new("pipe-pane").args(["-t", pane])
+}
+
 /// `show-options -gv NAME`: a global option's value alone.
 pub fn show_global_value(name: &str) -> Cmd {
     Cmd::new("show-options").args(["-gv", "--", name])

@@ -12,7 +12,55 @@ pub struct PluginOption {
     /// What `taw tmux load` sets when the user set nothing. Empty for an
     /// option taw only reads (it is then never set for the user).
     pub default: &'static str,
+    pub kind: OptionKind,
     pub doc: &'static str,
+}
+
+/// What an option's value must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A tmux key for a prefix binding; empty for none.
+    Key,
+    /// on or off (tmux's spellings: on, off, yes, no, 1, 0, true, false).
+    OnOff,
+    /// A number of cells, or a percentage (`90%`).
+    Size,
+    /// Anything: a path, a command, a format.
+    Text,
+}
+
+impl PluginOption {
+    /// Why `value` is no good for this option, in words, or `None`.
+    pub fn refuse(&self, value: &str) -> Option<String> {
+        let value = value.trim();
+        match self.kind {
+            OptionKind::Key if !value.is_empty() && !crate::keys::is_tmux_key(value) => Some(
+                "is not a tmux key (a, C-a, M-x, F5, Tab...), so no key was bound for it".into(),
+            ),
+            OptionKind::OnOff
+                if !matches!(
+                    value.to_ascii_lowercase().as_str(),
+                    "on" | "off" | "yes" | "no" | "1" | "0" | "true" | "false"
+                ) =>
+            {
+                Some(format!(
+                    "is neither on nor off, so taw uses {}",
+                    self.default
+                ))
+            }
+            OptionKind::Size => {
+                let number = value.strip_suffix('%').unwrap_or(value);
+                match number.parse::<u32>() {
+                    Ok(n) if n > 0 => None,
+                    _ => Some(format!(
+                        "is not a number of cells or a percentage (80, 90%), so taw uses {}",
+                        self.default
+                    )),
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 pub const BIN: &str = "@agent-wizard-bin";
@@ -39,71 +87,85 @@ pub const PLUGIN_OPTIONS: &[PluginOption] = &[
     PluginOption {
         name: BIN,
         default: "",
+        kind: OptionKind::Text,
         doc: "the taw binary to run; empty: the plugin's own build, else taw on PATH",
     },
     PluginOption {
         name: PATH,
         default: "on",
+        kind: OptionKind::OnOff,
         doc: "put taw's bin folder in front of tmux's global PATH (on/off)",
     },
     PluginOption {
         name: HERDR_ENV,
         default: "off",
+        kind: OptionKind::OnOff,
         doc: "give new panes herdr's HERDR_ENV, HERDR_BIN_PATH and HERDR_PANE_ID (on/off)",
     },
     PluginOption {
         name: KEY,
         default: "a",
+        kind: OptionKind::Key,
         doc: "prefix key that opens the popup: every session, window and agent (empty: not bound)",
     },
     PluginOption {
         name: NOTIFICATION_KEY,
         default: "Tab",
+        kind: OptionKind::Key,
         doc: "prefix key that goes to the next agent that needs you, else the next agent (empty: not bound)",
     },
     PluginOption {
         name: CLEAR_KEY,
         default: "",
+        kind: OptionKind::Key,
         doc: "prefix key that clears the pane's history, and its screen when its shell is at its prompt (empty: not bound)",
     },
     PluginOption {
         name: POPUP_WIDTH,
         default: "90%",
+        kind: OptionKind::Size,
         doc: "the popup's width: a percentage of the client's, or a number of columns",
     },
     PluginOption {
         name: POPUP_HEIGHT,
         default: "85%",
+        kind: OptionKind::Size,
         doc: "the popup's height: a percentage of the client's, or a number of lines",
     },
     PluginOption {
         name: WINDOW_STATUS,
         default: "on",
+        kind: OptionKind::OnOff,
         doc: "add each window's agent mark to the window list (on/off)",
     },
     PluginOption {
         name: STATUS_SUMMARY,
         default: "on",
+        kind: OptionKind::OnOff,
         doc: "add the agents summary to the left of status-right (on/off)",
     },
     PluginOption {
         name: WINDOW_MARK,
         default: BUILT_FORMAT,
+        kind: OptionKind::Text,
         doc: "the format of a window's mark: the most urgent state of its agents",
     },
     PluginOption {
         name: SUMMARY,
         default: BUILT_FORMAT,
+        kind: OptionKind::Text,
         doc: "the format of the summary: agents that need you, work, are done",
     },
     PluginOption {
         name: NOTIFY,
         default: "on",
+        kind: OptionKind::OnOff,
         doc: "show a message on the attached clients when an agent you are not looking at needs you or is done (on/off)",
     },
     PluginOption {
         name: SOUND_COMMAND,
         default: "",
+        kind: OptionKind::Text,
         doc: "a shell command run on each notification, with TAW_KIND (request or done), TAW_MESSAGE and TAW_PANE set",
     },
 ];
@@ -166,6 +228,9 @@ pub mod session {
     pub const TOKENS: &str = "@agent_wizard_tokens";
     /// Each token source's last sequence number.
     pub const TOKEN_SEQS: &str = "@agent_wizard_token_seqs";
+
+    /// Every session option taw writes: what an unload takes off.
+    pub const ALL: &[&str] = &[TOKENS, TOKEN_SEQS];
 }
 
 /// Pane options that describe the pane's agent. Detection writes them; the
@@ -235,6 +300,35 @@ pub mod pane {
         STATE_SEQ,
         AGENT_NAME,
     ];
+    /// Every pane option taw writes: what an unload takes off.
+    pub const ALL: &[&str] = &[
+        AGENT_STATE,
+        AGENT_KIND,
+        AGENT_NAME,
+        LABEL,
+        META_TITLE,
+        META_DISPLAY_AGENT,
+        REVISION,
+        AGENT_PID,
+        STATE_SINCE,
+        TURN,
+        FINAL_STATE,
+        WATCHER,
+        REPORTED_KIND,
+        REPORTED_STATE,
+        REPORTED_SOURCE,
+        REPORTED_AT,
+        REPORTED_TURN,
+        REPORTED_MESSAGE,
+        REPORT_SEQS,
+        AGENT_SESSION,
+        RESUME,
+        AGENT_KIND_HINT,
+        TYPED_LINE,
+        TYPED_COMMAND,
+        STATE_SEQ,
+    ];
+
     /// What a report said: taken off when its agent leaves or is released.
     pub const REPORT: &[&str] = &[
         REPORTED_KIND,

@@ -52,9 +52,26 @@ pub fn summary_format() -> String {
     format
 }
 
-/// What the load puts into a format option.
-pub const WINDOW_TOKEN: &str = " #{E:@agent-wizard-window-mark}";
+/// What the load puts into a format option. The window's mark has its
+/// space before it only when there is a mark: a window with no agent
+/// looks as it did without taw.
+pub const WINDOW_TOKEN: &str =
+    "#{?#{E:@agent-wizard-window-mark}, #{E:@agent-wizard-window-mark},}";
 pub const SUMMARY_TOKEN: &str = "#{E:@agent-wizard-summary} ";
+
+/// The window token of earlier loads, whose space stayed with no mark: a
+/// load takes it out of the formats taw recorded as its own.
+pub const OLD_WINDOW_TOKEN: &str = " #{E:@agent-wizard-window-mark}";
+
+/// The reference inside a token: a format that holds it already (one the
+/// user wrote) gets no token of taw's.
+pub fn reference(token: &str) -> &'static str {
+    if token == SUMMARY_TOKEN {
+        "#{E:@agent-wizard-summary}"
+    } else {
+        "#{E:@agent-wizard-window-mark}"
+    }
+}
 
 /// The format options the window mark goes into.
 pub const WINDOW_FORMATS: &[&str] = &["window-status-format", "window-status-current-format"];
@@ -63,7 +80,7 @@ pub const SUMMARY_FORMAT: &str = "status-right";
 /// `value` with the token added (at the end for the window list, at the
 /// start of status-right), unless it is there.
 pub fn with_token(value: &str, token: &str, at_start: bool) -> String {
-    if value.contains(token.trim()) {
+    if value.contains(reference(token)) {
         return value.to_string();
     }
     if at_start {
@@ -98,7 +115,10 @@ mod tests {
     fn tokens_go_in_once_and_come_out_exactly() {
         let value = "#I:#W#F";
         let added = with_token(value, WINDOW_TOKEN, false);
-        assert_eq!(added, "#I:#W#F #{E:@agent-wizard-window-mark}");
+        assert_eq!(
+            added,
+            "#I:#W#F#{?#{E:@agent-wizard-window-mark}, #{E:@agent-wizard-window-mark},}"
+        );
         assert_eq!(with_token(&added, WINDOW_TOKEN, false), added);
         assert_eq!(without_token(&added, WINDOW_TOKEN), value);
         let right = with_token("%H:%M", SUMMARY_TOKEN, true);

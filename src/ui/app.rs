@@ -26,6 +26,9 @@ pub struct Options {
     pub home: String,
     /// Open with the new-session picker, and Esc there closes the popup.
     pub new_session: bool,
+    /// What is wrong with config.toml, when something is: the popup runs on
+    /// the defaults in its place, and the options page says so.
+    pub config_problem: Option<String>,
 }
 
 /// tmux's prefix keys, and what taw binds after them.
@@ -802,6 +805,7 @@ mod tests {
             projects_in_filter: true,
             home: String::new(),
             new_session: false,
+            config_problem: None,
         };
         App::new(Keymap::new(preset, &[]), options, snapshot())
     }

@@ -380,28 +380,40 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
 
 fn draw_options(frame: &mut Frame, app: &App, area: Rect) {
     let o = &app.options;
-    let lines: Vec<Line> = [
-        format!("[ui] layout = {:?}", o.layout).to_lowercase(),
-        format!("[ui] depth = {:?}", o.depth).to_lowercase(),
-        format!("[ui] preview = {}", o.preview),
-        format!("[ui] show_git = {}", o.show_git),
-        format!("[ui] confirm_close = {}", o.confirm_close),
-        format!("[ui] projects_in_filter = {}", o.projects_in_filter),
-        format!(
-            "[keys] preset = {}",
-            if app.keymap.preset == Preset::Search {
-                "search"
-            } else {
-                "modal"
-            }
-        ),
-        String::new(),
-        "set in config.toml (taw config check shows where); any key to go back".into(),
-    ]
-    .into_iter()
-    .map(Line::raw)
-    .collect();
-    frame.render_widget(Paragraph::new(lines), area);
+    let mut lines: Vec<Line> = Vec::new();
+    if let Some(problem) = &o.config_problem {
+        lines.push(Line::styled(
+            problem.clone(),
+            Style::default().fg(Color::Red),
+        ));
+        lines.push(Line::raw(""));
+    }
+    lines.extend(
+        [
+            format!("[ui] layout = {:?}", o.layout).to_lowercase(),
+            format!("[ui] depth = {:?}", o.depth).to_lowercase(),
+            format!("[ui] preview = {}", o.preview),
+            format!("[ui] show_git = {}", o.show_git),
+            format!("[ui] confirm_close = {}", o.confirm_close),
+            format!("[ui] projects_in_filter = {}", o.projects_in_filter),
+            format!(
+                "[keys] preset = {}",
+                if app.keymap.preset == Preset::Search {
+                    "search"
+                } else {
+                    "modal"
+                }
+            ),
+            String::new(),
+            "set in config.toml (taw config check shows where); any key to go back".into(),
+        ]
+        .into_iter()
+        .map(Line::raw),
+    );
+    frame.render_widget(
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        area,
+    );
 }
 
 fn draw_picker(frame: &mut Frame, app: &App, area: Rect, field: &Field, selected: usize) {

@@ -287,13 +287,13 @@ impl Keymap {
 
     /// From config.toml: `[keys] preset` and the per-action entries.
     pub fn from_config(config: &Config) -> Keymap {
-        let preset = if config.string("keys.preset") == "search" {
+        let preset = if config.get(&crate::config::schema::KEYS_PRESET) == "search" {
             Preset::Search
         } else {
             Preset::Modal
         };
         let overrides: Vec<(Action, Vec<String>)> = config
-            .table("keys")
+            .table(&crate::config::schema::KEY_BINDINGS)
             .iter()
             .filter_map(|entry| {
                 let action = Action::parse(&entry.key)?;

@@ -73,15 +73,31 @@ enum Job {
 
 pub fn options_from(config: &Config, new_session: bool) -> Options {
     Options {
-        layout: Layout::parse(&config.string("ui.layout")),
-        depth: Depth::parse(&config.string("ui.depth")),
-        preview: config.bool("ui.preview"),
-        show_git: config.bool("ui.show_git"),
-        confirm_close: config.bool("ui.confirm_close"),
-        projects_in_filter: config.bool("ui.projects_in_filter"),
+        layout: Layout::parse(&config.get(&crate::config::schema::UI_LAYOUT)),
+        depth: Depth::parse(&config.get(&crate::config::schema::UI_DEPTH)),
+        preview: config.get(&crate::config::schema::UI_PREVIEW),
+        show_git: config.get(&crate::config::schema::UI_SHOW_GIT),
+        confirm_close: config.get(&crate::config::schema::UI_CONFIRM_CLOSE),
+        projects_in_filter: config.get(&crate::config::schema::UI_PROJECTS_IN_FILTER),
         home: std::env::var("HOME").unwrap_or_default(),
         new_session,
+        config_problem: config_problem(config),
     }
+}
+
+/// A line on config.toml's errors, for the options page.
+fn config_problem(config: &Config) -> Option<String> {
+    let first = config.errors().next()?;
+    let count = config.errors().count();
+    let line = first
+        .line
+        .map(|line| format!("line {line}: "))
+        .unwrap_or_default();
+    Some(format!(
+        "config.toml has {count} error{}: the defaults are used in their place ({line}{}); taw config check lists them",
+        if count == 1 { "" } else { "s" },
+        first.message
+    ))
 }
 
 /// Runs the popup until it is closed; the terminal is put back on any end.
@@ -106,8 +122,10 @@ pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
         app.select_pane(pane);
     }
     app.tmux_keys = tmux_keys(&tmux);
-    app.sidebar_agents = tokens::Sidebar::from_config(&config, "ui.sidebar.agents");
-    app.sidebar_sessions = tokens::Sidebar::from_config(&config, "ui.sidebar.sessions");
+    app.sidebar_agents =
+        tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS);
+    app.sidebar_sessions =
+        tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_SESSIONS);
 
     let io = |e: std::io::Error| TawError::new(crate::envelope::ErrorCode::IoError, e.to_string());
     terminal::enable_raw_mode().map_err(io)?;

@@ -186,7 +186,7 @@ fn rows(value: &Value) -> Vec<Vec<Token>> {
 impl Sidebar {
     /// The table `ui.sidebar.agents` or `ui.sidebar.sessions`, when it sets
     /// rows (else the popup's own drawing is used).
-    pub fn from_config(config: &Config, table: &str) -> Option<Sidebar> {
+    pub fn from_config(config: &Config, table: &crate::config::schema::Table) -> Option<Sidebar> {
         let entries = config.table(table);
         let mut sidebar = Sidebar::default();
         for entry in entries {
@@ -304,12 +304,13 @@ mod tests {
         let config = parse(
             "[ui.sidebar.agents]\nrows = [[\"state_icon\", \"workspace\", \"tab\"], [\"pane\"], [\"agent\", \"$nothing\"]]\n",
         );
-        let sidebar = Sidebar::from_config(&config, "ui.sidebar.agents").unwrap();
+        let sidebar =
+            Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS).unwrap();
         assert_eq!(
             plain(&sidebar.lines(None, &values)),
             ["▲ api · claude", "Claude Code"]
         );
-        assert!(Sidebar::from_config(&parse(""), "ui.sidebar.agents").is_none());
+        assert!(Sidebar::from_config(&parse(""), &crate::config::schema::SIDEBAR_AGENTS).is_none());
     }
 
     #[test]
@@ -321,7 +322,8 @@ mod tests {
             "{ contains = \"lock\", hide = true }] }, { token = \"$cost\", rules = [{ gt = 10, fg = \"#0f0\" }] }]]\n",
             "[ui.sidebar.agents.rows_by_agent]\ncodex = [[\"agent\"]]\n",
         ));
-        let sidebar = Sidebar::from_config(&config, "ui.sidebar.agents").unwrap();
+        let sidebar =
+            Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS).unwrap();
         let lines = sidebar.lines(Some("claude"), &values);
         assert_eq!(plain(&lines), ["api · blocked · 12"]);
         let state = &lines[0].spans[2];

@@ -44,6 +44,8 @@ const MAX_DELAY: Duration = Duration::from_millis(100);
 /// starts and ends quickly is then still seen working.
 const QUIET: Duration = Duration::from_millis(300);
 const LEADING_DELAY: Duration = Duration::from_millis(15);
+/// How soon a look tmux did not answer is made again.
+const RETRY: Duration = Duration::from_secs(1);
 /// How long a process-table reading is trusted while the job in front is
 /// the same.
 const JOB_CACHE: Duration = Duration::from_secs(5);
@@ -189,9 +191,16 @@ impl Watcher {
         }
     }
 
-    /// Runs until the pane ends. `events` brings output and nudges.
+    /// Runs until the pane ends. `events` brings output and nudges. A tmux
+    /// that does not answer (a stopped server: each call ends in `timeout`)
+    /// is asked again a moment later; the watcher ends only with its pane.
     pub fn run(mut self, events: mpsc::Receiver<Event>) -> Result<(), TawError> {
-        self.announce()?;
+        while self.announce().is_err() {
+            if let Ok(Event::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
+            {
+                return Ok(());
+            }
+        }
         let first_wake = self.start();
         let mut first_dirty: Option<Instant> = None;
         let mut last_output = Instant::now();
@@ -282,7 +291,7 @@ impl Watcher {
     /// again) is taken over as it was, so a done stays done.
     fn start(&mut self) -> Option<u64> {
         let Ok(view) = pane::look(&self.tmux, self.pane) else {
-            return None;
+            return Some(now_ms() + RETRY.as_millis() as u64);
         };
         self.reload_config_if_moved(&view);
         self.seen_turn = view.reported_turn.clone();
@@ -302,7 +311,10 @@ impl Watcher {
     /// Looks at the pane and acts on what changed. Returns when to look
     /// again without output.
     fn look(&mut self) -> Option<u64> {
-        let view = pane::look(&self.tmux, self.pane).ok()?;
+        let Ok(view) = pane::look(&self.tmux, self.pane) else {
+            // tmux did not answer (or the pane is going: its end comes).
+            return Some(now_ms() + RETRY.as_millis() as u64);
+        };
         self.reload_config_if_moved(&view);
         let wake = self.observe(view);
         // Verbs waiting on this pane read it again now.
@@ -515,9 +527,17 @@ impl Watcher {
             pane_process.comm.clone(),
             current_command.to_string(),
         );
+        // A shell that runs a command line (`claude; exec bash`, `sh -c`)
+        // starts its children in its own group, and nothing tmux tells
+        // (the group in front, the command's name) moves when one comes:
+        // such a pane's job is read at every look.
+        let runner = pane_process.tpgid == i64::from(pane_process.pgid)
+            && job::is_shell_process(&pane_process)
+            && !job::is_interactive_shell(&pane_process);
         if let Some(cached) = &self.job
             && cached.key == key
             && cached.at.elapsed() < JOB_CACHE
+            && !runner
         {
             return cached.view.clone();
         }
@@ -614,8 +634,13 @@ impl Watcher {
 
     fn schedule_toast(&mut self, now: u64, kind: ToastKind) {
         let delay = match kind {
-            ToastKind::Request => self.config.int("ui.toast.delay_seconds") as f64,
-            ToastKind::Done => self.config.float("ui.toast.done_delay_seconds"),
+            ToastKind::Request => {
+                self.config
+                    .get(&crate::config::schema::UI_TOAST_DELAY_SECONDS) as f64
+            }
+            ToastKind::Done => self
+                .config
+                .get(&crate::config::schema::UI_TOAST_DONE_DELAY_SECONDS),
         };
         self.toast = Some(PendingToast {
             at: now + (delay * 1000.0) as u64,

@@ -253,6 +253,23 @@ impl TmuxServer {
         path
     }
 
+    /// Asserts that `check` holds, and still holds `duration` later (looked
+    /// at every 50 ms): for what must not happen.
+    pub fn stays_for(&self, what: &str, duration: Duration, mut check: impl FnMut() -> bool) {
+        let start = Instant::now();
+        loop {
+            assert!(
+                check(),
+                "{what} stopped holding after {:?}",
+                start.elapsed()
+            );
+            if start.elapsed() >= duration {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Waits until `check` holds, up to `limit`; panics with `what` after.
     pub fn wait_for(&self, what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
         let start = Instant::now();
@@ -283,7 +300,8 @@ impl Drop for TmuxServer {
     }
 }
 
-/// Lines of `show-hooks` (session and window level) whose index is taw's.
+/// Lines of `show-hooks` (session and window level) that are taw's: at
+/// its indexes, and running taw (its mark).
 pub fn taw_hook_lines(server: &TmuxServer) -> Vec<String> {
     let mut lines = Vec::new();
     for flag in ["-g", "-gw"] {
@@ -295,6 +313,7 @@ pub fn taw_hook_lines(server: &TmuxServer) -> Vec<String> {
                 .and_then(|(_, rest)| rest.strip_suffix(']'))
                 .and_then(|n| n.parse::<u32>().ok());
             if index.is_some_and(|i| (9100..9200).contains(&i))
+                && line.contains("AGENT_WIZARD_HOOK")
                 && !lines.contains(&line.to_string())
             {
                 lines.push(line.to_string());

@@ -1,0 +1,183 @@
+//! What `taw tmux load` and `unload` do to a live server: read it, plan
+//! (`plan_load`, `plan_unload`), apply the plan in one call, say what went
+//! wrong on the status line, and start or stop the watchers.
+
+use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, table};
+use crate::config::Config;
+use crate::detect::job;
+use crate::envelope::{Result, TawError, answers};
+use crate::paths;
+use crate::tmux::commands as cmd;
+use crate::tmux::options::{pane as pane_opt, session as session_opt};
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{Batch, Tmux};
+use crate::watch::attach::{self, Attached, Watch};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long an unload waits for the watchers it stopped to end.
+const WATCHERS_END: Duration = Duration::from_secs(3);
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Loaded {
+    #[serde(flatten)]
+    pub report: Report,
+    pub watchers: Attached,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Unloaded {
+    #[serde(flatten)]
+    pub report: Report,
+    /// The panes whose watcher was stopped.
+    pub watchers_stopped: Vec<String>,
+}
+
+answers!(Loaded => "tmux_loaded", Unloaded => "tmux_unloaded");
+
+/// Puts the plugin into the server: every option checked first, then one
+/// tmux call, then a watcher on every pane.
+pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
+    let bin = resolve_bin(bin)?;
+    let state = ServerState::read(tmux)?;
+    let bin_dir = paths::bin_dir();
+    let callback = table::Callback::current(bin.display().to_string());
+    let desired = Desired {
+        bin: bin.display().to_string(),
+        bin_dir: bin_dir.display().to_string(),
+        hooks: table::hooks(&callback),
+        bindings: table::bindings(&callback),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let (cmds, mut report) = plan_load(&state, &desired);
+    if report.path_dir.is_some() {
+        install_link(&bin_dir, &bin).map_err(|e| {
+            TawError::io(format!(
+                "cannot make the link {}/taw: {e}",
+                bin_dir.display()
+            ))
+        })?;
+    }
+    if let Some(warning) = config_warning() {
+        report.warnings.push(warning);
+    }
+    let mut batch = Batch::of(cmds);
+    if !report.warnings.is_empty() {
+        // One message: tmux shows the last of several, each over the other.
+        batch.push(cmd::show_message(&format!(
+            "agent-wizard: {}",
+            report.warnings.join("; ")
+        )));
+    }
+    tmux.run(&batch)?;
+    // Every pane gets a watcher; those of an older taw are started again.
+    let watchers = attach::attach_all(tmux, &callback, true, false)?;
+    Ok(Loaded { report, watchers })
+}
+
+/// What a person is told at load about a config.toml with errors: taw runs
+/// on the defaults in their place.
+fn config_warning() -> Option<String> {
+    let config = Config::load().ok()?;
+    let first = config.errors().next()?;
+    let count = config.errors().count();
+    let shown = paths::display(&config.path);
+    let line = first
+        .line
+        .map(|line| format!("line {line}: "))
+        .unwrap_or_default();
+    Some(format!(
+        "{shown} has {count} error{}, so taw uses the defaults in their place ({line}{}); `taw config check` lists them",
+        if count == 1 { "" } else { "s" },
+        first.message
+    ))
+}
+
+/// Takes out everything taw put in: hooks, keys, option defaults, PATH,
+/// herdr's variables, the status marks, and then the watchers (their pipes
+/// closed) and every option taw wrote on a pane or a session.
+pub(crate) fn unload(tmux: &Tmux) -> Result<Unloaded> {
+    let state = ServerState::read(tmux)?;
+    let (cmds, report) = plan_unload(&state);
+    // The hooks go first, so none starts a watcher while the rest goes.
+    tmux.run(&Batch::of(cmds))?;
+    let snapshot = Snapshot::read(tmux)?;
+    let mut stop = Batch::new();
+    let mut stopped = Vec::new();
+    let mut watchers = Vec::new();
+    for pane in snapshot.unique_panes() {
+        if matches!(attach::watch_of(pane), Watch::Current | Watch::Older) {
+            stop.push(cmd::close_pipe(&format!("%{}", pane.id)));
+            stopped.push(format!("%{}", pane.id));
+            watchers.extend(
+                pane.watcher
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|p| p.parse::<u32>().ok()),
+            );
+        }
+    }
+    tmux.run(&stop)?;
+    // A watcher ends once it has read the end of its pipe; one in the
+    // middle of a look writes that look first. Its options go after.
+    let began = Instant::now();
+    while watchers.iter().any(|pid| job::is_alive(*pid)) && began.elapsed() < WATCHERS_END {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut clear = Batch::new();
+    for pane in snapshot.unique_panes() {
+        let target = format!("%{}", pane.id);
+        clear.extend(
+            pane_opt::ALL
+                .iter()
+                .map(|name| cmd::unset_pane_option(&target, name)),
+        );
+    }
+    for session in &snapshot.sessions {
+        let target = format!("${}", session.id);
+        clear.extend(
+            session_opt::ALL
+                .iter()
+                .map(|name| cmd::unset_session_option(&target, name)),
+        );
+    }
+    match tmux.run(&clear) {
+        Ok(_) => {}
+        // A pane that closed meanwhile has no options left to take off.
+        Err(error) if crate::tmux::is_pane_gone(&error) => {}
+        Err(error) => return Err(error),
+    }
+    Ok(Unloaded {
+        report,
+        watchers_stopped: stopped,
+    })
+}
+
+/// The binary hooks run: absolute, resolved, and there.
+fn resolve_bin(bin: Option<PathBuf>) -> Result<PathBuf> {
+    let bin = match bin {
+        Some(bin) => bin,
+        None => std::env::current_exe()
+            .map_err(|e| TawError::io(format!("cannot tell where this taw is: {e}")))?,
+    };
+    let resolved = std::fs::canonicalize(&bin).map_err(|e| {
+        TawError::invalid_argument(format!(
+            "the taw binary {} cannot be used: {e}",
+            bin.display()
+        ))
+    })?;
+    if !is_executable(&resolved) {
+        return Err(TawError::invalid_argument(format!(
+            "{} is not an executable file",
+            resolved.display()
+        )));
+    }
+    Ok(resolved)
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
