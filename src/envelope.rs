@@ -12,16 +12,16 @@ use std::fmt;
 use std::io::Write;
 
 /// Exit status of a verb that answered with a result.
-pub const EXIT_OK: i32 = 0;
+pub(crate) const EXIT_OK: i32 = 0;
 /// Exit status of a verb that answered with an error envelope.
-pub const EXIT_ERROR: i32 = 1;
+pub(crate) const EXIT_ERROR: i32 = 1;
 /// Exit status of a usage error: the command line itself was wrong.
-pub const EXIT_USAGE: i32 = 2;
+pub(crate) const EXIT_USAGE: i32 = 2;
 
 /// Every error code taw answers with, spelled as herdr spells its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
+pub(crate) enum ErrorCode {
     /// The id, name or path given names nothing that exists.
     NotFound,
     /// An argument is malformed (an id, a value, a path).
@@ -67,7 +67,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// herdr's spelling of the code, as it appears in the envelope.
-    pub fn as_str(self) -> String {
+    pub(crate) fn as_str(self) -> String {
         match serde_json::to_value(self) {
             Ok(Value::String(name)) => name,
             _ => format!("{self:?}"),
@@ -83,28 +83,28 @@ impl fmt::Display for ErrorCode {
 
 /// An error a verb answers with: a code and a message that says what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TawError {
+pub(crate) struct TawError {
     pub code: ErrorCode,
     pub message: String,
 }
 
 impl TawError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         TawError {
             code,
             message: message.into(),
         }
     }
-    pub fn not_found(message: impl Into<String>) -> Self {
+    pub(crate) fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::NotFound, message)
     }
-    pub fn invalid_argument(message: impl Into<String>) -> Self {
+    pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidArgument, message)
     }
-    pub fn tmux(message: impl Into<String>) -> Self {
+    pub(crate) fn tmux(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::TmuxError, message)
     }
-    pub fn io(message: impl Into<String>) -> Self {
+    pub(crate) fn io(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::IoError, message)
     }
 }
@@ -117,11 +117,11 @@ impl fmt::Display for TawError {
 
 impl std::error::Error for TawError {}
 
-pub type Result<T, E = TawError> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = TawError> = std::result::Result<T, E>;
 
 /// What a verb produced, before it is printed.
 #[derive(Debug)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// A result object: `kind` becomes `result.type`, `fields` the rest.
     Result { kind: &'static str, fields: Value },
     /// Text for a person (or `pane read`'s raw text), printed as it is.
@@ -136,14 +136,14 @@ pub enum Reply {
 
 /// A typed result of an operation: its fields, and the `result.type` it
 /// answers with.
-pub trait Answer: Serialize {
+pub(crate) trait Answer: Serialize {
     const TYPE: &'static str;
 }
 
 impl Reply {
     /// A result of type `kind` whose fields are the serialized `payload`,
     /// which must serialize to an object.
-    pub fn result(kind: &'static str, payload: impl Serialize) -> Self {
+    pub(crate) fn result(kind: &'static str, payload: impl Serialize) -> Self {
         Reply::Result {
             kind,
             fields: serde_json::to_value(payload).unwrap_or(Value::Null),
@@ -151,7 +151,7 @@ impl Reply {
     }
 
     /// An operation's typed answer.
-    pub fn of<A: Answer>(answer: A) -> Self {
+    pub(crate) fn of<A: Answer>(answer: A) -> Self {
         Reply::result(A::TYPE, answer)
     }
 }
@@ -181,7 +181,7 @@ fn result_object(kind: &str, fields: Value) -> Value {
 }
 
 /// Prints a verb's answer under envelope id `id` and returns the exit status.
-pub fn emit(id: &str, answer: Result<Reply>) -> i32 {
+pub(crate) fn emit(id: &str, answer: Result<Reply>) -> i32 {
     match answer {
         Ok(Reply::Result { kind, fields }) => {
             print_line(&mut std::io::stdout(), &envelope_result(id, kind, fields));
@@ -207,11 +207,11 @@ pub fn emit(id: &str, answer: Result<Reply>) -> i32 {
     }
 }
 
-pub fn envelope_result(id: &str, kind: &str, fields: Value) -> Value {
+pub(crate) fn envelope_result(id: &str, kind: &str, fields: Value) -> Value {
     json!({ "id": id, "result": result_object(kind, fields) })
 }
 
-pub fn envelope_error(id: &str, error: &TawError) -> Value {
+pub(crate) fn envelope_error(id: &str, error: &TawError) -> Value {
     json!({ "id": id, "error": { "code": error.code, "message": error.message } })
 }
 

@@ -44,7 +44,7 @@ fn invalid(spec: &str, why: &str) -> TawError {
 }
 
 /// One key in tmux's spelling.
-pub fn to_tmux(spec: &str) -> Result<String, TawError> {
+pub(crate) fn to_tmux(spec: &str) -> Result<String, TawError> {
     let trimmed = spec.trim();
     if trimmed.is_empty() {
         return Err(invalid(spec, "empty"));
@@ -107,7 +107,7 @@ pub fn to_tmux(spec: &str) -> Result<String, TawError> {
 }
 
 /// Every key of a list, or the first bad one's error.
-pub fn all_to_tmux(specs: &[String]) -> Result<Vec<String>, TawError> {
+pub(crate) fn all_to_tmux(specs: &[String]) -> Result<Vec<String>, TawError> {
     if specs.is_empty() {
         return Err(TawError::new(
             ErrorCode::InvalidKey,
@@ -167,7 +167,7 @@ const TMUX_NAMES: &[&str] = &[
 /// `S-`, or `^` for ctrl) before one character, a name of its key table,
 /// F1 to F24, or a `0x` code. Checked before a load changes anything, so a
 /// bad key option binds nothing and stops nothing else.
-pub fn is_tmux_key(name: &str) -> bool {
+pub(crate) fn is_tmux_key(name: &str) -> bool {
     let mut rest = name;
     loop {
         let lower = rest.get(..2).map(str::to_ascii_lowercase);

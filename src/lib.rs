@@ -1,22 +1,29 @@
 //! tmux-agent-wizard: herdr's agent features for the tmux people already use.
 //! `taw` is a short-lived process per call; tmux is the server and its
-//! options are the store (see docs/ARCHITECTURE.md).
+//! options are the store (see docs/ARCHITECTURE.md). The command line is
+//! the only way in: everything here is the crate's own.
 
-pub mod cli;
-pub mod clock;
-pub mod config;
-pub mod detect;
-pub mod envelope;
-pub mod exec;
-pub mod keys;
-pub mod model;
-pub mod notify;
-pub mod ops;
-pub mod paths;
-pub mod report;
-pub mod sessions;
-pub mod setup;
-pub mod tmux;
-pub mod ui;
-pub mod veto;
-pub mod watch;
+mod callback;
+mod cli;
+mod clock;
+mod config;
+mod detect;
+mod envelope;
+mod exec;
+mod keys;
+mod model;
+mod notify;
+mod ops;
+mod paths;
+mod report;
+mod sessions;
+mod setup;
+mod tmux;
+mod ui;
+mod veto;
+mod watch;
+
+/// Runs `taw` with the process's arguments; the exit status to end with.
+pub fn run() -> i32 {
+    cli::run()
+}

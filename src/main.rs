@@ -1,3 +1,3 @@
 fn main() {
-    std::process::exit(tmux_agent_wizard::cli::run());
+    std::process::exit(tmux_agent_wizard::run());
 }

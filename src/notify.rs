@@ -15,21 +15,21 @@ const SOUND_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
 /// Why a notification was or was not shown (herdr's reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Shown,
     Disabled,
     NoForegroundClient,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sound {
+pub(crate) enum Sound {
     None,
     Done,
     Request,
 }
 
 impl Sound {
-    pub fn kind(self) -> Option<&'static str> {
+    pub(crate) fn kind(self) -> Option<&'static str> {
         match self {
             Sound::None => None,
             Sound::Done => Some("done"),
@@ -39,7 +39,7 @@ impl Sound {
 }
 
 /// Whether notifications are on (`@agent-wizard-notify`, on by default).
-pub fn enabled(tmux: &Tmux) -> bool {
+pub(crate) fn enabled(tmux: &Tmux) -> bool {
     let value = tmux
         .run_one(print_format(&format!("#{{{}}}", options::NOTIFY)))
         .unwrap_or_default();
@@ -49,7 +49,7 @@ pub fn enabled(tmux: &Tmux) -> bool {
 
 /// What a notification is about.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct About<'a> {
+pub(crate) struct About<'a> {
     /// The pane, for the sound command's environment.
     pub pane: Option<u32>,
     /// The agent's id, for `[ui.sound.agents]`.
@@ -57,7 +57,7 @@ pub struct About<'a> {
 }
 
 /// Shows `message` on `clients` and plays the sound.
-pub fn notify(
+pub(crate) fn notify(
     tmux: &Tmux,
     config: &Config,
     clients: &[String],
@@ -159,7 +159,7 @@ fn play(tmux: &Tmux, config: &Config, sound: Sound, message: &str, pane: Option<
 }
 
 /// One plain line: whitespace collapsed, at most `limit` characters.
-pub fn one_line(text: &str, limit: usize) -> String {
+pub(crate) fn one_line(text: &str, limit: usize) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")

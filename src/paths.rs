@@ -8,27 +8,27 @@ const APP: &str = "tmux-agent-wizard";
 
 /// The config folder: `TAW_CONFIG_DIR`, else `$XDG_CONFIG_HOME/tmux-agent-wizard`,
 /// else `~/.config/tmux-agent-wizard`.
-pub fn config_dir() -> PathBuf {
+pub(crate) fn config_dir() -> PathBuf {
     resolve("TAW_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
 }
 
 /// The state folder: `TAW_STATE_DIR`, else `$XDG_STATE_HOME/tmux-agent-wizard`,
 /// else `~/.local/state/tmux-agent-wizard`.
-pub fn state_dir() -> PathBuf {
+pub(crate) fn state_dir() -> PathBuf {
     resolve("TAW_STATE_DIR", "XDG_STATE_HOME", ".local/state")
 }
 
 /// `config.toml` in the config folder.
-pub fn config_file() -> PathBuf {
+pub(crate) fn config_file() -> PathBuf {
     config_dir().join("config.toml")
 }
 
 /// The folder put in front of tmux's PATH: it holds only a `taw` link.
-pub fn bin_dir() -> PathBuf {
+pub(crate) fn bin_dir() -> PathBuf {
     state_dir().join("bin")
 }
 
-pub fn home_dir() -> Option<PathBuf> {
+pub(crate) fn home_dir() -> Option<PathBuf> {
     env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(PathBuf::from)
@@ -55,7 +55,7 @@ fn non_empty_var(name: &str) -> Option<PathBuf> {
 }
 
 /// `path` with the home folder written as `~`, for messages a person reads.
-pub fn display(path: &Path) -> String {
+pub(crate) fn display(path: &Path) -> String {
     if let Some(home) = home_dir()
         && let Ok(rest) = path.strip_prefix(&home)
     {

@@ -6,10 +6,10 @@ use crate::detect::agents;
 use crate::envelope::{ErrorCode, TawError};
 
 /// The longest `--source` taw keeps (herdr takes any).
-pub const MAX_SOURCE_BYTES: usize = 128;
+pub(crate) const MAX_SOURCE_BYTES: usize = 128;
 /// How many sources' sequence numbers a pane keeps, and in how much text.
-pub const MAX_SOURCES: usize = 32;
-pub const MAX_SEQ_TEXT: usize = 2048;
+pub(crate) const MAX_SOURCES: usize = 32;
+pub(crate) const MAX_SEQ_TEXT: usize = 2048;
 /// Limits of a resume command: words, bytes a word, bytes in all.
 const MAX_RESUME_WORDS: usize = 64;
 const MAX_RESUME_WORD: usize = 4096;
@@ -17,7 +17,7 @@ const MAX_RESUME_TOTAL: usize = 8192;
 
 /// What kind of reporter a source is, for the agent it reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Authority {
+pub(crate) enum Authority {
     /// The agent's own integration, which reports its whole lifecycle
     /// (pi, omp, mastracode, opencode, kilo, kimi): its state wins.
     Lifecycle,
@@ -30,7 +30,7 @@ pub enum Authority {
 }
 
 /// The authority of `source` reporting `agent`.
-pub fn authority(source: &str, agent: &str) -> Authority {
+pub(crate) fn authority(source: &str, agent: &str) -> Authority {
     let official = source
         .strip_prefix("herdr:")
         .or_else(|| source.strip_prefix("integration:"));
@@ -47,7 +47,7 @@ pub fn authority(source: &str, agent: &str) -> Authority {
 }
 
 /// Checks `--source`.
-pub fn check_source(source: &str) -> Result<(), TawError> {
+pub(crate) fn check_source(source: &str) -> Result<(), TawError> {
     if source.trim().is_empty() {
         return Err(TawError::invalid_argument("--source must not be empty"));
     }
@@ -66,7 +66,7 @@ pub fn check_source(source: &str) -> Result<(), TawError> {
 }
 
 /// The agent label: a known agent's canonical id, else the label as given.
-pub fn agent_label(agent: &str) -> Result<String, TawError> {
+pub(crate) fn agent_label(agent: &str) -> Result<String, TawError> {
     let trimmed = agent.trim();
     if trimmed.is_empty() {
         return Err(TawError::invalid_argument("--agent must not be empty"));
@@ -82,7 +82,7 @@ pub fn agent_label(agent: &str) -> Result<String, TawError> {
 }
 
 /// Checks a resume command (the words after `--`); gives its JSON.
-pub fn resume_json(argv: &[String]) -> Result<Option<String>, TawError> {
+pub(crate) fn resume_json(argv: &[String]) -> Result<Option<String>, TawError> {
     if argv.is_empty() {
         return Ok(None);
     }
@@ -115,12 +115,12 @@ pub fn resume_json(argv: &[String]) -> Result<Option<String>, TawError> {
 
 /// The sequence numbers a pane keeps: `source<TAB>seq` a line, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Sequences {
+pub(crate) struct Sequences {
     entries: Vec<(String, u64)>,
 }
 
 impl Sequences {
-    pub fn parse(text: &str) -> Sequences {
+    pub(crate) fn parse(text: &str) -> Sequences {
         let entries = text
             .lines()
             .filter_map(|line| {
@@ -131,7 +131,7 @@ impl Sequences {
         Sequences { entries }
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         self.entries
             .iter()
             .map(|(source, seq)| format!("{source}\t{seq}"))
@@ -142,7 +142,7 @@ impl Sequences {
     /// Whether a report from `source` with `seq` comes in order, and if so
     /// records it: herdr's rule, a number higher than the source's last;
     /// no number at all from a source that has sent one is out of order.
-    pub fn accept(&mut self, source: &str, seq: Option<u64>) -> bool {
+    pub(crate) fn accept(&mut self, source: &str, seq: Option<u64>) -> bool {
         let last = self.entries.iter().position(|(s, _)| s == source);
         match (seq, last) {
             (None, Some(_)) => false,
@@ -173,7 +173,7 @@ impl Sequences {
 }
 
 /// The states a report may carry.
-pub fn parse_state(state: &str) -> Result<&'static str, TawError> {
+pub(crate) fn parse_state(state: &str) -> Result<&'static str, TawError> {
     match state {
         "idle" => Ok("idle"),
         "working" => Ok("working"),

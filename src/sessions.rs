@@ -15,7 +15,7 @@ fn home() -> String {
 }
 
 /// `~/x` for a path in the home folder.
-pub fn tilde(path: &Path) -> String {
+pub(crate) fn tilde(path: &Path) -> String {
     let text = path.display().to_string();
     let home = home();
     match text.strip_prefix(&home) {
@@ -27,7 +27,7 @@ pub fn tilde(path: &Path) -> String {
 }
 
 /// A directory as a session's path: absolute, `~` expanded, links resolved.
-pub fn resolve_dir(text: &str) -> Result<PathBuf> {
+pub(crate) fn resolve_dir(text: &str) -> Result<PathBuf> {
     let expanded = match text.strip_prefix('~') {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{}{rest}", home()),
         _ => text.to_string(),
@@ -59,7 +59,7 @@ pub fn resolve_dir(text: &str) -> Result<PathBuf> {
 /// The names a directory may get, shortest first, per `[sessions] name`:
 /// `directory` (`api`, then `work/api`, `src/work/api`...), `full-path`
 /// (`~/src/work/api`) or `short-path` (`~/s/w/api`).
-pub fn candidate_names(dir: &Path, style: &str) -> Vec<String> {
+pub(crate) fn candidate_names(dir: &Path, style: &str) -> Vec<String> {
     let shown = tilde(dir);
     let parts: Vec<&str> = shown.split('/').filter(|p| !p.is_empty()).collect();
     let names: Vec<String> = match style {
@@ -86,7 +86,7 @@ pub fn candidate_names(dir: &Path, style: &str) -> Vec<String> {
     };
     let mut names: Vec<String> = names
         .into_iter()
-        .map(|n| crate::ops::names::tmux_safe(if n.is_empty() { "/" } else { &n }))
+        .map(|n| crate::tmux::arrange::session_name(if n.is_empty() { "/" } else { &n }))
         .collect();
     names.dedup();
     names
@@ -152,7 +152,7 @@ pub(crate) fn hook_limit(config: &Config) -> Duration {
 /// Directories for the new-session picker: zoxide's (when `[sessions]
 /// zoxide`), the folders in `[sessions] project_dirs`, and, for a query
 /// that is a path, the folders it completes to; fuzzy-ranked by the query.
-pub fn directories(config: &Config, query: &str) -> Vec<String> {
+pub(crate) fn directories(config: &Config, query: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     let query = query.trim();
     let looks_like_path =
@@ -220,7 +220,7 @@ fn complete(typed: &str) -> Vec<String> {
 }
 
 /// Ranks `items` against `query` as fzf does; items that do not match go.
-pub fn rank(items: &[String], query: &str) -> Vec<String> {
+pub(crate) fn rank(items: &[String], query: &str) -> Vec<String> {
     use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
     use nucleo_matcher::{Matcher, Utf32Str};
     let mut matcher = Matcher::new(nucleo_matcher::Config::DEFAULT.match_paths());

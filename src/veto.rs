@@ -6,13 +6,13 @@ use crate::envelope::Result;
 
 /// What is about to close: a tmux session, window or pane number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Closing {
+pub(crate) enum Closing {
     Session(u32),
     Window(u32),
     Pane(u32),
 }
 
 /// Whether taw may close it: an error (`hook_refused`) stops the close.
-pub fn may_close(_closing: &Closing) -> Result<()> {
+pub(crate) fn may_close(_closing: &Closing) -> Result<()> {
     Ok(())
 }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Every pane that hosts an agent.
     List,
     /// One agent's record.
@@ -55,7 +55,7 @@ pub enum Verb {
 }
 
 #[derive(Debug, Args)]
-pub struct StartArgs {
+pub(crate) struct StartArgs {
     /// The agent's name: a-z first, then up to 31 of a-z 0-9 _ -.
     pub name: String,
     /// Which agent: claude, codex, gemini, opencode, pi...
@@ -73,7 +73,7 @@ pub struct StartArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PromptArgs {
+pub(crate) struct PromptArgs {
     /// The agent: its name or its pane's id.
     pub target: String,
     /// The prompt.
@@ -91,7 +91,7 @@ pub struct PromptArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum UntilState {
+pub(crate) enum UntilState {
     Idle,
     Working,
     Blocked,
@@ -116,7 +116,7 @@ fn statuses(until: &[UntilState]) -> Vec<AgentStatus> {
 }
 
 #[derive(Debug, Args)]
-pub struct WaitArgs {
+pub(crate) struct WaitArgs {
     pub target: String,
     #[arg(long, value_enum)]
     pub until: Vec<UntilState>,
@@ -125,7 +125,7 @@ pub struct WaitArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReadArgs {
+pub(crate) struct ReadArgs {
     pub target: String,
     #[arg(long, value_enum, default_value = "visible")]
     pub source: Source,
@@ -138,7 +138,7 @@ pub struct ReadArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// The agent (its name or pane id) whose screen to explain.
     #[arg(conflicts_with = "file", required_unless_present = "file")]
     target: Option<String>,
@@ -159,7 +159,7 @@ pub struct ExplainArgs {
     verbose: bool,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     let name = match &verb {
         Verb::List => "list",
         Verb::Get { .. } => "get",

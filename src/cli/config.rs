@@ -11,7 +11,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Check config.toml: errors, warnings and the values taw reads.
     Check {
         /// Answer with the JSON envelope instead of a listing.
@@ -22,7 +22,7 @@ pub enum Verb {
     Reload,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Check { json } => (envelope_id("config", "check"), check(json)),
         Verb::Reload => (envelope_id("config", "reload"), reload(context)),

@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::io::Read;
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// A tab's split tree, each pane with its label and folder (herdr's LayoutDescription).
     Export(Which),
     /// Make a tab from a split tree (JSON: a LayoutDescription or its root).
@@ -23,7 +23,7 @@ pub enum Verb {
 /// The tab a verb is about: `--tab`, the tab of `--pane`, or the tab taw
 /// runs in, else the one in front.
 #[derive(Debug, Args)]
-pub struct Which {
+pub(crate) struct Which {
     #[arg(long, conflicts_with = "pane")]
     pub tab: Option<String>,
     #[arg(long)]
@@ -53,7 +53,7 @@ impl Which {
 }
 
 #[derive(Debug, Args)]
-pub struct ApplyArgs {
+pub(crate) struct ApplyArgs {
     /// The workspace of the new tab (default: the one taw runs in, or in front).
     #[arg(long)]
     pub workspace: Option<String>,
@@ -72,7 +72,7 @@ pub struct ApplyArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct RatioArgs {
+pub(crate) struct RatioArgs {
     #[command(flatten)]
     pub which: Which,
     /// The split: 0 and 1 from the root (0 the first child, 1 the second);
@@ -84,7 +84,7 @@ pub struct RatioArgs {
     pub ratio: f64,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Export(which) => (envelope_id("layout", "export"), export(context, &which)),
         Verb::Apply(args) => (envelope_id("layout", "apply"), apply(context, args)),

@@ -13,7 +13,7 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Every agent's manifest: where it comes from, its rules, taw's supplements.
     List,
     /// One agent's manifest, every rule with its matchers.
@@ -25,7 +25,7 @@ pub enum Verb {
     Reload,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::List => (envelope_id("manifest", "list"), list()),
         Verb::Show { agent } => (envelope_id("manifest", "show"), show(&agent)),

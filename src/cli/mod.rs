@@ -1,19 +1,18 @@
 //! The command line: one module per verb group, each with its clap verbs and
 //! the code that answers them.
 
-pub mod agent;
-pub mod config;
-pub mod layout;
-pub mod manifest;
-pub mod metadata;
-pub mod notification;
-pub mod pane;
-pub mod session;
-pub mod tab;
-pub mod tmux;
-pub mod ui;
-pub mod watch;
-pub mod workspace;
+pub(crate) mod agent;
+pub(crate) mod config;
+pub(crate) mod layout;
+pub(crate) mod manifest;
+pub(crate) mod notification;
+pub(crate) mod pane;
+pub(crate) mod session;
+pub(crate) mod tab;
+pub(crate) mod tmux;
+pub(crate) mod ui;
+pub(crate) mod watch;
+pub(crate) mod workspace;
 
 use crate::envelope::{self, Reply, Result, TawError};
 use crate::tmux::snapshot::Snapshot;
@@ -30,7 +29,7 @@ use std::path::PathBuf;
     propagate_version = true,
     override_usage = "taw [-L NAME | -S PATH] <GROUP> <VERB> [ARGS]..."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The tmux server's socket name, as tmux -L.
     #[arg(short = 'L', global = true, value_name = "NAME")]
     pub socket_name: Option<String>,
@@ -42,7 +41,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Group {
+pub(crate) enum Group {
     /// Workspaces: tmux sessions.
     #[command(subcommand)]
     Workspace(workspace::Verb),
@@ -83,24 +82,24 @@ pub enum Group {
 }
 
 /// What every verb gets: how to reach tmux.
-pub struct Context {
+pub(crate) struct Context {
     pub flags: SocketFlags,
 }
 
 impl Context {
-    pub fn tmux(&self) -> Tmux {
+    pub(crate) fn tmux(&self) -> Tmux {
         Tmux::locate(&self.flags)
     }
 
     /// One snapshot of the server.
-    pub fn snapshot(&self) -> Result<Snapshot> {
+    pub(crate) fn snapshot(&self) -> Result<Snapshot> {
         Snapshot::read(&self.tmux())
     }
 }
 
 /// Parses the command line, runs the verb, prints its answer; returns the
 /// exit status.
-pub fn run() -> i32 {
+pub(crate) fn run() -> i32 {
     let command = Cli::command().after_help(verb_listing());
     let matches = match command.try_get_matches() {
         Ok(matches) => matches,
@@ -153,7 +152,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
 }
 
 /// The envelope id of a verb: `cli:pane:list`.
-pub fn envelope_id(group: &str, verb: &str) -> String {
+pub(crate) fn envelope_id(group: &str, verb: &str) -> String {
     format!("cli:{group}:{verb}")
 }
 
@@ -181,7 +180,7 @@ fn verb_listing() -> String {
 }
 
 /// `K=V` pairs of `--env`.
-pub fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>> {
+pub(crate) fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>> {
     pairs
         .iter()
         .map(|pair| match pair.split_once('=') {
@@ -200,7 +199,7 @@ pub fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>> {
 }
 
 /// The pane taw runs in, when it runs in a pane of this server.
-pub fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
+pub(crate) fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
     let pane = std::env::var("TMUX_PANE").ok()?;
     let id = crate::tmux::ids::tmux_number(&pane, '%')?;
     // $TMUX_PANE names a pane of the server in $TMUX; taw may be pointed at
@@ -215,11 +214,11 @@ pub fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
 
 /// herdr's `HERDR_PANE_ID` as taw puts it in tmux's environment: a fixed
 /// word that stands for the pane the process runs in.
-pub const CALLING_PANE: &str = "%calling";
+pub(crate) const CALLING_PANE: &str = "%calling";
 
 /// The tmux number of the pane a verb names: `%calling` (the pane taw runs
 /// in), `%N` (checked by the verb's own tmux call), or a public id.
-pub fn pane_number(context: &Context, text: &str) -> Result<u32> {
+pub(crate) fn pane_number(context: &Context, text: &str) -> Result<u32> {
     if text.trim() == CALLING_PANE {
         let pane = std::env::var("TMUX_PANE").map_err(|_| no_current_pane())?;
         return crate::tmux::ids::tmux_number(&pane, '%').ok_or_else(no_current_pane);
@@ -231,7 +230,7 @@ pub fn pane_number(context: &Context, text: &str) -> Result<u32> {
     crate::model::resolve::pane(&snapshot, text).map(|pane| pane.id)
 }
 
-pub fn no_current_pane() -> TawError {
+pub(crate) fn no_current_pane() -> TawError {
     TawError::not_found(
         "no current pane: taw is not running in a pane of this tmux server ($TMUX_PANE is not set); name a pane with --pane",
     )

@@ -8,7 +8,7 @@ use crate::ops::{go, notification};
 use clap::{Subcommand, ValueEnum};
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Show a message on the status line of every attached client.
     Show {
         /// The message's title, at most 80 characters.
@@ -34,7 +34,7 @@ pub enum Verb {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Position {
+pub(crate) enum Position {
     TopLeft,
     TopRight,
     BottomLeft,
@@ -42,13 +42,13 @@ pub enum Position {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum SoundArg {
+pub(crate) enum SoundArg {
     None,
     Done,
     Request,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Show {
             title, body, sound, ..

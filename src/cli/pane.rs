@@ -16,7 +16,7 @@ use crate::tmux::snapshot::{Pane, Snapshot};
 use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// List every pane, or the panes of one workspace.
     List {
         /// Only this workspace's panes.
@@ -151,7 +151,7 @@ pub enum Verb {
 /// Which pane a verb is about: an id, `--pane ID`, `--current` (the pane
 /// taw runs in), or else the pane taw runs in, or the one in front.
 #[derive(Debug, Args, Clone, Default)]
-pub struct PaneSel {
+pub(crate) struct PaneSel {
     /// The pane: %N, w1:pN, or %calling.
     #[arg(long = "pane", value_name = "ID")]
     pub pane: Option<String>,
@@ -161,7 +161,7 @@ pub struct PaneSel {
 }
 
 impl PaneSel {
-    pub fn resolve<'a>(
+    pub(crate) fn resolve<'a>(
         &self,
         snapshot: &'a Snapshot,
         positional: Option<&str>,
@@ -189,7 +189,7 @@ impl PaneSel {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Direction {
+pub(crate) enum Direction {
     Left,
     Right,
     Up,
@@ -208,13 +208,13 @@ impl Direction {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum SplitDirection {
+pub(crate) enum SplitDirection {
     Right,
     Down,
 }
 
 #[derive(Debug, Args)]
-pub struct SplitArgs {
+pub(crate) struct SplitArgs {
     /// The pane to split (else --pane, --current, or the pane in front).
     pub id: Option<String>,
     #[command(flatten)]
@@ -238,7 +238,7 @@ pub struct SplitArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MoveArgs {
+pub(crate) struct MoveArgs {
     /// The pane to move.
     pub pane: String,
     /// Into this tab, beside or below a pane of it (see --split).
@@ -274,7 +274,7 @@ pub struct MoveArgs {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     Visible,
     Recent,
     RecentUnwrapped,
@@ -293,13 +293,13 @@ impl Source {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Ansi,
 }
 
 #[derive(Debug, Args)]
-pub struct ReadArgs {
+pub(crate) struct ReadArgs {
     /// The pane: %N, w1:pN, or %calling.
     pub pane: String,
     #[arg(long, value_enum, default_value = "visible")]
@@ -318,7 +318,7 @@ pub struct ReadArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct WaitArgs {
+pub(crate) struct WaitArgs {
     pub pane: String,
     /// Text a line must contain.
     #[arg(
@@ -344,7 +344,7 @@ pub struct WaitArgs {
 
 /// Who reports, about which agent in which pane: every report verb's start.
 #[derive(Debug, Args)]
-pub struct ReporterArgs {
+pub(crate) struct ReporterArgs {
     /// The pane: %N, w1:pN, or %calling (the pane this runs in).
     pane: String,
     /// Who reports (`herdr:pi`, `custom:mybot`...), at most 128 bytes.
@@ -359,7 +359,7 @@ pub struct ReporterArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     #[command(flatten)]
     who: ReporterArgs,
     /// idle, working, blocked or unknown.
@@ -378,7 +378,7 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct SessionArgs {
+pub(crate) struct SessionArgs {
     #[command(flatten)]
     who: ReporterArgs,
     #[arg(long)]
@@ -393,7 +393,7 @@ pub struct SessionArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReleaseArgs {
+pub(crate) struct ReleaseArgs {
     #[command(flatten)]
     who: ReporterArgs,
 }
@@ -409,7 +409,7 @@ impl ReporterArgs {
     }
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     let name = match &verb {
         Verb::List { .. } => "list",
         Verb::Get { .. } => "get",

@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Open the session for a directory (made when none has it), and go there.
     Open {
         /// The directory.
@@ -20,7 +20,7 @@ pub enum Verb {
     },
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Open { path } => (envelope_id("session", "open"), open(context, &path)),
     }
@@ -39,7 +39,7 @@ fn open(context: &Context, path: &str) -> Result<Reply> {
 }
 
 #[derive(Debug, Args)]
-pub struct OpenArgs {
+pub(crate) struct OpenArgs {
     /// A directory, or words zoxide finds one by.
     pub terms: Vec<String>,
     /// Print the session_open result and attach nothing.
@@ -51,7 +51,7 @@ pub struct OpenArgs {
 struct Failure(TawError, i32);
 
 /// `taw open`: prints nothing when it works (or the result with --json).
-pub fn open_for_a_person(context: &Context, args: OpenArgs) -> i32 {
+pub(crate) fn open_for_a_person(context: &Context, args: OpenArgs) -> i32 {
     let inside = std::env::var("TMUX").is_ok_and(|v| !v.is_empty());
     if args.json {
         let answer = find_and_open(context, &args, inside).map_err(|f| f.0);

@@ -8,7 +8,7 @@ use crate::tmux::snapshot::Snapshot;
 use clap::{Args, Subcommand};
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// List the tabs (tmux windows) of every workspace, or of one.
     List {
         /// Only this workspace's tabs.
@@ -35,7 +35,7 @@ pub enum Verb {
 }
 
 #[derive(Debug, Args)]
-pub struct CreateArgs {
+pub(crate) struct CreateArgs {
     /// The workspace (default: the one taw runs in, else the one in front).
     #[arg(long)]
     pub workspace: Option<String>,
@@ -51,7 +51,7 @@ pub struct CreateArgs {
     pub no_focus: bool,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     let name = match &verb {
         Verb::List { .. } => "list",
         Verb::Get { .. } => "get",

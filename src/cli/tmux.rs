@@ -9,7 +9,7 @@ use clap::Subcommand;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Put the plugin into the tmux server: option defaults, hooks, keys, PATH.
     Load {
         /// The taw binary hooks and keys run (default: this one).
@@ -20,7 +20,7 @@ pub enum Verb {
     Unload,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Load { bin } => (envelope_id("tmux", "load"), load(context, bin)),
         Verb::Unload => (envelope_id("tmux", "unload"), unload(context)),

@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct UiArgs {
+pub(crate) struct UiArgs {
     #[command(subcommand)]
     pub verb: Option<Verb>,
     /// Start with the new-session picker open (Esc there closes the popup).
@@ -19,7 +19,7 @@ pub struct UiArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Open the popup over the client used last.
     Open {
         /// Start with the new-session picker open.
@@ -31,7 +31,7 @@ pub enum Verb {
     },
 }
 
-pub fn run(context: &Context, args: UiArgs) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, args: UiArgs) -> (String, Result<Reply>) {
     match args.verb {
         Some(Verb::Open {
             new_session,

@@ -1,10 +1,10 @@
 //! `taw watch`: the per-pane watchers that detect agents.
 
 use super::{Context, envelope_id};
+use crate::callback::Callback;
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
 use crate::ops::go;
-use crate::setup::table::Callback;
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, ids};
 use crate::watch::attach::{self, Watch};
@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::sync::mpsc;
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// Watch one pane (tmux runs this with pipe-pane; not for a person).
     Pane {
         /// The pane: %N or w1:pN.
@@ -36,7 +36,7 @@ pub enum Verb {
     Seen,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Pane { pane } => (envelope_id("watch", "pane"), watch_pane(context, &pane)),
         Verb::AttachAll { restart, all } => (

@@ -8,7 +8,7 @@ use crate::ops::workspace::{self as op, NewWorkspace};
 use clap::{Args, Subcommand};
 
 #[derive(Debug, Subcommand)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// List every workspace (tmux session).
     List,
     /// One workspace's record.
@@ -37,7 +37,7 @@ pub enum Verb {
 }
 
 #[derive(Debug, Args)]
-pub struct CreateArgs {
+pub(crate) struct CreateArgs {
     /// The folder of its first pane (default: the folder taw runs in).
     #[arg(long)]
     pub cwd: Option<String>,
@@ -54,7 +54,7 @@ pub struct CreateArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct MetadataArgs {
+pub(crate) struct MetadataArgs {
     /// The workspace: w1, $0, or a position.
     pub workspace: String,
     /// Who reports: letters, digits and `: . _ -`, at most 80.
@@ -72,7 +72,7 @@ pub struct MetadataArgs {
     pub ttl_ms: Option<u64>,
 }
 
-pub fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     let name = match &verb {
         Verb::List => "list",
         Verb::Get { .. } => "get",

@@ -5,7 +5,7 @@
 //! the wrong type or out of range is an error that names the key and its
 //! line, and the default is used in its place.
 
-pub mod schema;
+pub(crate) mod schema;
 
 use crate::envelope::{ErrorCode, TawError};
 use schema::{Dynamic, Kind};
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// A value as the file wrote it, with the line it is on.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
@@ -27,7 +27,7 @@ pub enum Value {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub key: String,
     pub line: usize,
     pub value: Value,
@@ -46,7 +46,7 @@ impl Value {
         }
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(text) => Some(text),
             _ => None,
@@ -72,7 +72,7 @@ impl Value {
 
 /// A problem found in the file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Diagnostic {
+pub(crate) struct Diagnostic {
     pub severity: Severity,
     /// The dotted key, or null for the file as a whole.
     pub key: Option<String>,
@@ -82,13 +82,13 @@ pub struct Diagnostic {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Severity {
+pub(crate) enum Severity {
     Error,
     Warning,
 }
 
 /// A value as taw reads it, from what the file held (or the default).
-pub trait FromValue {
+pub(crate) trait FromValue {
     fn from_value(value: Option<Value>) -> Self;
 }
 
@@ -140,7 +140,7 @@ impl FromValue for Vec<String> {
 
 /// The config as read: the values that passed, and what did not.
 #[derive(Debug, Clone, Default)]
-pub struct Config {
+pub(crate) struct Config {
     pub path: PathBuf,
     pub exists: bool,
     /// Valid values by dotted key, aliases resolved.
@@ -153,11 +153,11 @@ pub struct Config {
 impl Config {
     /// Reads `config.toml` from the config folder. A missing file is the
     /// defaults; an unreadable one is an error.
-    pub fn load() -> Result<Config, TawError> {
+    pub(crate) fn load() -> Result<Config, TawError> {
         Config::load_from(&crate::paths::config_file())
     }
 
-    pub fn load_from(path: &Path) -> Result<Config, TawError> {
+    pub(crate) fn load_from(path: &Path) -> Result<Config, TawError> {
         match std::fs::read_to_string(path) {
             Ok(text) => Ok(Config::parse(path, &text)),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config {
@@ -172,7 +172,7 @@ impl Config {
     }
 
     /// Reads config text; never fails, the problems are in `diagnostics`.
-    pub fn parse(path: &Path, text: &str) -> Config {
+    pub(crate) fn parse(path: &Path, text: &str) -> Config {
         let mut config = Config {
             path: path.to_path_buf(),
             exists: true,
@@ -196,19 +196,19 @@ impl Config {
         config
     }
 
-    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+    pub(crate) fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
     }
 
-    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+    pub(crate) fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Warning)
     }
 
-    pub fn has_errors(&self) -> bool {
+    pub(crate) fn has_errors(&self) -> bool {
         self.errors().next().is_some()
     }
 
@@ -222,12 +222,12 @@ impl Config {
     }
 
     /// The value of a key: what the file says, else its default.
-    pub fn get<T: FromValue>(&self, key: &schema::Key<T>) -> T {
+    pub(crate) fn get<T: FromValue>(&self, key: &schema::Key<T>) -> T {
         T::from_value(self.value(key.spec.path))
     }
 
     /// The entries of a table whose keys are names (`[hooks]`, `[keys]`...).
-    pub fn table(&self, table: &schema::Table) -> &[Entry] {
+    pub(crate) fn table(&self, table: &schema::Table) -> &[Entry] {
         self.tables
             .get(table.path)
             .map(Vec::as_slice)
@@ -235,7 +235,7 @@ impl Config {
     }
 
     /// Every key the file set, with the value taw reads, for a listing.
-    pub fn set_values(&self) -> Vec<(String, serde_json::Value)> {
+    pub(crate) fn set_values(&self) -> Vec<(String, serde_json::Value)> {
         let mut listed: Vec<(String, serde_json::Value)> = self
             .values
             .iter()
@@ -571,10 +571,6 @@ fn check_kind(kind: Kind, value: &Value) -> Result<Option<Value>, String> {
                 Err("must be a list of strings".to_string())
             }
         }
-        (Kind::Color, Value::Str(text)) => {
-            check_color(text)?;
-            Ok(Some(value.clone()))
-        }
         (kind, value) => Err(format!(
             "must be {}, not {}",
             expected_name(kind),
@@ -586,7 +582,7 @@ fn check_kind(kind: Kind, value: &Value) -> Result<Option<Value>, String> {
 fn expected_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Bool => "true or false",
-        Kind::Str | Kind::Choice { .. } | Kind::Color => "a string",
+        Kind::Str | Kind::Choice { .. } => "a string",
         Kind::Int { .. } => "an integer",
         Kind::Float { .. } => "a number",
         Kind::StrList => "a list of strings",
@@ -605,7 +601,7 @@ fn check_color(text: &str) -> Result<(), String> {
 
 /// A key spec as herdr writes it: `a`, `enter`, `ctrl+g`, `alt+x`,
 /// `shift+tab`. `prefix+...` is tmux's chord and is refused.
-pub fn check_key_spec(text: &str) -> Result<(), String> {
+pub(crate) fn check_key_spec(text: &str) -> Result<(), String> {
     let spec = text.trim();
     if spec.to_ascii_lowercase().starts_with("prefix+") {
         return Err(format!(

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 /// What a key's value must be.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Bool,
     Str,
     Int {
@@ -23,61 +23,51 @@ pub enum Kind {
         aliases: &'static [(&'static str, &'static str)],
     },
     StrList,
-    /// A colour, `#RGB` or `#RRGGBB`.
-    Color,
     /// A herdr key that taw reads but has no use for: accepted, no check.
     Ignored,
 }
 
 #[derive(Debug, Clone, Copy)]
-pub struct KeySpec {
+pub(crate) struct KeySpec {
     /// Dotted path: `ui.toast.done_delay_seconds`.
     pub path: &'static str,
     pub kind: Kind,
     /// The default, as written in TOML (empty: unset).
     pub default: &'static str,
-    pub doc: &'static str,
 }
 
 /// A key of config.toml, typed by the value taw reads from it.
 #[derive(Debug, Clone, Copy)]
-pub struct Key<T: 'static> {
+pub(crate) struct Key<T: 'static> {
     pub spec: KeySpec,
     value: PhantomData<fn() -> T>,
 }
 
-const fn key<T>(
-    path: &'static str,
-    kind: Kind,
-    default: &'static str,
-    doc: &'static str,
-) -> Key<T> {
+const fn key<T>(path: &'static str, kind: Kind, default: &'static str) -> Key<T> {
     Key {
         spec: KeySpec {
             path,
             kind,
             default,
-            doc,
         },
         value: PhantomData,
     }
 }
 
-const fn flag(path: &'static str, default: &'static str, doc: &'static str) -> Key<bool> {
-    key(path, Kind::Bool, default, doc)
+const fn flag(path: &'static str, default: &'static str) -> Key<bool> {
+    key(path, Kind::Bool, default)
 }
 
-const fn text(path: &'static str, default: &'static str, doc: &'static str) -> Key<String> {
-    key(path, Kind::Str, default, doc)
+const fn text(path: &'static str, default: &'static str) -> Key<String> {
+    key(path, Kind::Str, default)
 }
 
 const fn one_of(
     path: &'static str,
     words: &'static [&'static str],
     default: &'static str,
-    doc: &'static str,
 ) -> Key<String> {
-    key(path, choice(words), default, doc)
+    key(path, choice(words), default)
 }
 
 const fn one_of_aliased(
@@ -85,38 +75,25 @@ const fn one_of_aliased(
     words: &'static [&'static str],
     aliases: &'static [(&'static str, &'static str)],
     default: &'static str,
-    doc: &'static str,
 ) -> Key<String> {
-    key(path, Kind::Choice { words, aliases }, default, doc)
+    key(path, Kind::Choice { words, aliases }, default)
 }
 
-const fn int(
-    path: &'static str,
-    min: i64,
-    max: i64,
-    default: &'static str,
-    doc: &'static str,
-) -> Key<i64> {
-    key(path, Kind::Int { min, max }, default, doc)
+const fn int(path: &'static str, min: i64, max: i64, default: &'static str) -> Key<i64> {
+    key(path, Kind::Int { min, max }, default)
 }
 
-const fn float(
-    path: &'static str,
-    min: f64,
-    max: f64,
-    default: &'static str,
-    doc: &'static str,
-) -> Key<f64> {
-    key(path, Kind::Float { min, max }, default, doc)
+const fn float(path: &'static str, min: f64, max: f64, default: &'static str) -> Key<f64> {
+    key(path, Kind::Float { min, max }, default)
 }
 
-const fn list(path: &'static str, default: &'static str, doc: &'static str) -> Key<Vec<String>> {
-    key(path, Kind::StrList, default, doc)
+const fn list(path: &'static str, default: &'static str) -> Key<Vec<String>> {
+    key(path, Kind::StrList, default)
 }
 
 /// A herdr key taw accepts and has no use for: no value is read from it.
-const fn ignored(path: &'static str, doc: &'static str) -> Key<()> {
-    key(path, Kind::Ignored, "", doc)
+const fn ignored(path: &'static str) -> Key<()> {
+    key(path, Kind::Ignored, "")
 }
 
 /// Declares the typed key constants and [`KEYS`], the list of them all.
@@ -125,11 +102,11 @@ macro_rules! keys {
         $($(#[$meta])* pub const $name: Key<$ty> = $key;)*
 
         /// Every fixed key, in the file's order.
-        pub const KEYS: &[KeySpec] = &[$($name.spec),*];
+        pub(crate) const KEYS: &[KeySpec] = &[$($name.spec),*];
     };
 }
 
-pub const fn choice(words: &'static [&'static str]) -> Kind {
+pub(crate) const fn choice(words: &'static [&'static str]) -> Kind {
     Kind::Choice {
         words,
         aliases: &[],
@@ -151,80 +128,189 @@ const POSITIONS6: &[&str] = &[
 // checker and the docs know them. A key no constant names cannot be read,
 // so a typo is a compile error, not a silent default.
 keys! {
-    ONBOARDING: () = ignored("onboarding", "herdr's first-run screen; taw has none");
+    /// herdr's first-run screen; taw has none
+    ONBOARDING: () = ignored("onboarding");
     // [terminal]
-    TERMINAL_DEFAULT_SHELL: String = text("terminal.default_shell", "\"\"", "shell for new panes (empty: tmux's default-shell)");
-    TERMINAL_SHELL_MODE: String = one_of("terminal.shell_mode", &["auto", "login", "non_login"], "\"auto\"", "herdr's login-shell choice; tmux decides this for its own panes");
-    TERMINAL_NEW_CWD: String = text("terminal.new_cwd", "\"follow\"", "folder of new panes, tabs and workspaces made without --cwd: follow, home, current or a path");
-    TERMINAL_KITTY_GRAPHICS: () = ignored("terminal.kitty_graphics", "accepted and ignored: tmux draws no Kitty graphics in a pane");
+    /// shell for new panes (empty: tmux's default-shell)
+    TERMINAL_DEFAULT_SHELL: String = text("terminal.default_shell", "\"\"");
+    /// herdr's login-shell choice; tmux decides this for its own panes
+    TERMINAL_SHELL_MODE: String = one_of(
+        "terminal.shell_mode",
+        &["auto", "login", "non_login"],
+        "\"auto\"",
+    );
+    /// folder of new panes, tabs and workspaces made without --cwd: follow,
+    /// home, current or a path
+    TERMINAL_NEW_CWD: String = text("terminal.new_cwd", "\"follow\"");
+    /// accepted and ignored: tmux draws no Kitty graphics in a pane
+    TERMINAL_KITTY_GRAPHICS: () = ignored("terminal.kitty_graphics");
     // [update]
-    UPDATE_MANIFEST_CHECK: bool = flag("update.manifest_check", "true", "herdr's remote detection-manifest updates; taw ships its manifests in the binary");
-    UPDATE_VERSION_CHECK: () = ignored("update.version_check", "herdr's update check; taw is updated by TPM (prefix + U)");
-    UPDATE_CHANNEL: String = one_of("update.channel", &["stable", "preview"], "\"stable\"", "herdr's release channel; no effect in taw");
+    /// herdr's remote detection-manifest updates; taw ships its manifests in
+    /// the binary
+    UPDATE_MANIFEST_CHECK: bool = flag("update.manifest_check", "true");
+    /// herdr's update check; taw is updated by TPM (prefix + U)
+    UPDATE_VERSION_CHECK: () = ignored("update.version_check");
+    /// herdr's release channel; no effect in taw
+    UPDATE_CHANNEL: String = one_of("update.channel", &["stable", "preview"], "\"stable\"");
     // [keys]
-    KEYS_PRESET: String = one_of("keys.preset", &["modal", "search"], "\"modal\"", "the popup's base keymap: modal (vim-like) or search (type to filter)");
-    KEYS_PREFIX: () = ignored("keys.prefix", "herdr's prefix key; tmux's prefix is the one that counts");
+    /// the popup's base keymap: modal (vim-like) or search (type to filter)
+    KEYS_PRESET: String = one_of("keys.preset", &["modal", "search"], "\"modal\"");
+    /// herdr's prefix key; tmux's prefix is the one that counts
+    KEYS_PREFIX: () = ignored("keys.prefix");
     // [ui]
-    UI_DEPTH: String = one_of("ui.depth", &["sessions", "agents", "all"], "\"agents\"", "what the popup lists under a session: nothing, agent panes, or every pane");
-    UI_LAYOUT: String = one_of("ui.layout", &["tree", "flat"], "\"tree\"", "the popup as a tree (session, window, pane) or a flat list");
-    UI_PREVIEW: bool = flag("ui.preview", "true", "show the selected pane's screen in the popup");
-    UI_SHOW_GIT: bool = flag("ui.show_git", "true", "show each session's git branch and dirty mark in the popup");
-    UI_PROJECTS_IN_FILTER: bool = flag("ui.projects_in_filter", "false", "also list project folders (the n picker's) under the sessions while filtering");
-    UI_CONFIRM_CLOSE: bool = flag("ui.confirm_close", "true", "ask before closing from the popup");
-    UI_AGENT_PANEL_SORT: String = one_of_aliased("ui.agent_panel_sort", &["sessions", "attention"], &[ ("priority", "attention"), ("spaces", "sessions"), ("workspaces", "sessions"), ], "\"sessions\"", "order of agents in the flat list: by session, or most urgent first");
-    UI_STATUS_INDICATORS: String = one_of("ui.status_indicators", &["dots", "symbols"], "\"dots\"", "state marks as dots or symbols");
-    UI_SHOW_AGENT_LABELS_ON_PANE_BORDERS: bool = flag("ui.show_agent_labels_on_pane_borders", "false", "herdr's pane-border labels; see docs/STATUS-LINE.md for tmux's");
-    UI_PROMPT_NEW_TAB_NAME: bool = flag("ui.prompt_new_tab_name", "true", "herdr: ask a name for a new tab");
-    UI_PROMPT_NEW_WORKSPACE_NAME: bool = flag("ui.prompt_new_workspace_name", "false", "herdr: ask a name for a new workspace");
-    UI_SIDEBAR_WIDTH: i64 = int("ui.sidebar_width", 10, 200, "26", "herdr's sidebar width");
-    UI_SIDEBAR_MIN_WIDTH: i64 = int("ui.sidebar_min_width", 10, 200, "18", "herdr's sidebar minimum width");
-    UI_SIDEBAR_MAX_WIDTH: i64 = int("ui.sidebar_max_width", 10, 200, "36", "herdr's sidebar maximum width");
-    UI_SIDEBAR_START_COLLAPSED: bool = flag("ui.sidebar_start_collapsed", "false", "herdr's sidebar state at start");
-    UI_SIDEBAR_COLLAPSED_MODE: String = one_of("ui.sidebar_collapsed_mode", &["compact", "hidden"], "\"compact\"", "herdr's collapsed sidebar");
-    UI_MOUSE_CAPTURE: bool = flag("ui.mouse_capture", "true", "herdr's mouse capture; tmux's mouse option rules in tmux");
-    UI_COPY_ON_SELECT: bool = flag("ui.copy_on_select", "true", "herdr's copy on select; tmux's copy mode rules in tmux");
-    UI_PANE_BORDERS: () = ignored("ui.pane_borders", "accepted and ignored");
+    /// what the popup lists under a session: nothing, agent panes, or every
+    /// pane
+    UI_DEPTH: String = one_of("ui.depth", &["sessions", "agents", "all"], "\"agents\"");
+    /// the popup as a tree (session, window, pane) or a flat list
+    UI_LAYOUT: String = one_of("ui.layout", &["tree", "flat"], "\"tree\"");
+    /// show the selected pane's screen in the popup
+    UI_PREVIEW: bool = flag("ui.preview", "true");
+    /// show each session's git branch and dirty mark in the popup
+    UI_SHOW_GIT: bool = flag("ui.show_git", "true");
+    /// also list project folders (the n picker's) under the sessions while
+    /// filtering
+    UI_PROJECTS_IN_FILTER: bool = flag("ui.projects_in_filter", "false");
+    /// ask before closing from the popup
+    UI_CONFIRM_CLOSE: bool = flag("ui.confirm_close", "true");
+    /// order of agents in the flat list: by session, or most urgent first
+    UI_AGENT_PANEL_SORT: String = one_of_aliased(
+        "ui.agent_panel_sort",
+        &["sessions", "attention"],
+        &[("priority", "attention"), ("spaces", "sessions"), ("workspaces", "sessions")],
+        "\"sessions\"",
+    );
+    /// state marks as dots or symbols
+    UI_STATUS_INDICATORS: String = one_of(
+        "ui.status_indicators",
+        &["dots", "symbols"],
+        "\"dots\"",
+    );
+    /// herdr's pane-border labels; see docs/STATUS-LINE.md for tmux's
+    UI_SHOW_AGENT_LABELS_ON_PANE_BORDERS: bool = flag(
+        "ui.show_agent_labels_on_pane_borders",
+        "false",
+    );
+    /// herdr: ask a name for a new tab
+    UI_PROMPT_NEW_TAB_NAME: bool = flag("ui.prompt_new_tab_name", "true");
+    /// herdr: ask a name for a new workspace
+    UI_PROMPT_NEW_WORKSPACE_NAME: bool = flag("ui.prompt_new_workspace_name", "false");
+    /// herdr's sidebar width
+    UI_SIDEBAR_WIDTH: i64 = int("ui.sidebar_width", 10, 200, "26");
+    /// herdr's sidebar minimum width
+    UI_SIDEBAR_MIN_WIDTH: i64 = int("ui.sidebar_min_width", 10, 200, "18");
+    /// herdr's sidebar maximum width
+    UI_SIDEBAR_MAX_WIDTH: i64 = int("ui.sidebar_max_width", 10, 200, "36");
+    /// herdr's sidebar state at start
+    UI_SIDEBAR_START_COLLAPSED: bool = flag("ui.sidebar_start_collapsed", "false");
+    /// herdr's collapsed sidebar
+    UI_SIDEBAR_COLLAPSED_MODE: String = one_of(
+        "ui.sidebar_collapsed_mode",
+        &["compact", "hidden"],
+        "\"compact\"",
+    );
+    /// herdr's mouse capture; tmux's mouse option rules in tmux
+    UI_MOUSE_CAPTURE: bool = flag("ui.mouse_capture", "true");
+    /// herdr's copy on select; tmux's copy mode rules in tmux
+    UI_COPY_ON_SELECT: bool = flag("ui.copy_on_select", "true");
+    /// accepted and ignored
+    UI_PANE_BORDERS: () = ignored("ui.pane_borders");
     // [ui.toast]
-    UI_TOAST_DELIVERY: String = one_of("ui.toast.delivery", &["off", "herdr", "terminal", "system"], "\"off\"", "herdr's background notifications; taw shows tmux messages (see done_delay_seconds)");
-    UI_TOAST_DELAY_SECONDS: i64 = int("ui.toast.delay_seconds", 0, 3600, "1", "notify only when a state lasts this long");
-    UI_TOAST_DONE_DELAY_SECONDS: f64 = float("ui.toast.done_delay_seconds", 0.0, 3600.0, "5", "seconds a done state waits before its toast");
-    UI_TOAST_HERDR_POSITION: String = one_of("ui.toast.herdr.position", POSITIONS4, "\"bottom-right\"", "herdr's toast corner");
-    UI_TOAST_CLIPBOARD_ENABLED: bool = flag("ui.toast.clipboard.enabled", "true", "herdr's clipboard toast");
-    UI_TOAST_CLIPBOARD_POSITION: String = one_of("ui.toast.clipboard.position", POSITIONS6, "\"bottom-center\"", "herdr's clipboard toast position");
+    /// herdr's background notifications; taw shows tmux messages (see
+    /// done_delay_seconds)
+    UI_TOAST_DELIVERY: String = one_of(
+        "ui.toast.delivery",
+        &["off", "herdr", "terminal", "system"],
+        "\"off\"",
+    );
+    /// notify only when a state lasts this long
+    UI_TOAST_DELAY_SECONDS: i64 = int("ui.toast.delay_seconds", 0, 3600, "1");
+    /// seconds a done state waits before its toast
+    UI_TOAST_DONE_DELAY_SECONDS: f64 = float("ui.toast.done_delay_seconds", 0.0, 3600.0, "5");
+    /// herdr's toast corner
+    UI_TOAST_HERDR_POSITION: String = one_of(
+        "ui.toast.herdr.position",
+        POSITIONS4,
+        "\"bottom-right\"",
+    );
+    /// herdr's clipboard toast
+    UI_TOAST_CLIPBOARD_ENABLED: bool = flag("ui.toast.clipboard.enabled", "true");
+    /// herdr's clipboard toast position
+    UI_TOAST_CLIPBOARD_POSITION: String = one_of(
+        "ui.toast.clipboard.position",
+        POSITIONS6,
+        "\"bottom-center\"",
+    );
     // [ui.sound]
-    UI_SOUND_ENABLED: bool = flag("ui.sound.enabled", "true", "sounds for background state changes");
-    UI_SOUND_PATH: String = text("ui.sound.path", "", "a sound file for every notification (relative to the config folder)");
-    UI_SOUND_DONE_PATH: String = text("ui.sound.done_path", "", "a sound file for done");
-    UI_SOUND_REQUEST_PATH: String = text("ui.sound.request_path", "", "a sound file for an agent that needs you");
+    /// sounds for background state changes
+    UI_SOUND_ENABLED: bool = flag("ui.sound.enabled", "true");
+    /// a sound file for every notification (relative to the config folder)
+    UI_SOUND_PATH: String = text("ui.sound.path", "");
+    /// a sound file for done
+    UI_SOUND_DONE_PATH: String = text("ui.sound.done_path", "");
+    /// a sound file for an agent that needs you
+    UI_SOUND_REQUEST_PATH: String = text("ui.sound.request_path", "");
     // [session]
-    SESSION_RESUME_AGENTS_ON_RESTORE: bool = flag("session.resume_agents_on_restore", "true", "resume agents' sessions when a layout is restored");
-    SESSION_STARTUP_PER_AGENT_DELAY_MS: i64 = int("session.startup_per_agent_delay_ms", 0, 600_000, "100", "milliseconds between agent resumes in one restore; 0 starts them at once");
+    /// resume agents' sessions when a layout is restored
+    SESSION_RESUME_AGENTS_ON_RESTORE: bool = flag("session.resume_agents_on_restore", "true");
+    /// milliseconds between agent resumes in one restore; 0 starts them at once
+    SESSION_STARTUP_PER_AGENT_DELAY_MS: i64 = int(
+        "session.startup_per_agent_delay_ms",
+        0,
+        600_000,
+        "100",
+    );
     // [sessions] (taw)
-    SESSIONS_NAME: String = one_of("sessions.name", &["directory", "full-path", "short-path"], "\"directory\"", "how a new session is named from its folder");
-    SESSIONS_ZOXIDE: bool = flag("sessions.zoxide", "true", "list zoxide's folders in the new-session picker and add opened folders to zoxide");
-    SESSIONS_PROJECT_DIRS: Vec<String> = list("sessions.project_dirs", "[]", "folders whose subfolders the new-session picker lists");
-    SESSIONS_PRE_CREATE_HOOK: String = text("sessions.pre_create_hook", "", "command run as <hook> <session> <dir> before a session is made; non-zero refuses");
-    SESSIONS_POST_CREATE_HOOK: String = text("sessions.post_create_hook", "", "command run as <hook> <session> <dir> after a session is made");
-    SESSIONS_HOOK_TIMEOUT_SECONDS: f64 = float("sessions.hook_timeout_seconds", 0.0, 3600.0, "10", "how long a create hook, pre_close or pre_worktree_remove may run; 0: no limit");
+    /// how a new session is named from its folder
+    SESSIONS_NAME: String = one_of(
+        "sessions.name",
+        &["directory", "full-path", "short-path"],
+        "\"directory\"",
+    );
+    /// list zoxide's folders in the new-session picker and add opened folders
+    /// to zoxide
+    SESSIONS_ZOXIDE: bool = flag("sessions.zoxide", "true");
+    /// folders whose subfolders the new-session picker lists
+    SESSIONS_PROJECT_DIRS: Vec<String> = list("sessions.project_dirs", "[]");
+    /// command run as <hook> <session> <dir> before a session is made; non-zero
+    /// refuses
+    SESSIONS_PRE_CREATE_HOOK: String = text("sessions.pre_create_hook", "");
+    /// command run as <hook> <session> <dir> after a session is made
+    SESSIONS_POST_CREATE_HOOK: String = text("sessions.post_create_hook", "");
+    /// how long a create hook, pre_close or pre_worktree_remove may run; 0: no
+    /// limit
+    SESSIONS_HOOK_TIMEOUT_SECONDS: f64 = float(
+        "sessions.hook_timeout_seconds",
+        0.0,
+        3600.0,
+        "10",
+    );
     // [worktrees]
-    WORKTREES_DIRECTORY: String = text("worktrees.directory", "\"~/.herdr/worktrees\"", "root of <repo>/<branch> worktree checkouts");
+    /// root of <repo>/<branch> worktree checkouts
+    WORKTREES_DIRECTORY: String = text("worktrees.directory", "\"~/.herdr/worktrees\"");
     // [advanced]
-    ADVANCED_SCROLLBACK_LIMIT_BYTES: () = ignored("advanced.scrollback_limit_bytes", "herdr's scrollback size; tmux's history-limit rules in tmux");
+    /// herdr's scrollback size; tmux's history-limit rules in tmux
+    ADVANCED_SCROLLBACK_LIMIT_BYTES: () = ignored("advanced.scrollback_limit_bytes");
     // [experimental]
-    EXPERIMENTAL_PANE_HISTORY: bool = flag("experimental.pane_history", "false", "save each pane's screen with a session layout");
-    EXPERIMENTAL_ALLOW_NESTED: () = ignored("experimental.allow_nested", "herdr inside herdr; no meaning in tmux");
-    EXPERIMENTAL_KITTY_GRAPHICS: () = ignored("experimental.kitty_graphics", "accepted and ignored");
+    /// save each pane's screen with a session layout
+    EXPERIMENTAL_PANE_HISTORY: bool = flag("experimental.pane_history", "false");
+    /// herdr inside herdr; no meaning in tmux
+    EXPERIMENTAL_ALLOW_NESTED: () = ignored("experimental.allow_nested");
+    /// accepted and ignored
+    EXPERIMENTAL_KITTY_GRAPHICS: () = ignored("experimental.kitty_graphics");
     // [detection] (taw)
-    DETECTION_SUPPLEMENTS: bool = flag("detection.supplements", "true", "add taw's own detection rules to the bundled manifests");
+    /// add taw's own detection rules to the bundled manifests
+    DETECTION_SUPPLEMENTS: bool = flag("detection.supplements", "true");
     // [plugins] (taw)
-    PLUGINS_COMPAT_HERDR_VERSION: String = text("plugins.compat_herdr_version", "\"0.9.3\"", "the herdr version plugins' min_herdr_version is checked against");
+    /// the herdr version plugins' min_herdr_version is checked against
+    PLUGINS_COMPAT_HERDR_VERSION: String = text("plugins.compat_herdr_version", "\"0.9.3\"");
     // [hooks] (taw)
-    HOOKS_TIMEOUT_SECONDS: f64 = float("hooks.timeout_seconds", 0.0, 3600.0, "30", "how long an event hook may run before taw stops it; 0: no limit");
+    /// how long an event hook may run before taw stops it; 0: no limit
+    HOOKS_TIMEOUT_SECONDS: f64 = float("hooks.timeout_seconds", 0.0, 3600.0, "30");
 }
 
 /// Tables whose keys are names the user chooses.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Dynamic {
+pub(crate) enum Dynamic {
     /// `[keys]`: an action name = a key spec or a list of them.
     KeyBindings,
     /// `[[keys.command]]`: custom commands.
@@ -247,53 +333,53 @@ pub enum Dynamic {
 
 /// A table whose keys are names the user chooses.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Table {
+pub(crate) struct Table {
     pub path: &'static str,
     pub kind: Dynamic,
 }
 
-pub const KEY_BINDINGS: Table = Table {
+pub(crate) const KEY_BINDINGS: Table = Table {
     path: "keys",
     kind: Dynamic::KeyBindings,
 };
-pub const KEY_COMMANDS: Table = Table {
+pub(crate) const KEY_COMMANDS: Table = Table {
     path: "keys.command",
     kind: Dynamic::KeyCommands,
 };
-pub const HOOKS: Table = Table {
+pub(crate) const HOOKS: Table = Table {
     path: "hooks",
     kind: Dynamic::Hooks,
 };
-pub const MACHINES: Table = Table {
+pub(crate) const MACHINES: Table = Table {
     path: "machines",
     kind: Dynamic::Machines,
 };
-pub const SOUND_AGENTS_TABLE: Table = Table {
+pub(crate) const SOUND_AGENTS_TABLE: Table = Table {
     path: "ui.sound.agents",
     kind: Dynamic::SoundAgents,
 };
-pub const SANDBOX_AGENTS: Table = Table {
+pub(crate) const SANDBOX_AGENTS: Table = Table {
     path: "sandbox.agents",
     kind: Dynamic::SandboxAgents,
 };
-pub const SIDEBAR_AGENTS: Table = Table {
+pub(crate) const SIDEBAR_AGENTS: Table = Table {
     path: "ui.sidebar.agents",
     kind: Dynamic::Sidebar,
 };
-pub const SIDEBAR_SESSIONS: Table = Table {
+pub(crate) const SIDEBAR_SESSIONS: Table = Table {
     path: "ui.sidebar.sessions",
     kind: Dynamic::Sidebar,
 };
-pub const THEME: Table = Table {
+pub(crate) const THEME: Table = Table {
     path: "theme",
     kind: Dynamic::Theme,
 };
-pub const REMOTE: Table = Table {
+pub(crate) const REMOTE: Table = Table {
     path: "remote",
     kind: Dynamic::Remote,
 };
 
-pub const DYNAMIC: &[Table] = &[
+pub(crate) const DYNAMIC: &[Table] = &[
     KEY_BINDINGS,
     KEY_COMMANDS,
     HOOKS,
@@ -307,10 +393,10 @@ pub const DYNAMIC: &[Table] = &[
 ];
 
 /// Table names read as another: herdr's spelling → taw's.
-pub const TABLE_ALIASES: &[(&str, &str)] = &[("ui.sidebar.spaces", "ui.sidebar.sessions")];
+pub(crate) const TABLE_ALIASES: &[(&str, &str)] = &[("ui.sidebar.spaces", "ui.sidebar.sessions")];
 
 /// The popup's actions, each a `[keys]` entry.
-pub const ACTIONS: &[&str] = &[
+pub(crate) const ACTIONS: &[&str] = &[
     "go",
     "filter",
     "next_up",
@@ -332,7 +418,7 @@ pub const ACTIONS: &[&str] = &[
 ];
 
 /// herdr's spellings of popup actions.
-pub const ACTION_ALIASES: &[(&str, &str)] = &[
+pub(crate) const ACTION_ALIASES: &[(&str, &str)] = &[
     ("goto", "filter"),
     ("workspace_picker", "filter"),
     ("new_workspace", "new_session"),
@@ -344,7 +430,7 @@ pub const ACTION_ALIASES: &[(&str, &str)] = &[
 ];
 
 /// herdr actions whose job tmux's own keys do; accepted without effect.
-pub const HERDR_ONLY_ACTIONS: &[&str] = &[
+pub(crate) const HERDR_ONLY_ACTIONS: &[&str] = &[
     "new_tab",
     "split_vertical",
     "split_horizontal",
@@ -375,7 +461,7 @@ pub const HERDR_ONLY_ACTIONS: &[&str] = &[
 ];
 
 /// The event names `[hooks]` hears: herdr's 19 and taw's own.
-pub const HOOK_EVENTS: &[&str] = &[
+pub(crate) const HOOK_EVENTS: &[&str] = &[
     "workspace.created",
     "workspace.updated",
     "workspace.closed",
@@ -407,10 +493,10 @@ pub const HOOK_EVENTS: &[&str] = &[
 ];
 
 /// `[hooks]` names that are asked before an action and can refuse it.
-pub const VETO_HOOKS: &[&str] = &["pre_close", "pre_worktree_remove"];
+pub(crate) const VETO_HOOKS: &[&str] = &["pre_close", "pre_worktree_remove"];
 
 /// Agents `[ui.sound.agents]` knows (herdr's keys).
-pub const SOUND_AGENTS: &[&str] = &[
+pub(crate) const SOUND_AGENTS: &[&str] = &[
     "pi",
     "claude",
     "codex",
@@ -433,7 +519,7 @@ pub const SOUND_AGENTS: &[&str] = &[
 ];
 
 /// Sidebar row tokens.
-pub const AGENT_TOKENS: &[&str] = &[
+pub(crate) const AGENT_TOKENS: &[&str] = &[
     "state_icon",
     "state_text",
     "workspace",
@@ -443,7 +529,7 @@ pub const AGENT_TOKENS: &[&str] = &[
     "terminal_title",
     "terminal_title_stripped",
 ];
-pub const SESSION_TOKENS: &[&str] = &[
+pub(crate) const SESSION_TOKENS: &[&str] = &[
     "state_icon",
     "state_text",
     "workspace",
@@ -451,11 +537,11 @@ pub const SESSION_TOKENS: &[&str] = &[
     "git_status",
 ];
 
-pub fn spec(path: &str) -> Option<&'static KeySpec> {
+pub(crate) fn spec(path: &str) -> Option<&'static KeySpec> {
     KEYS.iter().find(|spec| spec.path == path)
 }
 
-pub fn dynamic(path: &str) -> Option<Dynamic> {
+pub(crate) fn dynamic(path: &str) -> Option<Dynamic> {
     DYNAMIC
         .iter()
         .find(|table| table.path == path)
@@ -463,7 +549,7 @@ pub fn dynamic(path: &str) -> Option<Dynamic> {
 }
 
 /// Whether `path` is a table that holds fixed keys (`ui`, `ui.toast`...).
-pub fn is_fixed_table(path: &str) -> bool {
+pub(crate) fn is_fixed_table(path: &str) -> bool {
     KEYS.iter().any(|spec| {
         spec.path
             .strip_prefix(path)
@@ -471,7 +557,7 @@ pub fn is_fixed_table(path: &str) -> bool {
     })
 }
 
-pub fn table_alias(path: &str) -> &str {
+pub(crate) fn table_alias(path: &str) -> &str {
     TABLE_ALIASES
         .iter()
         .find(|(alias, _)| *alias == path)
@@ -479,10 +565,37 @@ pub fn table_alias(path: &str) -> &str {
         .unwrap_or(path)
 }
 
-pub fn action_alias(name: &str) -> &str {
+pub(crate) fn action_alias(name: &str) -> &str {
     ACTION_ALIASES
         .iter()
         .find(|(alias, _)| *alias == name)
         .map(|(_, real)| *real)
         .unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/CONFIG.md names every key, event, veto hook and popup action.
+    #[test]
+    fn every_config_key_is_in_config_md() {
+        let doc = include_str!("../../docs/CONFIG.md");
+        for key in KEYS {
+            assert!(
+                doc.contains(&format!("`{}`", key.path)),
+                "{} missing",
+                key.path
+            );
+        }
+        for name in HOOK_EVENTS.iter().chain(VETO_HOOKS).chain(ACTIONS) {
+            assert!(doc.contains(&format!("`{name}`")), "{name} missing");
+        }
+    }
+
+    #[test]
+    fn typed_keys_are_in_the_list() {
+        assert!(KEYS.iter().any(|k| k.path == UI_PREVIEW.spec.path));
+        assert_eq!(spec("ui.toast.done_delay_seconds").unwrap().default, "5");
+    }
 }

@@ -2,7 +2,7 @@
 //! executable `taw agent start` types (reference §5.5).
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Agent {
+pub(crate) struct Agent {
     /// herdr's canonical id (`claude`, `codex`...).
     pub id: &'static str,
     pub name: &'static str,
@@ -30,7 +30,7 @@ const fn agent(
     }
 }
 
-pub const AGENTS: &[Agent] = &[
+pub(crate) const AGENTS: &[Agent] = &[
     agent("pi", "Pi", &["herdr:pi"], "pi", true),
     agent("claude", "Claude Code", &["claude-code"], "claude", false),
     agent("codex", "Codex", &[], "codex", false),
@@ -110,7 +110,7 @@ pub const AGENTS: &[Agent] = &[
 
 /// The agent a name stands for: a canonical id or an alias, any case, with
 /// an executable's extension (`.exe`, `.cmd`, `.bat`, `.ps1`, `.js`) taken off.
-pub fn lookup(name: &str) -> Option<&'static Agent> {
+pub(crate) fn lookup(name: &str) -> Option<&'static Agent> {
     let name = normalize(name);
     if name.is_empty() {
         return None;
@@ -121,12 +121,12 @@ pub fn lookup(name: &str) -> Option<&'static Agent> {
 }
 
 /// An agent by its canonical id.
-pub fn by_id(id: &str) -> Option<&'static Agent> {
+pub(crate) fn by_id(id: &str) -> Option<&'static Agent> {
     AGENTS.iter().find(|agent| agent.id == id)
 }
 
 /// Lower-case, trimmed, one executable extension off.
-pub fn normalize(name: &str) -> String {
+pub(crate) fn normalize(name: &str) -> String {
     let lower = name.trim().to_ascii_lowercase();
     for extension in [".exe", ".cmd", ".bat", ".ps1", ".js", ".mjs", ".cjs"] {
         if let Some(stem) = lower.strip_suffix(extension)

@@ -8,11 +8,11 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 /// herdr's reason for the idle given when no rule matched.
-pub const IDLE_FALLBACK: &str = "default_known_agent_idle_fallback";
+pub(crate) const IDLE_FALLBACK: &str = "default_known_agent_idle_fallback";
 
 /// The decision for one screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The state; `None` when the winning rule says the screen is a viewer
     /// (a transcript, a picker) and the previous state should stand.
     pub state: Option<RuleState>,
@@ -27,7 +27,7 @@ pub struct Verdict {
 
 /// One rule as `agent explain` shows it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct RuleEval {
+pub(crate) struct RuleEval {
     pub id: String,
     pub priority: i32,
     pub region: String,
@@ -38,7 +38,7 @@ pub struct RuleEval {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct RuleEvidence {
+pub(crate) struct RuleEvidence {
     #[serde(flatten)]
     pub found: Evidence,
     pub region_bytes: usize,
@@ -69,7 +69,7 @@ impl<'a> Regions<'a> {
 }
 
 /// Classifies a screen.
-pub fn classify(manifest: &Manifest, screen: &Screen) -> Verdict {
+pub(crate) fn classify(manifest: &Manifest, screen: &Screen) -> Verdict {
     let mut regions = Regions::new(screen);
     let mut best: Option<usize> = None;
     for (index, rule) in manifest.rules.iter().enumerate() {
@@ -85,7 +85,7 @@ pub fn classify(manifest: &Manifest, screen: &Screen) -> Verdict {
 }
 
 /// Classifies a screen and reports every rule, as `agent explain` does.
-pub fn explain(manifest: &Manifest, screen: &Screen) -> (Verdict, Vec<RuleEval>) {
+pub(crate) fn explain(manifest: &Manifest, screen: &Screen) -> (Verdict, Vec<RuleEval>) {
     let mut regions = Regions::new(screen);
     let mut evaluations = Vec::new();
     let mut best: Option<usize> = None;

@@ -8,7 +8,7 @@ use super::registry::{Loaded, Origin};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct MatchedRule {
+pub(crate) struct MatchedRule {
     pub id: String,
     pub priority: i32,
     pub region: String,
@@ -19,7 +19,7 @@ pub struct MatchedRule {
 /// herdr's explain record, with taw's `manifest_origin` and
 /// `supplement_rules` beside it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Explain {
+pub(crate) struct Explain {
     pub agent: String,
     pub state: &'static str,
     pub manifest_source: String,
@@ -46,7 +46,7 @@ pub struct Explain {
 }
 
 /// Explains how `loaded`'s rules read `screen`.
-pub fn explain(loaded: &Loaded, screen: &Screen) -> Explain {
+pub(crate) fn explain(loaded: &Loaded, screen: &Screen) -> Explain {
     let (verdict, evaluated_rules) = engine::explain(&loaded.manifest, screen);
     let matched_rule = verdict.rule.map(|index| {
         let rule = &loaded.manifest.rules[index];
@@ -90,7 +90,7 @@ pub fn explain(loaded: &Loaded, screen: &Screen) -> Explain {
 }
 
 /// The explanation for a person: the verdict, then each rule, matched first.
-pub fn describe(explain: &Explain, verbose: bool) -> String {
+pub(crate) fn describe(explain: &Explain, verbose: bool) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "agent: {} ({} manifest{}{})\n",
@@ -178,7 +178,7 @@ fn source_word(source: super::manifest::RuleSource) -> &'static str {
 /// Why a pane hosts no agent, in words: what is in front of its terminal
 /// (`job`: the pane's own process and its terminal's foreground group, as
 /// [`super::job::read_job`] reads them) and why that is no agent.
-pub fn no_agent(
+pub(crate) fn no_agent(
     pane: &str,
     pane_pid: u32,
     job: Option<(super::job::Process, Vec<super::job::Process>)>,

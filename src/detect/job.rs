@@ -9,7 +9,7 @@ use super::agents::{self, Agent};
 
 /// One process, as the system describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Process {
+pub(crate) struct Process {
     pub pid: u32,
     pub ppid: u32,
     /// Process group.
@@ -25,7 +25,7 @@ pub struct Process {
 
 /// The job in front of a pane's terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Front {
+pub(crate) enum Front {
     /// The pane's own shell is in front: nothing else runs.
     Shell,
     /// Another job: its process group and members, leader first.
@@ -36,14 +36,14 @@ pub enum Front {
 
 /// An agent found in a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     pub agent: &'static Agent,
     pub pid: u32,
 }
 
 /// Names of shells: a pane whose process is one of these, in front, holds
 /// no agent.
-pub const SHELLS: &[&str] = &[
+pub(crate) const SHELLS: &[&str] = &[
     "sh",
     "bash",
     "dash",
@@ -69,7 +69,7 @@ pub const SHELLS: &[&str] = &[
 const NODE_LIKE: &[&str] = &["node", "nodejs", "bun", "deno", "tsx", "ts-node"];
 const CONTAINER_RUNTIMES: &[&str] = &["docker", "podman", "nerdctl", "finch", "container"];
 
-pub fn is_shell(name: &str) -> bool {
+pub(crate) fn is_shell(name: &str) -> bool {
     let name = name.trim_start_matches('-').to_ascii_lowercase();
     SHELLS.contains(&name.as_str())
 }
@@ -87,7 +87,7 @@ fn basename(word: &str) -> &str {
 }
 
 /// Whether a process is a shell (interactive or not), by the name it goes by.
-pub fn is_shell_process(process: &Process) -> bool {
+pub(crate) fn is_shell_process(process: &Process) -> bool {
     is_shell(&effective_name(process))
 }
 
@@ -104,7 +104,7 @@ fn effective_name(process: &Process) -> String {
 /// A shell that reads commands from its terminal: not one running a
 /// script (`sh ~/bin/claude`) or a command line (`sh -c claude`, which is
 /// how tmux starts a window's command), whose group is the job then.
-pub fn is_interactive_shell(process: &Process) -> bool {
+pub(crate) fn is_interactive_shell(process: &Process) -> bool {
     let name = effective_name(process);
     if !is_shell(&name) {
         return false;
@@ -122,7 +122,7 @@ pub fn is_interactive_shell(process: &Process) -> bool {
 
 /// The front of a pane: given the pane's own process and the processes of
 /// its terminal's foreground group.
-pub fn front_of(pane: &Process, group: Vec<Process>) -> Front {
+pub(crate) fn front_of(pane: &Process, group: Vec<Process>) -> Front {
     if pane.tpgid <= 0 {
         return Front::Unknown;
     }
@@ -146,7 +146,7 @@ pub fn front_of(pane: &Process, group: Vec<Process>) -> Front {
 /// The agent a job runs, if any. The group leader's answer wins; else the
 /// process found with the most certainty (through its arguments, then by
 /// its own name), the first on a tie.
-pub fn identify(
+pub(crate) fn identify(
     members: &[Process],
     resolve_link: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Found> {
@@ -336,7 +336,7 @@ fn resolve_word(
 }
 
 /// Follows links on the real file system.
-pub fn resolve_link_on_disk(word: &str) -> Option<String> {
+pub(crate) fn resolve_link_on_disk(word: &str) -> Option<String> {
     std::fs::canonicalize(word)
         .ok()
         .map(|path| path.display().to_string())
@@ -344,14 +344,14 @@ pub fn resolve_link_on_disk(word: &str) -> Option<String> {
 
 /// Reads the pane's own process and the members of its terminal's
 /// foreground group.
-pub fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
+pub(crate) fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
     let pane = read_process(pane_pid)?;
     let group = read_group(&pane);
     Some((pane, group))
 }
 
 /// Reads one process.
-pub fn read_process(pid: u32) -> Option<Process> {
+pub(crate) fn read_process(pid: u32) -> Option<Process> {
     match table() {
         Table::Proc => procfs::read_process(pid),
         Table::Ps => ps::read_process(pid),
@@ -362,7 +362,7 @@ pub fn read_process(pid: u32) -> Option<Process> {
 /// the pane's own group, the process table is read only for a shell that
 /// runs a command (its children are the job); an interactive shell or a
 /// program of its own is known without it.
-pub fn read_group(pane: &Process) -> Vec<Process> {
+pub(crate) fn read_group(pane: &Process) -> Vec<Process> {
     if pane.tpgid <= 0 {
         return Vec::new();
     }
@@ -377,13 +377,13 @@ pub fn read_group(pane: &Process) -> Vec<Process> {
 }
 
 /// Whether a process runs.
-pub fn is_alive(pid: u32) -> bool {
+pub(crate) fn is_alive(pid: u32) -> bool {
     read_process(pid).is_some()
 }
 
 /// The folder a process is in, where the system tells (Linux's `/proc`);
 /// `ps` has no column for it.
-pub fn process_cwd(pid: u32) -> Option<String> {
+pub(crate) fn process_cwd(pid: u32) -> Option<String> {
     if pid == 0 {
         return None;
     }
@@ -425,7 +425,7 @@ mod procfs {
     use super::Process;
     use std::fs;
 
-    pub fn read_group(pgid: u32) -> Vec<Process> {
+    pub(crate) fn read_group(pgid: u32) -> Vec<Process> {
         let mut members = Vec::new();
         let Ok(entries) = fs::read_dir("/proc") else {
             return members;
@@ -469,7 +469,7 @@ mod procfs {
         rest.split_whitespace().nth(n)
     }
 
-    pub fn read_process(pid: u32) -> Option<Process> {
+    pub(crate) fn read_process(pid: u32) -> Option<Process> {
         let (comm, rest) = read_stat(pid)?;
         let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         let argv = cmdline
@@ -527,13 +527,13 @@ mod ps {
             .collect()
     }
 
-    pub fn read_process(pid: u32) -> Option<Process> {
+    pub(crate) fn read_process(pid: u32) -> Option<Process> {
         processes(&["-p", &pid.to_string()])
             .into_iter()
             .find(|p| p.pid == pid)
     }
 
-    pub fn read_group(pgid: u32) -> Vec<Process> {
+    pub(crate) fn read_group(pgid: u32) -> Vec<Process> {
         processes(&["-A"])
             .into_iter()
             .filter(|p| p.pgid == pgid)

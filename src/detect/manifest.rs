@@ -8,7 +8,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 /// The manifest features this engine has (herdr's engine 3).
-pub const ENGINE_VERSION: u32 = 3;
+pub(crate) const ENGINE_VERSION: u32 = 3;
 
 const MAX_RULES: usize = 128;
 const MAX_GATES: usize = 512;
@@ -19,7 +19,7 @@ const MAX_DEPTH: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
-pub enum RuleState {
+pub(crate) enum RuleState {
     Idle,
     Working,
     Blocked,
@@ -28,7 +28,7 @@ pub enum RuleState {
 }
 
 impl RuleState {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RuleState::Idle => "idle",
             RuleState::Working => "working",
@@ -42,7 +42,7 @@ impl RuleState {
 /// agent, or one of taw's own supplements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RuleSource {
+pub(crate) enum RuleSource {
     Manifest,
     Taw,
 }
@@ -53,7 +53,9 @@ struct ManifestFile {
     id: String,
     version: Option<String>,
     min_engine_version: Option<u32>,
-    updated_at: Option<String>,
+    /// herdr's date of the rules; read, and kept by nothing.
+    #[serde(rename = "updated_at")]
+    _updated_at: Option<String>,
     #[serde(default)]
     aliases: Vec<String>,
     #[serde(default)]
@@ -117,7 +119,7 @@ struct GateFile {
 
 /// A compiled gate: every condition present must hold.
 #[derive(Debug, Clone)]
-pub struct Gate {
+pub(crate) struct Gate {
     /// Lower-cased needles, matched case-insensitively.
     pub contains: Vec<String>,
     pub regex: Vec<Regex>,
@@ -128,7 +130,7 @@ pub struct Gate {
 }
 
 #[derive(Debug, Clone)]
-pub struct Rule {
+pub(crate) struct Rule {
     pub id: String,
     pub state: RuleState,
     pub priority: i32,
@@ -143,11 +145,10 @@ pub struct Rule {
 }
 
 #[derive(Debug, Clone)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub id: String,
     pub version: Option<String>,
     pub min_engine_version: Option<u32>,
-    pub updated_at: Option<String>,
     pub aliases: Vec<String>,
     pub rules: Vec<Rule>,
 }
@@ -161,7 +162,7 @@ struct Budget {
 
 impl Manifest {
     /// Parses and checks a manifest; `source` marks every rule's origin.
-    pub fn parse(text: &str, source: RuleSource) -> Result<Manifest, String> {
+    pub(crate) fn parse(text: &str, source: RuleSource) -> Result<Manifest, String> {
         let file: ManifestFile = toml_edit::de::from_str(text).map_err(|e| e.to_string())?;
         let id = file.id.trim().to_string();
         if id.is_empty() {
@@ -235,14 +236,13 @@ impl Manifest {
             id,
             version: file.version,
             min_engine_version: file.min_engine_version,
-            updated_at: file.updated_at,
             aliases: file.aliases,
             rules,
         })
     }
 
     /// Whether `name` is this manifest's id or one of its aliases.
-    pub fn answers_to(&self, name: &str) -> bool {
+    pub(crate) fn answers_to(&self, name: &str) -> bool {
         self.id.eq_ignore_ascii_case(name)
             || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
     }
@@ -316,7 +316,7 @@ fn compile_gate(
 
 /// What a gate's matchers found, for `agent explain`.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     pub contains: Vec<String>,
     pub regex: Vec<String>,
     pub line_regex: Vec<String>,
@@ -327,7 +327,7 @@ pub struct Evidence {
 
 impl Gate {
     /// Whether the gate holds on `text` (`lower` is `text` lower-cased).
-    pub fn matches(&self, text: &str, lower: &str) -> bool {
+    pub(crate) fn matches(&self, text: &str, lower: &str) -> bool {
         self.contains
             .iter()
             .all(|needle| lower.contains(needle.as_str()))
@@ -342,7 +342,7 @@ impl Gate {
     }
 
     /// The matchers of this gate that hold, and how many nested gates do.
-    pub fn evidence(&self, text: &str, lower: &str) -> Evidence {
+    pub(crate) fn evidence(&self, text: &str, lower: &str) -> Evidence {
         Evidence {
             contains: self
                 .contains

@@ -2,10 +2,10 @@
 //! screen shows ([`manifest`], [`region`], [`engine`]), with each agent's
 //! rules from [`registry`].
 
-pub mod agents;
-pub mod engine;
-pub mod explain;
-pub mod job;
-pub mod manifest;
-pub mod region;
-pub mod registry;
+pub(crate) mod agents;
+pub(crate) mod engine;
+pub(crate) mod explain;
+pub(crate) mod job;
+pub(crate) mod manifest;
+pub(crate) mod region;
+pub(crate) mod registry;

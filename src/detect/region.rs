@@ -5,14 +5,14 @@ use serde::Serialize;
 /// What a pane shows at one moment: its rows (plain text, top to bottom),
 /// its title and the last OSC 9 progress report (tmux keeps none: empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Screen {
+pub(crate) struct Screen {
     pub lines: Vec<String>,
     pub title: String,
     pub progress: String,
 }
 
 impl Screen {
-    pub fn from_text(text: &str, title: &str) -> Screen {
+    pub(crate) fn from_text(text: &str, title: &str) -> Screen {
         Screen {
             lines: text
                 .lines()
@@ -25,7 +25,7 @@ impl Screen {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Region {
+pub(crate) enum Region {
     WholeRecent,
     BottomLines(usize),
     BottomNonEmptyLines(usize),
@@ -45,7 +45,7 @@ pub enum Region {
 
 impl Region {
     /// Reads a region's name as a manifest writes it.
-    pub fn parse(text: &str) -> Result<Region, String> {
+    pub(crate) fn parse(text: &str) -> Result<Region, String> {
         let text = text.trim();
         let counted = |name: &str| -> Option<Result<usize, String>> {
             let inner = text
@@ -85,7 +85,7 @@ impl Region {
     }
 
     /// The text of this region of `screen`, lines joined with `\n`.
-    pub fn select(self, screen: &Screen) -> String {
+    pub(crate) fn select(self, screen: &Screen) -> String {
         let lines = &screen.lines;
         let joined = |range: &[String]| range.join("\n");
         match self {
@@ -178,7 +178,7 @@ fn non_empty_indexes(lines: &[String]) -> Vec<usize> {
 
 /// A horizontal rule: a line of `─`, or one that starts with three or more
 /// and goes on with other text (a titled border).
-pub fn is_horizontal_rule(line: &str) -> bool {
+pub(crate) fn is_horizontal_rule(line: &str) -> bool {
     let trimmed = line.trim();
     if !trimmed.starts_with('─') {
         return false;

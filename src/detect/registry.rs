@@ -2,7 +2,7 @@
 //! the user's override in `<config>/manifests/<id>.toml`, and taw's own
 //! supplement rules appended after them (`[detection] supplements`).
 
-use super::agents::{self, AGENTS};
+use super::agents;
 use super::manifest::{Manifest, RuleSource};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -29,14 +29,14 @@ const SUPPLEMENTS: &[Bundled] =
 /// Where a manifest came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Origin {
+pub(crate) enum Origin {
     Bundled,
     Override,
 }
 
 /// An agent's rules as taw uses them.
 #[derive(Debug, Clone)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub manifest: Manifest,
     pub origin: Origin,
     /// The override file, when one was read.
@@ -49,14 +49,14 @@ pub struct Loaded {
 
 /// The manifest of every agent that has one.
 #[derive(Debug, Clone)]
-pub struct Registry {
+pub(crate) struct Registry {
     pub loaded: Vec<Loaded>,
 }
 
 impl Registry {
     /// Reads the bundled manifests, the overrides in `override_dir`, and
     /// (when `supplements`) taw's supplement rules.
-    pub fn load(override_dir: &Path, supplements: bool) -> Registry {
+    pub(crate) fn load(override_dir: &Path, supplements: bool) -> Registry {
         let loaded = MANIFESTS
             .iter()
             .map(|(id, text)| load_one(id, text, override_dir, supplements))
@@ -66,14 +66,14 @@ impl Registry {
 
     /// The registry as configured: overrides from the config folder,
     /// supplements as `[detection] supplements` says.
-    pub fn from_config(config: &crate::config::Config) -> Registry {
+    pub(crate) fn from_config(config: &crate::config::Config) -> Registry {
         Registry::load(
             &crate::paths::config_dir().join("manifests"),
             config.get(&crate::config::schema::DETECTION_SUPPLEMENTS),
         )
     }
 
-    pub fn get(&self, agent: &str) -> Option<&Loaded> {
+    pub(crate) fn get(&self, agent: &str) -> Option<&Loaded> {
         let id = agents::lookup(agent).map(|a| a.id).unwrap_or(agent);
         self.loaded.iter().find(|l| l.manifest.id == id)
     }
@@ -124,11 +124,6 @@ fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loa
         loaded.manifest.rules.extend(extra.rules);
     }
     loaded
-}
-
-/// Every agent taw knows, with or without screen rules.
-pub fn known_agents() -> impl Iterator<Item = &'static agents::Agent> {
-    AGENTS.iter()
 }
 
 #[cfg(test)]

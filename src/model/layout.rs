@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct RectRecord {
+pub(crate) struct RectRecord {
     pub x: u32,
     pub y: u32,
     pub width: u32,
@@ -28,7 +28,7 @@ impl From<Rect> for RectRecord {
 }
 
 /// herdr's direction of a split.
-pub fn direction(split: Split) -> &'static str {
+pub(crate) fn direction(split: Split) -> &'static str {
     match split {
         Split::LeftRight => "right",
         Split::TopBottom => "down",
@@ -37,7 +37,7 @@ pub fn direction(split: Split) -> &'static str {
 
 /// A binary tree over a tmux layout.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Node {
+pub(crate) enum Node {
     Pane {
         pane: u32,
         rect: Rect,
@@ -52,7 +52,7 @@ pub enum Node {
 }
 
 impl Node {
-    pub fn from_cell(cell: &Cell) -> Node {
+    pub(crate) fn from_cell(cell: &Cell) -> Node {
         match cell {
             Cell::Pane { pane, rect } => Node::Pane {
                 pane: *pane,
@@ -64,14 +64,15 @@ impl Node {
         }
     }
 
-    pub fn rect(&self) -> Rect {
+    pub(crate) fn rect(&self) -> Rect {
         match self {
             Node::Pane { rect, .. } | Node::Split { rect, .. } => *rect,
         }
     }
 
+    #[cfg(test)]
     /// The split at `path` (false: first child, true: second).
-    pub fn at(&self, path: &[bool]) -> Option<&Node> {
+    pub(crate) fn at(&self, path: &[bool]) -> Option<&Node> {
         match (path.split_first(), self) {
             (None, node) => Some(node),
             (
@@ -130,14 +131,14 @@ fn from_children(split: Split, children: &[Cell]) -> Node {
 }
 
 /// How a pane is described in a layout export: its session, label, folder.
-pub struct PaneFacts {
+pub(crate) struct PaneFacts {
     pub session: u32,
     pub label: Option<String>,
     pub cwd: Option<String>,
 }
 
 /// herdr's LayoutNode.
-pub fn layout_node(node: &Node, facts: &dyn Fn(u32) -> PaneFacts) -> Value {
+pub(crate) fn layout_node(node: &Node, facts: &dyn Fn(u32) -> PaneFacts) -> Value {
     match node {
         Node::Pane { pane, .. } => {
             let f = facts(*pane);
@@ -165,7 +166,7 @@ pub fn layout_node(node: &Node, facts: &dyn Fn(u32) -> PaneFacts) -> Value {
 }
 
 /// herdr's split records: every split with its id, direction, ratio, rect.
-pub fn splits(node: &Node, tab_number: u64) -> Vec<Value> {
+pub(crate) fn splits(node: &Node, tab_number: u64) -> Vec<Value> {
     let mut out = Vec::new();
     collect_splits(node, tab_number, &mut String::new(), &mut out);
     out

@@ -3,9 +3,9 @@
 //! written as `null` here; the fields herdr does not have (`tmux_id`...) are
 //! additions a herdr client ignores.
 
-pub mod layout;
-pub mod nextup;
-pub mod resolve;
+pub(crate) mod layout;
+pub(crate) mod nextup;
+pub(crate) mod resolve;
 
 use crate::tmux::ids;
 use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 /// herdr's AgentStatus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
-pub enum AgentStatus {
+pub(crate) enum AgentStatus {
     Unknown,
     Idle,
     Working,
@@ -25,7 +25,7 @@ pub enum AgentStatus {
 
 impl AgentStatus {
     /// Reads an `@agent_state` value; anything else is unknown.
-    pub fn parse(text: &str) -> AgentStatus {
+    pub(crate) fn parse(text: &str) -> AgentStatus {
         match text.trim() {
             "idle" => AgentStatus::Idle,
             "working" => AgentStatus::Working,
@@ -35,7 +35,7 @@ impl AgentStatus {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             AgentStatus::Unknown => "unknown",
             AgentStatus::Idle => "idle",
@@ -46,7 +46,7 @@ impl AgentStatus {
     }
 
     /// herdr's attention priority: blocked > done > working > idle > unknown.
-    pub fn priority(self) -> u8 {
+    pub(crate) fn priority(self) -> u8 {
         match self {
             AgentStatus::Unknown => 0,
             AgentStatus::Idle => 1,
@@ -57,7 +57,7 @@ impl AgentStatus {
     }
 
     /// The status of a group: the one that asks most for attention.
-    pub fn rollup(statuses: impl IntoIterator<Item = AgentStatus>) -> AgentStatus {
+    pub(crate) fn rollup(statuses: impl IntoIterator<Item = AgentStatus>) -> AgentStatus {
         statuses
             .into_iter()
             .max_by_key(|status| status.priority())
@@ -66,7 +66,7 @@ impl AgentStatus {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct WorkspaceInfo {
+pub(crate) struct WorkspaceInfo {
     pub workspace_id: String,
     pub number: usize,
     pub label: String,
@@ -82,7 +82,7 @@ pub struct WorkspaceInfo {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct TabInfo {
+pub(crate) struct TabInfo {
     pub tab_id: String,
     pub workspace_id: String,
     pub number: u64,
@@ -96,14 +96,14 @@ pub struct TabInfo {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct ScrollInfo {
+pub(crate) struct ScrollInfo {
     pub offset_from_bottom: u64,
     pub max_offset_from_bottom: u64,
     pub viewport_rows: u32,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct PaneInfo {
+pub(crate) struct PaneInfo {
     pub pane_id: String,
     pub terminal_id: String,
     pub workspace_id: String,
@@ -135,7 +135,7 @@ pub struct PaneInfo {
 
 /// herdr's AgentInfo: a pane that hosts an agent, seen as the agent.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct AgentInfo {
+pub(crate) struct AgentInfo {
     pub terminal_id: String,
     pub name: Option<String>,
     pub agent: Option<String>,
@@ -166,25 +166,21 @@ pub struct AgentInfo {
 }
 
 /// Builds records from one snapshot, so every record of an answer agrees.
-pub struct Records<'a> {
+pub(crate) struct Records<'a> {
     snapshot: &'a Snapshot,
     focused_session: Option<u32>,
 }
 
 impl<'a> Records<'a> {
-    pub fn new(snapshot: &'a Snapshot) -> Records<'a> {
+    pub(crate) fn new(snapshot: &'a Snapshot) -> Records<'a> {
         Records {
             snapshot,
             focused_session: snapshot.focused_session(),
         }
     }
 
-    pub fn snapshot(&self) -> &'a Snapshot {
-        self.snapshot
-    }
-
     /// Every workspace, numbered by its place in tmux's session order.
-    pub fn workspaces(&self) -> Vec<WorkspaceInfo> {
+    pub(crate) fn workspaces(&self) -> Vec<WorkspaceInfo> {
         self.snapshot
             .sessions
             .iter()
@@ -193,7 +189,7 @@ impl<'a> Records<'a> {
             .collect()
     }
 
-    pub fn workspace_by_id(&self, session_id: u32) -> Option<WorkspaceInfo> {
+    pub(crate) fn workspace_by_id(&self, session_id: u32) -> Option<WorkspaceInfo> {
         let index = self
             .snapshot
             .sessions
@@ -229,7 +225,7 @@ impl<'a> Records<'a> {
     }
 
     /// The tabs of one workspace, or of all, in tmux's order.
-    pub fn tabs(&self, session: Option<u32>) -> Vec<TabInfo> {
+    pub(crate) fn tabs(&self, session: Option<u32>) -> Vec<TabInfo> {
         self.snapshot
             .windows
             .iter()
@@ -238,7 +234,7 @@ impl<'a> Records<'a> {
             .collect()
     }
 
-    pub fn tab(&self, window: &Window) -> TabInfo {
+    pub(crate) fn tab(&self, window: &Window) -> TabInfo {
         let panes = self.snapshot.panes_of(window.session, window.id);
         TabInfo {
             tab_id: ids::tab_id(window.session, window.id),
@@ -254,7 +250,7 @@ impl<'a> Records<'a> {
     }
 
     /// Every pane once, or the panes of one workspace.
-    pub fn panes(&self, session: Option<u32>) -> Vec<PaneInfo> {
+    pub(crate) fn panes(&self, session: Option<u32>) -> Vec<PaneInfo> {
         match session {
             Some(session) => self
                 .snapshot
@@ -273,7 +269,7 @@ impl<'a> Records<'a> {
     }
 
     /// herdr's PaneLayoutSnapshot of a window as seen from its session.
-    pub fn pane_layout(&self, window: &Window) -> serde_json::Value {
+    pub(crate) fn pane_layout(&self, window: &Window) -> serde_json::Value {
         let tree = crate::tmux::layout::parse(&window.layout).ok();
         let node = tree.as_ref().map(layout::Node::from_cell);
         let mut panes = Vec::new();
@@ -307,7 +303,7 @@ impl<'a> Records<'a> {
 
     /// herdr's LayoutDescription of a window: its split tree, each pane with
     /// its label and folder.
-    pub fn layout_description(&self, window: &Window) -> serde_json::Value {
+    pub(crate) fn layout_description(&self, window: &Window) -> serde_json::Value {
         let node = crate::tmux::layout::parse(&window.layout)
             .ok()
             .map(|cell| layout::Node::from_cell(&cell));
@@ -332,7 +328,7 @@ impl<'a> Records<'a> {
     }
 
     /// Every pane that hosts an agent, as agent records.
-    pub fn agents(&self) -> Vec<AgentInfo> {
+    pub(crate) fn agents(&self) -> Vec<AgentInfo> {
         self.snapshot
             .unique_panes()
             .into_iter()
@@ -341,7 +337,7 @@ impl<'a> Records<'a> {
     }
 
     /// The agent of a pane, if it hosts one.
-    pub fn agent(&self, pane: &Pane) -> Option<AgentInfo> {
+    pub(crate) fn agent(&self, pane: &Pane) -> Option<AgentInfo> {
         if pane.agent_kind.is_empty() {
             return None;
         }
@@ -379,7 +375,7 @@ impl<'a> Records<'a> {
         })
     }
 
-    pub fn pane(&self, pane: &Pane) -> PaneInfo {
+    pub(crate) fn pane(&self, pane: &Pane) -> PaneInfo {
         let window_active = self
             .snapshot
             .windows
@@ -441,7 +437,7 @@ fn collect_leaves(node: &layout::Node, visit: &mut dyn FnMut(u32, crate::tmux::l
 }
 
 /// The tokens still alive in the stored JSON, name → value.
-pub fn live_tokens(stored: &str, now: u64) -> Map<String, Value> {
+pub(crate) fn live_tokens(stored: &str, now: u64) -> Map<String, Value> {
     let Ok(Value::Object(tokens)) = serde_json::from_str::<Value>(stored) else {
         return Map::new();
     };
@@ -457,7 +453,7 @@ pub fn live_tokens(stored: &str, now: u64) -> Map<String, Value> {
 }
 
 /// A pane's status: its agent's state, unknown without one.
-pub fn pane_status(pane: &Pane) -> AgentStatus {
+pub(crate) fn pane_status(pane: &Pane) -> AgentStatus {
     if pane.agent_kind.is_empty() && pane.agent_state.is_empty() {
         return AgentStatus::Unknown;
     }
@@ -477,7 +473,7 @@ fn terminal_title(pane: &Pane, host: &str, host_short: &str) -> Option<String> {
 
 /// herdr's stripped title: one leading spinner or activity glyph (braille,
 /// or one of `·✢✳✶✻✽`) and the spaces after it taken off.
-pub fn strip_title_glyph(title: &str) -> String {
+pub(crate) fn strip_title_glyph(title: &str) -> String {
     let mut chars = title.chars();
     match chars.next() {
         Some(c) if ('\u{2800}'..='\u{28ff}').contains(&c) || "·✢✳✶✻✽".contains(c) => {

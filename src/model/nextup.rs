@@ -11,14 +11,14 @@ use serde::Serialize;
 /// Which group the chosen agent came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Group {
+pub(crate) enum Group {
     NeedsYou,
     Idle,
     Rest,
 }
 
 impl Group {
-    pub fn of(state: AgentStatus) -> Group {
+    pub(crate) fn of(state: AgentStatus) -> Group {
         match state {
             AgentStatus::Blocked | AgentStatus::Done => Group::NeedsYou,
             AgentStatus::Idle => Group::Idle,
@@ -26,7 +26,7 @@ impl Group {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Group::NeedsYou => "needs_you",
             Group::Idle => "idle",
@@ -38,7 +38,10 @@ impl Group {
 /// Every pane in tmux's order as `(pane id, its agent's state)`, `None`
 /// for a pane with no agent; `current` is the pane the client shows. The
 /// answer: the agent pane to go to, and its group.
-pub fn next_up(panes: &[(u32, Option<AgentStatus>)], current: Option<u32>) -> Option<(u32, Group)> {
+pub(crate) fn next_up(
+    panes: &[(u32, Option<AgentStatus>)],
+    current: Option<u32>,
+) -> Option<(u32, Group)> {
     if panes.is_empty() {
         return None;
     }

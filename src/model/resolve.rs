@@ -6,7 +6,7 @@ use crate::tmux::ids::{self, PaneRef, TabRef, WorkspaceRef};
 use crate::tmux::snapshot::{Pane, Snapshot, Window};
 
 /// The session a workspace id names.
-pub fn workspace(snapshot: &Snapshot, text: &str) -> Result<u32> {
+pub(crate) fn workspace(snapshot: &Snapshot, text: &str) -> Result<u32> {
     let reference = ids::parse_workspace(text).map_err(TawError::invalid_argument)?;
     workspace_ref(snapshot, reference).ok_or_else(|| {
         TawError::not_found(format!(
@@ -16,7 +16,7 @@ pub fn workspace(snapshot: &Snapshot, text: &str) -> Result<u32> {
 }
 
 /// A `--workspace` filter: the session it names, or none for all.
-pub fn workspace_filter(snapshot: &Snapshot, text: Option<&str>) -> Result<Option<u32>> {
+pub(crate) fn workspace_filter(snapshot: &Snapshot, text: Option<&str>) -> Result<Option<u32>> {
     text.map(|text| workspace(snapshot, text)).transpose()
 }
 
@@ -28,7 +28,7 @@ fn workspace_ref(snapshot: &Snapshot, reference: WorkspaceRef) -> Option<u32> {
 }
 
 /// The window (as linked into the session the id names) a tab id names.
-pub fn tab<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Window> {
+pub(crate) fn tab<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Window> {
     let reference = ids::parse_tab(text).map_err(TawError::invalid_argument)?;
     let found = match reference {
         TabRef::Window(id) => snapshot.windows.iter().find(|w| w.id == id),
@@ -47,7 +47,7 @@ pub fn tab<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Window> {
 }
 
 /// The pane a pane id names.
-pub fn pane<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
+pub(crate) fn pane<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
     let reference: PaneRef = ids::parse_pane(text).map_err(TawError::invalid_argument)?;
     snapshot.pane_ref(reference).ok_or_else(|| {
         TawError::not_found(format!(
@@ -58,7 +58,7 @@ pub fn pane<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
 
 /// The pane of the agent a target names: a live agent's name, or the id
 /// of a pane that hosts an agent.
-pub fn agent<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
+pub(crate) fn agent<'a>(snapshot: &'a Snapshot, text: &str) -> Result<&'a Pane> {
     let text = text.trim();
     let missing = || {
         TawError::new(

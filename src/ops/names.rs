@@ -83,7 +83,7 @@ pub(crate) fn check_agent_name(name: &str) -> Result<()> {
 /// The name a new session gets: `.` and `:` become `_` as tmux makes
 /// them, and a taken name gets `-2`, `-3`...
 pub(crate) fn free_session_name(snapshot: &Snapshot, name: &str) -> String {
-    let name = tmux_safe(name);
+    let name = crate::tmux::arrange::session_name(name);
     let taken = |candidate: &str| snapshot.sessions.iter().any(|s| s.name == candidate);
     if !taken(&name) {
         return name;
@@ -92,13 +92,6 @@ pub(crate) fn free_session_name(snapshot: &Snapshot, name: &str) -> String {
         .map(|n| format!("{name}-{n}"))
         .find(|candidate| !taken(candidate))
         .unwrap_or(name)
-}
-
-/// `.` and `:` as `_`, as tmux puts them in a session's name.
-pub(crate) fn tmux_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| if c == '.' || c == ':' { '_' } else { c })
-        .collect()
 }
 
 #[cfg(test)]

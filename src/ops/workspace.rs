@@ -107,7 +107,7 @@ pub(crate) fn create(
 /// A name another session has cannot be given (tmux holds one session a
 /// name).
 fn refuse_taken(snapshot: &Snapshot, name: &str, session: u32) -> Result<()> {
-    let name = names::tmux_safe(name);
+    let name = crate::tmux::arrange::session_name(name);
     if snapshot
         .sessions
         .iter()

@@ -42,7 +42,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     let bin = resolve_bin(bin)?;
     let state = ServerState::read(tmux)?;
     let bin_dir = paths::bin_dir();
-    let callback = table::Callback::current(bin.display().to_string());
+    let callback = crate::callback::Callback::current(bin.display().to_string());
     let desired = Desired {
         bin: bin.display().to_string(),
         bin_dir: bin_dir.display().to_string(),

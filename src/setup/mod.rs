@@ -8,8 +8,8 @@
 //! that starts with [`NOTE_PREFIX`], and the option defaults, PATH folder and
 //! herdr variables it set are recorded in bookkeeping options.
 
-pub mod live;
-pub mod table;
+pub(crate) mod live;
+pub(crate) mod table;
 
 use crate::envelope::TawError;
 use crate::tmux::Tmux;
@@ -24,19 +24,19 @@ use std::path::Path;
 
 /// Every key binding taw makes has a note that starts so (`prefix ?` shows
 /// it), which is how a later load or unload tells taw's bindings from yours.
-pub const NOTE_PREFIX: &str = "agent-wizard:";
+pub(crate) const NOTE_PREFIX: &str = "agent-wizard:";
 
 /// The value of `HERDR_PANE_ID` taw puts in the global environment: tmux
 /// gives every pane the same global value, so it is a fixed word that taw's
 /// pane verbs read as "the pane this runs in" ($TMUX_PANE).
-pub const HERDR_PANE_WORD: &str = "%calling";
+pub(crate) const HERDR_PANE_WORD: &str = "%calling";
 
 /// The herdr variables `@agent-wizard-herdr-env` puts in tmux's environment.
-pub const HERDR_ENV_VARS: &[&str] = &["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID"];
+pub(crate) const HERDR_ENV_VARS: &[&str] = &["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID"];
 
 /// What is in the server now, as far as loading cares.
 #[derive(Debug, Clone, Default)]
-pub struct ServerState {
+pub(crate) struct ServerState {
     /// Names of the global options that are set.
     pub set_options: BTreeSet<String>,
     /// Values of the plugin and bookkeeping options ("" when unset).
@@ -55,7 +55,7 @@ pub struct ServerState {
 
 impl ServerState {
     /// Reads options, hooks, keys and the environment in one invocation.
-    pub fn read(tmux: &Tmux) -> Result<ServerState, TawError> {
+    pub(crate) fn read(tmux: &Tmux) -> Result<ServerState, TawError> {
         let names: Vec<&str> = PLUGIN_OPTIONS
             .iter()
             .map(|option| option.name)
@@ -132,12 +132,12 @@ impl ServerState {
     }
 
     /// The value an option has for taw: the user's, else taw's default.
-    pub fn option(&self, name: &str) -> String {
+    pub(crate) fn option(&self, name: &str) -> String {
         if self.set_options.contains(name) {
             return self.value(name).to_string();
         }
         options::plugin_option(name)
-            .map(|option| option.default_value())
+            .map(status::default_of)
             .unwrap_or_default()
     }
 
@@ -155,7 +155,7 @@ impl ServerState {
                 warnings.push(format!("{name} is {value:?}, which {why}"));
                 match option.kind {
                     options::OptionKind::Key => String::new(),
-                    _ => option.default_value(),
+                    _ => status::default_of(option),
                 }
             }
         }
@@ -171,11 +171,11 @@ impl ServerState {
 }
 
 /// Whether a `show-hooks` line is an entry taw made: it runs taw with the
-/// word every taw hook carries ([`table::HOOK_MARK`]), or, as an earlier
+/// word every taw hook carries ([`crate::callback::HOOK_MARK`]), or, as an earlier
 /// taw's did, `taw -S #{q:socket_path} watch attach-all|seen`. Anything
 /// else at taw's indexes is someone else's.
-pub fn is_taw_hook_command(line: &str) -> bool {
-    line.contains(table::HOOK_MARK)
+pub(crate) fn is_taw_hook_command(line: &str) -> bool {
+    line.contains(crate::callback::HOOK_MARK)
         || (line.contains("#{q:socket_path}")
             && line.contains("watch")
             && (line.contains("attach-all") || line.contains("seen")))
@@ -220,7 +220,7 @@ fn parse_noted_keys(text: &str) -> BTreeMap<String, bool> {
 
 /// What loading should put in, decided by the caller.
 #[derive(Debug, Clone)]
-pub struct Desired {
+pub(crate) struct Desired {
     /// The taw binary, absolute.
     pub bin: String,
     /// taw's bin folder (holding only the `taw` link).
@@ -234,7 +234,7 @@ pub struct Desired {
 
 /// What a load or unload did, for its result.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Report {
+pub(crate) struct Report {
     pub bin: Option<String>,
     pub hooks: Vec<String>,
     pub keys: Vec<String>,
@@ -247,7 +247,7 @@ pub struct Report {
 }
 
 /// The commands that bring the server from `state` to loaded with `desired`.
-pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
+pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
     let mut cmds = Vec::new();
     let mut report = Report {
         bin: Some(desired.bin.clone()),
@@ -263,7 +263,7 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
     let mut defaults_set = Vec::new();
     for option in PLUGIN_OPTIONS.iter().filter(|o| !o.default.is_empty()) {
         let is_set = state.set_options.contains(option.name);
-        let default = option.default_value();
+        let default = status::default_of(option);
         if !is_set {
             cmds.push(cmd::set_global_option(option.name, &default));
             defaults_set.push(option.name.to_string());
@@ -445,12 +445,12 @@ pub fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
 }
 
 /// The commands that take out everything taw put in.
-pub fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
+pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
     let mut cmds = Vec::new();
     let mut report = Report::default();
     for name in state.recorded(bookkeeping::DEFAULTS_SET) {
         let still_default = options::plugin_option(&name)
-            .is_some_and(|option| state.value(&name) == option.default_value());
+            .is_some_and(|option| state.value(&name) == status::default_of(option));
         if still_default {
             cmds.push(cmd::unset_global_option(&name));
             report.defaults_set.push(name);
@@ -506,7 +506,7 @@ pub fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
 
 /// Points `<bin_dir>/taw` at `bin`, replacing the link in one rename so a
 /// pane never finds the folder without it.
-pub fn install_link(bin_dir: &Path, bin: &Path) -> std::io::Result<()> {
+pub(crate) fn install_link(bin_dir: &Path, bin: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(bin_dir)?;
     let link = bin_dir.join("taw");
     if std::fs::read_link(&link).is_ok_and(|target| target == bin) {

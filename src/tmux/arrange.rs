@@ -5,11 +5,11 @@
 use super::commands::{Cmd, escape_format};
 
 /// What `-P -F` prints for a new pane: its session, window and pane ids.
-pub const NEW_IDS: &str = "#{session_id} #{window_id} #{pane_id}";
+pub(crate) const NEW_IDS: &str = "#{session_id} #{window_id} #{pane_id}";
 
 /// Where a new pane's process starts, and its environment.
 #[derive(Debug, Clone, Default)]
-pub struct Spawn {
+pub(crate) struct Spawn {
     pub cwd: Option<String>,
     pub env: Vec<(String, String)>,
     /// A shell command line to run instead of the default shell.
@@ -36,8 +36,15 @@ impl Spawn {
     }
 }
 
+/// What tmux makes of a session's name: `.` and `:` become `_`.
+pub(crate) fn session_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c == '.' || c == ':' { '_' } else { c })
+        .collect()
+}
+
 /// `new-session -d -P`: a session, named `name` when given.
-pub fn new_session(name: Option<&str>, spawn: &Spawn, size: Option<(u32, u32)>) -> Cmd {
+pub(crate) fn new_session(name: Option<&str>, spawn: &Spawn, size: Option<(u32, u32)>) -> Cmd {
     let mut cmd = Cmd::new("new-session").args(["-d", "-P", "-F", NEW_IDS]);
     if let Some(name) = name {
         cmd = cmd.args(["-s", &escape_format(name)]);
@@ -49,7 +56,7 @@ pub fn new_session(name: Option<&str>, spawn: &Spawn, size: Option<(u32, u32)>) 
 }
 
 /// `new-window -d -P`: a window at the end of session `session`.
-pub fn new_window(session: &str, name: Option<&str>, spawn: &Spawn) -> Cmd {
+pub(crate) fn new_window(session: &str, name: Option<&str>, spawn: &Spawn) -> Cmd {
     let mut cmd =
         Cmd::new("new-window").args(["-d", "-P", "-F", NEW_IDS, "-t", &format!("{session}:")]);
     if let Some(name) = name {
@@ -60,7 +67,7 @@ pub fn new_window(session: &str, name: Option<&str>, spawn: &Spawn) -> Cmd {
 
 /// `split-window -d -P`: a pane beside (`right`) or below (`down`) `pane`,
 /// taking `percent` of the room.
-pub fn split_window(pane: &str, right: bool, percent: u32, spawn: &Spawn) -> Cmd {
+pub(crate) fn split_window(pane: &str, right: bool, percent: u32, spawn: &Spawn) -> Cmd {
     let cmd = Cmd::new("split-window").args([
         if right { "-h" } else { "-v" },
         "-d",
@@ -75,43 +82,43 @@ pub fn split_window(pane: &str, right: bool, percent: u32, spawn: &Spawn) -> Cmd
     spawn.finish(spawn.apply(cmd))
 }
 
-pub fn rename_session(session: &str, name: &str) -> Cmd {
+pub(crate) fn rename_session(session: &str, name: &str) -> Cmd {
     Cmd::new("rename-session").args(["-t", session, "--", &escape_format(name)])
 }
 
-pub fn rename_window(window: &str, name: &str) -> Cmd {
+pub(crate) fn rename_window(window: &str, name: &str) -> Cmd {
     Cmd::new("rename-window").args(["-t", window, "--", &escape_format(name)])
 }
 
-pub fn kill_session(session: &str) -> Cmd {
+pub(crate) fn kill_session(session: &str) -> Cmd {
     Cmd::new("kill-session").args(["-t", session])
 }
 
-pub fn kill_window(window: &str) -> Cmd {
+pub(crate) fn kill_window(window: &str) -> Cmd {
     Cmd::new("kill-window").args(["-t", window])
 }
 
-pub fn kill_pane(pane: &str) -> Cmd {
+pub(crate) fn kill_pane(pane: &str) -> Cmd {
     Cmd::new("kill-pane").args(["-t", pane])
 }
 
 /// `resize-pane -L|-R|-U|-D CELLS`.
-pub fn resize_pane(pane: &str, flag: &str, cells: u32) -> Cmd {
+pub(crate) fn resize_pane(pane: &str, flag: &str, cells: u32) -> Cmd {
     Cmd::new("resize-pane").args(["-t", pane, flag, &cells.to_string()])
 }
 
 /// `resize-pane -Z`: zoom in or out.
-pub fn toggle_zoom(pane: &str) -> Cmd {
+pub(crate) fn toggle_zoom(pane: &str) -> Cmd {
     Cmd::new("resize-pane").args(["-Z", "-t", pane])
 }
 
 /// `swap-pane -d`: the two panes change places, the active pane stays.
-pub fn swap_panes(source: &str, target: &str) -> Cmd {
+pub(crate) fn swap_panes(source: &str, target: &str) -> Cmd {
     Cmd::new("swap-pane").args(["-d", "-s", source, "-t", target])
 }
 
 /// `join-pane`: `source` goes beside or below `target`.
-pub fn join_pane(source: &str, target: &str, right: bool, percent: u32, focus: bool) -> Cmd {
+pub(crate) fn join_pane(source: &str, target: &str, right: bool, percent: u32, focus: bool) -> Cmd {
     let mut cmd = Cmd::new("join-pane").args([
         if right { "-h" } else { "-v" },
         "-l",
@@ -128,7 +135,7 @@ pub fn join_pane(source: &str, target: &str, right: bool, percent: u32, focus: b
 }
 
 /// `break-pane -d -P`: the pane into a window of its own, in `session`.
-pub fn break_pane(pane: &str, session: &str, name: Option<&str>) -> Cmd {
+pub(crate) fn break_pane(pane: &str, session: &str, name: Option<&str>) -> Cmd {
     let mut cmd = Cmd::new("break-pane").args([
         "-d",
         "-P",
@@ -146,12 +153,12 @@ pub fn break_pane(pane: &str, session: &str, name: Option<&str>) -> Cmd {
 }
 
 /// `select-layout -t WINDOW LAYOUT`.
-pub fn select_layout(window: &str, layout: &str) -> Cmd {
+pub(crate) fn select_layout(window: &str, layout: &str) -> Cmd {
     Cmd::new("select-layout").args(["-t", window, layout])
 }
 
 /// The ids `-P -F NEW_IDS` printed: session, window and pane numbers.
-pub fn parse_new_ids(output: &str) -> Option<(u32, u32, u32)> {
+pub(crate) fn parse_new_ids(output: &str) -> Option<(u32, u32, u32)> {
     let mut words = output.split_whitespace();
     let session = super::ids::tmux_number(words.next()?, '$')?;
     let window = super::ids::tmux_number(words.next()?, '@')?;

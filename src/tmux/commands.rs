@@ -5,23 +5,23 @@
 
 /// One tmux command: its name and its arguments, each a separate word.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cmd {
+pub(crate) struct Cmd {
     words: Vec<String>,
 }
 
 impl Cmd {
-    pub fn new(name: &str) -> Cmd {
+    pub(crate) fn new(name: &str) -> Cmd {
         Cmd {
             words: vec![name.to_string()],
         }
     }
 
-    pub fn arg(mut self, word: impl Into<String>) -> Cmd {
+    pub(crate) fn arg(mut self, word: impl Into<String>) -> Cmd {
         self.words.push(word.into());
         self
     }
 
-    pub fn args<I, S>(mut self, words: I) -> Cmd
+    pub(crate) fn args<I, S>(mut self, words: I) -> Cmd
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -30,124 +30,124 @@ impl Cmd {
         self
     }
 
-    pub fn words(&self) -> &[String] {
+    pub(crate) fn words(&self) -> &[String] {
         &self.words
     }
 }
 
 /// `set-option -g NAME VALUE`: a global (session) option, user options included.
-pub fn set_global_option(name: &str, value: &str) -> Cmd {
+pub(crate) fn set_global_option(name: &str, value: &str) -> Cmd {
     Cmd::new("set-option").args(["-g", "--", name, value])
 }
 
 /// `set-option -gu NAME`: takes a global option off.
-pub fn unset_global_option(name: &str) -> Cmd {
+pub(crate) fn unset_global_option(name: &str) -> Cmd {
     Cmd::new("set-option").args(["-gu", "--", name])
 }
 
 /// `show-options -g`: every global session option, a line each, names first.
-pub fn show_global_options() -> Cmd {
+pub(crate) fn show_global_options() -> Cmd {
     Cmd::new("show-options").arg("-g")
 }
 
 /// `show-hooks -g` (session hooks) or `show-hooks -gw` (window and pane hooks).
-pub fn show_global_hooks(window_level: bool) -> Cmd {
+pub(crate) fn show_global_hooks(window_level: bool) -> Cmd {
     Cmd::new("show-hooks").arg(if window_level { "-gw" } else { "-g" })
 }
 
 /// `set-hook -g HOOK[INDEX] COMMAND`: tmux picks the session or window
 /// scope from the hook's name.
-pub fn set_hook(hook: &str, index: u32, command: &str) -> Cmd {
+pub(crate) fn set_hook(hook: &str, index: u32, command: &str) -> Cmd {
     Cmd::new("set-hook").args(["-g", &format!("{hook}[{index}]"), command])
 }
 
 /// `set-hook -gu HOOK[INDEX]`.
-pub fn unset_hook(hook: &str, index: u32) -> Cmd {
+pub(crate) fn unset_hook(hook: &str, index: u32) -> Cmd {
     Cmd::new("set-hook").args(["-gu", &format!("{hook}[{index}]")])
 }
 
 /// `list-keys -T prefix`: the prefix table, a `bind-key` line a key.
-pub fn list_prefix_keys() -> Cmd {
+pub(crate) fn list_prefix_keys() -> Cmd {
     Cmd::new("list-keys").args(["-T", "prefix"])
 }
 
 /// `bind-key -N NOTE -T prefix KEY COMMAND`.
-pub fn bind_prefix_key(key: &str, note: &str, command: &str) -> Cmd {
+pub(crate) fn bind_prefix_key(key: &str, note: &str, command: &str) -> Cmd {
     Cmd::new("bind-key").args(["-N", note, "-T", "prefix", "--", key, command])
 }
 
 /// `unbind-key -T prefix KEY`.
-pub fn unbind_prefix_key(key: &str) -> Cmd {
+pub(crate) fn unbind_prefix_key(key: &str) -> Cmd {
     Cmd::new("unbind-key").args(["-T", "prefix", "--", key])
 }
 
 /// `show-environment -gs`: the global environment in shell syntax, which
 /// quotes every value (see [`super::environment`]).
-pub fn show_global_environment() -> Cmd {
+pub(crate) fn show_global_environment() -> Cmd {
     Cmd::new("show-environment").arg("-gs")
 }
 
-pub fn set_global_environment(name: &str, value: &str) -> Cmd {
+pub(crate) fn set_global_environment(name: &str, value: &str) -> Cmd {
     Cmd::new("set-environment").args(["-g", "--", name, value])
 }
 
-pub fn unset_global_environment(name: &str) -> Cmd {
+pub(crate) fn unset_global_environment(name: &str) -> Cmd {
     Cmd::new("set-environment").args(["-gu", "--", name])
 }
 
 /// `switch-client -c CLIENT -t TARGET`: shows the target on a client.
-pub fn switch_client(client: &str, target: &str) -> Cmd {
+pub(crate) fn switch_client(client: &str, target: &str) -> Cmd {
     Cmd::new("switch-client").args(["-c", client, "-t", target])
 }
 
 /// `select-window -t TARGET`.
-pub fn select_window(target: &str) -> Cmd {
+pub(crate) fn select_window(target: &str) -> Cmd {
     Cmd::new("select-window").args(["-t", target])
 }
 
 /// `clear-history -t PANE`: the pane's history goes, its screen stays.
-pub fn clear_history(pane: &str) -> Cmd {
+pub(crate) fn clear_history(pane: &str) -> Cmd {
     Cmd::new("clear-history").args(["-t", pane])
 }
 
 /// `set-option -pu -t %N NAME`: takes a pane option off.
-pub fn unset_pane_option(pane: &str, name: &str) -> Cmd {
+pub(crate) fn unset_pane_option(pane: &str, name: &str) -> Cmd {
     Cmd::new("set-option").args(["-pu", "-t", pane, "--", name])
 }
 
 /// `pipe-pane -t %N` with no command: closes the pane's pipe.
-pub fn close_pipe(pane: &str) -> Cmd {
+pub(crate) fn close_pipe(pane: &str) -> Cmd {
     Cmd::new("pipe-pane").args(["-t", pane])
 }
 
 /// `show-options -gv NAME`: a global option's value alone.
-pub fn show_global_value(name: &str) -> Cmd {
+pub(crate) fn show_global_value(name: &str) -> Cmd {
     Cmd::new("show-options").args(["-gv", "--", name])
 }
 
 /// `list-keys -N -T prefix`: the prefix keys that have a note, with it.
-pub fn list_noted_prefix_keys() -> Cmd {
+pub(crate) fn list_noted_prefix_keys() -> Cmd {
     Cmd::new("list-keys").args(["-N", "-T", "prefix"])
 }
 
 /// `set-option -t $N NAME VALUE`: an option of one session.
-pub fn set_session_option(session: &str, name: &str, value: &str) -> Cmd {
+pub(crate) fn set_session_option(session: &str, name: &str, value: &str) -> Cmd {
     Cmd::new("set-option").args(["-t", session, "--", name, value])
 }
 
 /// `set-option -u -t $N NAME`.
-pub fn unset_session_option(session: &str, name: &str) -> Cmd {
+pub(crate) fn unset_session_option(session: &str, name: &str) -> Cmd {
     Cmd::new("set-option").args(["-u", "-t", session, "--", name])
 }
 
 /// `display-message -c CLIENT -p FORMAT`: a format as a client sees it.
-pub fn print_format_for_client(client: &str, format: &str) -> Cmd {
+pub(crate) fn print_format_for_client(client: &str, format: &str) -> Cmd {
     Cmd::new("display-message").args(["-c", client, "-p", "--", format])
 }
 
 /// `display-popup -c CLIENT -E` at a place and size, running `line` (which
 /// tmux runs as it is: no format is expanded there); `-B` draws no border.
-pub fn display_popup(
+pub(crate) fn display_popup(
     client: &str,
     (x, y, w, h): (u32, u32, u32, u32),
     borderless: bool,
@@ -173,24 +173,24 @@ pub fn display_popup(
 }
 
 /// `select-pane -t TARGET`.
-pub fn select_pane(target: &str) -> Cmd {
+pub(crate) fn select_pane(target: &str) -> Cmd {
     Cmd::new("select-pane").args(["-t", target])
 }
 
 /// `display-message -p FORMAT`: prints the expanded format.
-pub fn print_format(format: &str) -> Cmd {
+pub(crate) fn print_format(format: &str) -> Cmd {
     Cmd::new("display-message").args(["-p", "--", format])
 }
 
 /// `display-message MESSAGE` on every attached client's status line. The
 /// message is a format, so `#` is doubled to show as itself.
-pub fn show_message(message: &str) -> Cmd {
+pub(crate) fn show_message(message: &str) -> Cmd {
     Cmd::new("display-message").args(["--", &escape_format(message)])
 }
 
 /// A word of a shell line that `run-shell` will run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ShellWord {
+pub(crate) enum ShellWord {
     /// Text taken as it is.
     Literal(String),
     /// A tmux format variable (`hook_pane`, `client_name`...), expanded by
@@ -206,7 +206,7 @@ pub enum ShellWord {
 
 /// The shell line for `run-shell`: each literal single-quoted for the
 /// shell, then every `#` doubled because `run-shell` expands formats first.
-pub fn shell_line(words: &[ShellWord]) -> String {
+pub(crate) fn shell_line(words: &[ShellWord]) -> String {
     words
         .iter()
         .map(|word| match word {
@@ -223,7 +223,7 @@ pub fn shell_line(words: &[ShellWord]) -> String {
 
 /// A shell line for a command tmux runs as it is, with no format expansion
 /// (`display-popup`'s): literals quoted, and no format allowed.
-pub fn plain_shell_line(words: &[ShellWord]) -> String {
+pub(crate) fn plain_shell_line(words: &[ShellWord]) -> String {
     words
         .iter()
         .filter_map(|word| match word {
@@ -238,13 +238,13 @@ pub fn plain_shell_line(words: &[ShellWord]) -> String {
 
 /// `run-shell -b LINE` as a command string, for a hook or a key binding.
 /// `-b`: a hook must never hold tmux's command queue while taw runs.
-pub fn run_shell_background(words: &[ShellWord]) -> String {
+pub(crate) fn run_shell_background(words: &[ShellWord]) -> String {
     format!("run-shell -b {}", quote_for_tmux(&shell_line(words)))
 }
 
 /// `if-shell -F FORMAT COMMAND` as a command string: runs COMMAND only when
 /// FORMAT expands to something other than empty or 0.
-pub fn if_format(format: &str, command: &str) -> String {
+pub(crate) fn if_format(format: &str, command: &str) -> String {
     format!(
         "if-shell -F {} {}",
         quote_for_tmux(format),
@@ -257,7 +257,7 @@ pub fn if_format(format: &str, command: &str) -> String {
 /// and `~` escaped (tmux expands variables and a leading `~` there) and
 /// every control character written as an escape, so no byte of the word
 /// is read as a line break, a comment, a continuation or an expansion.
-pub fn quote_for_tmux(word: &str) -> String {
+pub(crate) fn quote_for_tmux(word: &str) -> String {
     let mut quoted = String::with_capacity(word.len() + 2);
     quoted.push('"');
     for c in word.chars() {
@@ -284,7 +284,7 @@ fn single_quote(text: &str) -> String {
 }
 
 /// Doubles `#` so tmux's format expansion gives back the text as it was.
-pub fn escape_format(text: &str) -> String {
+pub(crate) fn escape_format(text: &str) -> String {
     text.replace('#', "##")
 }
 
@@ -333,7 +333,7 @@ mod tests {
 
 /// Text made safe as a literal inside a format (`#{==:...,TEXT}`): `#`, `,`
 /// and `}` escaped as tmux reads them there.
-pub fn format_literal(text: &str) -> String {
+pub(crate) fn format_literal(text: &str) -> String {
     text.replace('#', "##")
         .replace(',', "#,")
         .replace('}', "#}")
@@ -341,7 +341,7 @@ pub fn format_literal(text: &str) -> String {
 
 /// Commands as one command string for tmux's parser (an if-shell branch),
 /// every word quoted.
-pub fn command_string(cmds: &[Cmd]) -> String {
+pub(crate) fn command_string(cmds: &[Cmd]) -> String {
     cmds.iter()
         .map(|cmd| {
             cmd.words()
@@ -355,14 +355,14 @@ pub fn command_string(cmds: &[Cmd]) -> String {
 }
 
 /// What a guarded send prints when it held the commands back.
-pub const HELD_BACK: &str = "taw-held-back";
+pub(crate) const HELD_BACK: &str = "taw-held-back";
 
 /// `if-shell -F`: `cmds` run only while pane `target` still has `command`
 /// in front (the name the check saw), is in no mode and takes input;
 /// otherwise tmux prints [`HELD_BACK`] and what it found, runs `refused`
 /// (a buffer to delete), and runs none of `cmds`. One tmux command, so
 /// nothing can come between the test and the send.
-pub fn guarded(target: &str, command: &str, cmds: &[Cmd], refused: &[Cmd]) -> Cmd {
+pub(crate) fn guarded(target: &str, command: &str, cmds: &[Cmd], refused: &[Cmd]) -> Cmd {
     let test = format!(
         "#{{&&:#{{==:#{{pane_current_command}},{}}},#{{&&:#{{?pane_in_mode,0,1}},#{{?pane_input_off,0,1}}}}}}",
         format_literal(command)
@@ -385,7 +385,7 @@ pub fn guarded(target: &str, command: &str, cmds: &[Cmd], refused: &[Cmd]) -> Cm
 /// `if-shell -F`: `cmds` run only while pane option `option` of `target`
 /// is empty, in one tmux command, so a writer that sets it first (the
 /// watcher) wins.
-pub fn unless_set(target: &str, option: &str, cmds: &[Cmd]) -> Cmd {
+pub(crate) fn unless_set(target: &str, option: &str, cmds: &[Cmd]) -> Cmd {
     Cmd::new("if-shell").args([
         "-F",
         "-t",
@@ -399,7 +399,7 @@ pub fn unless_set(target: &str, option: &str, cmds: &[Cmd]) -> Cmd {
 /// What a guarded send found when it held back: in a mode, input off, the
 /// mode's name, and the command in front.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeldBack {
+pub(crate) struct HeldBack {
     pub in_mode: bool,
     pub input_off: bool,
     pub mode: String,
@@ -407,7 +407,7 @@ pub struct HeldBack {
 }
 
 /// Reads a guarded send's output: `None` when it sent.
-pub fn held_back(output: &str) -> Option<HeldBack> {
+pub(crate) fn held_back(output: &str) -> Option<HeldBack> {
     let line = output.lines().find_map(|l| l.strip_prefix(HELD_BACK))?;
     let (flags, command) = line.trim_start().split_once('|').unwrap_or((line, ""));
     let mut words = flags.split_whitespace();

@@ -9,14 +9,14 @@ use std::collections::BTreeMap;
 /// A variable of tmux's environment: set to a value, or marked to be
 /// removed from new panes (`set-environment -r`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EnvValue {
+pub(crate) enum EnvValue {
     Set(String),
     Removed,
 }
 
 /// Parses `show-environment -s` output into name → value. Text that does
 /// not have the expected shape is skipped rather than guessed at.
-pub fn parse_shell_environment(text: &str) -> BTreeMap<String, EnvValue> {
+pub(crate) fn parse_shell_environment(text: &str) -> BTreeMap<String, EnvValue> {
     let mut vars = BTreeMap::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -67,7 +67,7 @@ fn skip_line(text: &str) -> &str {
 }
 
 /// A PATH with `dir` put in front, unless it is there already.
-pub fn path_with_front(path: &str, dir: &str) -> String {
+pub(crate) fn path_with_front(path: &str, dir: &str) -> String {
     if path.split(':').any(|entry| entry == dir) {
         return path.to_string();
     }
@@ -79,7 +79,7 @@ pub fn path_with_front(path: &str, dir: &str) -> String {
 }
 
 /// A PATH with every `dir` entry taken out and the rest left as it was.
-pub fn path_without(path: &str, dir: &str) -> String {
+pub(crate) fn path_without(path: &str, dir: &str) -> String {
     path.split(':')
         .filter(|entry| *entry != dir)
         .collect::<Vec<_>>()

@@ -31,12 +31,12 @@ fn row_end() -> String {
 }
 
 /// The line printed before section `index` of [`super::Tmux::run_apart`].
-pub fn section_marker(index: usize) -> String {
+pub(crate) fn section_marker(index: usize) -> String {
     format!("\u{1d}{}:{index}\u{1d}", nonce())
 }
 
 /// Splits output at the section markers into `count` sections.
-pub fn split_sections(output: &str, count: usize) -> Vec<String> {
+pub(crate) fn split_sections(output: &str, count: usize) -> Vec<String> {
     let mut sections = vec![String::new(); count];
     let mut current: Option<usize> = None;
     for line in output.split_inclusive('\n') {
@@ -54,7 +54,7 @@ pub fn split_sections(output: &str, count: usize) -> Vec<String> {
 
 /// The fields one command prints per row, and the tag its rows carry.
 #[derive(Debug, Clone)]
-pub struct RowFormat {
+pub(crate) struct RowFormat {
     pub tag: &'static str,
     /// tmux format expressions, one per field (`#{pane_id}`...).
     pub fields: Vec<String>,
@@ -63,7 +63,7 @@ pub struct RowFormat {
 impl RowFormat {
     /// A format of tmux variables: `pane_id` becomes `#{pane_id}`. An
     /// option's name (`@agent_state`) reads the option.
-    pub fn of(tag: &'static str, variables: &[&str]) -> RowFormat {
+    pub(crate) fn of(tag: &'static str, variables: &[&str]) -> RowFormat {
         RowFormat {
             tag,
             fields: variables
@@ -74,7 +74,7 @@ impl RowFormat {
     }
 
     /// The `-F` argument: tag, then each field, separated, then the row end.
-    pub fn format(&self) -> String {
+    pub(crate) fn format(&self) -> String {
         let separator = field_separator();
         let mut format = String::from(self.tag);
         for field in &self.fields {
@@ -88,13 +88,13 @@ impl RowFormat {
 
 /// One row: its fields in the order of its [`RowFormat`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     pub tag: String,
     pub fields: Vec<String>,
 }
 
 impl Row {
-    pub fn get(&self, index: usize) -> &str {
+    pub(crate) fn get(&self, index: usize) -> &str {
         self.fields.get(index).map(String::as_str).unwrap_or("")
     }
 }
@@ -103,7 +103,7 @@ impl Row {
 /// command that prints something of its own) is left out; a row with the
 /// wrong number of fields for its tag is an error, since it means tmux
 /// printed something we do not understand.
-pub fn parse_rows(output: &str, formats: &[RowFormat]) -> Result<Vec<Row>, String> {
+pub(crate) fn parse_rows(output: &str, formats: &[RowFormat]) -> Result<Vec<Row>, String> {
     let separator = field_separator();
     let end = row_end();
     let mut rows = Vec::new();

@@ -11,7 +11,7 @@ const ALPHABET: &[u8; 32] = b"123456789ABCDEFGHJKMNPQRSTVWXYZ0";
 
 /// herdr's bijective base-32 for `n >= 1`: 1 → `1`, 31 → `Z`, 32 → `0`,
 /// 33 → `11`.
-pub fn encode(mut n: u64) -> String {
+pub(crate) fn encode(mut n: u64) -> String {
     let mut digits = Vec::new();
     while n > 0 {
         n -= 1;
@@ -23,7 +23,7 @@ pub fn encode(mut n: u64) -> String {
 }
 
 /// The inverse of [`encode`]; lower-case letters are read as upper-case.
-pub fn decode(text: &str) -> Option<u64> {
+pub(crate) fn decode(text: &str) -> Option<u64> {
     if text.is_empty() || text.len() > 12 {
         return None;
     }
@@ -37,28 +37,28 @@ pub fn decode(text: &str) -> Option<u64> {
 }
 
 /// The public id of session `$n`.
-pub fn workspace_id(session: u32) -> String {
+pub(crate) fn workspace_id(session: u32) -> String {
     format!("w{}", encode(session as u64 + 1))
 }
 
 /// The public id of window `@n` in session `$s`.
-pub fn tab_id(session: u32, window: u32) -> String {
+pub(crate) fn tab_id(session: u32, window: u32) -> String {
     format!("{}:t{}", workspace_id(session), encode(window as u64 + 1))
 }
 
 /// The public id of pane `%n` in session `$s`.
-pub fn pane_id(session: u32, pane: u32) -> String {
+pub(crate) fn pane_id(session: u32, pane: u32) -> String {
     format!("{}:p{}", workspace_id(session), encode(pane as u64 + 1))
 }
 
 /// herdr's terminal id: opaque, stable while the pane's terminal lives,
 /// unchanged by a move. A tmux pane keeps its id when it moves, so that is it.
-pub fn terminal_id(pane: u32) -> String {
+pub(crate) fn terminal_id(pane: u32) -> String {
     format!("term_{pane:x}")
 }
 
 /// A tmux id's number: `$3` with sigil `$` is 3.
-pub fn tmux_number(text: &str, sigil: char) -> Option<u32> {
+pub(crate) fn tmux_number(text: &str, sigil: char) -> Option<u32> {
     let digits = text.strip_prefix(sigil)?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -68,7 +68,7 @@ pub fn tmux_number(text: &str, sigil: char) -> Option<u32> {
 
 /// A reference to a workspace, as a person or a script wrote it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkspaceRef {
+pub(crate) enum WorkspaceRef {
     /// `$N`, or the public `wN` (which names session `$(N-1)`).
     Session(u32),
     /// A 1-based position in the list (`2`, or herdr's legacy `w_2`).
@@ -77,7 +77,7 @@ pub enum WorkspaceRef {
 
 /// A reference to a tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TabRef {
+pub(crate) enum TabRef {
     /// `@N`: the window, in whichever session.
     Window(u32),
     /// `w1:t2`: window `@1` seen from session `$0`.
@@ -91,7 +91,7 @@ pub enum TabRef {
 
 /// A reference to a pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaneRef {
+pub(crate) enum PaneRef {
     /// `%N`.
     Pane(u32),
     /// `w1:p3`: pane `%2` in session `$0`.
@@ -99,9 +99,9 @@ pub enum PaneRef {
 }
 
 /// Why a reference could not be read.
-pub type IdError = String;
+pub(crate) type IdError = String;
 
-pub fn parse_workspace(text: &str) -> Result<WorkspaceRef, IdError> {
+pub(crate) fn parse_workspace(text: &str) -> Result<WorkspaceRef, IdError> {
     let text = text.trim();
     if let Some(n) = tmux_number(text, '$') {
         return Ok(WorkspaceRef::Session(n));
@@ -120,7 +120,7 @@ pub fn parse_workspace(text: &str) -> Result<WorkspaceRef, IdError> {
     ))
 }
 
-pub fn parse_tab(text: &str) -> Result<TabRef, IdError> {
+pub(crate) fn parse_tab(text: &str) -> Result<TabRef, IdError> {
     let text = text.trim();
     if let Some(n) = tmux_number(text, '@') {
         return Ok(TabRef::Window(n));
@@ -150,7 +150,7 @@ pub fn parse_tab(text: &str) -> Result<TabRef, IdError> {
     }
 }
 
-pub fn parse_pane(text: &str) -> Result<PaneRef, IdError> {
+pub(crate) fn parse_pane(text: &str) -> Result<PaneRef, IdError> {
     let text = text.trim();
     if let Some(n) = tmux_number(text, '%') {
         return Ok(PaneRef::Pane(n));

@@ -4,7 +4,7 @@
 
 /// A rectangle of a window, in cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Rect {
+pub(crate) struct Rect {
     pub x: u32,
     pub y: u32,
     pub width: u32,
@@ -13,7 +13,7 @@ pub struct Rect {
 
 /// How a cell's children sit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Split {
+pub(crate) enum Split {
     /// Side by side (tmux `{...}`; herdr's `right`).
     LeftRight,
     /// Stacked (tmux `[...]`; herdr's `down`).
@@ -21,7 +21,7 @@ pub enum Split {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cell {
+pub(crate) enum Cell {
     Pane {
         rect: Rect,
         pane: u32,
@@ -34,7 +34,7 @@ pub enum Cell {
 }
 
 impl Cell {
-    pub fn rect(&self) -> Rect {
+    pub(crate) fn rect(&self) -> Rect {
         match self {
             Cell::Pane { rect, .. } | Cell::Split { rect, .. } => *rect,
         }
@@ -46,8 +46,9 @@ impl Cell {
         }
     }
 
+    #[cfg(test)]
     /// The panes of this cell, left to right and top to bottom.
-    pub fn panes(&self) -> Vec<u32> {
+    pub(crate) fn panes(&self) -> Vec<u32> {
         match self {
             Cell::Pane { pane, .. } => vec![*pane],
             Cell::Split { children, .. } => children.iter().flat_map(Cell::panes).collect(),
@@ -56,7 +57,7 @@ impl Cell {
 }
 
 /// Parses `#{window_layout}`: `checksum,WxH,X,Y{...}`.
-pub fn parse(layout: &str) -> Result<Cell, String> {
+pub(crate) fn parse(layout: &str) -> Result<Cell, String> {
     let (_, body) = layout
         .split_once(',')
         .ok_or_else(|| format!("{layout:?} is not a tmux layout"))?;
@@ -142,7 +143,7 @@ impl Parser<'_> {
 }
 
 /// Writes a cell back in tmux's syntax, checksum first.
-pub fn render(cell: &Cell) -> String {
+pub(crate) fn render(cell: &Cell) -> String {
     let body = body(cell);
     format!("{:04x},{body}", checksum(&body))
 }
@@ -179,7 +180,7 @@ fn checksum(text: &str) -> u16 {
 /// counted) become the children's widths (side by side) or heights
 /// (stacked); positions follow, one cell of border between children, and
 /// each child's own children are scaled to fit.
-pub fn resize_children(cell: &mut Cell, sizes: &[u32]) {
+pub(crate) fn resize_children(cell: &mut Cell, sizes: &[u32]) {
     let Cell::Split {
         rect,
         split,
@@ -210,7 +211,7 @@ pub fn resize_children(cell: &mut Cell, sizes: &[u32]) {
 }
 
 /// Gives a cell a new rectangle, scaling its children in proportion.
-pub fn fit(cell: &mut Cell, target: Rect) {
+pub(crate) fn fit(cell: &mut Cell, target: Rect) {
     let old = cell.rect();
     *cell.rect_mut() = target;
     if let Cell::Split {
@@ -391,7 +392,7 @@ fn cell_at_mut<'a>(root: &'a mut Cell, trail: &[usize]) -> Option<&'a mut Cell> 
 /// Sets the ratio of herdr's binary split at `path` (false: first child,
 /// true: second): the first side gets `ratio` of the room, the children on
 /// the second side share the rest in the proportions they had.
-pub fn set_ratio(root: &mut Cell, path: &[bool], ratio: f64) -> Result<(), String> {
+pub(crate) fn set_ratio(root: &mut Cell, path: &[bool], ratio: f64) -> Result<(), String> {
     let (trail, index) = locate(root, path).ok_or_else(|| format!("no split at path {path:?}"))?;
     let cell = cell_at_mut(root, &trail).ok_or("no split at that path")?;
     let Cell::Split {

@@ -6,32 +6,32 @@
 //! their parsing, [`ids`] maps tmux ids to herdr's public ids, and
 //! [`snapshot`] reads sessions, windows, panes and clients in one call.
 
-pub mod arrange;
-pub mod commands;
-pub mod environment;
-pub mod format;
-pub mod ids;
-pub mod layout;
-pub mod options;
-pub mod pane;
-pub mod snapshot;
-pub mod status;
+pub(crate) mod arrange;
+pub(crate) mod commands;
+pub(crate) mod environment;
+pub(crate) mod format;
+pub(crate) mod ids;
+pub(crate) mod layout;
+pub(crate) mod options;
+pub(crate) mod pane;
+pub(crate) mod snapshot;
+pub(crate) mod status;
 
 use crate::envelope::{ErrorCode, TawError};
 use crate::exec::{Failure, Program};
 use std::env;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// How long a tmux call may go unanswered: a stopped or hung server then
 /// costs a verb, a watcher or the popup this long, and never more.
-pub const ANSWER_LIMIT: Duration = Duration::from_secs(10);
+pub(crate) const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 
-pub use commands::Cmd;
+pub(crate) use commands::Cmd;
 
 /// Which tmux server to talk to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Socket {
+pub(crate) enum Socket {
     /// tmux's own default socket.
     Default,
     /// `-L NAME`: a named socket in tmux's socket folder.
@@ -42,21 +42,21 @@ pub enum Socket {
 
 /// The socket taw was pointed at on its command line, if any.
 #[derive(Debug, Clone, Default)]
-pub struct SocketFlags {
+pub(crate) struct SocketFlags {
     pub name: Option<String>,
     pub path: Option<PathBuf>,
 }
 
 /// A handle on one tmux server.
 #[derive(Debug, Clone)]
-pub struct Tmux {
+pub(crate) struct Tmux {
     socket: Socket,
 }
 
 impl Tmux {
     /// Finds the server: `-S`/`-L` flags first, then `TAW_TMUX_SOCKET`, then
     /// the server taw runs inside (`$TMUX`), else tmux's default socket.
-    pub fn locate(flags: &SocketFlags) -> Tmux {
+    pub(crate) fn locate(flags: &SocketFlags) -> Tmux {
         let tmux_env = env::var("TMUX").ok();
         let taw_env = env::var("TAW_TMUX_SOCKET").ok();
         Tmux {
@@ -64,16 +64,8 @@ impl Tmux {
         }
     }
 
-    pub fn with_socket(socket: Socket) -> Tmux {
-        Tmux { socket }
-    }
-
-    pub fn socket(&self) -> &Socket {
-        &self.socket
-    }
-
     /// The global flags that select this server, for a command line.
-    pub fn socket_args(&self) -> Vec<String> {
+    pub(crate) fn socket_args(&self) -> Vec<String> {
         match &self.socket {
             Socket::Default => Vec::new(),
             Socket::Name(name) => vec!["-L".into(), name.clone()],
@@ -84,13 +76,13 @@ impl Tmux {
     /// Runs every command of `batch` in one tmux invocation and returns what
     /// they printed. tmux stops at the first command that fails; its message
     /// becomes the error.
-    pub fn run(&self, batch: &Batch) -> Result<String, TawError> {
+    pub(crate) fn run(&self, batch: &Batch) -> Result<String, TawError> {
         self.run_then(batch, Vec::new(), Some(ANSWER_LIMIT), |_| None)
     }
 
     /// `run`, with `input` on tmux's standard input (for `load-buffer -`,
     /// which takes text of any size and never parses it).
-    pub fn run_with_input(&self, batch: &Batch, input: Vec<u8>) -> Result<String, TawError> {
+    pub(crate) fn run_with_input(&self, batch: &Batch, input: Vec<u8>) -> Result<String, TawError> {
         self.run_then(batch, input, Some(ANSWER_LIMIT), |_| None)
     }
 
@@ -98,7 +90,7 @@ impl Tmux {
     /// status of the command in it: a status with nothing said is the
     /// command's own. A person keeps a popup open as long as they like, so
     /// this call has no time limit.
-    pub fn run_popup(&self, popup: Cmd) -> Result<(), TawError> {
+    pub(crate) fn run_popup(&self, popup: Cmd) -> Result<(), TawError> {
         self.run_then(&Batch::of(vec![popup]), Vec::new(), None, |code| {
             Some(match code {
                 // Closed from outside (display-popup -C): tmux answers
@@ -114,7 +106,7 @@ impl Tmux {
 
     /// This process becomes a tmux client attached to `session` (taw open,
     /// outside tmux). Returns only when that failed.
-    pub fn attach(&self, session: &str) -> TawError {
+    pub(crate) fn attach(&self, session: &str) -> TawError {
         let error = Program::new("tmux")
             .args(self.socket_args())
             .args(["attach-session", "-t", &format!("={session}")])
@@ -173,7 +165,7 @@ impl Tmux {
 
     /// Runs commands in one invocation and gives back what each printed, apart:
     /// a marker line no output can forge is printed before each.
-    pub fn run_apart(&self, cmds: Vec<Cmd>) -> Result<Vec<String>, TawError> {
+    pub(crate) fn run_apart(&self, cmds: Vec<Cmd>) -> Result<Vec<String>, TawError> {
         let count = cmds.len();
         let mut batch = Batch::new();
         for (index, cmd) in cmds.into_iter().enumerate() {
@@ -185,7 +177,7 @@ impl Tmux {
     }
 
     /// Runs one command.
-    pub fn run_one(&self, cmd: Cmd) -> Result<String, TawError> {
+    pub(crate) fn run_one(&self, cmd: Cmd) -> Result<String, TawError> {
         self.run(&Batch::of(vec![cmd]))
     }
 
@@ -212,7 +204,7 @@ impl Tmux {
     }
 
     /// The socket in words, for messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.socket {
             Socket::Default => "tmux's default socket".into(),
             Socket::Name(name) => format!("socket name {name:?}"),
@@ -222,7 +214,7 @@ impl Tmux {
 }
 
 /// The socket rule of [`Tmux::locate`], as a pure function.
-pub fn choose_socket(
+pub(crate) fn choose_socket(
     flags: &SocketFlags,
     taw_socket_env: Option<&str>,
     tmux_env: Option<&str>,
@@ -253,7 +245,7 @@ pub fn choose_socket(
 
 /// Whether tmux refused because the pane it was given has gone (tmux says
 /// it two ways, depending on the command).
-pub fn is_pane_gone(error: &TawError) -> bool {
+pub(crate) fn is_pane_gone(error: &TawError) -> bool {
     error.message.contains("can't find pane") || error.message.contains("no such pane")
 }
 
@@ -266,40 +258,36 @@ fn is_no_server_message(stderr: &str) -> bool {
 
 /// Several tmux commands run in one invocation.
 #[derive(Debug, Default, Clone)]
-pub struct Batch {
+pub(crate) struct Batch {
     commands: Vec<Cmd>,
 }
 
 impl Batch {
-    pub fn new() -> Batch {
+    pub(crate) fn new() -> Batch {
         Batch::default()
     }
 
-    pub fn of(commands: Vec<Cmd>) -> Batch {
+    pub(crate) fn of(commands: Vec<Cmd>) -> Batch {
         Batch { commands }
     }
 
-    pub fn push(&mut self, cmd: Cmd) -> &mut Batch {
+    pub(crate) fn push(&mut self, cmd: Cmd) -> &mut Batch {
         self.commands.push(cmd);
         self
     }
 
-    pub fn extend(&mut self, cmds: impl IntoIterator<Item = Cmd>) -> &mut Batch {
+    pub(crate) fn extend(&mut self, cmds: impl IntoIterator<Item = Cmd>) -> &mut Batch {
         self.commands.extend(cmds);
         self
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.commands.is_empty()
-    }
-
-    pub fn len(&self) -> usize {
-        self.commands.len()
     }
 
     /// The argv after `tmux [-S path]`: each command's words, separated by
     /// a lone `;` word.
-    pub fn argv(&self) -> Vec<String> {
+    pub(crate) fn argv(&self) -> Vec<String> {
         let mut argv = Vec::new();
         for (index, cmd) in self.commands.iter().enumerate() {
             if index > 0 {
@@ -322,7 +310,7 @@ fn escape_argv_word(word: &str) -> String {
 }
 
 /// POSIX single-quoting, for messages that show a command to copy.
-pub fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     if !word.is_empty()
         && word
             .chars()
@@ -331,12 +319,6 @@ pub fn shell_quote(word: &str) -> String {
         return word.to_string();
     }
     format!("'{}'", word.replace('\'', r"'\''"))
-}
-
-/// The path of the socket a running server listens on, as tmux reports it.
-pub fn socket_path_of(tmux: &Tmux) -> Result<PathBuf, TawError> {
-    let out = tmux.run_one(Cmd::new("display-message").arg("-p").arg("#{socket_path}"))?;
-    Ok(Path::new(out.trim_end_matches('\n')).to_path_buf())
 }
 
 #[cfg(test)]

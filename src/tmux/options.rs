@@ -7,18 +7,17 @@
 
 /// A user-facing plugin option and its default.
 #[derive(Debug, Clone, Copy)]
-pub struct PluginOption {
+pub(crate) struct PluginOption {
     pub name: &'static str,
     /// What `taw tmux load` sets when the user set nothing. Empty for an
     /// option taw only reads (it is then never set for the user).
     pub default: &'static str,
     pub kind: OptionKind,
-    pub doc: &'static str,
 }
 
 /// What an option's value must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OptionKind {
+pub(crate) enum OptionKind {
     /// A tmux key for a prefix binding; empty for none.
     Key,
     /// on or off (tmux's spellings: on, off, yes, no, 1, 0, true, false).
@@ -31,7 +30,7 @@ pub enum OptionKind {
 
 impl PluginOption {
     /// Why `value` is no good for this option, in words, or `None`.
-    pub fn refuse(&self, value: &str) -> Option<String> {
+    pub(crate) fn refuse(&self, value: &str) -> Option<String> {
         let value = value.trim();
         match self.kind {
             OptionKind::Key if !value.is_empty() && !crate::keys::is_tmux_key(value) => Some(
@@ -63,131 +62,127 @@ impl PluginOption {
     }
 }
 
-pub const BIN: &str = "@agent-wizard-bin";
-pub const PATH: &str = "@agent-wizard-path";
-pub const HERDR_ENV: &str = "@agent-wizard-herdr-env";
-pub const KEY: &str = "@agent-wizard-key";
-pub const NOTIFICATION_KEY: &str = "@agent-wizard-notification-key";
-pub const CLEAR_KEY: &str = "@agent-wizard-clear-key";
-pub const POPUP_WIDTH: &str = "@agent-wizard-popup-width";
-pub const POPUP_HEIGHT: &str = "@agent-wizard-popup-height";
-pub const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
-pub const NOTIFY: &str = "@agent-wizard-notify";
-pub const WINDOW_STATUS: &str = "@agent-wizard-window-status";
-pub const STATUS_SUMMARY: &str = "@agent-wizard-status-summary";
-pub const WINDOW_MARK: &str = "@agent-wizard-window-mark";
-pub const SUMMARY: &str = "@agent-wizard-summary";
+pub(crate) const BIN: &str = "@agent-wizard-bin";
+pub(crate) const PATH: &str = "@agent-wizard-path";
+pub(crate) const HERDR_ENV: &str = "@agent-wizard-herdr-env";
+pub(crate) const KEY: &str = "@agent-wizard-key";
+pub(crate) const NOTIFICATION_KEY: &str = "@agent-wizard-notification-key";
+pub(crate) const CLEAR_KEY: &str = "@agent-wizard-clear-key";
+pub(crate) const POPUP_WIDTH: &str = "@agent-wizard-popup-width";
+pub(crate) const POPUP_HEIGHT: &str = "@agent-wizard-popup-height";
+pub(crate) const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
+pub(crate) const NOTIFY: &str = "@agent-wizard-notify";
+pub(crate) const WINDOW_STATUS: &str = "@agent-wizard-window-status";
+pub(crate) const STATUS_SUMMARY: &str = "@agent-wizard-status-summary";
+pub(crate) const WINDOW_MARK: &str = "@agent-wizard-window-mark";
+pub(crate) const SUMMARY: &str = "@agent-wizard-summary";
 
-/// Stands for a default that is a format built in `status.rs`.
-const BUILT_FORMAT: &str = "(built-in format)";
+/// Stands for a default that is a format built in `status.rs`
+/// (the status module builds it).
+pub(crate) const BUILT_FORMAT: &str = "(built-in format)";
 
 /// Every `@agent-wizard-*` option. `docs/OPTIONS.md` lists the same, and a
 /// test keeps the two in step.
-pub const PLUGIN_OPTIONS: &[PluginOption] = &[
+pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
+    // the taw binary to run; empty: the plugin's own build, else taw on PATH
     PluginOption {
         name: BIN,
         default: "",
         kind: OptionKind::Text,
-        doc: "the taw binary to run; empty: the plugin's own build, else taw on PATH",
     },
+    // put taw's bin folder in front of tmux's global PATH (on/off)
     PluginOption {
         name: PATH,
         default: "on",
         kind: OptionKind::OnOff,
-        doc: "put taw's bin folder in front of tmux's global PATH (on/off)",
     },
+    // give new panes herdr's HERDR_ENV, HERDR_BIN_PATH and HERDR_PANE_ID
+    // (on/off)
     PluginOption {
         name: HERDR_ENV,
         default: "off",
         kind: OptionKind::OnOff,
-        doc: "give new panes herdr's HERDR_ENV, HERDR_BIN_PATH and HERDR_PANE_ID (on/off)",
     },
+    // prefix key that opens the popup: every session, window and agent (empty:
+    // not bound)
     PluginOption {
         name: KEY,
         default: "a",
         kind: OptionKind::Key,
-        doc: "prefix key that opens the popup: every session, window and agent (empty: not bound)",
     },
+    // prefix key that goes to the next agent that needs you, else the next
+    // agent (empty: not bound)
     PluginOption {
         name: NOTIFICATION_KEY,
         default: "Tab",
         kind: OptionKind::Key,
-        doc: "prefix key that goes to the next agent that needs you, else the next agent (empty: not bound)",
     },
+    // prefix key that clears the pane's history, and its screen when its shell
+    // is at its prompt (empty: not bound)
     PluginOption {
         name: CLEAR_KEY,
         default: "",
         kind: OptionKind::Key,
-        doc: "prefix key that clears the pane's history, and its screen when its shell is at its prompt (empty: not bound)",
     },
+    // the popup's width: a percentage of the client's, or a number of columns
     PluginOption {
         name: POPUP_WIDTH,
         default: "90%",
         kind: OptionKind::Size,
-        doc: "the popup's width: a percentage of the client's, or a number of columns",
     },
+    // the popup's height: a percentage of the client's, or a number of lines
     PluginOption {
         name: POPUP_HEIGHT,
         default: "85%",
         kind: OptionKind::Size,
-        doc: "the popup's height: a percentage of the client's, or a number of lines",
     },
+    // add each window's agent mark to the window list (on/off)
     PluginOption {
         name: WINDOW_STATUS,
         default: "on",
         kind: OptionKind::OnOff,
-        doc: "add each window's agent mark to the window list (on/off)",
     },
+    // add the agents summary to the left of status-right (on/off)
     PluginOption {
         name: STATUS_SUMMARY,
         default: "on",
         kind: OptionKind::OnOff,
-        doc: "add the agents summary to the left of status-right (on/off)",
     },
+    // the format of a window's mark: the most urgent state of its agents
     PluginOption {
         name: WINDOW_MARK,
         default: BUILT_FORMAT,
         kind: OptionKind::Text,
-        doc: "the format of a window's mark: the most urgent state of its agents",
     },
+    // the format of the summary: agents that need you, work, are done
     PluginOption {
         name: SUMMARY,
         default: BUILT_FORMAT,
         kind: OptionKind::Text,
-        doc: "the format of the summary: agents that need you, work, are done",
     },
+    // show a message on the attached clients when an agent you are not looking
+    // at needs you or is done (on/off)
     PluginOption {
         name: NOTIFY,
         default: "on",
         kind: OptionKind::OnOff,
-        doc: "show a message on the attached clients when an agent you are not looking at needs you or is done (on/off)",
     },
+    // a shell command run on each notification, with TAW_KIND (request or
+    // done), TAW_MESSAGE and TAW_PANE set
     PluginOption {
         name: SOUND_COMMAND,
         default: "",
         kind: OptionKind::Text,
-        doc: "a shell command run on each notification, with TAW_KIND (request or done), TAW_MESSAGE and TAW_PANE set",
     },
 ];
 
-impl PluginOption {
-    /// The value taw sets when the user set none ("" for none).
-    pub fn default_value(&self) -> String {
-        match (self.name, self.default) {
-            (WINDOW_MARK, BUILT_FORMAT) => super::status::window_mark_format(),
-            (SUMMARY, BUILT_FORMAT) => super::status::summary_format(),
-            (_, default) => default.to_string(),
-        }
-    }
-}
-
 /// The plugin option called `name`, if it is one.
-pub fn plugin_option(name: &str) -> Option<&'static PluginOption> {
+pub(crate) fn plugin_option(name: &str) -> Option<&'static PluginOption> {
     PLUGIN_OPTIONS.iter().find(|option| option.name == name)
 }
 
 /// Whether an on/off option's value means on. tmux's own flag spellings.
-pub fn is_on(value: &str) -> bool {
+pub(crate) fn is_on(value: &str) -> bool {
     matches!(
         value.trim().to_ascii_lowercase().as_str(),
         "on" | "1" | "yes" | "true"
@@ -195,24 +190,24 @@ pub fn is_on(value: &str) -> bool {
 }
 
 /// Global options taw keeps for itself while loaded.
-pub mod bookkeeping {
+pub(crate) mod bookkeeping {
     /// The taw version and binary that loaded the plugin.
-    pub const LOADED: &str = "@agent_wizard_loaded";
+    pub(crate) const LOADED: &str = "@agent_wizard_loaded";
     /// The plugin options taw gave a default, a name a line.
-    pub const DEFAULTS_SET: &str = "@agent_wizard_defaults_set";
+    pub(crate) const DEFAULTS_SET: &str = "@agent_wizard_defaults_set";
     /// The folder taw put in front of tmux's global PATH.
-    pub const PATH_DIR: &str = "@agent_wizard_path_dir";
+    pub(crate) const PATH_DIR: &str = "@agent_wizard_path_dir";
     /// Set while taw's herdr variables are in tmux's global environment.
-    pub const HERDR_ENV_SET: &str = "@agent_wizard_herdr_env_set";
+    pub(crate) const HERDR_ENV_SET: &str = "@agent_wizard_herdr_env_set";
 
     /// Moved by `taw config reload`; long-lived taw processes read the
     /// config again when it moves.
-    pub const CONFIG_STAMP: &str = "@agent_wizard_config_stamp";
+    pub(crate) const CONFIG_STAMP: &str = "@agent_wizard_config_stamp";
 
     /// The format options taw added its status marks to, a name a line.
-    pub const STATUS_SET: &str = "@agent_wizard_status_set";
+    pub(crate) const STATUS_SET: &str = "@agent_wizard_status_set";
 
-    pub const ALL: &[&str] = &[
+    pub(crate) const ALL: &[&str] = &[
         LOADED,
         DEFAULTS_SET,
         PATH_DIR,
@@ -223,75 +218,75 @@ pub mod bookkeeping {
 }
 
 /// Session options: what taw keeps about a workspace.
-pub mod session {
+pub(crate) mod session {
     /// Metadata tokens reported for the workspace, a JSON object.
-    pub const TOKENS: &str = "@agent_wizard_tokens";
+    pub(crate) const TOKENS: &str = "@agent_wizard_tokens";
     /// Each token source's last sequence number.
-    pub const TOKEN_SEQS: &str = "@agent_wizard_token_seqs";
+    pub(crate) const TOKEN_SEQS: &str = "@agent_wizard_token_seqs";
 
     /// Every session option taw writes: what an unload takes off.
-    pub const ALL: &[&str] = &[TOKENS, TOKEN_SEQS];
+    pub(crate) const ALL: &[&str] = &[TOKENS, TOKEN_SEQS];
 }
 
 /// Pane options that describe the pane's agent. Detection writes them; the
 /// records, the status line and the popup read them.
-pub mod pane {
+pub(crate) mod pane {
     /// The agent's state: idle, working, blocked, done or unknown.
-    pub const AGENT_STATE: &str = "@agent_state";
+    pub(crate) const AGENT_STATE: &str = "@agent_state";
     /// The agent's kind, herdr's canonical id (claude, codex...).
-    pub const AGENT_KIND: &str = "@agent_kind";
+    pub(crate) const AGENT_KIND: &str = "@agent_kind";
     /// The agent's automation name (`taw agent rename`).
-    pub const AGENT_NAME: &str = "@agent_name";
+    pub(crate) const AGENT_NAME: &str = "@agent_name";
     /// A label the user gave the pane (`taw pane rename`).
-    pub const LABEL: &str = "@agent_wizard_label";
+    pub(crate) const LABEL: &str = "@agent_wizard_label";
     /// Metadata an integration reported: a title and a display name.
-    pub const META_TITLE: &str = "@agent_meta_title";
-    pub const META_DISPLAY_AGENT: &str = "@agent_meta_display_agent";
+    pub(crate) const META_TITLE: &str = "@agent_meta_title";
+    pub(crate) const META_DISPLAY_AGENT: &str = "@agent_meta_display_agent";
     /// herdr's pane revision; read into a pane's record, written by no
     /// part of taw yet (so `revision` is 0).
-    pub const REVISION: &str = "@agent_revision";
+    pub(crate) const REVISION: &str = "@agent_revision";
     /// The agent's process id.
-    pub const AGENT_PID: &str = "@agent_pid";
+    pub(crate) const AGENT_PID: &str = "@agent_pid";
     /// When the state last changed (Unix milliseconds).
-    pub const STATE_SINCE: &str = "@agent_state_since";
+    pub(crate) const STATE_SINCE: &str = "@agent_state_since";
     /// When the agent's last turn began (Unix milliseconds).
-    pub const TURN: &str = "@agent_turn";
+    pub(crate) const TURN: &str = "@agent_turn";
     /// The state an agent left with, and when: `done 1764500000000`.
-    pub const FINAL_STATE: &str = "@agent_final_state";
+    pub(crate) const FINAL_STATE: &str = "@agent_final_state";
     /// The watcher of the pane: `<taw version> <pid>`.
-    pub const WATCHER: &str = "@agent_wizard_watcher";
+    pub(crate) const WATCHER: &str = "@agent_wizard_watcher";
 
     /// What an integration reported: the agent, its state, the source
     /// that holds the pane, when, and the stamp of the last turn it began.
-    pub const REPORTED_KIND: &str = "@agent_reported_kind";
-    pub const REPORTED_STATE: &str = "@agent_reported_state";
-    pub const REPORTED_SOURCE: &str = "@agent_reported_source";
-    pub const REPORTED_AT: &str = "@agent_reported_at";
-    pub const REPORTED_TURN: &str = "@agent_reported_turn";
-    pub const REPORTED_MESSAGE: &str = "@agent_reported_message";
+    pub(crate) const REPORTED_KIND: &str = "@agent_reported_kind";
+    pub(crate) const REPORTED_STATE: &str = "@agent_reported_state";
+    pub(crate) const REPORTED_SOURCE: &str = "@agent_reported_source";
+    pub(crate) const REPORTED_AT: &str = "@agent_reported_at";
+    pub(crate) const REPORTED_TURN: &str = "@agent_reported_turn";
+    pub(crate) const REPORTED_MESSAGE: &str = "@agent_reported_message";
     /// Each reporting source's last sequence number, `source<TAB>seq` a line.
-    pub const REPORT_SEQS: &str = "@agent_report_seqs";
+    pub(crate) const REPORT_SEQS: &str = "@agent_report_seqs";
     /// The agent's own session: `{"source","agent","kind","value"}`.
-    pub const AGENT_SESSION: &str = "@agent_session";
+    pub(crate) const AGENT_SESSION: &str = "@agent_session";
     /// The command that resumes the agent's session, a JSON array.
-    pub const RESUME: &str = "@agent_resume";
+    pub(crate) const RESUME: &str = "@agent_resume";
 
     /// The agent `taw agent start` typed into the pane, for an agent run
     /// under a script or a wrapper that no process names.
-    pub const AGENT_KIND_HINT: &str = "@agent_kind_hint";
+    pub(crate) const AGENT_KIND_HINT: &str = "@agent_kind_hint";
     /// The row `taw agent start` typed its command on, as the shell echoed
     /// it: the watcher reads the rows below it while it is on the screen.
-    pub const TYPED_LINE: &str = "@agent_typed_line";
+    pub(crate) const TYPED_LINE: &str = "@agent_typed_line";
     /// The command line itself, to know that row again when a transient
     /// prompt has rewritten it.
-    pub const TYPED_COMMAND: &str = "@agent_typed_command";
+    pub(crate) const TYPED_COMMAND: &str = "@agent_typed_command";
     /// Both: they come and go together.
-    pub const TYPED: &[&str] = &[TYPED_LINE, TYPED_COMMAND];
+    pub(crate) const TYPED: &[&str] = &[TYPED_LINE, TYPED_COMMAND];
     /// Counts the agent's state changes (herdr's state_change_seq).
-    pub const STATE_SEQ: &str = "@agent_state_seq";
+    pub(crate) const STATE_SEQ: &str = "@agent_state_seq";
 
     /// What an agent's record is made of: taken off when it leaves.
-    pub const RECORD: &[&str] = &[
+    pub(crate) const RECORD: &[&str] = &[
         AGENT_KIND,
         AGENT_STATE,
         AGENT_PID,
@@ -301,7 +296,7 @@ pub mod pane {
         AGENT_NAME,
     ];
     /// Every pane option taw writes: what an unload takes off.
-    pub const ALL: &[&str] = &[
+    pub(crate) const ALL: &[&str] = &[
         AGENT_STATE,
         AGENT_KIND,
         AGENT_NAME,
@@ -330,7 +325,7 @@ pub mod pane {
     ];
 
     /// What a report said: taken off when its agent leaves or is released.
-    pub const REPORT: &[&str] = &[
+    pub(crate) const REPORT: &[&str] = &[
         REPORTED_KIND,
         REPORTED_STATE,
         REPORTED_SOURCE,
@@ -343,18 +338,34 @@ pub mod pane {
 /// Where taw's hook entries live in each hook's array: its own indexes,
 /// far above what a person writes, in two slots so a reload can put the new
 /// entries in before it takes the old ones off.
-pub const HOOK_INDEX_BASE: u32 = 9100;
-pub const HOOK_SLOT_SIZE: u32 = 50;
-pub const HOOK_SLOTS: u32 = 2;
+pub(crate) const HOOK_INDEX_BASE: u32 = 9100;
+pub(crate) const HOOK_SLOT_SIZE: u32 = 50;
+pub(crate) const HOOK_SLOTS: u32 = 2;
 
 /// Whether a hook array index is one of taw's.
-pub fn is_taw_hook_index(index: u32) -> bool {
+pub(crate) fn is_taw_hook_index(index: u32) -> bool {
     (HOOK_INDEX_BASE..HOOK_INDEX_BASE + HOOK_SLOT_SIZE * HOOK_SLOTS).contains(&index)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/OPTIONS.md names every plugin and bookkeeping option.
+    #[test]
+    fn every_plugin_option_is_in_options_md() {
+        let doc = include_str!("../../docs/OPTIONS.md");
+        for option in PLUGIN_OPTIONS {
+            assert!(
+                doc.contains(&format!("`{}`", option.name)),
+                "{} missing",
+                option.name
+            );
+        }
+        for name in bookkeeping::ALL {
+            assert!(doc.contains(&format!("`{name}`")), "{name} missing");
+        }
+    }
 
     #[test]
     fn hook_indexes_are_ours_only_in_range() {

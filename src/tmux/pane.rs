@@ -10,7 +10,7 @@ use crate::envelope::TawError;
 
 /// What a look at a pane found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PaneView {
+pub(crate) struct PaneView {
     pub pid: u32,
     pub title: String,
     pub current_command: String,
@@ -42,7 +42,7 @@ pub struct PaneView {
 
 impl PaneView {
     /// Whether a client shows this pane as its current pane.
-    pub fn looked_at(&self, pane: u32) -> bool {
+    pub(crate) fn looked_at(&self, pane: u32) -> bool {
         self.clients.iter().any(|(_, front)| *front == pane)
     }
 }
@@ -81,7 +81,7 @@ fn clients_format() -> RowFormat {
 }
 
 /// Looks at pane `%pane`: its screen, title, command, options and clients.
-pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
+pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
     let target = format!("%{pane}");
     let view_format = view_format();
     let clients_format = clients_format();
@@ -137,7 +137,7 @@ pub fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
 
 /// The values of options (or any format variables) of pane `%pane`, in
 /// the order asked; `not_found` when the pane is not there.
-pub fn read_values(tmux: &Tmux, pane: u32, names: &[&str]) -> Result<Vec<String>, TawError> {
+pub(crate) fn read_values(tmux: &Tmux, pane: u32, names: &[&str]) -> Result<Vec<String>, TawError> {
     let target = format!("%{pane}");
     // display-message falls back to another pane when its target is gone,
     // so the row says which pane it describes.
@@ -166,14 +166,14 @@ pub fn read_values(tmux: &Tmux, pane: u32, names: &[&str]) -> Result<Vec<String>
 
 /// Pane option writes, all in one tmux call.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct OptionWrites {
+pub(crate) struct OptionWrites {
     pub set: Vec<(&'static str, String)>,
     pub unset: Vec<&'static str>,
 }
 
 impl OptionWrites {
     /// Sets an option; the last word about a name wins.
-    pub fn set(&mut self, name: &'static str, value: impl Into<String>) -> &mut Self {
+    pub(crate) fn set(&mut self, name: &'static str, value: impl Into<String>) -> &mut Self {
         self.unset.retain(|n| *n != name);
         self.set.retain(|(n, _)| *n != name);
         self.set.push((name, value.into()));
@@ -181,7 +181,7 @@ impl OptionWrites {
     }
 
     /// Takes an option off; the last word about a name wins.
-    pub fn unset(&mut self, name: &'static str) -> &mut Self {
+    pub(crate) fn unset(&mut self, name: &'static str) -> &mut Self {
         self.set.retain(|(n, _)| *n != name);
         if !self.unset.contains(&name) {
             self.unset.push(name);
@@ -189,11 +189,11 @@ impl OptionWrites {
         self
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.set.is_empty() && self.unset.is_empty()
     }
 
-    pub fn commands(&self, pane: u32) -> Vec<Cmd> {
+    pub(crate) fn commands(&self, pane: u32) -> Vec<Cmd> {
         let target = format!("%{pane}");
         let mut cmds: Vec<Cmd> = self
             .set
@@ -212,7 +212,7 @@ impl OptionWrites {
 }
 
 /// Writes pane options in one call.
-pub fn write_options(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Result<(), TawError> {
+pub(crate) fn write_options(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Result<(), TawError> {
     if writes.is_empty() {
         return Ok(());
     }
@@ -221,7 +221,7 @@ pub fn write_options(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Result<()
 }
 
 /// `display-message -c CLIENT MESSAGE` on each client: text shown as it is.
-pub fn toast(tmux: &Tmux, clients: &[String], message: &str) -> Result<(), TawError> {
+pub(crate) fn toast(tmux: &Tmux, clients: &[String], message: &str) -> Result<(), TawError> {
     let text = cmd::escape_format(message);
     let cmds: Vec<Cmd> = clients
         .iter()
@@ -239,7 +239,7 @@ pub fn toast(tmux: &Tmux, clients: &[String], message: &str) -> Result<(), TawEr
 /// tmux in the same step (`if-shell -F`), so attaches that race (a hook's
 /// and the load's) start one watcher. (`pipe-pane -o` would not do: it
 /// closes a pipe that is there.) `restart` closes the pipe first.
-pub fn pipe_commands(pane: u32, words: &[ShellWord], restart: bool) -> Vec<Cmd> {
+pub(crate) fn pipe_commands(pane: u32, words: &[ShellWord], restart: bool) -> Vec<Cmd> {
     let target = format!("%{pane}");
     let line = cmd::shell_line(words);
     if restart {
@@ -260,7 +260,7 @@ pub fn pipe_commands(pane: u32, words: &[ShellWord], restart: bool) -> Vec<Cmd> 
 /// Takes a watcher's announcement off the pane if it is still `value` (a
 /// watcher started after it keeps its own): one tmux command, so nothing
 /// can come between the test and the removal.
-pub fn retire_watcher(tmux: &Tmux, pane: u32, value: &str) -> Result<(), TawError> {
+pub(crate) fn retire_watcher(tmux: &Tmux, pane: u32, value: &str) -> Result<(), TawError> {
     let target = format!("%{pane}");
     let test = format!(
         "#{{==:#{{{}}},{}}}",
@@ -276,7 +276,7 @@ pub fn retire_watcher(tmux: &Tmux, pane: u32, value: &str) -> Result<(), TawErro
 
 /// What part of a pane's text to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadSource {
+pub(crate) enum ReadSource {
     /// The screen as it is.
     Visible,
     /// The last rows, history included.
@@ -287,7 +287,7 @@ pub enum ReadSource {
 
 /// The pane's text: `rows` counts rows of history and screen for the recent
 /// sources; `ansi` keeps colours and attributes as escape sequences.
-pub fn capture(
+pub(crate) fn capture(
     tmux: &Tmux,
     pane: u32,
     source: ReadSource,
@@ -316,12 +316,12 @@ pub fn capture(
 }
 
 /// `send-keys -l`: text typed as it is, no key names read in it.
-pub fn send_text(pane: u32, text: &str) -> Cmd {
+pub(crate) fn send_text(pane: u32, text: &str) -> Cmd {
     Cmd::new("send-keys").args(["-l", "-t", &format!("%{pane}"), "--", text])
 }
 
 /// `send-keys`: keys in tmux's spelling.
-pub fn send_keys(pane: u32, keys: &[String]) -> Cmd {
+pub(crate) fn send_keys(pane: u32, keys: &[String]) -> Cmd {
     let target = format!("%{pane}");
     Cmd::new("send-keys")
         .args(["-t", target.as_str(), "--"])
@@ -333,12 +333,12 @@ pub fn send_keys(pane: u32, keys: &[String]) -> Cmd {
 /// (`Tmux::run_with_input`): tmux never parses it, and it may be of any
 /// size.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Buffer {
+pub(crate) struct Buffer {
     name: String,
 }
 
 impl Buffer {
-    pub fn named() -> Buffer {
+    pub(crate) fn named() -> Buffer {
         static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Buffer {
@@ -347,13 +347,13 @@ impl Buffer {
     }
 
     /// `load-buffer -b NAME -`: the buffer takes what comes on standard input.
-    pub fn load(&self) -> Cmd {
+    pub(crate) fn load(&self) -> Cmd {
         Cmd::new("load-buffer").args(["-b", &self.name, "-"])
     }
 
     /// `paste-buffer -d`: pasted into `pane` (bracketed when its program
     /// turned that on, with `bracketed`), and the buffer deleted.
-    pub fn paste(&self, pane: u32, bracketed: bool) -> Cmd {
+    pub(crate) fn paste(&self, pane: u32, bracketed: bool) -> Cmd {
         let mut cmd = Cmd::new("paste-buffer");
         if bracketed {
             cmd = cmd.arg("-p");
@@ -362,7 +362,7 @@ impl Buffer {
     }
 
     /// The paste, bracketed as the program asked, then Enter.
-    pub fn paste_then_enter(&self, pane: u32) -> Vec<Cmd> {
+    pub(crate) fn paste_then_enter(&self, pane: u32) -> Vec<Cmd> {
         vec![
             self.paste(pane, true),
             Cmd::new("send-keys").args(["-t", &format!("%{pane}"), "Enter"]),
@@ -370,7 +370,7 @@ impl Buffer {
     }
 
     /// `delete-buffer`, for a paste that was held back.
-    pub fn delete(&self) -> Cmd {
+    pub(crate) fn delete(&self) -> Cmd {
         Cmd::new("delete-buffer").args(["-b", &self.name])
     }
 }

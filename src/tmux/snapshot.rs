@@ -9,7 +9,7 @@ use crate::envelope::TawError;
 
 /// The server itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Server {
+pub(crate) struct Server {
     pub pid: u32,
     pub socket_path: String,
     pub host: String,
@@ -19,7 +19,7 @@ pub struct Server {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Session {
+pub(crate) struct Session {
     /// `$N`'s N.
     pub id: u32,
     pub name: String,
@@ -36,7 +36,7 @@ pub struct Session {
 /// A window as linked into one session (a window linked into two sessions
 /// is two of these).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     pub session: u32,
     /// `@N`'s N.
     pub id: u32,
@@ -50,7 +50,7 @@ pub struct Window {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Pane {
+pub(crate) struct Pane {
     pub session: u32,
     pub window: u32,
     /// `%N`'s N.
@@ -94,7 +94,7 @@ pub struct Pane {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Client {
+pub(crate) struct Client {
     pub name: String,
     pub session: Option<u32>,
     pub activity: u64,
@@ -103,7 +103,7 @@ pub struct Client {
 
 /// Everything at one moment.
 #[derive(Debug, Clone, Default)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub server: Server,
     pub sessions: Vec<Session>,
     pub windows: Vec<Window>,
@@ -212,7 +212,7 @@ fn clients_format() -> RowFormat {
 
 impl Snapshot {
     /// Reads the whole server in one tmux invocation.
-    pub fn read(tmux: &Tmux) -> Result<Snapshot, TawError> {
+    pub(crate) fn read(tmux: &Tmux) -> Result<Snapshot, TawError> {
         let formats = [
             server_format(),
             sessions_format(),
@@ -246,24 +246,24 @@ impl Snapshot {
         Ok(snapshot)
     }
 
-    pub fn session(&self, id: u32) -> Option<&Session> {
+    pub(crate) fn session(&self, id: u32) -> Option<&Session> {
         self.sessions.iter().find(|session| session.id == id)
     }
 
     /// Window `@window` as linked into session `$session`.
-    pub fn window(&self, session: u32, window: u32) -> Option<&Window> {
+    pub(crate) fn window(&self, session: u32, window: u32) -> Option<&Window> {
         self.windows
             .iter()
             .find(|w| w.id == window && w.session == session)
     }
 
     /// The windows of a session, in index order.
-    pub fn windows_of(&self, session: u32) -> impl Iterator<Item = &Window> {
+    pub(crate) fn windows_of(&self, session: u32) -> impl Iterator<Item = &Window> {
         self.windows.iter().filter(move |w| w.session == session)
     }
 
     /// The panes of a window as linked into a session.
-    pub fn panes_of(&self, session: u32, window: u32) -> impl Iterator<Item = &Pane> {
+    pub(crate) fn panes_of(&self, session: u32, window: u32) -> impl Iterator<Item = &Pane> {
         self.panes
             .iter()
             .filter(move |p| p.session == session && p.window == window)
@@ -272,7 +272,7 @@ impl Snapshot {
     /// Every pane once: a window linked into several sessions lists its
     /// panes under each; the first (lowest session in tmux's order) counts.
     /// The attached client used last.
-    pub fn last_client(&self) -> Option<&Client> {
+    pub(crate) fn last_client(&self) -> Option<&Client> {
         self.clients
             .iter()
             .filter(|client| client.session.is_some())
@@ -280,7 +280,7 @@ impl Snapshot {
     }
 
     /// The pane a client shows: its session's current window's current pane.
-    pub fn client_pane(&self, client: &Client) -> Option<&Pane> {
+    pub(crate) fn client_pane(&self, client: &Client) -> Option<&Pane> {
         let session = client.session?;
         let window = self
             .windows
@@ -291,7 +291,7 @@ impl Snapshot {
             .find(|p| p.session == session && p.window == window.id && p.active)
     }
 
-    pub fn unique_panes(&self) -> Vec<&Pane> {
+    pub(crate) fn unique_panes(&self) -> Vec<&Pane> {
         let mut seen = std::collections::HashSet::new();
         self.panes.iter().filter(|p| seen.insert(p.id)).collect()
     }
@@ -299,7 +299,7 @@ impl Snapshot {
     /// The session a person is looking at: the one of the client used
     /// last, else (no client attached) the session tmux itself would pick,
     /// the one used last.
-    pub fn focused_session(&self) -> Option<u32> {
+    pub(crate) fn focused_session(&self) -> Option<u32> {
         let from_client = self
             .clients
             .iter()
@@ -315,17 +315,17 @@ impl Snapshot {
     }
 
     /// The current window of a session.
-    pub fn active_window(&self, session: u32) -> Option<&Window> {
+    pub(crate) fn active_window(&self, session: u32) -> Option<&Window> {
         self.windows_of(session).find(|w| w.active)
     }
 
     /// The current pane of a window.
-    pub fn active_pane(&self, session: u32, window: u32) -> Option<&Pane> {
+    pub(crate) fn active_pane(&self, session: u32, window: u32) -> Option<&Pane> {
         self.panes_of(session, window).find(|p| p.active)
     }
 
     /// The pane a person is looking at.
-    pub fn focused_pane(&self) -> Option<&Pane> {
+    pub(crate) fn focused_pane(&self) -> Option<&Pane> {
         let session = self.focused_session()?;
         let window = self.active_window(session)?;
         self.active_pane(session, window.id)
@@ -333,7 +333,7 @@ impl Snapshot {
 
     /// Finds a pane by tmux id, preferring its row under `session` when the
     /// window is linked into more than one.
-    pub fn pane(&self, id: u32, session: Option<u32>) -> Option<&Pane> {
+    pub(crate) fn pane(&self, id: u32, session: Option<u32>) -> Option<&Pane> {
         let mut rows = self.panes.iter().filter(|p| p.id == id);
         match session {
             Some(session) => rows.find(|p| p.session == session),
@@ -341,7 +341,7 @@ impl Snapshot {
         }
     }
 
-    pub fn pane_ref(&self, reference: ids::PaneRef) -> Option<&Pane> {
+    pub(crate) fn pane_ref(&self, reference: ids::PaneRef) -> Option<&Pane> {
         match reference {
             ids::PaneRef::Pane(id) => self.pane(id, None),
             ids::PaneRef::InWorkspace { session, pane } => self.pane(pane, Some(session)),

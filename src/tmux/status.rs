@@ -9,6 +9,17 @@
 //! `status-right`, and the unload takes exactly it back out.
 
 use super::options::pane::AGENT_STATE;
+use super::options::{BUILT_FORMAT, PluginOption, SUMMARY, WINDOW_MARK};
+
+/// The value taw sets for a plugin option when the user set none ("" for
+/// none): its default, or the format built here.
+pub(crate) fn default_of(option: &PluginOption) -> String {
+    match (option.name, option.default) {
+        (WINDOW_MARK, BUILT_FORMAT) => window_mark_format(),
+        (SUMMARY, BUILT_FORMAT) => summary_format(),
+        (_, default) => default.to_string(),
+    }
+}
 
 /// The states, most urgent first, with the mark each shows.
 const MARKS: &[(&str, &str, &str)] = &[
@@ -24,7 +35,7 @@ fn window_states() -> String {
 }
 
 /// The window mark: the most urgent state among the window's panes.
-pub fn window_mark_format() -> String {
+pub(crate) fn window_mark_format() -> String {
     let states = window_states();
     let mut format = String::new();
     for (state, colour, mark) in MARKS {
@@ -42,7 +53,7 @@ fn count(state: &str) -> String {
 }
 
 /// The summary: needs you, working, done; nothing when no agent is in one.
-pub fn summary_format() -> String {
+pub(crate) fn summary_format() -> String {
     let mut format = String::new();
     let mark = |state: &str| MARKS.iter().find(|m| m.0 == state).copied();
     for (state, colour, mark) in ["blocked", "working", "done"].into_iter().filter_map(mark) {
@@ -55,17 +66,17 @@ pub fn summary_format() -> String {
 /// What the load puts into a format option. The window's mark has its
 /// space before it only when there is a mark: a window with no agent
 /// looks as it did without taw.
-pub const WINDOW_TOKEN: &str =
+pub(crate) const WINDOW_TOKEN: &str =
     "#{?#{E:@agent-wizard-window-mark}, #{E:@agent-wizard-window-mark},}";
-pub const SUMMARY_TOKEN: &str = "#{E:@agent-wizard-summary} ";
+pub(crate) const SUMMARY_TOKEN: &str = "#{E:@agent-wizard-summary} ";
 
 /// The window token of earlier loads, whose space stayed with no mark: a
 /// load takes it out of the formats taw recorded as its own.
-pub const OLD_WINDOW_TOKEN: &str = " #{E:@agent-wizard-window-mark}";
+pub(crate) const OLD_WINDOW_TOKEN: &str = " #{E:@agent-wizard-window-mark}";
 
 /// The reference inside a token: a format that holds it already (one the
 /// user wrote) gets no token of taw's.
-pub fn reference(token: &str) -> &'static str {
+pub(crate) fn reference(token: &str) -> &'static str {
     if token == SUMMARY_TOKEN {
         "#{E:@agent-wizard-summary}"
     } else {
@@ -74,12 +85,13 @@ pub fn reference(token: &str) -> &'static str {
 }
 
 /// The format options the window mark goes into.
-pub const WINDOW_FORMATS: &[&str] = &["window-status-format", "window-status-current-format"];
-pub const SUMMARY_FORMAT: &str = "status-right";
+pub(crate) const WINDOW_FORMATS: &[&str] =
+    &["window-status-format", "window-status-current-format"];
+pub(crate) const SUMMARY_FORMAT: &str = "status-right";
 
 /// `value` with the token added (at the end for the window list, at the
 /// start of status-right), unless it is there.
-pub fn with_token(value: &str, token: &str, at_start: bool) -> String {
+pub(crate) fn with_token(value: &str, token: &str, at_start: bool) -> String {
     if value.contains(reference(token)) {
         return value.to_string();
     }
@@ -92,7 +104,7 @@ pub fn with_token(value: &str, token: &str, at_start: bool) -> String {
 
 /// `value` with taw's token taken out, and nothing else changed. A
 /// reference the user wrote themselves (without taw's space) stays.
-pub fn without_token(value: &str, token: &str) -> String {
+pub(crate) fn without_token(value: &str, token: &str) -> String {
     value.replacen(token, "", 1)
 }
 

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 /// The `[ui]` settings the popup reads.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub layout: Layout,
     pub depth: Depth,
     pub preview: bool,
@@ -33,7 +33,7 @@ pub struct Options {
 
 /// tmux's prefix keys, and what taw binds after them.
 #[derive(Debug, Clone, Default)]
-pub struct TmuxKeys {
+pub(crate) struct TmuxKeys {
     pub prefixes: Vec<Key>,
     /// `@agent-wizard-notification-key`: the next agent that needs you.
     pub notification: Option<Key>,
@@ -43,7 +43,7 @@ pub struct TmuxKeys {
 
 /// What the loop must do for the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Effect {
+pub(crate) enum Effect {
     Quit,
     /// Go to the next agent that needs you, as the notification key does
     /// outside the popup, and close.
@@ -64,7 +64,7 @@ pub enum Effect {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     List,
     /// The modal preset's filter, being typed.
     Filter,
@@ -84,7 +84,7 @@ pub enum Mode {
     Options,
 }
 
-pub struct App {
+pub(crate) struct App {
     pub keymap: Keymap,
     pub options: Options,
     pub snapshot: Snapshot,
@@ -122,7 +122,7 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(keymap: Keymap, options: Options, snapshot: Snapshot) -> App {
+    pub(crate) fn new(keymap: Keymap, options: Options, snapshot: Snapshot) -> App {
         let mode = if options.new_session {
             Mode::NewSession {
                 field: Field::default(),
@@ -160,7 +160,7 @@ impl App {
     }
 
     /// The rows on screen, in order.
-    pub fn shown_rows(&self) -> impl Iterator<Item = &Row> {
+    pub(crate) fn shown_rows(&self) -> impl Iterator<Item = &Row> {
         self.shown.iter().map(|&i| &self.rows[i])
     }
 
@@ -169,16 +169,16 @@ impl App {
         self.shown.iter().position(|&i| is_it(&self.rows[i]))
     }
 
-    pub fn selected_row(&self) -> Option<&Row> {
+    pub(crate) fn selected_row(&self) -> Option<&Row> {
         self.shown.get(self.selected).map(|&i| &self.rows[i])
     }
 
-    pub fn filtering(&self) -> bool {
+    pub(crate) fn filtering(&self) -> bool {
         !self.query.is_empty()
     }
 
     /// A new snapshot: the list is rebuilt, the selection kept on its row.
-    pub fn update(&mut self, snapshot: Snapshot) -> Vec<Effect> {
+    pub(crate) fn update(&mut self, snapshot: Snapshot) -> Vec<Effect> {
         let keep = self.selected_row().map(|r| r.target);
         self.snapshot = snapshot;
         self.rebuild(keep);
@@ -186,7 +186,7 @@ impl App {
     }
 
     /// Selects the row of the pane the client shows, at the start.
-    pub fn select_pane(&mut self, pane: u32) {
+    pub(crate) fn select_pane(&mut self, pane: u32) {
         let at = self
             .find_row(|r| matches!(r.target, Target::Pane { pane: p, .. } if p == pane))
             .or_else(|| {
@@ -276,7 +276,7 @@ impl App {
 
     /// Folders for `[ui] projects_in_filter`: the list (for an empty
     /// `query`), or what a query that is a path completes to.
-    pub fn set_projects(&mut self, query: String, projects: Vec<String>) {
+    pub(crate) fn set_projects(&mut self, query: String, projects: Vec<String>) {
         if query.is_empty() {
             self.projects = projects;
         } else {
@@ -316,7 +316,7 @@ impl App {
     }
 
     /// A key: what it changes, and what the loop must do.
-    pub fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+    pub(crate) fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         self.message = None;
         // tmux's prefix wins over every key of the popup's.
         let pressed = Key::of(key);
@@ -613,7 +613,7 @@ impl App {
     }
 
     /// Any key leaves the help and the settings screens.
-    pub fn leave_page(&mut self) {
+    pub(crate) fn leave_page(&mut self) {
         if matches!(self.mode, Mode::Help | Mode::Options) {
             self.mode = Mode::List;
         }

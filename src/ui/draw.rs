@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 /// A state's mark and colour (as the status line shows them).
-pub fn mark(state: AgentStatus) -> (&'static str, Color) {
+pub(crate) fn mark(state: AgentStatus) -> (&'static str, Color) {
     match state {
         AgentStatus::Blocked => ("▲", Color::Red),
         AgentStatus::Done => ("✓", Color::Green),
@@ -104,7 +104,7 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
 }
 
 /// The popup, whole.
-pub fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<Git>) {
+pub(crate) fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<Git>) {
     // tmux draws the popup without a frame (-B): this is its frame.
     let frame_block = Block::default()
         .borders(Borders::ALL)

@@ -5,7 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Field {
+pub(crate) struct Field {
     chars: Vec<char>,
     /// The cursor, a character index.
     cursor: usize,
@@ -15,7 +15,7 @@ pub struct Field {
 
 /// What a key did to the field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Edit {
+pub(crate) enum Edit {
     /// The text changed.
     Changed,
     /// Only the cursor moved (or nothing happened that matters).
@@ -29,7 +29,7 @@ fn is_word(c: char) -> bool {
 }
 
 impl Field {
-    pub fn with(text: &str) -> Field {
+    pub(crate) fn with(text: &str) -> Field {
         let chars: Vec<char> = text.chars().collect();
         Field {
             cursor: chars.len(),
@@ -38,20 +38,21 @@ impl Field {
         }
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.chars.iter().collect()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.chars.is_empty()
     }
 
-    pub fn cursor(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn cursor(&self) -> usize {
         self.cursor
     }
 
     /// The columns the text before the cursor takes (a wide character two).
-    pub fn cursor_column(&self) -> usize {
+    pub(crate) fn cursor_column(&self) -> usize {
         use unicode_width::UnicodeWidthChar;
         self.chars[..self.cursor]
             .iter()
@@ -59,7 +60,7 @@ impl Field {
             .sum()
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.chars.clear();
         self.cursor = 0;
     }
@@ -104,7 +105,7 @@ impl Field {
     }
 
     /// Applies an editing key.
-    pub fn key(&mut self, key: KeyEvent) -> Edit {
+    pub(crate) fn key(&mut self, key: KeyEvent) -> Edit {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let len = self.chars.len();

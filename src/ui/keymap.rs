@@ -8,7 +8,7 @@ use crate::config::schema;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Action {
+pub(crate) enum Action {
     Go,
     Filter,
     NextUp,
@@ -30,7 +30,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn parse(name: &str) -> Option<Action> {
+    pub(crate) fn parse(name: &str) -> Option<Action> {
         Some(match schema::action_alias(name) {
             "go" => Action::Go,
             "filter" => Action::Filter,
@@ -55,7 +55,7 @@ impl Action {
     }
 
     /// What the help screen says it does.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Action::Go => "go to it",
             Action::Filter => "filter",
@@ -78,7 +78,7 @@ impl Action {
         }
     }
 
-    pub const ALL: [Action; 18] = [
+    pub(crate) const ALL: [Action; 18] = [
         Action::Go,
         Action::NextUp,
         Action::Filter,
@@ -101,7 +101,7 @@ impl Action {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preset {
+pub(crate) enum Preset {
     Modal,
     Search,
 }
@@ -109,7 +109,7 @@ pub enum Preset {
 /// A key as the popup matches it: its code and its ctrl/alt (shift is in
 /// the character, or in the named key such as BackTab).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Key {
+pub(crate) struct Key {
     pub code: KeyCode,
     pub ctrl: bool,
     pub alt: bool,
@@ -117,7 +117,7 @@ pub struct Key {
 }
 
 impl Key {
-    pub fn of(event: KeyEvent) -> Key {
+    pub(crate) fn of(event: KeyEvent) -> Key {
         let m = event.modifiers;
         let is_char = matches!(event.code, KeyCode::Char(_));
         Key {
@@ -129,14 +129,14 @@ impl Key {
     }
 
     /// A key in herdr's syntax (or tmux's), if it names one.
-    pub fn parse(spec: &str) -> Option<Key> {
+    pub(crate) fn parse(spec: &str) -> Option<Key> {
         let tmux = crate::keys::to_tmux(spec).ok()?;
         Key::from_tmux(&tmux)
     }
 
     /// tmux's spelling (`C-d`, `M-x`, `S-Up`, `BTab`, `Enter`, `a`), as
     /// tmux's options (`prefix`) and taw's key options write it.
-    pub fn from_tmux(name: &str) -> Option<Key> {
+    pub(crate) fn from_tmux(name: &str) -> Option<Key> {
         let mut key = Key {
             code: KeyCode::Null,
             ctrl: false,
@@ -194,7 +194,7 @@ impl Key {
 
 /// The keys of every action.
 #[derive(Debug, Clone)]
-pub struct Keymap {
+pub(crate) struct Keymap {
     pub preset: Preset,
     bindings: Vec<(Key, Action)>,
     /// Keys a `[keys]` entry bound, which answer before the text field's.
@@ -260,7 +260,7 @@ fn preset_keys(preset: Preset) -> Vec<(&'static str, Action)> {
 }
 
 impl Keymap {
-    pub fn new(preset: Preset, overrides: &[(Action, Vec<String>)]) -> Keymap {
+    pub(crate) fn new(preset: Preset, overrides: &[(Action, Vec<String>)]) -> Keymap {
         let overridden: Vec<Action> = overrides.iter().map(|(a, _)| *a).collect();
         let mut bindings: Vec<(Key, Action)> = preset_keys(preset)
             .into_iter()
@@ -286,7 +286,7 @@ impl Keymap {
     }
 
     /// From config.toml: `[keys] preset` and the per-action entries.
-    pub fn from_config(config: &Config) -> Keymap {
+    pub(crate) fn from_config(config: &Config) -> Keymap {
         let preset = if config.get(&crate::config::schema::KEYS_PRESET) == "search" {
             Preset::Search
         } else {
@@ -310,7 +310,7 @@ impl Keymap {
         Keymap::new(preset, &overrides)
     }
 
-    pub fn action(&self, event: KeyEvent) -> Option<Action> {
+    pub(crate) fn action(&self, event: KeyEvent) -> Option<Action> {
         let key = Key::of(event);
         self.bindings
             .iter()
@@ -320,12 +320,12 @@ impl Keymap {
 
     /// Whether a `[keys]` entry bound this key (it then answers before the
     /// text field's own editing keys).
-    pub fn is_configured(&self, event: KeyEvent) -> bool {
+    pub(crate) fn is_configured(&self, event: KeyEvent) -> bool {
         self.configured.contains(&Key::of(event))
     }
 
     /// The keys of an action, as written for the help screen.
-    pub fn keys_of(&self, action: Action) -> Vec<String> {
+    pub(crate) fn keys_of(&self, action: Action) -> Vec<String> {
         self.bindings
             .iter()
             .filter(|(_, a)| *a == action)
@@ -335,7 +335,7 @@ impl Keymap {
 }
 
 /// A key as a person reads it: `ctrl+d`, `enter`, `G`.
-pub fn describe(key: Key) -> String {
+pub(crate) fn describe(key: Key) -> String {
     let base = match key.code {
         KeyCode::Char(' ') => "space".to_string(),
         KeyCode::Char(c) => c.to_string(),

@@ -1,8 +1,8 @@
 //! `taw ui open`: the popup opened over a client, with `display-popup`,
 //! at the size the plugin options say, centred.
 
+use crate::callback::Callback;
 use crate::envelope::{Result, TawError, answers};
-use crate::setup::table::Callback;
 use crate::tmux::Tmux;
 use crate::tmux::commands::{self as cmd, ShellWord};
 use crate::tmux::snapshot::Snapshot;

@@ -8,13 +8,13 @@
 //! after each look, which asks the worker for a new snapshot. The loop
 //! draws after each batch of messages.
 
-pub mod app;
-pub mod draw;
-pub mod field;
-pub mod keymap;
-pub mod launch;
-pub mod rows;
-pub mod tokens;
+pub(crate) mod app;
+pub(crate) mod draw;
+pub(crate) mod field;
+pub(crate) mod keymap;
+pub(crate) mod launch;
+pub(crate) mod rows;
+pub(crate) mod tokens;
 
 use crate::config::Config;
 use crate::envelope::{Result, TawError};
@@ -45,7 +45,7 @@ const REFRESH_GAP: Duration = Duration::from_millis(150);
 
 /// What the popup was opened for.
 #[derive(Debug, Clone, Default)]
-pub struct Launch {
+pub(crate) struct Launch {
     /// The client the popup is on: where Go takes it.
     pub client: Option<String>,
     pub new_session: bool,
@@ -71,7 +71,7 @@ enum Job {
     Projects(String),
 }
 
-pub fn options_from(config: &Config, new_session: bool) -> Options {
+pub(crate) fn options_from(config: &Config, new_session: bool) -> Options {
     Options {
         layout: Layout::parse(&config.get(&crate::config::schema::UI_LAYOUT)),
         depth: Depth::parse(&config.get(&crate::config::schema::UI_DEPTH)),
@@ -101,7 +101,7 @@ fn config_problem(config: &Config) -> Option<String> {
 }
 
 /// Runs the popup until it is closed; the terminal is put back on any end.
-pub fn run(tmux: Tmux, launch: Launch) -> Result<()> {
+pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let config = Config::load().unwrap_or_default();
     let snapshot = Snapshot::read(&tmux)?;
     let client = launch
@@ -511,7 +511,7 @@ fn ask_git(app: &App, known: &mut HashMap<String, Option<Git>>, tx: &Sender<Msg>
 
 /// A session folder's checkout, as `git status --branch` tells it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Git {
+pub(crate) struct Git {
     pub branch: String,
     pub dirty: bool,
     pub ahead: u32,
@@ -520,12 +520,12 @@ pub struct Git {
 
 impl Git {
     /// `main*`: the branch, `*` when the checkout has changes.
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         format!("{}{}", self.branch, if self.dirty { "*" } else { "" })
     }
 
     /// `↑1 ↓2`: commits ahead of and behind its upstream, when not zero.
-    pub fn counts(&self) -> String {
+    pub(crate) fn counts(&self) -> String {
         let mut parts = Vec::new();
         if self.ahead > 0 {
             parts.push(format!("↑{}", self.ahead));
@@ -537,7 +537,7 @@ impl Git {
     }
 
     /// Reads `git status --porcelain=v1 --branch` output.
-    pub fn parse(text: &str) -> Option<Git> {
+    pub(crate) fn parse(text: &str) -> Option<Git> {
         let mut lines = text.lines();
         let head = lines.next()?.strip_prefix("## ")?;
         let (names, tracking) = match head.split_once(" [") {

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 /// What a row stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Target {
+pub(crate) enum Target {
     Session(u32),
     Window {
         session: u32,
@@ -27,7 +27,7 @@ pub enum Target {
 
 impl Target {
     /// The session a row is in; none for a folder.
-    pub fn session(self) -> Option<u32> {
+    pub(crate) fn session(self) -> Option<u32> {
         match self {
             Target::Session(session)
             | Target::Window { session, .. }
@@ -38,20 +38,20 @@ impl Target {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
+pub(crate) enum Layout {
     Tree,
     Flat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Depth {
+pub(crate) enum Depth {
     Sessions,
     Agents,
     All,
 }
 
 impl Layout {
-    pub fn parse(text: &str) -> Layout {
+    pub(crate) fn parse(text: &str) -> Layout {
         if text == "flat" {
             Layout::Flat
         } else {
@@ -61,7 +61,7 @@ impl Layout {
 }
 
 impl Depth {
-    pub fn parse(text: &str) -> Depth {
+    pub(crate) fn parse(text: &str) -> Depth {
         match text {
             "sessions" => Depth::Sessions,
             "all" => Depth::All,
@@ -72,7 +72,7 @@ impl Depth {
 
 /// How many agents are in each state, for a session's or window's row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub blocked: usize,
     pub done: usize,
     pub working: usize,
@@ -91,12 +91,8 @@ impl Counts {
         }
     }
 
-    pub fn agents(&self) -> usize {
-        self.blocked + self.done + self.working + self.idle + self.unknown
-    }
-
     /// The state that most wants a look: blocked, done, working, idle.
-    pub fn most_urgent(&self) -> Option<AgentStatus> {
+    pub(crate) fn most_urgent(&self) -> Option<AgentStatus> {
         [
             (self.blocked, AgentStatus::Blocked),
             (self.done, AgentStatus::Done),
@@ -112,7 +108,7 @@ impl Counts {
 
 /// One line of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     pub target: Target,
     /// 0 for a session, 1 for a window, 2 for a pane (tree); 0 when flat.
     pub depth: u8,
@@ -134,7 +130,7 @@ pub struct Row {
 }
 
 /// An agent pane's name in the list: its own name, else its kind's.
-pub fn agent_label(pane: &Pane) -> String {
+pub(crate) fn agent_label(pane: &Pane) -> String {
     if !pane.agent_name.is_empty() {
         return pane.agent_name.clone();
     }
@@ -158,7 +154,7 @@ fn short_path(path: &str, home: &str) -> String {
 }
 
 /// Builds the rows. `collapsed` sessions show no children (tree only).
-pub fn build(
+pub(crate) fn build(
     snapshot: &Snapshot,
     layout: Layout,
     depth: Depth,
@@ -301,10 +297,10 @@ fn pane_row(
 
 /// Made-up sessions, windows and panes for the popup's tests.
 #[cfg(test)]
-pub mod fixture {
+pub(crate) mod fixture {
     use crate::tmux::snapshot::{Pane, Session, Window};
 
-    pub fn session(id: u32, name: &str) -> Session {
+    pub(crate) fn session(id: u32, name: &str) -> Session {
         Session {
             id,
             name: name.into(),
@@ -318,7 +314,7 @@ pub mod fixture {
         }
     }
 
-    pub fn window(session: u32, id: u32, name: &str) -> Window {
+    pub(crate) fn window(session: u32, id: u32, name: &str) -> Window {
         Window {
             session,
             id,
@@ -332,7 +328,14 @@ pub mod fixture {
     }
 
     /// A pane; an agent's when `kind` is not empty.
-    pub fn pane(session: u32, window: u32, id: u32, kind: &str, state: &str, name: &str) -> Pane {
+    pub(crate) fn pane(
+        session: u32,
+        window: u32,
+        id: u32,
+        kind: &str,
+        state: &str,
+        name: &str,
+    ) -> Pane {
         Pane {
             session,
             window,

@@ -69,7 +69,7 @@ struct Token {
 
 /// The rows of one kind of entry, as config.toml writes them.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Sidebar {
+pub(crate) struct Sidebar {
     rows: Vec<Vec<Token>>,
     by_agent: HashMap<String, Vec<Vec<Token>>>,
     pub row_gap: usize,
@@ -77,7 +77,7 @@ pub struct Sidebar {
 
 /// A token's value: its text and the style it comes with (a state icon's
 /// colour). `None` when it has none, which leaves it out.
-pub type Value0 = Option<(String, Style)>;
+pub(crate) type Value0 = Option<(String, Style)>;
 
 fn color(text: &str) -> Option<Color> {
     let hex = text.strip_prefix('#')?;
@@ -186,7 +186,10 @@ fn rows(value: &Value) -> Vec<Vec<Token>> {
 impl Sidebar {
     /// The table `ui.sidebar.agents` or `ui.sidebar.sessions`, when it sets
     /// rows (else the popup's own drawing is used).
-    pub fn from_config(config: &Config, table: &crate::config::schema::Table) -> Option<Sidebar> {
+    pub(crate) fn from_config(
+        config: &Config,
+        table: &crate::config::schema::Table,
+    ) -> Option<Sidebar> {
         let entries = config.table(table);
         let mut sidebar = Sidebar::default();
         for entry in entries {
@@ -213,7 +216,11 @@ impl Sidebar {
     }
 
     /// The entry's lines: `value` gives each token's text and style.
-    pub fn lines(&self, agent: Option<&str>, value: &dyn Fn(&str) -> Value0) -> Vec<Line<'static>> {
+    pub(crate) fn lines(
+        &self,
+        agent: Option<&str>,
+        value: &dyn Fn(&str) -> Value0,
+    ) -> Vec<Line<'static>> {
         let rows = agent
             .and_then(|a| self.by_agent.get(a))
             .unwrap_or(&self.rows);

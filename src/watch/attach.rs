@@ -1,8 +1,8 @@
 //! Starting watchers: `taw watch attach-all` puts one on every pane that
 //! has none, and `--restart` starts again those of another taw version.
 
+use crate::callback::Callback;
 use crate::envelope::{Result, TawError};
-use crate::setup::table::Callback;
 use crate::tmux::commands::ShellWord;
 use crate::tmux::pane;
 use crate::tmux::snapshot::{Pane, Snapshot};
@@ -12,7 +12,7 @@ use serde::Serialize;
 /// What a pane's pipe is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Watch {
+pub(crate) enum Watch {
     /// A watcher of this taw version.
     Current,
     /// A watcher started by another taw version.
@@ -23,7 +23,7 @@ pub enum Watch {
     Foreign,
 }
 
-pub fn watch_of(pane: &Pane) -> Watch {
+pub(crate) fn watch_of(pane: &Pane) -> Watch {
     let version = pane.watcher.split_whitespace().next().unwrap_or("");
     match (pane.pipe, version) {
         (false, _) => Watch::None,
@@ -34,7 +34,7 @@ pub fn watch_of(pane: &Pane) -> Watch {
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Attached {
+pub(crate) struct Attached {
     pub attached: Vec<String>,
     pub restarted: Vec<String>,
     pub skipped_foreign: Vec<String>,
@@ -42,7 +42,7 @@ pub struct Attached {
 
 /// Puts a watcher on every pane without one; with `restart`, starts again
 /// the watchers of other taw versions (all of them, with `restart_all`).
-pub fn attach_all(
+pub(crate) fn attach_all(
     tmux: &Tmux,
     callback: &Callback,
     restart: bool,

@@ -9,11 +9,11 @@
 //! something changed, in one call. With no output and no timer pending the
 //! watcher sleeps in a blocking read: an idle pane costs nothing.
 
-pub mod attach;
-pub mod nudge;
-pub mod tracker;
-pub mod typed;
-pub mod waiters;
+pub(crate) mod attach;
+pub(crate) mod nudge;
+pub(crate) mod tracker;
+pub(crate) mod typed;
+pub(crate) mod waiters;
 
 use crate::clock::now_ms;
 use crate::config::Config;
@@ -52,7 +52,7 @@ const JOB_CACHE: Duration = Duration::from_secs(5);
 
 /// What wakes the watcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
+pub(crate) enum Event {
     /// The pane printed something.
     Output,
     /// Someone asked for a look (a report, a focus change).
@@ -69,21 +69,14 @@ struct PendingToast {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToastKind {
+pub(crate) enum ToastKind {
     /// An agent needs you (blocked).
     Request,
     /// An agent finished its turn.
     Done,
 }
 
-impl ToastKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToastKind::Request => "request",
-            ToastKind::Done => "done",
-        }
-    }
-}
+impl ToastKind {}
 
 /// What the process table says is in front of a pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,7 +139,7 @@ fn intern(label: &str) -> &'static str {
     leaked
 }
 
-pub struct Watcher {
+pub(crate) struct Watcher {
     tmux: Tmux,
     pane: u32,
     /// The tmux server's pid: it names the sockets of the pane's waiters.
@@ -170,7 +163,7 @@ pub struct Watcher {
 }
 
 impl Watcher {
-    pub fn new(tmux: Tmux, pane: u32, server: u32) -> Watcher {
+    pub(crate) fn new(tmux: Tmux, pane: u32, server: u32) -> Watcher {
         let config = Config::load().unwrap_or_default();
         let registry = Registry::from_config(&config);
         Watcher {
@@ -194,7 +187,7 @@ impl Watcher {
     /// Runs until the pane ends. `events` brings output and nudges. A tmux
     /// that does not answer (a stopped server: each call ends in `timeout`)
     /// is asked again a moment later; the watcher ends only with its pane.
-    pub fn run(mut self, events: mpsc::Receiver<Event>) -> Result<(), TawError> {
+    pub(crate) fn run(mut self, events: mpsc::Receiver<Event>) -> Result<(), TawError> {
         while self.announce().is_err() {
             if let Ok(Event::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
             {
@@ -715,7 +708,7 @@ fn status_of(state: RuleState) -> AgentStatus {
 }
 
 /// Reads the pane's output from standard input, turning it into events.
-pub fn read_output(sender: mpsc::Sender<Event>) {
+pub(crate) fn read_output(sender: mpsc::Sender<Event>) {
     let mut stdin = std::io::stdin().lock();
     let mut buffer = vec![0u8; 64 * 1024];
     loop {

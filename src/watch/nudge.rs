@@ -11,14 +11,14 @@ use std::sync::mpsc;
 const MAX_PATH: usize = 103;
 
 /// The socket of the watcher of pane `%pane` of the server with pid `server`.
-pub fn socket_path(state_dir: &Path, server: u32, pane: u32) -> Option<PathBuf> {
+pub(crate) fn socket_path(state_dir: &Path, server: u32, pane: u32) -> Option<PathBuf> {
     let path = state_dir.join("run").join(format!("{server}-{pane}.sock"));
     (path.as_os_str().len() <= MAX_PATH).then_some(path)
 }
 
 /// Listens on `path` and turns each datagram into a nudge. A socket left
 /// by a watcher that died is replaced.
-pub fn listen(path: &Path, sender: mpsc::Sender<Event>) -> std::io::Result<()> {
+pub(crate) fn listen(path: &Path, sender: mpsc::Sender<Event>) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -36,7 +36,7 @@ pub fn listen(path: &Path, sender: mpsc::Sender<Event>) -> std::io::Result<()> {
 }
 
 /// Wakes the watcher listening on `path`, if there is one.
-pub fn nudge(path: &Path) -> bool {
+pub(crate) fn nudge(path: &Path) -> bool {
     UnixDatagram::unbound()
         .and_then(|socket| socket.send_to(b"n", path))
         .is_ok()

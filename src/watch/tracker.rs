@@ -17,7 +17,7 @@ use crate::model::AgentStatus;
 
 /// Timings, in milliseconds.
 #[derive(Debug, Clone, Copy)]
-pub struct Timing {
+pub(crate) struct Timing {
     /// How long a new agent reads unknown.
     pub grace: u64,
     /// How long idle after work must last before it is believed.
@@ -41,7 +41,7 @@ impl Default for Timing {
 
 /// What the rules made of the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// `None`: the screen is a viewer (a transcript); keep the state.
     pub state: Option<AgentStatus>,
     /// The screen shows the idle prompt outright: no need to wait.
@@ -52,7 +52,7 @@ pub struct Reading {
 
 /// What in front of the pane says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Front {
+pub(crate) enum Front {
     /// The process table could not say: change nothing.
     Unknown,
     /// No agent: the shell, or another program.
@@ -66,7 +66,7 @@ pub enum Front {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Observation {
+pub(crate) struct Observation {
     pub now: u64,
     pub front: Front,
     /// Someone is looking at the pane.
@@ -75,7 +75,7 @@ pub struct Observation {
 
 /// What changed, for the watcher to write and announce.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// An agent came into the pane.
     Started {
         kind: &'static str,
@@ -93,14 +93,14 @@ pub enum Change {
 
 /// What one observation led to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub changes: Vec<Change>,
     /// Look again at this time even if the pane prints nothing.
     pub wake_at: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Track {
+pub(crate) struct Track {
     pub kind: &'static str,
     pub pid: Option<u32>,
     /// When the agent was first seen.
@@ -112,13 +112,13 @@ pub struct Track {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Tracker {
+pub(crate) struct Tracker {
     pub timing: Timing,
     pub agent: Option<Track>,
 }
 
 impl Tracker {
-    pub fn new(timing: Timing) -> Tracker {
+    pub(crate) fn new(timing: Timing) -> Tracker {
         Tracker {
             timing,
             agent: None,
@@ -127,7 +127,7 @@ impl Tracker {
 
     /// A tracker that takes over an agent already published (a watcher
     /// started again), so a done stays done and no grace is replayed.
-    pub fn resume(
+    pub(crate) fn resume(
         timing: Timing,
         kind: &'static str,
         pid: Option<u32>,
@@ -147,11 +147,11 @@ impl Tracker {
         }
     }
 
-    pub fn state(&self) -> Option<AgentStatus> {
+    pub(crate) fn state(&self) -> Option<AgentStatus> {
         self.agent.as_ref().map(|track| track.state)
     }
 
-    pub fn observe(&mut self, observation: Observation) -> Outcome {
+    pub(crate) fn observe(&mut self, observation: Observation) -> Outcome {
         let now = observation.now;
         let mut outcome = Outcome::default();
         match observation.front {
@@ -224,7 +224,7 @@ impl Tracker {
     }
 
     /// Someone looked at the pane: a done becomes idle.
-    pub fn seen(&mut self, now: u64) -> Option<Change> {
+    pub(crate) fn seen(&mut self, now: u64) -> Option<Change> {
         let track = self.agent.as_mut()?;
         if track.state != AgentStatus::Done {
             return None;
@@ -286,7 +286,7 @@ fn next_state(
 
 /// The state a turn ends in: idle for a pane someone looks at, done for
 /// one nobody does. A state that was no turn stays as it was.
-pub fn turn_end(state: AgentStatus, looking: bool) -> AgentStatus {
+pub(crate) fn turn_end(state: AgentStatus, looking: bool) -> AgentStatus {
     match state {
         AgentStatus::Working | AgentStatus::Blocked if looking => AgentStatus::Idle,
         AgentStatus::Working | AgentStatus::Blocked => AgentStatus::Done,

@@ -10,7 +10,7 @@ const SHORT_PROMPT: usize = 16;
 
 /// The index of the typed line among `rows`, if it is on the screen.
 /// `recorded` is the row as the shell echoed it, `command` the command.
-pub fn find(rows: &[&str], recorded: &str, command: &str) -> Option<usize> {
+pub(crate) fn find(rows: &[&str], recorded: &str, command: &str) -> Option<usize> {
     let recorded = recorded.trim_end();
     if command.is_empty() {
         return rows.iter().rposition(|row| row.trim_end() == recorded);
@@ -35,7 +35,7 @@ pub fn find(rows: &[&str], recorded: &str, command: &str) -> Option<usize> {
 
 /// Whether a row ends with `command`, or with it and a right prompt: the
 /// row a shell echoed it on.
-pub fn holds_command(row: &str, command: &str) -> bool {
+pub(crate) fn holds_command(row: &str, command: &str) -> bool {
     !command.is_empty() && prompt_before(row.trim_end(), command).is_some()
 }
 

@@ -20,7 +20,7 @@ fn any_prefix(server: u32) -> String {
 }
 
 /// A verb's wait on one pane; its socket goes when it is dropped.
-pub struct Waiter {
+pub(crate) struct Waiter {
     socket: UnixDatagram,
     path: PathBuf,
 }
@@ -28,12 +28,12 @@ pub struct Waiter {
 impl Waiter {
     /// Listens for the looks at pane `%pane`. `None` when no socket can be
     /// made (a state folder path too long for a socket).
-    pub fn new(state_dir: &Path, server: u32, pane: u32) -> Option<Waiter> {
+    pub(crate) fn new(state_dir: &Path, server: u32, pane: u32) -> Option<Waiter> {
         Waiter::bind(state_dir, &prefix(server, pane))
     }
 
     /// Listens for the looks at every pane of the server.
-    pub fn any(state_dir: &Path, server: u32) -> Option<Waiter> {
+    pub(crate) fn any(state_dir: &Path, server: u32) -> Option<Waiter> {
         Waiter::bind(state_dir, &any_prefix(server))
     }
 
@@ -51,7 +51,7 @@ impl Waiter {
     }
 
     /// Waits up to `timeout` for a look; true when one came.
-    pub fn wait(&self, timeout: Duration) -> bool {
+    pub(crate) fn wait(&self, timeout: Duration) -> bool {
         let timeout = timeout.max(Duration::from_millis(1));
         if self.socket.set_read_timeout(Some(timeout)).is_err() {
             return false;
@@ -74,7 +74,7 @@ impl Drop for Waiter {
 
 /// Tells every waiter of pane `%pane` that the pane was looked at. A socket
 /// nobody listens on any more (its verb was killed) is removed.
-pub fn notify_all(state_dir: &Path, server: u32, pane: u32) {
+pub(crate) fn notify_all(state_dir: &Path, server: u32, pane: u32) {
     let dir = state_dir.join("run");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return;
