@@ -47,3 +47,46 @@ ensure_cargo() {
 		fi
 	fi
 }
+
+# Node.js and npm, which the agents lab installs its agents with.
+ensure_node() {
+	command -v npm >/dev/null 2>&1 && return 0
+	apt_install nodejs || true
+	command -v npm >/dev/null 2>&1 || apt_install npm || true
+	command -v npm >/dev/null 2>&1 ||
+		echo "npm is not installed: the agents lab will be skipped" >&2
+}
+
+# Everything the test suite runs: tmux, cargo, git, jq, node.
+ensure_test_tools() {
+	ensure_tmux
+	ensure_cargo
+	command -v git >/dev/null 2>&1 || apt_install git || true
+	ensure_jq
+	ensure_node
+}
+
+# start_shared_lab LAB_DIR: one tmux server in a loopback-only network
+# namespace, with the lab's mock model in its session `mock`, for every
+# real-agent test (tests/common/lab.rs reads TAW_LAB_SOCKET and
+# TAW_LAB_ROOT). Its folders (tmux's socket folder, taw's state, config
+# and home) are in TAW_LAB_ROOT.
+start_shared_lab() {
+	local lab_dir="$1"
+	TAW_LAB_ROOT="$(mktemp -d "${TMPDIR:-/tmp}/taw-lab.XXXXXX")"
+	TAW_LAB_SOCKET="taw-lab-$$"
+	mkdir -p "$TAW_LAB_ROOT/tmux" "$TAW_LAB_ROOT/state" "$TAW_LAB_ROOT/config" "$TAW_LAB_ROOT/home"
+	local mock
+	mock="python3 '$lab_dir/mock_model.py' --port 8765"
+	env -u TMUX -u TMUX_PANE TMUX_TMPDIR="$TAW_LAB_ROOT/tmux" LANG=C.UTF-8 SHELL=/bin/sh \
+		TAW_STATE_DIR="$TAW_LAB_ROOT/state" TAW_CONFIG_DIR="$TAW_LAB_ROOT/config" HOME="$TAW_LAB_ROOT/home" \
+		unshare -n sh -c 'ip link set lo up && exec tmux -u -L "$1" -f /dev/null new-session -d -s mock -x 120 -y 40 "$2"' \
+		sh "$TAW_LAB_SOCKET" "$mock"
+	export TAW_LAB_SOCKET TAW_LAB_ROOT
+}
+
+stop_shared_lab() {
+	[ -n "${TAW_LAB_SOCKET:-}" ] || return 0
+	TMUX_TMPDIR="$TAW_LAB_ROOT/tmux" tmux -L "$TAW_LAB_SOCKET" kill-server 2>/dev/null || true
+	rm -rf "$TAW_LAB_ROOT"
+}

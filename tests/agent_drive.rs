@@ -54,21 +54,40 @@ fn shell_with_the_fake_on_path(server: &TmuxServer) -> String {
     let script = fake_agent(server);
     let bin = script.parent().unwrap().display().to_string();
     let pane = server.bash_pane("shell");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &pane,
-        &format!("PATH={bin}:$PATH"),
-        "Enter",
-    ]);
-    std::thread::sleep(Duration::from_millis(500));
+    let line = format!("PATH={bin}:$PATH");
+    server.tmux(&["send-keys", "-t", &pane, &line, "Enter"]);
+    server.wait_for(
+        "the shell back at its prompt",
+        Duration::from_secs(5),
+        || ran(server, &pane, &line),
+    );
     pane
+}
+
+/// Whether the shell has run `line` and is back at its prompt: the last
+/// line of the pane is the prompt `line` was typed at.
+fn ran(server: &TmuxServer, pane: &str, line: &str) -> bool {
+    let shown = screen(server, pane);
+    let lines: Vec<&str> = shown
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match lines[..] {
+        [.., typed, last] => typed
+            .split_once(line)
+            .is_some_and(|(prompt, _)| prompt.trim_end() == last),
+        _ => false,
+    }
 }
 
 /// bash with the stand-in agent running in front of it.
 fn pane_with_agent(server: &TmuxServer) -> String {
     run_agent(server, &fake_agent(server), "fake agent ready")
 }
+
+/// How long a pane is watched for text or keys that must not reach it.
+const NOTHING_COMES: Duration = Duration::from_millis(500);
 
 fn screen(server: &TmuxServer, pane: &str) -> String {
     server.tmux(&["capture-pane", "-p", "-t", pane])
@@ -90,12 +109,32 @@ fn start_racing(server: &TmuxServer, pane: &str, args: &[&str], then: impl FnOnc
     })
 }
 
-/// Runs taw with the race window open, while `meanwhile` runs.
+/// `agent prompt` or `agent send-keys` of `args` with the race window open:
+/// `then` runs once taw has made its checks, before it sends.
+fn send_racing(server: &TmuxServer, args: &[&str], then: impl FnOnce()) -> Run {
+    with_race(server, args, || {
+        std::thread::sleep(CHECKS_MADE);
+        then();
+    })
+}
+
+/// How long taw is held between its checks and its send (`agent start`:
+/// between the echo and the Enter), for the race tests.
+const RACE_WINDOW: Duration = Duration::from_millis(1500);
+
+/// Time enough for taw to have made its checks before a prompt or keys, and
+/// well inside RACE_WINDOW: the checks only read tmux, so they leave no sign
+/// to wait for (the window opens right after them).
+const CHECKS_MADE: Duration = Duration::from_millis(400);
+
+/// Runs taw with the race window open, while `meanwhile` runs; what it did
+/// must have come inside the window, while taw had not answered yet.
 fn with_race(server: &TmuxServer, args: &[&str], meanwhile: impl FnOnce()) -> Run {
+    let window = RACE_WINDOW.as_millis().to_string();
     std::thread::scope(|scope| {
-        let run = scope.spawn(|| server.taw_with(args, &[("TAW_TEST_SEND_DELAY_MS", "1500")]));
-        std::thread::sleep(Duration::from_millis(400));
+        let run = scope.spawn(|| server.taw_with(args, &[("TAW_TEST_SEND_DELAY_MS", &window)]));
         meanwhile();
+        assert!(!run.is_finished(), "taw answered before the race was run");
         run.join().unwrap()
     })
 }
@@ -132,21 +171,19 @@ fn a_prompt_and_keys_reach_a_live_agent() {
 fn an_agent_that_exits_between_check_and_send_gets_nothing_nor_does_the_shell() {
     let server = TmuxServer::start();
     let pane = pane_with_agent(&server);
-    let run = with_race(&server, &["agent", "prompt", &pane, "RACE-PROMPT"], || {
+    let run = send_racing(&server, &["agent", "prompt", &pane, "RACE-PROMPT"], || {
         server.tmux(&["send-keys", "-t", &pane, "C-c"]);
         server.wait_for("bash back", Duration::from_secs(5), || {
             server.display(&pane, "#{pane_current_command}") == "bash"
         });
     });
     assert_eq!(run.error_code(), "agent_not_ready", "{run:?}");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        !screen(&server, &pane).contains("RACE-PROMPT"),
-        "the shell got the prompt"
-    );
+    server.stays_for("the shell not getting the prompt", NOTHING_COMES, || {
+        !screen(&server, &pane).contains("RACE-PROMPT")
+    });
     // Keys too.
     let pane = pane_with_agent(&server);
-    let run = with_race(
+    let run = send_racing(
         &server,
         &["agent", "send-keys", &pane, "R", "A", "C", "E"],
         || {
@@ -157,7 +194,9 @@ fn an_agent_that_exits_between_check_and_send_gets_nothing_nor_does_the_shell() 
         },
     );
     assert_eq!(run.error_code(), "agent_not_ready");
-    assert!(!screen(&server, &pane).contains("RACE"));
+    server.stays_for("the shell not getting the keys", NOTHING_COMES, || {
+        !screen(&server, &pane).contains("RACE")
+    });
 }
 
 #[test]
@@ -170,17 +209,15 @@ fn copy_mode_before_or_during_a_send_is_refused() {
     assert!(run.stderr.contains("copy mode"), "{}", run.stderr);
     server.tmux(&["send-keys", "-t", &pane, "-X", "cancel"]);
 
-    let run = with_race(&server, &["agent", "prompt", &pane, "DURING-TEXT"], || {
+    let run = send_racing(&server, &["agent", "prompt", &pane, "DURING-TEXT"], || {
         server.tmux(&["copy-mode", "-t", &pane]);
     });
     assert_eq!(run.error_code(), "shell_not_ready", "{run:?}");
     server.tmux(&["send-keys", "-t", &pane, "-X", "cancel"]);
-    std::thread::sleep(Duration::from_millis(300));
-    let shown = screen(&server, &pane);
-    assert!(
-        !shown.contains("DURING-TEXT") && !shown.contains("BEFORE-TEXT"),
-        "{shown}"
-    );
+    server.stays_for("neither text reaching the pane", NOTHING_COMES, || {
+        let shown = screen(&server, &pane);
+        !shown.contains("DURING-TEXT") && !shown.contains("BEFORE-TEXT")
+    });
     // Input off (select-pane -d) is refused too.
     server.tmux(&["select-pane", "-d", "-t", &pane]);
     let run = server.taw(&["agent", "prompt", &pane, "OFF-TEXT"]);
@@ -243,7 +280,9 @@ fn a_wait_ends_when_the_agent_leaves() {
                 "20000",
             ])
         });
-        std::thread::sleep(Duration::from_millis(500));
+        server.wait_for("taw agent wait to wait", Duration::from_secs(5), || {
+            server.waiter_on(&pane)
+        });
         server.tmux(&["kill-pane", "-t", &pane]);
         waiting.join().unwrap()
     });
@@ -352,7 +391,7 @@ fn lab_with_plain_shells() -> Option<Lab> {
 }
 
 #[test]
-fn real_claude_started_prompted_and_waited_for() {
+fn lab_real_claude_started_prompted_and_waited_for() {
     let Some(lab) = lab_with_plain_shells() else {
         return;
     };
@@ -382,18 +421,23 @@ fn real_claude_started_prompted_and_waited_for() {
     lab.wait_state(&pane, "idle", Duration::from_secs(30));
     assert_eq!(lab.server.display(&pane, "#{@agent_name}"), "reviewer");
 
-    let done = lab
-        .server
-        .taw(&[
-            "agent",
-            "prompt",
-            "reviewer",
-            "work 2",
-            "--wait",
-            "--timeout",
-            "60000",
-        ])
-        .result();
+    let prompted = lab.server.taw(&[
+        "agent",
+        "prompt",
+        "reviewer",
+        "work 2",
+        "--wait",
+        "--timeout",
+        "60000",
+    ]);
+    assert_eq!(
+        prompted.status,
+        0,
+        "{prompted:?}\n{:?}\n{}",
+        lab.agent(&pane),
+        lab.screen(&pane)
+    );
+    let done = prompted.result();
     assert_eq!(done["type"], "agent");
     assert!(
         matches!(
@@ -406,17 +450,22 @@ fn real_claude_started_prompted_and_waited_for() {
     assert!(read.stdout.contains("Working slowly"), "{}", read.stdout);
 
     // A quick turn is still seen; agent wait answers a state it is in.
-    lab.server
-        .taw(&[
-            "agent",
-            "prompt",
-            "reviewer",
-            "hello",
-            "--wait",
-            "--timeout",
-            "30000",
-        ])
-        .result();
+    let quick = lab.server.taw(&[
+        "agent",
+        "prompt",
+        "reviewer",
+        "hello",
+        "--wait",
+        "--timeout",
+        "30000",
+    ]);
+    assert_eq!(
+        quick.status,
+        0,
+        "{quick:?}\n{:?}\n{}",
+        lab.agent(&pane),
+        lab.screen(&pane)
+    );
     let waited = lab
         .server
         .taw(&[
@@ -435,7 +484,7 @@ fn real_claude_started_prompted_and_waited_for() {
 }
 
 #[test]
-fn a_herdr_script_runs_unchanged() {
+fn lab_a_herdr_script_runs_unchanged() {
     let Some(lab) = lab_with_plain_shells() else {
         return;
     };
@@ -447,10 +496,10 @@ fn a_herdr_script_runs_unchanged() {
         return;
     }
     let claude = lab.agent_on_path("claude");
-    let herdr = lab.server.dir.path().join("herdr-bin");
+    let herdr = lab.scratch().join("herdr-bin");
     std::fs::create_dir_all(&herdr).unwrap();
     std::os::unix::fs::symlink(taw_bin(), herdr.join("herdr")).unwrap();
-    let work = lab.server.dir.path().join("script-work");
+    let work = lab.scratch().join("script-work");
     std::fs::create_dir_all(&work).unwrap();
     let path = format!(
         "{}:{}:/usr/local/bin:/usr/bin:/bin",
@@ -628,11 +677,9 @@ fn start_with_copy_mode_before_the_enter_sends_no_enter() {
     );
     assert_eq!(server.display(&pane, "#{@agent_name}"), "", "not marked");
     server.tmux(&["send-keys", "-t", &pane, "-X", "cancel"]);
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        !screen(&server, &pane).contains("fake agent ready"),
-        "the Enter went through"
-    );
+    server.stays_for("the Enter held back", NOTHING_COMES, || {
+        !screen(&server, &pane).contains("fake agent ready")
+    });
 }
 
 #[test]
@@ -686,8 +733,9 @@ fn a_report_does_not_make_a_shell_an_agent() {
         "{}",
         run.stderr
     );
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(!screen(&server, &pane).contains("TYPED-INTO-SHELL"));
+    server.stays_for("the shell not getting the prompt", NOTHING_COMES, || {
+        !screen(&server, &pane).contains("TYPED-INTO-SHELL")
+    });
 }
 
 #[test]
@@ -707,7 +755,10 @@ fn a_prompt_wait_ends_when_the_agent_process_goes() {
                 "20000",
             ])
         });
-        std::thread::sleep(Duration::from_millis(700));
+        // Sent, and waiting for the agent to take it up.
+        server.wait_for("the prompt's wait", Duration::from_secs(5), || {
+            server.waiter_on(&pane)
+        });
         server.tmux(&["send-keys", "-t", &pane, "C-c"]);
         waiting.join().unwrap()
     });

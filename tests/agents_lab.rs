@@ -12,7 +12,7 @@ use std::time::Duration;
 const SECONDS: fn(u64) -> Duration = Duration::from_secs;
 
 #[test]
-fn claude_code_states() {
+fn lab_claude_code_states() {
     let Some(lab) = Lab::start() else { return };
     lab.server
         .write_config("[ui.toast]\ndone_delay_seconds = 0.5\ndelay_seconds = 0\n");
@@ -25,8 +25,7 @@ fn claude_code_states() {
     // Working while `work 8` runs: its silent half, then while it streams.
     lab.type_line(&pane, "work 8");
     lab.wait_state(&pane, "working", SECONDS(10));
-    std::thread::sleep(SECONDS(5));
-    assert_eq!(lab.state(&pane), "working", "{}", lab.screen(&pane));
+    lab.stays_state(&pane, "working", SECONDS(5));
 
     // Done when the turn ends in a pane nobody looks at.
     lab.wait_state(&pane, "done", SECONDS(20));
@@ -37,18 +36,20 @@ fn claude_code_states() {
     assert!(lab.has(&pane, "Do you want to proceed?"));
 
     // A person comes to the pane and answers: idle after.
+    let rows = lab.rows(&pane);
     let viewer = Viewer::attach(&lab, "agent");
     // The client's size makes Claude draw again; answer the dialog it shows.
-    std::thread::sleep(Duration::from_millis(1500));
+    lab.wait("the pane at the client's size", SECONDS(10), || {
+        lab.rows(&pane) != rows
+    });
     lab.wait("the permission dialog", SECONDS(10), || {
         lab.has(&pane, "Do you want to proceed?")
     });
-    lab.keys(&pane, &["Enter"]);
+    lab.key(&pane, "Enter");
     lab.wait_state(&pane, "idle", SECONDS(20));
 
     // The person looks elsewhere; the next turn ends done, with a toast.
     viewer.switch(&lab, "mock");
-    std::thread::sleep(Duration::from_millis(500));
     lab.type_line(&pane, "work 2");
     lab.wait_state(&pane, "done", SECONDS(20));
     lab.wait("the done toast on the client", SECONDS(10), || {
@@ -73,7 +74,7 @@ fn claude_code_states() {
 }
 
 #[test]
-fn codex_states() {
+fn lab_codex_states() {
     let Some(lab) = Lab::start() else { return };
     lab.server.write_config("[ui.toast]\ndelay_seconds = 0\n");
     let pane = lab.start_agent("codex", "agent");
@@ -83,8 +84,7 @@ fn codex_states() {
 
     lab.type_line(&pane, "work 8");
     lab.wait_state(&pane, "working", SECONDS(10));
-    std::thread::sleep(SECONDS(5));
-    assert_eq!(lab.state(&pane), "working", "{}", lab.screen(&pane));
+    lab.stays_state(&pane, "working", SECONDS(5));
     lab.wait_state(&pane, "done", SECONDS(20));
 
     // Someone is attached, looking at another session: told when Codex asks.
@@ -100,32 +100,40 @@ fn codex_states() {
     });
 
     // The person comes to it and answers: idle after.
+    let rows = lab.rows(&pane);
     viewer.switch(&lab, "agent");
-    std::thread::sleep(Duration::from_millis(1500));
+    // The client's size makes Codex draw again; answer the prompt it shows.
+    lab.wait("the pane at the client's size", SECONDS(10), || {
+        lab.rows(&pane) != rows
+    });
     lab.wait("the approval prompt", SECONDS(10), || {
         lab.has(&pane, "Would you like to run the following command?")
     });
-    lab.keys(&pane, &["Enter"]);
+    lab.key(&pane, "Enter");
     lab.wait_state(&pane, "idle", SECONDS(20));
 
     // Answered by a script while the person looks elsewhere: done.
     viewer.switch(&lab, "mock");
-    std::thread::sleep(Duration::from_millis(500));
     lab.type_line(&pane, "tool touch y");
     lab.wait_state(&pane, "blocked", SECONDS(20));
-    lab.keys(&pane, &["Enter"]);
+    lab.key(&pane, "Enter");
     lab.wait_state(&pane, "done", SECONDS(20));
 
     // Coming back to it marks it seen.
     viewer.switch(&lab, "agent");
     lab.wait_state(&pane, "idle", SECONDS(10));
 
-    lab.keys(&pane, &["C-c"]);
-    std::thread::sleep(Duration::from_millis(500));
-    lab.keys(&pane, &["C-c"]);
-    lab.wait("codex to exit", SECONDS(20), || {
-        lab.agent(&pane).0.is_empty()
+    // Ctrl-C quits Codex at an empty input, or asks for a second one.
+    let gone = || lab.agent(&pane).0.is_empty();
+    let asks = || lab.screen(&pane).to_lowercase().contains("again to quit");
+    lab.key(&pane, "C-c");
+    lab.wait("codex to exit or ask again", SECONDS(20), || {
+        gone() || asks()
     });
+    if !gone() {
+        lab.key(&pane, "C-c");
+    }
+    lab.wait("codex to exit", SECONDS(20), gone);
     assert!(
         lab.agent(&pane).2.starts_with("idle "),
         "{:?}",

@@ -91,10 +91,10 @@ fn sound_settings_from_config() {
     server
         .taw(&["notification", "show", "x", "--sound", "done"])
         .result();
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(
-        !heard.exists(),
-        "ui.sound.enabled = false runs no sound command"
+    server.stays_for(
+        "ui.sound.enabled = false running no sound command",
+        Duration::from_secs(1),
+        || !heard.exists(),
     );
 }
 

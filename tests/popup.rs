@@ -163,9 +163,15 @@ fn rename_and_close_with_its_question() {
         popup.keys(&["x"]);
         popup.wait_for("? y/n");
         popup.keys(&["n"]);
-        std::thread::sleep(Duration::from_millis(300));
+        popup.server.wait_for("the question answered", WAIT, || {
+            !popup.screen().contains("? y/n")
+        });
         let panes = || popup.server.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
-        assert!(panes().lines().any(|p| p == tester));
+        popup
+            .server
+            .stays_for("tester kept", Duration::from_millis(500), || {
+                panes().lines().any(|p| p == tester)
+            });
         popup.keys(&["x"]);
         popup.wait_for("? y/n");
         popup.keys(&["y"]);

@@ -1195,6 +1195,10 @@ fn wait_output_times_out_and_refuses_a_bad_regex() {
 
 #[test]
 fn wait_output_on_a_pane_killed_while_waiting_is_not_found() {
+    // No watcher here, so wait-output binds no waiter's socket and nothing
+    // shows that it waits: it reads the pane at once (then every 250 ms),
+    // and this is time enough for that first read.
+    const FIRST_READ_MADE: Duration = Duration::from_millis(300);
     let server = TmuxServer::start();
     server.tmux(&["split-window", "-d", "-t", "%0"]); // %1
     let answer = std::thread::scope(|scope| {
@@ -1209,7 +1213,8 @@ fn wait_output_on_a_pane_killed_while_waiting_is_not_found() {
                 "20000",
             ])
         });
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(FIRST_READ_MADE);
+        assert!(!waiting.is_finished(), "wait-output ended before the kill");
         server.tmux(&["kill-pane", "-t", "%1"]);
         waiting.join().unwrap()
     });
@@ -1247,7 +1252,16 @@ fn pane_clear_takes_back_a_ctrl_l_typed_as_text() {
     let server = TmuxServer::start();
     let pane = server.bash_pane("b");
     run(&server, &pane, "read answer; echo \"got [$answer]\"");
-    std::thread::sleep(Duration::from_millis(300));
+    // bash took the line: the cursor at the start of the line below it, and
+    // no prompt after it.
+    server.wait_for("the read in front", WAIT, || {
+        let shown = read(&server, &pane, &[]);
+        server.display(&pane, "#{cursor_x}") == "0"
+            && shown
+                .lines()
+                .rfind(|l| !l.trim().is_empty())
+                .is_some_and(|l| l.contains("read answer"))
+    });
     let cleared = server.taw(&["pane", "clear", &pane]).result();
     assert_eq!(cleared["screen_cleared"], false, "{cleared}");
     assert!(

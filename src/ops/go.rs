@@ -93,6 +93,46 @@ pub(crate) fn wake(snapshot: &Snapshot, panes: &[u32]) {
     }
 }
 
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Seen {
+    /// The panes marked seen (`%N`).
+    pub panes: Vec<String>,
+}
+
+answers!(Seen => "watch_seen");
+
+/// Every done agent of a window a client shows becomes idle: the person
+/// has seen it (the focus hooks run this).
+pub(crate) fn mark_seen(tmux: &Tmux, snapshot: &Snapshot) -> Result<Seen> {
+    let shown: Vec<(u32, u32)> = snapshot
+        .clients
+        .iter()
+        .filter_map(|client| {
+            let session = client.session?;
+            let window = snapshot.active_window(session)?;
+            Some((session, window.id))
+        })
+        .collect();
+    let mut batch = Batch::new();
+    let mut marked = Vec::new();
+    for pane in &snapshot.panes {
+        if pane.agent_state == "done"
+            && shown.contains(&(pane.session, pane.window))
+            && !marked.contains(&pane.id)
+        {
+            batch.extend(seen_commands(pane.id));
+            marked.push(pane.id);
+        }
+    }
+    if !batch.is_empty() {
+        tmux.run(&batch)?;
+        wake(snapshot, &marked);
+    }
+    Ok(Seen {
+        panes: marked.iter().map(|p| format!("%{p}")).collect(),
+    })
+}
+
 /// Where "next up" went: the pane, and the group it was chosen from.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct NextUp {

@@ -85,3 +85,50 @@ pub(crate) fn attach_all(
         Err(error) => Err(TawError::tmux(error.message)),
     }
 }
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PaneWatch {
+    pub pane_id: String,
+    pub tmux_id: String,
+    pub watch: Watch,
+    pub version: Option<String>,
+    pub pid: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WatchStatus {
+    pub version: &'static str,
+    pub watched: usize,
+    pub older: usize,
+    pub unwatched: usize,
+    pub foreign: usize,
+    pub panes: Vec<PaneWatch>,
+}
+
+crate::envelope::answers!(WatchStatus => "watch_status");
+
+/// Which panes have a watcher, and of which taw.
+pub(crate) fn status(snapshot: &Snapshot) -> WatchStatus {
+    let panes = snapshot.unique_panes();
+    let count = |watch: Watch| panes.iter().filter(|p| watch_of(p) == watch).count();
+    WatchStatus {
+        version: env!("CARGO_PKG_VERSION"),
+        watched: count(Watch::Current),
+        older: count(Watch::Older),
+        unwatched: count(Watch::None),
+        foreign: count(Watch::Foreign),
+        panes: panes
+            .iter()
+            .map(|pane| {
+                let mut words = pane.watcher.split_whitespace();
+                PaneWatch {
+                    pane_id: crate::tmux::ids::pane_id(pane.session, pane.id),
+                    tmux_id: format!("%{}", pane.id),
+                    watch: watch_of(pane),
+                    version: words.next().map(str::to_string),
+                    pid: words.next().and_then(|p| p.parse::<u32>().ok()),
+                }
+            })
+            .collect(),
+    }
+}

@@ -707,8 +707,26 @@ fn status_of(state: RuleState) -> AgentStatus {
     }
 }
 
+/// Watches pane `%pane` of the server with pid `server` until the pane
+/// ends: its output comes on standard input (tmux's pipe-pane), nudges on
+/// a socket of its own in the state folder.
+pub(crate) fn watch_pane(tmux: Tmux, pane: u32, server: u32) -> Result<(), TawError> {
+    let (sender, events) = mpsc::channel();
+    let output = sender.clone();
+    std::thread::spawn(move || read_output(output));
+    let socket = nudge::socket_path(&crate::paths::state_dir(), server, pane);
+    if let Some(path) = &socket {
+        let _ = nudge::listen(path, sender);
+    }
+    let result = Watcher::new(tmux, pane, server).run(events);
+    if let Some(path) = socket {
+        let _ = std::fs::remove_file(path);
+    }
+    result
+}
+
 /// Reads the pane's output from standard input, turning it into events.
-pub(crate) fn read_output(sender: mpsc::Sender<Event>) {
+fn read_output(sender: mpsc::Sender<Event>) {
     let mut stdin = std::io::stdin().lock();
     let mut buffer = vec![0u8; 64 * 1024];
     loop {

@@ -19,14 +19,21 @@ pub struct Lab {
     pub server: TmuxServer,
     pub dir: PathBuf,
     pub home: PathBuf,
+    /// This test's own folder for work folders, agents' homes, scripts.
+    scratch: tempfile::TempDir,
+    /// On the shared server: the sessions that were there before this
+    /// test, and the lock that keeps the tests one at a time on it.
+    shared: Option<(Vec<String>, std::sync::MutexGuard<'static, ()>)>,
 }
+
+/// One real-agent test at a time on the shared server.
+static SHARED: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The lab's folder: AGENTS_LAB_DIR, else beside this checkout.
 fn lab_dir() -> Option<PathBuf> {
     let candidates = [
         std::env::var_os("AGENTS_LAB_DIR").map(PathBuf::from),
         Some(super::repo_root().join("../shared/agents-lab")),
-        Some(PathBuf::from("/work/shared/agents-lab")),
     ];
     candidates
         .into_iter()
@@ -71,6 +78,32 @@ impl Lab {
         if !unshare_ok {
             return skip("no network namespace can be made here (unshare -n needs root)");
         }
+        let scratch = tempfile::Builder::new()
+            .prefix("taw-lab-test")
+            .tempdir()
+            .expect("temp dir");
+        // scripts/test's one lab server, when it started one.
+        if let (Some(socket), Some(root)) = (
+            std::env::var_os("TAW_LAB_SOCKET"),
+            std::env::var_os("TAW_LAB_ROOT"),
+        ) {
+            let lock = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+            let server = TmuxServer::shared(&socket.to_string_lossy(), Path::new(&root));
+            let before = server
+                .tmux(&["list-sessions", "-F", "#{session_name}"])
+                .lines()
+                .map(str::to_string)
+                .collect();
+            let lab = Lab {
+                server,
+                dir,
+                home,
+                scratch,
+                shared: Some((before, lock)),
+            };
+            lab.ready();
+            return Some(lab);
+        }
         let server = TmuxServer::empty();
         let mock = format!(
             "python3 {} --port {MOCK_PORT}",
@@ -91,23 +124,40 @@ impl Lab {
             status.success(),
             "could not start tmux in a network namespace"
         );
-        server.tmux(&["set-option", "-g", "focus-events", "on"]);
-        let lab = Lab { server, dir, home };
-        lab.wait("the mock model to listen", Duration::from_secs(15), || {
-            lab.server
+        let lab = Lab {
+            server,
+            dir,
+            home,
+            scratch,
+            shared: None,
+        };
+        lab.ready();
+        Some(lab)
+    }
+
+    /// The mock model listens, and the plugin is loaded.
+    fn ready(&self) {
+        self.server
+            .tmux(&["set-option", "-g", "focus-events", "on"]);
+        self.wait("the mock model to listen", Duration::from_secs(15), || {
+            self.server
                 .tmux(&["capture-pane", "-p", "-t", "mock"])
                 .contains("listening")
         });
-        lab.server
+        self.server
             .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
             .result();
-        Some(lab)
+    }
+
+    /// This test's own folder.
+    pub fn scratch(&self) -> &Path {
+        self.scratch.path()
     }
 
     /// A new session `name` (120x40) running `agent` through the lab's
     /// run script; returns the pane's tmux id.
     pub fn start_agent(&self, agent: &str, name: &str) -> String {
-        let work = self.server.dir.path().join(format!("{name}-work"));
+        let work = self.scratch().join(format!("{name}-work"));
         std::fs::create_dir_all(&work).unwrap();
         self.server.tmux(&[
             "new-session",
@@ -128,7 +178,7 @@ impl Lab {
         });
         let mut command = Command::new(self.dir.join(format!("run-{agent}.sh")));
         self.server.isolate_command(&mut command);
-        let agent_home = self.server.dir.path().join(format!("{agent}-home"));
+        let agent_home = self.scratch().join(format!("{agent}-home"));
         let status = command
             .args([&self.server.socket, &pane, &work.display().to_string()])
             .env("MOCK_PORT", MOCK_PORT)
@@ -145,11 +195,11 @@ impl Lab {
     /// `taw agent start --kind <agent>` can type the plain name. The run
     /// script is asked for its command line through a stand-in `tmux`.
     pub fn agent_on_path(&self, agent: &str) -> PathBuf {
-        let dir = self.server.dir.path().join(format!("{agent}-bin"));
-        let fake = self.server.dir.path().join("fake-tmux");
+        let dir = self.scratch().join(format!("{agent}-bin"));
+        let fake = self.scratch().join("fake-tmux");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::create_dir_all(&fake).unwrap();
-        let recorded = self.server.dir.path().join(format!("{agent}-command"));
+        let recorded = self.scratch().join(format!("{agent}-command"));
         let stand_in = fake.join("tmux");
         std::fs::write(
             &stand_in,
@@ -158,7 +208,7 @@ impl Lab {
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let work = self.server.dir.path().join(format!("{agent}-work"));
+        let work = self.scratch().join(format!("{agent}-work"));
         std::fs::create_dir_all(&work).unwrap();
         let path = format!(
             "{}:{}",
@@ -173,7 +223,7 @@ impl Lab {
             .env("AGENTS_LAB_HOME", &self.home)
             .env(
                 format!("{}_LAB_HOME", agent.to_uppercase()),
-                self.server.dir.path().join(format!("{agent}-home")),
+                self.scratch().join(format!("{agent}-home")),
             )
             .status()
             .expect("run script");
@@ -227,6 +277,26 @@ impl Lab {
         );
     }
 
+    /// Asserts that the pane's @agent_state is `state`, and still is
+    /// `duration` later (looked at every 100 ms), with the screen in the
+    /// message.
+    pub fn stays_state(&self, pane: &str, state: &str, duration: Duration) {
+        let start = Instant::now();
+        loop {
+            assert!(
+                self.state(pane) == state,
+                "{pane} stopped being {state} after {:?}: it is {:?}; screen:\n{}",
+                start.elapsed(),
+                self.agent(pane),
+                self.screen(pane)
+            );
+            if start.elapsed() >= duration {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// `taw agent list` and the window's mark agree with the pane's state.
     fn check_views(&self, pane: &str, state: &str) {
         let list = self.server.taw(&["agent", "list"]).result();
@@ -270,22 +340,57 @@ impl Lab {
         panic!("timed out waiting for {what}");
     }
 
-    /// Types a line as a person would: the text, then Enter a moment later.
+    /// Types a line as a person would: the text, then Enter once the agent
+    /// has drawn the text in its input.
     pub fn type_line(&self, pane: &str, text: &str) {
+        let shown = || self.screen(pane).matches(text).count();
+        let before = shown();
         self.server.tmux(&["send-keys", "-t", pane, "-l", text]);
-        std::thread::sleep(Duration::from_millis(300));
+        self.wait(
+            &format!("{text:?} in the input"),
+            Duration::from_secs(10),
+            || shown() > before,
+        );
         self.server.tmux(&["send-keys", "-t", pane, "Enter"]);
     }
 
-    pub fn keys(&self, pane: &str, keys: &[&str]) {
-        for key in keys {
-            self.server.tmux(&["send-keys", "-t", pane, key]);
-            std::thread::sleep(Duration::from_millis(300));
-        }
+    /// One key, in tmux's spelling.
+    pub fn key(&self, pane: &str, key: &str) {
+        self.server.tmux(&["send-keys", "-t", pane, key]);
+    }
+
+    /// The pane's height in rows.
+    pub fn rows(&self, pane: &str) -> String {
+        self.server.display(pane, "#{pane_height}")
     }
 
     pub fn has(&self, pane: &str, text: &str) -> bool {
         self.screen(pane).contains(text)
+    }
+}
+
+impl Drop for Lab {
+    /// On the shared server, the sessions this test made go, and what it
+    /// set globally for its shells.
+    fn drop(&mut self) {
+        let Some((before, _lock)) = &self.shared else {
+            return;
+        };
+        let now = self
+            .server
+            .tmux_run(&["list-sessions", "-F", "#{session_name}"]);
+        for name in now
+            .stdout
+            .lines()
+            .filter(|name| !before.iter().any(|b| b == name))
+        {
+            let _ = self
+                .server
+                .tmux_run(&["kill-session", "-t", &format!("={name}")]);
+        }
+        let _ = self
+            .server
+            .tmux_run(&["set-option", "-gu", "default-command"]);
     }
 }
 
@@ -302,12 +407,23 @@ impl Viewer {
         }
     }
 
-    /// Moves the client to another session of the lab's server.
+    /// Moves the client to another session of the lab's server, and waits
+    /// until the client shows it.
     pub fn switch(&self, lab: &Lab, session: &str) {
         let client = lab.server.tmux(&["list-clients", "-F", "#{client_name}"]);
         let client = client.lines().next().unwrap_or("").to_string();
         lab.server
             .tmux(&["switch-client", "-c", &client, "-t", &format!("={session}")]);
+        lab.wait(
+            &format!("the client on session {session}"),
+            Duration::from_secs(10),
+            || {
+                lab.server
+                    .tmux(&["list-clients", "-F", "#{client_session}"])
+                    .lines()
+                    .any(|line| line == session)
+            },
+        );
     }
 }
 

@@ -74,10 +74,29 @@ impl Run {
     }
 }
 
-/// A private tmux server and taw folders, both gone on drop.
+/// A private tmux server and taw folders, both gone on drop; or the one
+/// lab server `scripts/test` shares among the real-agent tests (see
+/// `lab.rs`), which it stops itself.
 pub struct TmuxServer {
     pub socket: String,
-    pub dir: tempfile::TempDir,
+    pub dir: Folder,
+}
+
+/// The folder of a server's files (`tmux`, `state`, `config`, `home`).
+pub enum Folder {
+    /// The test's own, removed with it.
+    Own(tempfile::TempDir),
+    /// The shared lab server's.
+    Shared(PathBuf),
+}
+
+impl Folder {
+    pub fn path(&self) -> &Path {
+        match self {
+            Folder::Own(dir) => dir.path(),
+            Folder::Shared(path) => path,
+        }
+    }
 }
 
 impl TmuxServer {
@@ -102,7 +121,19 @@ impl TmuxServer {
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::SeqCst)
         );
-        TmuxServer { socket, dir }
+        TmuxServer {
+            socket,
+            dir: Folder::Own(dir),
+        }
+    }
+
+    /// A server that runs already, with its folders in `root`: used, not
+    /// owned (it is not stopped on drop).
+    pub fn shared(socket: &str, root: &Path) -> TmuxServer {
+        TmuxServer {
+            socket: socket.to_string(),
+            dir: Folder::Shared(root.to_path_buf()),
+        }
     }
 
     pub fn state_dir(&self) -> PathBuf {
@@ -282,6 +313,22 @@ impl TmuxServer {
         panic!("timed out waiting for {what}");
     }
 
+    /// Whether a taw verb is waiting on `pane` (`agent wait`, `agent prompt
+    /// --wait`...): a waiting verb binds a socket named for the server and
+    /// the pane in the state folder's `run`, there while it waits.
+    pub fn waiter_on(&self, pane: &str) -> bool {
+        let prefix = format!(
+            "wait-{}-{}-",
+            self.display(pane, "#{pid}"),
+            pane.trim_start_matches('%')
+        );
+        std::fs::read_dir(self.state_dir().join("run")).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|entry| entry.file_name().to_string_lossy().starts_with(&prefix))
+        })
+    }
+
     /// The socket's path, from the folder tmux uses for `-L`.
     pub fn socket_path_of_server(&self) -> String {
         self.tmux(&["display-message", "-p", "#{socket_path}"])
@@ -296,7 +343,9 @@ impl TmuxServer {
 
 impl Drop for TmuxServer {
     fn drop(&mut self) {
-        let _ = self.tmux_run(&["kill-server"]);
+        if matches!(self.dir, Folder::Own(_)) {
+            let _ = self.tmux_run(&["kill-server"]);
+        }
     }
 }
 

@@ -182,9 +182,11 @@ impl<'a> Aim<'a> {
             &cmds,
             &refused,
         ));
-        let output = tmux
-            .run_with_input(&batch, input)
-            .map_err(|error| pane_gone(error, &self.public))?;
+        let output = tmux.run_with_input(&batch, input).map_err(|error| {
+            // What a held-back send would have cleaned up (its buffer).
+            let _ = tmux.run(&Batch::of(refused.clone()));
+            pane_gone(error, &self.public)
+        })?;
         let not_sent = format!(" ({what} was not sent)");
         match cmd::held_back(&output) {
             None => Ok(()),

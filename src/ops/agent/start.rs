@@ -250,13 +250,18 @@ impl Launch<'_> {
         // The line reaches tmux on its standard input and is pasted as
         // typed: no byte of it is read by tmux's parser.
         let buffer = Buffer::named();
-        let typed = self.tmux.run_with_input(
-            &Batch::of(vec![
-                buffer.load(),
-                self.guarded(&[buffer.paste(self.id, false)], &[buffer.delete()]),
-            ]),
-            self.line.clone().into_bytes(),
-        )?;
+        let typed = self
+            .tmux
+            .run_with_input(
+                &Batch::of(vec![
+                    buffer.load(),
+                    self.guarded(&[buffer.paste(self.id, false)], &[buffer.delete()]),
+                ]),
+                self.line.clone().into_bytes(),
+            )
+            .inspect_err(|_| {
+                let _ = self.tmux.run_one(buffer.delete());
+            })?;
         if let Some(found) = cmd::held_back(&typed) {
             let public = self.public;
             return Err(not_ready(if found.in_mode {
