@@ -395,7 +395,7 @@ fn a_config_with_errors_is_said_on_the_options_page() {
     let run = with_popup(&server, "main", &[], |popup| {
         popup.keys(&["o"]);
         popup.wait_for("config.toml has 1 error");
-        popup.wait_for("taw config check lists them");
+        popup.wait_for("defaults");
         popup.keys(&["q"]);
         popup.wait_for("tmux-agent-wizard");
         popup.keys(&["q"]);

@@ -231,6 +231,20 @@ fn usage_errors_exit_two_without_an_envelope() {
     assert!(run.stdout.is_empty());
     let run = server.taw(&["pane", "get"]);
     assert_eq!(run.status, 2);
+    // An unknown flag after -L: the usage shows -L as the choice it is.
+    let run = server.taw(&["--bogus"]);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr
+            .contains("Usage: taw [-L NAME | -S PATH] <GROUP> <VERB>"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("taw -L <NAME> <COMMAND>"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -1606,3 +1606,45 @@ fn missing_ids_are_not_found_and_malformed_ids_invalid() {
     // Nothing was made or closed on the way.
     assert_eq!(server.tmux(&["list-panes", "-a"]).lines().count(), 1);
 }
+
+/// One rule for names, every verb alike: kept byte for byte, or refused
+/// with invalid_argument and nothing renamed; never cut.
+#[test]
+fn names_are_kept_as_given_or_refused_never_cut() {
+    let server = TmuxServer::start();
+    let long = "x".repeat(81);
+    let refused = [
+        vec!["workspace", "rename", "w1", "two\nlines"],
+        vec!["workspace", "rename", "w1", &long],
+        vec!["workspace", "rename", "w1", "   "],
+        vec!["tab", "rename", "w1:t1", "tab\there"],
+        vec!["pane", "rename", "%0", "label\n"],
+        vec!["workspace", "create", "--label", "a\nb"],
+        vec!["tab", "create", "--label", &long],
+    ];
+    for args in &refused {
+        let run = server.taw(args);
+        assert_eq!(run.error_code(), "invalid_argument", "{args:?}");
+    }
+    let message = server
+        .taw(&["tab", "rename", "w1:t1", "two\nlines"])
+        .error_json()["error"]["message"]
+        .to_string();
+    assert!(message.contains("a newline"), "{message}");
+    // Nothing was renamed or made.
+    assert_eq!(server.display("$0", "#{session_name}"), "main");
+    assert_eq!(server.tmux(&["list-sessions"]).lines().count(), 1);
+    assert_eq!(
+        server.tmux(&["list-windows", "-t", "main"]).lines().count(),
+        1
+    );
+    assert_eq!(server.display("%0", "#{@agent_wizard_label}"), "");
+    // Kept as given: spaces, # and 80 characters.
+    let name = format!("  build #2 {}", "y".repeat(69));
+    assert_eq!(name.chars().count(), 80);
+    let renamed = server.taw(&["tab", "rename", "w1:t1", &name]).result();
+    assert_eq!(renamed["tab"]["label"], name.as_str());
+    assert_eq!(server.display("@0", "#{window_name}"), name);
+    let labelled = server.taw(&["pane", "rename", "%0", "é ✓ #x"]).result();
+    assert_eq!(labelled["pane"]["label"], "é ✓ #x");
+}

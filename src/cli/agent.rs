@@ -263,7 +263,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         }
         Verb::Read(args) => {
             let spec = ReadSpec {
-                source: args.source.source(),
+                source: args.source,
                 lines: args.lines,
                 ansi: args.ansi || args.format == Format::Ansi,
             };

@@ -6,8 +6,9 @@ use super::{
 use crate::envelope::{Reply, Result, TawError};
 use crate::keys;
 use crate::model::resolve;
-use crate::ops::pane::arrange::{self, Direction as Side, ZoomMode};
-use crate::ops::pane::input::{self, ReadSpec, Source as ReadFrom};
+use crate::ops::pane::arrange::{self, Direction, ZoomMode};
+pub(crate) use crate::ops::pane::input::Source;
+use crate::ops::pane::input::{self, ReadSpec};
 use crate::ops::pane::moving::{self, Destination};
 use crate::ops::pane::report::{self, Reporter, SessionRef};
 use crate::ops::pane::{self as op, NewPane, clear};
@@ -189,25 +190,6 @@ impl PaneSel {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub(crate) enum Direction {
-    Left,
-    Right,
-    Up,
-    Down,
-}
-
-impl Direction {
-    fn side(self) -> Side {
-        match self {
-            Direction::Left => Side::Left,
-            Direction::Right => Side::Right,
-            Direction::Up => Side::Up,
-            Direction::Down => Side::Down,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub(crate) enum SplitDirection {
     Right,
     Down,
@@ -271,25 +253,6 @@ pub(crate) struct MoveArgs {
     pub focus: bool,
     #[arg(long)]
     pub no_focus: bool,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub(crate) enum Source {
-    Visible,
-    Recent,
-    RecentUnwrapped,
-    Detection,
-}
-
-impl Source {
-    pub(crate) fn source(self) -> ReadFrom {
-        match self {
-            Source::Visible => ReadFrom::Visible,
-            Source::Recent => ReadFrom::Recent,
-            Source::RecentUnwrapped => ReadFrom::RecentUnwrapped,
-            Source::Detection => ReadFrom::Detection,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -446,7 +409,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         Verb::Read(args) => {
             let pane = pane_number(context, &args.pane)?;
             let spec = ReadSpec {
-                source: args.source.source(),
+                source: args.source,
                 lines: args.lines,
                 ansi: args.ansi || args.raw || args.format == Format::Ansi,
             };
@@ -471,7 +434,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             let matcher = input::Matcher::new(args.matching.as_deref(), args.regex.as_deref())?;
             let pane = pane_number(context, &args.pane)?;
             let spec = ReadSpec {
-                source: args.source.source(),
+                source: args.source,
                 lines: args.lines,
                 ansi: args.raw,
             };
@@ -556,17 +519,12 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         }
         Verb::Focus { direction, sel } => {
             let pane = sel.resolve(&snapshot, None)?;
-            Reply::of(arrange::focus_direction(
-                &tmux,
-                &snapshot,
-                pane,
-                direction.side(),
-            )?)
+            Reply::of(arrange::focus_direction(&tmux, &snapshot, pane, direction)?)
         }
         Verb::Neighbor { direction, sel } => Reply::of(arrange::neighbor(
             &snapshot,
             sel.resolve(&snapshot, None)?,
-            direction.side(),
+            direction,
         )?),
         Verb::Edges { sel } => Reply::of(arrange::edges(&snapshot, sel.resolve(&snapshot, None)?)?),
         Verb::Resize {
@@ -575,13 +533,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             sel,
         } => {
             let pane = sel.resolve(&snapshot, None)?;
-            Reply::of(arrange::resize(
-                &tmux,
-                &snapshot,
-                pane,
-                direction.side(),
-                amount,
-            )?)
+            Reply::of(arrange::resize(&tmux, &snapshot, pane, direction, amount)?)
         }
         Verb::Zoom {
             id, sel, on, off, ..
@@ -605,7 +557,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             let (from, to) = match (direction, source_pane, target_pane) {
                 (Some(direction), None, None) => {
                     let pane = sel.resolve(&snapshot, None)?;
-                    let next = arrange::neighbor_of(&snapshot, pane, direction.side())
+                    let next = arrange::neighbor_of(&snapshot, pane, direction)
                         .and_then(|n| snapshot.pane(n, Some(pane.session)));
                     (pane, next)
                 }

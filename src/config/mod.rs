@@ -212,6 +212,24 @@ impl Config {
         self.errors().next().is_some()
     }
 
+    /// One line on the file's errors, for where a person looks (the
+    /// status line at load, the popup's options page): `None` when it has
+    /// none.
+    pub(crate) fn errors_summary(&self) -> Option<String> {
+        let first = self.errors().next()?;
+        let count = self.errors().count();
+        let line = first
+            .line
+            .map(|line| format!("line {line}: "))
+            .unwrap_or_default();
+        Some(format!(
+            "{} has {count} error{}, so taw uses the defaults in their place ({line}{}); `taw config check` lists them",
+            crate::paths::display(&self.path),
+            if count == 1 { "" } else { "s" },
+            first.message
+        ))
+    }
+
     /// The value of a fixed key: what the file says, else the default.
     fn value(&self, path: &str) -> Option<Value> {
         if let Some(value) = self.values.get(path) {

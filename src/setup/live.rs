@@ -79,19 +79,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
 /// What a person is told at load about a config.toml with errors: taw runs
 /// on the defaults in their place.
 fn config_warning() -> Option<String> {
-    let config = Config::load().ok()?;
-    let first = config.errors().next()?;
-    let count = config.errors().count();
-    let shown = paths::display(&config.path);
-    let line = first
-        .line
-        .map(|line| format!("line {line}: "))
-        .unwrap_or_default();
-    Some(format!(
-        "{shown} has {count} error{}, so taw uses the defaults in their place ({line}{}); `taw config check` lists them",
-        if count == 1 { "" } else { "s" },
-        first.message
-    ))
+    Config::load().ok()?.errors_summary()
 }
 
 /// Takes out everything taw put in: hooks, keys, option defaults, PATH,

@@ -81,23 +81,8 @@ pub(crate) fn options_from(config: &Config, new_session: bool) -> Options {
         projects_in_filter: config.get(&crate::config::schema::UI_PROJECTS_IN_FILTER),
         home: std::env::var("HOME").unwrap_or_default(),
         new_session,
-        config_problem: config_problem(config),
+        config_problem: config.errors_summary(),
     }
-}
-
-/// A line on config.toml's errors, for the options page.
-fn config_problem(config: &Config) -> Option<String> {
-    let first = config.errors().next()?;
-    let count = config.errors().count();
-    let line = first
-        .line
-        .map(|line| format!("line {line}: "))
-        .unwrap_or_default();
-    Some(format!(
-        "config.toml has {count} error{}: the defaults are used in their place ({line}{}); taw config check lists them",
-        if count == 1 { "" } else { "s" },
-        first.message
-    ))
 }
 
 /// Runs the popup until it is closed; the terminal is put back on any end.

@@ -13,8 +13,8 @@ use crate::tmux::{Batch, Tmux, commands as cmd, ids};
 use serde::Serialize;
 use serde_json::Value;
 
-/// A side of a pane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A side of a pane (`--direction` of the verbs that take one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Direction {
     Left,
     Right,

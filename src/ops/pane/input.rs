@@ -15,8 +15,8 @@ const MAX_LINES: usize = 1000;
 /// Rows of history and screen the recent sources read when not told.
 const RECENT_ROWS: usize = 80;
 
-/// Where a read's text comes from (herdr's sources).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a read's text comes from (herdr's sources, `--source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Source {
     Visible,
     Recent,
