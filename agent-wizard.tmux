@@ -15,8 +15,11 @@ OWN_BUILD="$PLUGIN_DIR/target/release/taw"
 STATE_DIR="${TAW_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/tmux-agent-wizard}"
 LOG_DIR="$STATE_DIR/logs"
 
+# A message on the status line. tmux reads it as a format: `#` is doubled,
+# so text in it (a path, what a command printed) shows as itself.
 message() {
-	tmux display-message "agent-wizard: $*"
+	local text="agent-wizard: $*"
+	tmux display-message "${text//#/##}"
 }
 
 # The binary to run, or nothing. Prints the path.

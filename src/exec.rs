@@ -167,10 +167,14 @@ impl Program {
             Sink::Discarded => Stdio::null(),
             _ => Stdio::piped(),
         };
+        // A group of its own, so that a program past its limit is stopped
+        // with every process it started (a hook's script, a sound's player).
+        use std::os::unix::process::CommandExt;
         self.command
             .stdin(stdin)
             .stdout(pipe(self.stdout))
-            .stderr(pipe(self.stderr));
+            .stderr(pipe(self.stderr))
+            .process_group(0);
         self.command.spawn().map_err(|error| {
             if error.kind() == std::io::ErrorKind::NotFound {
                 Failure::NotFound
@@ -204,8 +208,7 @@ impl Program {
             Some(limit) => match child.wait_timeout(limit).map_err(Failure::Io)? {
                 Some(status) => status,
                 None => {
-                    let _ = child.kill();
-                    let _ = child.wait();
+                    stop(&mut child);
                     return Err(Failure::TimedOut(limit));
                 }
             },
@@ -220,8 +223,10 @@ impl Program {
     }
 
     /// Starts it and returns at once; a thread of its own waits for it and
-    /// stops it at its limit. Its output is thrown away.
-    pub(crate) fn start_detached(mut self) -> Result<(), Failure> {
+    /// stops it at its limit, while this process lives: a short-lived one
+    /// waits for it ([`Detached::wait`]) before it ends. Its output is
+    /// thrown away.
+    pub(crate) fn start_detached(mut self) -> Result<Detached, Failure> {
         self.stdout = Sink::Discarded;
         self.stderr = Sink::Discarded;
         if matches!(self.input, Input::Bytes(_)) {
@@ -229,18 +234,16 @@ impl Program {
         }
         let mut child = self.spawn()?;
         let limit = self.limit;
-        std::thread::spawn(move || match limit {
+        Ok(Detached(std::thread::spawn(move || match limit {
             Some(limit) => {
                 if let Ok(None) = child.wait_timeout(limit) {
-                    let _ = child.kill();
-                    let _ = child.wait();
+                    stop(&mut child);
                 }
             }
             None => {
                 let _ = child.wait();
             }
-        });
-        Ok(())
+        })))
     }
 
     /// Becomes the program: taw's process is replaced, its standard input
@@ -250,6 +253,27 @@ impl Program {
         self.command.stdin(Stdio::inherit());
         self.command.exec()
     }
+}
+
+/// A program started with [`Program::start_detached`].
+pub(crate) struct Detached(std::thread::JoinHandle<()>);
+
+impl Detached {
+    /// Waits until it ends, or is stopped at its limit.
+    pub(crate) fn wait(self) {
+        let _ = self.0.join();
+    }
+}
+
+/// Stops a program past its limit, and every process of its group.
+fn stop(child: &mut Child) {
+    // SAFETY: killpg only sends a signal; the group is the child's own
+    // (`process_group(0)`), so no other process is reached.
+    unsafe {
+        libc::killpg(child.id() as libc::pid_t, libc::SIGKILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Reads one output stream on a thread of its own, so neither stream can
@@ -335,6 +359,25 @@ mod tests {
         assert!(matches!(failure, Failure::TimedOut(_)), "{failure:?}");
         assert!(started.elapsed() < Duration::from_secs(5));
         assert!(failure.describe("sleep").contains("within 0.2 s"));
+    }
+
+    #[test]
+    fn a_program_past_its_limit_is_stopped_with_its_children() {
+        let dir = tempfile::tempdir().unwrap();
+        let mark = dir.path().join("late");
+        let script = format!("(sleep 1; touch '{}') & sleep 30", mark.display());
+        let failure = Program::new("sh")
+            .args(["-c", &script])
+            .limit(Some(Duration::from_millis(200)))
+            .output()
+            .unwrap_err();
+        assert!(matches!(failure, Failure::TimedOut(_)));
+        // Past the moment it would have touched the file, it still has not.
+        let until = Instant::now() + Duration::from_millis(1500);
+        while Instant::now() < until {
+            assert!(!mark.exists(), "the child's child ran on");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     #[test]

@@ -191,7 +191,10 @@ pub(crate) fn is_tmux_key(name: &str) -> bool {
         return true;
     }
     if let Some(hex) = rest.strip_prefix("0x") {
-        return !hex.is_empty() && u32::from_str_radix(hex, 16).is_ok();
+        return u32::from_str_radix(hex, 16)
+            .ok()
+            .and_then(char::from_u32)
+            .is_some();
     }
     rest.strip_prefix(['F', 'f'])
         .and_then(|n| n.parse::<u8>().ok())
@@ -236,7 +239,17 @@ mod tests {
         ] {
             assert!(is_tmux_key(good), "{good}");
         }
-        for bad in ["NotAKey!!", "", "C-", "F99", "ab", "prefix+a", "C-notakey"] {
+        for bad in [
+            "NotAKey!!",
+            "",
+            "C-",
+            "F99",
+            "ab",
+            "prefix+a",
+            "C-notakey",
+            "0x110000",
+            "0x",
+        ] {
             assert!(!is_tmux_key(bad), "{bad}");
         }
     }

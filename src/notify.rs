@@ -3,7 +3,7 @@
 //! you or is done; `taw notification show` sends one by hand.
 
 use crate::config::Config;
-use crate::exec::Program;
+use crate::exec::{Detached, Program};
 use crate::tmux::Tmux;
 use crate::tmux::commands::print_format;
 use crate::tmux::options;
@@ -38,13 +38,14 @@ impl Sound {
     }
 }
 
-/// Whether notifications are on (`@agent-wizard-notify`, on by default).
+/// Whether notifications are on (`@agent-wizard-notify`, on by default,
+/// and for a value that is neither on nor off).
 pub(crate) fn enabled(tmux: &Tmux) -> bool {
     let value = tmux
         .run_one(print_format(&format!("#{{{}}}", options::NOTIFY)))
         .unwrap_or_default();
     let value = value.trim();
-    value.is_empty() || options::is_on(value)
+    value.is_empty() || options::on_off(options::NOTIFY, value)
 }
 
 /// What a notification is about.
@@ -56,7 +57,8 @@ pub(crate) struct About<'a> {
     pub agent: Option<&'a str>,
 }
 
-/// Shows `message` on `clients` and plays the sound.
+/// Shows `message` on `clients` and starts the sound command; the sound
+/// command, when one runs, for a short-lived caller to wait for.
 pub(crate) fn notify(
     tmux: &Tmux,
     config: &Config,
@@ -64,9 +66,9 @@ pub(crate) fn notify(
     message: &str,
     sound: Sound,
     about: About,
-) -> Outcome {
+) -> (Outcome, Option<Detached>) {
     if !enabled(tmux) {
-        return Outcome::Disabled;
+        return (Outcome::Disabled, None);
     }
     let outcome = if clients.is_empty() {
         Outcome::NoForegroundClient
@@ -74,10 +76,12 @@ pub(crate) fn notify(
         let _ = pane::toast(tmux, clients, message);
         Outcome::Shown
     };
-    if sound_wanted(config, about.agent) {
-        play(tmux, config, sound, message, about.pane);
-    }
-    outcome
+    let playing = if sound_wanted(config, about.agent) {
+        play(tmux, config, sound, message, about.pane)
+    } else {
+        None
+    };
+    (outcome, playing)
 }
 
 /// `[ui.sound] enabled` and the agent's `[ui.sound.agents]` entry (herdr
@@ -133,15 +137,21 @@ fn sound_file(config: &Config, kind: &str) -> Option<String> {
 
 /// Runs the user's `@agent-wizard-sound-command`, when set, with the
 /// notification in its environment (never in its command line).
-fn play(tmux: &Tmux, config: &Config, sound: Sound, message: &str, pane: Option<u32>) {
-    let Some(kind) = sound.kind() else { return };
+fn play(
+    tmux: &Tmux,
+    config: &Config,
+    sound: Sound,
+    message: &str,
+    pane: Option<u32>,
+) -> Option<Detached> {
+    let kind = sound.kind()?;
     let Ok(command) = tmux.run_one(print_format(&format!("#{{{}}}", options::SOUND_COMMAND)))
     else {
-        return;
+        return None;
     };
     let command = command.trim_end_matches('\n').to_string();
     if command.trim().is_empty() {
-        return;
+        return None;
     }
     let mut child = Program::new("/bin/sh")
         .arg("-c")
@@ -155,7 +165,7 @@ fn play(tmux: &Tmux, config: &Config, sound: Sound, message: &str, pane: Option<
     if let Some(file) = sound_file(config, kind) {
         child = child.env("TAW_SOUND", file);
     }
-    let _ = child.start_detached();
+    child.start_detached().ok()
 }
 
 /// One plain line: whitespace collapsed, at most `limit` characters.

@@ -789,3 +789,42 @@ fn start_in_a_pane_that_closes_is_not_found() {
     });
     assert_eq!(run.error_code(), "not_found", "{run:?}");
 }
+
+#[test]
+fn a_synchronized_window_is_typed_nothing() {
+    let server = TmuxServer::start();
+    let pane = pane_with_agent(&server);
+    server.tmux(&["split-window", "-d", "-t", &pane]);
+    server.tmux(&["set-option", "-w", "-t", &pane, "synchronize-panes", "on"]);
+    for args in [
+        vec!["agent", "prompt", pane.as_str(), "SYNC-TEXT"],
+        vec!["agent", "send-keys", pane.as_str(), "x", "enter"],
+    ] {
+        let run = server.taw(&args);
+        assert_eq!(run.error_code(), "shell_not_ready", "{args:?}");
+        assert!(run.stderr.contains("synchronize-panes"), "{}", run.stderr);
+    }
+    server.stays_for("nothing typed", NOTHING_COMES, || {
+        !screen(&server, &pane).contains("SYNC-TEXT")
+    });
+}
+
+#[test]
+fn send_text_of_any_size_arrives_byte_for_byte_and_an_empty_run_is_refused() {
+    let server = TmuxServer::start();
+    let out = server.dir.path().join("received");
+    let pane = raw_agent(&server, &out);
+    // Past what one tmux command line holds; newlines and tabs as they are.
+    let big: String = (0..1200).map(|i| format!("{i:04}\tline é ✓\n")).collect();
+    assert!(big.len() > 16 * 1024, "{}", big.len());
+    let run = server.taw(&["pane", "send-text", &pane, &big]);
+    assert_eq!(run.status, 0, "{run:?}");
+    server.wait_for("the whole text", Duration::from_secs(10), || {
+        std::fs::read(&out).is_ok_and(|got| got.len() >= big.len())
+    });
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), big);
+    assert_eq!(
+        server.taw(&["pane", "run", &pane, ""]).error_code(),
+        "invalid_argument"
+    );
+}

@@ -492,3 +492,30 @@ fn a_config_that_does_not_parse_is_said_at_load() {
     // The plugin runs on the defaults.
     assert!(!taw_hook_lines(&server).is_empty());
 }
+
+#[test]
+fn a_server_of_many_panes_loads_and_unloads_whole() {
+    let server = loaded_server();
+    // 40 panes: one tmux command line could not hold a call for each.
+    for n in 1..40 {
+        server.tmux(&["new-window", "-d", "-t", "main:", "-n", &format!("w{n}")]);
+    }
+    run_entry_script(&server);
+    server.wait_for(
+        "a watcher on every pane",
+        std::time::Duration::from_secs(30),
+        || watcher_pids(&server).len() == 40,
+    );
+    for pane in ["%0", "%39"] {
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "claude"]);
+    }
+    let unloaded = server.taw(&["tmux", "unload"]).result();
+    assert_eq!(unloaded["watchers_stopped"].as_array().unwrap().len(), 40);
+    let left = server.tmux(&[
+        "list-panes",
+        "-a",
+        "-F",
+        "#{pane_pipe}#{@agent_wizard_watcher}#{@agent_kind}",
+    ]);
+    assert!(left.lines().all(|line| line == "0"), "{left}");
+}

@@ -965,11 +965,11 @@ fn pane_move_to_a_new_tab_and_a_new_workspace() {
     server.tmux(&["split-window", "-d", "-t", "%0"]); // %1
 
     let to_tab = server
-        .taw(&["pane", "move", "%1", "--new-tab", "--label", "solo"])
+        .taw(&["pane", "move", "%1", "--new-tab", "--label", "solo #1"])
         .result();
     let result = &to_tab["move_result"];
     assert_eq!(result["changed"], true);
-    assert_eq!(result["created_tab"]["label"], "solo");
+    assert_eq!(result["created_tab"]["label"], "solo #1");
     assert_eq!(result["created_tab"]["workspace_id"], "w1");
     assert_eq!(result["pane"]["tab_id"], result["created_tab"]["tab_id"]);
     assert!(result["created_workspace"].is_null());
@@ -989,7 +989,7 @@ fn pane_move_to_a_new_tab_and_a_new_workspace() {
             "--label",
             "moved",
             "--tab-label",
-            "here",
+            "here #2",
         ])
         .result();
     let result = &to_workspace["move_result"];
@@ -997,7 +997,7 @@ fn pane_move_to_a_new_tab_and_a_new_workspace() {
     assert_eq!(result["previous_pane_id"], "w1:p2");
     assert_eq!(result["created_workspace"]["label"], "moved");
     assert_eq!(result["created_workspace"]["workspace_id"], "w2");
-    assert_eq!(result["created_tab"]["label"], "here");
+    assert_eq!(result["created_tab"]["label"], "here #2");
     // The pane's public id follows its workspace.
     assert_eq!(result["pane"]["pane_id"], "w2:p2");
     assert_eq!(result["pane"]["workspace_id"], "w2");

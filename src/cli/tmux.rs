@@ -2,7 +2,7 @@
 //! into a tmux server, and its undo.
 
 use super::{Context, envelope_id};
-use crate::envelope::{Reply, Result};
+use crate::envelope::{ErrorCode, Reply, Result};
 use crate::setup;
 use crate::tmux::commands as cmd;
 use clap::Subcommand;
@@ -30,9 +30,11 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
 fn load(context: &Context, bin: Option<PathBuf>) -> Result<Reply> {
     let tmux = context.tmux();
     let loaded = setup::live::load(&tmux, bin);
-    if let Err(error) = &loaded {
-        // The status line is where a person loading the plugin looks; a
-        // server that does not answer cannot show anything anyway.
+    // The status line is where a person loading the plugin looks; a server
+    // that does not answer, or is not there, cannot show anything.
+    if let Err(error) = &loaded
+        && !matches!(error.code, ErrorCode::Timeout | ErrorCode::ServerNotRunning)
+    {
         let _ = tmux.run_one(cmd::show_message(&format!(
             "agent-wizard: loading failed: {}",
             error.message

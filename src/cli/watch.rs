@@ -43,9 +43,13 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
 }
 
 fn watch_pane(context: &Context, pane: &str) -> Result<Reply> {
-    let snapshot = context.snapshot()?;
-    let pane = resolve::pane(&snapshot, pane)?.id;
-    watch::watch_pane(context.tmux(), pane, snapshot.server.pid).map(|()| Reply::Nothing)
+    // tmux starts a watcher with `%N`: no snapshot is needed, so a server
+    // that does not answer now does not end the watcher before it starts.
+    let pane = match crate::tmux::ids::tmux_number(pane.trim(), '%') {
+        Some(pane) => pane,
+        None => resolve::pane(&context.snapshot()?, pane)?.id,
+    };
+    watch::watch_pane(context.tmux(), pane).map(|()| Reply::Nothing)
 }
 
 fn current_bin() -> Result<String> {

@@ -212,6 +212,21 @@ impl Config {
         self.errors().next().is_some()
     }
 
+    /// The config taw runs on, and what a person should be told about it:
+    /// a file that cannot be read is the defaults, with that said.
+    pub(crate) fn load_or_defaults() -> (Config, Option<String>) {
+        match Config::load() {
+            Ok(config) => {
+                let problem = config.errors_summary();
+                (config, problem)
+            }
+            Err(error) => (
+                Config::default(),
+                Some(format!("{}; taw runs on its defaults", error.message)),
+            ),
+        }
+    }
+
     /// One line on the file's errors, for where a person looks (the
     /// status line at load, the popup's options page): `None` when it has
     /// none.

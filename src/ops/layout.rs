@@ -259,7 +259,12 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
     let (session, window, pane) =
         arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
     let mut labels = Vec::new();
-    build(tmux, root, pane, &mut labels)?;
+    if let Err(error) = build(tmux, root, pane, &mut labels) {
+        // A tree tmux could not make whole (no room for a pane) leaves no
+        // half-made tab behind.
+        let _ = tmux.run_one(arrange::kill_window(&format!("@{window}")));
+        return Err(error);
+    }
     let mut batch = Batch::new();
     for (pane, label) in labels {
         let mut writes = OptionWrites::default();

@@ -40,7 +40,7 @@ pub(crate) fn show(
         .filter(|client| client.session.is_some())
         .map(|client| client.name.clone())
         .collect();
-    let outcome = notify::notify(
+    let (outcome, playing) = notify::notify(
         tmux,
         config,
         &clients,
@@ -48,6 +48,11 @@ pub(crate) fn show(
         sound,
         notify::About::default(),
     );
+    // taw ends with this verb: its sound command, if one plays, is let
+    // finish (within its limit) first.
+    if let Some(playing) = playing {
+        playing.wait();
+    }
     Ok(Shown {
         shown: outcome == Outcome::Shown,
         reason: outcome,

@@ -16,6 +16,9 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// How long the load's message stays on a client's status line.
+const MESSAGE_MS: u32 = 10_000;
+
 /// How long an unload waits for the watchers it stopped to end.
 const WATCHERS_END: Duration = Duration::from_secs(3);
 
@@ -64,11 +67,12 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     }
     let mut batch = Batch::of(cmds);
     if !report.warnings.is_empty() {
-        // One message: tmux shows the last of several, each over the other.
-        batch.push(cmd::show_message(&format!(
-            "agent-wizard: {}",
-            report.warnings.join("; ")
-        )));
+        // One message (tmux shows the last of several, each over the
+        // other), on every client, long enough to read.
+        let message = format!("agent-wizard: {}", report.warnings.join("; "));
+        for client in Snapshot::read(tmux)?.clients {
+            batch.push(cmd::show_message_for(&client.name, MESSAGE_MS, &message));
+        }
     }
     tmux.run(&batch)?;
     // Every pane gets a watcher; those of an older taw are started again.
@@ -79,7 +83,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
 /// What a person is told at load about a config.toml with errors: taw runs
 /// on the defaults in their place.
 fn config_warning() -> Option<String> {
-    Config::load().ok()?.errors_summary()
+    Config::load_or_defaults().1
 }
 
 /// Takes out everything taw put in: hooks, keys, option defaults, PATH,
@@ -90,15 +94,40 @@ pub(crate) fn unload(tmux: &Tmux) -> Result<Unloaded> {
     let (cmds, report) = plan_unload(&state);
     // The hooks go first, so none starts a watcher while the rest goes.
     tmux.run(&Batch::of(cmds))?;
-    let snapshot = Snapshot::read(tmux)?;
-    let mut stop = Batch::new();
     let mut stopped = Vec::new();
-    let mut watchers = Vec::new();
+    // A watcher started just before the hooks went may announce itself
+    // only now: a second round finds it.
+    for _ in 0..2 {
+        let snapshot = Snapshot::read(tmux)?;
+        let found = stop_watchers(tmux, &snapshot)?;
+        clear_options(tmux, &snapshot)?;
+        if found.is_empty() && !stopped.is_empty() {
+            break;
+        }
+        for pane in found {
+            if !stopped.contains(&pane) {
+                stopped.push(pane);
+            }
+        }
+    }
+    Ok(Unloaded {
+        report,
+        watchers_stopped: stopped,
+    })
+}
+
+/// Closes the pipe of every pane a watcher of taw's announced itself on,
+/// and waits (3 s at the most, in all) for those watchers to end: one in
+/// the middle of a look writes that look first. The panes stopped.
+fn stop_watchers(tmux: &Tmux, snapshot: &Snapshot) -> Result<Vec<String>> {
+    let mut panes = Vec::new();
+    let mut groups = Vec::new();
+    let mut pids = Vec::new();
     for pane in snapshot.unique_panes() {
         if matches!(attach::watch_of(pane), Watch::Current | Watch::Older) {
-            stop.push(cmd::close_pipe(&format!("%{}", pane.id)));
-            stopped.push(format!("%{}", pane.id));
-            watchers.extend(
+            panes.push(format!("%{}", pane.id));
+            groups.push(Batch::of(vec![cmd::close_pipe(&format!("%{}", pane.id))]));
+            pids.extend(
                 pane.watcher
                     .split_whitespace()
                     .nth(1)
@@ -106,40 +135,58 @@ pub(crate) fn unload(tmux: &Tmux) -> Result<Unloaded> {
             );
         }
     }
-    tmux.run(&stop)?;
-    // A watcher ends once it has read the end of its pipe; one in the
-    // middle of a look writes that look first. Its options go after.
+    for ran in tmux.run_groups(&groups) {
+        match ran {
+            Err(error) if !crate::tmux::is_pane_gone(&error) => return Err(error),
+            _ => {}
+        }
+    }
     let began = Instant::now();
-    while watchers.iter().any(|pid| job::is_alive(*pid)) && began.elapsed() < WATCHERS_END {
+    while pids.iter().any(|pid| job::is_alive(*pid)) && began.elapsed() < WATCHERS_END {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut clear = Batch::new();
-    for pane in snapshot.unique_panes() {
-        let target = format!("%{}", pane.id);
-        clear.extend(
-            pane_opt::ALL
-                .iter()
-                .map(|name| cmd::unset_pane_option(&target, name)),
-        );
-    }
-    for session in &snapshot.sessions {
+    Ok(panes)
+}
+
+/// Takes every option taw writes off every pane and session, a group a
+/// pane, so one that closed meanwhile stops no other.
+fn clear_options(tmux: &Tmux, snapshot: &Snapshot) -> Result<()> {
+    let mut groups: Vec<Batch> = snapshot
+        .unique_panes()
+        .into_iter()
+        .map(|pane| {
+            let target = format!("%{}", pane.id);
+            Batch::of(
+                pane_opt::ALL
+                    .iter()
+                    .map(|name| cmd::unset_pane_option(&target, name))
+                    .collect(),
+            )
+        })
+        .collect();
+    groups.extend(snapshot.sessions.iter().map(|session| {
         let target = format!("${}", session.id);
-        clear.extend(
+        Batch::of(
             session_opt::ALL
                 .iter()
-                .map(|name| cmd::unset_session_option(&target, name)),
-        );
+                .map(|name| cmd::unset_session_option(&target, name))
+                .collect(),
+        )
+    }));
+    for ran in tmux.run_groups(&groups) {
+        match ran {
+            // A pane or session that closed has no options left to take off.
+            Err(error) if !crate::tmux::is_pane_gone(&error) && !is_session_gone(&error) => {
+                return Err(error);
+            }
+            _ => {}
+        }
     }
-    match tmux.run(&clear) {
-        Ok(_) => {}
-        // A pane that closed meanwhile has no options left to take off.
-        Err(error) if crate::tmux::is_pane_gone(&error) => {}
-        Err(error) => return Err(error),
-    }
-    Ok(Unloaded {
-        report,
-        watchers_stopped: stopped,
-    })
+    Ok(())
+}
+
+fn is_session_gone(error: &TawError) -> bool {
+    error.message.contains("can't find session")
 }
 
 /// The binary hooks run: absolute, resolved, and there.

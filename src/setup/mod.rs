@@ -307,6 +307,7 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Re
     }
 
     // Keys: each binding's key is an option; empty means not bound.
+    let mut binds = Vec::new();
     let mut wanted_keys = BTreeSet::new();
     for binding in &desired.bindings {
         let key = state.checked(binding.option, &mut report.warnings);
@@ -324,7 +325,7 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Re
             ));
             continue;
         }
-        cmds.push(cmd::bind_prefix_key(
+        binds.push(cmd::bind_prefix_key(
             key,
             &format!("{NOTE_PREFIX} {}", binding.note),
             &binding.command,
@@ -441,6 +442,9 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Re
         bookkeeping::LOADED,
         &format!("{} {}", desired.version, desired.bin),
     ));
+    // The bindings last: a key tmux refuses all the same (the check knows
+    // tmux's names, not every build's) then stops nothing else.
+    cmds.extend(binds);
     (cmds, report)
 }
 

@@ -146,8 +146,9 @@ pub(crate) fn break_pane(pane: &str, session: &str, name: Option<&str>) -> Cmd {
         "-t",
         &format!("{session}:"),
     ]);
+    // break-pane takes its -n as it is: no format is expanded there.
     if let Some(name) = name {
-        cmd = cmd.args(["-n", &escape_format(name)]);
+        cmd = cmd.args(["-n", name]);
     }
     cmd
 }

@@ -182,10 +182,25 @@ pub(crate) fn print_format(format: &str) -> Cmd {
     Cmd::new("display-message").args(["-p", "--", format])
 }
 
-/// `display-message MESSAGE` on every attached client's status line. The
-/// message is a format, so `#` is doubled to show as itself.
+/// `display-message MESSAGE` on the status line of tmux's current client
+/// (the one a key or a hook runs for). The message is a format, so `#` is
+/// doubled to show as itself.
 pub(crate) fn show_message(message: &str) -> Cmd {
     Cmd::new("display-message").args(["--", &escape_format(message)])
+}
+
+/// `display-message -c CLIENT -d MS MESSAGE`: a message that stays on one
+/// client's status line for `ms` milliseconds (tmux's own `display-time`
+/// is short for a line to read). `#` is doubled to show as itself.
+pub(crate) fn show_message_for(client: &str, ms: u32, message: &str) -> Cmd {
+    Cmd::new("display-message").args([
+        "-c",
+        client,
+        "-d",
+        &ms.to_string(),
+        "--",
+        &escape_format(message),
+    ])
 }
 
 /// A word of a shell line that `run-shell` will run.
@@ -358,17 +373,17 @@ pub(crate) fn command_string(cmds: &[Cmd]) -> String {
 pub(crate) const HELD_BACK: &str = "taw-held-back";
 
 /// `if-shell -F`: `cmds` run only while pane `target` still has `command`
-/// in front (the name the check saw), is in no mode and takes input;
-/// otherwise tmux prints [`HELD_BACK`] and what it found, runs `refused`
+/// in front (the name the check saw), is in no mode, takes input, and its
+/// window does not copy keys to every pane (synchronize-panes); otherwise tmux prints [`HELD_BACK`] and what it found, runs `refused`
 /// (a buffer to delete), and runs none of `cmds`. One tmux command, so
 /// nothing can come between the test and the send.
 pub(crate) fn guarded(target: &str, command: &str, cmds: &[Cmd], refused: &[Cmd]) -> Cmd {
     let test = format!(
-        "#{{&&:#{{==:#{{pane_current_command}},{}}},#{{&&:#{{?pane_in_mode,0,1}},#{{?pane_input_off,0,1}}}}}}",
+        "#{{&&:#{{==:#{{pane_current_command}},{}}},#{{&&:#{{?pane_in_mode,0,1}},#{{&&:#{{?pane_input_off,0,1}},#{{?synchronize-panes,0,1}}}}}}}}",
         format_literal(command)
     );
     let found = format!(
-        "{HELD_BACK} #{{pane_in_mode}} #{{pane_input_off}} #{{pane_mode}}|#{{pane_current_command}}"
+        "{HELD_BACK} #{{pane_in_mode}} #{{pane_input_off}} #{{?synchronize-panes,1,0}} #{{pane_mode}}|#{{pane_current_command}}"
     );
     let mut otherwise = vec![Cmd::new("display-message").args(["-p", "-t", target, &found])];
     otherwise.extend_from_slice(refused);
@@ -397,11 +412,12 @@ pub(crate) fn unless_set(target: &str, option: &str, cmds: &[Cmd]) -> Cmd {
 }
 
 /// What a guarded send found when it held back: in a mode, input off, the
-/// mode's name, and the command in front.
+/// window's panes synchronized, the mode's name, and the command in front.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HeldBack {
     pub in_mode: bool,
     pub input_off: bool,
+    pub synchronized: bool,
     pub mode: String,
     pub command: String,
 }
@@ -414,6 +430,7 @@ pub(crate) fn held_back(output: &str) -> Option<HeldBack> {
     Some(HeldBack {
         in_mode: words.next() == Some("1"),
         input_off: words.next() == Some("1"),
+        synchronized: words.next() == Some("1"),
         mode: words.next().unwrap_or("").to_string(),
         command: command.to_string(),
     })
@@ -437,12 +454,13 @@ mod guard_tests {
     #[test]
     fn reads_what_a_held_send_found() {
         assert_eq!(held_back("sent\n"), None);
-        let found = held_back("taw-held-back 1 0 copy-mode|bash\n").unwrap();
+        let found = held_back("taw-held-back 1 0 0 copy-mode|bash\n").unwrap();
         assert!(found.in_mode);
         assert!(!found.input_off);
         assert_eq!(found.mode, "copy-mode");
         assert_eq!(found.command, "bash");
-        let found = held_back("taw-held-back 0 0 |zsh").unwrap();
+        let found = held_back("taw-held-back 0 0 1 |zsh").unwrap();
         assert_eq!(found.command, "zsh");
+        assert!(found.synchronized);
     }
 }

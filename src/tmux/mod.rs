@@ -27,6 +27,10 @@ use std::time::Duration;
 /// costs a verb, a watcher or the popup this long, and never more.
 pub(crate) const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 
+/// The most bytes of commands one tmux invocation carries: tmux's client
+/// sends its whole command line in one message of 16 KiB at most.
+const COMMAND_LINE_BUDGET: usize = 12 * 1024;
+
 pub(crate) use commands::Cmd;
 
 /// Which tmux server to talk to.
@@ -77,13 +81,13 @@ impl Tmux {
     /// they printed. tmux stops at the first command that fails; its message
     /// becomes the error.
     pub(crate) fn run(&self, batch: &Batch) -> Result<String, TawError> {
-        self.run_then(batch, Vec::new(), Some(ANSWER_LIMIT), |_| None)
+        self.run_then(batch, Vec::new(), Some(ANSWER_LIMIT), &|_| None)
     }
 
     /// `run`, with `input` on tmux's standard input (for `load-buffer -`,
     /// which takes text of any size and never parses it).
     pub(crate) fn run_with_input(&self, batch: &Batch, input: Vec<u8>) -> Result<String, TawError> {
-        self.run_then(batch, input, Some(ANSWER_LIMIT), |_| None)
+        self.run_then(batch, input, Some(ANSWER_LIMIT), &|_| None)
     }
 
     /// Runs `display-popup`, which returns when the popup closes, with the
@@ -91,7 +95,7 @@ impl Tmux {
     /// command's own. A person keeps a popup open as long as they like, so
     /// this call has no time limit.
     pub(crate) fn run_popup(&self, popup: Cmd) -> Result<(), TawError> {
-        self.run_then(&Batch::of(vec![popup]), Vec::new(), None, |code| {
+        self.run_then(&Batch::of(vec![popup]), Vec::new(), None, &|code| {
             Some(match code {
                 // Closed from outside (display-popup -C): tmux answers
                 // 128 + SIGHUP. A normal end.
@@ -121,10 +125,27 @@ impl Tmux {
         batch: &Batch,
         input: Vec<u8>,
         limit: Option<Duration>,
-        silent: impl Fn(i32) -> Option<Result<String, TawError>>,
+        silent: &dyn Fn(i32) -> Option<Result<String, TawError>>,
     ) -> Result<String, TawError> {
         if batch.is_empty() {
             return Ok(String::new());
+        }
+        // tmux takes a command line of about 16 KiB: a longer batch goes in
+        // invocations of its own, one after the other, in order.
+        let chunks = batch.chunks(COMMAND_LINE_BUDGET);
+        if chunks.len() > 1 {
+            let mut printed = String::new();
+            for (index, chunk) in chunks.iter().enumerate() {
+                // The standard input goes with the first (a `load-buffer -`
+                // comes first in its batch).
+                let input = if index == 0 {
+                    input.clone()
+                } else {
+                    Vec::new()
+                };
+                printed.push_str(&self.run_then(chunk, input, limit, &silent)?);
+            }
+            return Ok(printed);
         }
         // -u: tmux would otherwise replace non-ASCII output with '_' when the
         // locale does not say UTF-8.
@@ -161,6 +182,24 @@ impl Tmux {
             return answer;
         }
         Err(self.classify_failure(stderr.trim()))
+    }
+
+    /// Runs each group (the commands for one pane, say) so that one that
+    /// fails (its pane has gone) stops no other: groups go together while
+    /// they all work, and apart once one fails. What each group's run
+    /// answered, in order.
+    pub(crate) fn run_groups(&self, groups: &[Batch]) -> Vec<Result<(), TawError>> {
+        let mut together = Batch::new();
+        for group in groups {
+            together.extend(group.commands.iter().cloned());
+        }
+        if self.run(&together).is_ok() {
+            return groups.iter().map(|_| Ok(())).collect();
+        }
+        groups
+            .iter()
+            .map(|group| self.run(group).map(|_| ()))
+            .collect()
     }
 
     /// Runs commands in one invocation and gives back what each printed, apart:
@@ -243,6 +282,14 @@ pub(crate) fn choose_socket(
     Socket::Default
 }
 
+/// The pid of the server.
+pub(crate) fn server_pid(tmux: &Tmux) -> Result<u32, TawError> {
+    let out = tmux.run_one(commands::print_format("#{pid}"))?;
+    out.trim()
+        .parse()
+        .map_err(|_| TawError::tmux(format!("tmux printed {out:?} for its pid")))
+}
+
 /// Whether tmux refused because the pane it was given has gone (tmux says
 /// it two ways, depending on the command).
 pub(crate) fn is_pane_gone(error: &TawError) -> bool {
@@ -283,6 +330,25 @@ impl Batch {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.commands.is_empty()
+    }
+
+    /// The batch in batches whose command lines each fit `budget` bytes (a
+    /// command longer than that alone is a batch of its own).
+    fn chunks(&self, budget: usize) -> Vec<Batch> {
+        let mut chunks = vec![Batch::new()];
+        let mut size = 0;
+        for cmd in &self.commands {
+            let cost: usize = cmd.words().iter().map(|w| w.len() + 2).sum::<usize>() + 2;
+            if size + cost > budget && !chunks.last().is_some_and(|c| c.is_empty()) {
+                chunks.push(Batch::new());
+                size = 0;
+            }
+            size += cost;
+            if let Some(last) = chunks.last_mut() {
+                last.push(cmd.clone());
+            }
+        }
+        chunks
     }
 
     /// The argv after `tmux [-S path]`: each command's words, separated by

@@ -176,6 +176,15 @@ pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
     },
 ];
 
+/// An on/off option's value as taw acts on it: a value that is neither on
+/// nor off is its default, as the load said (`PluginOption::refuse`).
+pub(crate) fn on_off(name: &str, value: &str) -> bool {
+    match plugin_option(name) {
+        Some(option) if option.refuse(value).is_some() => is_on(option.default),
+        _ => is_on(value),
+    }
+}
+
 /// The plugin option called `name`, if it is one.
 pub(crate) fn plugin_option(name: &str) -> Option<&'static PluginOption> {
     PLUGIN_OPTIONS.iter().find(|option| option.name == name)

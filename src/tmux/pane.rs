@@ -315,11 +315,6 @@ pub(crate) fn capture(
     })
 }
 
-/// `send-keys -l`: text typed as it is, no key names read in it.
-pub(crate) fn send_text(pane: u32, text: &str) -> Cmd {
-    Cmd::new("send-keys").args(["-l", "-t", &format!("%{pane}"), "--", text])
-}
-
 /// `send-keys`: keys in tmux's spelling.
 pub(crate) fn send_keys(pane: u32, keys: &[String]) -> Cmd {
     let target = format!("%{pane}");
@@ -359,6 +354,12 @@ impl Buffer {
             cmd = cmd.arg("-p");
         }
         cmd.args(["-d", "-b", &self.name, "-t", &format!("%{pane}")])
+    }
+
+    /// `paste-buffer -r -d`: the bytes as they are, as typing them would
+    /// give them (no bracketed paste, newlines not turned into CR).
+    pub(crate) fn paste_raw(&self, pane: u32) -> Cmd {
+        Cmd::new("paste-buffer").args(["-r", "-d", "-b", &self.name, "-t", &format!("%{pane}")])
     }
 
     /// The paste, bracketed as the program asked, then Enter.

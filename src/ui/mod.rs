@@ -87,7 +87,7 @@ pub(crate) fn options_from(config: &Config, new_session: bool) -> Options {
 
 /// Runs the popup until it is closed; the terminal is put back on any end.
 pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
-    let config = Config::load().unwrap_or_default();
+    let (config, config_problem) = Config::load_or_defaults();
     let snapshot = Snapshot::read(&tmux)?;
     let client = launch
         .client
@@ -100,7 +100,10 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let server = snapshot.server.pid;
     let mut app = App::new(
         Keymap::from_config(&config),
-        options_from(&config, launch.new_session),
+        Options {
+            config_problem,
+            ..options_from(&config, launch.new_session)
+        },
         snapshot,
     );
     if let Some(pane) = client_pane {

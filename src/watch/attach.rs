@@ -2,7 +2,7 @@
 //! has none, and `--restart` starts again those of another taw version.
 
 use crate::callback::Callback;
-use crate::envelope::{Result, TawError};
+use crate::envelope::Result;
 use crate::tmux::commands::ShellWord;
 use crate::tmux::pane;
 use crate::tmux::snapshot::{Pane, Snapshot};
@@ -50,7 +50,9 @@ pub(crate) fn attach_all(
 ) -> Result<Attached> {
     let snapshot = Snapshot::read(tmux)?;
     let mut result = Attached::default();
-    let mut batch = Batch::new();
+    // Each pane's pipe is a group of its own: a pane that closed meanwhile
+    // stops no other pane's watcher.
+    let mut groups: Vec<(String, bool, Batch)> = Vec::new();
     for pane in snapshot.unique_panes() {
         if pane.dead {
             continue;
@@ -61,29 +63,30 @@ pub(crate) fn attach_all(
             ShellWord::Literal(format!("%{}", pane.id)),
         ]);
         let id = format!("%{}", pane.id);
-        match watch_of(pane) {
-            Watch::None => {
-                batch.extend(pane::pipe_commands(pane.id, &words, false));
-                result.attached.push(id);
+        let restart_it = match watch_of(pane) {
+            Watch::None => false,
+            Watch::Older if restart => true,
+            Watch::Current if restart_all => true,
+            Watch::Foreign => {
+                result.skipped_foreign.push(id);
+                continue;
             }
-            Watch::Older if restart => {
-                batch.extend(pane::pipe_commands(pane.id, &words, true));
-                result.restarted.push(id);
-            }
-            Watch::Current if restart_all => {
-                batch.extend(pane::pipe_commands(pane.id, &words, true));
-                result.restarted.push(id);
-            }
-            Watch::Foreign => result.skipped_foreign.push(id),
-            _ => {}
+            _ => continue,
+        };
+        let batch = Batch::of(pane::pipe_commands(pane.id, &words, restart_it));
+        groups.push((id, restart_it, batch));
+    }
+    let batches: Vec<Batch> = groups.iter().map(|(_, _, batch)| batch.clone()).collect();
+    for ((id, restarted, _), ran) in groups.into_iter().zip(tmux.run_groups(&batches)) {
+        match ran {
+            Ok(()) if restarted => result.restarted.push(id),
+            Ok(()) => result.attached.push(id),
+            // A pane that closed meanwhile has no watcher to get.
+            Err(error) if crate::tmux::is_pane_gone(&error) => {}
+            Err(error) => return Err(error),
         }
     }
-    match tmux.run(&batch) {
-        Ok(_) => Ok(result),
-        // A pane that closed meanwhile: the others are attached.
-        Err(error) if crate::tmux::is_pane_gone(&error) => Ok(result),
-        Err(error) => Err(TawError::tmux(error.message)),
-    }
+    Ok(result)
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -23,7 +23,7 @@ use crate::detect::job::{self, Front as JobFront};
 use crate::detect::manifest::RuleState;
 use crate::detect::region::Screen;
 use crate::detect::registry::Registry;
-use crate::envelope::TawError;
+use crate::envelope::{ErrorCode, TawError};
 use crate::model::AgentStatus;
 use crate::notify;
 use crate::report::{self, Authority};
@@ -160,6 +160,9 @@ pub(crate) struct Watcher {
     state_seq: u64,
     /// Looks in a row that did not find the typed line.
     typed_misses: u32,
+    /// Option writes tmux did not take (it did not answer): written with
+    /// the next look's.
+    unwritten: OptionWrites,
 }
 
 impl Watcher {
@@ -181,6 +184,7 @@ impl Watcher {
             seen_turn: String::new(),
             state_seq: 0,
             typed_misses: 0,
+            unwritten: OptionWrites::default(),
         }
     }
 
@@ -188,7 +192,11 @@ impl Watcher {
     /// that does not answer (a stopped server: each call ends in `timeout`)
     /// is asked again a moment later; the watcher ends only with its pane.
     pub(crate) fn run(mut self, events: mpsc::Receiver<Event>) -> Result<(), TawError> {
-        while self.announce().is_err() {
+        while let Err(error) = self.announce() {
+            // Only a server that does not answer is asked again.
+            if error.code != ErrorCode::Timeout {
+                return Err(error);
+            }
             if let Ok(Event::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
             {
                 return Ok(());
@@ -368,7 +376,9 @@ impl Watcher {
             looking,
         });
         changes.extend(outcome.changes.iter().cloned());
-        let mut writes = OptionWrites::default();
+        // What a look tmux did not answer could not write comes first; what
+        // this look writes is the later word.
+        let mut writes = std::mem::take(&mut self.unwritten);
         // The typed line went off the screen (scrolled away, cleared): from
         // the second look that misses it, the whole screen is read.
         let mut wake_at = outcome.wake_at;
@@ -409,7 +419,10 @@ impl Watcher {
             let last = AgentStatus::parse(&view.agent_state);
             writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
         }
-        let _ = pane::write_options(&self.tmux, self.pane, &writes);
+        if pane::write_options(&self.tmux, self.pane, &writes).is_err() {
+            self.unwritten = writes;
+            wake_at = Some(now + RETRY.as_millis() as u64);
+        }
         wake_at
     }
 
@@ -684,7 +697,8 @@ impl Watcher {
             ToastKind::Request => notify::Sound::Request,
             ToastKind::Done => notify::Sound::Done,
         };
-        notify::notify(
+        // The watcher lives on: the sound's own thread stops it at its limit.
+        let _ = notify::notify(
             &self.tmux,
             &self.config,
             &clients,
@@ -707,13 +721,28 @@ fn status_of(state: RuleState) -> AgentStatus {
     }
 }
 
-/// Watches pane `%pane` of the server with pid `server` until the pane
-/// ends: its output comes on standard input (tmux's pipe-pane), nudges on
-/// a socket of its own in the state folder.
-pub(crate) fn watch_pane(tmux: Tmux, pane: u32, server: u32) -> Result<(), TawError> {
+/// Watches pane `%pane` until the pane ends: its output comes on standard
+/// input (tmux's pipe-pane), nudges on a socket of its own in the state
+/// folder. A server that does not answer is asked again; the watcher ends
+/// only with its pane.
+pub(crate) fn watch_pane(tmux: Tmux, pane: u32) -> Result<(), TawError> {
     let (sender, events) = mpsc::channel();
     let output = sender.clone();
     std::thread::spawn(move || read_output(output));
+    // The server's pid names the sockets of the pane's watcher and waiters.
+    let server = loop {
+        match crate::tmux::server_pid(&tmux) {
+            Ok(pid) => break pid,
+            Err(error) if error.code != ErrorCode::Timeout => return Err(error),
+            Err(_) => {
+                if let Ok(Event::End) | Err(RecvTimeoutError::Disconnected) =
+                    events.recv_timeout(RETRY)
+                {
+                    return Ok(());
+                }
+            }
+        }
+    };
     let socket = nudge::socket_path(&crate::paths::state_dir(), server, pane);
     if let Some(path) = &socket {
         let _ = nudge::listen(path, sender);

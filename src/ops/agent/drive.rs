@@ -128,13 +128,21 @@ impl<'a> Aim<'a> {
         let values = tmux_pane::read_values(
             tmux,
             self.pane.id,
-            &["pane_in_mode", "pane_input_off", "pane_mode"],
+            &[
+                "pane_in_mode",
+                "pane_input_off",
+                "pane_mode",
+                "synchronize-panes",
+            ],
         )?;
         if values[0] == "1" {
             return Err(self.in_mode(&values[2], ""));
         }
         if values[1] == "1" {
             return Err(self.input_off(""));
+        }
+        if values[3] == "1" {
+            return Err(self.synchronized(""));
         }
         Ok(())
     }
@@ -147,6 +155,13 @@ impl<'a> Aim<'a> {
                 self.public,
                 mode_name(mode)
             ),
+        )
+    }
+
+    fn synchronized(&self, more: &str) -> TawError {
+        code(
+            ErrorCode::ShellNotReady,
+            synchronized_message(&self.public, more),
         )
     }
 
@@ -183,8 +198,11 @@ impl<'a> Aim<'a> {
             &refused,
         ));
         let output = tmux.run_with_input(&batch, input).map_err(|error| {
-            // What a held-back send would have cleaned up (its buffer).
-            let _ = tmux.run(&Batch::of(refused.clone()));
+            // What a held-back send would have cleaned up (its buffer), but
+            // not from a server that does not answer.
+            if error.code != ErrorCode::Timeout {
+                let _ = tmux.run(&Batch::of(refused.clone()));
+            }
             pane_gone(error, &self.public)
         })?;
         let not_sent = format!(" ({what} was not sent)");
@@ -192,9 +210,17 @@ impl<'a> Aim<'a> {
             None => Ok(()),
             Some(found) if found.in_mode => Err(self.in_mode(&found.mode, &not_sent)),
             Some(found) if found.input_off => Err(self.input_off(&not_sent)),
+            Some(found) if found.synchronized => Err(self.synchronized(&not_sent)),
             Some(_) => Err(self.gone()),
         }
     }
+}
+
+/// Why a pane of a window with synchronize-panes on is typed nothing.
+pub(crate) fn synchronized_message(public: &str, more: &str) -> String {
+    format!(
+        "pane {public}'s window has synchronize-panes on, so what is sent to it would go to every pane of the window; turn it off and try again{more}"
+    )
 }
 
 /// tmux's name for a mode, as words: `copy-mode` is "copy mode".

@@ -1,7 +1,7 @@
 //! `agent start`: types an agent's command into a pane's shell, once the
 //! shell is at its prompt, and answers once the agent is really there.
 
-use super::drive::{hosts_agent, mode_name, race_window};
+use super::drive::{hosts_agent, mode_name, race_window, synchronized_message};
 use crate::detect::{agents, job};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::Records;
@@ -150,8 +150,16 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
             args.name
         )));
     }
-    let values =
-        tmux_pane::read_values(tmux, id, &["pane_in_mode", "pane_input_off", "pane_mode"])?;
+    let values = tmux_pane::read_values(
+        tmux,
+        id,
+        &[
+            "pane_in_mode",
+            "pane_input_off",
+            "pane_mode",
+            "synchronize-panes",
+        ],
+    )?;
     let public = Records::new(&snapshot).pane(pane).pane_id;
     if values[0] == "1" {
         return Err(not_ready(format!(
@@ -163,6 +171,9 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
         return Err(not_ready(format!(
             "pane {public} takes no input; turn its input back on and try again"
         )));
+    }
+    if values[3] == "1" {
+        return Err(not_ready(synchronized_message(&public, "")));
     }
     if !job::read_process(pane.pid).is_some_and(|own| job::is_interactive_shell(&own)) {
         return Err(not_ready(format!(
@@ -199,11 +210,14 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
             .collect::<Vec<_>>()
             .join(" "),
         deadline,
+        not_seen: std::cell::Cell::new(false),
     };
     match launch.run() {
         Ok(()) => answer(tmux, id, agent.id, argv),
-        // The pid of what came up stays, with the hint, for the watcher.
-        Err(error) if error.code == ErrorCode::Timeout => Err(error),
+        // The command ran and its agent was not seen within --timeout: the
+        // pid of what came up stays, with the hint, for the watcher. (A
+        // tmux that did not answer is a failure like any other.)
+        Err(error) if launch.not_seen.get() => Err(error),
         Err(error) => {
             restore(tmux, id, &previous_hint, &previous_pid);
             Err(if crate::tmux::is_pane_gone(&error) {
@@ -225,6 +239,8 @@ struct Launch<'a> {
     agent: &'static agents::Agent,
     line: String,
     deadline: Instant,
+    /// Set when the command ran and the agent was not seen in time.
+    not_seen: std::cell::Cell<bool>,
 }
 
 impl Launch<'_> {
@@ -259,8 +275,10 @@ impl Launch<'_> {
                 ]),
                 self.line.clone().into_bytes(),
             )
-            .inspect_err(|_| {
-                let _ = self.tmux.run_one(buffer.delete());
+            .inspect_err(|error| {
+                if error.code != ErrorCode::Timeout {
+                    let _ = self.tmux.run_one(buffer.delete());
+                }
             })?;
         if let Some(found) = cmd::held_back(&typed) {
             let public = self.public;
@@ -271,6 +289,8 @@ impl Launch<'_> {
                 )
             } else if found.input_off {
                 format!("pane {public} takes no input; turn its input back on and try again")
+            } else if found.synchronized {
+                synchronized_message(public, "")
             } else {
                 format!(
                     "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
@@ -320,6 +340,11 @@ impl Launch<'_> {
         } else if found.input_off {
             format!(
                 "pane {public} takes no input, and the command typed into it may be left on its line; turn its input back on, clear the line and try again"
+            )
+        } else if found.synchronized {
+            synchronized_message(
+                public,
+                ", and the command typed into it may be left on its line",
             )
         } else {
             format!(
@@ -388,6 +413,7 @@ impl Launch<'_> {
                 if let Some(pid) = agreed {
                     record_pid(self.tmux, self.id, pid);
                 }
+                self.not_seen.set(true);
                 return Err(TawError::new(
                     ErrorCode::Timeout,
                     format!(

@@ -121,6 +121,8 @@ pub(crate) fn clear(tmux: &Tmux, pane: &Pane) -> Result<Cleared> {
             "the pane is in a mode"
         } else if found.input_off {
             "the pane takes no input"
+        } else if found.synchronized {
+            "synchronize-panes came on in this window: a key would go to every pane"
         } else {
             "another program came in front of the shell"
         };

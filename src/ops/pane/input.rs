@@ -102,11 +102,27 @@ fn existing(tmux: &Tmux, pane: u32) -> Result<()> {
     tmux_pane::read_values(tmux, pane, &[]).map(|_| ())
 }
 
-/// Types `text` into the pane as it is (no key names read in it).
+/// Types `text` into the pane as it is, byte for byte and at any size:
+/// it reaches tmux on its standard input and is pasted raw (no bracketed
+/// paste, newlines left as they are), as typing it would give the program.
 pub(crate) fn send_text(tmux: &Tmux, pane: u32, text: &str) -> Result<()> {
     existing(tmux, pane)?;
-    tmux.run(&Batch::of(vec![tmux_pane::send_text(pane, text)]))
+    if text.is_empty() {
+        return Ok(());
+    }
+    let buffer = tmux_pane::Buffer::named();
+    let batch = Batch::of(vec![buffer.load(), buffer.paste_raw(pane)]);
+    tmux.run_with_input(&batch, text.as_bytes().to_vec())
         .map(|_| ())
+        .inspect_err(|error| forget(tmux, &buffer, error))
+}
+
+/// Deletes the buffer of a paste that failed (not from a server that did
+/// not answer: that would only wait again).
+fn forget(tmux: &Tmux, buffer: &tmux_pane::Buffer, error: &TawError) {
+    if error.code != ErrorCode::Timeout {
+        let _ = tmux.run_one(buffer.delete());
+    }
 }
 
 /// Sends keys already in tmux's spelling (`crate::keys` checks them).
@@ -118,12 +134,18 @@ pub(crate) fn send_keys(tmux: &Tmux, pane: u32, keys: &[String]) -> Result<()> {
 
 /// Pastes a command line (bracketed if the program asked for it) and Enter.
 pub(crate) fn run(tmux: &Tmux, pane: u32, line: &str) -> Result<()> {
+    if line.is_empty() {
+        return Err(TawError::invalid_argument(
+            "the command line is empty; `taw pane send-keys PANE enter` presses Enter alone",
+        ));
+    }
     existing(tmux, pane)?;
     let buffer = tmux_pane::Buffer::named();
     let mut batch = Batch::of(vec![buffer.load()]);
     batch.extend(buffer.paste_then_enter(pane));
     tmux.run_with_input(&batch, line.as_bytes().to_vec())
         .map(|_| ())
+        .inspect_err(|error| forget(tmux, &buffer, error))
 }
 
 /// What a wait looks for in a line.

@@ -185,14 +185,19 @@ pub(crate) fn move_pane(
             ))?;
             let (session, placeholder, _) = tmux_arrange::parse_new_ids(&output)
                 .ok_or_else(|| unread("what it made", &output))?;
-            tmux.run(&Batch::of(vec![
+            let moved = tmux.run(&Batch::of(vec![
                 tmux_arrange::break_pane(
                     &target(pane),
                     &format!("${session}"),
                     tab_label.as_deref(),
                 ),
                 tmux_arrange::kill_window(&format!("@{placeholder}")),
-            ]))?;
+            ]));
+            if let Err(error) = moved {
+                // The session made for the pane goes with the move.
+                let _ = tmux.run_one(tmux_arrange::kill_session(&format!("${session}")));
+                return Err(error);
+            }
             let window = window_now(tmux, pane.id, session)?;
             created_workspace = Some(session);
             created_tab = Some((session, window));
