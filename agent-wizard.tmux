@@ -2,7 +2,7 @@
 # tmux-agent-wizard's TPM entry point. tmux runs it (TPM's run-shell, or a
 # `run-shell` line of your own). It finds the taw binary, building it with
 # cargo when there is none, then hands over to `taw tmux load`, which puts
-# the hooks, keys, option defaults and PATH entry into tmux in one call.
+# the hooks, keys, option defaults and PATH entry into tmux.
 #
 # The binary, in order: the @agent-wizard-bin option; this plugin's own
 # release build; `taw` on PATH. With none, cargo builds it in the

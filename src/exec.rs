@@ -167,14 +167,18 @@ impl Program {
             Sink::Discarded => Stdio::null(),
             _ => Stdio::piped(),
         };
-        // A group of its own, so that a program past its limit is stopped
-        // with every process it started (a hook's script, a sound's player).
-        use std::os::unix::process::CommandExt;
         self.command
             .stdin(stdin)
             .stdout(pipe(self.stdout))
-            .stderr(pipe(self.stderr))
-            .process_group(0);
+            .stderr(pipe(self.stderr));
+        // A program with a limit gets a group of its own, so that past it
+        // it is stopped with every process it started (a hook's script, a
+        // sound's player). One without keeps taw's: it may need the
+        // terminal, and a Ctrl-C reaches it with taw.
+        if self.limit.is_some() {
+            use std::os::unix::process::CommandExt;
+            self.command.process_group(0);
+        }
         self.command.spawn().map_err(|error| {
             if error.kind() == std::io::ErrorKind::NotFound {
                 Failure::NotFound

@@ -261,8 +261,10 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
     let mut labels = Vec::new();
     if let Err(error) = build(tmux, root, pane, &mut labels) {
         // A tree tmux could not make whole (no room for a pane) leaves no
-        // half-made tab behind.
-        let _ = tmux.run_one(arrange::kill_window(&format!("@{window}")));
+        // half-made tab behind (a tmux that did not answer is not asked).
+        if error.code != crate::envelope::ErrorCode::Timeout {
+            let _ = tmux.run_one(arrange::kill_window(&format!("@{window}")));
+        }
         return Err(error);
     }
     let mut batch = Batch::new();

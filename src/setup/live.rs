@@ -10,7 +10,7 @@ use crate::paths;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::{pane as pane_opt, session as session_opt};
 use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Batch, Tmux};
+use crate::tmux::{Batch, Cmd, Tmux};
 use crate::watch::attach::{self, Attached, Watch};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -53,7 +53,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         bindings: table::bindings(&callback),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let (cmds, mut report) = plan_load(&state, &desired);
+    let (plan, mut report) = plan_load(&state, &desired);
     if report.path_dir.is_some() {
         install_link(&bin_dir, &bin).map_err(|e| {
             TawError::io(format!(
@@ -62,19 +62,32 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
             ))
         })?;
     }
+    tmux.run(&Batch::of(plan.cmds))?;
+    // Each key apart: one tmux refuses all the same (the check knows
+    // tmux's names, not every build's) costs only its binding.
+    for binding in &plan.bindings {
+        if let Err(error) = tmux.run_one(binding.clone()) {
+            let key = binding.words().get(6).cloned().unwrap_or_default();
+            report.keys.retain(|k| *k != key);
+            report
+                .warnings
+                .push(format!("tmux did not bind {key}: {}", error.message));
+        }
+    }
     if let Some(warning) = config_warning() {
         report.warnings.push(warning);
     }
-    let mut batch = Batch::of(cmds);
     if !report.warnings.is_empty() {
         // One message (tmux shows the last of several, each over the
         // other), on every client, long enough to read.
         let message = format!("agent-wizard: {}", report.warnings.join("; "));
-        for client in Snapshot::read(tmux)?.clients {
-            batch.push(cmd::show_message_for(&client.name, MESSAGE_MS, &message));
-        }
+        let clients = Snapshot::read(tmux)?.clients;
+        let shown: Vec<Cmd> = clients
+            .iter()
+            .map(|client| cmd::show_message_for(&client.name, MESSAGE_MS, &message))
+            .collect();
+        let _ = tmux.run(&Batch::of(shown));
     }
-    tmux.run(&batch)?;
     // Every pane gets a watcher; those of an older taw are started again.
     let watchers = attach::attach_all(tmux, &callback, true, false)?;
     Ok(Loaded { report, watchers })
@@ -94,22 +107,18 @@ pub(crate) fn unload(tmux: &Tmux) -> Result<Unloaded> {
     let (cmds, report) = plan_unload(&state);
     // The hooks go first, so none starts a watcher while the rest goes.
     tmux.run(&Batch::of(cmds))?;
-    let mut stopped = Vec::new();
+    let mut stopped: Vec<String> = Vec::new();
     // A watcher started just before the hooks went may announce itself
-    // only now: a second round finds it.
-    for _ in 0..2 {
-        let snapshot = Snapshot::read(tmux)?;
-        let found = stop_watchers(tmux, &snapshot)?;
-        clear_options(tmux, &snapshot)?;
-        if found.is_empty() && !stopped.is_empty() {
+    // only now: each round looks again, until one finds none.
+    for _ in 0..3 {
+        let found = stop_watchers(tmux, &Snapshot::read(tmux)?)?;
+        let new: Vec<String> = found.into_iter().filter(|p| !stopped.contains(p)).collect();
+        if new.is_empty() {
             break;
         }
-        for pane in found {
-            if !stopped.contains(&pane) {
-                stopped.push(pane);
-            }
-        }
+        stopped.extend(new);
     }
+    clear_options(tmux, &Snapshot::read(tmux)?)?;
     Ok(Unloaded {
         report,
         watchers_stopped: stopped,
@@ -159,6 +168,10 @@ fn clear_options(tmux: &Tmux, snapshot: &Snapshot) -> Result<()> {
             Batch::of(
                 pane_opt::ALL
                     .iter()
+                    // A pipe still open has a watcher that announced itself
+                    // too late to be stopped: its announcement stays, so
+                    // `taw watch status` shows it and another unload stops it.
+                    .filter(|name| !(pane.pipe && **name == pane_opt::WATCHER))
                     .map(|name| cmd::unset_pane_option(&target, name))
                     .collect(),
             )
@@ -176,17 +189,11 @@ fn clear_options(tmux: &Tmux, snapshot: &Snapshot) -> Result<()> {
     for ran in tmux.run_groups(&groups) {
         match ran {
             // A pane or session that closed has no options left to take off.
-            Err(error) if !crate::tmux::is_pane_gone(&error) && !is_session_gone(&error) => {
-                return Err(error);
-            }
+            Err(error) if !crate::tmux::is_target_gone(&error) => return Err(error),
             _ => {}
         }
     }
     Ok(())
-}
-
-fn is_session_gone(error: &TawError) -> bool {
-    error.message.contains("can't find session")
 }
 
 /// The binary hooks run: absolute, resolved, and there.

@@ -246,8 +246,17 @@ pub(crate) struct Report {
     pub warnings: Vec<String>,
 }
 
-/// The commands that bring the server from `state` to loaded with `desired`.
-pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Report) {
+/// What a load does: the commands that bring the server from its state to
+/// loaded, and the key bindings, which run apart (a key tmux refuses all
+/// the same then costs only its binding, and a warning).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plan {
+    pub cmds: Vec<Cmd>,
+    pub bindings: Vec<Cmd>,
+}
+
+/// The plan that brings the server from `state` to loaded with `desired`.
+pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report) {
     let mut cmds = Vec::new();
     let mut report = Report {
         bin: Some(desired.bin.clone()),
@@ -442,10 +451,13 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Vec<Cmd>, Re
         bookkeeping::LOADED,
         &format!("{} {}", desired.version, desired.bin),
     ));
-    // The bindings last: a key tmux refuses all the same (the check knows
-    // tmux's names, not every build's) then stops nothing else.
-    cmds.extend(binds);
-    (cmds, report)
+    (
+        Plan {
+            cmds,
+            bindings: binds,
+        },
+        report,
+    )
 }
 
 /// The commands that take out everything taw put in.
@@ -596,7 +608,8 @@ mod tests {
         state
             .environment
             .insert("PATH".into(), EnvValue::Set("/usr/bin".into()));
-        let (cmds, report) = plan_load(&state, &desired());
+        let (plan, report) = plan_load(&state, &desired());
+        let cmds: Vec<Cmd> = plan.cmds.into_iter().chain(plan.bindings).collect();
         let lines = words(&cmds);
         assert!(lines.contains(&"set-option -g -- @agent-wizard-path on".to_string()));
         assert!(
@@ -621,7 +634,8 @@ mod tests {
             ],
             ..ServerState::default()
         };
-        let (cmds, _) = plan_load(&state, &desired());
+        let (plan, _) = plan_load(&state, &desired());
+        let cmds: Vec<Cmd> = plan.cmds.into_iter().chain(plan.bindings).collect();
         let lines = words(&cmds);
         let set = lines
             .iter()
@@ -639,7 +653,8 @@ mod tests {
     fn a_foreign_binding_on_the_default_key_is_left_alone() {
         let mut state = ServerState::default();
         state.prefix_keys.insert("a".into(), false);
-        let (cmds, report) = plan_load(&state, &desired());
+        let (plan, report) = plan_load(&state, &desired());
+        let cmds: Vec<Cmd> = plan.cmds.into_iter().chain(plan.bindings).collect();
         assert!(!words(&cmds).iter().any(|l| l.starts_with("bind-key")));
         assert_eq!(report.warnings.len(), 2, "{:?}", report.warnings);
     }
@@ -652,7 +667,8 @@ mod tests {
         state
             .environment
             .insert("PATH".into(), EnvValue::Set("/state/bin:/usr/bin".into()));
-        let (cmds, report) = plan_load(&state, &desired());
+        let (plan, report) = plan_load(&state, &desired());
+        let cmds: Vec<Cmd> = plan.cmds.into_iter().chain(plan.bindings).collect();
         let lines = words(&cmds);
         assert!(!lines.iter().any(|l| l.contains("@agent-wizard-path on")));
         assert!(lines.contains(&"set-environment -g -- PATH /usr/bin".to_string()));
@@ -692,7 +708,8 @@ mod tests {
             bookkeeping::STATUS_SET.into(),
             status::WINDOW_FORMATS[0].to_string(),
         );
-        let (cmds, _) = plan_load(&state, &desired());
+        let (plan, _) = plan_load(&state, &desired());
+        let cmds: Vec<Cmd> = plan.cmds.into_iter().chain(plan.bindings).collect();
         let set = words(&cmds)
             .into_iter()
             .find(|l| l.contains(status::WINDOW_FORMATS[0]))
@@ -709,7 +726,8 @@ mod tests {
             other_hooks: vec![("after-split-window".into(), 9100)],
             ..ServerState::default()
         };
-        let (cmds, report) = plan_load(&state, &desired());
+        let (plan, report) = plan_load(&state, &desired());
+        let cmds: Vec<Cmd> = plan.cmds.into_iter().chain(plan.bindings).collect();
         let lines = words(&cmds);
         assert!(!lines.iter().any(|l| l.contains("after-split-window[9100]")));
         assert!(

@@ -33,6 +33,11 @@ impl Cmd {
     pub(crate) fn words(&self) -> &[String] {
         &self.words
     }
+
+    /// The bytes it takes on tmux's command line, near enough.
+    pub(crate) fn size(&self) -> usize {
+        self.words.iter().map(|w| w.len() + 2).sum::<usize>() + 2
+    }
 }
 
 /// `set-option -g NAME VALUE`: a global (session) option, user options included.

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// How long a tmux call may go unanswered: a stopped or hung server then
-/// costs a verb, a watcher or the popup this long, and never more.
+/// costs a call this long, and never more.
 pub(crate) const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 
 /// The most bytes of commands one tmux invocation carries: tmux's client
@@ -131,19 +131,12 @@ impl Tmux {
             return Ok(String::new());
         }
         // tmux takes a command line of about 16 KiB: a longer batch goes in
-        // invocations of its own, one after the other, in order.
-        let chunks = batch.chunks(COMMAND_LINE_BUDGET);
-        if chunks.len() > 1 {
+        // invocations of its own, one after the other, in order (each with
+        // its own time limit). One with standard input is never split.
+        if input.is_empty() && batch.size() > COMMAND_LINE_BUDGET {
             let mut printed = String::new();
-            for (index, chunk) in chunks.iter().enumerate() {
-                // The standard input goes with the first (a `load-buffer -`
-                // comes first in its batch).
-                let input = if index == 0 {
-                    input.clone()
-                } else {
-                    Vec::new()
-                };
-                printed.push_str(&self.run_then(chunk, input, limit, &silent)?);
+            for chunk in &batch.chunks(COMMAND_LINE_BUDGET) {
+                printed.push_str(&self.run_then(chunk, Vec::new(), limit, silent)?);
             }
             return Ok(printed);
         }
@@ -184,22 +177,24 @@ impl Tmux {
         Err(self.classify_failure(stderr.trim()))
     }
 
-    /// Runs each group (the commands for one pane, say) so that one that
-    /// fails (its pane has gone) stops no other: groups go together while
-    /// they all work, and apart once one fails. What each group's run
-    /// answered, in order.
+    /// Runs each group (the commands for one pane, say) so that one whose
+    /// pane or session has gone stops no other: groups go together while
+    /// they all work, and apart when one's target has gone (so a group must
+    /// be one that can run twice). Any other failure (a server that does not
+    /// answer) is every group's. What each group's run answered.
     pub(crate) fn run_groups(&self, groups: &[Batch]) -> Vec<Result<(), TawError>> {
         let mut together = Batch::new();
         for group in groups {
             together.extend(group.commands.iter().cloned());
         }
-        if self.run(&together).is_ok() {
-            return groups.iter().map(|_| Ok(())).collect();
+        match self.run(&together) {
+            Ok(_) => groups.iter().map(|_| Ok(())).collect(),
+            Err(error) if is_target_gone(&error) => groups
+                .iter()
+                .map(|group| self.run(group).map(|_| ()))
+                .collect(),
+            Err(error) => groups.iter().map(|_| Err(error.clone())).collect(),
         }
-        groups
-            .iter()
-            .map(|group| self.run(group).map(|_| ()))
-            .collect()
     }
 
     /// Runs commands in one invocation and gives back what each printed, apart:
@@ -290,6 +285,11 @@ pub(crate) fn server_pid(tmux: &Tmux) -> Result<u32, TawError> {
         .map_err(|_| TawError::tmux(format!("tmux printed {out:?} for its pid")))
 }
 
+/// Whether tmux refused because the pane or session it was given has gone.
+pub(crate) fn is_target_gone(error: &TawError) -> bool {
+    is_pane_gone(error) || error.message.contains("can't find session")
+}
+
 /// Whether tmux refused because the pane it was given has gone (tmux says
 /// it two ways, depending on the command).
 pub(crate) fn is_pane_gone(error: &TawError) -> bool {
@@ -332,13 +332,18 @@ impl Batch {
         self.commands.is_empty()
     }
 
+    /// The bytes of its command line, near enough.
+    fn size(&self) -> usize {
+        self.commands.iter().map(Cmd::size).sum()
+    }
+
     /// The batch in batches whose command lines each fit `budget` bytes (a
     /// command longer than that alone is a batch of its own).
     fn chunks(&self, budget: usize) -> Vec<Batch> {
         let mut chunks = vec![Batch::new()];
         let mut size = 0;
         for cmd in &self.commands {
-            let cost: usize = cmd.words().iter().map(|w| w.len() + 2).sum::<usize>() + 2;
+            let cost = cmd.size();
             if size + cost > budget && !chunks.last().is_some_and(|c| c.is_empty()) {
                 chunks.push(Batch::new());
                 size = 0;

@@ -76,8 +76,23 @@ pub(crate) fn attach_all(
         let batch = Batch::of(pane::pipe_commands(pane.id, &words, restart_it));
         groups.push((id, restart_it, batch));
     }
-    let batches: Vec<Batch> = groups.iter().map(|(_, _, batch)| batch.clone()).collect();
-    for ((id, restarted, _), ran) in groups.into_iter().zip(tmux.run_groups(&batches)) {
+    // New pipes go together (opening one is asked only where none is, so a
+    // group run twice opens one); a restart, which closes a pipe first,
+    // goes alone.
+    let batches: Vec<Batch> = groups
+        .iter()
+        .filter(|(_, restart, _)| !restart)
+        .map(|(_, _, batch)| batch.clone())
+        .collect();
+    let mut opened = tmux.run_groups(&batches).into_iter();
+    let ran: Vec<Result<()>> = groups
+        .iter()
+        .map(|(_, restart, batch)| match restart {
+            true => tmux.run(batch).map(|_| ()),
+            false => opened.next().unwrap_or(Ok(())),
+        })
+        .collect();
+    for ((id, restarted, _), ran) in groups.into_iter().zip(ran) {
         match ran {
             Ok(()) if restarted => result.restarted.push(id),
             Ok(()) => result.attached.push(id),

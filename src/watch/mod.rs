@@ -419,9 +419,12 @@ impl Watcher {
             let last = AgentStatus::parse(&view.agent_state);
             writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
         }
-        if pane::write_options(&self.tmux, self.pane, &writes).is_err() {
+        if let Err(error) = pane::write_options(&self.tmux, self.pane, &writes)
+            && error.code == ErrorCode::Timeout
+        {
             self.unwritten = writes;
-            wake_at = Some(now + RETRY.as_millis() as u64);
+            let retry = now + RETRY.as_millis() as u64;
+            wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
         }
         wake_at
     }

@@ -210,14 +210,15 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
             .collect::<Vec<_>>()
             .join(" "),
         deadline,
-        not_seen: std::cell::Cell::new(false),
+        entered: std::cell::Cell::new(false),
     };
     match launch.run() {
         Ok(()) => answer(tmux, id, agent.id, argv),
-        // The command ran and its agent was not seen within --timeout: the
-        // pid of what came up stays, with the hint, for the watcher. (A
-        // tmux that did not answer is a failure like any other.)
-        Err(error) if launch.not_seen.get() => Err(error),
+        // A timeout once the command ran (the agent not seen within
+        // --timeout, or tmux not answering while it starts): the pid of
+        // what came up stays, with the hint and the name, for the watcher.
+        // Any other failure, or one before the Enter, puts the pane back.
+        Err(error) if launch.entered.get() && error.code == ErrorCode::Timeout => Err(error),
         Err(error) => {
             restore(tmux, id, &previous_hint, &previous_pid);
             Err(if crate::tmux::is_pane_gone(&error) {
@@ -239,8 +240,8 @@ struct Launch<'a> {
     agent: &'static agents::Agent,
     line: String,
     deadline: Instant,
-    /// Set when the command ran and the agent was not seen in time.
-    not_seen: std::cell::Cell<bool>,
+    /// Set once the Enter after the command was sent.
+    entered: std::cell::Cell<bool>,
 }
 
 impl Launch<'_> {
@@ -248,6 +249,7 @@ impl Launch<'_> {
     fn run(&self) -> Result<()> {
         let echoed = self.type_line()?;
         self.enter(&echoed)?;
+        self.entered.set(true);
         self.watch_start(&echoed)
     }
 
@@ -413,7 +415,6 @@ impl Launch<'_> {
                 if let Some(pid) = agreed {
                     record_pid(self.tmux, self.id, pid);
                 }
-                self.not_seen.set(true);
                 return Err(TawError::new(
                     ErrorCode::Timeout,
                     format!(

@@ -2,7 +2,7 @@
 //! of its own, with herdr's `pane_move` result.
 
 use super::new_pane_percent;
-use crate::envelope::{Result, TawError, answers};
+use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::ops::names::{self, Named};
 use crate::ops::{unread, window_of};
@@ -193,10 +193,22 @@ pub(crate) fn move_pane(
                 ),
                 tmux_arrange::kill_window(&format!("@{placeholder}")),
             ]));
-            if let Err(error) = moved {
-                // The session made for the pane goes with the move.
-                let _ = tmux.run_one(tmux_arrange::kill_session(&format!("${session}")));
-                return Err(error);
+            match moved {
+                Ok(_) => {}
+                // tmux did not answer: it may still do both; nothing is undone.
+                Err(error) if error.code == ErrorCode::Timeout => return Err(error),
+                Err(error) => {
+                    let pane_there = Snapshot::read(tmux)
+                        .map(|after| after.pane(pane.id, Some(session)).is_some())
+                        .unwrap_or(true);
+                    // The pane got there and only the placeholder's kill
+                    // failed (it had gone): the move is made. Otherwise the
+                    // session made for it goes.
+                    if !pane_there {
+                        let _ = tmux.run_one(tmux_arrange::kill_session(&format!("${session}")));
+                        return Err(error);
+                    }
+                }
             }
             let window = window_now(tmux, pane.id, session)?;
             created_workspace = Some(session);
