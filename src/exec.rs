@@ -11,7 +11,6 @@ use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
@@ -200,29 +199,42 @@ impl Program {
                 let _ = stdin.write_all(&bytes);
             });
         }
-        let stdout = child
-            .stdout
-            .take()
-            .map(|out| Collector::start(out, self.stdout));
-        let stderr = child
-            .stderr
-            .take()
-            .map(|err| Collector::start(err, self.stderr));
-        let status = match self.limit {
-            Some(limit) => match child.wait_timeout(limit).map_err(Failure::Io)? {
-                Some(status) => status,
-                None => {
-                    stop(&mut child);
-                    return Err(Failure::TimedOut(limit));
-                }
-            },
-            None => child.wait().map_err(Failure::Io)?,
+        let deadline = self.limit.map(|limit| (limit, Instant::now() + limit));
+        let streams = [
+            child
+                .stdout
+                .take()
+                .map(|out| Stream::new(out.into(), self.stdout)),
+            child
+                .stderr
+                .take()
+                .map(|err| Stream::new(err.into(), self.stderr)),
+        ];
+        let collected = match collect(&mut child, streams, deadline) {
+            Ok(collected) => collected,
+            Err(failure) => {
+                stop(&mut child);
+                return Err(failure);
+            }
         };
-        let ended = Instant::now();
+        let status = match (collected.ended, deadline) {
+            (Some(status), _) => status,
+            (None, None) => child.wait().map_err(Failure::Io)?,
+            (None, Some((limit, deadline))) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match child.wait_timeout(left).map_err(Failure::Io)? {
+                    Some(status) => status,
+                    None => {
+                        stop(&mut child);
+                        return Err(Failure::TimedOut(limit));
+                    }
+                }
+            }
+        };
         Ok(Output {
             status,
-            stdout: stdout.map(|c| c.finish(ended)).unwrap_or_default(),
-            stderr: stderr.map(|c| c.finish(ended)).unwrap_or_default(),
+            stdout: collected.stdout,
+            stderr: collected.stderr,
         })
     }
 
@@ -280,50 +292,134 @@ fn stop(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// Reads one output stream on a thread of its own, so neither stream can
-/// fill its pipe and stall the program.
-struct Collector {
-    kept: Arc<Mutex<Vec<u8>>>,
-    done: std::sync::mpsc::Receiver<()>,
+/// How often, while a program's output pipes stay open, taw looks whether
+/// the program itself has ended (a background child it left may hold them).
+const EXIT_CHECK: Duration = Duration::from_millis(25);
+
+/// One output stream of a running program, read by [`collect`].
+struct Stream {
+    pipe: std::fs::File,
+    sink: Sink,
+    kept: Vec<u8>,
+    open: bool,
 }
 
-impl Collector {
-    fn start(mut stream: impl Read + Send + 'static, sink: Sink) -> Collector {
-        let kept = Arc::new(Mutex::new(Vec::new()));
-        let (tell, done) = std::sync::mpsc::channel();
-        let shared = Arc::clone(&kept);
-        std::thread::spawn(move || {
-            let mut chunk = [0u8; 16 * 1024];
-            loop {
-                match stream.read(&mut chunk) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        let mut kept = shared.lock().unwrap_or_else(|e| e.into_inner());
-                        kept.extend_from_slice(&chunk[..n]);
-                        if let Sink::Tail(limit) = sink
-                            && kept.len() > limit
-                        {
-                            let excess = kept.len() - limit;
-                            kept.drain(..excess);
-                        }
-                    }
-                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                }
-            }
-            let _ = tell.send(());
-        });
-        Collector { kept, done }
+impl Stream {
+    fn new(pipe: std::os::fd::OwnedFd, sink: Sink) -> Stream {
+        Stream {
+            pipe: pipe.into(),
+            sink,
+            kept: Vec::new(),
+            open: true,
+        }
     }
 
-    /// What was read, once the stream ended or the grace after the
-    /// program's end ran out.
-    fn finish(self, program_ended: Instant) -> Vec<u8> {
-        let left = (program_ended + PIPE_GRACE).saturating_duration_since(Instant::now());
-        let _ = self.done.recv_timeout(left);
-        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.clone()
+    /// Reads what is there; the pipe said it is readable, so this does not
+    /// block.
+    fn read_some(&mut self) {
+        let mut chunk = [0u8; 16 * 1024];
+        match self.pipe.read(&mut chunk) {
+            Ok(0) => self.open = false,
+            Ok(n) => {
+                self.kept.extend_from_slice(&chunk[..n]);
+                if let Sink::Tail(limit) = self.sink
+                    && self.kept.len() > limit
+                {
+                    let excess = self.kept.len() - limit;
+                    self.kept.drain(..excess);
+                }
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => self.open = false,
+        }
     }
+}
+
+/// What [`collect`] read, and the program's status if it ended meanwhile.
+struct Collected {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    ended: Option<ExitStatus>,
+}
+
+/// Reads both output streams in this thread, with poll(2), until they
+/// close; neither can fill its pipe and stall the program. No thread is
+/// started: the watcher runs tmux several times a second, and a thread per
+/// stream cost more than the program itself. If the program ends while a
+/// child it left holds a pipe open, taw reads for [`PIPE_GRACE`] more and
+/// stops there. Past the deadline (the limit, and when it runs out) it
+/// fails with `TimedOut`, leaving the program to be stopped.
+fn collect(
+    child: &mut Child,
+    streams: [Option<Stream>; 2],
+    deadline: Option<(Duration, Instant)>,
+) -> Result<Collected, Failure> {
+    use std::os::fd::AsRawFd;
+    let mut streams = streams;
+    let mut ended: Option<(ExitStatus, Instant)> = None;
+    loop {
+        let open: Vec<usize> = (0..2)
+            .filter(|&i| streams[i].as_ref().is_some_and(|s| s.open))
+            .collect();
+        if open.is_empty() {
+            break;
+        }
+        let now = Instant::now();
+        let mut wait = match ended {
+            Some((_, at)) => (at + PIPE_GRACE).saturating_duration_since(now),
+            None => EXIT_CHECK,
+        };
+        if let Some((_, deadline)) = deadline {
+            wait = wait.min(deadline.saturating_duration_since(now));
+        }
+        let mut fds: Vec<libc::pollfd> = open
+            .iter()
+            .map(|&i| libc::pollfd {
+                fd: streams[i].as_ref().map_or(-1, |s| s.pipe.as_raw_fd()),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        let millis = wait.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: `fds` is a live array of `fds.len()` pollfd structs.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+        if ready < 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(Failure::Io(error));
+        }
+        for (fd, &i) in fds.iter().zip(&open) {
+            if fd.revents != 0
+                && let Some(stream) = streams[i].as_mut()
+            {
+                stream.read_some();
+            }
+        }
+        if ready > 0 {
+            continue;
+        }
+        // Nothing came within the wait: has the program ended, or run out
+        // of time?
+        if let Some((_, at)) = ended {
+            if Instant::now() >= at + PIPE_GRACE {
+                break;
+            }
+        } else if let Some(status) = child.try_wait().map_err(Failure::Io)? {
+            ended = Some((status, Instant::now()));
+        } else if let Some((limit, deadline)) = deadline
+            && Instant::now() >= deadline
+        {
+            return Err(Failure::TimedOut(limit));
+        }
+    }
+    let [stdout, stderr] = streams.map(|s| s.map(|s| s.kept).unwrap_or_default());
+    Ok(Collected {
+        stdout,
+        stderr,
+        ended: ended.map(|(status, _)| status),
+    })
 }
 
 #[cfg(test)]
@@ -399,6 +495,20 @@ mod tests {
             .unwrap();
         assert_eq!(out.stdout, b"done");
         assert!(started.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn output_after_a_quiet_while_and_a_closed_stdout_are_read() {
+        let out = Program::new("sh")
+            .args([
+                "-c",
+                "sleep 0.2; printf late; exec >&-; sleep 0.2; printf err >&2",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, b"late");
+        assert_eq!(out.stderr, b"err");
+        assert!(out.status.success());
     }
 
     #[test]
