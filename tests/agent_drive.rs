@@ -449,12 +449,15 @@ fn lab_real_claude_started_prompted_and_waited_for() {
     let read = lab.server.taw(&["agent", "read", "reviewer"]);
     assert!(read.stdout.contains("Working slowly"), "{}", read.stdout);
 
-    // A quick turn is still seen; agent wait answers a state it is in.
+    // A quick turn (a tenth of a second) is still seen, by the watcher's
+    // look 15 ms after output to a waiting agent; agent wait answers a
+    // state it is in. (A turn with no wait at all, the mock's `hello`, can
+    // begin and end within one look: docs/SCRIPTING.md says so.)
     let quick = lab.server.taw(&[
         "agent",
         "prompt",
         "reviewer",
-        "hello",
+        "work 0.1",
         "--wait",
         "--timeout",
         "30000",
