@@ -1,6 +1,6 @@
 //! `taw agent`: the agents in panes.
 
-use super::pane::{Format, Source};
+use super::pane::ReadFlags;
 use super::{Context, envelope_id, pane_number};
 use crate::config::Config;
 use crate::detect::explain;
@@ -10,7 +10,6 @@ use crate::model::{AgentStatus, resolve};
 use crate::ops::agent::drive::{self, Prompt, Waited};
 use crate::ops::agent::start::{self, Start};
 use crate::ops::agent::{self as op};
-use crate::ops::pane::input::ReadSpec;
 use clap::{Args, Subcommand, ValueEnum};
 use std::io::Read;
 use std::path::PathBuf;
@@ -127,14 +126,8 @@ pub(crate) struct WaitArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ReadArgs {
     pub target: String,
-    #[arg(long, value_enum, default_value = "visible")]
-    pub source: Source,
-    #[arg(long)]
-    pub lines: Option<usize>,
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
-    #[arg(long)]
-    pub ansi: bool,
+    #[command(flatten)]
+    pub read: ReadFlags,
 }
 
 #[derive(Debug, Args)]
@@ -262,11 +255,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             Ok(Reply::of(drive::send_keys(&tmux, &target, &keys)?))
         }
         Verb::Read(args) => {
-            let spec = ReadSpec {
-                source: args.source,
-                lines: args.lines,
-                ansi: args.ansi || args.format == Format::Ansi,
-            };
+            let spec = args.read.spec(false);
             Ok(Reply::Text(drive::read(&tmux, &args.target, spec)?.text))
         }
         Verb::Explain(args) => explain_verb(context, args),

@@ -261,10 +261,9 @@ pub(crate) enum Format {
     Ansi,
 }
 
+/// What `pane read` and `agent read` read, and how.
 #[derive(Debug, Args)]
-pub(crate) struct ReadArgs {
-    /// The pane: %N, w1:pN, or %calling.
-    pub pane: String,
+pub(crate) struct ReadFlags {
     #[arg(long, value_enum, default_value = "visible")]
     pub source: Source,
     /// The last N lines (recent: N rows of history and screen; at most 1000).
@@ -275,6 +274,25 @@ pub(crate) struct ReadArgs {
     /// The same as --format ansi.
     #[arg(long)]
     pub ansi: bool,
+}
+
+impl ReadFlags {
+    /// The read, in colour when `also_ansi` or the flags ask for it.
+    pub(crate) fn spec(&self, also_ansi: bool) -> ReadSpec {
+        ReadSpec {
+            source: self.source,
+            lines: self.lines,
+            ansi: also_ansi || self.ansi || self.format == Format::Ansi,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    /// The pane: %N, w1:pN, or %calling.
+    pub pane: String,
+    #[command(flatten)]
+    pub read: ReadFlags,
     /// Colours and all, nothing taken out.
     #[arg(long)]
     pub raw: bool,
@@ -408,12 +426,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
     let verb = match verb {
         Verb::Read(args) => {
             let pane = pane_number(context, &args.pane)?;
-            let spec = ReadSpec {
-                source: args.source,
-                lines: args.lines,
-                ansi: args.ansi || args.raw || args.format == Format::Ansi,
-            };
-            let read = input::read(&tmux, &context.snapshot()?, pane, spec)?;
+            let read = input::read(&tmux, &context.snapshot()?, pane, args.read.spec(args.raw))?;
             return Ok(Reply::Text(read.text));
         }
         Verb::SendText { pane, text } => {
