@@ -884,7 +884,7 @@ fn answers_with_an_attached_client() {
 #[test]
 fn session_answers() {
     let server = fresh();
-    let first = folder(&server, "work/api");
+    let first = folder(&server, "projects/api");
     let second = folder(&server, "oss/api");
     snap(
         &server,
