@@ -130,6 +130,9 @@ pub(crate) enum Reply {
     FailedText(String),
     /// A result whose exit status is not 0 (a check that found errors).
     Failed { kind: &'static str, fields: Value },
+    /// A refusal of the command line found past clap's parse: its line on
+    /// standard error, no envelope, exit status 2.
+    Usage(String),
     /// Nothing to print.
     Nothing,
 }
@@ -198,6 +201,10 @@ pub(crate) fn emit(id: &str, answer: Result<Reply>) -> i32 {
         Ok(Reply::FailedText(text)) => {
             print_text(&text);
             EXIT_ERROR
+        }
+        Ok(Reply::Usage(text)) => {
+            let _ = writeln!(std::io::stderr(), "{}", text.trim_end());
+            EXIT_USAGE
         }
         Ok(Reply::Nothing) => EXIT_OK,
         Err(error) => {

@@ -122,6 +122,22 @@ impl Program {
         self
     }
 
+    pub(crate) fn envs<I, K, V>(mut self, vars: I) -> Program
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<OsStr>,
+        V: AsRef<OsStr>,
+    {
+        self.command.envs(vars);
+        self
+    }
+
+    /// Starts from an empty environment: the caller gives every variable.
+    pub(crate) fn env_clear(mut self) -> Program {
+        self.command.env_clear();
+        self
+    }
+
     pub(crate) fn current_dir(mut self, dir: impl AsRef<Path>) -> Program {
         self.command.current_dir(dir);
         self
@@ -154,6 +170,12 @@ impl Program {
     /// a chatty program costs no memory.
     pub(crate) fn stderr_tail(mut self, bytes: usize) -> Program {
         self.stderr = Sink::Tail(bytes);
+        self
+    }
+
+    /// Keeps only the last `bytes` of what it writes on standard output.
+    pub(crate) fn stdout_tail(mut self, bytes: usize) -> Program {
+        self.stdout = Sink::Tail(bytes);
         self
     }
 
@@ -260,6 +282,27 @@ impl Program {
                 let _ = child.wait();
             }
         })))
+    }
+
+    /// Starts it in a process group of its own and forgets it: it runs on
+    /// after this process ends (a deliverer of events that a verb or the
+    /// watcher must not wait for). A thread of this process reaps it if it
+    /// ends first. It has no limit here: it keeps its own. Its output is
+    /// thrown away and its standard input is closed.
+    pub(crate) fn start_unwatched(mut self) -> Result<(), Failure> {
+        use std::os::unix::process::CommandExt;
+        self.stdout = Sink::Discarded;
+        self.stderr = Sink::Discarded;
+        self.input = Input::Closed;
+        self.limit = None;
+        // Out of the caller's group: a Ctrl-C or a hang-up of the
+        // caller's terminal does not reach it.
+        self.command.process_group(0);
+        let mut child = self.spawn()?;
+        std::thread::spawn(move || {
+            let _ = child.wait();
+        });
+        Ok(())
     }
 
     /// Becomes the program: taw's process is replaced, its standard input

@@ -9,6 +9,7 @@ mod clock;
 mod config;
 mod detect;
 mod envelope;
+mod events;
 mod exec;
 mod keys;
 mod model;

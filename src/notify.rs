@@ -67,6 +67,7 @@ pub(crate) fn notify(
     sound: Sound,
     about: About,
 ) -> (Outcome, Option<Detached>) {
+    announce(tmux, config, message, sound, about);
     if !enabled(tmux) {
         return (Outcome::Disabled, None);
     }
@@ -82,6 +83,28 @@ pub(crate) fn notify(
         None
     };
     (outcome, playing)
+}
+
+/// The `notification` event, at the moment a toast is due: whether or not
+/// toasts are on or a client is attached to show it (a hook that pushes
+/// to a phone is for when nobody is there). One plain line of words.
+fn announce(tmux: &Tmux, config: &Config, message: &str, sound: Sound, about: About) {
+    let listeners = crate::events::Listeners::from_config(config);
+    if !listeners.hears("notification") {
+        return;
+    }
+    let message = one_line(message, usize::MAX);
+    let mut occurrence = crate::events::Occurrence::new("notification")
+        .pane(about.pane)
+        .data("message", message.clone())
+        .var("TAW_MESSAGE", message);
+    if let Some(kind) = sound.kind() {
+        occurrence = occurrence.data("kind", kind).var("TAW_KIND", kind);
+    }
+    if let Some(agent) = about.agent {
+        occurrence = occurrence.data("agent", agent);
+    }
+    crate::events::announce(tmux, &listeners, vec![occurrence]);
 }
 
 /// `[ui.sound] enabled` and the agent's `[ui.sound.agents]` entry (herdr

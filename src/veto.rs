@@ -1,18 +1,110 @@
-//! What is asked before taw closes something. The `[hooks] pre_close`
-//! command of config.toml will answer here (it comes with the events
-//! work); until then every close taw is asked to make goes ahead.
+//! What is asked before taw closes or removes something: the `[hooks]
+//! pre_close` and `pre_worktree_remove` commands of config.toml. They run
+//! in the core, so every front end (the CLI, the popup) asks them. Each
+//! command runs in turn and is waited for; a non-zero exit, or running past
+//! `[sessions] hook_timeout_seconds`, refuses with `hook_refused`, and the
+//! caller closes nothing.
 
-use crate::envelope::Result;
+use crate::config::Config;
+use crate::envelope::{ErrorCode, Result, TawError};
+use crate::events::run::{self, HookRun};
+use crate::events::{self, Occurrence, payload};
+use crate::tmux::Tmux;
 
-/// What is about to close: a tmux session, window or pane number.
+/// What is about to close: a tmux session, window or pane, with the
+/// session it is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Closing {
     Session(u32),
-    Window(u32),
-    Pane(u32),
+    Window { session: u32, window: u32 },
+    Pane { session: u32, pane: u32 },
+}
+
+impl Closing {
+    fn occurrence(self) -> Occurrence {
+        let (what, session, window, pane) = match self {
+            Closing::Session(session) => ("session", session, None, None),
+            Closing::Window { session, window } => ("window", session, Some(window), None),
+            Closing::Pane { session, pane } => ("pane", session, None, Some(pane)),
+        };
+        Occurrence::new("pre_close")
+            .session(Some(session))
+            .window(window)
+            .pane(pane)
+            .var("TAW_CLOSING", what)
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Closing::Session(session) => format!("session ${session}"),
+            Closing::Window { window, .. } => format!("window @{window}"),
+            Closing::Pane { pane, .. } => format!("pane %{pane}"),
+        }
+    }
 }
 
 /// Whether taw may close it: an error (`hook_refused`) stops the close.
-pub(crate) fn may_close(_closing: &Closing) -> Result<()> {
+pub(crate) fn may_close(tmux: &Tmux, closing: &Closing) -> Result<()> {
+    ask(tmux, closing.occurrence(), &closing.describe())
+}
+
+/// Whether taw may remove the worktree at `path` (the seam the worktree
+/// verbs ask).
+#[allow(dead_code)]
+pub(crate) fn may_remove_worktree(tmux: &Tmux, session: Option<u32>, path: &str) -> Result<()> {
+    ask(
+        tmux,
+        Occurrence::new("pre_worktree_remove")
+            .session(session)
+            .var("TAW_WORKTREE", path),
+        &format!("the worktree {path}"),
+    )
+}
+
+/// Runs the veto's commands in turn; the first that says no refuses.
+fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str) -> Result<()> {
+    let config = Config::load_or_defaults().0;
+    let commands = events::hook_commands(&config, &occurrence.event);
+    if commands.is_empty() {
+        return Ok(());
+    }
+    let delivery = payload::build_all(tmux, &[&occurrence])?
+        .pop()
+        .unwrap_or_default();
+    let limit = veto_limit(&config);
+    for command in &commands {
+        let outcome = run::run_command(command, &delivery, limit);
+        if !outcome.ok {
+            run::log_failure(&occurrence.event, command, &outcome);
+            return Err(refusal(&occurrence.event, command, what, &outcome));
+        }
+    }
     Ok(())
+}
+
+/// `[sessions] hook_timeout_seconds` as a limit: `None` for 0.
+pub(crate) fn veto_limit(config: &Config) -> Option<std::time::Duration> {
+    let limit = crate::sessions::hook_limit(config);
+    (!limit.is_zero()).then_some(limit)
+}
+
+fn refusal(name: &str, command: &str, what: &str, outcome: &HookRun) -> TawError {
+    let why = if outcome.timed_out {
+        "it ran past [sessions] hook_timeout_seconds".to_string()
+    } else {
+        match outcome.status {
+            Some(code) => format!("it exited with status {code}"),
+            None => outcome
+                .failure
+                .clone()
+                .unwrap_or_else(|| "it did not finish".into()),
+        }
+    };
+    let said = outcome.stderr.trim_end();
+    let mut message = format!("[hooks] {name} `{command}` refused to let {what} go: {why}");
+    if !said.is_empty() {
+        message.push_str(": ");
+        message.push_str(said);
+    }
+    TawError::new(ErrorCode::HookRefused, message)
 }

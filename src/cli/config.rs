@@ -129,7 +129,13 @@ fn reload(context: &Context) -> Result<Reply> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
-    context.tmux().run_one(cmd::set_global_option(
+    let tmux = context.tmux();
+    // The tmux hooks the events of the new [hooks] need go in before the
+    // old come out; then the watchers read the file again.
+    if !config.has_errors() {
+        crate::setup::live::rehook(&tmux, &config)?;
+    }
+    tmux.run_one(cmd::set_global_option(
         bookkeeping::CONFIG_STAMP,
         &stamp.to_string(),
     ))?;

@@ -3,6 +3,7 @@
 
 pub(crate) mod agent;
 pub(crate) mod config;
+pub(crate) mod hooks;
 pub(crate) mod layout;
 pub(crate) mod manifest;
 pub(crate) mod notification;
@@ -66,6 +67,9 @@ pub(crate) enum Group {
     /// config.toml.
     #[command(subcommand)]
     Config(config::Verb),
+    /// [hooks] of config.toml: your commands, run when an event fires.
+    #[command(subcommand)]
+    Hooks(hooks::Verb),
     /// The per-pane watchers that detect agents.
     #[command(subcommand)]
     Watch(watch::Verb),
@@ -142,6 +146,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Manifest(verb) => manifest::run(context, verb),
         Group::Notification(verb) => notification::run(context, verb),
         Group::Config(verb) => config::run(context, verb),
+        Group::Hooks(verb) => hooks::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
         Group::Watch(verb) => watch::run(context, verb),
         Group::Ui(args) => ui::run(context, args),

@@ -476,7 +476,7 @@ impl Checker<'_> {
         if name == "timeout_seconds" {
             return Ok(());
         }
-        if !schema::HOOK_EVENTS.contains(&name) && !schema::VETO_HOOKS.contains(&name) {
+        if !crate::events::is_hook_name(name) {
             self.warning(
                 key,
                 entry.line,

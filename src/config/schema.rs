@@ -460,41 +460,6 @@ pub(crate) const HERDR_ONLY_ACTIONS: &[&str] = &[
     "edit_scrollback",
 ];
 
-/// The event names `[hooks]` hears: herdr's 19 and taw's own.
-pub(crate) const HOOK_EVENTS: &[&str] = &[
-    "workspace.created",
-    "workspace.updated",
-    "workspace.closed",
-    "workspace.renamed",
-    "workspace.focused",
-    "worktree.created",
-    "worktree.opened",
-    "worktree.removed",
-    "tab.created",
-    "tab.closed",
-    "tab.renamed",
-    "tab.focused",
-    "pane.created",
-    "pane.closed",
-    "pane.focused",
-    "pane.moved",
-    "pane.exited",
-    "pane.agent_detected",
-    "pane.agent_status_changed",
-    "pane.updated",
-    "layout.updated",
-    "agent.blocked",
-    "agent.working",
-    "agent.idle",
-    "agent.done",
-    "sandbox.started",
-    "sandbox.stopped",
-    "notification",
-];
-
-/// `[hooks]` names that are asked before an action and can refuse it.
-pub(crate) const VETO_HOOKS: &[&str] = &["pre_close", "pre_worktree_remove"];
-
 /// Agents `[ui.sound.agents]` knows (herdr's keys).
 pub(crate) const SOUND_AGENTS: &[&str] = &[
     "pi",
@@ -588,7 +553,11 @@ mod tests {
                 key.path
             );
         }
-        for name in HOOK_EVENTS.iter().chain(VETO_HOOKS).chain(ACTIONS) {
+        let hook_names = crate::events::EVENTS
+            .iter()
+            .map(|def| def.name)
+            .chain(crate::events::VETOES.iter().map(|veto| veto.name));
+        for name in hook_names.chain(ACTIONS.iter().copied()) {
             assert!(doc.contains(&format!("`{name}`")), "{name} missing");
         }
     }

@@ -247,7 +247,13 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
         names::check(Named::Tab, label)?;
     }
     if let Some(old) = apply.replacing {
-        crate::veto::may_close(&crate::veto::Closing::Window(old.id))?;
+        crate::veto::may_close(
+            tmux,
+            &crate::veto::Closing::Window {
+                session: old.session,
+                window: old.id,
+            },
+        )?;
     }
     let root = &apply.root;
     let first = leaf_of(first_leaf(root)?)?;

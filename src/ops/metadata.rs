@@ -136,6 +136,10 @@ pub(crate) fn report(
         cmd::set_session_option(&target, opt::TOKENS, &Value::Object(stored).to_string()),
         cmd::set_session_option(&target, opt::TOKEN_SEQS, &seqs.render()),
     ]))?;
+    crate::events::announce_now(
+        tmux,
+        vec![crate::events::Occurrence::new("workspace.updated").session(Some(session))],
+    );
     Ok(TokensTaken {
         in_order: true,
         workspace_id: Some(ids::workspace_id(session)),

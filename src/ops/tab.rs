@@ -117,7 +117,13 @@ pub(crate) fn rename(tmux: &Tmux, window: &Window, name: &str) -> Result<TabAnsw
 /// Closes the window (its session too when it is the last), once the
 /// veto lets it.
 pub(crate) fn close(tmux: &Tmux, window: &Window) -> Result<TabClosed> {
-    veto::may_close(&veto::Closing::Window(window.id))?;
+    veto::may_close(
+        tmux,
+        &veto::Closing::Window {
+            session: window.session,
+            window: window.id,
+        },
+    )?;
     tmux.run_one(arrange::kill_window(&format!("@{}", window.id)))?;
     Ok(TabClosed {
         tab_id: ids::tab_id(window.session, window.id),

@@ -140,7 +140,7 @@ pub(crate) fn rename(
 
 /// Closes the session, once the veto lets it.
 pub(crate) fn close(tmux: &Tmux, session: u32) -> Result<WorkspaceClosed> {
-    veto::may_close(&veto::Closing::Session(session))?;
+    veto::may_close(tmux, &veto::Closing::Session(session))?;
     tmux.run_one(arrange::kill_session(&format!("${session}")))?;
     Ok(WorkspaceClosed {
         workspace_id: ids::workspace_id(session),

@@ -6,6 +6,7 @@ use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, 
 use crate::config::Config;
 use crate::detect::job;
 use crate::envelope::{Result, TawError, answers};
+use crate::events::Listeners;
 use crate::paths;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::{pane as pane_opt, session as session_opt};
@@ -46,10 +47,11 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     let state = ServerState::read(tmux)?;
     let bin_dir = paths::bin_dir();
     let callback = crate::callback::Callback::current(bin.display().to_string());
+    let listeners = Listeners::from_config(&Config::load_or_defaults().0);
     let desired = Desired {
         bin: bin.display().to_string(),
         bin_dir: bin_dir.display().to_string(),
-        hooks: table::hooks(&callback),
+        hooks: table::hooks(&callback, &listeners),
         bindings: table::bindings(&callback),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
@@ -63,6 +65,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         })?;
     }
     tmux.run(&Batch::of(plan.cmds))?;
+    keep_roster(tmux, &state, &listeners);
     // Each key apart: one tmux refuses all the same (the check knows
     // tmux's names, not every build's) costs only its binding.
     for binding in &plan.bindings {
@@ -91,6 +94,45 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     // Every pane gets a watcher; those of an older taw are started again.
     let watchers = attach::attach_all(tmux, &callback, true, false)?;
     Ok(Loaded { report, watchers })
+}
+
+/// Puts in the tmux hooks the events of the config as it is now need, and
+/// takes out those no listener needs any more: what `taw config reload`
+/// does to a loaded server. The new entries go in before the old come
+/// out, so no event is lost in between. The hooks it set.
+pub(crate) fn rehook(tmux: &Tmux, config: &Config) -> Result<Vec<String>> {
+    let state = ServerState::read(tmux)?;
+    let loaded = state.option(crate::tmux::options::bookkeeping::LOADED);
+    if loaded.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The binary the load put in the hooks: `<version> <bin>`.
+    let bin = resolve_bin(loaded.split_once(' ').map(|(_, bin)| PathBuf::from(bin)))?;
+    let callback = crate::callback::Callback::current(bin.display().to_string());
+    let listeners = Listeners::from_config(config);
+    let mut report = Report::default();
+    let cmds = super::plan_hooks(&state, &table::hooks(&callback, &listeners), &mut report);
+    tmux.run(&Batch::of(cmds))?;
+    keep_roster(tmux, &state, &listeners);
+    Ok(report.hooks)
+}
+
+/// Starts the pane roster when a listener needs it, and takes it away
+/// when none does.
+fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) {
+    use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION};
+    if listeners.needs_roster() {
+        crate::events::roster::start(tmux);
+        return;
+    }
+    let set: Vec<Cmd> = [PANES, PANES_GENERATION, EXITED]
+        .into_iter()
+        .filter(|name| state.set_options.contains(*name))
+        .map(cmd::unset_global_option)
+        .collect();
+    if !set.is_empty() {
+        let _ = tmux.run(&Batch::of(set));
+    }
 }
 
 /// What a person is told at load about a config.toml with errors: taw runs

@@ -176,6 +176,8 @@ impl ServerState {
 /// else at taw's indexes is someone else's.
 pub(crate) fn is_taw_hook_command(line: &str) -> bool {
     line.contains(crate::callback::HOOK_MARK)
+        // The roster's own commands, which run in tmux: no shell line.
+        || line.contains(bookkeeping::PANES_GENERATION)
         || (line.contains("#{q:socket_path}")
             && line.contains("watch")
             && (line.contains("attach-all") || line.contains("seen")))
@@ -286,34 +288,7 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
     ));
     report.defaults_set = defaults_set;
 
-    // Hooks: the new entries go into the free slot first, then the old
-    // entries come off, so no hook is ever without taw's entry. An index
-    // someone else's entry holds is skipped.
-    let slot = free_hook_slot(&state.taw_hooks);
-    let mut new_entries = BTreeSet::new();
-    let mut per_hook: BTreeMap<&str, u32> = BTreeMap::new();
-    for (hook, command) in &desired.hooks {
-        let offset = per_hook.entry(hook).or_insert(0);
-        let first = options::HOOK_INDEX_BASE + slot * options::HOOK_SLOT_SIZE;
-        let free = (*offset..options::HOOK_SLOT_SIZE)
-            .map(|n| (n, first + n))
-            .find(|(_, index)| !state.other_hooks.contains(&(hook.to_string(), *index)));
-        let Some((n, index)) = free else {
-            report.warnings.push(format!(
-                "every index taw uses for {hook} holds a hook of someone else's, so taw added none"
-            ));
-            continue;
-        };
-        *offset = n + 1;
-        cmds.push(cmd::set_hook(hook, index, command));
-        new_entries.insert((hook.to_string(), index));
-        report.hooks.push(format!("{hook}[{index}]"));
-    }
-    for (hook, index) in &state.taw_hooks {
-        if !new_entries.contains(&(hook.clone(), *index)) {
-            cmds.push(cmd::unset_hook(hook, *index));
-        }
-    }
+    cmds.extend(plan_hooks(state, &desired.hooks, &mut report));
 
     // Keys: each binding's key is an option; empty means not bound.
     let mut binds = Vec::new();
@@ -547,6 +522,43 @@ fn remove_herdr_env(state: &ServerState) -> Vec<Cmd> {
     }
     if state.set_options.contains(bookkeeping::HERDR_ENV_SET) {
         cmds.push(cmd::unset_global_option(bookkeeping::HERDR_ENV_SET));
+    }
+    cmds
+}
+
+/// The hook entries: the new ones go into the free slot first, then the
+/// old ones come off, so no hook is ever without taw's entry. An index
+/// someone else's entry holds is skipped.
+pub(crate) fn plan_hooks(
+    state: &ServerState,
+    hooks: &[(&'static str, String)],
+    report: &mut Report,
+) -> Vec<Cmd> {
+    let mut cmds = Vec::new();
+    let slot = free_hook_slot(&state.taw_hooks);
+    let mut new_entries = BTreeSet::new();
+    let mut per_hook: BTreeMap<&str, u32> = BTreeMap::new();
+    for (hook, command) in hooks {
+        let offset = per_hook.entry(hook).or_insert(0);
+        let first = options::HOOK_INDEX_BASE + slot * options::HOOK_SLOT_SIZE;
+        let free = (*offset..options::HOOK_SLOT_SIZE)
+            .map(|n| (n, first + n))
+            .find(|(_, index)| !state.other_hooks.contains(&(hook.to_string(), *index)));
+        let Some((n, index)) = free else {
+            report.warnings.push(format!(
+                "every index taw uses for {hook} holds a hook of someone else's, so taw added none"
+            ));
+            continue;
+        };
+        *offset = n + 1;
+        cmds.push(cmd::set_hook(hook, index, command));
+        new_entries.insert((hook.to_string(), index));
+        report.hooks.push(format!("{hook}[{index}]"));
+    }
+    for (hook, index) in &state.taw_hooks {
+        if !new_entries.contains(&(hook.clone(), *index)) {
+            cmds.push(cmd::unset_hook(hook, *index));
+        }
     }
     cmds
 }

@@ -1,8 +1,10 @@
 //! The hooks and key bindings taw puts into tmux, in one table each.
 
 use crate::callback::Callback;
+use crate::events::{Listeners, source};
 use crate::tmux::commands::{self as cmd, ShellWord};
 use crate::tmux::options;
+use crate::tmux::roster;
 
 /// A prefix-table binding whose key is the value of `option`.
 #[derive(Debug, Clone)]
@@ -27,8 +29,10 @@ const FOCUS_HOOKS: &[&str] = &[
     "client-attached",
 ];
 
-/// The hooks: tmux hook name and the command of its entry.
-pub(crate) fn hooks(callback: &Callback) -> Vec<(&'static str, String)> {
+/// The hooks: tmux hook name and the command of its entry. Besides taw's
+/// own (watchers, seen), an event that something listens to gets the tmux
+/// hooks behind it, and none otherwise.
+pub(crate) fn hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static str, String)> {
     let attach = callback.run(&[
         ShellWord::Literal("watch".into()),
         ShellWord::Literal("attach-all".into()),
@@ -48,8 +52,38 @@ pub(crate) fn hooks(callback: &Callback) -> Vec<(&'static str, String)> {
         .map(|hook| (*hook, attach.clone()))
         .collect();
     hooks.extend(FOCUS_HOOKS.iter().map(|hook| (*hook, seen.clone())));
+    hooks.extend(event_hooks(callback, listeners));
     hooks
 }
+
+/// The tmux hooks of the events `listeners` hear. The roster's own
+/// commands run inside tmux and come first on their hook, so a pane is on
+/// the roster, and an exit marked, before any job of taw's looks.
+fn event_hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static str, String)> {
+    let mut hooks: Vec<(&'static str, String)> = Vec::new();
+    if listeners.needs_roster() {
+        for hook in ROSTER_HOOKS {
+            hooks.push((hook, roster::add_pane_command()));
+        }
+        hooks.push(("pane-exited", roster::mark_exit_command()));
+    }
+    for hook in listeners.tmux_hooks() {
+        let mut words = vec![
+            ShellWord::Literal("hooks".into()),
+            ShellWord::Literal("tmux".into()),
+            ShellWord::Literal(hook.into()),
+        ];
+        for (flag, format) in source::hook_arguments(hook) {
+            words.push(ShellWord::Literal((*flag).into()));
+            words.push(ShellWord::Format(format));
+        }
+        hooks.push((hook, callback.run(&words)));
+    }
+    hooks
+}
+
+/// Hooks that make a pane: each adds it to the roster.
+const ROSTER_HOOKS: &[&str] = &["after-split-window", "after-new-window", "session-created"];
 
 /// The key bindings.
 pub(crate) fn bindings(callback: &Callback) -> Vec<Binding> {

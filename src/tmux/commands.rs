@@ -92,6 +92,11 @@ pub(crate) fn show_global_environment() -> Cmd {
     Cmd::new("show-environment").arg("-gs")
 }
 
+/// `show-environment -s -t SESSION`: a session's own environment.
+pub(crate) fn show_session_environment(session: &str) -> Cmd {
+    Cmd::new("show-environment").args(["-s", "-t", session])
+}
+
 pub(crate) fn set_global_environment(name: &str, value: &str) -> Cmd {
     Cmd::new("set-environment").args(["-g", "--", name, value])
 }

@@ -66,6 +66,35 @@ fn skip_line(text: &str) -> &str {
     }
 }
 
+/// tmux's global environment and the own environment of each session, in
+/// one call; a session that has gone meanwhile leaves only the global one.
+pub(crate) fn read_for_sessions(
+    tmux: &super::Tmux,
+    sessions: &[u32],
+) -> crate::events::payload::Environments {
+    use super::commands as cmd;
+    let mut cmds = vec![cmd::show_global_environment()];
+    cmds.extend(
+        sessions
+            .iter()
+            .map(|s| cmd::show_session_environment(&format!("${s}"))),
+    );
+    let outputs = match tmux.run_apart(cmds) {
+        Ok(outputs) => outputs,
+        Err(_) => tmux
+            .run_apart(vec![cmd::show_global_environment()])
+            .unwrap_or_default(),
+    };
+    let mut read = crate::events::payload::Environments::default();
+    let mut outputs = outputs.into_iter();
+    read.global = parse_shell_environment(&outputs.next().unwrap_or_default());
+    for (session, text) in sessions.iter().zip(outputs) {
+        read.sessions
+            .insert(*session, parse_shell_environment(&text));
+    }
+    read
+}
+
 /// A PATH with `dir` put in front, unless it is there already.
 pub(crate) fn path_with_front(path: &str, dir: &str) -> String {
     if path.split(':').any(|entry| entry == dir) {

@@ -14,6 +14,7 @@ pub(crate) mod ids;
 pub(crate) mod layout;
 pub(crate) mod options;
 pub(crate) mod pane;
+pub(crate) mod roster;
 pub(crate) mod snapshot;
 pub(crate) mod status;
 

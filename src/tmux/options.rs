@@ -216,6 +216,17 @@ pub(crate) mod bookkeeping {
     /// The format options taw added its status marks to, a name a line.
     pub(crate) const STATUS_SET: &str = "@agent_wizard_status_set";
 
+    /// The pane roster, `%N:$S` words: the panes taw knew of, from which
+    /// a close is told (tmux names no killed pane). Kept only while
+    /// something listens to pane.closed or pane.exited.
+    pub(crate) const PANES: &str = "@agent_wizard_panes";
+    /// How many times the roster was written: a writer's write lands only
+    /// if it is still what the writer read.
+    pub(crate) const PANES_GENERATION: &str = "@agent_wizard_panes_generation";
+    /// `%N` words of panes whose process exited (pane-exited), so no
+    /// detection reads their going as a close.
+    pub(crate) const EXITED: &str = "@agent_wizard_exited";
+
     pub(crate) const ALL: &[&str] = &[
         LOADED,
         DEFAULTS_SET,
@@ -223,6 +234,9 @@ pub(crate) mod bookkeeping {
         HERDR_ENV_SET,
         CONFIG_STAMP,
         STATUS_SET,
+        PANES,
+        PANES_GENERATION,
+        EXITED,
     ];
 }
 

@@ -34,6 +34,9 @@ pub(crate) struct PaneView {
     pub kind_hint: String,
     pub typed_line: String,
     pub typed_command: String,
+    /// The pane's label and the metadata its agent reported (title,
+    /// display name), joined: a change of it is pane.updated.
+    pub described: String,
     /// The visible screen, plain text.
     pub screen: String,
     /// Attached clients: name and the pane in front of each.
@@ -72,6 +75,9 @@ fn view_format() -> RowFormat {
             opt::AGENT_KIND_HINT,
             opt::TYPED_LINE,
             opt::TYPED_COMMAND,
+            opt::LABEL,
+            opt::META_TITLE,
+            opt::META_DISPLAY_AGENT,
         ],
     )
 }
@@ -130,6 +136,7 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         kind_hint: field(17).to_string(),
         typed_line: field(18).to_string(),
         typed_command: field(19).to_string(),
+        described: [field(20), field(21), field(22)].join("\u{1f}"),
         screen: sections[1].clone(),
         clients,
     })

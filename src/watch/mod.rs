@@ -9,6 +9,7 @@
 //! something changed, in one call. With no output and no timer pending the
 //! watcher sleeps in a blocking read: an idle pane costs nothing.
 
+pub(crate) mod announce;
 pub(crate) mod attach;
 pub(crate) mod nudge;
 pub(crate) mod tracker;
@@ -24,6 +25,7 @@ use crate::detect::manifest::RuleState;
 use crate::detect::region::Screen;
 use crate::detect::registry::Registry;
 use crate::envelope::{ErrorCode, TawError};
+use crate::events::{self, Listeners, Occurrence};
 use crate::model::AgentStatus;
 use crate::notify;
 use crate::report::{self, Authority};
@@ -163,12 +165,21 @@ pub(crate) struct Watcher {
     /// Option writes tmux did not take (it did not answer): written with
     /// the next look's.
     unwritten: OptionWrites,
+    /// Who listens to events, from the config.
+    listeners: Listeners,
+    announcer: announce::Announcer,
+    /// The title (its spinner glyph off), command and reported metadata
+    /// at the last look: a change is pane.updated.
+    described: Option<String>,
+    /// What this look announces, once its writes are in.
+    told: Vec<Occurrence>,
 }
 
 impl Watcher {
     pub(crate) fn new(tmux: Tmux, pane: u32, server: u32) -> Watcher {
         let config = Config::load().unwrap_or_default();
         let registry = Registry::from_config(&config);
+        let listeners = Listeners::from_config(&config);
         Watcher {
             tmux,
             pane,
@@ -185,6 +196,10 @@ impl Watcher {
             state_seq: 0,
             typed_misses: 0,
             unwritten: OptionWrites::default(),
+            listeners,
+            announcer: announce::Announcer::default(),
+            described: None,
+            told: Vec::new(),
         }
     }
 
@@ -304,6 +319,7 @@ impl Watcher {
             {
                 let state = AgentStatus::parse(&view.agent_state);
                 self.tracker = Tracker::resume(Timing::default(), kind, pid, state, now_ms());
+                self.announcer = announce::Announcer::resume(Some(state));
             }
         }
         self.observe(view)
@@ -328,6 +344,7 @@ impl Watcher {
             if !self.config_stamp.is_empty() || !view.config_stamp.is_empty() {
                 self.config = Config::load().unwrap_or_default();
                 self.registry = Registry::from_config(&self.config);
+                self.listeners = Listeners::from_config(&self.config);
             }
             self.config_stamp = view.config_stamp.clone();
         }
@@ -399,8 +416,22 @@ impl Watcher {
             self.typed_misses = 0;
         }
         for change in &changes {
+            let kind = self.tracker.agent.as_ref().map(|track| track.kind);
+            let told = self.announcer.occurrences(self.pane, kind, change);
+            self.told.extend(told);
             self.apply(change, &view, now, looking, &mut writes);
         }
+        let described = format!(
+            "{}\u{1f}{}\u{1f}{}",
+            crate::model::strip_title_glyph(&view.title),
+            view.current_command,
+            view.described
+        );
+        if self.described.as_ref().is_some_and(|was| *was != described) {
+            self.told
+                .push(Occurrence::new("pane.updated").pane(Some(self.pane)));
+        }
+        self.described = Some(described);
         // A record no look of this watcher made (`taw agent start` wrote it
         // as the agent came up, or a watcher before this one) for an agent
         // no longer in front: taken off, as an exit's would be.
@@ -426,6 +457,10 @@ impl Watcher {
             let retry = now + RETRY.as_millis() as u64;
             wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
         }
+        // Told once the writes are in, so a listener reads the new state.
+        // Nothing starts when nothing listens.
+        let told = std::mem::take(&mut self.told);
+        events::announce(&self.tmux, &self.listeners, told);
         wake_at
     }
 
@@ -614,7 +649,7 @@ impl Watcher {
                     self.toast = None;
                 }
             }
-            Change::Exited { kind, last } => {
+            Change::Exited { kind, last, .. } => {
                 for name in opt::RECORD {
                     writes.unset(name);
                 }

@@ -42,6 +42,17 @@ pub(crate) fn nudge(path: &Path) -> bool {
         .is_ok()
 }
 
+/// Wakes the watcher of pane `%pane` of the server `tmux` reaches, so it
+/// looks now (a report, a new label: nothing the pane prints).
+pub(crate) fn wake(tmux: &crate::tmux::Tmux, pane: u32) {
+    if let Ok(values) = crate::tmux::pane::read_values(tmux, pane, &["pid"])
+        && let Ok(server) = values[0].parse::<u32>()
+        && let Some(path) = socket_path(&crate::paths::state_dir(), server, pane)
+    {
+        nudge(&path);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

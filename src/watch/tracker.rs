@@ -84,9 +84,11 @@ pub(crate) enum Change {
     },
     /// The agent's state changed.
     State { from: AgentStatus, to: AgentStatus },
-    /// The agent left; `last` is its final state.
+    /// The agent left; `from` was its state, `last` is its final one (a
+    /// turn it was in ended: done, or idle for a pane looked at).
     Exited {
         kind: &'static str,
+        from: AgentStatus,
         last: AgentStatus,
     },
 }
@@ -160,6 +162,7 @@ impl Tracker {
                 if let Some(track) = self.agent.take() {
                     outcome.changes.push(Change::Exited {
                         kind: track.kind,
+                        from: track.state,
                         last: turn_end(track.state, observation.looking),
                     });
                 }
@@ -172,6 +175,7 @@ impl Tracker {
                     if let Some(old) = self.agent.take() {
                         outcome.changes.push(Change::Exited {
                             kind: old.kind,
+                            from: old.state,
                             last: turn_end(old.state, observation.looking),
                         });
                     }
@@ -466,6 +470,7 @@ mod tests {
             out.changes,
             vec![Change::Exited {
                 kind: "claude",
+                from: Working,
                 last: Done
             }]
         );
@@ -497,6 +502,7 @@ mod tests {
             vec![
                 Change::Exited {
                     kind: "claude",
+                    from: Working,
                     last: Idle
                 },
                 Change::Started {

@@ -109,7 +109,13 @@ pub(crate) fn split(tmux: &Tmux, pane: &Pane, new: NewPane) -> Result<PaneAnswer
 
 /// Closes the pane, once the veto lets it.
 pub(crate) fn close(tmux: &Tmux, pane: &Pane) -> Result<PaneClosed> {
-    veto::may_close(&veto::Closing::Pane(pane.id))?;
+    veto::may_close(
+        tmux,
+        &veto::Closing::Pane {
+            session: pane.session,
+            pane: pane.id,
+        },
+    )?;
     tmux.run_one(tmux_arrange::kill_pane(&format!("%{}", pane.id)))?;
     Ok(PaneClosed {
         pane_id: ids::pane_id(pane.session, pane.id),
@@ -129,5 +135,7 @@ pub(crate) fn rename(tmux: &Tmux, pane: &Pane, label: Option<&str>) -> Result<Pa
         }
     }
     tmux_pane::write_options(tmux, pane.id, &writes)?;
+    // Its watcher sees the new label now: pane.updated.
+    crate::watch::nudge::wake(tmux, pane.id);
     reread(tmux, pane.id, pane.session)
 }

@@ -109,12 +109,7 @@ fn session_json(source: &str, agent: &str, session: &SessionRef) -> Result<Optio
 /// Writes, then wakes the pane's watcher so it takes the report in now.
 fn apply(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Result<()> {
     tmux_pane::write_options(tmux, pane, writes)?;
-    if let Ok(values) = tmux_pane::read_values(tmux, pane, &["pid"])
-        && let Ok(server) = values[0].parse::<u32>()
-        && let Some(path) = nudge::socket_path(&crate::paths::state_dir(), server, pane)
-    {
-        nudge::nudge(&path);
-    }
+    nudge::wake(tmux, pane);
     Ok(())
 }
 

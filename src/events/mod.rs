@@ -1,0 +1,505 @@
+//! Events: what happened in tmux or to an agent, told to whoever listens.
+//!
+//! Every event has one name in [`EVENTS`]. A source (a tmux hook's job in
+//! `source.rs`, the watcher, a verb) describes what happened as an
+//! [`Occurrence`]: the event's name, the tmux ids it is about and the
+//! facts only the source knows. [`announce`] hands it to the listeners;
+//! when nothing listens it does nothing at all. The payload is built once
+//! (`payload.rs`, in herdr's record shapes) and given to each listener:
+//! the `[hooks]` commands of config.toml now, plugins' `[[events]]` next,
+//! from the same [`deliver`].
+
+pub(crate) mod payload;
+pub(crate) mod roster;
+pub(crate) mod run;
+pub(crate) mod source;
+
+use crate::config::{Config, schema};
+use crate::tmux::Tmux;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// One event taw fires: its name, where it comes from, and the tmux hooks
+/// that must be in place for it to fire.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EventDef {
+    pub name: &'static str,
+    /// Where it comes from, for `taw hooks list` and docs/EVENTS.md.
+    pub when: &'static str,
+    /// Something goes away (a close, an exit, a removal): `taw hooks test
+    /// --pane` refuses it without `--force`.
+    pub going_away: bool,
+    /// The tmux hooks its source needs; none for the watcher's and the
+    /// verbs' events.
+    pub tmux_hooks: &'static [&'static str],
+    /// Whether herdr delivers it to plugins' `[[events]]`.
+    pub for_plugins: bool,
+}
+
+const fn event(
+    name: &'static str,
+    when: &'static str,
+    tmux_hooks: &'static [&'static str],
+) -> EventDef {
+    EventDef {
+        name,
+        when,
+        going_away: false,
+        tmux_hooks,
+        for_plugins: true,
+    }
+}
+
+const fn going(mut def: EventDef) -> EventDef {
+    def.going_away = true;
+    def
+}
+
+const fn hooks_only(mut def: EventDef) -> EventDef {
+    def.for_plugins = false;
+    def
+}
+
+/// The tmux hooks behind pane.closed: every way a pane goes, and the exit
+/// marks (pane-exited) that keep an exit from being read as a close.
+const CLOSE_HOOKS: &[&str] = &[
+    "after-kill-pane",
+    "window-unlinked",
+    "session-closed",
+    "pane-exited",
+];
+
+/// Every event taw fires, herdr's names first, then taw's own.
+pub(crate) const EVENTS: &[EventDef] = &[
+    event(
+        "workspace.created",
+        "a session is made (taw workspace create, tmux new-session): tmux's session-created",
+        &["session-created"],
+    ),
+    event(
+        "workspace.updated",
+        "a session's metadata is reported (taw workspace report-metadata)",
+        &[],
+    ),
+    going(event(
+        "workspace.closed",
+        "a session ends (taw workspace close, tmux kill-session, its last pane closing): tmux's session-closed",
+        &["session-closed"],
+    )),
+    event(
+        "workspace.renamed",
+        "a session is renamed (taw workspace rename, prefix + $): tmux's after-rename-session",
+        &["after-rename-session"],
+    ),
+    event(
+        "workspace.focused",
+        "a client goes to another session: tmux's client-session-changed",
+        &["client-session-changed"],
+    ),
+    event(
+        "worktree.created",
+        "taw worktree create (comes with the worktree verbs)",
+        &[],
+    ),
+    event(
+        "worktree.opened",
+        "taw worktree open (comes with the worktree verbs)",
+        &[],
+    ),
+    going(event(
+        "worktree.removed",
+        "taw worktree remove (comes with the worktree verbs)",
+        &[],
+    )),
+    event(
+        "tab.created",
+        "a window is made or linked into a session (taw tab create, prefix + c, a new session's first window): tmux's window-linked",
+        &["window-linked"],
+    ),
+    going(event(
+        "tab.closed",
+        "a window leaves a session (taw tab close, prefix + &, its last pane closing): tmux's window-unlinked",
+        &["window-unlinked"],
+    )),
+    event(
+        "tab.renamed",
+        "a window is renamed (taw tab rename, prefix + ,): tmux's after-rename-window",
+        &["after-rename-window"],
+    ),
+    event(
+        "tab.focused",
+        "a session's current window changes: tmux's session-window-changed",
+        &["session-window-changed"],
+    ),
+    event(
+        "pane.created",
+        "a pane is made (taw pane split, prefix + %, a new window's or session's first pane): tmux's after-split-window, after-new-window, session-created",
+        &["after-split-window", "after-new-window", "session-created"],
+    ),
+    going(event(
+        "pane.closed",
+        "a pane is closed (taw pane close, prefix + x, its window or session killed): tmux's after-kill-pane, window-unlinked and session-closed, against the pane roster",
+        CLOSE_HOOKS,
+    )),
+    event(
+        "pane.focused",
+        "a pane is selected (taw pane focus, prefix + arrow, a click): tmux's after-select-pane",
+        &["after-select-pane"],
+    ),
+    going(event(
+        "pane.exited",
+        "a pane's own process ends: tmux's pane-exited (the pane goes) and pane-died (remain-on-exit keeps it)",
+        &["pane-exited", "pane-died"],
+    )),
+    event(
+        "pane.agent_detected",
+        "an agent comes into a pane or leaves it, as its watcher sees",
+        &[],
+    ),
+    event(
+        "pane.agent_status_changed",
+        "the state the pane's watcher records changes (an agent comes, works, asks, ends its turn, leaves)",
+        &[],
+    ),
+    hooks_only(event(
+        "pane.updated",
+        "a pane's title or command, or what its agent reported about itself, changes, as its watcher sees",
+        &[],
+    )),
+    hooks_only(event(
+        "layout.updated",
+        "a window's layout changes (a split, a close, a resize, taw layout apply): tmux's window-layout-changed",
+        &["window-layout-changed"],
+    )),
+    hooks_only(event(
+        "agent.blocked",
+        "an agent asks you something (with pane.agent_status_changed)",
+        &[],
+    )),
+    hooks_only(event(
+        "agent.working",
+        "an agent starts working (with pane.agent_status_changed)",
+        &[],
+    )),
+    hooks_only(event(
+        "agent.idle",
+        "an agent waits for you, its turn over in a pane you look at (with pane.agent_status_changed)",
+        &[],
+    )),
+    hooks_only(event(
+        "agent.done",
+        "an agent ends its turn in a pane nobody looks at, or exits mid-turn (with pane.agent_status_changed)",
+        &[],
+    )),
+    hooks_only(event(
+        "sandbox.started",
+        "an agent's container comes into a pane (comes with the sandbox verbs)",
+        &[],
+    )),
+    hooks_only(event(
+        "sandbox.stopped",
+        "an agent's container leaves its pane (comes with the sandbox verbs)",
+        &[],
+    )),
+    hooks_only(event(
+        "notification",
+        "taw shows a toast (an agent needs you or is done, taw notification show)",
+        &[],
+    )),
+];
+
+/// A `[hooks]` key that is asked before taw does something, and can refuse.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VetoDef {
+    pub name: &'static str,
+    pub when: &'static str,
+}
+
+pub(crate) const VETOES: &[VetoDef] = &[
+    VetoDef {
+        name: "pre_close",
+        when: "before taw closes a session, a window or a pane (workspace close, tab close, pane close, the popup's x); a non-zero exit keeps it",
+    },
+    VetoDef {
+        name: "pre_worktree_remove",
+        when: "before taw removes a worktree; a non-zero exit keeps it",
+    },
+];
+
+/// The event of this name.
+pub(crate) fn find(name: &str) -> Option<&'static EventDef> {
+    EVENTS.iter().find(|def| def.name == name)
+}
+
+/// Whether `[hooks]` may name it: an event or a veto.
+pub(crate) fn is_hook_name(name: &str) -> bool {
+    find(name).is_some() || VETOES.iter().any(|veto| veto.name == name)
+}
+
+/// herdr's spelling of an event in its envelope: `pane.agent_status_changed`
+/// is `pane_agent_status_changed`.
+pub(crate) fn snake_name(name: &str) -> String {
+    name.replace('.', "_")
+}
+
+/// The command lines `[hooks]` gives `name`, in the file's order.
+pub(crate) fn hook_commands(config: &Config, name: &str) -> Vec<String> {
+    config
+        .table(&schema::HOOKS)
+        .iter()
+        .filter(|entry| entry.key == name)
+        .flat_map(|entry| match &entry.value {
+            crate::config::Value::Str(line) => vec![line.clone()],
+            crate::config::Value::Array(items) => items
+                .iter()
+                .filter_map(|item| item.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        })
+        .filter(|line| !line.trim().is_empty())
+        .collect()
+}
+
+/// Who listens, as read from the config (plugins will add theirs here).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Listeners {
+    hooks: BTreeMap<String, Vec<String>>,
+    /// `[hooks] timeout_seconds`.
+    limit_seconds: f64,
+}
+
+impl Listeners {
+    pub(crate) fn from_config(config: &Config) -> Listeners {
+        let hooks = EVENTS
+            .iter()
+            .map(|def| (def.name.to_string(), hook_commands(config, def.name)))
+            .filter(|(_, commands)| !commands.is_empty())
+            .collect();
+        Listeners {
+            hooks,
+            limit_seconds: config.get(&schema::HOOKS_TIMEOUT_SECONDS),
+        }
+    }
+
+    /// Whether anything listens to `name`.
+    pub(crate) fn hears(&self, name: &str) -> bool {
+        self.hooks.contains_key(name)
+    }
+
+    /// The `[hooks]` commands of `name`.
+    pub(crate) fn commands(&self, name: &str) -> &[String] {
+        self.hooks.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The tmux hooks the events listened to need, each once, in the
+    /// order of [`EVENTS`].
+    pub(crate) fn tmux_hooks(&self) -> Vec<&'static str> {
+        let mut needed: Vec<&'static str> = Vec::new();
+        for def in EVENTS.iter().filter(|def| self.hears(def.name)) {
+            for hook in def.tmux_hooks {
+                if !needed.contains(hook) {
+                    needed.push(hook);
+                }
+            }
+        }
+        needed
+    }
+
+    /// Whether the pane roster must be kept: a close or an exit is told
+    /// only by comparing it with the live panes.
+    pub(crate) fn needs_roster(&self) -> bool {
+        self.hears("pane.closed") || self.hears("pane.exited")
+    }
+}
+
+/// What happened, as its source knows it: the event, the tmux ids it is
+/// about (numbers: `$3` is 3), and the facts only the source has (the ids
+/// of what has gone, a state, a toast's words). The rest of the payload
+/// is read when it is delivered.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Occurrence {
+    pub event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane: Option<u32>,
+    /// The session's name, for a session that may be gone by delivery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    /// Fields of herdr's event data the source knows (besides `type`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub data: Map<String, Value>,
+    /// `TAW_*` variables the source knows (TAW_KIND, TAW_MESSAGE...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, String>,
+}
+
+impl Occurrence {
+    pub(crate) fn new(event: &str) -> Occurrence {
+        Occurrence {
+            event: event.to_string(),
+            ..Occurrence::default()
+        }
+    }
+
+    pub(crate) fn session(mut self, session: Option<u32>) -> Occurrence {
+        self.session = session;
+        self
+    }
+
+    pub(crate) fn window(mut self, window: Option<u32>) -> Occurrence {
+        self.window = window;
+        self
+    }
+
+    pub(crate) fn pane(mut self, pane: Option<u32>) -> Occurrence {
+        self.pane = pane;
+        self
+    }
+
+    pub(crate) fn data(mut self, name: &str, value: impl Into<Value>) -> Occurrence {
+        self.data.insert(name.to_string(), value.into());
+        self
+    }
+
+    pub(crate) fn var(mut self, name: &str, value: impl Into<String>) -> Occurrence {
+        self.vars.insert(name.to_string(), value.into());
+        self
+    }
+}
+
+/// Delivers what happened to its listeners and waits for them: for a
+/// process that was started to do just that (a tmux hook's job, `taw hooks
+/// deliver`). Nothing is read when nothing listens.
+pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurrence]) {
+    let heard: Vec<&Occurrence> = occurrences
+        .iter()
+        .filter(|occurrence| listeners.hears(&occurrence.event))
+        .collect();
+    if heard.is_empty() {
+        return;
+    }
+    let deliveries = match payload::build_all(tmux, &heard) {
+        Ok(deliveries) => deliveries,
+        Err(error) => {
+            run::log_line(&format!(
+                "{} not delivered: {}",
+                heard[0].event, error.message
+            ));
+            return;
+        }
+    };
+    let limit = run::event_limit(listeners.limit_seconds);
+    let mut running = Vec::new();
+    for delivery in deliveries {
+        for command in listeners.commands(&delivery.event) {
+            let delivery = delivery.clone();
+            let command = command.clone();
+            running.push(std::thread::spawn(move || {
+                let outcome = run::run_command(&command, &delivery, limit);
+                run::log_failure(&delivery.event, &command, &outcome);
+            }));
+        }
+    }
+    for handle in running {
+        let _ = handle.join();
+    }
+}
+
+/// Announces what happened from a process that must not wait for the
+/// listeners (the watcher, a verb): when something listens, a `taw hooks
+/// deliver` of its own delivers it, detached. Nothing starts otherwise.
+pub(crate) fn announce(tmux: &Tmux, listeners: &Listeners, occurrences: Vec<Occurrence>) {
+    let heard: Vec<Occurrence> = occurrences
+        .into_iter()
+        .filter(|occurrence| listeners.hears(&occurrence.event))
+        .collect();
+    if heard.is_empty() {
+        return;
+    }
+    let Ok(json) = serde_json::to_string(&heard) else {
+        return;
+    };
+    if let Err(failure) = run::start_deliverer(tmux, &json) {
+        run::log_line(&format!(
+            "{} not delivered: {}",
+            heard[0].event,
+            failure.describe("taw hooks deliver")
+        ));
+    }
+}
+
+/// [`announce`] with the listeners of the config as it is now on disk: for
+/// a short-lived verb.
+pub(crate) fn announce_now(tmux: &Tmux, occurrences: Vec<Occurrence>) {
+    if let Ok(config) = Config::load() {
+        announce(tmux, &Listeners::from_config(&config), occurrences);
+    }
+}
+
+/// The result of checking a `[hooks]` name, for `taw config check`.
+pub(crate) fn unknown_names(config: &Config) -> Vec<(String, Vec<String>)> {
+    let mut unknown: Vec<(String, Vec<String>)> = Vec::new();
+    for entry in config.table(&schema::HOOKS) {
+        if entry.key == "timeout_seconds" || is_hook_name(&entry.key) {
+            continue;
+        }
+        let commands = hook_commands(config, &entry.key);
+        unknown.push((entry.key.clone(), commands));
+    }
+    unknown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_dotted() {
+        for (index, def) in EVENTS.iter().enumerate() {
+            assert!(def.name.contains('.') || def.name == "notification");
+            assert!(
+                EVENTS[index + 1..]
+                    .iter()
+                    .all(|other| other.name != def.name),
+                "{} twice",
+                def.name
+            );
+        }
+        assert_eq!(
+            snake_name("pane.agent_status_changed"),
+            "pane_agent_status_changed"
+        );
+    }
+
+    #[test]
+    fn listeners_ask_only_for_the_tmux_hooks_they_need() {
+        let config = Config::parse(
+            std::path::Path::new("config.toml"),
+            "[hooks]\n\"tab.created\" = \"true\"\n\"pane.closed\" = [\"a\", \"b\"]\n\"agent.done\" = \"\"\n",
+        );
+        let listeners = Listeners::from_config(&config);
+        assert!(listeners.hears("tab.created"));
+        assert!(
+            !listeners.hears("agent.done"),
+            "an empty line is no listener"
+        );
+        assert_eq!(listeners.commands("pane.closed"), ["a", "b"]);
+        assert_eq!(
+            listeners.tmux_hooks(),
+            [
+                "window-linked",
+                "after-kill-pane",
+                "window-unlinked",
+                "session-closed",
+                "pane-exited"
+            ]
+        );
+        assert!(listeners.needs_roster());
+        let none = Listeners::from_config(&Config::default());
+        assert!(!none.hears("pane.closed") && none.tmux_hooks().is_empty() && !none.needs_roster());
+    }
+}

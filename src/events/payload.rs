@@ -1,0 +1,400 @@
+//! An event's payload, built once for every listener: herdr's event data
+//! (`{"type": "pane_created", "pane": {...}}`), the context a plugin gets
+//! (the workspace, tab and pane the event is about, in the records the CLI
+//! prints), the `TAW_*` variables, and the environment tmux would give a new
+//! pane of the event's session.
+
+use super::Occurrence;
+use crate::envelope::Result;
+use crate::model::Records;
+use crate::tmux::Tmux;
+use crate::tmux::environment::EnvValue;
+use crate::tmux::ids;
+use crate::tmux::snapshot::Snapshot;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Everything a listener is given about one occurrence.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Delivery {
+    pub event: String,
+    /// herdr's event data, `type` first.
+    pub data: Map<String, Value>,
+    /// herdr's invocation context for the event's subject, with the records.
+    pub context: Map<String, Value>,
+    /// The `TAW_*` variables.
+    pub taw_env: BTreeMap<String, String>,
+    /// The environment of a new pane of the event's session (tmux's
+    /// global one when there is none), with `TMUX`.
+    pub base_env: BTreeMap<String, String>,
+    /// Where the hook runs: the pane's folder, else the session's, else home.
+    pub dir: PathBuf,
+}
+
+impl Delivery {
+    /// What a `[hooks]` command reads on standard input: the context with
+    /// the event's name and herdr's event data.
+    pub(crate) fn input(&self) -> Value {
+        let mut input = Map::new();
+        input.insert("event".into(), Value::String(self.event.clone()));
+        input.extend(self.context.clone());
+        input.insert("data".into(), Value::Object(self.data.clone()));
+        Value::Object(input)
+    }
+
+    /// The whole environment of a hook command.
+    pub(crate) fn environment(&self) -> BTreeMap<String, String> {
+        let mut env = self.base_env.clone();
+        env.extend(self.taw_env.clone());
+        env
+    }
+}
+
+/// Builds the deliveries of several occurrences from one read of the
+/// server (a snapshot, then the environments of their sessions).
+pub(crate) fn build_all(tmux: &Tmux, occurrences: &[&Occurrence]) -> Result<Vec<Delivery>> {
+    let snapshot = Snapshot::read(tmux)?;
+    let mut sessions: Vec<u32> = occurrences
+        .iter()
+        .filter_map(|o| o.session)
+        .filter(|s| snapshot.session(*s).is_some())
+        .collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    let environments = crate::tmux::environment::read_for_sessions(tmux, &sessions);
+    Ok(occurrences
+        .iter()
+        .map(|occurrence| build(&snapshot, &environments, occurrence, false))
+        .collect())
+}
+
+/// The environments read for the deliveries: the global one, and each
+/// session's own.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Environments {
+    pub global: BTreeMap<String, EnvValue>,
+    pub sessions: BTreeMap<u32, BTreeMap<String, EnvValue>>,
+}
+
+/// One occurrence's delivery. `test`: `taw hooks test`'s sample, with
+/// `TAW_TEST=1`.
+pub(crate) fn build(
+    snapshot: &Snapshot,
+    environments: &Environments,
+    occurrence: &Occurrence,
+    test: bool,
+) -> Delivery {
+    let records = Records::new(snapshot);
+    let session = occurrence
+        .session
+        .or_else(|| {
+            occurrence
+                .pane
+                .and_then(|p| snapshot.pane(p, None))
+                .map(|p| p.session)
+        })
+        .or_else(|| {
+            occurrence.window.and_then(|w| {
+                snapshot
+                    .windows
+                    .iter()
+                    .find(|win| win.id == w)
+                    .map(|win| win.session)
+            })
+        });
+    let live_session = session.and_then(|s| snapshot.session(s));
+    let pane = occurrence.pane.and_then(|p| snapshot.pane(p, session));
+    let window_id = occurrence.window.or(pane.map(|p| p.window));
+    let window = match (session, window_id) {
+        (Some(s), Some(w)) => snapshot.window(s, w),
+        _ => None,
+    };
+    let workspace = session.and_then(|s| records.workspace_by_id(s));
+    let tab = window.map(|w| records.tab(w));
+    let pane_record = pane.map(|p| records.pane(p));
+    let agent_record = pane.and_then(|p| records.agent(p));
+
+    // herdr's data: its ids, the records its shape has, the source's facts.
+    let mut data = Map::new();
+    data.insert(
+        "type".into(),
+        Value::String(super::snake_name(&occurrence.event)),
+    );
+    let workspace_id = session.map(ids::workspace_id);
+    let tab_id = match (session, window_id) {
+        (Some(s), Some(w)) => Some(ids::tab_id(s, w)),
+        _ => None,
+    };
+    let pane_id = match (session, occurrence.pane) {
+        (Some(s), Some(p)) => Some(ids::pane_id(s, p)),
+        _ => None,
+    };
+    let put = |data: &mut Map<String, Value>, name: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            data.insert(name.to_string(), value);
+        }
+    };
+    let id = |text: &Option<String>| text.clone().map(Value::String);
+    match occurrence.event.as_str() {
+        "workspace.created" | "workspace.updated" => put(
+            &mut data,
+            "workspace",
+            workspace
+                .as_ref()
+                .and_then(|w| serde_json::to_value(w).ok())
+                .or_else(|| id(&workspace_id).map(|id| json!({"workspace_id": id}))),
+        ),
+        "workspace.renamed" => {
+            put(&mut data, "workspace_id", id(&workspace_id));
+            put(
+                &mut data,
+                "label",
+                live_session.map(|s| Value::String(s.name.clone())),
+            );
+        }
+        "workspace.closed" | "workspace.focused" => {
+            put(&mut data, "workspace_id", id(&workspace_id))
+        }
+        "tab.created" => put(
+            &mut data,
+            "tab",
+            tab.as_ref()
+                .and_then(|t| serde_json::to_value(t).ok())
+                .or_else(|| {
+                    Some(json!({"tab_id": tab_id.clone()?, "workspace_id": workspace_id.clone()?}))
+                }),
+        ),
+        "tab.renamed" => {
+            put(&mut data, "tab_id", id(&tab_id));
+            put(&mut data, "workspace_id", id(&workspace_id));
+            put(
+                &mut data,
+                "label",
+                window.map(|w| Value::String(w.name.clone())),
+            );
+        }
+        "tab.closed" | "tab.focused" => {
+            put(&mut data, "tab_id", id(&tab_id));
+            put(&mut data, "workspace_id", id(&workspace_id));
+        }
+        "pane.created" | "pane.updated" => put(
+            &mut data,
+            "pane",
+            pane_record
+                .as_ref()
+                .and_then(|p| serde_json::to_value(p).ok())
+                .or_else(|| {
+                    Some(json!({
+                        "pane_id": pane_id.clone()?,
+                        "workspace_id": workspace_id.clone()?,
+                        "tab_id": tab_id.clone(),
+                    }))
+                }),
+        ),
+        "layout.updated" => put(&mut data, "layout", window.map(|w| records.pane_layout(w))),
+        "notification" => {}
+        _ => {
+            put(&mut data, "pane_id", id(&pane_id));
+            put(&mut data, "workspace_id", id(&workspace_id));
+        }
+    }
+    if occurrence.event == "pane.agent_status_changed"
+        && let Some(record) = &pane_record
+    {
+        put(&mut data, "title", record.title.clone().map(Value::String));
+        put(
+            &mut data,
+            "display_agent",
+            record.display_agent.clone().map(Value::String),
+        );
+    }
+    for (name, value) in &occurrence.data {
+        data.insert(name.clone(), value.clone());
+    }
+
+    // herdr's invocation context, derived from the event's subject.
+    let mut context = Map::new();
+    put(&mut context, "workspace_id", id(&workspace_id));
+    put(
+        &mut context,
+        "workspace_label",
+        workspace
+            .as_ref()
+            .map(|w| Value::String(w.label.clone()))
+            .or_else(|| occurrence.session_name.clone().map(Value::String)),
+    );
+    put(
+        &mut context,
+        "workspace_cwd",
+        live_session
+            .filter(|s| !s.path.is_empty())
+            .map(|s| Value::String(s.path.clone())),
+    );
+    put(&mut context, "tab_id", id(&tab_id));
+    put(
+        &mut context,
+        "tab_label",
+        window.map(|w| Value::String(w.name.clone())),
+    );
+    put(&mut context, "focused_pane_id", id(&pane_id));
+    if let Some(record) = &pane_record {
+        put(
+            &mut context,
+            "focused_pane_cwd",
+            record.cwd.clone().map(Value::String),
+        );
+        put(
+            &mut context,
+            "focused_pane_agent",
+            record.agent.clone().map(Value::String),
+        );
+        put(
+            &mut context,
+            "focused_pane_status",
+            serde_json::to_value(record.agent_status).ok(),
+        );
+    }
+    context.insert("invocation_source".into(), Value::String("api".into()));
+    context.insert(
+        "correlation_id".into(),
+        Value::String(occurrence.event.clone()),
+    );
+    put(
+        &mut context,
+        "workspace",
+        workspace
+            .as_ref()
+            .and_then(|w| serde_json::to_value(w).ok()),
+    );
+    put(
+        &mut context,
+        "tab",
+        tab.as_ref().and_then(|t| serde_json::to_value(t).ok()),
+    );
+    put(
+        &mut context,
+        "pane",
+        pane_record
+            .as_ref()
+            .and_then(|p| serde_json::to_value(p).ok()),
+    );
+    put(
+        &mut context,
+        "agent",
+        agent_record
+            .as_ref()
+            .and_then(|a| serde_json::to_value(a).ok()),
+    );
+
+    // TAW_* variables.
+    let mut taw = BTreeMap::new();
+    taw.insert("TAW_EVENT".to_string(), occurrence.event.clone());
+    if test {
+        taw.insert("TAW_TEST".to_string(), "1".to_string());
+    }
+    let session_name = live_session
+        .map(|s| s.name.clone())
+        .or_else(|| occurrence.session_name.clone());
+    let mut set = |name: &str, value: Option<String>| {
+        if let Some(value) = value.filter(|v| !v.is_empty()) {
+            taw.insert(name.to_string(), value);
+        }
+    };
+    set("TAW_SESSION", session_name.map(|name| format!("={name}:")));
+    set("TAW_SESSION_ID", session.map(|s| format!("${s}")));
+    set("TAW_WORKSPACE_ID", workspace_id.clone());
+    set("TAW_WINDOW", window_id.map(|w| format!("@{w}")));
+    set("TAW_TAB_ID", tab_id.clone());
+    set("TAW_PANE", occurrence.pane.map(|p| format!("%{p}")));
+    set("TAW_PANE_ID", pane_id.clone());
+    set(
+        "TAW_AGENT",
+        pane.map(|p| p.agent_kind.clone())
+            .filter(|k| !k.is_empty())
+            .or_else(|| {
+                occurrence
+                    .data
+                    .get("agent")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }),
+    );
+    set(
+        "TAW_STATE",
+        occurrence
+            .data
+            .get("agent_status")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| pane_record.as_ref().map(|p| p.agent_status.as_str().into())),
+    );
+    set(
+        "TAW_BIN_PATH",
+        std::env::current_exe()
+            .ok()
+            .map(|p| p.display().to_string()),
+    );
+    let dir = pane_record
+        .as_ref()
+        .and_then(|p| p.cwd.clone().or(p.foreground_cwd.clone()))
+        .or_else(|| {
+            live_session
+                .filter(|s| !s.path.is_empty())
+                .map(|s| s.path.clone())
+        })
+        .map(PathBuf::from)
+        .filter(|d| d.is_dir())
+        .or_else(crate::paths::home_dir)
+        .unwrap_or_else(|| PathBuf::from("/"));
+    set("TAW_DIR", Some(dir.display().to_string()));
+    for (name, value) in &occurrence.vars {
+        taw.insert(name.clone(), value.clone());
+    }
+
+    // tmux's environment for a new pane of the session.
+    let mut base: BTreeMap<String, String> = BTreeMap::new();
+    let layers = std::iter::once(&environments.global)
+        .chain(session.and_then(|s| environments.sessions.get(&s)));
+    for layer in layers {
+        for (name, value) in layer {
+            match value {
+                EnvValue::Set(value) => base.insert(name.clone(), value.clone()),
+                EnvValue::Removed => base.remove(name),
+            };
+        }
+    }
+    if !snapshot.server.socket_path.is_empty() {
+        let session_part = live_session
+            .map(|s| s.id.to_string())
+            .unwrap_or_else(|| "-1".into());
+        base.insert(
+            "TMUX".into(),
+            format!(
+                "{},{},{session_part}",
+                snapshot.server.socket_path, snapshot.server.pid
+            ),
+        );
+    }
+    // taw's own folders, as this taw runs with them.
+    for name in ["TAW_STATE_DIR", "TAW_CONFIG_DIR"] {
+        if let Ok(value) = std::env::var(name)
+            && !value.is_empty()
+        {
+            base.insert(name.into(), value);
+        }
+    }
+    // Only taw sets the event's variables; tmux's may hold stale ones.
+    base.retain(|name, _| {
+        !name.starts_with("TAW_") || name == "TAW_STATE_DIR" || name == "TAW_CONFIG_DIR"
+    });
+
+    Delivery {
+        event: occurrence.event.clone(),
+        data,
+        context,
+        taw_env: taw,
+        base_env: base,
+        dir,
+    }
+}

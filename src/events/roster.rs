@@ -1,0 +1,222 @@
+//! Telling which panes closed: tmux names no killed pane in any hook, so
+//! taw keeps a roster of the panes it knew of (`@agent_wizard_panes`) and
+//! compares it with the live panes. A pane whose own process exited is
+//! marked first (`@agent_wizard_exited`, by tmux commands in the
+//! pane-exited hook), so its going is pane.exited, never a close.
+//!
+//! Every write of the roster is a compare-and-set on its count of writes
+//! (`@agent_wizard_panes_generation`), so a detection that read the panes
+//! before another wrote cannot write its older view back, and two
+//! detections that overlap report a close once.
+
+use super::Occurrence;
+use crate::tmux::Tmux;
+use crate::tmux::roster as tmux_roster;
+
+/// How many times a detection reads again when another write came first.
+const ATTEMPTS: usize = 20;
+
+/// A pane as the roster keeps it: its number and its session's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub pane: u32,
+    pub session: u32,
+}
+
+/// `%N:$S` words (and anything else skipped), each pane once.
+pub(crate) fn parse(text: &str) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = Vec::new();
+    for word in text.split_whitespace() {
+        let Some((pane, session)) = word.split_once(':') else {
+            continue;
+        };
+        let (Some(pane), Some(session)) = (
+            crate::tmux::ids::tmux_number(pane, '%'),
+            crate::tmux::ids::tmux_number(session, '$'),
+        ) else {
+            continue;
+        };
+        if !entries.iter().any(|e| e.pane == pane) {
+            entries.push(Entry { pane, session });
+        }
+    }
+    entries
+}
+
+pub(crate) fn format(entries: &[Entry]) -> String {
+    entries
+        .iter()
+        .map(|e| format!("%{}:${}", e.pane, e.session))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `%N` words of the exit marks.
+pub(crate) fn parse_marks(text: &str) -> Vec<u32> {
+    text.split_whitespace()
+        .filter_map(|w| crate::tmux::ids::tmux_number(w, '%'))
+        .collect()
+}
+
+/// What one detection found, and what it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Verdict {
+    /// Panes gone with no exit mark: closed.
+    pub closed: Vec<Entry>,
+    /// The session the exiting pane was in, from the roster.
+    pub exiting: Option<Entry>,
+    /// The roster and marks to write, when anything changed.
+    pub write: Option<(String, String)>,
+}
+
+/// Compares the roster with the live panes. Gone panes without a mark are
+/// closed; a marked one stays on the roster until the job of its own exit
+/// (`exiting`) takes it off with its mark, so that job can still name its
+/// session.
+pub(crate) fn judge(
+    roster: &[Entry],
+    live: &[Entry],
+    marks: &[u32],
+    exiting: Option<u32>,
+) -> Verdict {
+    let is_live = |pane: u32| live.iter().any(|e| e.pane == pane);
+    let closed: Vec<Entry> = roster
+        .iter()
+        .filter(|e| !is_live(e.pane) && !marks.contains(&e.pane))
+        .copied()
+        .collect();
+    let exiting_entry = exiting.and_then(|p| roster.iter().find(|e| e.pane == p).copied());
+    let drop_exiting = exiting.filter(|p| !is_live(*p));
+    let changed = !closed.is_empty()
+        || drop_exiting.is_some_and(|p| marks.contains(&p) || exiting_entry.is_some());
+    let write = changed.then(|| {
+        // The live panes, and the marked ones still waiting for their job.
+        let mut next: Vec<Entry> = live.to_vec();
+        next.extend(
+            roster
+                .iter()
+                .filter(|e| {
+                    !is_live(e.pane) && marks.contains(&e.pane) && Some(e.pane) != drop_exiting
+                })
+                .copied(),
+        );
+        let kept_marks: Vec<String> = marks
+            .iter()
+            .filter(|m| Some(**m) != drop_exiting)
+            .map(|m| format!("%{m}"))
+            .collect();
+        (format(&next), kept_marks.join(" "))
+    });
+    Verdict {
+        closed,
+        exiting: exiting_entry,
+        write,
+    }
+}
+
+/// One detection against the server: the closes it is the first to see,
+/// as pane.closed occurrences, and, for the job of a pane's exit, the
+/// session that pane was in. Reads again (at most [`ATTEMPTS`] times) when
+/// another writer came between its read and its write.
+pub(crate) fn detect(tmux: &Tmux, exiting: Option<u32>) -> (Vec<Occurrence>, Option<Entry>) {
+    for _ in 0..ATTEMPTS {
+        let Ok(read) = tmux_roster::read(tmux) else {
+            return (Vec::new(), None);
+        };
+        let verdict = judge(
+            &parse(&read.roster),
+            &parse(&read.live),
+            &parse_marks(&read.marks),
+            exiting,
+        );
+        let Some((roster, marks)) = &verdict.write else {
+            return (Vec::new(), verdict.exiting);
+        };
+        match tmux_roster::write_if_unchanged(tmux, &read.generation, roster, marks) {
+            Ok(true) => {
+                let closed = verdict
+                    .closed
+                    .iter()
+                    .map(|e| {
+                        Occurrence::new("pane.closed")
+                            .session(Some(e.session))
+                            .pane(Some(e.pane))
+                    })
+                    .collect();
+                return (closed, verdict.exiting);
+            }
+            Ok(false) => continue,
+            Err(_) => return (Vec::new(), verdict.exiting),
+        }
+    }
+    super::run::log_line(
+        "pane.closed: the pane roster kept changing; the next close reports what this one could not",
+    );
+    (Vec::new(), None)
+}
+
+/// Makes the roster the live panes, when it is not kept yet (at load).
+pub(crate) fn start(tmux: &Tmux) {
+    for _ in 0..ATTEMPTS {
+        let Ok(read) = tmux_roster::read(tmux) else {
+            return;
+        };
+        if !read.generation.trim().is_empty() {
+            return;
+        }
+        let live = format(&parse(&read.live));
+        if !matches!(
+            tmux_roster::write_if_unchanged(tmux, &read.generation, &live, &read.marks),
+            Ok(false)
+        ) {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(pane: u32, session: u32) -> Entry {
+        Entry { pane, session }
+    }
+
+    #[test]
+    fn parses_and_formats() {
+        let entries = parse("%1:$0 junk %2:$1 %1:$3 %x:$1");
+        assert_eq!(entries, vec![e(1, 0), e(2, 1)]);
+        assert_eq!(format(&entries), "%1:$0 %2:$1");
+        assert_eq!(parse_marks("%4 x %5"), vec![4, 5]);
+    }
+
+    #[test]
+    fn a_gone_pane_is_closed_once() {
+        let v = judge(&[e(1, 0), e(2, 0)], &[e(1, 0), e(3, 0)], &[], None);
+        assert_eq!(v.closed, vec![e(2, 0)]);
+        assert_eq!(v.write, Some(("%1:$0 %3:$0".into(), String::new())));
+        // Nothing gone: nothing written.
+        let v = judge(&[e(1, 0)], &[e(1, 0), e(3, 0)], &[], None);
+        assert!(v.closed.is_empty() && v.write.is_none());
+    }
+
+    #[test]
+    fn an_exit_is_no_close_and_its_job_takes_it_off() {
+        // Another detection sees the marked pane gone: no close, it stays.
+        let v = judge(&[e(1, 0), e(2, 4)], &[e(1, 0)], &[2], None);
+        assert!(v.closed.is_empty());
+        assert!(v.write.is_none());
+        // A close beside it keeps the marked pane on the roster.
+        let v = judge(&[e(1, 0), e(2, 4), e(3, 0)], &[e(1, 0)], &[2], None);
+        assert_eq!(v.closed, vec![e(3, 0)]);
+        assert_eq!(v.write, Some(("%1:$0 %2:$4".into(), "%2".into())));
+        // The exit's own job names the session and takes pane and mark off.
+        let v = judge(&[e(1, 0), e(2, 4)], &[e(1, 0)], &[2, 7], Some(2));
+        assert_eq!(v.exiting, Some(e(2, 4)));
+        assert_eq!(v.write, Some(("%1:$0".into(), "%7".into())));
+        // A pane that died and stays (remain-on-exit) is live: nothing to do.
+        let v = judge(&[e(1, 0)], &[e(1, 0)], &[], Some(1));
+        assert_eq!(v.exiting, Some(e(1, 0)));
+        assert!(v.write.is_none());
+    }
+}

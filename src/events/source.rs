@@ -1,0 +1,118 @@
+//! Events from tmux's hooks: taw installs, for each event something
+//! listens to, an entry on the tmux hook behind it that runs `taw hooks
+//! tmux <hook>` with the ids tmux gives (through `#{q:...}`). Here each
+//! tmux hook becomes its events, which are delivered in this process: tmux
+//! started it with `run-shell -b` and waits for nothing.
+
+use super::{Listeners, Occurrence, roster};
+use crate::tmux::Tmux;
+
+/// What a tmux hook's entry passes: the ids of what the hook is about.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HookFire {
+    pub hook: String,
+    pub session: Option<u32>,
+    pub window: Option<u32>,
+    pub pane: Option<u32>,
+    /// The session's name, for a session that has gone (session-closed).
+    pub session_name: Option<String>,
+}
+
+/// The ids each tmux hook's entry passes, as `--flag format` pairs: the
+/// formats tmux fills in for that hook.
+pub(crate) fn hook_arguments(hook: &str) -> &'static [(&'static str, &'static str)] {
+    match hook {
+        "after-split-window" | "after-new-window" | "after-select-pane" => &[
+            ("--session", "session_id"),
+            ("--window", "window_id"),
+            ("--pane", "pane_id"),
+        ],
+        "session-created" => &[
+            ("--session", "hook_session"),
+            ("--window", "window_id"),
+            ("--pane", "pane_id"),
+        ],
+        "window-linked" => &[("--session", "hook_session"), ("--window", "hook_window")],
+        "window-unlinked" => &[
+            ("--session", "hook_session"),
+            ("--window", "hook_window"),
+            ("--name", "hook_session_name"),
+        ],
+        "session-closed" => &[
+            ("--session", "hook_session"),
+            ("--name", "hook_session_name"),
+        ],
+        "pane-exited" | "pane-died" => &[("--pane", "hook_pane")],
+        "session-window-changed" => &[("--session", "hook_session"), ("--window", "window_id")],
+        "client-session-changed" | "after-rename-session" => &[("--session", "session_id")],
+        "after-rename-window" => &[("--session", "session_id"), ("--window", "window_id")],
+        "window-layout-changed" => &[("--window", "hook_window")],
+        _ => &[],
+    }
+}
+
+/// The events one firing of a tmux hook stands for.
+pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -> Vec<Occurrence> {
+    let at = |event: &str| {
+        Occurrence::new(event)
+            .session(fire.session)
+            .window(fire.window)
+            .pane(fire.pane)
+    };
+    let mut found = Vec::new();
+    let mut detect_closes = false;
+    match fire.hook.as_str() {
+        "after-split-window" | "after-new-window" => found.push(at("pane.created")),
+        "session-created" => {
+            found.push(at("workspace.created").window(None).pane(None));
+            found.push(at("pane.created"));
+        }
+        "window-linked" => found.push(at("tab.created")),
+        "window-unlinked" => {
+            let mut closed = at("tab.closed");
+            closed.session_name = fire.session_name.clone();
+            found.push(closed);
+            detect_closes = true;
+        }
+        "session-closed" => {
+            let mut closed = at("workspace.closed");
+            closed.session_name = fire.session_name.clone();
+            found.push(closed);
+            detect_closes = true;
+        }
+        "after-kill-pane" => detect_closes = true,
+        "pane-exited" => {
+            // Its own take of the roster names the pane's session, and
+            // reports any close that came in the same moment.
+            let (closed, exiting) = roster::detect(tmux, fire.pane);
+            found.push(at("pane.exited").session(exiting.map(|e| e.session)));
+            if listeners.hears("pane.closed") {
+                found.extend(closed);
+            }
+        }
+        "pane-died" => found.push(at("pane.exited")),
+        "after-select-pane" => found.push(at("pane.focused")),
+        "session-window-changed" => found.push(at("tab.focused")),
+        "client-session-changed" => found.push(at("workspace.focused")),
+        "after-rename-window" => found.push(at("tab.renamed")),
+        "after-rename-session" => found.push(at("workspace.renamed")),
+        "window-layout-changed" => found.push(at("layout.updated")),
+        _ => {}
+    }
+    if detect_closes && listeners.hears("pane.closed") {
+        // A pane of a session that has gone is named with that session.
+        found.extend(roster::detect(tmux, None).0.into_iter().map(|mut closed| {
+            if closed.session == fire.session {
+                closed.session_name = fire.session_name.clone();
+            }
+            closed
+        }));
+    }
+    found
+}
+
+/// Runs a tmux hook's job: its events, delivered to their listeners.
+pub(crate) fn fire(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) {
+    let found = occurrences(tmux, listeners, fire);
+    super::deliver(tmux, listeners, &found);
+}

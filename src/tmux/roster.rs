@@ -1,0 +1,99 @@
+//! The tmux side of the pane roster (`events::roster`): one read of the
+//! roster, its count of writes, the live panes and the exit marks; the
+//! compare-and-set write; and the commands taw's hooks run inside tmux to
+//! add a new pane and to mark an exit, at once, before any client's
+//! command can look.
+
+use super::Tmux;
+use super::commands::{self as cmd, Cmd};
+use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION};
+use crate::envelope::Result;
+
+/// The most of the exit marks kept: the newest.
+const MARKS_KEPT: usize = 400;
+
+/// What one read found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Read {
+    pub roster: String,
+    pub generation: String,
+    /// `%N:$S` lines, one per pane in each session it is in.
+    pub live: String,
+    pub marks: String,
+}
+
+/// The roster and its count, then the live panes, then the marks, in one
+/// tmux call: tmux runs a hook's own commands before any client's, so a
+/// pane that this read finds gone had its mark set before the marks are
+/// read.
+pub(crate) fn read(tmux: &Tmux) -> Result<Read> {
+    let sections = tmux.run_apart(vec![
+        cmd::print_format(&format!("#{{{PANES}}}")),
+        cmd::print_format(&format!("#{{{PANES_GENERATION}}}")),
+        Cmd::new("list-panes").args(["-a", "-F", "#{pane_id}:#{session_id}"]),
+        cmd::print_format(&format!("#{{{EXITED}}}")),
+    ])?;
+    let mut sections = sections.into_iter().map(|s| s.trim().to_string());
+    Ok(Read {
+        roster: sections.next().unwrap_or_default(),
+        generation: sections.next().unwrap_or_default(),
+        live: sections.next().unwrap_or_default(),
+        marks: sections.next().unwrap_or_default(),
+    })
+}
+
+/// What tmux prints when a compare-and-set write landed.
+const LANDED: &str = "taw-roster-written";
+
+/// Writes the roster and the marks, and counts the write, only if the
+/// count is still `generation`: one `if-shell -F`, so nothing comes
+/// between the test and the write. Whether it landed.
+pub(crate) fn write_if_unchanged(
+    tmux: &Tmux,
+    generation: &str,
+    roster: &str,
+    marks: &str,
+) -> Result<bool> {
+    let next = generation.trim().parse::<u64>().unwrap_or(0) + 1;
+    let writes = [
+        cmd::set_global_option(PANES, roster),
+        cmd::set_global_option(EXITED, marks),
+        cmd::set_global_option(PANES_GENERATION, &next.to_string()),
+        cmd::print_format(LANDED),
+    ];
+    let test = format!(
+        "#{{==:#{{{PANES_GENERATION}}},{}}}",
+        cmd::format_literal(generation.trim())
+    );
+    let output =
+        tmux.run_one(Cmd::new("if-shell").args(["-F", &test, &cmd::command_string(&writes)]))?;
+    Ok(output.lines().any(|line| line == LANDED))
+}
+
+/// The command string that adds the pane a hook is about (`#{pane_id}` of
+/// after-split-window, after-new-window, session-created) to the roster
+/// and counts the write.
+pub(crate) fn add_pane_command() -> String {
+    format!(
+        "set-option -gF {PANES} {} ; {}",
+        cmd::quote_for_tmux(&format!("#{{{PANES}}} #{{pane_id}}:#{{session_id}}")),
+        count_write_command()
+    )
+}
+
+/// The command string of the pane-exited hook: marks `#{hook_pane}` (the
+/// newest [`MARKS_KEPT`] characters kept) and counts the write.
+pub(crate) fn mark_exit_command() -> String {
+    format!(
+        "set-option -gF {EXITED} {} ; {}",
+        cmd::quote_for_tmux(&format!("#{{=-{MARKS_KEPT}:#{{{EXITED}}} #{{hook_pane}}}}")),
+        count_write_command()
+    )
+}
+
+fn count_write_command() -> String {
+    format!(
+        "set-option -gF {PANES_GENERATION} {}",
+        cmd::quote_for_tmux(&format!("#{{e|+:#{{{PANES_GENERATION}}},1}}"))
+    )
+}
