@@ -402,3 +402,26 @@ fn a_config_with_errors_is_said_on_the_options_page() {
     });
     assert_eq!(run.status, 0, "{run:?}");
 }
+
+#[test]
+fn a_pre_close_that_says_no_keeps_what_x_would_close() {
+    let server = TmuxServer::start();
+    server.write_config("[hooks]\npre_close = \"echo not now >&2; exit 1\"\n");
+    let (_, tester, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("tester");
+        popup.keys(&["g", "j", "j", "j", "j"]);
+        popup.keys(&["x"]);
+        popup.wait_for("? y/n");
+        popup.keys(&["y"]);
+        popup.wait_for("not now");
+        let panes = || popup.server.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        popup
+            .server
+            .stays_for("tester kept", Duration::from_millis(500), || {
+                panes().lines().any(|p| p == tester)
+            });
+        popup.keys(&["q"]);
+    })
+    .result();
+}

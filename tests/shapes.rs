@@ -946,6 +946,28 @@ fn config_answers() {
     snap(&server, "config__reload_errors", &["config", "reload"]);
 }
 
+#[test]
+fn hooks_answers() {
+    let server = fresh();
+    server.write_config(
+        "[hooks]\n\"agent.done\" = \"echo heard; echo a warning >&2\"\n\"agent.finished\" = \"true\"\npre_close = [\"true\"]\n",
+    );
+    snap(&server, "hooks__list", &["hooks", "list"]);
+    snap(&server, "hooks__test", &["hooks", "test", "agent.done"]);
+    snap(&server, "hooks__test_veto", &["hooks", "test", "pre_close"]);
+    snap(
+        &server,
+        "hooks__test_nothing_hooked",
+        &["hooks", "test", "tab.created"],
+    );
+    snap(&server, "hooks__log_empty", &["hooks", "log"]);
+    snap(
+        &server,
+        "hooks__test_not_an_event",
+        &["hooks", "test", "agent.finished"],
+    );
+}
+
 // ------------------------------------------------------ the plugin, watchers
 
 #[test]

@@ -166,7 +166,7 @@ fn verb_listing() -> String {
     let mut lines = vec!["Verbs:".to_string()];
     let root = Cli::command();
     for group in root.get_subcommands() {
-        for verb in group.get_subcommands() {
+        for verb in group.get_subcommands().filter(|verb| !verb.is_hide_set()) {
             let about = verb.get_about().map(|a| a.to_string()).unwrap_or_default();
             lines.push(format!(
                 "  taw {} {:<10} {about}",

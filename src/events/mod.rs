@@ -393,16 +393,26 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
         }
     };
     let limit = run::event_limit(listeners.limit_seconds);
-    let mut running = Vec::new();
+    // Each command line gets its occurrences in order, in a thread of its
+    // own: a hook hears a turn's end before the agent leaves, and a slow
+    // hook holds up no other.
+    let mut queues: Vec<(String, Vec<payload::Delivery>)> = Vec::new();
     for delivery in deliveries {
         for command in listeners.commands(&delivery.event) {
-            let delivery = delivery.clone();
-            let command = command.clone();
-            running.push(std::thread::spawn(move || {
+            match queues.iter_mut().find(|(line, _)| line == command) {
+                Some((_, queued)) => queued.push(delivery.clone()),
+                None => queues.push((command.clone(), vec![delivery.clone()])),
+            }
+        }
+    }
+    let mut running = Vec::new();
+    for (command, queued) in queues {
+        running.push(std::thread::spawn(move || {
+            for delivery in queued {
                 let outcome = run::run_command(&command, &delivery, limit);
                 run::log_failure(&delivery.event, &command, &outcome);
-            }));
-        }
+            }
+        }));
     }
     for handle in running {
         let _ = handle.join();
