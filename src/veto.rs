@@ -73,7 +73,7 @@ fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str) -> Result<()> {
         .unwrap_or_default();
     let limit = veto_limit(&config);
     for command in &commands {
-        let outcome = run::run_command(command, &delivery, limit);
+        let outcome = run::run_command(command, &delivery, run::Limit::veto(limit));
         if !outcome.ok {
             run::log_failure(&occurrence.event, command, &outcome);
             return Err(refusal(&occurrence.event, command, what, &outcome));

@@ -175,12 +175,9 @@ fn hand_actions_fire_each_event_once() {
         &server,
         "layout.updated",
         "tab_id",
-        &format!(
-            "{}",
-            server.taw(&["tab", "get", &window]).result()["tab"]["tab_id"]
-                .as_str()
-                .unwrap()
-        ),
+        server.taw(&["tab", "get", &window]).result()["tab"]["tab_id"]
+            .as_str()
+            .unwrap(),
     );
 
     // A window by hand: tab.created and its first pane.
@@ -704,4 +701,40 @@ fn hooks_list_and_config_check_name_what_taw_never_fires() {
     );
     let check = server.taw(&["config", "check"]);
     assert!(check.stdout.contains("agent.finished"), "{check:?}");
+}
+
+#[test]
+fn a_pane_moved_to_another_session_closes_there() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(&["pane.closed", "pane.moved"]));
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    let pane = server.new_window("main", "mover", "");
+    server.new_window("main", "stays", "");
+    let window = server.display("other:0", "#{window_id}");
+    server
+        .taw(&[
+            "pane",
+            "move",
+            &pane,
+            "--tab",
+            &window,
+            "--split",
+            "right",
+            "--no-focus",
+        ])
+        .result();
+    let moved_id = public_pane(&server, &pane);
+    assert!(!moved_id.starts_with("w1:"), "{moved_id}");
+    let moved = recorder.once(&server, "pane.moved", "pane_id", &moved_id);
+    assert!(
+        moved.input["data"]["previous_pane_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("w1:")
+    );
+    assert!(!moved.input["data"]["closed_tab_id"].is_null());
+    server.tmux(&["kill-pane", "-t", &pane]);
+    let closed = recorder.once(&server, "pane.closed", "pane_id", &moved_id);
+    assert_eq!(closed.env["TAW_SESSION"], "=other:");
 }

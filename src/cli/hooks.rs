@@ -274,10 +274,14 @@ fn test(
     let commands = events::hook_commands(&config, event);
     let (kind, limit_seconds, limit) = if veto.is_some() {
         let seconds = config.get(&schema::SESSIONS_HOOK_TIMEOUT_SECONDS);
-        ("veto", seconds, crate::veto::veto_limit(&config))
+        (
+            "veto",
+            seconds,
+            run::Limit::veto(crate::veto::veto_limit(&config)),
+        )
     } else {
         let seconds = config.get(&schema::HOOKS_TIMEOUT_SECONDS);
-        ("event", seconds, run::event_limit(seconds))
+        ("event", seconds, run::Limit::event(seconds))
     };
     let runs: Vec<HookRun> = commands
         .iter()
@@ -354,9 +358,14 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
                 .var("TAW_AGENT", "claude")
                 .var("TAW_STATE", state(event));
             if event.starts_with("agent.") {
+                let previous = if event == "agent.working" {
+                    "idle"
+                } else {
+                    "working"
+                };
                 occurrence = occurrence
-                    .data("previous_status", "working")
-                    .var("TAW_PREVIOUS_STATE", "working");
+                    .data("previous_status", previous)
+                    .var("TAW_PREVIOUS_STATE", previous);
             }
         }
         "pane.agent_detected" => occurrence = occurrence.data("agent", "claude"),

@@ -33,7 +33,8 @@ pub(crate) struct EventDef {
     /// The tmux hooks its source needs; none for the watcher's and the
     /// verbs' events.
     pub tmux_hooks: &'static [&'static str],
-    /// Whether herdr delivers it to plugins' `[[events]]`.
+    /// Whether plugins' `[[events]]` hear it: every herdr name; taw's own
+    /// are for `[hooks]` only.
     pub for_plugins: bool,
 }
 
@@ -147,6 +148,11 @@ pub(crate) const EVENTS: &[EventDef] = &[
         "a pane is selected (taw pane focus, prefix + arrow, a click): tmux's after-select-pane",
         &["after-select-pane"],
     ),
+    event(
+        "pane.moved",
+        "taw pane move takes a pane to another tab or workspace (a hand join-pane or break-pane is not told: no tmux hook names the pane)",
+        &[],
+    ),
     going(event(
         "pane.exited",
         "a pane's own process ends: tmux's pane-exited (the pane goes) and pane-died (remain-on-exit keeps it)",
@@ -162,16 +168,16 @@ pub(crate) const EVENTS: &[EventDef] = &[
         "the state the pane's watcher records changes (an agent comes, works, asks, ends its turn, leaves)",
         &[],
     ),
-    hooks_only(event(
+    event(
         "pane.updated",
         "a pane's title or command, or what its agent reported about itself, changes, as its watcher sees",
         &[],
-    )),
-    hooks_only(event(
+    ),
+    event(
         "layout.updated",
         "a window's layout changes (a split, a close, a resize, taw layout apply): tmux's window-layout-changed",
         &["window-layout-changed"],
-    )),
+    ),
     hooks_only(event(
         "agent.blocked",
         "an agent asks you something (with pane.agent_status_changed)",
@@ -392,7 +398,7 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
             return;
         }
     };
-    let limit = run::event_limit(listeners.limit_seconds);
+    let limit = run::Limit::event(listeners.limit_seconds);
     // Each command line gets its occurrences in order, in a thread of its
     // own: a hook hears a turn's end before the agent leaves, and a slow
     // hook holds up no other.

@@ -8,7 +8,8 @@ use super::Occurrence;
 use crate::envelope::Result;
 use crate::model::Records;
 use crate::tmux::Tmux;
-use crate::tmux::environment::EnvValue;
+use crate::tmux::commands as cmd;
+use crate::tmux::environment::{EnvValue, parse_shell_environment};
 use crate::tmux::ids;
 use crate::tmux::snapshot::Snapshot;
 use serde_json::{Map, Value, json};
@@ -52,17 +53,60 @@ impl Delivery {
 }
 
 /// Builds the deliveries of several occurrences from one read of the
-/// server (a snapshot, then the environments of their sessions).
+/// server: the snapshot and the environments of the sessions the
+/// occurrences name, in one tmux call. A session the source did not know
+/// (an occurrence about a pane) is read after, once the snapshot names it.
 pub(crate) fn build_all(tmux: &Tmux, occurrences: &[&Occurrence]) -> Result<Vec<Delivery>> {
-    let snapshot = Snapshot::read(tmux)?;
-    let mut sessions: Vec<u32> = occurrences
+    let mut named: Vec<u32> = occurrences.iter().filter_map(|o| o.session).collect();
+    named.sort_unstable();
+    named.dedup();
+    let mut more = vec![cmd::show_global_environment()];
+    more.extend(
+        named
+            .iter()
+            .map(|s| cmd::show_session_environment(&format!("${s}"))),
+    );
+    let (snapshot, mut environments) = match Snapshot::read_with(tmux, more) {
+        Ok((snapshot, texts)) => {
+            let mut texts = texts.into_iter();
+            let mut read = Environments {
+                global: parse_shell_environment(&texts.next().unwrap_or_default()),
+                ..Environments::default()
+            };
+            for (session, text) in named.iter().zip(texts) {
+                read.sessions
+                    .insert(*session, parse_shell_environment(&text));
+            }
+            (snapshot, read)
+        }
+        // A session named has gone: read what is there.
+        Err(_) => {
+            let snapshot = Snapshot::read(tmux)?;
+            let live: Vec<u32> = named
+                .iter()
+                .copied()
+                .filter(|s| snapshot.session(*s).is_some())
+                .collect();
+            let read = crate::tmux::environment::read_for_sessions(tmux, &live);
+            (snapshot, read)
+        }
+    };
+    let mut unread: Vec<u32> = occurrences
         .iter()
-        .filter_map(|o| o.session)
-        .filter(|s| snapshot.session(*s).is_some())
+        .filter(|o| o.session.is_none())
+        .filter_map(|o| {
+            o.pane
+                .and_then(|p| snapshot.pane(p, None))
+                .map(|p| p.session)
+        })
+        .filter(|s| !environments.sessions.contains_key(s))
         .collect();
-    sessions.sort_unstable();
-    sessions.dedup();
-    let environments = crate::tmux::environment::read_for_sessions(tmux, &sessions);
+    unread.sort_unstable();
+    unread.dedup();
+    if !unread.is_empty() {
+        let read = crate::tmux::environment::read_for_sessions(tmux, &unread);
+        environments.sessions.extend(read.sessions);
+    }
     Ok(occurrences
         .iter()
         .map(|occurrence| build(&snapshot, &environments, occurrence, false))
@@ -178,7 +222,7 @@ pub(crate) fn build(
             put(&mut data, "tab_id", id(&tab_id));
             put(&mut data, "workspace_id", id(&workspace_id));
         }
-        "pane.created" | "pane.updated" => put(
+        "pane.created" | "pane.updated" | "pane.moved" => put(
             &mut data,
             "pane",
             pane_record
@@ -194,6 +238,11 @@ pub(crate) fn build(
         ),
         "layout.updated" => put(&mut data, "layout", window.map(|w| records.pane_layout(w))),
         "notification" => {}
+        "pre_close" => {
+            put(&mut data, "workspace_id", id(&workspace_id));
+            put(&mut data, "tab_id", id(&tab_id));
+            put(&mut data, "pane_id", id(&pane_id));
+        }
         _ => {
             put(&mut data, "pane_id", id(&pane_id));
             put(&mut data, "workspace_id", id(&workspace_id));

@@ -87,7 +87,14 @@ pub(crate) fn judge(
         .collect();
     let exiting_entry = exiting.and_then(|p| roster.iter().find(|e| e.pane == p).copied());
     let drop_exiting = exiting.filter(|p| !is_live(*p));
+    // A pane moved to another session: the roster learns its new one.
+    let moved = live.iter().any(|l| {
+        roster
+            .iter()
+            .any(|e| e.pane == l.pane && e.session != l.session)
+    });
     let changed = !closed.is_empty()
+        || moved
         || drop_exiting.is_some_and(|p| marks.contains(&p) || exiting_entry.is_some());
     let write = changed.then(|| {
         // The live panes, and the marked ones still waiting for their job.
@@ -155,6 +162,19 @@ pub(crate) fn detect(tmux: &Tmux, exiting: Option<u32>) -> (Vec<Occurrence>, Opt
     (Vec::new(), None)
 }
 
+/// After taw moved a pane (perhaps to another session): the roster learns
+/// where it is, and a close found on the way is told.
+pub(crate) fn refresh(tmux: &Tmux) {
+    let Ok(read) = tmux_roster::read(tmux) else {
+        return;
+    };
+    if read.generation.trim().is_empty() {
+        return;
+    }
+    let (closed, _) = detect(tmux, None);
+    super::announce_now(tmux, closed);
+}
+
 /// Makes the roster the live panes, when it is not kept yet (at load).
 pub(crate) fn start(tmux: &Tmux) {
     for _ in 0..ATTEMPTS {
@@ -198,6 +218,10 @@ mod tests {
         // Nothing gone: nothing written.
         let v = judge(&[e(1, 0)], &[e(1, 0), e(3, 0)], &[], None);
         assert!(v.closed.is_empty() && v.write.is_none());
+        // A pane that moved to another session: its new one is written.
+        let v = judge(&[e(1, 0), e(2, 0)], &[e(1, 0), e(2, 5)], &[], None);
+        assert!(v.closed.is_empty());
+        assert_eq!(v.write, Some(("%1:$0 %2:$5".into(), String::new())));
     }
 
     #[test]

@@ -42,8 +42,33 @@ pub(crate) fn event_limit(seconds: f64) -> Option<Duration> {
     (seconds > 0.0).then(|| Duration::from_secs_f64(seconds.min(3600.0)))
 }
 
+/// How long a hook may run, and the setting that says so.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limit {
+    pub limit: Option<Duration>,
+    pub setting: &'static str,
+}
+
+impl Limit {
+    /// An event hook's: `[hooks] timeout_seconds`.
+    pub(crate) fn event(seconds: f64) -> Limit {
+        Limit {
+            limit: event_limit(seconds),
+            setting: "[hooks] timeout_seconds",
+        }
+    }
+
+    /// A veto's: `[sessions] hook_timeout_seconds`.
+    pub(crate) fn veto(limit: Option<Duration>) -> Limit {
+        Limit {
+            limit,
+            setting: "[sessions] hook_timeout_seconds",
+        }
+    }
+}
+
 /// Runs one command line for a delivery, to its end or its limit.
-pub(crate) fn run_command(command: &str, delivery: &Delivery, limit: Option<Duration>) -> HookRun {
+pub(crate) fn run_command(command: &str, delivery: &Delivery, limit: Limit) -> HookRun {
     let input = serde_json::to_vec(&delivery.input()).unwrap_or_default();
     let mut run = HookRun {
         command: command.to_string(),
@@ -56,7 +81,7 @@ pub(crate) fn run_command(command: &str, delivery: &Delivery, limit: Option<Dura
         .envs(delivery.environment())
         .current_dir(&delivery.dir)
         .input(input)
-        .limit(limit)
+        .limit(limit.limit)
         // One byte more than is shown, to tell a cut stream.
         .stdout_tail(KEPT_OUTPUT + 1)
         .stderr_tail(KEPT_OUTPUT + 1);
@@ -70,11 +95,12 @@ pub(crate) fn run_command(command: &str, delivery: &Delivery, limit: Option<Dura
                 run.failure = Some("it was killed by a signal".into());
             }
         }
-        Err(Failure::TimedOut(limit)) => {
+        Err(Failure::TimedOut(timeout)) => {
             run.timed_out = true;
             run.failure = Some(format!(
-                "it ran past [hooks] timeout_seconds ({}) and was stopped",
-                crate::exec::seconds(limit)
+                "it ran past {} ({}) and was stopped",
+                limit.setting,
+                crate::exec::seconds(timeout)
             ));
         }
         Err(other) => run.failure = Some(other.describe("/bin/sh")),

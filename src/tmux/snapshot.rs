@@ -213,6 +213,39 @@ fn clients_format() -> RowFormat {
 impl Snapshot {
     /// Reads the whole server in one tmux invocation.
     pub(crate) fn read(tmux: &Tmux) -> Result<Snapshot, TawError> {
+        let (batch, formats) = Snapshot::commands();
+        let output = tmux.run(&batch)?;
+        Snapshot::parse(&output, &formats)
+    }
+
+    /// The snapshot and, in the same tmux invocation, what `more` prints,
+    /// each command's output apart.
+    pub(crate) fn read_with(
+        tmux: &Tmux,
+        more: Vec<Cmd>,
+    ) -> Result<(Snapshot, Vec<String>), TawError> {
+        let (mut batch, formats) = Snapshot::commands();
+        let count = more.len();
+        for (index, cmd) in more.into_iter().enumerate() {
+            batch.push(super::commands::print_format(
+                &super::format::section_marker(index),
+            ));
+            batch.push(cmd);
+        }
+        let output = tmux.run(&batch)?;
+        // The snapshot's rows come before the first marker.
+        let first = super::format::section_marker(0);
+        let (rows, rest) = match output.find(&format!("{first}\n")) {
+            Some(at) if count > 0 => output.split_at(at),
+            _ => (output.as_str(), ""),
+        };
+        Ok((
+            Snapshot::parse(rows, &formats)?,
+            super::format::split_sections(rest, count),
+        ))
+    }
+
+    fn commands() -> (Batch, [RowFormat; 5]) {
         let formats = [
             server_format(),
             sessions_format(),
@@ -226,8 +259,11 @@ impl Snapshot {
         batch.push(Cmd::new("list-windows").args(["-a", "-F", &formats[2].format()]));
         batch.push(Cmd::new("list-panes").args(["-a", "-F", &formats[3].format()]));
         batch.push(Cmd::new("list-clients").args(["-F", &formats[4].format()]));
-        let output = tmux.run(&batch)?;
-        let rows = parse_rows(&output, &formats).map_err(TawError::tmux)?;
+        (batch, formats)
+    }
+
+    fn parse(output: &str, formats: &[RowFormat]) -> Result<Snapshot, TawError> {
+        let rows = parse_rows(output, formats).map_err(TawError::tmux)?;
         Snapshot::from_rows(&rows)
     }
 

@@ -225,6 +225,11 @@ pub(crate) fn move_pane(
         }
         tmux.run(&batch)?;
     }
+    // A pane in another session: the pane roster (when kept) learns it,
+    // so its close is told with the session it is in.
+    if session != pane.session {
+        crate::events::roster::refresh(tmux);
+    }
     let after = Snapshot::read(tmux)?;
     let records = Records::new(&after);
     let moved = after
@@ -239,24 +244,52 @@ pub(crate) fn move_pane(
         || (source_session_windows == 1
             && source_left.is_none()
             && after.session(pane.session).is_none());
+    let moved = Moved {
+        previous,
+        changed: true,
+        pane: records.pane(moved),
+        source_layout: source_left.map(|w| records.pane_layout(w)),
+        target_layout: records.pane_layout(target_window),
+        created_workspace: created_workspace.and_then(|s| records.workspace_by_id(s)),
+        created_tab: created_tab
+            .and_then(|(s, w)| after.window(s, w))
+            .map(|w| records.tab(w)),
+        closed_workspace_id: closed_workspace.then(|| ids::workspace_id(pane.session)),
+        closed_tab_id: source_left
+            .is_none()
+            .then(|| ids::tab_id(pane.session, pane.window)),
+        focused_pane_id: after
+            .active_pane(session, window)
+            .map(|p| ids::pane_id(session, p.id)),
+    };
+    announce_move(tmux, &moved, session, window, pane.id);
     Ok(MoveAnswer {
-        move_result: MoveResult::Moved(Box::new(Moved {
-            previous,
-            changed: true,
-            pane: records.pane(moved),
-            source_layout: source_left.map(|w| records.pane_layout(w)),
-            target_layout: records.pane_layout(target_window),
-            created_workspace: created_workspace.and_then(|s| records.workspace_by_id(s)),
-            created_tab: created_tab
-                .and_then(|(s, w)| after.window(s, w))
-                .map(|w| records.tab(w)),
-            closed_workspace_id: closed_workspace.then(|| ids::workspace_id(pane.session)),
-            closed_tab_id: source_left
-                .is_none()
-                .then(|| ids::tab_id(pane.session, pane.window)),
-            focused_pane_id: after
-                .active_pane(session, window)
-                .map(|p| ids::pane_id(session, p.id)),
-        })),
+        move_result: MoveResult::Moved(Box::new(moved)),
     })
+}
+
+/// herdr's pane.moved: where the pane was, and what the move made and
+/// closed. Only a move taw makes is told: tmux has no hook that names a
+/// pane a hand `join-pane` moved.
+fn announce_move(tmux: &Tmux, moved: &Moved, session: u32, window: u32, pane: u32) {
+    let mut occurrence = crate::events::Occurrence::new("pane.moved")
+        .session(Some(session))
+        .window(Some(window))
+        .pane(Some(pane));
+    if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(moved) {
+        for name in [
+            "previous_pane_id",
+            "previous_workspace_id",
+            "previous_tab_id",
+            "created_workspace",
+            "created_tab",
+            "closed_workspace_id",
+            "closed_tab_id",
+        ] {
+            if let Some(value) = fields.get(name).filter(|v| !v.is_null()) {
+                occurrence = occurrence.data(name, value.clone());
+            }
+        }
+    }
+    crate::events::announce_now(tmux, vec![occurrence]);
 }
