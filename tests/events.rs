@@ -152,6 +152,7 @@ const ALL: &[&str] = &[
     "pane.exited",
     "pane.focused",
     "layout.updated",
+    "pane.updated",
 ];
 
 #[test]
@@ -265,7 +266,8 @@ fn hand_actions_fire_each_event_once() {
                 seen.insert(key.clone())
                     || *event == "layout.updated"
                     || *event == "tab.focused"
-                    || *event == "pane.focused",
+                    || *event == "pane.focused"
+                    || *event == "pane.updated",
                 "{event} twice: {key}"
             );
         }
@@ -311,6 +313,39 @@ fn verbs_fire_each_event_once() {
         .result();
     let pane_id = split["pane"]["pane_id"].as_str().unwrap().to_string();
     recorder.once(&server, "pane.created", "pane_id", &pane_id);
+    // Focus moves: a pane (the split is made without the focus, so the
+    // split pane is selected first), then the other tab of the workspace.
+    let split_tmux = split["pane"]["tmux_id"].as_str().unwrap().to_string();
+    server.tmux(&["select-pane", "-t", &split_tmux]);
+    recorder.once(&server, "pane.focused", "pane_id", &pane_id);
+    server
+        .taw(&["pane", "focus", "--pane", &pane_id, "--direction", "left"])
+        .result();
+    recorder.once(&server, "pane.focused", "pane_id", &root);
+    let active =
+        server.taw(&["workspace", "get", &workspace]).result()["workspace"]["active_tab_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    let other = server
+        .taw(&["tab", "list", "--workspace", &workspace])
+        .result()["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tab_id"].as_str().unwrap().to_string())
+        .find(|t| *t != active)
+        .unwrap();
+    server.taw(&["tab", "focus", &other]).result();
+    recorder.once(&server, "tab.focused", "tab_id", &other);
+    // A label: the pane's watcher tells pane.updated.
+    server.taw(&["pane", "rename", &root, "helper"]).result();
+    server.wait_for("pane.updated with the label", WAIT, || {
+        recorder
+            .heard("pane.updated")
+            .iter()
+            .any(|h| h.input["data"]["pane"]["label"] == "helper")
+    });
 
     server
         .taw(&[
@@ -737,4 +772,27 @@ fn a_pane_moved_to_another_session_closes_there() {
     server.tmux(&["kill-pane", "-t", &pane]);
     let closed = recorder.once(&server, "pane.closed", "pane_id", &moved_id);
     assert_eq!(closed.env["TAW_SESSION"], "=other:");
+}
+
+#[test]
+fn notification_show_fires_the_notification_event() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(&["notification"]));
+    server
+        .taw(&[
+            "notification",
+            "show",
+            "Deploy  done",
+            "--body",
+            "$(touch pwned)",
+            "--sound",
+            "request",
+        ])
+        .result();
+    let heard = recorder.once(&server, "notification", "kind", "request");
+    assert_eq!(heard.env["TAW_MESSAGE"], "Deploy done: $(touch pwned)");
+    assert_eq!(heard.env["TAW_KIND"], "request");
+    assert!(!heard.env.contains_key("TAW_PANE"));
+    assert!(!server.dir.path().join("home/pwned").exists());
 }

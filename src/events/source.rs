@@ -91,7 +91,15 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
             }
         }
         "pane-died" => found.push(at("pane.exited")),
-        "after-select-pane" => found.push(at("pane.focused")),
+        "after-select-pane" => {
+            // The hook names the pane the command was aimed at; the focus
+            // may have moved from it to a neighbour.
+            let focused = fire
+                .pane
+                .and_then(|p| crate::tmux::pane::active_pane_beside(tmux, p))
+                .or(fire.pane);
+            found.push(at("pane.focused").pane(focused));
+        }
         "session-window-changed" => found.push(at("tab.focused")),
         "client-session-changed" => found.push(at("workspace.focused")),
         "after-rename-window" => found.push(at("tab.renamed")),

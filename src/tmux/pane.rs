@@ -144,6 +144,22 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
 
 /// The values of options (or any format variables) of pane `%pane`, in
 /// the order asked; `not_found` when the pane is not there.
+/// The active pane of the window that pane `%pane` is in: a select-pane
+/// that moved the focus from `%pane` (`select-pane -L -t %pane`) names
+/// `%pane` in its hook.
+pub(crate) fn active_pane_beside(tmux: &Tmux, pane: u32) -> Option<u32> {
+    let output = tmux
+        .run_one(Cmd::new("display-message").args([
+            "-p",
+            "-t",
+            &format!("%{pane}"),
+            "--",
+            "#{P:#{?pane_active,#{pane_id},}}",
+        ]))
+        .ok()?;
+    ids::tmux_number(output.trim(), '%')
+}
+
 pub(crate) fn read_values(tmux: &Tmux, pane: u32, names: &[&str]) -> Result<Vec<String>, TawError> {
     let target = format!("%{pane}");
     // display-message falls back to another pane when its target is gone,
