@@ -523,17 +523,22 @@ fn a_hook_that_fails_or_hangs_is_logged_and_holds_nothing_up() {
     assert!(log["path"].as_str().unwrap().ends_with("logs/hooks.log"));
 }
 
-#[test]
-fn no_listener_no_tmux_hooks() {
-    let server = TmuxServer::start();
-    server.load_plugin();
-    let hooks = common::taw_hook_lines(&server);
+/// No hook entry of taw's runs an event's job or keeps the roster.
+fn assert_no_event_hooks(server: &TmuxServer) {
+    let hooks = common::taw_hook_lines(server);
     assert!(
         hooks
             .iter()
             .all(|h| !h.contains("'hooks'") && !h.contains("@agent_wizard_panes")),
         "{hooks:#?}"
     );
+}
+
+#[test]
+fn no_listener_no_tmux_hooks() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    assert_no_event_hooks(&server);
     // A reload with a listener puts its hooks in; taking it out takes them out.
     let recorder = Recorder::new(&server);
     server.write_config(&recorder.config(&["pane.closed"]));
@@ -549,13 +554,7 @@ fn no_listener_no_tmux_hooks() {
     recorder.once(&server, "pane.closed", "pane_id", &pane_id);
     server.write_config("");
     server.taw(&["config", "reload"]).result();
-    let hooks = common::taw_hook_lines(&server);
-    assert!(
-        hooks
-            .iter()
-            .all(|h| !h.contains("'hooks'") && !h.contains("@agent_wizard_panes")),
-        "{hooks:#?}"
-    );
+    assert_no_event_hooks(&server);
     assert_eq!(server.display("%0", "#{@agent_wizard_panes}"), "");
 }
 

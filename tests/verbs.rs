@@ -61,6 +61,11 @@ fn read(server: &TmuxServer, pane: &str, extra: &[&str]) -> String {
 
 /// Types a command line and Enter with `taw pane run`.
 fn run(server: &TmuxServer, pane: &str, command: &str) {
+    // A line typed before the shell drew its prompt shares the prompt's
+    // row with its output.
+    server.wait_for("the shell's prompt", WAIT, || {
+        !read(server, pane, &[]).trim().is_empty()
+    });
     let run = server.taw(&["pane", "run", pane, command]);
     assert_eq!(run.status, 0, "pane run failed: {run:?}");
 }
