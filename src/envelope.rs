@@ -63,6 +63,52 @@ pub(crate) enum ErrorCode {
     ResumeNotAccepted,
     /// A hook (a session's pre-create hook) said no, or took too long.
     HookRefused,
+    /// No plugin has that id (or source).
+    PluginNotFound,
+    /// The plugin is disabled.
+    PluginDisabled,
+    /// The folder holds no herdr-plugin.toml.
+    PluginManifestNotFound,
+    /// The manifest could not be read.
+    PluginManifestReadFailed,
+    /// The manifest is not TOML herdr reads, or a key has the wrong type.
+    PluginManifestParseFailed,
+    /// The registry of plugins could not be read.
+    PluginRegistryLoadFailed,
+    /// The registry of plugins could not be written.
+    PluginRegistrySaveFailed,
+    /// No action of that id.
+    PluginActionNotFound,
+    /// More than one plugin has an action of that id.
+    AmbiguousPluginAction,
+    /// The entry names no platform taw runs on.
+    PlatformUnsupported,
+    /// The plugin needs a newer herdr than taw answers for.
+    PluginRequiresNewerHerdr,
+    InvalidPluginId,
+    InvalidPluginName,
+    InvalidPluginVersion,
+    InvalidPluginMinHerdrVersion,
+    InvalidPluginPlatform,
+    InvalidPluginCommand,
+    InvalidPluginActionId,
+    InvalidPluginActionTitle,
+    InvalidPluginPaneId,
+    InvalidPluginPaneTitle,
+    InvalidPluginPaneSize,
+    InvalidPluginEvent,
+    InvalidPluginContext,
+    InvalidPluginEntrypoint,
+    InvalidPluginLinkHandlerId,
+    InvalidPluginLinkHandlerTitle,
+    InvalidPluginLinkHandlerPattern,
+    InvalidPluginLinkHandlerAction,
+    InvalidPluginManifestPath,
+    /// A plugin's source (a link over an installed plugin, a bad owner/repo).
+    InvalidPluginSource,
+    DuplicatePluginActionId,
+    DuplicatePluginPaneId,
+    DuplicatePluginLinkHandlerId,
 }
 
 impl ErrorCode {

@@ -16,6 +16,7 @@ mod model;
 mod notify;
 mod ops;
 mod paths;
+mod plugin;
 mod report;
 mod sessions;
 mod setup;

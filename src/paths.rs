@@ -66,3 +66,58 @@ pub(crate) fn display(path: &Path) -> String {
     }
     path.display().to_string()
 }
+
+/// Writes `bytes` to `path` whole or not at all: into a file beside it,
+/// synced, then renamed over it, so a reader never sees half of it and a
+/// crash leaves the old file.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNT: AtomicU32 = AtomicU32::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = dir.join(format!(
+        ".{name}.tmp-{}-{}",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut file = std::fs::File::create(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// An exclusive `flock` on an open file, let go when dropped: writers of a
+/// log in several processes take turns.
+pub(crate) struct FileLock(std::os::fd::RawFd);
+
+impl FileLock {
+    pub(crate) fn take(file: &std::fs::File) -> FileLock {
+        use std::os::fd::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: flock on a descriptor this process holds open.
+        unsafe {
+            libc::flock(fd, libc::LOCK_EX);
+        }
+        FileLock(fd)
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // SAFETY: as in `take`; the file outlives the lock.
+        unsafe {
+            libc::flock(self.0, libc::LOCK_UN);
+        }
+    }
+}

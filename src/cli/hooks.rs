@@ -95,7 +95,9 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::Deliver { occurrences } => {
             let listeners = Listeners::from_config(&Config::load_or_defaults().0);
             match serde_json::from_str::<Vec<Occurrence>>(&occurrences) {
-                Ok(found) => events::deliver(&context.tmux(), &listeners, &found),
+                Ok(found) => {
+                    events::deliver(&context.tmux(), &listeners, &found);
+                }
                 Err(error) => run::log_line(&format!("events not delivered: {error}")),
             }
             (envelope_id("hooks", "deliver"), Ok(Reply::Nothing))

@@ -8,6 +8,7 @@ pub(crate) mod layout;
 pub(crate) mod manifest;
 pub(crate) mod notification;
 pub(crate) mod pane;
+pub(crate) mod plugin;
 pub(crate) mod session;
 pub(crate) mod tab;
 pub(crate) mod tmux;
@@ -70,6 +71,9 @@ pub(crate) enum Group {
     /// [hooks] of config.toml: your commands, run when an event fires.
     #[command(subcommand)]
     Hooks(hooks::Verb),
+    /// herdr plugins: their manifests, registry and folders.
+    #[command(subcommand)]
+    Plugin(plugin::Verb),
     /// The per-pane watchers that detect agents.
     #[command(subcommand)]
     Watch(watch::Verb),
@@ -147,6 +151,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Notification(verb) => notification::run(context, verb),
         Group::Config(verb) => config::run(context, verb),
         Group::Hooks(verb) => hooks::run(context, verb),
+        Group::Plugin(verb) => plugin::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
         Group::Watch(verb) => watch::run(context, verb),
         Group::Ui(args) => ui::run(context, args),

@@ -33,8 +33,8 @@ pub(crate) struct EventDef {
     /// The tmux hooks its source needs; none for the watcher's and the
     /// verbs' events.
     pub tmux_hooks: &'static [&'static str],
-    /// Whether plugins' `[[events]]` hear it: every herdr name; taw's own
-    /// are for `[hooks]` only.
+    /// Whether plugins' `[[events]]` hear it: all but the sandbox events,
+    /// which are for `[hooks]` only.
     pub for_plugins: bool,
 }
 
@@ -178,26 +178,26 @@ pub(crate) const EVENTS: &[EventDef] = &[
         "a window's layout changes (a split, a close, a resize, taw layout apply): tmux's window-layout-changed",
         &["window-layout-changed"],
     ),
-    hooks_only(event(
+    event(
         "agent.blocked",
         "an agent asks you something (with pane.agent_status_changed)",
         &[],
-    )),
-    hooks_only(event(
+    ),
+    event(
         "agent.working",
         "an agent starts working (with pane.agent_status_changed)",
         &[],
-    )),
-    hooks_only(event(
+    ),
+    event(
         "agent.idle",
         "an agent waits for you, its turn over in a pane you look at (with pane.agent_status_changed)",
         &[],
-    )),
-    hooks_only(event(
+    ),
+    event(
         "agent.done",
         "an agent ends its turn in a pane nobody looks at, or exits mid-turn (with pane.agent_status_changed)",
         &[],
-    )),
+    ),
     hooks_only(event(
         "sandbox.started",
         "an agent's container comes into a pane (comes with the sandbox verbs)",
@@ -208,11 +208,11 @@ pub(crate) const EVENTS: &[EventDef] = &[
         "an agent's container leaves its pane (comes with the sandbox verbs)",
         &[],
     )),
-    hooks_only(event(
+    event(
         "notification",
         "taw shows a toast (an agent needs you or is done, taw notification show)",
         &[],
-    )),
+    ),
 ];
 
 /// A `[hooks]` key that is asked before taw does something, and can refuse.
@@ -271,6 +271,8 @@ pub(crate) fn hook_commands(config: &Config, name: &str) -> Vec<String> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Listeners {
     hooks: BTreeMap<String, Vec<String>>,
+    /// The `[[events]]` of the enabled plugins that run here.
+    plugins: Vec<crate::plugin::EventListener>,
     /// `[hooks] timeout_seconds`.
     limit_seconds: f64,
 }
@@ -284,13 +286,14 @@ impl Listeners {
             .collect();
         Listeners {
             hooks,
+            plugins: crate::plugin::event_listeners(),
             limit_seconds: config.get(&schema::HOOKS_TIMEOUT_SECONDS),
         }
     }
 
     /// Whether anything listens to `name`.
     pub(crate) fn hears(&self, name: &str) -> bool {
-        self.hooks.contains_key(name)
+        self.hooks.contains_key(name) || self.plugins.iter().any(|p| p.hook.on == name)
     }
 
     /// The `[hooks]` commands of `name`.
@@ -380,13 +383,13 @@ impl Occurrence {
 /// Delivers what happened to its listeners and waits for them: for a
 /// process that was started to do just that (a tmux hook's job, `taw hooks
 /// deliver`). Nothing is read when nothing listens.
-pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurrence]) {
+pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurrence]) -> Delivered {
     let heard: Vec<&Occurrence> = occurrences
         .iter()
         .filter(|occurrence| listeners.hears(&occurrence.event))
         .collect();
     if heard.is_empty() {
-        return;
+        return Delivered::default();
     }
     let deliveries = match payload::build_all(tmux, &heard) {
         Ok(deliveries) => deliveries,
@@ -395,7 +398,7 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
                 "{} not delivered: {}",
                 heard[0].event, error.message
             ));
-            return;
+            return Delivered::default();
         }
     };
     let limit = run::Limit::event(listeners.limit_seconds);
@@ -403,6 +406,25 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
     // own: a hook hears a turn's end before the agent leaves, and a slow
     // hook holds up no other.
     let mut queues: Vec<(String, Vec<payload::Delivery>)> = Vec::new();
+    let mut plugin_runs = Vec::new();
+    for delivery in &deliveries {
+        for listener in listeners
+            .plugins
+            .iter()
+            .filter(|p| p.hook.on == delivery.event)
+        {
+            let listener = listener.clone();
+            let delivery = delivery.clone();
+            let limit = limit.limit;
+            plugin_runs.push(std::thread::spawn(move || {
+                crate::plugin::deliver_event(&listener, &delivery, limit)
+            }));
+        }
+    }
+    let hook_runs = deliveries
+        .iter()
+        .map(|d| listeners.commands(&d.event).len())
+        .sum();
     for delivery in deliveries {
         for command in listeners.commands(&delivery.event) {
             match queues.iter_mut().find(|(line, _)| line == command) {
@@ -423,6 +445,22 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
     for handle in running {
         let _ = handle.join();
     }
+    Delivered {
+        plugin_runs: plugin_runs
+            .into_iter()
+            .filter_map(|handle| handle.join().ok())
+            .collect(),
+        hook_runs,
+    }
+}
+
+/// What a delivery ran.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Delivered {
+    /// Each plugin hook's run, as its log has it.
+    pub plugin_runs: Vec<crate::plugin::run::LogRecord>,
+    /// How many `[hooks]` command runs.
+    pub hook_runs: usize,
 }
 
 /// Announces what happened from a process that must not wait for the

@@ -170,7 +170,7 @@ pub(crate) fn log_line(text: &str) {
     else {
         return;
     };
-    let _lock = Lock::take(&file);
+    let _lock = crate::paths::FileLock::take(&file);
     let line = format!(
         "{} {}\n",
         utc_time(crate::clock::now_ms() / 1000),
@@ -187,30 +187,6 @@ pub(crate) fn log_line(text: &str) {
             if file.set_len(0).is_ok() {
                 let _ = file.write_all(kept.as_bytes());
             }
-        }
-    }
-}
-
-/// An exclusive `flock` on a file, let go when dropped.
-struct Lock(std::os::fd::RawFd);
-
-impl Lock {
-    fn take(file: &std::fs::File) -> Lock {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: flock on a descriptor this process holds open.
-        unsafe {
-            libc::flock(fd, libc::LOCK_EX);
-        }
-        Lock(fd)
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: as in `take`; the file outlives the lock.
-        unsafe {
-            libc::flock(self.0, libc::LOCK_UN);
         }
     }
 }

@@ -117,6 +117,20 @@ pub(crate) fn rehook(tmux: &Tmux, config: &Config) -> Result<Vec<String>> {
     Ok(report.hooks)
 }
 
+/// Who listens changed outside config.toml (a plugin linked, enabled,
+/// disabled): the tmux hooks are planned again and the watchers read their
+/// listeners again. Nothing to do where no server runs or taw is not loaded.
+pub(crate) fn listeners_changed(tmux: &Tmux) {
+    let config = Config::load_or_defaults().0;
+    if rehook(tmux, &config).is_ok() {
+        let stamp = crate::clock::now_ms().to_string();
+        let _ = tmux.run_one(cmd::set_global_option(
+            crate::tmux::options::bookkeeping::CONFIG_STAMP,
+            &stamp,
+        ));
+    }
+}
+
 /// Starts the pane roster when a listener needs it, and takes it away
 /// when none does.
 fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) {

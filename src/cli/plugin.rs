@@ -1,0 +1,252 @@
+//! `taw plugin`: herdr plugins: the registry (`link`, `unlink`, `enable`,
+//! `disable`, `list`, `config-dir`), what they run (`action`, `startup`,
+//! `event`), and the log of those runs. Installing from GitHub and plugin
+//! panes come next.
+
+use super::{Context, envelope_id};
+use crate::envelope::{Reply, Result};
+use crate::events::{Listeners, Occurrence, payload};
+use crate::model::resolve;
+use crate::plugin;
+use clap::Subcommand;
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Verb {
+    /// Register the plugin in a folder (or its herdr-plugin.toml) where it is: no build, nothing run.
+    Link {
+        path: PathBuf,
+        /// Register it disabled.
+        #[arg(long)]
+        disabled: bool,
+    },
+    /// Take a plugin out of the registry; its files stay.
+    Unlink { plugin_id: String },
+    /// Let a plugin's actions, hooks and panes run.
+    Enable { plugin_id: String },
+    /// Keep a plugin registered, running nothing of it.
+    Disable { plugin_id: String },
+    /// Every plugin taw knows, with its manifest read now.
+    List {
+        /// Only this plugin.
+        #[arg(long = "plugin")]
+        plugin_id: Option<String>,
+        /// Accepted for herdr's scripts: the answer is always JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a plugin's own config folder (made when missing).
+    ConfigDir { plugin_id: String },
+    /// Plugins' actions: list them, or run one.
+    #[command(subcommand)]
+    Action(ActionVerb),
+    /// The log of what plugins ran.
+    #[command(subcommand)]
+    Log(LogVerb),
+    /// Run every enabled plugin's [[startup]] commands now.
+    Startup,
+    /// Fire an event at every plugin hooked to it, and the [hooks] of that name.
+    Event {
+        /// The event (tab.created, pane.agent_status_changed...).
+        name: String,
+        /// The event is about this pane (else about nothing).
+        #[arg(long)]
+        pane: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ActionVerb {
+    /// Every action of every plugin (or of one).
+    List {
+        #[arg(long = "plugin")]
+        plugin_id: Option<String>,
+    },
+    /// Run an action, for a pane, tab or workspace (default: the pane taw runs in, else the one in front).
+    Invoke {
+        /// The action's id: local (open) or qualified (acme.review.open).
+        action_id: String,
+        #[arg(long = "plugin")]
+        plugin_id: Option<String>,
+        #[arg(long, conflicts_with_all = ["tab", "workspace"])]
+        pane: Option<String>,
+        #[arg(long, conflicts_with = "workspace")]
+        tab: Option<String>,
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum LogVerb {
+    /// The newest runs, oldest first.
+    List {
+        #[arg(long = "plugin")]
+        plugin_id: Option<String>,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+}
+
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+    match verb {
+        Verb::Link { path, disabled } => (
+            envelope_id("plugin", "link"),
+            plugin::link(&path, !disabled).map(|answer| changed(context, answer)),
+        ),
+        Verb::Unlink { plugin_id } => (
+            envelope_id("plugin", "unlink"),
+            plugin::unlink(&plugin_id).map(|answer| changed(context, answer)),
+        ),
+        Verb::Enable { plugin_id } => (
+            envelope_id("plugin", "enable"),
+            plugin::enable(&plugin_id).map(|answer| changed(context, answer)),
+        ),
+        Verb::Disable { plugin_id } => (
+            envelope_id("plugin", "disable"),
+            plugin::disable(&plugin_id).map(|answer| changed(context, answer)),
+        ),
+        Verb::List { plugin_id, .. } => (
+            envelope_id("plugin", "list"),
+            plugin::list(plugin_id.as_deref()).map(Reply::of),
+        ),
+        Verb::ConfigDir { plugin_id } => (
+            envelope_id("plugin", "config-dir"),
+            plugin::config_dir(&plugin_id).map(|dir| Reply::Text(dir.display().to_string())),
+        ),
+        Verb::Action(ActionVerb::List { plugin_id }) => (
+            envelope_id("plugin", "action:list"),
+            plugin::action_list(plugin_id.as_deref()).map(Reply::of),
+        ),
+        Verb::Action(ActionVerb::Invoke {
+            action_id,
+            plugin_id,
+            pane,
+            tab,
+            workspace,
+        }) => (
+            envelope_id("plugin", "action:invoke"),
+            invoke(
+                context,
+                &action_id,
+                plugin_id.as_deref(),
+                pane,
+                tab,
+                workspace,
+            ),
+        ),
+        Verb::Log(LogVerb::List { plugin_id, limit }) => (
+            envelope_id("plugin", "log:list"),
+            Ok(Reply::of(plugin::log_list(plugin_id.as_deref(), limit))),
+        ),
+        Verb::Startup => (
+            envelope_id("plugin", "startup"),
+            plugin::startup().map(Reply::of),
+        ),
+        Verb::Event { name, pane } => (
+            envelope_id("plugin", "event"),
+            fire(context, &name, pane.as_deref()),
+        ),
+    }
+}
+
+/// After the registry changed: tmux's hooks and the watchers follow.
+fn changed<A: crate::envelope::Answer>(context: &Context, answer: A) -> Reply {
+    crate::setup::live::listeners_changed(&context.tmux());
+    Reply::of(answer)
+}
+
+/// The subject an invocation names, as an occurrence's ids: a pane, a
+/// tab's active pane, a workspace's; else the pane taw runs in, else the
+/// active pane of the session in front.
+fn subject(
+    context: &Context,
+    occurrence: Occurrence,
+    pane: Option<&str>,
+    tab: Option<&str>,
+    workspace: Option<&str>,
+) -> Result<Occurrence> {
+    let snapshot = context.snapshot()?;
+    let found = if let Some(text) = pane {
+        Some(resolve::pane(&snapshot, text)?.clone())
+    } else if let Some(text) = tab {
+        let window = resolve::tab(&snapshot, text)?;
+        snapshot.active_pane(window.session, window.id).cloned()
+    } else if let Some(text) = workspace {
+        let session = resolve::workspace(&snapshot, text)?;
+        snapshot
+            .active_window(session)
+            .and_then(|w| snapshot.active_pane(w.session, w.id))
+            .cloned()
+    } else {
+        super::calling_pane(&snapshot)
+            .and_then(|p| snapshot.pane(p, None))
+            .or_else(|| snapshot.focused_pane())
+            .cloned()
+    };
+    Ok(match found {
+        Some(p) => occurrence
+            .session(Some(p.session))
+            .window(Some(p.window))
+            .pane(Some(p.id)),
+        None => occurrence,
+    })
+}
+
+fn invoke(
+    context: &Context,
+    action_id: &str,
+    plugin_id: Option<&str>,
+    pane: Option<String>,
+    tab: Option<String>,
+    workspace: Option<String>,
+) -> Result<Reply> {
+    let (found, action) = plugin::find_action(action_id, plugin_id)?;
+    let occurrence = subject(
+        context,
+        Occurrence::new("action"),
+        pane.as_deref(),
+        tab.as_deref(),
+        workspace.as_deref(),
+    )?;
+    let tmux = context.tmux();
+    let delivery = payload::build_all(&tmux, &[&occurrence])?
+        .pop()
+        .unwrap_or_default();
+    let mut invocation_context = delivery.context;
+    invocation_context.insert("invocation_source".into(), "cli".into());
+    invocation_context.insert("correlation_id".into(), "cli".into());
+    if let Ok(snapshot) = context.snapshot()
+        && let Some(caller) = super::calling_pane(&snapshot).and_then(|p| snapshot.pane(p, None))
+    {
+        invocation_context.insert(
+            "caller_pane_id".into(),
+            crate::tmux::ids::pane_id(caller.session, caller.id).into(),
+        );
+    }
+    Ok(Reply::of(plugin::invoke(
+        &found,
+        &action,
+        invocation_context,
+    )))
+}
+
+fn fire(context: &Context, name: &str, pane: Option<&str>) -> Result<Reply> {
+    if crate::events::find(name).is_none() {
+        return Err(crate::envelope::TawError::invalid_argument(format!(
+            "{name:?} is no event taw knows; taw hooks list names them"
+        )));
+    }
+    let occurrence = match pane {
+        Some(_) => subject(context, Occurrence::new(name), pane, None, None)?,
+        None => Occurrence::new(name),
+    };
+    let config = crate::config::Config::load_or_defaults().0;
+    let listeners = Listeners::from_config(&config);
+    let delivered = crate::events::deliver(&context.tmux(), &listeners, &[occurrence]);
+    Ok(Reply::of(plugin::EventFired {
+        event: name.to_string(),
+        delivered: delivered.plugin_runs,
+        hooks: delivered.hook_runs,
+    }))
+}

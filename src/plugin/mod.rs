@@ -1,0 +1,406 @@
+//! herdr plugins under tmux: the manifest (`manifest.rs`), the registry of
+//! the plugins taw knows (`registry.rs`), and the operations the `taw
+//! plugin` verbs share.
+
+pub(crate) mod env;
+pub(crate) mod manifest;
+pub(crate) mod registry;
+pub(crate) mod run;
+
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use registry::{Entry, PluginInfo, Source};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Linked {
+    pub plugin: PluginInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Unlinked {
+    pub plugin_id: String,
+    pub removed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Listed {
+    pub plugins: Vec<PluginInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Switched {
+    pub plugin: PluginInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Disabled {
+    pub plugin: PluginInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct LogList {
+    pub logs: Vec<run::LogRecord>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct EventFired {
+    pub event: String,
+    /// Each plugin hook's run.
+    pub delivered: Vec<run::LogRecord>,
+    /// How many `[hooks]` commands ran.
+    pub hooks: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct StartupRan {
+    pub runs: Vec<run::LogRecord>,
+}
+
+/// herdr's PluginActionInfo.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ActionInfo {
+    pub plugin_id: String,
+    pub action_id: String,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contexts: Option<Vec<String>>,
+    pub command: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platforms: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ActionList {
+    pub actions: Vec<ActionInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ActionInvoked {
+    pub action: ActionInfo,
+    pub context: serde_json::Value,
+    pub log: run::LogRecord,
+}
+
+answers!(
+    LogList => "plugin_log_list",
+    EventFired => "plugin_event_fired",
+    StartupRan => "plugin_startup",
+    ActionList => "plugin_action_list",
+    ActionInvoked => "plugin_action_invoked",
+);
+
+answers!(
+    Linked => "plugin_linked",
+    Unlinked => "plugin_unlinked",
+    Listed => "plugin_list",
+    Switched => "plugin_enabled",
+    Disabled => "plugin_disabled",
+);
+
+/// The manifest a path names: a folder holding `herdr-plugin.toml`, or the
+/// file itself.
+fn manifest_path(path: &Path) -> Result<PathBuf> {
+    let path = std::fs::canonicalize(path).map_err(|error| {
+        TawError::new(
+            ErrorCode::InvalidPluginManifestPath,
+            format!("{}: {error}", path.display()),
+        )
+    })?;
+    if path.is_dir() {
+        let file = path.join(manifest::FILE_NAME);
+        if !file.is_file() {
+            return Err(TawError::new(
+                ErrorCode::PluginManifestNotFound,
+                format!("{} holds no {}", path.display(), manifest::FILE_NAME),
+            ));
+        }
+        Ok(file)
+    } else {
+        Ok(path)
+    }
+}
+
+/// `taw plugin link <path>`: registers a plugin where it is, with no build
+/// and nothing run. A link over an installed plugin of the same id is
+/// refused; over a linked one, it takes its place.
+pub(crate) fn link(path: &Path, enabled: bool) -> Result<Linked> {
+    let file = manifest_path(path)?;
+    let manifest = manifest::load(&file, &registry::compat_version())?;
+    let id = manifest.plugin_id.clone();
+    if let Some(installed) = registry::entries()?
+        .into_iter()
+        .find(|e| e.plugin_id == id && e.source.kind != "local")
+    {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginSource,
+            format!(
+                "{id} is installed from {}; `taw plugin uninstall {id}` first",
+                installed.source.kind
+            ),
+        ));
+    }
+    let root = file
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("/"));
+    registry::register(Entry {
+        plugin_id: id.clone(),
+        manifest_path: file.display().to_string(),
+        plugin_root: root.display().to_string(),
+        enabled,
+        source: Source::local(),
+    })?;
+    registry::config_dir(&id)?;
+    registry::state_dir(&id)?;
+    Ok(Linked {
+        plugin: registry::plugin(&id)?,
+    })
+}
+
+/// `taw plugin unlink <id>`: the registry's entry only; files stay.
+pub(crate) fn unlink(id: &str) -> Result<Unlinked> {
+    Ok(Unlinked {
+        plugin_id: id.to_string(),
+        removed: registry::unregister(id)?,
+    })
+}
+
+pub(crate) fn list(only: Option<&str>) -> Result<Listed> {
+    let mut plugins = registry::plugins()?;
+    if let Some(id) = only {
+        plugins.retain(|p| p.manifest.plugin_id == id);
+        if plugins.is_empty() {
+            return Err(registry::not_found(id));
+        }
+    }
+    Ok(Listed { plugins })
+}
+
+pub(crate) fn enable(id: &str) -> Result<Switched> {
+    registry::set_enabled(id, true)?;
+    Ok(Switched {
+        plugin: registry::plugin(id)?,
+    })
+}
+
+pub(crate) fn disable(id: &str) -> Result<Disabled> {
+    registry::set_enabled(id, false)?;
+    Ok(Disabled {
+        plugin: registry::plugin(id)?,
+    })
+}
+
+/// `taw plugin config-dir <id>`: the plugin's own config folder, made.
+pub(crate) fn config_dir(id: &str) -> Result<PathBuf> {
+    registry::plugin(id)?;
+    registry::config_dir(id)
+}
+
+/// One `[[events]]` entry of an enabled plugin that runs here.
+#[derive(Debug, Clone)]
+pub(crate) struct EventListener {
+    pub plugin: PluginInfo,
+    pub hook: manifest::EventHook,
+}
+
+/// The `[[events]]` entries that listen: of enabled plugins whose manifest
+/// reads, for this platform. A registry that cannot be read has none.
+pub(crate) fn event_listeners() -> Vec<EventListener> {
+    let Ok(plugins) = registry::plugins() else {
+        return Vec::new();
+    };
+    plugins
+        .into_iter()
+        .filter(|p| p.enabled && p.available())
+        .flat_map(|plugin| {
+            let hooks: Vec<manifest::EventHook> = plugin
+                .manifest
+                .events
+                .iter()
+                .filter(|hook| manifest::runs_here(&hook.platforms, &plugin.manifest.platforms))
+                .filter(|hook| crate::events::find(&hook.on).is_some_and(|def| def.for_plugins))
+                .cloned()
+                .collect();
+            hooks.into_iter().map(move |hook| EventListener {
+                plugin: plugin.clone(),
+                hook,
+            })
+        })
+        .collect()
+}
+
+/// Runs one plugin's hook for an event: herdr's envelope in
+/// HERDR_PLUGIN_EVENT_JSON, the event's subject as its context.
+pub(crate) fn deliver_event(
+    listener: &EventListener,
+    delivery: &crate::events::payload::Delivery,
+    limit: Option<std::time::Duration>,
+) -> run::LogRecord {
+    let invocation = env::Invocation {
+        event: delivery.event.clone(),
+        context: delivery.context.clone(),
+        event_json: Some(serde_json::json!({
+            "event": crate::events::snake_name(&delivery.event),
+            "data": delivery.data,
+        })),
+    };
+    run::run(
+        &listener.plugin,
+        &listener.hook.command,
+        &invocation,
+        None,
+        limit,
+    )
+}
+
+/// The longest a plugin's startup command or action may run.
+const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// `taw plugin log list`.
+pub(crate) fn log_list(plugin: Option<&str>, limit: usize) -> LogList {
+    LogList {
+        logs: run::log(plugin, limit),
+    }
+}
+
+/// `taw plugin startup`: every enabled plugin's `[[startup]]` commands that
+/// run here, plugins in id order, each with HERDR_PLUGIN_EVENT=startup and
+/// no pane, tab or workspace.
+pub(crate) fn startup() -> Result<StartupRan> {
+    let mut runs = Vec::new();
+    for plugin in registry::plugins()?
+        .into_iter()
+        .filter(|p| p.enabled && p.available())
+    {
+        for command in &plugin.manifest.startup {
+            if !manifest::runs_here(&command.platforms, &plugin.manifest.platforms) {
+                continue;
+            }
+            let mut context = serde_json::Map::new();
+            context.insert("invocation_source".into(), "startup".into());
+            context.insert("correlation_id".into(), "plugin.startup".into());
+            let invocation = env::Invocation {
+                event: "startup".into(),
+                context,
+                event_json: None,
+            };
+            runs.push(run::run(
+                &plugin,
+                &command.command,
+                &invocation,
+                None,
+                Some(RUN_LIMIT),
+            ));
+        }
+    }
+    Ok(StartupRan { runs })
+}
+
+fn action_info(plugin: &PluginInfo, action: &manifest::Action) -> ActionInfo {
+    ActionInfo {
+        plugin_id: plugin.manifest.plugin_id.clone(),
+        action_id: action.id.clone(),
+        title: action.title.clone(),
+        description: action.description.clone(),
+        contexts: action.contexts.clone(),
+        command: action.command.clone(),
+        platforms: action
+            .platforms
+            .clone()
+            .or_else(|| plugin.manifest.platforms.clone()),
+    }
+}
+
+/// `taw plugin action list`.
+pub(crate) fn action_list(only: Option<&str>) -> Result<ActionList> {
+    let plugins = list(only)?.plugins;
+    Ok(ActionList {
+        actions: plugins
+            .iter()
+            .flat_map(|p| p.manifest.actions.iter().map(move |a| action_info(p, a)))
+            .collect(),
+    })
+}
+
+/// The action an id names: local (`open`) or qualified
+/// (`persiyanov.reviewr.open`), in one plugin or across all.
+pub(crate) fn find_action(
+    id: &str,
+    plugin_id: Option<&str>,
+) -> Result<(PluginInfo, manifest::Action)> {
+    let plugins = list(plugin_id)?.plugins;
+    let mut found: Vec<(PluginInfo, manifest::Action)> = Vec::new();
+    for plugin in plugins {
+        for action in &plugin.manifest.actions {
+            let qualified = format!("{}.{}", plugin.manifest.plugin_id, action.id);
+            if action.id == id || qualified == id {
+                found.push((plugin.clone(), action.clone()));
+            }
+        }
+    }
+    match found.len() {
+        0 => Err(TawError::new(
+            ErrorCode::PluginActionNotFound,
+            format!("no plugin action {id:?}; `taw plugin action list` shows them"),
+        )),
+        1 => {
+            let (plugin, action) = found.pop().expect("one");
+            if !plugin.enabled {
+                return Err(TawError::new(
+                    ErrorCode::PluginDisabled,
+                    format!(
+                        "{} is disabled; `taw plugin enable {}`",
+                        plugin.manifest.plugin_id, plugin.manifest.plugin_id
+                    ),
+                ));
+            }
+            if !manifest::runs_here(&action.platforms, &plugin.manifest.platforms) {
+                return Err(TawError::new(
+                    ErrorCode::PlatformUnsupported,
+                    format!("{id} does not run on {}", manifest::this_platform()),
+                ));
+            }
+            Ok((plugin, action))
+        }
+        _ => Err(TawError::new(
+            ErrorCode::AmbiguousPluginAction,
+            format!(
+                "{id:?} is an action of {}; name one with --plugin",
+                found
+                    .iter()
+                    .map(|(p, _)| p.manifest.plugin_id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// `taw plugin action invoke`: runs the action with the context of
+/// `delivery` (the pane, tab and workspace it is invoked for).
+pub(crate) fn invoke(
+    plugin: &PluginInfo,
+    action: &manifest::Action,
+    context: serde_json::Map<String, serde_json::Value>,
+) -> ActionInvoked {
+    let invocation = env::Invocation {
+        event: "action".into(),
+        context,
+        event_json: None,
+    };
+    let log = run::run(
+        plugin,
+        &action.command,
+        &invocation,
+        Some(&action.id),
+        Some(RUN_LIMIT),
+    );
+    ActionInvoked {
+        action: action_info(plugin, action),
+        context: env::context_json(&invocation.context),
+        log,
+    }
+}

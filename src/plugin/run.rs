@@ -1,0 +1,175 @@
+//! Running a plugin's command: its argv with no shell, in the plugin's
+//! root, with the environment of `env.rs`, its outputs kept (the last
+//! 64 KiB of each), and a record of the run in the plugin log that `taw
+//! plugin log list` reads (the newest 200 runs).
+
+use super::env::{self, Invocation};
+use super::registry::PluginInfo;
+use crate::exec::{Failure, Program};
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Seek, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The most of each output stream a run keeps.
+const KEPT: usize = 64 * 1024;
+
+/// How many runs the log keeps.
+const LOG_KEPT: usize = 200;
+
+/// herdr's PluginCommandLogInfo.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct LogRecord {
+    pub log_id: String,
+    pub plugin_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    pub command: Vec<String>,
+    /// `succeeded` or `failed`.
+    pub status: String,
+    pub started_unix_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_unix_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Runs `argv` for `plugin`, to its end or `limit`, and logs the run.
+pub(crate) fn run(
+    plugin: &PluginInfo,
+    argv: &[String],
+    invocation: &Invocation,
+    action_id: Option<&str>,
+    limit: Option<Duration>,
+) -> LogRecord {
+    let started = crate::clock::now_ms();
+    let mut record = LogRecord {
+        log_id: format!("plugin-log-{started}-{}", std::process::id()),
+        plugin_id: plugin.manifest.plugin_id.clone(),
+        action_id: action_id.map(str::to_string),
+        event: (invocation.event != "action").then(|| invocation.event.clone()),
+        command: argv.to_vec(),
+        status: "failed".into(),
+        started_unix_ms: started,
+        finished_unix_ms: None,
+        exit_code: None,
+        stdout: None,
+        stderr: None,
+        error: None,
+    };
+    let environment = match env::environment(plugin, invocation, std::env::vars()) {
+        Ok(environment) => environment,
+        Err(error) => {
+            record.error = Some(error.message);
+            append(&record);
+            return record;
+        }
+    };
+    let Some((program, args)) = argv.split_first() else {
+        record.error = Some("the command is empty".into());
+        append(&record);
+        return record;
+    };
+    // A relative program (`./bin/x`) is the plugin's own, from its root.
+    let program_path = if program.contains('/') && !program.starts_with('/') {
+        PathBuf::from(&plugin.plugin_root).join(program)
+    } else {
+        PathBuf::from(program)
+    };
+    let outcome = Program::new(&program_path)
+        .args(args)
+        .env_clear()
+        .envs(environment)
+        .current_dir(&plugin.plugin_root)
+        .limit(limit)
+        .stdout_tail(KEPT + 1)
+        .stderr_tail(KEPT + 1)
+        .output();
+    record.finished_unix_ms = Some(crate::clock::now_ms());
+    match outcome {
+        Ok(output) => {
+            record.exit_code = output.status.code();
+            if output.status.success() {
+                record.status = "succeeded".into();
+            }
+            record.stdout = Some(kept(&output.stdout));
+            record.stderr = Some(kept(&output.stderr));
+        }
+        Err(Failure::TimedOut(limit)) => {
+            record.error = Some(format!(
+                "it ran past {} and was stopped",
+                crate::exec::seconds(limit)
+            ))
+        }
+        Err(Failure::NotFound) => record.error = Some(format!("{program}: no such program")),
+        Err(other) => record.error = Some(other.describe(program)),
+    }
+    append(&record);
+    record
+}
+
+/// The last 64 KiB of a stream, with a note when there was more.
+fn kept(bytes: &[u8]) -> String {
+    if bytes.len() > KEPT {
+        format!(
+            "{}\n(earlier output cut; the last 64 KiB are above)",
+            String::from_utf8_lossy(&bytes[bytes.len() - KEPT..])
+        )
+    } else {
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
+fn log_path() -> PathBuf {
+    super::registry::plugins_dir().join("log.jsonl")
+}
+
+/// Adds a run to the log; past twice what it keeps, the older go.
+fn append(record: &LogRecord) {
+    let path = log_path();
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(&path)
+    else {
+        return;
+    };
+    let _lock = crate::paths::FileLock::take(&file);
+    let Ok(line) = serde_json::to_string(record) else {
+        return;
+    };
+    let _ = writeln!(file, "{line}");
+    let mut text = String::new();
+    if file.rewind().is_ok() && file.read_to_string(&mut text).is_ok() {
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.len() > 2 * LOG_KEPT {
+            let kept = lines[lines.len() - LOG_KEPT..].join("\n") + "\n";
+            if file.set_len(0).is_ok() {
+                let _ = file.write_all(kept.as_bytes());
+            }
+        }
+    }
+}
+
+/// The newest `limit` runs (of one plugin, or all), oldest first.
+pub(crate) fn log(plugin: Option<&str>, limit: usize) -> Vec<LogRecord> {
+    let text = std::fs::read_to_string(log_path()).unwrap_or_default();
+    let records: Vec<LogRecord> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<LogRecord>(line).ok())
+        .filter(|r| plugin.is_none_or(|id| r.plugin_id == id))
+        .collect();
+    records[records.len().saturating_sub(limit)..].to_vec()
+}

@@ -1,0 +1,314 @@
+//! herdr plugins linked from a folder, against a real tmux with the plugin
+//! loaded: the registry verbs, a malformed manifest, and the environment
+//! every plugin process sees (an action, a startup hook, an event hook).
+
+mod common;
+
+use common::TmuxServer;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A plugin whose every command writes its HERDR_/TAW_ environment into
+/// its state folder, as `<what>.env`.
+fn env_plugin(server: &TmuxServer, id: &str) -> PathBuf {
+    let dir = server.dir.path().join("plugins-src").join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        format!(
+            r#"id = "{id}"
+name = "Env dump"
+version = "1.0.0"
+min_herdr_version = "0.7.1"
+platforms = ["linux", "macos"]
+
+[[startup]]
+command = ["sh", "dump.sh", "startup"]
+
+[[actions]]
+id = "dump"
+title = "Dump the environment"
+command = ["sh", "dump.sh", "action"]
+
+[[events]]
+on = "tab.created"
+command = ["sh", "dump.sh", "event"]
+"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("dump.sh"),
+        "env | grep -E '^(HERDR|TAW)_' > \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\npwd >> \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\nmv \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\" \"$HERDR_PLUGIN_STATE_DIR/$1.env\"\necho \"ran $1\"\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn dumped(server: &TmuxServer, id: &str, what: &str) -> Option<BTreeMap<String, String>> {
+    let path = server
+        .state_dir()
+        .join("plugins/state")
+        .join(id)
+        .join(format!("{what}.env"));
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut env: BTreeMap<String, String> = text
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    env.insert(
+        "PWD_SEEN".into(),
+        text.lines().last().unwrap_or("").to_string(),
+    );
+    Some(env)
+}
+
+/// Every herdr variable has its TAW_ twin with the same value, and no
+/// socket path is there.
+fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
+    for (name, value) in env.iter().filter(|(n, _)| n.starts_with("HERDR_")) {
+        let twin = format!("TAW_{}", &name["HERDR_".len()..]);
+        assert_eq!(env.get(&twin), Some(value), "{twin} beside {name}");
+    }
+    assert!(!env.contains_key("HERDR_SOCKET_PATH"), "{env:#?}");
+    assert!(!env.contains_key("TAW_SOCKET_PATH"), "{env:#?}");
+    assert_eq!(env["HERDR_ENV"], "1");
+    assert_eq!(env["HERDR_PLUGIN_ID"], "test.envdump");
+    let root = std::fs::canonicalize(root).unwrap();
+    assert_eq!(env["HERDR_PLUGIN_ROOT"], root.display().to_string());
+    assert_eq!(env["PWD_SEEN"], root.display().to_string());
+    assert!(env["HERDR_BIN_PATH"].ends_with("/taw"));
+    assert!(env["HERDR_PLUGIN_CONFIG_DIR"].ends_with("config/plugins/test.envdump"));
+    assert!(env["HERDR_PLUGIN_STATE_DIR"].ends_with("state/plugins/state/test.envdump"));
+    let context: Value = serde_json::from_str(&env["HERDR_PLUGIN_CONTEXT_JSON"]).unwrap();
+    for field in [
+        "workspace_id",
+        "tab_id",
+        "focused_pane_id",
+        "clicked_url",
+        "invocation_source",
+    ] {
+        assert!(context.get(field).is_some(), "{field} missing in {context}");
+    }
+}
+
+/// taw, with a socket path of a herdr the caller runs in.
+fn taw_in_herdr(server: &TmuxServer, args: &[&str]) -> common::Run {
+    server.taw_with(
+        args,
+        &[
+            ("HERDR_SOCKET_PATH", "/tmp/herdr.sock"),
+            ("TAW_SOCKET_PATH", "/tmp/herdr.sock"),
+            ("HERDR_PANE_ID", "w9:p9"),
+        ],
+    )
+}
+
+#[test]
+fn link_list_enable_disable_unlink() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = env_plugin(&server, "test.envdump");
+    let linked = server
+        .taw(&["plugin", "link", dir.to_str().unwrap(), "--disabled"])
+        .result();
+    assert_eq!(linked["type"], "plugin_linked");
+    assert_eq!(linked["plugin"]["plugin_id"], "test.envdump");
+    assert_eq!(linked["plugin"]["enabled"], false);
+    assert_eq!(linked["plugin"]["source"]["kind"], "local");
+    let list = server.taw(&["plugin", "list"]).result();
+    assert_eq!(list["plugins"].as_array().unwrap().len(), 1);
+    let refused = server.taw(&["plugin", "action", "invoke", "dump"]);
+    assert_eq!(refused.error_code(), "plugin_disabled");
+    let enabled = server.taw(&["plugin", "enable", "test.envdump"]).result();
+    assert_eq!(enabled["type"], "plugin_enabled");
+    assert_eq!(enabled["plugin"]["enabled"], true);
+    let actions = server.taw(&["plugin", "action", "list"]).result();
+    assert_eq!(actions["actions"][0]["action_id"], "dump");
+    assert_eq!(
+        actions["actions"][0]["platforms"],
+        serde_json::json!(["linux", "macos"])
+    );
+    let config_dir = server.taw(&["plugin", "config-dir", "test.envdump"]);
+    assert!(
+        config_dir.stdout.trim().ends_with("plugins/test.envdump"),
+        "{config_dir:?}"
+    );
+    assert!(Path::new(config_dir.stdout.trim()).is_dir());
+    let disabled = server.taw(&["plugin", "disable", "test.envdump"]).result();
+    assert_eq!(disabled["type"], "plugin_disabled");
+    let unlinked = server.taw(&["plugin", "unlink", "test.envdump"]).result();
+    assert_eq!(unlinked["removed"], true);
+    assert!(
+        dir.join("herdr-plugin.toml").exists(),
+        "unlink keeps the files"
+    );
+    let again = server.taw(&["plugin", "unlink", "test.envdump"]).result();
+    assert_eq!(again["removed"], false);
+    assert_eq!(
+        server
+            .taw(&["plugin", "enable", "test.envdump"])
+            .error_code(),
+        "plugin_not_found"
+    );
+}
+
+#[test]
+fn a_malformed_manifest_names_file_key_and_rule_and_registers_nothing() {
+    let server = TmuxServer::start();
+    let dir = server.dir.path().join("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        "id = \"bad\"\nname = \"Bad\"\nversion = \"1\"\nmin_herdr_version = \"0.7.1\"\n[[actions]]\nid = \"go\"\ntitle = \"Go\"\ncommand = []\n",
+    )
+    .unwrap();
+    let run = server.taw(&["plugin", "link", dir.to_str().unwrap()]);
+    assert_eq!(run.error_code(), "invalid_plugin_command");
+    let message = run.error_json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("herdr-plugin.toml"), "{message}");
+    assert!(message.contains("actions[0].command"), "{message}");
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        "id = \"bad\"\nname = \"Bad\"\nversion = \"1\"\nmin_herdr_version = \"9.0.0\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        server
+            .taw(&["plugin", "link", dir.to_str().unwrap()])
+            .error_code(),
+        "plugin_requires_newer_herdr"
+    );
+    // [plugins] compat_herdr_version raises what taw answers for.
+    server.write_config("[plugins]\ncompat_herdr_version = \"9.1.0\"\n");
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    server.write_config("");
+    let list = server.taw(&["plugin", "list"]).result();
+    let warnings = list["plugins"][0]["warnings"].to_string();
+    assert!(warnings.contains("manifest unavailable"), "{warnings}");
+    let empty = server.dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert_eq!(
+        server
+            .taw(&["plugin", "link", empty.to_str().unwrap()])
+            .error_code(),
+        "plugin_manifest_not_found"
+    );
+}
+
+#[test]
+fn every_plugin_process_sees_the_environment_contract() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = env_plugin(&server, "test.envdump");
+    taw_in_herdr(&server, &["plugin", "link", dir.to_str().unwrap()]).result();
+    let pane = server.new_window("main", "work", "");
+    let window = server.display(&pane, "#{window_id}");
+    let pane_record = server.taw(&["pane", "get", &pane]).result();
+    let pane_id = pane_record["pane"]["pane_id"].as_str().unwrap().to_string();
+
+    // An action with --pane: that pane's ids, its tab's, its workspace's.
+    let invoked = taw_in_herdr(
+        &server,
+        &["plugin", "action", "invoke", "dump", "--pane", &pane],
+    )
+    .result();
+    assert_eq!(invoked["type"], "plugin_action_invoked");
+    assert_eq!(invoked["log"]["status"], "succeeded");
+    assert_eq!(invoked["log"]["stdout"], "ran action\n");
+    let action = dumped(&server, "test.envdump", "action").unwrap();
+    check_contract(&action, &dir);
+    assert_eq!(action["HERDR_PLUGIN_EVENT"], "action");
+    assert_eq!(action["HERDR_PANE_ID"], pane_id);
+    assert_eq!(action["HERDR_WORKSPACE_ID"], "w1");
+    assert!(!action.contains_key("HERDR_PLUGIN_EVENT_JSON"));
+    let context: Value = serde_json::from_str(&action["HERDR_PLUGIN_CONTEXT_JSON"]).unwrap();
+    assert_eq!(context["focused_pane_id"], pane_id);
+    assert_eq!(context["pane"]["pane_id"], pane_id);
+    assert_eq!(context["invocation_source"], "cli");
+
+    // A startup hook: no pane, tab or workspace.
+    let startup = taw_in_herdr(&server, &["plugin", "startup"]).result();
+    assert_eq!(startup["runs"][0]["status"], "succeeded");
+    let started = dumped(&server, "test.envdump", "startup").unwrap();
+    check_contract(&started, &dir);
+    assert_eq!(started["HERDR_PLUGIN_EVENT"], "startup");
+    for name in ["HERDR_PANE_ID", "HERDR_TAB_ID", "HERDR_WORKSPACE_ID"] {
+        assert!(!started.contains_key(name), "{name} in a startup hook");
+    }
+
+    // An event hook, from a window made by hand: herdr's envelope.
+    let made = server.new_window("main", "hand", "");
+    let made_window = server.display(&made, "#{window_id}");
+    server.wait_for("the tab.created hook", WAIT, || {
+        dumped(&server, "test.envdump", "event")
+            .is_some_and(|env| env["HERDR_PLUGIN_EVENT_JSON"].contains(&made_window))
+    });
+    let event = dumped(&server, "test.envdump", "event").unwrap();
+    check_contract(&event, &dir);
+    assert_eq!(event["HERDR_PLUGIN_EVENT"], "tab.created");
+    let envelope: Value = serde_json::from_str(&event["HERDR_PLUGIN_EVENT_JSON"]).unwrap();
+    assert_eq!(envelope["event"], "tab_created");
+    assert_eq!(envelope["data"]["type"], "tab_created");
+    assert_eq!(envelope["data"]["tab"]["tmux_id"], made_window);
+    assert!(event.contains_key("HERDR_TAB_ID"));
+    assert_ne!(window, made_window);
+
+    // The log has each run.
+    let log = server
+        .taw(&["plugin", "log", "list", "--plugin", "test.envdump"])
+        .result();
+    let events: Vec<Value> = log["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["event"].clone())
+        .collect();
+    assert!(
+        events.contains(&Value::String("tab.created".into())),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&Value::String("startup".into())),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn plugin_event_fires_plugin_hooks_and_the_hooks_of_that_name() {
+    let server = TmuxServer::start();
+    let dir = env_plugin(&server, "test.envdump");
+    let heard = server.dir.path().join("heard");
+    server.write_config(&format!(
+        "[hooks]\n\"tab.created\" = \"echo $TAW_EVENT > '{}'\"\n",
+        heard.display()
+    ));
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    let fired = server
+        .taw(&["plugin", "event", "tab.created", "--pane", "%0"])
+        .result();
+    assert_eq!(fired["type"], "plugin_event_fired");
+    assert_eq!(fired["delivered"][0]["plugin_id"], "test.envdump");
+    assert_eq!(fired["delivered"][0]["status"], "succeeded");
+    assert_eq!(fired["hooks"], 1);
+    assert_eq!(
+        std::fs::read_to_string(&heard).unwrap().trim(),
+        "tab.created"
+    );
+    assert_eq!(
+        server.taw(&["plugin", "event", "tab.made"]).error_code(),
+        "invalid_argument"
+    );
+}
