@@ -77,6 +77,8 @@ pub(crate) enum ErrorCode {
     PluginRegistryLoadFailed,
     /// The registry of plugins could not be written.
     PluginRegistrySaveFailed,
+    /// A plugin's build command failed; nothing was installed.
+    PluginBuildFailed,
     /// No action of that id.
     PluginActionNotFound,
     /// More than one plugin has an action of that id.

@@ -1,6 +1,10 @@
 //! herdr plugins linked from a folder, against a real tmux with the plugin
 //! loaded: the registry verbs, a malformed manifest, and the environment
-//! every plugin process sees (an action, a startup hook, an event hook).
+//! every plugin process sees (an action, a startup hook, an event hook);
+//! installs from local bare repositories through `TAW_GITHUB_URL`.
+
+// The tests make git repositories with git itself.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 
@@ -311,4 +315,249 @@ fn plugin_event_fires_plugin_hooks_and_the_hooks_of_that_name() {
         server.taw(&["plugin", "event", "tab.made"]).error_code(),
         "invalid_argument"
     );
+}
+
+/// A bare repository `<dir>/gh/<owner>/<repo>.git` holding `files`, one
+/// commit; the commit's id.
+fn bare_repo(server: &TmuxServer, owner: &str, repo: &str, files: &[(&str, &str)]) -> String {
+    let work = server.dir.path().join("src-repos").join(owner).join(repo);
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    for (name, text) in files {
+        std::fs::write(work.join(name), text).unwrap();
+    }
+    let git = |dir: &Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&work, &["init", "-q"]);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-q", "-m", "plugin"]);
+    let bare = server
+        .dir
+        .path()
+        .join("gh")
+        .join(owner)
+        .join(format!("{repo}.git"));
+    let _ = std::fs::remove_dir_all(&bare);
+    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    git(
+        server.dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            work.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    git(&work, &["rev-parse", "HEAD"])
+}
+
+fn mirror(server: &TmuxServer) -> String {
+    format!("file://{}", server.dir.path().join("gh").display())
+}
+
+fn manifest_with_build(build: &str) -> String {
+    format!(
+        "id = \"acme.tool\"\nname = \"Tool\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\nplatforms = [\"linux\", \"macos\"]\n[[build]]\ncommand = [\"sh\", \"-c\", {build:?}]\n[[actions]]\nid = \"hello\"\ntitle = \"Hello\"\ncommand = [\"cat\", \"built\"]\n"
+    )
+}
+
+fn github_folders(server: &TmuxServer) -> Vec<String> {
+    std::fs::read_dir(server.state_dir().join("plugins/github/acme"))
+        .map(|read| {
+            read.flatten()
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn install_from_a_mirror_with_the_trust_preview() {
+    let server = TmuxServer::start();
+    let commit = bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[("herdr-plugin.toml", &manifest_with_build("echo ok > built"))],
+    );
+    let url = mirror(&server);
+    let env = [("TAW_GITHUB_URL", url.as_str())];
+    // A folder left by a killed install is cleaned at the next one.
+    let left = server
+        .state_dir()
+        .join("plugins/github/acme/tool@0123456789ab");
+    std::fs::create_dir_all(&left).unwrap();
+
+    // No terminal and no --yes: the preview, exit 2, nothing left.
+    let asked = server.taw_with(&["plugin", "install", "acme/tool"], &env);
+    assert_eq!(asked.status, 2, "{asked:?}");
+    assert!(asked.stdout.is_empty());
+    assert!(
+        asked.stderr.contains("Plugin acme.tool"),
+        "{}",
+        asked.stderr
+    );
+    assert!(
+        asked.stderr.contains(&commit),
+        "the preview names the commit"
+    );
+    assert!(
+        asked.stderr.contains("build:   sh -c 'echo ok > built'"),
+        "{}",
+        asked.stderr
+    );
+    assert!(
+        github_folders(&server).is_empty(),
+        "{:?}",
+        github_folders(&server)
+    );
+    assert!(
+        server.taw(&["plugin", "list"]).result()["plugins"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // --yes: built in its commit's folder, registered.
+    let installed = server
+        .taw_with(&["plugin", "install", "acme/tool", "--yes"], &env)
+        .result();
+    assert_eq!(installed["type"], "plugin_installed");
+    let source = &installed["plugin"]["source"];
+    assert_eq!(source["kind"], "github");
+    assert_eq!(source["resolved_commit"], commit);
+    let folder = format!("tool@{}", &commit[..12]);
+    assert_eq!(github_folders(&server), vec![folder.clone()]);
+    let invoked = server
+        .taw(&["plugin", "action", "invoke", "hello"])
+        .result();
+    assert_eq!(invoked["log"]["stdout"], "ok\n");
+
+    // Again at the same commit: a folder of its own run, the old one gone.
+    server
+        .taw_with(&["plugin", "install", "acme/tool", "--yes"], &env)
+        .result();
+    assert_eq!(github_folders(&server), vec![format!("{folder}-2")]);
+
+    // A pin, and a short commit the remote does not name.
+    let pinned = server
+        .taw_with(
+            &["plugin", "install", &format!("acme/tool@{commit}"), "--yes"],
+            &env,
+        )
+        .result();
+    assert_eq!(pinned["plugin"]["source"]["requested_ref"], commit);
+    let short = server.taw_with(
+        &[
+            "plugin",
+            "install",
+            "acme/tool",
+            "--ref",
+            &commit[..9],
+            "--yes",
+        ],
+        &env,
+    );
+    assert_eq!(short.error_code(), "invalid_plugin_source");
+    assert!(
+        short.stderr.contains("give the full 40-character commit"),
+        "{short:?}"
+    );
+
+    // Uninstall: the record and the folder.
+    server.taw(&["plugin", "uninstall", "acme/tool"]).result();
+    assert!(github_folders(&server).is_empty());
+}
+
+#[test]
+fn a_build_that_fails_installs_nothing_and_shows_its_last_lines() {
+    let server = TmuxServer::start();
+    bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[(
+            "herdr-plugin.toml",
+            &manifest_with_build("echo compiling; echo 'error: no compiler' >&2; exit 3"),
+        )],
+    );
+    let url = mirror(&server);
+    let run = server.taw_with(
+        &["plugin", "install", "acme/tool", "--yes"],
+        &[("TAW_GITHUB_URL", url.as_str())],
+    );
+    // The preview comes first on stderr, then the error's envelope.
+    assert_eq!(run.status, 1, "{run:?}");
+    let envelope: Value = serde_json::from_str(run.stderr.lines().last().unwrap()).unwrap();
+    assert_eq!(envelope["error"]["code"], "plugin_build_failed", "{run:?}");
+    let message = envelope["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("error: no compiler"), "{message}");
+    assert!(message.contains("exit status 3"), "{message}");
+    assert!(github_folders(&server).is_empty());
+    assert!(
+        server.taw(&["plugin", "list"]).result()["plugins"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
+    let bundle = common::repo_root()
+        .parent()
+        .unwrap()
+        .join("shared/plugins/qu8n-herdr-automatic-rename.bundle");
+    if !bundle.exists() || !common::installed("jq") {
+        eprintln!("skipped: the plugin's bundle or jq is not here");
+        return;
+    }
+    let server = TmuxServer::start();
+    let bare = server.dir.path().join("gh/qu8n/herdr-automatic-rename.git");
+    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    let cloned = std::process::Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--bare",
+            bundle.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(cloned.status.success(), "{cloned:?}");
+    let url = mirror(&server);
+    server.load_plugin();
+    server
+        .taw_with(
+            &["plugin", "install", "qu8n/herdr-automatic-rename", "--yes"],
+            &[("TAW_GITHUB_URL", url.as_str())],
+        )
+        .result();
+    server.taw(&["plugin", "startup"]).result();
+    server.tmux(&["new-window", "-d", "-t", "main:", "sleep 300"]);
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    server.wait_for("tabs and sessions numbered", WAIT, || {
+        let windows = server.tmux(&["list-windows", "-a", "-F", "#{window_name}"]);
+        let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
+        windows.lines().any(|w| w == "[2] sleep")
+            && sessions.lines().any(|s| s == "[1] main")
+            && sessions.lines().any(|s| s == "[2] other")
+    });
 }

@@ -13,6 +13,21 @@ use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Verb {
+    /// Fetch a plugin from GitHub (owner/repo[/subdir][@<40-hex commit>]), show what it runs, build it once you say yes, and register it.
+    Install {
+        source: String,
+        /// A branch, a tag, or a full commit to pin.
+        #[arg(long = "ref")]
+        git_ref: Option<String>,
+        /// Install without asking (the preview is still printed).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Take a plugin out and remove the folder its install made.
+    Uninstall {
+        /// Its id, or the owner/repo[/subdir] it came from.
+        plugin: String,
+    },
     /// Register the plugin in a folder (or its herdr-plugin.toml) where it is: no build, nothing run.
     Link {
         path: PathBuf,
@@ -90,6 +105,18 @@ pub(crate) enum LogVerb {
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
+        Verb::Install {
+            source,
+            git_ref,
+            yes,
+        } => (
+            envelope_id("plugin", "install"),
+            install(context, &source, git_ref.as_deref(), yes),
+        ),
+        Verb::Uninstall { plugin } => (
+            envelope_id("plugin", "uninstall"),
+            plugin::install::uninstall(&plugin).map(|answer| changed(context, answer)),
+        ),
         Verb::Link { path, disabled } => (
             envelope_id("plugin", "link"),
             plugin::link(&path, !disabled).map(|answer| changed(context, answer)),
@@ -147,6 +174,31 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("plugin", "event"),
             fire(context, &name, pane.as_deref()),
         ),
+    }
+}
+
+fn install(context: &Context, source: &str, git_ref: Option<&str>, yes: bool) -> Result<Reply> {
+    use plugin::install::{self, Consent, Stopped};
+    let request = install::parse_source(source, git_ref)?;
+    let consent = if yes { Consent::Given } else { Consent::Ask };
+    match install::install(&request, consent) {
+        Ok(installed) => {
+            let config_dir = plugin::registry::config_dir(&installed.manifest.plugin_id)?;
+            Ok(changed(
+                context,
+                plugin::Installed {
+                    plugin: installed,
+                    config_dir: config_dir.display().to_string(),
+                },
+            ))
+        }
+        Err(Stopped::Declined) => Ok(Reply::FailedText(
+            "Not installed: nothing was built or registered.".into(),
+        )),
+        Err(Stopped::NoTerminal) => Ok(Reply::Usage(
+            "taw plugin install: no terminal to ask on; add --yes to install without asking".into(),
+        )),
+        Err(Stopped::Failed(error)) => Err(error),
     }
 }
 

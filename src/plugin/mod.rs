@@ -3,6 +3,7 @@
 //! plugin` verbs share.
 
 pub(crate) mod env;
+pub(crate) mod install;
 pub(crate) mod manifest;
 pub(crate) mod registry;
 pub(crate) mod run;
@@ -36,6 +37,12 @@ pub(crate) struct Switched {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Disabled {
     pub plugin: PluginInfo,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Installed {
+    pub plugin: PluginInfo,
+    pub config_dir: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -85,6 +92,7 @@ pub(crate) struct ActionInvoked {
 }
 
 answers!(
+    Installed => "plugin_installed",
     LogList => "plugin_log_list",
     EventFired => "plugin_event_fired",
     StartupRan => "plugin_startup",
