@@ -561,3 +561,83 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
             && sessions.lines().any(|s| s == "[2] other")
     });
 }
+
+#[test]
+fn update_fetches_only_a_new_commit_and_switches_to_it() {
+    let server = TmuxServer::start();
+    let first = bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[(
+            "herdr-plugin.toml",
+            &manifest_with_build("echo one > built"),
+        )],
+    );
+    let url = mirror(&server);
+    let env = [("TAW_GITHUB_URL", url.as_str())];
+    server
+        .taw_with(&["plugin", "install", "acme/tool", "--yes"], &env)
+        .result();
+    // Nothing new: unchanged, the same folder.
+    let same = server
+        .taw_with(&["plugin", "update", "--yes"], &env)
+        .result();
+    assert_eq!(same["plugins"][0]["status"], "unchanged");
+    assert_eq!(
+        github_folders(&server),
+        vec![format!("tool@{}", &first[..12])]
+    );
+    // A new commit: fetched beside, built, switched to, the old folder gone.
+    let second = bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[(
+            "herdr-plugin.toml",
+            &manifest_with_build("echo two > built"),
+        )],
+    );
+    assert_ne!(first, second);
+    let asked = server.taw_with(&["plugin", "update"], &env);
+    assert_eq!(
+        asked.status, 1,
+        "no terminal: that plugin failed, {asked:?}"
+    );
+    assert_eq!(
+        github_folders(&server),
+        vec![format!("tool@{}", &first[..12])]
+    );
+    let updated = server
+        .taw_with(&["plugin", "update", "acme.tool", "--yes"], &env)
+        .result();
+    assert_eq!(updated["plugins"][0]["status"], "updated");
+    assert_eq!(updated["plugins"][0]["from"], first);
+    assert_eq!(updated["plugins"][0]["to"], second);
+    assert_eq!(
+        github_folders(&server),
+        vec![format!("tool@{}", &second[..12])]
+    );
+    let invoked = server
+        .taw(&["plugin", "action", "invoke", "hello"])
+        .result();
+    assert_eq!(invoked["log"]["stdout"], "two\n");
+    // A pin whose folder is there asks GitHub nothing: the mirror may go.
+    server
+        .taw_with(
+            &["plugin", "install", &format!("acme/tool@{second}"), "--yes"],
+            &env,
+        )
+        .result();
+    std::fs::remove_dir_all(server.dir.path().join("gh")).unwrap();
+    let pinned = server
+        .taw_with(&["plugin", "update", "--yes"], &env)
+        .result();
+    assert_eq!(pinned["plugins"][0]["status"], "unchanged");
+    assert_eq!(
+        server
+            .taw_with(&["plugin", "update", "acme.nothing"], &env)
+            .error_code(),
+        "plugin_not_found"
+    );
+}

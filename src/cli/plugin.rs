@@ -23,6 +23,13 @@ pub(crate) enum Verb {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Bring GitHub plugins to the commit their ref names now (all, or those named): fetched, shown and built beside the old copy, which goes once the new one is in.
+    Update {
+        /// Plugin ids or owner/repo sources; none: every GitHub plugin.
+        targets: Vec<String>,
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     /// Take a plugin out and remove the folder its install made.
     Uninstall {
         /// Its id, or the owner/repo[/subdir] it came from.
@@ -113,6 +120,10 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("plugin", "install"),
             install(context, &source, git_ref.as_deref(), yes),
         ),
+        Verb::Update { targets, yes } => (
+            envelope_id("plugin", "update"),
+            update(context, &targets, yes),
+        ),
         Verb::Uninstall { plugin } => (
             envelope_id("plugin", "uninstall"),
             plugin::install::uninstall(&plugin).map(|answer| changed(context, answer)),
@@ -200,6 +211,19 @@ fn install(context: &Context, source: &str, git_ref: Option<&str>, yes: bool) ->
         )),
         Err(Stopped::Failed(error)) => Err(error),
     }
+}
+
+fn update(context: &Context, targets: &[String], yes: bool) -> Result<Reply> {
+    use plugin::install::{self, Consent};
+    let consent = if yes { Consent::Given } else { Consent::Ask };
+    let plugins = install::update(targets, consent)?;
+    let failed = plugins.iter().any(|p| p.status == "failed");
+    let answer = changed(context, plugin::Updated { plugins });
+    // Any plugin that failed: exit 1, every plugin still listed.
+    Ok(match answer {
+        Reply::Result { kind, fields } if failed => Reply::Failed { kind, fields },
+        other => other,
+    })
 }
 
 /// After the registry changed: tmux's hooks and the watchers follow.

@@ -462,6 +462,122 @@ fn clean_leftovers(dir: &Path, repo: &str) -> Result<()> {
     Ok(())
 }
 
+/// How one plugin's update went.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct UpdateOutcome {
+    pub plugin_id: String,
+    /// `updated`, `unchanged`, `linked` (left alone), `declined` or `failed`.
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The commit the remote has at `git_ref` (its default branch when None).
+fn remote_commit(dir: &Path, url: &str, git_ref: Option<&str>) -> Result<Option<String>> {
+    let listed = git(dir, &["ls-remote", url, git_ref.unwrap_or("HEAD")])?;
+    Ok(listed
+        .lines()
+        .next()
+        .and_then(|line| line.split_whitespace().next())
+        .map(str::to_string))
+}
+
+/// `taw plugin update [id|source...]`: each GitHub plugin named (all when
+/// none is) asks the remote for the commit at its recorded ref, and is
+/// fetched, shown, built and switched to only when that commit is new. A
+/// pinned plugin whose folder is there asks GitHub nothing. Whatever goes
+/// wrong leaves the installed copy as it was.
+pub(crate) fn update(targets: &[String], consent: Consent) -> Result<Vec<UpdateOutcome>> {
+    let entries = registry::entries()?;
+    let matches = |entry: &Entry, target: &str| {
+        entry.plugin_id == target
+            || parse_source(target, None).ok().is_some_and(|r| {
+                entry.source.owner.as_deref() == Some(r.owner.as_str())
+                    && entry.source.repo.as_deref() == Some(r.repo.as_str())
+                    && entry.source.subdir == r.subdir
+            })
+    };
+    if let Some(missing) = targets
+        .iter()
+        .find(|t| !entries.iter().any(|e| matches(e, t)))
+    {
+        return Err(registry::not_found(missing));
+    }
+    let named = |entry: &Entry| targets.is_empty() || targets.iter().any(|t| matches(entry, t));
+    let mut outcomes = Vec::new();
+    for entry in entries.iter().filter(|e| named(e)) {
+        let mut outcome = UpdateOutcome {
+            plugin_id: entry.plugin_id.clone(),
+            status: "unchanged",
+            from: entry.source.resolved_commit.clone(),
+            to: None,
+            error: None,
+        };
+        if entry.source.kind != "github" {
+            outcome.status = "linked";
+            outcomes.push(outcome);
+            continue;
+        }
+        let (Some(owner), Some(repo)) = (&entry.source.owner, &entry.source.repo) else {
+            outcome.status = "failed";
+            outcome.error = Some("its record names no repository".into());
+            outcomes.push(outcome);
+            continue;
+        };
+        let request = Request {
+            owner: owner.clone(),
+            repo: repo.clone(),
+            subdir: entry.source.subdir.clone(),
+            git_ref: entry.source.requested_ref.clone(),
+        };
+        let present = entry
+            .source
+            .managed_path
+            .as_deref()
+            .is_some_and(|p| Path::new(p).is_dir());
+        let pinned = request.git_ref.as_deref().is_some_and(is_full_commit);
+        if pinned && present {
+            outcomes.push(outcome);
+            continue;
+        }
+        let dir = repo_dir(&request);
+        let latest = match remote_commit(&dir, &clone_url(&request), request.git_ref.as_deref()) {
+            Ok(latest) => latest,
+            Err(error) => {
+                outcome.status = "failed";
+                outcome.error = Some(error.message);
+                outcomes.push(outcome);
+                continue;
+            }
+        };
+        if present && latest.is_some() && latest == entry.source.resolved_commit {
+            outcomes.push(outcome);
+            continue;
+        }
+        match install(&request, consent) {
+            Ok(installed) => {
+                outcome.status = "updated";
+                outcome.to = installed.source.resolved_commit;
+            }
+            Err(Stopped::Declined) => outcome.status = "declined",
+            Err(Stopped::NoTerminal) => {
+                outcome.status = "failed";
+                outcome.error = Some("no terminal to ask on; add --yes".into());
+            }
+            Err(Stopped::Failed(error)) => {
+                outcome.status = "failed";
+                outcome.error = Some(error.message);
+            }
+        }
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
+}
+
 /// `taw plugin uninstall <id | owner/repo[/subdir]>`: the record, and the
 /// folder an install made.
 pub(crate) fn uninstall(target: &str) -> Result<super::Unlinked> {

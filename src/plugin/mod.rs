@@ -46,6 +46,11 @@ pub(crate) struct Installed {
 }
 
 #[derive(Debug, Clone, Serialize)]
+pub(crate) struct Updated {
+    pub plugins: Vec<install::UpdateOutcome>,
+}
+
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct LogList {
     pub logs: Vec<run::LogRecord>,
 }
@@ -93,6 +98,7 @@ pub(crate) struct ActionInvoked {
 
 answers!(
     Installed => "plugin_installed",
+    Updated => "plugin_update",
     LogList => "plugin_log_list",
     EventFired => "plugin_event_fired",
     StartupRan => "plugin_startup",
