@@ -79,6 +79,10 @@ pub(crate) enum ErrorCode {
     PluginRegistrySaveFailed,
     /// A plugin's build command failed; nothing was installed.
     PluginBuildFailed,
+    /// A plugin pane could not be opened.
+    PluginPaneOpenFailed,
+    /// The pane is no plugin's.
+    PluginPaneNotFound,
     /// No action of that id.
     PluginActionNotFound,
     /// More than one plugin has an action of that id.

@@ -641,3 +641,149 @@ fn update_fetches_only_a_new_commit_and_switches_to_it() {
         "plugin_not_found"
     );
 }
+
+#[test]
+fn plugin_panes_open_focus_and_close() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = server.dir.path().join("plugins-src/panes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        r#"id = "test.panes"
+name = "Panes"
+version = "1.0.0"
+min_herdr_version = "0.7.1"
+
+[[panes]]
+id = "side"
+title = "Side"
+placement = "side"
+command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
+"#,
+    )
+    .unwrap();
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    let opened = server
+        .taw_with(
+            &[
+                "plugin",
+                "pane",
+                "open",
+                "--plugin",
+                "test.panes",
+                "--entrypoint",
+                "side",
+                "--target-pane",
+                "%0",
+                "--env",
+                "EXTRA=1 2",
+            ],
+            &[("HERDR_SOCKET_PATH", "/tmp/herdr.sock")],
+        )
+        .result();
+    assert_eq!(opened["type"], "plugin_pane_opened");
+    assert_eq!(opened["plugin_pane"]["plugin_id"], "test.panes");
+    assert_eq!(opened["plugin_pane"]["entrypoint"], "side");
+    let pane = opened["plugin_pane"]["pane"]["tmux_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let env_file = dir.join("pane.env");
+    server.wait_for("the pane's command", WAIT, || {
+        std::fs::read_to_string(&env_file).is_ok_and(|t| t.lines().count() > 5)
+    });
+    let text = std::fs::read_to_string(&env_file).unwrap();
+    assert!(text.contains("HERDR_PLUGIN_ID=test.panes"), "{text}");
+    assert!(text.contains("TAW_PLUGIN_ID=test.panes"), "{text}");
+    assert!(
+        text.contains("HERDR_PANE_ID=w1:p1"),
+        "the target's id: {text}"
+    );
+    assert!(!text.contains("HERDR_SOCKET_PATH"), "{text}");
+    assert!(
+        text.lines().last().unwrap().ends_with("plugins-src/panes"),
+        "{text}"
+    );
+    // Beside %0, in its window.
+    assert_eq!(
+        server.display(&pane, "#{window_id}"),
+        server.display("%0", "#{window_id}")
+    );
+    let focused = server.taw(&["plugin", "pane", "focus", &pane]).result();
+    assert_eq!(focused["type"], "plugin_pane_focused");
+    assert_eq!(server.display(&pane, "#{pane_active}"), "1");
+    // A pane that is no plugin's is refused; a plugin's closes, unasked.
+    server.write_config("[hooks]\npre_close = \"exit 1\"\n");
+    assert_eq!(
+        server.taw(&["plugin", "pane", "close", "%0"]).error_code(),
+        "plugin_pane_not_found"
+    );
+    let closed = server.taw(&["plugin", "pane", "close", &pane]).result();
+    assert_eq!(closed["type"], "plugin_pane_closed");
+    server.wait_for("the pane gone", WAIT, || {
+        !server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .any(|p| p == pane)
+    });
+    let missing = server.taw(&[
+        "plugin",
+        "pane",
+        "open",
+        "--plugin",
+        "test.panes",
+        "--entrypoint",
+        "nope",
+        "--target-pane",
+        "%0",
+    ]);
+    assert_eq!(missing.error_code(), "invalid_plugin_entrypoint");
+}
+
+#[test]
+fn an_overlay_opens_as_a_popup_over_the_client() {
+    let server = TmuxServer::start();
+    let dir = server.dir.path().join("plugins-src/popup");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        r#"id = "test.popup"
+name = "Popup"
+version = "1.0.0"
+min_herdr_version = "0.7.1"
+
+[[panes]]
+id = "peek"
+title = "Peek"
+command = ["sh", "-c", "echo \"$HERDR_PLUGIN_EVENT\" > shown; exec sleep 300"]
+"#,
+    )
+    .unwrap();
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    let viewer = common::attach_client(&server, "main");
+    let shown = server
+        .taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "test.popup",
+            "--entrypoint",
+            "peek",
+            "--target-pane",
+            "%0",
+        ])
+        .result();
+    assert_eq!(shown["type"], "ok");
+    server.wait_for("the popup's command", WAIT, || {
+        std::fs::read_to_string(dir.join("shown")).is_ok_and(|t| t.trim() == "action")
+    });
+    let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
+    server.tmux(&["display-popup", "-C", "-c", client.trim()]);
+    drop(viewer);
+}

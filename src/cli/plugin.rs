@@ -65,6 +65,9 @@ pub(crate) enum Verb {
     /// The log of what plugins ran.
     #[command(subcommand)]
     Log(LogVerb),
+    /// Plugins' panes: open an entrypoint, focus or close its pane.
+    #[command(subcommand)]
+    Pane(PaneVerb),
     /// Run every enabled plugin's [[startup]] commands now.
     Startup,
     /// Fire an event at every plugin hooked to it, and the [hooks] of that name.
@@ -97,6 +100,42 @@ pub(crate) enum ActionVerb {
         #[arg(long)]
         workspace: Option<String>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PaneVerb {
+    /// Open a [[panes]] entrypoint: overlay or popup as a popup, split/side beside the pane, bottom below it, tab as a window, zoomed as a split zoomed.
+    Open {
+        #[arg(long = "plugin")]
+        plugin_id: String,
+        #[arg(long)]
+        entrypoint: String,
+        #[arg(long)]
+        placement: Option<String>,
+        /// For a split: right or down.
+        #[arg(long, value_parser = ["right", "down"])]
+        direction: Option<String>,
+        /// The pane it opens for (default: the pane taw runs in, else the one in front).
+        #[arg(long = "target-pane", alias = "pane")]
+        target_pane: Option<String>,
+        /// K=V added to its environment.
+        #[arg(long, value_name = "K=V")]
+        env: Vec<String>,
+        /// A popup's width (cells or a percentage).
+        #[arg(long)]
+        width: Option<String>,
+        /// A popup's height (cells or a percentage).
+        #[arg(long)]
+        height: Option<String>,
+        #[arg(long)]
+        focus: bool,
+        #[arg(long, conflicts_with = "focus")]
+        no_focus: bool,
+    },
+    /// Show a plugin's pane: its window, and it in front.
+    Focus { pane: String },
+    /// Close a plugin's pane, asking nothing (no pre_close).
+    Close { pane: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -177,6 +216,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("plugin", "log:list"),
             Ok(Reply::of(plugin::log_list(plugin_id.as_deref(), limit))),
         ),
+        Verb::Pane(verb) => (envelope_id("plugin", "pane"), pane(context, verb)),
         Verb::Startup => (
             envelope_id("plugin", "startup"),
             plugin::startup().map(Reply::of),
@@ -224,6 +264,70 @@ fn update(context: &Context, targets: &[String], yes: bool) -> Result<Reply> {
         Reply::Result { kind, fields } if failed => Reply::Failed { kind, fields },
         other => other,
     })
+}
+
+fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
+    use plugin::panes;
+    let tmux = context.tmux();
+    let snapshot = context.snapshot()?;
+    match verb {
+        PaneVerb::Open {
+            plugin_id,
+            entrypoint,
+            placement,
+            direction,
+            target_pane,
+            env,
+            width,
+            height,
+            focus,
+            ..
+        } => {
+            let found = plugin::registry::plugin(&plugin_id)?;
+            let occurrence = subject(
+                context,
+                Occurrence::new("action"),
+                target_pane.as_deref(),
+                None,
+                None,
+            )?;
+            let target = occurrence
+                .pane
+                .and_then(|p| snapshot.pane(p, occurrence.session))
+                .cloned()
+                .ok_or_else(super::no_current_pane)?;
+            let mut invocation_context = payload::build_all(&tmux, &[&occurrence])?
+                .pop()
+                .unwrap_or_default()
+                .context;
+            invocation_context.insert("invocation_source".into(), "cli".into());
+            let request = panes::OpenRequest {
+                entrypoint,
+                placement,
+                direction,
+                env: super::parse_env(&env)?,
+                focus,
+                width,
+                height,
+            };
+            panes::open(
+                &tmux,
+                &snapshot,
+                &found,
+                &target,
+                invocation_context,
+                &request,
+            )
+        }
+        PaneVerb::Focus { pane } => {
+            let found = resolve::pane(&snapshot, &pane)?;
+            panes::focus(&tmux, &snapshot, found).map(Reply::of)
+        }
+        PaneVerb::Close { pane } => {
+            let found = resolve::pane(&snapshot, &pane)?;
+            panes::close(&tmux, &snapshot, found).map(Reply::of)
+        }
+    }
 }
 
 /// After the registry changed: tmux's hooks and the watchers follow.

@@ -121,6 +121,11 @@ pub(crate) fn clear_history(pane: &str) -> Cmd {
 }
 
 /// `set-option -pu -t %N NAME`: takes a pane option off.
+/// `set-option -p -t PANE NAME VALUE`.
+pub(crate) fn set_pane_option(pane: &str, name: &str, value: &str) -> Cmd {
+    Cmd::new("set-option").args(["-p", "-t", pane, "--", name, value])
+}
+
 pub(crate) fn unset_pane_option(pane: &str, name: &str) -> Cmd {
     Cmd::new("set-option").args(["-pu", "-t", pane, "--", name])
 }
@@ -180,6 +185,28 @@ pub(crate) fn display_popup(
         popup = popup.arg("-B");
     }
     popup.arg(line)
+}
+
+/// `display-popup -c CLIENT -E -d DIR -w W -h H LINE`: a framed popup of
+/// a size tmux reads (`80%`, `30`), started in `dir`.
+pub(crate) fn display_popup_sized(
+    client: &str,
+    (width, height): (&str, &str),
+    dir: &str,
+    line: &str,
+) -> Cmd {
+    Cmd::new("display-popup").args([
+        "-c",
+        client,
+        "-E",
+        "-d",
+        &escape_format(dir),
+        "-w",
+        width,
+        "-h",
+        height,
+        line,
+    ])
 }
 
 /// `select-pane -t TARGET`.

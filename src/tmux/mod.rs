@@ -211,6 +211,17 @@ impl Tmux {
         Ok(format::split_sections(&output, count))
     }
 
+    /// Starts one command and goes on without waiting for it: a popup,
+    /// which tmux answers only once it closes.
+    pub(crate) fn start(&self, cmd: Cmd) -> Result<(), TawError> {
+        Program::new("tmux")
+            .arg("-u")
+            .args(self.socket_args())
+            .args(Batch::of(vec![cmd]).argv())
+            .start_unwatched()
+            .map_err(|failure| TawError::tmux(failure.describe("tmux")))
+    }
+
     /// Runs one command.
     pub(crate) fn run_one(&self, cmd: Cmd) -> Result<String, TawError> {
         self.run(&Batch::of(vec![cmd]))

@@ -318,8 +318,11 @@ pub(crate) mod pane {
         STATE_SEQ,
         AGENT_NAME,
     ];
+    /// `<plugin id>\t<entrypoint>` on a pane `taw plugin pane open` made.
+    pub(crate) const PLUGIN_PANE: &str = "@agent_wizard_plugin_pane";
     /// Every pane option taw writes: what an unload takes off.
     pub(crate) const ALL: &[&str] = &[
+        PLUGIN_PANE,
         AGENT_STATE,
         AGENT_KIND,
         AGENT_NAME,
