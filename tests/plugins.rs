@@ -553,10 +553,15 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
     server.taw(&["plugin", "startup"]).result();
     server.tmux(&["new-window", "-d", "-t", "main:", "sleep 300"]);
     server.tmux(&["new-session", "-d", "-s", "other"]);
+    // `[N] <program>`: the program is what was in front when the plugin
+    // looked (the window's shell, or sleep once it runs).
     server.wait_for("tabs and sessions numbered", WAIT, || {
-        let windows = server.tmux(&["list-windows", "-a", "-F", "#{window_name}"]);
+        let windows = server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
         let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
-        windows.lines().any(|w| w == "[2] sleep")
+        windows.lines().any(|w| w == "[1] main|[1] sh")
+            && windows
+                .lines()
+                .any(|w| w == "[1] main|[2] sh" || w == "[1] main|[2] sleep")
             && sessions.lines().any(|s| s == "[1] main")
             && sessions.lines().any(|s| s == "[2] other")
     });
@@ -786,4 +791,29 @@ command = ["sh", "-c", "echo \"$HERDR_PLUGIN_EVENT\" > shown; exec sleep 300"]
     let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
     server.tmux(&["display-popup", "-C", "-c", client.trim()]);
     drop(viewer);
+}
+
+#[test]
+fn the_first_load_runs_the_startup_commands_and_a_reload_does_not() {
+    let server = TmuxServer::start();
+    let dir = env_plugin(&server, "test.envdump");
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    server.load_plugin();
+    server.wait_for("the startup hook", WAIT, || {
+        dumped(&server, "test.envdump", "startup").is_some()
+    });
+    let first = server.taw(&["plugin", "log", "list"]).result()["logs"]
+        .as_array()
+        .unwrap()
+        .len();
+    server.load_plugin();
+    server.stays_for("no second startup", Duration::from_millis(700), || {
+        server.taw(&["plugin", "log", "list"]).result()["logs"]
+            .as_array()
+            .unwrap()
+            .len()
+            == first
+    });
 }

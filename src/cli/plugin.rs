@@ -68,8 +68,12 @@ pub(crate) enum Verb {
     /// Plugins' panes: open an entrypoint, focus or close its pane.
     #[command(subcommand)]
     Pane(PaneVerb),
-    /// Run every enabled plugin's [[startup]] commands now.
-    Startup,
+    /// Run every enabled plugin's [[startup]] commands now (taw runs them by itself when the plugin loads into tmux, and after an install or update).
+    Startup {
+        /// Only this plugin's.
+        #[arg(long = "plugin")]
+        plugin_id: Option<String>,
+    },
     /// Fire an event at every plugin hooked to it, and the [hooks] of that name.
     Event {
         /// The event (tab.created, pane.agent_status_changed...).
@@ -217,9 +221,9 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             Ok(Reply::of(plugin::log_list(plugin_id.as_deref(), limit))),
         ),
         Verb::Pane(verb) => (envelope_id("plugin", "pane"), pane(context, verb)),
-        Verb::Startup => (
+        Verb::Startup { plugin_id } => (
             envelope_id("plugin", "startup"),
-            plugin::startup().map(Reply::of),
+            plugin::startup(plugin_id.as_deref()).map(Reply::of),
         ),
         Verb::Event { name, pane } => (
             envelope_id("plugin", "event"),
@@ -234,6 +238,7 @@ fn install(context: &Context, source: &str, git_ref: Option<&str>, yes: bool) ->
     let consent = if yes { Consent::Given } else { Consent::Ask };
     match install::install(&request, consent) {
         Ok(installed) => {
+            plugin::start_startup(&context.tmux(), Some(&installed.manifest.plugin_id));
             let config_dir = plugin::registry::config_dir(&installed.manifest.plugin_id)?;
             Ok(changed(
                 context,
@@ -257,6 +262,9 @@ fn update(context: &Context, targets: &[String], yes: bool) -> Result<Reply> {
     use plugin::install::{self, Consent};
     let consent = if yes { Consent::Given } else { Consent::Ask };
     let plugins = install::update(targets, consent)?;
+    for updated in plugins.iter().filter(|p| p.status == "updated") {
+        plugin::start_startup(&context.tmux(), Some(&updated.plugin_id));
+    }
     let failed = plugins.iter().any(|p| p.status == "failed");
     let answer = changed(context, plugin::Updated { plugins });
     // Any plugin that failed: exit 1, every plugin still listed.

@@ -284,11 +284,12 @@ pub(crate) fn log_list(plugin: Option<&str>, limit: usize) -> LogList {
 /// `taw plugin startup`: every enabled plugin's `[[startup]]` commands that
 /// run here, plugins in id order, each with HERDR_PLUGIN_EVENT=startup and
 /// no pane, tab or workspace.
-pub(crate) fn startup() -> Result<StartupRan> {
+pub(crate) fn startup(only: Option<&str>) -> Result<StartupRan> {
     let mut runs = Vec::new();
     for plugin in registry::plugins()?
         .into_iter()
         .filter(|p| p.enabled && p.available())
+        .filter(|p| only.is_none_or(|id| p.manifest.plugin_id == id))
     {
         for command in &plugin.manifest.startup {
             if !manifest::runs_here(&command.platforms, &plugin.manifest.platforms) {
@@ -418,4 +419,31 @@ pub(crate) fn invoke(
         context: env::context_json(&invocation.context),
         log,
     }
+}
+
+/// Whether any enabled plugin has startup commands: what decides if a load
+/// starts `taw plugin startup`.
+pub(crate) fn has_startup() -> bool {
+    registry::plugins()
+        .map(|plugins| {
+            plugins
+                .iter()
+                .any(|p| p.enabled && p.available() && !p.manifest.startup.is_empty())
+        })
+        .unwrap_or(false)
+}
+
+/// Starts `taw plugin startup [--plugin ID]` against `tmux`'s server,
+/// detached: a load or an install does not wait for the plugins.
+pub(crate) fn start_startup(tmux: &crate::tmux::Tmux, only: Option<&str>) {
+    let Ok(bin) = std::env::current_exe() else {
+        return;
+    };
+    let mut program = crate::exec::Program::new(bin)
+        .args(tmux.socket_args())
+        .args(["plugin", "startup"]);
+    if let Some(id) = only {
+        program = program.args(["--plugin", id]);
+    }
+    let _ = program.start_unwatched();
 }

@@ -45,6 +45,9 @@ answers!(Loaded => "tmux_loaded", Unloaded => "tmux_unloaded");
 pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     let bin = resolve_bin(bin)?;
     let state = ServerState::read(tmux)?;
+    let first_load = state
+        .option(crate::tmux::options::bookkeeping::LOADED)
+        .is_empty();
     let bin_dir = paths::bin_dir();
     let callback = crate::callback::Callback::current(bin.display().to_string());
     let listeners = Listeners::from_config(&Config::load_or_defaults().0);
@@ -93,6 +96,11 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     }
     // Every pane gets a watcher; those of an older taw are started again.
     let watchers = attach::attach_all(tmux, &callback, true, false)?;
+    // herdr runs its plugins' startup commands as its server comes up; the
+    // first load into a server is taw's coming up (a reload is not).
+    if first_load && crate::plugin::has_startup() {
+        crate::plugin::start_startup(tmux, None);
+    }
     Ok(Loaded { report, watchers })
 }
 
