@@ -817,3 +817,52 @@ fn the_first_load_runs_the_startup_commands_and_a_reload_does_not() {
             == first
     });
 }
+
+#[test]
+fn at_a_terminal_n_installs_nothing_and_y_installs() {
+    let server = TmuxServer::start();
+    bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[("herdr-plugin.toml", &manifest_with_build("echo ok > built"))],
+    );
+    let url = mirror(&server);
+    let done = server.dir.path().join("done");
+    // The install runs in a pane: a terminal to ask on.
+    let line = |answer: &str| {
+        format!(
+            "TAW_GITHUB_URL='{url}' '{}' plugin install acme/tool > /dev/null; echo $? > '{}-{answer}'",
+            common::taw_bin().display(),
+            done.display()
+        )
+    };
+    for (answer, installed) in [("n", false), ("y", true)] {
+        let pane = server.new_window("main", answer, "");
+        server.wait_for("a prompt", WAIT, || {
+            !server
+                .tmux(&["capture-pane", "-p", "-t", &pane])
+                .trim()
+                .is_empty()
+        });
+        server.tmux(&["send-keys", "-t", &pane, "-l", &line(answer)]);
+        server.tmux(&["send-keys", "-t", &pane, "Enter"]);
+        let marker = PathBuf::from(format!("{}-{answer}", done.display()));
+        server.wait_for("the question", WAIT, || {
+            server
+                .tmux(&["capture-pane", "-p", "-t", &pane])
+                .contains("Install this plugin? [y/N]")
+                || marker.exists()
+        });
+        server.tmux(&["send-keys", "-t", &pane, answer, "Enter"]);
+        server.wait_for("the install to end", WAIT, || marker.exists());
+        let status = std::fs::read_to_string(&marker).unwrap();
+        assert_eq!(status.trim(), if installed { "0" } else { "1" });
+        let listed = server.taw(&["plugin", "list"]).result()["plugins"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(listed, usize::from(installed));
+        assert_eq!(github_folders(&server).len(), usize::from(installed));
+    }
+}
