@@ -50,6 +50,10 @@ const VOLATILE: &[(&str, &str)] = &[
     ("state_since", "[ms]"),
     ("created", "[ms]"),
     ("activity", "[ms]"),
+    ("log_id", "[log]"),
+    ("started_unix_ms", "[ms]"),
+    ("finished_unix_ms", "[ms]"),
+    ("installed_unix_ms", "[ms]"),
 ];
 
 /// `value` with what varies per run replaced: the server's temporary folder
@@ -88,7 +92,11 @@ fn stable(value: Value, server: &TmuxServer) -> Value {
         {
             return Value::String(placeholder.to_string());
         }
-        if matches!(key, Some("cwd" | "foreground_cwd")) && value.is_null() {
+        if matches!(
+            key,
+            Some("cwd" | "foreground_cwd" | "focused_pane_cwd" | "workspace_cwd")
+        ) && value.is_null()
+        {
             return Value::String("[cwd]".into());
         }
         match value {
@@ -99,7 +107,11 @@ fn stable(value: Value, server: &TmuxServer) -> Value {
                         text = text.replace(from.as_str(), to);
                     }
                 }
-                if matches!(key, Some("cwd" | "foreground_cwd")) && !text.starts_with("[tmp]") {
+                if matches!(
+                    key,
+                    Some("cwd" | "foreground_cwd" | "focused_pane_cwd" | "workspace_cwd")
+                ) && !text.starts_with("[tmp]")
+                {
                     text = "[cwd]".into();
                 }
                 Value::String(text)
@@ -965,6 +977,58 @@ fn hooks_answers() {
         &server,
         "hooks__test_not_an_event",
         &["hooks", "test", "agent.finished"],
+    );
+}
+
+#[test]
+fn plugin_answers() {
+    let server = fresh();
+    let dir = server.dir.path().join("plugin");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        "id = \"acme.hello\"\nname = \"Hello\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\nplatforms = [\"linux\", \"macos\"]\n[[actions]]\nid = \"say\"\ntitle = \"Say hello\"\ncommand = [\"echo\", \"hello\"]\n[[events]]\non = \"tab.made\"\ncommand = [\"true\"]\n",
+    )
+    .unwrap();
+    let path = dir.display().to_string();
+    snap(&server, "plugin__link", &["plugin", "link", &path]);
+    snap(&server, "plugin__list", &["plugin", "list"]);
+    snap(
+        &server,
+        "plugin__disable",
+        &["plugin", "disable", "acme.hello"],
+    );
+    snap(
+        &server,
+        "plugin__enable",
+        &["plugin", "enable", "acme.hello"],
+    );
+    snap(
+        &server,
+        "plugin__action_list",
+        &["plugin", "action", "list"],
+    );
+    snap(
+        &server,
+        "plugin__action_invoke",
+        &["plugin", "action", "invoke", "say", "--pane", "%0"],
+    );
+    snap(&server, "plugin__log_list", &["plugin", "log", "list"]);
+    snap(&server, "plugin__startup", &["plugin", "startup"]);
+    snap(
+        &server,
+        "plugin__event",
+        &["plugin", "event", "tab.created"],
+    );
+    snap(
+        &server,
+        "plugin__unlink",
+        &["plugin", "unlink", "acme.hello"],
+    );
+    snap(
+        &server,
+        "plugin__not_found",
+        &["plugin", "enable", "acme.hello"],
     );
 }
 

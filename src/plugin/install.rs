@@ -332,22 +332,37 @@ fn finish(
     }
     // The folder an earlier install of this plugin used goes once this one
     // is registered.
+    // Folders are told apart by what they are on disk, so `Owner/repo` and
+    // `owner/repo` are one folder where the disk ignores case.
     let earlier = registry::entries()?
         .into_iter()
         .find(|e| e.plugin_id == id)
         .and_then(|e| e.source.managed_path)
-        .filter(|p| Path::new(p) != folder);
+        .filter(|p| !same_folder(Path::new(p), folder));
     registry::register(entry)?;
     if let Some(earlier) = earlier
-        && !registry::entries()?
-            .iter()
-            .any(|e| e.source.managed_path.as_deref() == Some(earlier.as_str()))
+        && !registry::entries()?.iter().any(|e| {
+            e.source
+                .managed_path
+                .as_deref()
+                .is_some_and(|p| same_folder(Path::new(p), Path::new(&earlier)))
+        })
     {
         let _ = std::fs::remove_dir_all(&earlier);
     }
     registry::config_dir(&id)?;
     registry::state_dir(&id)?;
     Ok(registry::plugin(&id)?)
+}
+
+/// Whether two paths are one folder on disk (by file identity; two paths
+/// that do not exist are compared as written).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => a == b,
+    }
 }
 
 /// Runs the `[[build]]` commands in order; the first that fails stops the
@@ -441,7 +456,6 @@ fn clean_leftovers(dir: &Path, repo: &str) -> Result<()> {
     let named: Vec<PathBuf> = registry::entries()?
         .into_iter()
         .filter_map(|e| e.source.managed_path.map(PathBuf::from))
-        .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     let Ok(read) = std::fs::read_dir(dir) else {
         return Ok(());
@@ -454,8 +468,7 @@ fn clean_leftovers(dir: &Path, repo: &str) -> Result<()> {
             continue;
         }
         let path = entry.path();
-        let canonical = std::fs::canonicalize(&path).unwrap_or(path.clone());
-        if !named.contains(&canonical) {
+        if !named.iter().any(|n| same_folder(n, &path)) {
             let _ = std::fs::remove_dir_all(&path);
         }
     }
@@ -539,12 +552,19 @@ pub(crate) fn update(targets: &[String], consent: Consent) -> Result<Vec<UpdateO
             .managed_path
             .as_deref()
             .is_some_and(|p| Path::new(p).is_dir());
+        let dir = repo_dir(&request);
+        // What a run killed at its prompt left goes, whatever comes next.
+        if let Err(error) = clean_leftovers(&dir, &request.repo) {
+            outcome.status = "failed";
+            outcome.error = Some(error.message);
+            outcomes.push(outcome);
+            continue;
+        }
         let pinned = request.git_ref.as_deref().is_some_and(is_full_commit);
         if pinned && present {
             outcomes.push(outcome);
             continue;
         }
-        let dir = repo_dir(&request);
         let latest = match remote_commit(&dir, &clone_url(&request), request.git_ref.as_deref()) {
             Ok(latest) => latest,
             Err(error) => {
