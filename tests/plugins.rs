@@ -47,7 +47,7 @@ command = ["sh", "dump.sh", "event"]
     .unwrap();
     std::fs::write(
         dir.join("dump.sh"),
-        "env | grep -E '^(HERDR|TAW)_' > \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\npwd >> \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\nmv \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\" \"$HERDR_PLUGIN_STATE_DIR/$1.env\"\necho \"ran $1\"\n",
+        "\"$HERDR_BIN_PATH\" workspace list > \"$HERDR_PLUGIN_STATE_DIR/$1.called\" 2>&1\nenv | grep -E '^(HERDR|TAW)_' > \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\npwd >> \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\nmv \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\" \"$HERDR_PLUGIN_STATE_DIR/$1.env\"\necho \"ran $1\"\n",
     )
     .unwrap();
     dir
@@ -94,11 +94,49 @@ fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
         "workspace_id",
         "tab_id",
         "focused_pane_id",
+        "focused_pane_cwd",
+        "focused_pane_agent",
+        "focused_pane_status",
+        "workspace_cwd",
+        "workspace_label",
+        "tab_label",
+        "worktree",
+        "selected_text",
         "clicked_url",
+        "link_handler_id",
         "invocation_source",
+        "correlation_id",
     ] {
         assert!(context.get(field).is_some(), "{field} missing in {context}");
     }
+    // herdr's own names taw does not set, and nothing of the caller's.
+    for name in [
+        "HERDR_PLUGIN_ACTION_ID",
+        "HERDR_PLUGIN_ENTRYPOINT_ID",
+        "HERDR_SESSION",
+    ] {
+        assert!(!env.contains_key(name), "{name} set");
+    }
+    for name in env.keys().filter(|n| n.starts_with("TAW_")) {
+        let herdr = format!("HERDR_{}", &name["TAW_".len()..]);
+        assert!(
+            env.contains_key(&herdr)
+                || ["TAW_STATE_DIR", "TAW_CONFIG_DIR", "TAW_TMUX_SOCKET"].contains(&name.as_str()),
+            "{name} has no twin"
+        );
+    }
+}
+
+/// What the plugin's call back through HERDR_BIN_PATH answered.
+fn called(server: &TmuxServer, id: &str, what: &str) -> String {
+    std::fs::read_to_string(
+        server
+            .state_dir()
+            .join("plugins/state")
+            .join(id)
+            .join(format!("{what}.called")),
+    )
+    .unwrap_or_default()
 }
 
 /// taw, with a socket path of a herdr the caller runs in.
@@ -236,6 +274,12 @@ fn every_plugin_process_sees_the_environment_contract() {
     assert_eq!(action["HERDR_PANE_ID"], pane_id);
     assert_eq!(action["HERDR_WORKSPACE_ID"], "w1");
     assert!(!action.contains_key("HERDR_PLUGIN_EVENT_JSON"));
+    // Its call back reaches this tmux server, though taw ran with -L.
+    assert!(
+        called(&server, "test.envdump", "action").contains("\"workspace_id\":\"w1\""),
+        "{}",
+        called(&server, "test.envdump", "action")
+    );
     let context: Value = serde_json::from_str(&action["HERDR_PLUGIN_CONTEXT_JSON"]).unwrap();
     assert_eq!(context["focused_pane_id"], pane_id);
     assert_eq!(context["pane"]["pane_id"], pane_id);
@@ -250,6 +294,7 @@ fn every_plugin_process_sees_the_environment_contract() {
     for name in ["HERDR_PANE_ID", "HERDR_TAB_ID", "HERDR_WORKSPACE_ID"] {
         assert!(!started.contains_key(name), "{name} in a startup hook");
     }
+    assert!(called(&server, "test.envdump", "startup").contains("\"workspace_id\":\"w1\""));
 
     // An event hook, from a window made by hand: herdr's envelope.
     let made = server.new_window("main", "hand", "");
@@ -551,20 +596,28 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
         )
         .result();
     server.taw(&["plugin", "startup"]).result();
-    server.tmux(&["new-window", "-d", "-t", "main:", "sleep 300"]);
+    // The startup may have renamed main already: its id stays.
+    server.tmux(&["new-window", "-d", "-t", "$0:", "sleep 300"]);
     server.tmux(&["new-session", "-d", "-s", "other"]);
     // `[N] <program>`: the program is what was in front when the plugin
     // looked (the window's shell, or sleep once it runs).
-    server.wait_for("tabs and sessions numbered", WAIT, || {
-        let windows = server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
-        let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
-        windows.lines().any(|w| w == "[1] main|[1] sh")
-            && windows
-                .lines()
-                .any(|w| w == "[1] main|[2] sh" || w == "[1] main|[2] sleep")
-            && sessions.lines().any(|s| s == "[1] main")
-            && sessions.lines().any(|s| s == "[2] other")
-    });
+    // Each rename it makes is an event it hears again, until the names
+    // hold still: give it time on a busy machine.
+    server.wait_for(
+        "tabs and sessions numbered",
+        Duration::from_secs(40),
+        || {
+            let windows =
+                server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
+            let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
+            windows.lines().any(|w| w == "[1] main|[1] sh")
+                && windows
+                    .lines()
+                    .any(|w| w == "[1] main|[2] sh" || w == "[1] main|[2] sleep")
+                && sessions.lines().any(|s| s == "[1] main")
+                && sessions.lines().any(|s| s == "[2] other")
+        },
+    );
 }
 
 #[test]
@@ -685,6 +738,8 @@ command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.en
                 "%0",
                 "--env",
                 "EXTRA=1 2",
+                "--env",
+                "HERDR_PLUGIN_ID=evil",
             ],
             &[("HERDR_SOCKET_PATH", "/tmp/herdr.sock")],
         )
@@ -707,7 +762,9 @@ command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.en
         text.contains("HERDR_PANE_ID=w1:p1"),
         "the target's id: {text}"
     );
-    assert!(!text.contains("HERDR_SOCKET_PATH"), "{text}");
+    assert!(!text.contains("SOCKET_PATH"), "{text}");
+    assert!(!text.contains("HERDR_PLUGIN_ACTION_ID"), "{text}");
+    assert!(!text.contains("evil"), "taw's own variables win: {text}");
     assert!(
         text.lines().last().unwrap().ends_with("plugins-src/panes"),
         "{text}"

@@ -68,7 +68,7 @@ pub(crate) enum Verb {
     /// Plugins' panes: open an entrypoint, focus or close its pane.
     #[command(subcommand)]
     Pane(PaneVerb),
-    /// Run every enabled plugin's [[startup]] commands now (taw runs them by itself when the plugin loads into tmux, and after an install or update).
+    /// Run every enabled plugin's [[startup]] commands now (taw runs them by itself when the plugin first loads into tmux).
     Startup {
         /// Only this plugin's.
         #[arg(long = "plugin")]
@@ -109,37 +109,46 @@ pub(crate) enum ActionVerb {
 #[derive(Debug, Subcommand)]
 pub(crate) enum PaneVerb {
     /// Open a [[panes]] entrypoint: overlay or popup as a popup, split/side beside the pane, bottom below it, tab as a window, zoomed as a split zoomed.
-    Open {
-        #[arg(long = "plugin")]
-        plugin_id: String,
-        #[arg(long)]
-        entrypoint: String,
-        #[arg(long)]
-        placement: Option<String>,
-        /// For a split: right or down.
-        #[arg(long, value_parser = ["right", "down"])]
-        direction: Option<String>,
-        /// The pane it opens for (default: the pane taw runs in, else the one in front).
-        #[arg(long = "target-pane", alias = "pane")]
-        target_pane: Option<String>,
-        /// K=V added to its environment.
-        #[arg(long, value_name = "K=V")]
-        env: Vec<String>,
-        /// A popup's width (cells or a percentage).
-        #[arg(long)]
-        width: Option<String>,
-        /// A popup's height (cells or a percentage).
-        #[arg(long)]
-        height: Option<String>,
-        #[arg(long)]
-        focus: bool,
-        #[arg(long, conflicts_with = "focus")]
-        no_focus: bool,
-    },
+    Open(Box<OpenArgs>),
     /// Show a plugin's pane: its window, and it in front.
     Focus { pane: String },
     /// Close a plugin's pane, asking nothing (no pre_close).
     Close { pane: String },
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct OpenArgs {
+    #[arg(long = "plugin")]
+    plugin_id: String,
+    #[arg(long)]
+    entrypoint: String,
+    #[arg(long)]
+    placement: Option<String>,
+    /// For a split: right or down.
+    #[arg(long, value_parser = ["right", "down"])]
+    direction: Option<String>,
+    /// The pane it opens for (default: the pane taw runs in, else the one in front).
+    #[arg(long = "target-pane", alias = "pane", conflicts_with = "workspace")]
+    target_pane: Option<String>,
+    /// Open it for this workspace (its active pane).
+    #[arg(long)]
+    workspace: Option<String>,
+    /// The folder its command starts in (default: the plugin's root).
+    #[arg(long)]
+    cwd: Option<String>,
+    /// K=V added to its environment.
+    #[arg(long, value_name = "K=V")]
+    env: Vec<String>,
+    /// A popup's width (cells or a percentage).
+    #[arg(long)]
+    width: Option<String>,
+    /// A popup's height (cells or a percentage).
+    #[arg(long)]
+    height: Option<String>,
+    #[arg(long)]
+    focus: bool,
+    #[arg(long, conflicts_with = "focus")]
+    no_focus: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -223,7 +232,11 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::Pane(verb) => (envelope_id("plugin", "pane"), pane(context, verb)),
         Verb::Startup { plugin_id } => (
             envelope_id("plugin", "startup"),
-            plugin::startup(plugin_id.as_deref()).map(Reply::of),
+            plugin::startup(
+                plugin_id.as_deref(),
+                context.snapshot().ok().map(|s| s.server.socket_path),
+            )
+            .map(Reply::of),
         ),
         Verb::Event { name, pane } => (
             envelope_id("plugin", "event"),
@@ -238,7 +251,6 @@ fn install(context: &Context, source: &str, git_ref: Option<&str>, yes: bool) ->
     let consent = if yes { Consent::Given } else { Consent::Ask };
     match install::install(&request, consent) {
         Ok(installed) => {
-            plugin::start_startup(&context.tmux(), Some(&installed.manifest.plugin_id));
             let config_dir = plugin::registry::config_dir(&installed.manifest.plugin_id)?;
             Ok(changed(
                 context,
@@ -262,9 +274,6 @@ fn update(context: &Context, targets: &[String], yes: bool) -> Result<Reply> {
     use plugin::install::{self, Consent};
     let consent = if yes { Consent::Given } else { Consent::Ask };
     let plugins = install::update(targets, consent)?;
-    for updated in plugins.iter().filter(|p| p.status == "updated") {
-        plugin::start_startup(&context.tmux(), Some(&updated.plugin_id));
-    }
     let failed = plugins.iter().any(|p| p.status == "failed");
     let answer = changed(context, plugin::Updated { plugins });
     // Any plugin that failed: exit 1, every plugin still listed.
@@ -279,37 +288,45 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
     let tmux = context.tmux();
     let snapshot = context.snapshot()?;
     match verb {
-        PaneVerb::Open {
-            plugin_id,
-            entrypoint,
-            placement,
-            direction,
-            target_pane,
-            env,
-            width,
-            height,
-            focus,
-            ..
-        } => {
+        PaneVerb::Open(args) => {
+            let OpenArgs {
+                plugin_id,
+                entrypoint,
+                placement,
+                direction,
+                target_pane,
+                workspace,
+                cwd,
+                env,
+                width,
+                height,
+                focus,
+                ..
+            } = *args;
             let found = plugin::registry::plugin(&plugin_id)?;
             let occurrence = subject(
                 context,
                 Occurrence::new("action"),
                 target_pane.as_deref(),
                 None,
-                None,
+                workspace.as_deref(),
             )?;
             let target = occurrence
                 .pane
                 .and_then(|p| snapshot.pane(p, occurrence.session))
                 .cloned()
                 .ok_or_else(super::no_current_pane)?;
-            let mut invocation_context = payload::build_all(&tmux, &[&occurrence])?
+            let mut delivery = payload::build_all(&tmux, &[&occurrence])?
                 .pop()
-                .unwrap_or_default()
-                .context;
-            invocation_context.insert("invocation_source".into(), "cli".into());
+                .unwrap_or_default();
+            delivery
+                .context
+                .insert("invocation_source".into(), "cli".into());
+            delivery
+                .context
+                .insert("correlation_id".into(), "cli".into());
             let request = panes::OpenRequest {
+                cwd,
                 entrypoint,
                 placement,
                 direction,
@@ -318,14 +335,7 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 width,
                 height,
             };
-            panes::open(
-                &tmux,
-                &snapshot,
-                &found,
-                &target,
-                invocation_context,
-                &request,
-            )
+            panes::open(&tmux, &snapshot, &found, &target, delivery, &request)
         }
         PaneVerb::Focus { pane } => {
             let found = resolve::pane(&snapshot, &pane)?;
@@ -401,6 +411,7 @@ fn invoke(
     let delivery = payload::build_all(&tmux, &[&occurrence])?
         .pop()
         .unwrap_or_default();
+    let socket = Some(delivery.socket_path.clone());
     let mut invocation_context = delivery.context;
     invocation_context.insert("invocation_source".into(), "cli".into());
     invocation_context.insert("correlation_id".into(), "cli".into());
@@ -416,6 +427,7 @@ fn invoke(
         &found,
         &action,
         invocation_context,
+        socket,
     )))
 }
 

@@ -406,21 +406,38 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
     // own: a hook hears a turn's end before the agent leaves, and a slow
     // hook holds up no other.
     let mut queues: Vec<(String, Vec<payload::Delivery>)> = Vec::new();
-    let mut plugin_runs = Vec::new();
+    // Each plugin hook hears its occurrences in order, in a thread of its
+    // own, as a [hooks] command line does.
+    let mut plugin_queues: Vec<(crate::plugin::EventListener, Vec<payload::Delivery>)> = Vec::new();
     for delivery in &deliveries {
         for listener in listeners
             .plugins
             .iter()
             .filter(|p| p.hook.on == delivery.event)
         {
-            let listener = listener.clone();
-            let delivery = delivery.clone();
-            let limit = limit.limit;
-            plugin_runs.push(std::thread::spawn(move || {
-                crate::plugin::deliver_event(&listener, &delivery, limit)
-            }));
+            let same =
+                |(queued, _): &&mut (crate::plugin::EventListener, Vec<payload::Delivery>)| {
+                    queued.plugin.manifest.plugin_id == listener.plugin.manifest.plugin_id
+                        && queued.hook.command == listener.hook.command
+                };
+            match plugin_queues.iter_mut().find(|q| same(q)) {
+                Some((_, queued)) => queued.push(delivery.clone()),
+                None => plugin_queues.push((listener.clone(), vec![delivery.clone()])),
+            }
         }
     }
+    let plugin_limit = limit.limit;
+    let plugin_runs: Vec<_> = plugin_queues
+        .into_iter()
+        .map(|(listener, queued)| {
+            std::thread::spawn(move || {
+                queued
+                    .iter()
+                    .map(|delivery| crate::plugin::deliver_event(&listener, delivery, plugin_limit))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
     let hook_runs = deliveries
         .iter()
         .map(|d| listeners.commands(&d.event).len())
@@ -449,6 +466,7 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
         plugin_runs: plugin_runs
             .into_iter()
             .filter_map(|handle| handle.join().ok())
+            .flatten()
             .collect(),
         hook_runs,
     }

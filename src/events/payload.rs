@@ -31,6 +31,8 @@ pub(crate) struct Delivery {
     pub base_env: BTreeMap<String, String>,
     /// Where the hook runs: the pane's folder, else the session's, else home.
     pub dir: PathBuf,
+    /// The tmux server's socket.
+    pub socket_path: String,
 }
 
 impl Delivery {
@@ -445,5 +447,6 @@ pub(crate) fn build(
         taw_env: taw,
         base_env: base,
         dir,
+        socket_path: snapshot.server.socket_path.clone(),
     }
 }

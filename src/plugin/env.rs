@@ -37,6 +37,9 @@ pub(crate) struct Invocation {
     pub context: Map<String, Value>,
     /// herdr's event envelope, for an event hook.
     pub event_json: Option<Value>,
+    /// The tmux server the invocation is about: a call back through
+    /// HERDR_BIN_PATH reaches it (`TAW_TMUX_SOCKET`) wherever it runs.
+    pub tmux_socket: Option<String>,
 }
 
 /// The context as a plugin reads it: every flat field herdr has (null
@@ -99,6 +102,7 @@ pub(crate) fn environment(
     if let Some(event_json) = &invocation.event_json {
         set("PLUGIN_EVENT_JSON", event_json.to_string());
     }
+
     let text = |name: &str| {
         invocation
             .context
@@ -114,6 +118,9 @@ pub(crate) fn environment(
         if let Some(value) = text(field) {
             set(var, value);
         }
+    }
+    if let Some(socket) = invocation.tmux_socket.as_ref().filter(|s| !s.is_empty()) {
+        env.insert("TAW_TMUX_SOCKET".into(), socket.clone());
     }
     Ok(env)
 }

@@ -47,6 +47,16 @@ pub(crate) fn parse_source(text: &str, git_ref: Option<&str>) -> Result<Request>
     if pin.is_some() && git_ref.is_some() {
         return Err(bad("both @<commit> and --ref"));
     }
+    if let Some(git_ref) = git_ref
+        && (git_ref.is_empty()
+            || git_ref.starts_with('-')
+            || git_ref.chars().any(|c| c.is_whitespace() || c.is_control()))
+    {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginSource,
+            format!("--ref {git_ref:?}: a branch, a tag or a commit"),
+        ));
+    }
     if let Some(pin) = &pin
         && !is_full_commit(pin)
     {
@@ -169,7 +179,27 @@ pub(crate) fn preview(manifest: &Manifest, source: &str, commit: &str) -> String
     for warning in &manifest.warnings {
         lines.push(format!("  warning: {warning}"));
     }
-    lines.join("\n")
+    lines
+        .iter()
+        .map(|line| visible(line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Text as it can be shown on a terminal: a control character (an escape
+/// sequence, a carriage return that would draw over what came before) is
+/// written as `\u{1b}` and the like, so the preview shows every byte that
+/// will run and hides none.
+pub(crate) fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// How a person answered the preview.
@@ -224,7 +254,7 @@ pub(crate) fn install(
     if let Some(git_ref) = &request.git_ref
         && looks_like_short_commit(git_ref)
     {
-        let named = git(&dir, &["ls-remote", &url, git_ref])?;
+        let named = git(&dir, &["ls-remote", "--", &url, git_ref])?;
         if named.trim().is_empty() {
             return Err(TawError::new(
                 ErrorCode::InvalidPluginSource,
@@ -233,7 +263,7 @@ pub(crate) fn install(
             .into());
         }
     }
-    let fetching = dir.join(format!(".fetch-{}-{}", request.repo, std::process::id()));
+    let fetching = dir.join(format!(".fetch-{}@{}", request.repo, std::process::id()));
     let made = fetch(&fetching, &url, request.git_ref.as_deref())
         .and_then(|commit| place(&dir, &request.repo, &fetching, &commit).map(|f| (f, commit)));
     let (folder, commit) = match made {
@@ -330,10 +360,13 @@ fn finish(
         )
         .into());
     }
+    registry::config_dir(&id)?;
+    registry::state_dir(&id)?;
     // The folder an earlier install of this plugin used goes once this one
-    // is registered.
-    // Folders are told apart by what they are on disk, so `Owner/repo` and
-    // `owner/repo` are one folder where the disk ignores case.
+    // is registered. Folders are told apart by what they are on disk, so
+    // `Owner/repo` and `owner/repo` are one folder where the disk ignores
+    // case. Nothing after the registration fails the install: the record
+    // names this folder now, and it must stay.
     let earlier = registry::entries()?
         .into_iter()
         .find(|e| e.plugin_id == id)
@@ -341,7 +374,7 @@ fn finish(
         .filter(|p| !same_folder(Path::new(p), folder));
     registry::register(entry)?;
     if let Some(earlier) = earlier
-        && !registry::entries()?.iter().any(|e| {
+        && !registry::entries().unwrap_or_default().iter().any(|e| {
             e.source
                 .managed_path
                 .as_deref()
@@ -350,9 +383,7 @@ fn finish(
     {
         let _ = std::fs::remove_dir_all(&earlier);
     }
-    registry::config_dir(&id)?;
-    registry::state_dir(&id)?;
-    Ok(registry::plugin(&id)?)
+    Ok(registry::plugin(&id).unwrap_or(plugin))
 }
 
 /// Whether two paths are one folder on disk (by file identity; two paths
@@ -489,14 +520,38 @@ pub(crate) struct UpdateOutcome {
     pub error: Option<String>,
 }
 
-/// The commit the remote has at `git_ref` (its default branch when None).
+/// The commit the remote has at `git_ref` (its default branch when None):
+/// a tag's commit (the peeled `^{}` line of an annotated tag), else the
+/// tag's or the branch's own line; only a ref of exactly that name counts.
 fn remote_commit(dir: &Path, url: &str, git_ref: Option<&str>) -> Result<Option<String>> {
-    let listed = git(dir, &["ls-remote", url, git_ref.unwrap_or("HEAD")])?;
-    Ok(listed
+    let Some(name) = git_ref else {
+        let listed = git(dir, &["ls-remote", "--", url, "HEAD"])?;
+        return Ok(pick_ref(&listed, &["HEAD"]));
+    };
+    let listed = git(dir, &["ls-remote", "--", url, name])?;
+    Ok(pick_ref(
+        &listed,
+        &[
+            &format!("refs/tags/{name}^{{}}"),
+            &format!("refs/tags/{name}"),
+            &format!("refs/heads/{name}"),
+            name,
+        ],
+    ))
+}
+
+/// The commit of the first of `wanted` that `ls-remote`'s lines name.
+fn pick_ref(listed: &str, wanted: &[&str]) -> Option<String> {
+    let lines: Vec<(&str, &str)> = listed
         .lines()
-        .next()
-        .and_then(|line| line.split_whitespace().next())
-        .map(str::to_string))
+        .filter_map(|line| line.split_once('\t'))
+        .collect();
+    wanted.iter().find_map(|want| {
+        lines
+            .iter()
+            .find(|(_, name)| name == want)
+            .map(|(sha, _)| sha.to_string())
+    })
 }
 
 /// `taw plugin update [id|source...]`: each GitHub plugin named (all when
@@ -553,6 +608,7 @@ pub(crate) fn update(targets: &[String], consent: Consent) -> Result<Vec<UpdateO
             .as_deref()
             .is_some_and(|p| Path::new(p).is_dir());
         let dir = repo_dir(&request);
+        let _ = std::fs::create_dir_all(&dir);
         // What a run killed at its prompt left goes, whatever comes next.
         if let Err(error) = clean_leftovers(&dir, &request.repo) {
             outcome.status = "failed";
@@ -663,7 +719,18 @@ mod tests {
                 "{bad}"
             );
         }
+        assert!(parse_source("o/r", Some("--upload-pack=x")).is_err());
         assert!(looks_like_short_commit("abc1234"));
+        let listed = "aaa\trefs/heads/a/dev\nbbb\trefs/tags/dev\nccc\trefs/tags/dev^{}\nddd\trefs/heads/dev\n";
+        assert_eq!(
+            pick_ref(
+                listed,
+                &["refs/tags/dev^{}", "refs/tags/dev", "refs/heads/dev"]
+            )
+            .as_deref(),
+            Some("ccc")
+        );
+        assert_eq!(pick_ref(listed, &["refs/heads/main"]), None);
         assert!(!looks_like_short_commit("main"));
     }
 }

@@ -261,6 +261,7 @@ pub(crate) fn deliver_event(
             "event": crate::events::snake_name(&delivery.event),
             "data": delivery.data,
         })),
+        tmux_socket: Some(delivery.socket_path.clone()),
     };
     run::run(
         &listener.plugin,
@@ -284,7 +285,7 @@ pub(crate) fn log_list(plugin: Option<&str>, limit: usize) -> LogList {
 /// `taw plugin startup`: every enabled plugin's `[[startup]]` commands that
 /// run here, plugins in id order, each with HERDR_PLUGIN_EVENT=startup and
 /// no pane, tab or workspace.
-pub(crate) fn startup(only: Option<&str>) -> Result<StartupRan> {
+pub(crate) fn startup(only: Option<&str>, tmux_socket: Option<String>) -> Result<StartupRan> {
     let mut runs = Vec::new();
     for plugin in registry::plugins()?
         .into_iter()
@@ -302,6 +303,7 @@ pub(crate) fn startup(only: Option<&str>) -> Result<StartupRan> {
                 event: "startup".into(),
                 context,
                 event_json: None,
+                tmux_socket: tmux_socket.clone(),
             };
             runs.push(run::run(
                 &plugin,
@@ -401,11 +403,13 @@ pub(crate) fn invoke(
     plugin: &PluginInfo,
     action: &manifest::Action,
     context: serde_json::Map<String, serde_json::Value>,
+    tmux_socket: Option<String>,
 ) -> ActionInvoked {
     let invocation = env::Invocation {
         event: "action".into(),
         context,
         event_json: None,
+        tmux_socket,
     };
     let log = run::run(
         plugin,
@@ -433,17 +437,14 @@ pub(crate) fn has_startup() -> bool {
         .unwrap_or(false)
 }
 
-/// Starts `taw plugin startup [--plugin ID]` against `tmux`'s server,
-/// detached: a load or an install does not wait for the plugins.
-pub(crate) fn start_startup(tmux: &crate::tmux::Tmux, only: Option<&str>) {
+/// Starts `taw plugin startup` against `tmux`'s server, detached: a load
+/// does not wait for the plugins.
+pub(crate) fn start_startup(tmux: &crate::tmux::Tmux) {
     let Ok(bin) = std::env::current_exe() else {
         return;
     };
-    let mut program = crate::exec::Program::new(bin)
+    let _ = crate::exec::Program::new(bin)
         .args(tmux.socket_args())
-        .args(["plugin", "startup"]);
-    if let Some(id) = only {
-        program = program.args(["--plugin", id]);
-    }
-    let _ = program.start_unwatched();
+        .args(["plugin", "startup"])
+        .start_unwatched();
 }

@@ -66,6 +66,8 @@ pub(crate) struct OpenRequest {
     pub focus: bool,
     pub width: Option<String>,
     pub height: Option<String>,
+    /// The folder the command starts in (default: the plugin's root).
+    pub cwd: Option<String>,
 }
 
 /// What a placement becomes in tmux.
@@ -121,7 +123,7 @@ pub(crate) fn open(
     snapshot: &Snapshot,
     plugin: &PluginInfo,
     target: &Pane,
-    context: serde_json::Map<String, serde_json::Value>,
+    delivery: crate::events::payload::Delivery,
     request: &OpenRequest,
 ) -> Result<crate::envelope::Reply> {
     if !plugin.enabled {
@@ -159,23 +161,39 @@ pub(crate) fn open(
     }
     let invocation = env::Invocation {
         event: "action".into(),
-        context,
+        context: delivery.context.clone(),
         event_json: None,
+        tmux_socket: Some(delivery.socket_path.clone()),
     };
-    let environment = env::environment(plugin, &invocation, std::iter::empty())?;
-    let mut set: Vec<(String, String)> = environment.into_iter().collect();
-    set.extend(request.env.iter().cloned());
-    let unset: Vec<String> = ["WORKSPACE_ID", "TAB_ID", "PANE_ID"]
+    // What the caller adds comes first, and taw's own variables win over
+    // it; no one sets a socket path.
+    let mut set: Vec<(String, String)> = request
+        .env
         .iter()
-        .flat_map(|n| [format!("HERDR_{n}"), format!("TAW_{n}")])
+        .filter(|(name, _)| name != "HERDR_SOCKET_PATH" && name != "TAW_SOCKET_PATH")
+        .cloned()
+        .collect();
+    let own = env::environment(plugin, &invocation, own_folders())?;
+    set.retain(|(name, _)| !own.contains_key(name));
+    set.extend(own);
+    // tmux gives the pane its own environment: every herdr or taw name of
+    // it that this invocation does not set is taken out.
+    let unset: Vec<String> = delivery
+        .base_env
+        .keys()
+        .filter(|name| name.starts_with("HERDR_") || name.starts_with("TAW_"))
+        .cloned()
+        .chain(
+            ["WORKSPACE_ID", "TAB_ID", "PANE_ID", "SOCKET_PATH"]
+                .iter()
+                .flat_map(|n| [format!("HERDR_{n}"), format!("TAW_{n}")]),
+        )
         .filter(|name| !set.iter().any(|(n, _)| n == name))
-        .chain([
-            "HERDR_SOCKET_PATH".to_string(),
-            "TAW_SOCKET_PATH".to_string(),
-        ])
+        .collect::<std::collections::BTreeSet<String>>()
+        .into_iter()
         .collect();
     let line = command_line(&entry.command, &set, &unset);
-    let root = plugin.plugin_root.clone();
+    let root = request.cwd.clone().unwrap_or(plugin.plugin_root.clone());
     let mark = format!("{}\t{}", plugin.manifest.plugin_id, entry.id);
     match shape(&placement, request.direction.as_deref()) {
         Shape::Popup => {
@@ -190,16 +208,8 @@ pub(crate) fn open(
                         "a popup needs an attached client, and none is",
                     )
                 })?;
-            let width = request
-                .width
-                .clone()
-                .or(entry.width.clone())
-                .unwrap_or("50%".into());
-            let height = request
-                .height
-                .clone()
-                .or(entry.height.clone())
-                .unwrap_or("50%".into());
+            let width = popup_size("--width", request.width.clone().or(entry.width.clone()))?;
+            let height = popup_size("--height", request.height.clone().or(entry.height.clone()))?;
             tmux.start(cmd::display_popup_sized(
                 &client.name,
                 (&width, &height),
@@ -255,6 +265,38 @@ pub(crate) fn open(
             tmux.run(&crate::tmux::Batch::of(after))?;
             opened(tmux, plugin, &entry.id, pane)
         }
+    }
+}
+
+/// taw's own folders as this taw runs with them, for a pane whose process
+/// tmux starts (it would not have them otherwise).
+fn own_folders() -> Vec<(String, String)> {
+    ["TAW_STATE_DIR", "TAW_CONFIG_DIR"]
+        .into_iter()
+        .filter_map(|name| {
+            std::env::var(name)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(|v| (name.to_string(), v))
+        })
+        .collect()
+}
+
+/// A popup's size as tmux takes it: cells, or a percentage from 1 to 100
+/// (50% when none is given); anything else is refused, never passed on.
+fn popup_size(flag: &str, size: Option<String>) -> Result<String> {
+    let Some(size) = size else {
+        return Ok("50%".into());
+    };
+    let (number, percent) = match size.strip_suffix('%') {
+        Some(number) => (number, true),
+        None => (size.as_str(), false),
+    };
+    match number.parse::<u32>() {
+        Ok(n) if (percent && (1..=100).contains(&n)) || (!percent && n <= 65535) => Ok(size),
+        _ => Err(TawError::invalid_argument(format!(
+            "{flag} {size:?}: cells, or a percentage from 1% to 100%"
+        ))),
     }
 }
 

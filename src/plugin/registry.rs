@@ -178,8 +178,32 @@ fn info(entry: Entry, compat: &str) -> PluginInfo {
     }
 }
 
+/// Holds the registry's lock while a change reads and writes it, so two
+/// verbs at once cannot lose each other's record.
+fn locked<T>(change: impl FnOnce() -> Result<T>) -> Result<T> {
+    let path = plugins_dir().join(".registry.lock");
+    let _ = std::fs::create_dir_all(plugins_dir());
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|error| {
+            TawError::new(
+                ErrorCode::PluginRegistrySaveFailed,
+                format!("{}: {error}", path.display()),
+            )
+        })?;
+    let _lock = crate::paths::FileLock::take(&file);
+    change()
+}
+
 /// Puts a plugin in (or replaces the entry of the same id).
 pub(crate) fn register(entry: Entry) -> Result<()> {
+    locked(|| register_unlocked(entry))
+}
+
+fn register_unlocked(entry: Entry) -> Result<()> {
     let mut all = entries()?;
     all.retain(|e| e.plugin_id != entry.plugin_id);
     all.push(entry);
@@ -188,6 +212,10 @@ pub(crate) fn register(entry: Entry) -> Result<()> {
 
 /// Takes a plugin out; whether it was there.
 pub(crate) fn unregister(id: &str) -> Result<bool> {
+    locked(|| unregister_unlocked(id))
+}
+
+fn unregister_unlocked(id: &str) -> Result<bool> {
     let mut all = entries()?;
     let before = all.len();
     all.retain(|e| e.plugin_id != id);
@@ -200,6 +228,10 @@ pub(crate) fn unregister(id: &str) -> Result<bool> {
 
 /// Enables or disables a plugin.
 pub(crate) fn set_enabled(id: &str, enabled: bool) -> Result<()> {
+    locked(|| set_enabled_unlocked(id, enabled))
+}
+
+fn set_enabled_unlocked(id: &str, enabled: bool) -> Result<()> {
     let mut all = entries()?;
     let entry = all
         .iter_mut()

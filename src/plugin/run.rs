@@ -52,7 +52,7 @@ pub(crate) fn run(
 ) -> LogRecord {
     let started = crate::clock::now_ms();
     let mut record = LogRecord {
-        log_id: format!("plugin-log-{started}-{}", std::process::id()),
+        log_id: next_log_id(started),
         plugin_id: plugin.manifest.plugin_id.clone(),
         action_id: action_id.map(str::to_string),
         event: (invocation.event != "action").then(|| invocation.event.clone()),
@@ -73,6 +73,14 @@ pub(crate) fn run(
             return record;
         }
     };
+    if !std::path::Path::new(&plugin.plugin_root).is_dir() {
+        record.error = Some(format!(
+            "the plugin's folder {} is gone; install or link it again",
+            plugin.plugin_root
+        ));
+        append(&record);
+        return record;
+    }
     let Some((program, args)) = argv.split_first() else {
         record.error = Some("the command is empty".into());
         append(&record);
@@ -114,6 +122,17 @@ pub(crate) fn run(
     }
     append(&record);
     record
+}
+
+/// An id no other run has: the time, this process, and a count within it.
+fn next_log_id(started: u64) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNT: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "plugin-log-{started}-{}-{}",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// The last 64 KiB of a stream, with a note when there was more.

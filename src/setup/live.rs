@@ -99,7 +99,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     // herdr runs its plugins' startup commands as its server comes up; the
     // first load into a server is taw's coming up (a reload is not).
     if first_load && crate::plugin::has_startup() {
-        crate::plugin::start_startup(tmux, None);
+        crate::plugin::start_startup(tmux);
     }
     Ok(Loaded { report, watchers })
 }
