@@ -753,7 +753,11 @@ command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.en
         .to_string();
     let env_file = dir.join("pane.env");
     server.wait_for("the pane's command", WAIT, || {
-        std::fs::read_to_string(&env_file).is_ok_and(|t| t.lines().count() > 5)
+        std::fs::read_to_string(&env_file).is_ok_and(|t| {
+            t.lines()
+                .last()
+                .is_some_and(|l| l.ends_with("plugins-src/panes"))
+        })
     });
     let text = std::fs::read_to_string(&env_file).unwrap();
     assert!(text.contains("HERDR_PLUGIN_ID=test.panes"), "{text}");
@@ -764,6 +768,7 @@ command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.en
     );
     assert!(!text.contains("SOCKET_PATH"), "{text}");
     assert!(!text.contains("HERDR_PLUGIN_ACTION_ID"), "{text}");
+    assert!(!text.contains("TAW_STRAY"), "{text}");
     assert!(!text.contains("evil"), "taw's own variables win: {text}");
     assert!(
         text.lines().last().unwrap().ends_with("plugins-src/panes"),

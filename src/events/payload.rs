@@ -46,9 +46,13 @@ impl Delivery {
         Value::Object(input)
     }
 
-    /// The whole environment of a hook command.
+    /// The whole environment of a hook command: only taw sets the event's
+    /// variables (tmux's environment may hold stale ones of their names).
     pub(crate) fn environment(&self) -> BTreeMap<String, String> {
         let mut env = self.base_env.clone();
+        env.retain(|name, _| {
+            !name.starts_with("TAW_") || name == "TAW_STATE_DIR" || name == "TAW_CONFIG_DIR"
+        });
         env.extend(self.taw_env.clone());
         env
     }
@@ -435,10 +439,6 @@ pub(crate) fn build(
             base.insert(name.into(), value);
         }
     }
-    // Only taw sets the event's variables; tmux's may hold stale ones.
-    base.retain(|name, _| {
-        !name.starts_with("TAW_") || name == "TAW_STATE_DIR" || name == "TAW_CONFIG_DIR"
-    });
 
     Delivery {
         event: occurrence.event.clone(),
