@@ -121,3 +121,35 @@ impl Drop for FileLock {
         }
     }
 }
+
+/// Appends one line to a log that several processes write: under a lock of
+/// the file, so no line is lost or mixed with another; past `bound` bytes,
+/// its older half goes (rewritten in place, under the lock: a rename would
+/// leave the writers waiting on the old file).
+pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
+    use std::io::{Read, Seek, Write};
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+    else {
+        return;
+    };
+    let _lock = FileLock::take(&file);
+    let _ = file.write_all(format!("{}\n", line.trim_end_matches('\n')).as_bytes());
+    if file.metadata().map(|m| m.len()).unwrap_or(0) <= bound {
+        return;
+    }
+    let mut text = String::new();
+    if file.rewind().is_ok() && file.read_to_string(&mut text).is_ok() {
+        let lines: Vec<&str> = text.lines().collect();
+        let kept = lines[lines.len() / 2..].join("\n") + "\n";
+        if file.set_len(0).is_ok() {
+            let _ = file.write_all(kept.as_bytes());
+        }
+    }
+}

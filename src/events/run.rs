@@ -10,7 +10,6 @@ use super::payload::Delivery;
 use crate::exec::{Failure, Program};
 use crate::tmux::Tmux;
 use serde::Serialize;
-use std::io::{Read, Seek, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -154,41 +153,15 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Appends one line to the hooks log, with the time; when the log has grown
-/// past its bound, its older half goes. Writers take turns on a lock of the
-/// file, so no line is lost or mixed with another.
+/// Appends one line to the hooks log, with the time; past its bound, its
+/// older half goes.
 pub(crate) fn log_line(text: &str) {
-    let path = log_path();
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(&path)
-    else {
-        return;
-    };
-    let _lock = crate::paths::FileLock::take(&file);
     let line = format!(
-        "{} {}\n",
+        "{} {}",
         utc_time(crate::clock::now_ms() / 1000),
         one_line(text)
     );
-    let _ = file.write_all(line.as_bytes());
-    if file.metadata().map(|m| m.len()).unwrap_or(0) > LOG_BOUND {
-        let mut text = String::new();
-        if file.rewind().is_ok() && file.read_to_string(&mut text).is_ok() {
-            let lines: Vec<&str> = text.lines().collect();
-            let kept = lines[lines.len() / 2..].join("\n") + "\n";
-            // In place, under the lock: a rename would leave the writers
-            // waiting for the lock with the old file.
-            if file.set_len(0).is_ok() {
-                let _ = file.write_all(kept.as_bytes());
-            }
-        }
-    }
+    crate::paths::append_line(&log_path(), &line, LOG_BOUND);
 }
 
 /// The last `count` lines of the log, oldest first.

@@ -303,33 +303,17 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
     let mut actions = Vec::new();
     for (n, item) in raw.actions.into_iter().enumerate() {
         let key = format!("actions[{n}]");
-        let id = item.id.as_deref().map(str::trim).unwrap_or("").to_string();
-        if !valid_id(&id, false) {
-            return fail(
+        let id = local_id(
+            &key,
+            item.id,
+            |id| actions.iter().any(|a: &Action| a.id == id),
+            (
                 ErrorCode::InvalidPluginActionId,
-                format!(
-                    "{key}.id {id:?}: required, at most 120 characters of ASCII letters, digits and `: _ -` (no dots)"
-                ),
-            );
-        }
-        if actions.iter().any(|a: &Action| a.id == id) {
-            return fail(
                 ErrorCode::DuplicatePluginActionId,
-                format!("{key}.id {id:?}: another action has it"),
-            );
-        }
-        let title = item
-            .title
-            .as_deref()
-            .map(str::trim)
-            .unwrap_or("")
-            .to_string();
-        if title.is_empty() {
-            return fail(
-                ErrorCode::InvalidPluginActionTitle,
-                format!("{key}.title: required, not empty"),
-            );
-        }
+            ),
+            "action",
+        )?;
+        let title = required_title(&key, item.title, ErrorCode::InvalidPluginActionTitle)?;
         if let Some(contexts) = &item.contexts
             && let Some(bad) = contexts.iter().find(|c| !CONTEXTS.contains(&c.as_str()))
         {
@@ -373,33 +357,17 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
     let mut panes = Vec::new();
     for (n, item) in raw.panes.into_iter().enumerate() {
         let key = format!("panes[{n}]");
-        let id = item.id.as_deref().map(str::trim).unwrap_or("").to_string();
-        if !valid_id(&id, false) {
-            return fail(
+        let id = local_id(
+            &key,
+            item.id,
+            |id| panes.iter().any(|x: &PaneEntry| x.id == id),
+            (
                 ErrorCode::InvalidPluginPaneId,
-                format!(
-                    "{key}.id {id:?}: required, at most 120 characters of ASCII letters, digits and `: _ -` (no dots)"
-                ),
-            );
-        }
-        if panes.iter().any(|p: &PaneEntry| p.id == id) {
-            return fail(
                 ErrorCode::DuplicatePluginPaneId,
-                format!("{key}.id {id:?}: another pane has it"),
-            );
-        }
-        let title = item
-            .title
-            .as_deref()
-            .map(str::trim)
-            .unwrap_or("")
-            .to_string();
-        if title.is_empty() {
-            return fail(
-                ErrorCode::InvalidPluginPaneTitle,
-                format!("{key}.title: required, not empty"),
-            );
-        }
+            ),
+            "pane",
+        )?;
+        let title = required_title(&key, item.title, ErrorCode::InvalidPluginPaneTitle)?;
         let placement = item.placement.unwrap_or_else(|| "overlay".into());
         if !PLACEMENTS.contains(&placement.as_str()) {
             return fail(
@@ -438,33 +406,17 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
     let mut link_handlers = Vec::new();
     for (n, item) in raw.link_handlers.into_iter().enumerate() {
         let key = format!("link_handlers[{n}]");
-        let id = item.id.as_deref().map(str::trim).unwrap_or("").to_string();
-        if !valid_id(&id, false) {
-            return fail(
+        let id = local_id(
+            &key,
+            item.id,
+            |id| link_handlers.iter().any(|x: &LinkHandler| x.id == id),
+            (
                 ErrorCode::InvalidPluginLinkHandlerId,
-                format!(
-                    "{key}.id {id:?}: required, at most 120 characters of ASCII letters, digits and `: _ -` (no dots)"
-                ),
-            );
-        }
-        if link_handlers.iter().any(|l: &LinkHandler| l.id == id) {
-            return fail(
                 ErrorCode::DuplicatePluginLinkHandlerId,
-                format!("{key}.id {id:?}: another link handler has it"),
-            );
-        }
-        let title = item
-            .title
-            .as_deref()
-            .map(str::trim)
-            .unwrap_or("")
-            .to_string();
-        if title.is_empty() {
-            return fail(
-                ErrorCode::InvalidPluginLinkHandlerTitle,
-                format!("{key}.title: required, not empty"),
-            );
-        }
+            ),
+            "link handler",
+        )?;
+        let title = required_title(&key, item.title, ErrorCode::InvalidPluginLinkHandlerTitle)?;
         let pattern = item.pattern.unwrap_or_default();
         if let Err(error) = regex::Regex::new(&pattern) {
             return fail(
@@ -506,6 +458,45 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
         link_handlers,
         warnings,
     })
+}
+
+/// A local id (an action's, a pane's, a link handler's): valid, and not
+/// another one's of the same kind.
+fn local_id(
+    key: &str,
+    raw: Option<String>,
+    taken: impl Fn(&str) -> bool,
+    (invalid, duplicate): (ErrorCode, ErrorCode),
+    kind: &str,
+) -> Result<String> {
+    let id = raw.as_deref().map(str::trim).unwrap_or("").to_string();
+    if !valid_id(&id, false) {
+        return Err(TawError::new(
+            invalid,
+            format!(
+                "{key}.id {id:?}: required, at most 120 characters of ASCII letters, digits and `: _ -` (no dots)"
+            ),
+        ));
+    }
+    if taken(&id) {
+        return Err(TawError::new(
+            duplicate,
+            format!("{key}.id {id:?}: another {kind} has it"),
+        ));
+    }
+    Ok(id)
+}
+
+/// A title that must be there.
+fn required_title(key: &str, raw: Option<String>, code: ErrorCode) -> Result<String> {
+    let title = raw.as_deref().map(str::trim).unwrap_or("").to_string();
+    if title.is_empty() {
+        return Err(TawError::new(
+            code,
+            format!("{key}.title: required, not empty"),
+        ));
+    }
+    Ok(title)
 }
 
 /// A plugin id (dots allowed) or a local id (no dots): trimmed, 1 to 120

@@ -1,21 +1,21 @@
 //! Running a plugin's command: its argv with no shell, in the plugin's
 //! root, with the environment of `env.rs`, its outputs kept (the last
 //! 64 KiB of each), and a record of the run in the plugin log that `taw
-//! plugin log list` reads (the newest 200 runs).
+//! plugin log list` reads (bounded at 16 MiB, the older half dropped).
 
 use super::env::{self, Invocation};
 use super::registry::PluginInfo;
 use crate::exec::{Failure, Program};
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Seek, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
 /// The most of each output stream a run keeps.
 const KEPT: usize = 64 * 1024;
 
-/// How many runs the log keeps.
-const LOG_KEPT: usize = 200;
+/// The log's size past which its older half goes: some hundreds of runs
+/// with their output.
+const LOG_BOUND: u64 = 16 * 1024 * 1024;
 
 /// herdr's PluginCommandLogInfo.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -151,34 +151,10 @@ fn log_path() -> PathBuf {
     super::registry::plugins_dir().join("log.jsonl")
 }
 
-/// Adds a run to the log; past twice what it keeps, the older go.
+/// Adds a run to the log; past its bound, its older half goes.
 fn append(record: &LogRecord) {
-    let path = log_path();
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(&path)
-    else {
-        return;
-    };
-    let _lock = crate::paths::FileLock::take(&file);
-    let Ok(line) = serde_json::to_string(record) else {
-        return;
-    };
-    let _ = writeln!(file, "{line}");
-    let mut text = String::new();
-    if file.rewind().is_ok() && file.read_to_string(&mut text).is_ok() {
-        let lines: Vec<&str> = text.lines().collect();
-        if lines.len() > 2 * LOG_KEPT {
-            let kept = lines[lines.len() - LOG_KEPT..].join("\n") + "\n";
-            if file.set_len(0).is_ok() {
-                let _ = file.write_all(kept.as_bytes());
-            }
-        }
+    if let Ok(line) = serde_json::to_string(record) {
+        crate::paths::append_line(&log_path(), &line, LOG_BOUND);
     }
 }
 
