@@ -46,6 +46,72 @@ pub(crate) fn authority(source: &str, agent: &str) -> Authority {
     }
 }
 
+/// The session an integration reported for the pane's agent, as taw
+/// keeps it in `@agent_session`: herdr's reference (`kind` and `value`:
+/// the path when there is one, else the id) and both of what was given.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct StoredSession {
+    pub source: String,
+    pub agent: String,
+    pub kind: String,
+    pub value: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl StoredSession {
+    /// What `@agent_session` holds (an older taw's has no `id`/`path`).
+    pub(crate) fn parse(text: &str) -> Option<StoredSession> {
+        serde_json::from_str(text).ok()
+    }
+
+    pub(crate) fn session_id(&self) -> Option<String> {
+        self.id
+            .clone()
+            .or_else(|| (self.kind == "id").then(|| self.value.clone()))
+    }
+
+    pub(crate) fn session_path(&self) -> Option<String> {
+        self.path
+            .clone()
+            .or_else(|| (self.kind == "path").then(|| self.value.clone()))
+    }
+
+    /// herdr's `agent_session` record: `{source, agent, kind, value}`.
+    pub(crate) fn record(&self) -> serde_json::Value {
+        serde_json::json!({
+            "source": self.source,
+            "agent": self.agent,
+            "kind": self.kind,
+            "value": self.value,
+        })
+    }
+}
+
+/// herdr's rule for a session report over one the pane has: from an
+/// official integration that reports sessions only (Claude's, Codex's...),
+/// a new session replaces the old only when its start is said (startup,
+/// resume, clear, compact, new, fork) or it is another agent's, so a
+/// subagent's session never takes the place of the conversation's. A
+/// source that reports the whole lifecycle, or a custom one, is taken at
+/// its word; the same session again, or a first one, always is.
+pub(crate) fn session_replaces(
+    existing: Option<&StoredSession>,
+    new: &StoredSession,
+    start_source: Option<&str>,
+    authority: Authority,
+) -> bool {
+    let Some(existing) = existing else {
+        return true;
+    };
+    existing.agent != new.agent
+        || (existing.kind == new.kind && existing.value == new.value)
+        || start_source.is_some()
+        || authority != Authority::SessionOnly
+}
+
 /// Checks `--source`.
 pub(crate) fn check_source(source: &str) -> Result<(), TawError> {
     if source.trim().is_empty() {
@@ -182,6 +248,66 @@ pub(crate) fn parse_state(state: &str) -> Result<&'static str, TawError> {
         other => Err(TawError::invalid_argument(format!(
             "--state {other:?} is not one of idle, working, blocked, unknown"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod session_tests {
+    use super::*;
+
+    fn session(agent: &str, id: &str) -> StoredSession {
+        StoredSession {
+            source: "herdr:claude".into(),
+            agent: agent.into(),
+            kind: "id".into(),
+            value: id.into(),
+            id: Some(id.into()),
+            path: None,
+        }
+    }
+
+    #[test]
+    fn a_new_session_replaces_only_by_herdrs_rule() {
+        let old = session("claude", "a");
+        let new = session("claude", "b");
+        assert!(session_replaces(None, &new, None, Authority::SessionOnly));
+        assert!(!session_replaces(
+            Some(&old),
+            &new,
+            None,
+            Authority::SessionOnly
+        ));
+        assert!(session_replaces(
+            Some(&old),
+            &new,
+            Some("clear"),
+            Authority::SessionOnly
+        ));
+        assert!(session_replaces(
+            Some(&old),
+            &new,
+            None,
+            Authority::Lifecycle
+        ));
+        assert!(session_replaces(Some(&old), &new, None, Authority::Custom));
+        assert!(session_replaces(
+            Some(&old),
+            &session("codex", "b"),
+            None,
+            Authority::SessionOnly
+        ));
+        assert!(session_replaces(
+            Some(&old),
+            &old.clone(),
+            None,
+            Authority::SessionOnly
+        ));
+        assert_eq!(new.session_id().as_deref(), Some("b"));
+        assert_eq!(new.session_path(), None);
+        let older =
+            StoredSession::parse(r#"{"source":"s","agent":"pi","kind":"path","value":"/x"}"#)
+                .unwrap();
+        assert_eq!(older.session_path().as_deref(), Some("/x"));
     }
 }
 

@@ -244,3 +244,42 @@ fn calling_pane_is_the_pane_taw_runs_in() {
     assert_eq!(run.error_code(), "not_found");
     assert!(run.stderr.contains("no current pane"), "{}", run.stderr);
 }
+
+#[test]
+fn a_session_only_integration_keeps_its_session_until_a_new_start() {
+    let server = loaded();
+    let claude = |id: &str, extra: &[&str]| {
+        let mut args = vec![
+            "pane",
+            "report-agent-session",
+            "%0",
+            "--source",
+            "herdr:claude",
+            "--agent",
+            "claude",
+            "--agent-session-id",
+            id,
+            "--agent-session-path",
+        ];
+        let path = format!("/home/me/.claude/projects/x/{id}.jsonl");
+        args.push(&path);
+        args.extend_from_slice(extra);
+        server.taw(&args).result();
+    };
+    claude("first", &["--session-start-source", "startup"]);
+    let pane = server.taw(&["pane", "get", "%0"]).result();
+    assert_eq!(pane["pane"]["agent_session_id"], "first");
+    assert_eq!(
+        pane["pane"]["agent_session_path"],
+        "/home/me/.claude/projects/x/first.jsonl"
+    );
+    assert_eq!(pane["pane"]["agent_session"]["kind"], "path");
+    // A subagent's session, with no start said: the conversation's stays.
+    claude("subagent", &[]);
+    let pane = server.taw(&["pane", "get", "%0"]).result();
+    assert_eq!(pane["pane"]["agent_session_id"], "first");
+    // /clear starts a new one: it takes the place.
+    claude("second", &["--session-start-source", "clear"]);
+    let pane = server.taw(&["pane", "get", "%0"]).result();
+    assert_eq!(pane["pane"]["agent_session_id"], "second");
+}

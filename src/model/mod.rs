@@ -7,6 +7,7 @@ pub(crate) mod layout;
 pub(crate) mod nextup;
 pub(crate) mod resolve;
 
+use crate::report::StoredSession;
 use crate::tmux::ids;
 use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
 use serde::Serialize;
@@ -121,6 +122,10 @@ pub(crate) struct PaneInfo {
     pub state_labels: Option<serde_json::Map<String, serde_json::Value>>,
     pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
     pub agent_session: Option<serde_json::Value>,
+    /// The session id and path the agent's integration reported (taw's
+    /// fields beside herdr's reference; a session restore resumes from them).
+    pub agent_session_id: Option<String>,
+    pub agent_session_path: Option<String>,
     pub scroll: ScrollInfo,
     pub revision: u64,
     /// herdr's field for a pane a session restore could not put back.
@@ -148,6 +153,8 @@ pub(crate) struct AgentInfo {
     pub state_labels: Option<serde_json::Map<String, serde_json::Value>>,
     pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
     pub agent_session: Option<serde_json::Value>,
+    pub agent_session_id: Option<String>,
+    pub agent_session_path: Option<String>,
     pub workspace_id: String,
     pub tab_id: String,
     pub pane_id: String,
@@ -359,6 +366,8 @@ impl<'a> Records<'a> {
             state_labels: record.state_labels,
             tokens: record.tokens,
             agent_session: record.agent_session,
+            agent_session_id: record.agent_session_id,
+            agent_session_path: record.agent_session_path,
             workspace_id: record.workspace_id,
             tab_id: record.tab_id,
             pane_id: record.pane_id,
@@ -381,6 +390,7 @@ impl<'a> Records<'a> {
             .windows
             .iter()
             .any(|w| w.session == pane.session && w.id == pane.window && w.active);
+        let session = StoredSession::parse(&pane.agent_session);
         let terminal_title = terminal_title(
             pane,
             &self.snapshot.server.host,
@@ -406,7 +416,9 @@ impl<'a> Records<'a> {
             agent_status: pane_status(pane),
             state_labels: None,
             tokens: None,
-            agent_session: serde_json::from_str(&pane.agent_session).ok(),
+            agent_session: session.as_ref().map(StoredSession::record),
+            agent_session_id: session.as_ref().and_then(StoredSession::session_id),
+            agent_session_path: session.as_ref().and_then(StoredSession::session_path),
             scroll: ScrollInfo {
                 offset_from_bottom: if pane.in_mode {
                     pane.scroll_position.unwrap_or(0)

@@ -4,13 +4,12 @@
 
 use crate::clock::now_ms;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
-use crate::report::{self, Authority, Sequences};
+use crate::report::{self, Authority, Sequences, StoredSession};
 use crate::tmux::Tmux;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites};
 use crate::watch::nudge;
 use serde::Serialize;
-use serde_json::json;
 
 /// Who reports, about which agent in which pane.
 #[derive(Debug, Clone)]
@@ -52,6 +51,8 @@ struct PaneReport {
     kind: String,
     state: String,
     source: String,
+    /// The session the pane has now.
+    session: Option<StoredSession>,
 }
 
 const REPORT_FIELDS: &[&str] = &[
@@ -59,6 +60,7 @@ const REPORT_FIELDS: &[&str] = &[
     opt::REPORTED_KIND,
     opt::REPORTED_STATE,
     opt::REPORTED_SOURCE,
+    opt::AGENT_SESSION,
 ];
 
 impl Reporter {
@@ -74,36 +76,61 @@ impl Reporter {
             kind: values[1].clone(),
             state: values[2].clone(),
             source: values[3].clone(),
+            session: StoredSession::parse(&values[4]),
         };
         let in_order = current.seqs.accept(&self.source, self.seq);
         Ok((agent, current, in_order))
     }
 }
 
-/// The session reference an integration gave, as herdr records it.
-fn session_json(source: &str, agent: &str, session: &SessionRef) -> Result<Option<String>> {
-    let (kind, value) = match (&session.id, &session.path) {
-        (_, Some(path)) if !path.is_empty() => {
-            if !path.starts_with('/') || path.len() > 4096 || path.chars().any(char::is_control) {
-                return Err(TawError::invalid_argument(
-                    "--agent-session-path must be an absolute path of at most 4096 bytes",
-                ));
-            }
-            ("path", path)
-        }
-        (Some(id), _) if !id.is_empty() => {
-            if id.len() > 512 || id.chars().any(char::is_control) {
-                return Err(TawError::invalid_argument(
-                    "--agent-session-id must be at most 512 bytes of printable text",
-                ));
-            }
-            ("id", id)
-        }
-        _ => return Ok(None),
+/// The session an integration gave: the id and the path, checked, with
+/// herdr's reference (the path when there is one, else the id).
+fn stored_session(
+    source: &str,
+    agent: &str,
+    session: &SessionRef,
+) -> Result<Option<StoredSession>> {
+    let path = session.path.clone().filter(|p| !p.is_empty());
+    let id = session.id.clone().filter(|i| !i.is_empty());
+    if let Some(path) = &path
+        && (!path.starts_with('/') || path.len() > 4096 || path.chars().any(char::is_control))
+    {
+        return Err(TawError::invalid_argument(
+            "--agent-session-path must be an absolute path of at most 4096 bytes",
+        ));
+    }
+    if let Some(id) = &id
+        && (id.len() > 512 || id.chars().any(char::is_control))
+    {
+        return Err(TawError::invalid_argument(
+            "--agent-session-id must be at most 512 bytes of printable text",
+        ));
+    }
+    let (kind, value) = match (&path, &id) {
+        (Some(path), _) => ("path", path.clone()),
+        (None, Some(id)) => ("id", id.clone()),
+        (None, None) => return Ok(None),
     };
-    Ok(Some(
-        json!({ "source": source, "agent": agent, "kind": kind, "value": value }).to_string(),
-    ))
+    Ok(Some(StoredSession {
+        source: source.to_string(),
+        agent: agent.to_string(),
+        kind: kind.to_string(),
+        value,
+        id,
+        path,
+    }))
+}
+
+/// The session to write, when herdr's rule lets it replace the pane's.
+fn session_write(
+    current: &PaneReport,
+    new: Option<StoredSession>,
+    start_source: Option<&str>,
+    authority: Authority,
+) -> Option<String> {
+    let new = new?;
+    report::session_replaces(current.session.as_ref(), &new, start_source, authority)
+        .then(|| serde_json::to_string(&new).unwrap_or_default())
 }
 
 /// Writes, then wakes the pane's watcher so it takes the report in now.
@@ -125,10 +152,11 @@ pub(crate) fn report_agent(
     let resume = report::resume_json(&session.command)?;
     let (agent, current, in_order) = who.begin(tmux)?;
     let source = &who.source;
-    let session = session_json(source, &agent, session)?;
+    let session = stored_session(source, &agent, session)?;
     if !in_order {
         return Ok(Reported { in_order: false });
     }
+    let session = session_write(&current, session, None, report::authority(source, &agent));
     let now = now_ms();
     let mut writes = OptionWrites::default();
     writes.set(opt::REPORT_SEQS, current.seqs.render());
@@ -183,10 +211,16 @@ pub(crate) fn report_session(
     }
     let (agent, current, in_order) = who.begin(tmux)?;
     let source = &who.source;
-    let session = session_json(source, &agent, session)?;
+    let session = stored_session(source, &agent, session)?;
     if !in_order {
         return Ok(Reported { in_order: false });
     }
+    let session = session_write(
+        &current,
+        session,
+        start_source,
+        report::authority(source, &agent),
+    );
     let mut writes = OptionWrites::default();
     writes.set(opt::REPORT_SEQS, current.seqs.render());
     if current.kind.is_empty() || current.kind == agent {
