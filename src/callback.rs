@@ -25,15 +25,7 @@ impl Callback {
     pub(crate) fn current(bin: String) -> Callback {
         Callback {
             bin,
-            env: ["TAW_STATE_DIR", "TAW_CONFIG_DIR"]
-                .into_iter()
-                .filter_map(|name| {
-                    std::env::var(name)
-                        .ok()
-                        .filter(|v| !v.is_empty())
-                        .map(|v| (name, v))
-                })
-                .collect(),
+            env: crate::paths::folder_vars(),
         }
     }
 

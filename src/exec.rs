@@ -335,6 +335,21 @@ fn stop(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// What a program wrote, kept to its last `limit` bytes (read it with a
+/// tail of `limit + 1` to tell): as text, after a line that says the
+/// earlier output was cut when there was more.
+pub(crate) fn tail_text(bytes: &[u8], limit: usize) -> String {
+    if bytes.len() > limit {
+        format!(
+            "(earlier output cut; the last {} KiB follow)\n{}",
+            limit / 1024,
+            String::from_utf8_lossy(&bytes[bytes.len() - limit..])
+        )
+    } else {
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
 /// How often, while a program's output pipes stay open, taw looks whether
 /// the program itself has ended (a background child it left may hold them).
 const EXIT_CHECK: Duration = Duration::from_millis(25);

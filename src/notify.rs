@@ -90,11 +90,11 @@ pub(crate) fn notify(
 /// to a phone is for when nobody is there). One plain line of words.
 fn announce(tmux: &Tmux, config: &Config, message: &str, sound: Sound, about: About) {
     let listeners = crate::events::Listeners::from_config(config);
-    if !listeners.hears("notification") {
+    if !listeners.hears(crate::events::name::NOTIFICATION) {
         return;
     }
     let message = one_line(message, usize::MAX);
-    let mut occurrence = crate::events::Occurrence::new("notification")
+    let mut occurrence = crate::events::Occurrence::new(crate::events::name::NOTIFICATION)
         .pane(about.pane)
         .data("message", message.clone())
         .var("TAW_MESSAGE", message);

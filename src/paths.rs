@@ -6,6 +6,23 @@ use std::path::{Path, PathBuf};
 
 const APP: &str = "tmux-agent-wizard";
 
+/// The variables that name taw's folders: a process taw starts that may
+/// call taw back gets them, so it finds the same files.
+pub(crate) const FOLDER_VARS: &[&str] = &["TAW_STATE_DIR", "TAW_CONFIG_DIR"];
+
+/// Those of [`FOLDER_VARS`] this process runs with (set, not empty).
+pub(crate) fn folder_vars() -> Vec<(&'static str, String)> {
+    FOLDER_VARS
+        .iter()
+        .filter_map(|name| {
+            env::var(name)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(|v| (*name, v))
+        })
+        .collect()
+}
+
 /// The config folder: `TAW_CONFIG_DIR`, else `$XDG_CONFIG_HOME/tmux-agent-wizard`,
 /// else `~/.config/tmux-agent-wizard`.
 pub(crate) fn config_dir() -> PathBuf {
@@ -151,5 +168,37 @@ pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
         if file.set_len(0).is_ok() {
             let _ = file.write_all(kept.as_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_past_its_bound_keeps_its_newer_half() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("logs/x.log");
+        for n in 0..100 {
+            append_line(&path, &format!("line {n:03}"), 400);
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.len() <= 400, "{}", text.len());
+        assert!(text.ends_with("line 099\n"));
+        assert!(!text.contains("line 000"));
+        assert!(
+            text.lines().all(|l| l.starts_with("line ")),
+            "no line cut: {text}"
+        );
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_the_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b.json");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(dir.path().join("a")).unwrap().count(), 1);
     }
 }

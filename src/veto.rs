@@ -8,7 +8,7 @@
 use crate::config::Config;
 use crate::envelope::{ErrorCode, Result, TawError};
 use crate::events::run::{self, HookRun};
-use crate::events::{self, Occurrence, payload};
+use crate::events::{self, Occurrence, name, payload};
 use crate::tmux::Tmux;
 
 /// What is about to close: a tmux session, window or pane, with the
@@ -27,7 +27,7 @@ impl Closing {
             Closing::Window { session, window } => ("window", session, Some(window), None),
             Closing::Pane { session, pane } => ("pane", session, None, Some(pane)),
         };
-        Occurrence::new("pre_close")
+        Occurrence::new(name::PRE_CLOSE)
             .session(Some(session))
             .window(window)
             .pane(pane)
@@ -54,7 +54,7 @@ pub(crate) fn may_close(tmux: &Tmux, closing: &Closing) -> Result<()> {
 pub(crate) fn may_remove_worktree(tmux: &Tmux, session: Option<u32>, path: &str) -> Result<()> {
     ask(
         tmux,
-        Occurrence::new("pre_worktree_remove")
+        Occurrence::new(name::PRE_WORKTREE_REMOVE)
             .session(session)
             .var("TAW_WORKTREE", path),
         &format!("the worktree {path}"),

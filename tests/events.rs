@@ -480,6 +480,20 @@ fn a_pre_close_that_says_no_keeps_everything() {
             .any(|p| p == pane)
     });
     assert!(recorder.heard("pane.closed").is_empty());
+    // A veto past [sessions] hook_timeout_seconds refuses too.
+    server
+        .write_config("[sessions]\nhook_timeout_seconds = 0.3\n[hooks]\npre_close = \"sleep 5\"\n");
+    let started = std::time::Instant::now();
+    let slow = server.taw(&["pane", "close", &pane]);
+    assert_eq!(slow.error_code(), "hook_refused");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(
+        slow.error_json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("hook_timeout_seconds"),
+        "{slow:?}"
+    );
     // A veto that answers yes lets it go.
     server.write_config("[hooks]\npre_close = \"true\"\n");
     server.taw(&["pane", "close", &pane]).result();
@@ -705,6 +719,16 @@ fn hooks_test_runs_the_hook_against_the_sample() {
             .status,
         2
     );
+    // A [machines] name: TAW_MACHINE, and machine in the JSON.
+    let mut config = recorder.config(&["notification"]);
+    config.push_str("[machines]\nstudio = \"me@studio\"\n");
+    server.write_config(&config);
+    let far = server
+        .taw(&["hooks", "test", "notification", "--machine", "studio"])
+        .result();
+    assert_eq!(far["env"]["TAW_MACHINE"], "studio");
+    assert_eq!(far["input"]["data"]["machine"], "studio");
+    assert_eq!(far["hooks"][0]["ok"], true);
     // A veto's test says it is one, with the veto's limit.
     let veto = server.taw(&["hooks", "test", "pre_close"]).result();
     assert_eq!(veto["kind"], "veto");

@@ -700,30 +700,89 @@ fn update_fetches_only_a_new_commit_and_switches_to_it() {
     );
 }
 
-#[test]
-fn plugin_panes_open_focus_and_close() {
-    let server = TmuxServer::start();
-    server.load_plugin();
-    let dir = server.dir.path().join("plugins-src/panes");
+/// A plugin of id `id` in `plugins-src/<folder>`, its manifest's head and
+/// then `rest`, linked; its folder.
+fn linked_plugin(server: &TmuxServer, folder: &str, id: &str, rest: &str) -> PathBuf {
+    let dir = server.dir.path().join("plugins-src").join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("herdr-plugin.toml"),
-        r#"id = "test.panes"
-name = "Panes"
-version = "1.0.0"
-min_herdr_version = "0.7.1"
-
-[[panes]]
-id = "side"
-title = "Side"
-placement = "side"
-command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
-"#,
+        format!(
+            "id = \"{id}\"\nname = \"{folder}\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\n\n{rest}"
+        ),
     )
     .unwrap();
     server
         .taw(&["plugin", "link", dir.to_str().unwrap()])
         .result();
+    dir
+}
+
+#[test]
+fn actions_are_found_by_id_and_run_for_a_workspace() {
+    let server = TmuxServer::start();
+    let action = |id: &str| {
+        format!(
+            "[[actions]]\nid = \"go\"\ntitle = \"Go\"\ncommand = [\"sh\", \"-c\", \"echo $HERDR_WORKSPACE_ID $HERDR_PANE_ID {id}\"]\n"
+        )
+    };
+    linked_plugin(&server, "one", "acme.one", &action("one"));
+    linked_plugin(&server, "two", "acme.two", &action("two"));
+    // `go` is both plugins': name one.
+    let both = server.taw(&["plugin", "action", "invoke", "go"]);
+    assert_eq!(both.error_code(), "ambiguous_plugin_action");
+    let qualified = server
+        .taw(&[
+            "plugin",
+            "action",
+            "invoke",
+            "acme.two.go",
+            "--workspace",
+            "w1",
+        ])
+        .result();
+    assert_eq!(qualified["log"]["stdout"], "w1 w1:p1 two\n");
+    let chosen = server
+        .taw(&[
+            "plugin", "action", "invoke", "go", "--plugin", "acme.one", "--tab", "@0",
+        ])
+        .result();
+    assert_eq!(chosen["log"]["stdout"], "w1 w1:p1 one\n");
+    assert_eq!(
+        server
+            .taw(&["plugin", "action", "invoke", "nope"])
+            .error_code(),
+        "plugin_action_not_found"
+    );
+    linked_plugin(
+        &server,
+        "elsewhere",
+        "acme.elsewhere",
+        "[[actions]]\nid = \"win\"\ntitle = \"Win\"\nplatforms = [\"windows\"]\ncommand = [\"true\"]\n",
+    );
+    assert_eq!(
+        server
+            .taw(&["plugin", "action", "invoke", "win"])
+            .error_code(),
+        "platform_unsupported"
+    );
+}
+
+#[test]
+fn plugin_panes_open_focus_and_close() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = linked_plugin(
+        &server,
+        "panes",
+        "test.panes",
+        r#"[[panes]]
+id = "side"
+title = "Side"
+placement = "side"
+command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
+"#,
+    );
     let opened = server
         .taw_with(
             &[
@@ -813,25 +872,16 @@ command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.en
 #[test]
 fn an_overlay_opens_as_a_popup_over_the_client() {
     let server = TmuxServer::start();
-    let dir = server.dir.path().join("plugins-src/popup");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("herdr-plugin.toml"),
-        r#"id = "test.popup"
-name = "Popup"
-version = "1.0.0"
-min_herdr_version = "0.7.1"
-
-[[panes]]
+    let dir = linked_plugin(
+        &server,
+        "popup",
+        "test.popup",
+        r#"[[panes]]
 id = "peek"
 title = "Peek"
 command = ["sh", "-c", "echo \"$HERDR_PLUGIN_EVENT\" > shown; exec sleep 300"]
 "#,
-    )
-    .unwrap();
-    server
-        .taw(&["plugin", "link", dir.to_str().unwrap()])
-        .result();
+    );
     let viewer = common::attach_client(&server, "main");
     let shown = server
         .taw(&[

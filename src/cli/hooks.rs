@@ -9,7 +9,7 @@ use crate::envelope::{Reply, Result, TawError};
 use crate::events::payload::{self, Delivery, Environments};
 use crate::events::run::{self, HookRun};
 use crate::events::source::{self, HookFire};
-use crate::events::{self, EVENTS, Listeners, Occurrence, VETOES};
+use crate::events::{self, EVENTS, Listeners, Occurrence, VETOES, name};
 use crate::tmux::ids;
 use crate::tmux::snapshot::Snapshot;
 use clap::Subcommand;
@@ -222,7 +222,7 @@ fn test(
     }
     let config = Config::load()?;
     if let Some(name) = machine {
-        if event != "notification" {
+        if event != name::NOTIFICATION {
             return Ok(Reply::Usage(format!(
                 "taw hooks test: --machine is for the notification event only, not {event}"
             )));
@@ -343,24 +343,24 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
         SAMPLE_SESSION.to_string()
     });
     let state = |event: &str| match event {
-        "agent.blocked" => "blocked",
-        "agent.working" => "working",
-        "agent.idle" => "idle",
+        name::AGENT_BLOCKED => "blocked",
+        name::AGENT_WORKING => "working",
+        name::AGENT_IDLE => "idle",
         _ => "done",
     };
     match event {
-        "pane.agent_status_changed"
-        | "agent.blocked"
-        | "agent.working"
-        | "agent.idle"
-        | "agent.done" => {
+        name::PANE_AGENT_STATUS_CHANGED
+        | name::AGENT_BLOCKED
+        | name::AGENT_WORKING
+        | name::AGENT_IDLE
+        | name::AGENT_DONE => {
             occurrence = occurrence
                 .data("agent", "claude")
                 .data("agent_status", state(event))
                 .var("TAW_AGENT", "claude")
                 .var("TAW_STATE", state(event));
             if event.starts_with("agent.") {
-                let previous = if event == "agent.working" {
+                let previous = if event == name::AGENT_WORKING {
                     "idle"
                 } else {
                     "working"
@@ -370,8 +370,8 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
                     .var("TAW_PREVIOUS_STATE", previous);
             }
         }
-        "pane.agent_detected" => occurrence = occurrence.data("agent", "claude"),
-        "notification" => {
+        name::PANE_AGENT_DETECTED => occurrence = occurrence.data("agent", "claude"),
+        name::NOTIFICATION => {
             let message = format!("Claude Code is done in {SAMPLE_SESSION}:1 (main)");
             occurrence = occurrence
                 .data("kind", "done")
@@ -385,8 +385,11 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
                     .var("TAW_MACHINE", machine);
             }
         }
-        "pre_close" => occurrence = occurrence.var("TAW_CLOSING", "pane"),
-        "pre_worktree_remove" | "worktree.created" | "worktree.opened" | "worktree.removed" => {
+        name::PRE_CLOSE => occurrence = occurrence.var("TAW_CLOSING", "pane"),
+        name::PRE_WORKTREE_REMOVE
+        | name::WORKTREE_CREATED
+        | name::WORKTREE_OPENED
+        | name::WORKTREE_REMOVED => {
             occurrence = occurrence.var("TAW_WORKTREE", "/tmp/taw-hooks-test--feat-x")
         }
         _ => {}

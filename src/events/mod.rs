@@ -20,6 +20,53 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+/// Every event's name, spelled once: the sources and the list use these.
+pub(crate) mod name {
+    pub(crate) const WORKSPACE_CREATED: &str = "workspace.created";
+    pub(crate) const WORKSPACE_UPDATED: &str = "workspace.updated";
+    pub(crate) const WORKSPACE_CLOSED: &str = "workspace.closed";
+    pub(crate) const WORKSPACE_RENAMED: &str = "workspace.renamed";
+    pub(crate) const WORKSPACE_FOCUSED: &str = "workspace.focused";
+    pub(crate) const WORKTREE_CREATED: &str = "worktree.created";
+    pub(crate) const WORKTREE_OPENED: &str = "worktree.opened";
+    pub(crate) const WORKTREE_REMOVED: &str = "worktree.removed";
+    pub(crate) const TAB_CREATED: &str = "tab.created";
+    pub(crate) const TAB_CLOSED: &str = "tab.closed";
+    pub(crate) const TAB_RENAMED: &str = "tab.renamed";
+    pub(crate) const TAB_FOCUSED: &str = "tab.focused";
+    pub(crate) const PANE_CREATED: &str = "pane.created";
+    pub(crate) const PANE_CLOSED: &str = "pane.closed";
+    pub(crate) const PANE_FOCUSED: &str = "pane.focused";
+    pub(crate) const PANE_MOVED: &str = "pane.moved";
+    pub(crate) const PANE_EXITED: &str = "pane.exited";
+    pub(crate) const PANE_AGENT_DETECTED: &str = "pane.agent_detected";
+    pub(crate) const PANE_AGENT_STATUS_CHANGED: &str = "pane.agent_status_changed";
+    pub(crate) const PANE_UPDATED: &str = "pane.updated";
+    pub(crate) const LAYOUT_UPDATED: &str = "layout.updated";
+    pub(crate) const AGENT_BLOCKED: &str = "agent.blocked";
+    pub(crate) const AGENT_WORKING: &str = "agent.working";
+    pub(crate) const AGENT_IDLE: &str = "agent.idle";
+    pub(crate) const AGENT_DONE: &str = "agent.done";
+    pub(crate) const SANDBOX_STARTED: &str = "sandbox.started";
+    pub(crate) const SANDBOX_STOPPED: &str = "sandbox.stopped";
+    pub(crate) const NOTIFICATION: &str = "notification";
+    /// The vetoes.
+    pub(crate) const PRE_CLOSE: &str = "pre_close";
+    pub(crate) const PRE_WORKTREE_REMOVE: &str = "pre_worktree_remove";
+
+    /// taw's agent event for a state: `agent.done` for done.
+    pub(crate) fn agent_event(state: crate::model::AgentStatus) -> Option<&'static str> {
+        use crate::model::AgentStatus;
+        match state {
+            AgentStatus::Blocked => Some(AGENT_BLOCKED),
+            AgentStatus::Working => Some(AGENT_WORKING),
+            AgentStatus::Idle => Some(AGENT_IDLE),
+            AgentStatus::Done => Some(AGENT_DONE),
+            AgentStatus::Unknown => None,
+        }
+    }
+}
+
 /// One event taw fires: its name, where it comes from, and the tmux hooks
 /// that must be in place for it to fire.
 #[derive(Debug, Clone, Copy)]
@@ -74,142 +121,142 @@ const CLOSE_HOOKS: &[&str] = &[
 /// Every event taw fires, herdr's names first, then taw's own.
 pub(crate) const EVENTS: &[EventDef] = &[
     event(
-        "workspace.created",
+        name::WORKSPACE_CREATED,
         "a session is made (taw workspace create, tmux new-session): tmux's session-created",
         &["session-created"],
     ),
     event(
-        "workspace.updated",
+        name::WORKSPACE_UPDATED,
         "a session's metadata is reported (taw workspace report-metadata)",
         &[],
     ),
     going(event(
-        "workspace.closed",
+        name::WORKSPACE_CLOSED,
         "a session ends (taw workspace close, tmux kill-session, its last pane closing): tmux's session-closed",
         &["session-closed"],
     )),
     event(
-        "workspace.renamed",
+        name::WORKSPACE_RENAMED,
         "a session is renamed (taw workspace rename, prefix + $): tmux's after-rename-session",
         &["after-rename-session"],
     ),
     event(
-        "workspace.focused",
+        name::WORKSPACE_FOCUSED,
         "a client goes to another session: tmux's client-session-changed",
         &["client-session-changed"],
     ),
     event(
-        "worktree.created",
+        name::WORKTREE_CREATED,
         "taw worktree create (comes with the worktree verbs)",
         &[],
     ),
     event(
-        "worktree.opened",
+        name::WORKTREE_OPENED,
         "taw worktree open (comes with the worktree verbs)",
         &[],
     ),
     going(event(
-        "worktree.removed",
+        name::WORKTREE_REMOVED,
         "taw worktree remove (comes with the worktree verbs)",
         &[],
     )),
     event(
-        "tab.created",
+        name::TAB_CREATED,
         "a window is made or linked into a session (taw tab create, prefix + c, a new session's first window): tmux's window-linked",
         &["window-linked"],
     ),
     going(event(
-        "tab.closed",
+        name::TAB_CLOSED,
         "a window leaves a session (taw tab close, prefix + &, its last pane closing): tmux's window-unlinked",
         &["window-unlinked"],
     )),
     event(
-        "tab.renamed",
+        name::TAB_RENAMED,
         "a window is renamed (taw tab rename, prefix + ,): tmux's after-rename-window",
         &["after-rename-window"],
     ),
     event(
-        "tab.focused",
+        name::TAB_FOCUSED,
         "a session's current window changes: tmux's session-window-changed",
         &["session-window-changed"],
     ),
     event(
-        "pane.created",
+        name::PANE_CREATED,
         "a pane is made (taw pane split, prefix + %, a new window's or session's first pane): tmux's after-split-window, after-new-window, session-created",
         &["after-split-window", "after-new-window", "session-created"],
     ),
     going(event(
-        "pane.closed",
+        name::PANE_CLOSED,
         "a pane is closed (taw pane close, prefix + x, its window or session killed): tmux's after-kill-pane, window-unlinked and session-closed, against the pane roster",
         CLOSE_HOOKS,
     )),
     event(
-        "pane.focused",
+        name::PANE_FOCUSED,
         "a pane is selected (taw pane focus, prefix + arrow, a click): tmux's after-select-pane",
         &["after-select-pane"],
     ),
     event(
-        "pane.moved",
+        name::PANE_MOVED,
         "taw pane move takes a pane to another tab or workspace (a hand join-pane or break-pane is not told: no tmux hook names the pane)",
         &[],
     ),
     going(event(
-        "pane.exited",
+        name::PANE_EXITED,
         "a pane's own process ends: tmux's pane-exited (the pane goes) and pane-died (remain-on-exit keeps it)",
         &["pane-exited", "pane-died"],
     )),
     event(
-        "pane.agent_detected",
+        name::PANE_AGENT_DETECTED,
         "an agent comes into a pane or leaves it, as its watcher sees",
         &[],
     ),
     event(
-        "pane.agent_status_changed",
+        name::PANE_AGENT_STATUS_CHANGED,
         "the state the pane's watcher records changes (an agent comes, works, asks, ends its turn, leaves)",
         &[],
     ),
     event(
-        "pane.updated",
+        name::PANE_UPDATED,
         "a pane's title or command, or what its agent reported about itself, changes, as its watcher sees",
         &[],
     ),
     event(
-        "layout.updated",
+        name::LAYOUT_UPDATED,
         "a window's layout changes (a split, a close, a resize, taw layout apply): tmux's window-layout-changed",
         &["window-layout-changed"],
     ),
     event(
-        "agent.blocked",
+        name::AGENT_BLOCKED,
         "an agent asks you something (with pane.agent_status_changed)",
         &[],
     ),
     event(
-        "agent.working",
+        name::AGENT_WORKING,
         "an agent starts working (with pane.agent_status_changed)",
         &[],
     ),
     event(
-        "agent.idle",
+        name::AGENT_IDLE,
         "an agent waits for you, its turn over in a pane you look at (with pane.agent_status_changed)",
         &[],
     ),
     event(
-        "agent.done",
+        name::AGENT_DONE,
         "an agent ends its turn in a pane nobody looks at, or exits mid-turn (with pane.agent_status_changed)",
         &[],
     ),
     hooks_only(event(
-        "sandbox.started",
+        name::SANDBOX_STARTED,
         "an agent's container comes into a pane (comes with the sandbox verbs)",
         &[],
     )),
     hooks_only(event(
-        "sandbox.stopped",
+        name::SANDBOX_STOPPED,
         "an agent's container leaves its pane (comes with the sandbox verbs)",
         &[],
     )),
     event(
-        "notification",
+        name::NOTIFICATION,
         "taw shows a toast (an agent needs you or is done, taw notification show)",
         &[],
     ),
@@ -224,11 +271,11 @@ pub(crate) struct VetoDef {
 
 pub(crate) const VETOES: &[VetoDef] = &[
     VetoDef {
-        name: "pre_close",
+        name: name::PRE_CLOSE,
         when: "before taw closes a session, a window or a pane (workspace close, tab close, pane close, the popup's x); a non-zero exit keeps it",
     },
     VetoDef {
-        name: "pre_worktree_remove",
+        name: name::PRE_WORKTREE_REMOVE,
         when: "before taw removes a worktree; a non-zero exit keeps it",
     },
 ];
@@ -318,7 +365,7 @@ impl Listeners {
     /// Whether the pane roster must be kept: a close or an exit is told
     /// only by comparing it with the live panes.
     pub(crate) fn needs_roster(&self) -> bool {
-        self.hears("pane.closed") || self.hears("pane.exited")
+        self.hears(name::PANE_CLOSED) || self.hears(name::PANE_EXITED)
     }
 }
 

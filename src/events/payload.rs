@@ -51,7 +51,7 @@ impl Delivery {
     pub(crate) fn environment(&self) -> BTreeMap<String, String> {
         let mut env = self.base_env.clone();
         env.retain(|name, _| {
-            !name.starts_with("TAW_") || name == "TAW_STATE_DIR" || name == "TAW_CONFIG_DIR"
+            !name.starts_with("TAW_") || crate::paths::FOLDER_VARS.contains(&name.as_str())
         });
         env.extend(self.taw_env.clone());
         env
@@ -187,7 +187,7 @@ pub(crate) fn build(
     };
     let id = |text: &Option<String>| text.clone().map(Value::String);
     match occurrence.event.as_str() {
-        "workspace.created" | "workspace.updated" => put(
+        super::name::WORKSPACE_CREATED | super::name::WORKSPACE_UPDATED => put(
             &mut data,
             "workspace",
             workspace
@@ -195,7 +195,7 @@ pub(crate) fn build(
                 .and_then(|w| serde_json::to_value(w).ok())
                 .or_else(|| id(&workspace_id).map(|id| json!({"workspace_id": id}))),
         ),
-        "workspace.renamed" => {
+        super::name::WORKSPACE_RENAMED => {
             put(&mut data, "workspace_id", id(&workspace_id));
             put(
                 &mut data,
@@ -203,10 +203,10 @@ pub(crate) fn build(
                 live_session.map(|s| Value::String(s.name.clone())),
             );
         }
-        "workspace.closed" | "workspace.focused" => {
+        super::name::WORKSPACE_CLOSED | super::name::WORKSPACE_FOCUSED => {
             put(&mut data, "workspace_id", id(&workspace_id))
         }
-        "tab.created" => put(
+        super::name::TAB_CREATED => put(
             &mut data,
             "tab",
             tab.as_ref()
@@ -215,7 +215,7 @@ pub(crate) fn build(
                     Some(json!({"tab_id": tab_id.clone()?, "workspace_id": workspace_id.clone()?}))
                 }),
         ),
-        "tab.renamed" => {
+        super::name::TAB_RENAMED => {
             put(&mut data, "tab_id", id(&tab_id));
             put(&mut data, "workspace_id", id(&workspace_id));
             put(
@@ -224,11 +224,11 @@ pub(crate) fn build(
                 window.map(|w| Value::String(w.name.clone())),
             );
         }
-        "tab.closed" | "tab.focused" => {
+        super::name::TAB_CLOSED | super::name::TAB_FOCUSED => {
             put(&mut data, "tab_id", id(&tab_id));
             put(&mut data, "workspace_id", id(&workspace_id));
         }
-        "pane.created" | "pane.updated" | "pane.moved" => put(
+        super::name::PANE_CREATED | super::name::PANE_UPDATED | super::name::PANE_MOVED => put(
             &mut data,
             "pane",
             pane_record
@@ -242,9 +242,11 @@ pub(crate) fn build(
                     }))
                 }),
         ),
-        "layout.updated" => put(&mut data, "layout", window.map(|w| records.pane_layout(w))),
-        "notification" => {}
-        "pre_close" => {
+        super::name::LAYOUT_UPDATED => {
+            put(&mut data, "layout", window.map(|w| records.pane_layout(w)))
+        }
+        super::name::NOTIFICATION => {}
+        super::name::PRE_CLOSE => {
             put(&mut data, "workspace_id", id(&workspace_id));
             put(&mut data, "tab_id", id(&tab_id));
             put(&mut data, "pane_id", id(&pane_id));
@@ -254,7 +256,7 @@ pub(crate) fn build(
             put(&mut data, "workspace_id", id(&workspace_id));
         }
     }
-    if occurrence.event == "pane.agent_status_changed"
+    if occurrence.event == super::name::PANE_AGENT_STATUS_CHANGED
         && let Some(record) = &pane_record
     {
         put(&mut data, "title", record.title.clone().map(Value::String));
@@ -432,12 +434,8 @@ pub(crate) fn build(
         );
     }
     // taw's own folders, as this taw runs with them.
-    for name in ["TAW_STATE_DIR", "TAW_CONFIG_DIR"] {
-        if let Ok(value) = std::env::var(name)
-            && !value.is_empty()
-        {
-            base.insert(name.into(), value);
-        }
+    for (name, value) in crate::paths::folder_vars() {
+        base.insert(name.into(), value);
     }
 
     Delivery {

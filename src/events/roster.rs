@@ -145,7 +145,7 @@ pub(crate) fn detect(tmux: &Tmux, exiting: Option<u32>) -> (Vec<Occurrence>, Opt
                     .closed
                     .iter()
                     .map(|e| {
-                        Occurrence::new("pane.closed")
+                        Occurrence::new(super::name::PANE_CLOSED)
                             .session(Some(e.session))
                             .pane(Some(e.pane))
                     })

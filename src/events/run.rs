@@ -110,12 +110,7 @@ pub(crate) fn run_command(command: &str, delivery: &Delivery, limit: Limit) -> H
 /// A stream's kept bytes as text: its last 16 KiB, after [`CUT_NOTE`] when
 /// there was more.
 pub(crate) fn kept_text(bytes: &[u8]) -> String {
-    if bytes.len() > KEPT_OUTPUT {
-        let tail = &bytes[bytes.len() - KEPT_OUTPUT..];
-        format!("{CUT_NOTE}{}", String::from_utf8_lossy(tail))
-    } else {
-        String::from_utf8_lossy(bytes).into_owned()
-    }
+    crate::exec::tail_text(bytes, KEPT_OUTPUT)
 }
 
 /// `<state>/logs/hooks.log`.
@@ -146,11 +141,10 @@ pub(crate) fn log_failure(event: &str, command: &str, run: &HookRun) {
         .rfind(|line| !line.is_empty() && *line != CUT_NOTE.trim())
         .map(|line| format!(" | {line}"))
         .unwrap_or_default();
-    log_line(&format!("{event} {how}: {}{said}", one_line(command)));
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    log_line(&format!(
+        "{event} {how}: {}{said}",
+        crate::notify::one_line(command, usize::MAX)
+    ));
 }
 
 /// Appends one line to the hooks log, with the time; past its bound, its
@@ -159,7 +153,7 @@ pub(crate) fn log_line(text: &str) {
     let line = format!(
         "{} {}",
         utc_time(crate::clock::now_ms() / 1000),
-        one_line(text)
+        crate::notify::one_line(text, usize::MAX)
     );
     crate::paths::append_line(&log_path(), &line, LOG_BOUND);
 }

@@ -4,7 +4,7 @@
 //! tmux hook becomes its events, which are delivered in this process: tmux
 //! started it with `run-shell -b` and waits for nothing.
 
-use super::{Listeners, Occurrence, roster};
+use super::{Listeners, Occurrence, name, roster};
 use crate::tmux::Tmux;
 
 /// What a tmux hook's entry passes: the ids of what the hook is about.
@@ -62,20 +62,20 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
     let mut found = Vec::new();
     let mut detect_closes = false;
     match fire.hook.as_str() {
-        "after-split-window" | "after-new-window" => found.push(at("pane.created")),
+        "after-split-window" | "after-new-window" => found.push(at(name::PANE_CREATED)),
         "session-created" => {
-            found.push(at("workspace.created").window(None).pane(None));
-            found.push(at("pane.created"));
+            found.push(at(name::WORKSPACE_CREATED).window(None).pane(None));
+            found.push(at(name::PANE_CREATED));
         }
-        "window-linked" => found.push(at("tab.created")),
+        "window-linked" => found.push(at(name::TAB_CREATED)),
         "window-unlinked" => {
-            let mut closed = at("tab.closed");
+            let mut closed = at(name::TAB_CLOSED);
             closed.session_name = fire.session_name.clone();
             found.push(closed);
             detect_closes = true;
         }
         "session-closed" => {
-            let mut closed = at("workspace.closed");
+            let mut closed = at(name::WORKSPACE_CLOSED);
             closed.session_name = fire.session_name.clone();
             found.push(closed);
             detect_closes = true;
@@ -85,12 +85,12 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
             // Its own take of the roster names the pane's session, and
             // reports any close that came in the same moment.
             let (closed, exiting) = roster::detect(tmux, fire.pane);
-            found.push(at("pane.exited").session(exiting.map(|e| e.session)));
-            if listeners.hears("pane.closed") {
+            found.push(at(name::PANE_EXITED).session(exiting.map(|e| e.session)));
+            if listeners.hears(name::PANE_CLOSED) {
                 found.extend(closed);
             }
         }
-        "pane-died" => found.push(at("pane.exited")),
+        "pane-died" => found.push(at(name::PANE_EXITED)),
         "after-select-pane" => {
             // The hook names the pane the command was aimed at; the focus
             // may have moved from it to a neighbour.
@@ -98,16 +98,16 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
                 .pane
                 .and_then(|p| crate::tmux::pane::active_pane_beside(tmux, p))
                 .or(fire.pane);
-            found.push(at("pane.focused").pane(focused));
+            found.push(at(name::PANE_FOCUSED).pane(focused));
         }
-        "session-window-changed" => found.push(at("tab.focused")),
-        "client-session-changed" => found.push(at("workspace.focused")),
-        "after-rename-window" => found.push(at("tab.renamed")),
-        "after-rename-session" => found.push(at("workspace.renamed")),
-        "window-layout-changed" => found.push(at("layout.updated")),
+        "session-window-changed" => found.push(at(name::TAB_FOCUSED)),
+        "client-session-changed" => found.push(at(name::WORKSPACE_FOCUSED)),
+        "after-rename-window" => found.push(at(name::TAB_RENAMED)),
+        "after-rename-session" => found.push(at(name::WORKSPACE_RENAMED)),
+        "window-layout-changed" => found.push(at(name::LAYOUT_UPDATED)),
         _ => {}
     }
-    if detect_closes && listeners.hears("pane.closed") {
+    if detect_closes && listeners.hears(name::PANE_CLOSED) {
         // A pane of a session that has gone is named with that session.
         found.extend(roster::detect(tmux, None).0.into_iter().map(|mut closed| {
             if closed.session == fire.session {

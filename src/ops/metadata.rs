@@ -138,7 +138,10 @@ pub(crate) fn report(
     ]))?;
     crate::events::announce_now(
         tmux,
-        vec![crate::events::Occurrence::new("workspace.updated").session(Some(session))],
+        vec![
+            crate::events::Occurrence::new(crate::events::name::WORKSPACE_UPDATED)
+                .session(Some(session)),
+        ],
     );
     Ok(TokensTaken {
         in_order: true,

@@ -70,8 +70,7 @@ pub(crate) fn environment(
             // taw's own folders stay, so the plugin's calls back find the
             // same ones; every other herdr or taw variable is the caller's.
             !(name.starts_with("HERDR_") || name.starts_with("TAW_"))
-                || name == "TAW_STATE_DIR"
-                || name == "TAW_CONFIG_DIR"
+                || crate::paths::FOLDER_VARS.contains(&name.as_str())
         })
         .collect();
     let id = &plugin.manifest.plugin_id;

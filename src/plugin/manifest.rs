@@ -216,7 +216,7 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
             ErrorCode::PluginManifestParseFailed,
             format!(
                 "not a manifest herdr reads: {}",
-                one_line(&error.to_string())
+                crate::notify::one_line(&error.to_string(), usize::MAX)
             ),
         )
     })?;
@@ -423,7 +423,7 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
                 ErrorCode::InvalidPluginLinkHandlerPattern,
                 format!(
                     "{key}.pattern: not a regular expression: {}",
-                    one_line(&error.to_string())
+                    crate::notify::one_line(&error.to_string(), usize::MAX)
                 ),
             );
         }
@@ -587,10 +587,6 @@ pub(crate) fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
         return None;
     }
     Some((major, minor, patch))
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -173,7 +173,13 @@ pub(crate) fn open(
         .filter(|(name, _)| name != "HERDR_SOCKET_PATH" && name != "TAW_SOCKET_PATH")
         .cloned()
         .collect();
-    let own = env::environment(plugin, &invocation, own_folders())?;
+    let own = env::environment(
+        plugin,
+        &invocation,
+        crate::paths::folder_vars()
+            .into_iter()
+            .map(|(name, value)| (name.to_string(), value)),
+    )?;
     set.retain(|(name, _)| !own.contains_key(name));
     set.extend(own);
     // tmux gives the pane its own environment: every herdr or taw name of
@@ -266,20 +272,6 @@ pub(crate) fn open(
             opened(tmux, plugin, &entry.id, pane)
         }
     }
-}
-
-/// taw's own folders as this taw runs with them, for a pane whose process
-/// tmux starts (it would not have them otherwise).
-fn own_folders() -> Vec<(String, String)> {
-    ["TAW_STATE_DIR", "TAW_CONFIG_DIR"]
-        .into_iter()
-        .filter_map(|name| {
-            std::env::var(name)
-                .ok()
-                .filter(|v| !v.is_empty())
-                .map(|v| (name.to_string(), v))
-        })
-        .collect()
 }
 
 /// A popup's size as tmux takes it: cells, or a percentage from 1 to 100

@@ -135,16 +135,9 @@ fn next_log_id(started: u64) -> String {
     )
 }
 
-/// The last 64 KiB of a stream, with a note when there was more.
+/// The last 64 KiB of a stream, after a note when there was more.
 fn kept(bytes: &[u8]) -> String {
-    if bytes.len() > KEPT {
-        format!(
-            "{}\n(earlier output cut; the last 64 KiB are above)",
-            String::from_utf8_lossy(&bytes[bytes.len() - KEPT..])
-        )
-    } else {
-        String::from_utf8_lossy(bytes).into_owned()
-    }
+    crate::exec::tail_text(bytes, KEPT)
 }
 
 fn log_path() -> PathBuf {

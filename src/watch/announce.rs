@@ -4,7 +4,7 @@
 //! delivers what this returns.
 
 use super::tracker::Change;
-use crate::events::Occurrence;
+use crate::events::{Occurrence, name};
 use crate::model::AgentStatus;
 
 /// The state the pane's agent.* events last announced: only a change from
@@ -36,7 +36,7 @@ impl Announcer {
         match change {
             Change::Started { kind, state, .. } => {
                 found.push(
-                    Occurrence::new("pane.agent_detected")
+                    Occurrence::new(name::PANE_AGENT_DETECTED)
                         .pane(Some(pane))
                         .data("agent", *kind),
                 );
@@ -57,7 +57,7 @@ impl Announcer {
                 }
                 found.push(status(pane, AgentStatus::Unknown, None));
                 found.push(
-                    Occurrence::new("pane.agent_detected")
+                    Occurrence::new(name::PANE_AGENT_DETECTED)
                         .pane(Some(pane))
                         .data("released", true)
                         .data("final_status", last.as_str()),
@@ -68,11 +68,12 @@ impl Announcer {
     }
 
     fn agent_event(&mut self, pane: u32, kind: &str, state: AgentStatus) -> Option<Occurrence> {
-        if state == AgentStatus::Unknown || self.last_known == Some(state) {
+        let event = name::agent_event(state)?;
+        if self.last_known == Some(state) {
             return None;
         }
         let previous = self.last_known.replace(state);
-        let mut occurrence = Occurrence::new(&format!("agent.{}", state.as_str()))
+        let mut occurrence = Occurrence::new(event)
             .pane(Some(pane))
             .data("agent", kind)
             .data("agent_status", state.as_str())
@@ -88,7 +89,7 @@ impl Announcer {
 }
 
 fn status(pane: u32, state: AgentStatus, kind: Option<&str>) -> Occurrence {
-    let occurrence = Occurrence::new("pane.agent_status_changed")
+    let occurrence = Occurrence::new(name::PANE_AGENT_STATUS_CHANGED)
         .pane(Some(pane))
         .data("agent_status", state.as_str());
     match kind {

@@ -429,7 +429,7 @@ impl Watcher {
         );
         if self.described.as_ref().is_some_and(|was| *was != described) {
             self.told
-                .push(Occurrence::new("pane.updated").pane(Some(self.pane)));
+                .push(Occurrence::new(events::name::PANE_UPDATED).pane(Some(self.pane)));
         }
         self.described = Some(described);
         // A record no look of this watcher made (`taw agent start` wrote it

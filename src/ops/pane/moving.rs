@@ -272,7 +272,7 @@ pub(crate) fn move_pane(
 /// closed. Only a move taw makes is told: tmux has no hook that names a
 /// pane a hand `join-pane` moved.
 fn announce_move(tmux: &Tmux, moved: &Moved, session: u32, window: u32, pane: u32) {
-    let mut occurrence = crate::events::Occurrence::new("pane.moved")
+    let mut occurrence = crate::events::Occurrence::new(crate::events::name::PANE_MOVED)
         .session(Some(session))
         .window(Some(window))
         .pane(Some(pane));
