@@ -83,6 +83,11 @@ pub(crate) enum ErrorCode {
     PluginPaneOpenFailed,
     /// The pane is no plugin's.
     PluginPaneNotFound,
+    /// An integration could not be installed (the agent's folder is not
+    /// there, or a file could not be written); nothing was half-written.
+    IntegrationInstallFailed,
+    /// An integration could not be taken out.
+    IntegrationUninstallFailed,
     /// No action of that id.
     PluginActionNotFound,
     /// More than one plugin has an action of that id.

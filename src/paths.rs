@@ -88,7 +88,18 @@ pub(crate) fn display(path: &Path) -> String {
 /// synced, then renamed over it, so a reader never sees half of it and a
 /// crash leaves the old file.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_mode(path, bytes, None)
+}
+
+/// [`write_atomic`], the new file given `mode` before it takes the old
+/// one's place.
+pub(crate) fn write_atomic_mode(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> std::io::Result<()> {
     use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
     use std::sync::atomic::{AtomicU32, Ordering};
     static COUNT: AtomicU32 = AtomicU32::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -104,6 +115,9 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     ));
     let written = (|| {
         let mut file = std::fs::File::create(&temporary)?;
+        if let Some(mode) = mode {
+            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&temporary, path)
@@ -112,6 +126,25 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// Writes a file of the user's (an agent's config) whole or not at all,
+/// as [`write_atomic`] does, into the file a link names rather than over
+/// the link, and with the permissions the file had.
+pub(crate) fn write_user_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let target = match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        // A link to nothing: write where it points.
+        Err(_) => match std::fs::read_link(path) {
+            Ok(points) => path.parent().unwrap_or(Path::new("/")).join(points),
+            Err(_) => path.to_path_buf(),
+        },
+    };
+    let mode = std::fs::metadata(&target)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777);
+    write_atomic_mode(&target, bytes, mode)
 }
 
 /// An exclusive `flock` on an open file, let go when dropped: writers of a

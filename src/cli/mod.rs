@@ -4,6 +4,7 @@
 pub(crate) mod agent;
 pub(crate) mod config;
 pub(crate) mod hooks;
+pub(crate) mod integration;
 pub(crate) mod layout;
 pub(crate) mod manifest;
 pub(crate) mod notification;
@@ -74,6 +75,9 @@ pub(crate) enum Group {
     /// herdr plugins: their manifests, registry and folders.
     #[command(subcommand)]
     Plugin(plugin::Verb),
+    /// Agents' own hooks that tell taw their session and state.
+    #[command(subcommand)]
+    Integration(integration::Verb),
     /// The per-pane watchers that detect agents.
     #[command(subcommand)]
     Watch(watch::Verb),
@@ -152,6 +156,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Config(verb) => config::run(context, verb),
         Group::Hooks(verb) => hooks::run(context, verb),
         Group::Plugin(verb) => plugin::run(context, verb),
+        Group::Integration(verb) => integration::run(context, verb),
         Group::Tmux(verb) => tmux::run(context, verb),
         Group::Watch(verb) => watch::run(context, verb),
         Group::Ui(args) => ui::run(context, args),

@@ -1,0 +1,199 @@
+//! An edit of a file of the user's (an agent's config): what taw puts in,
+//! how it finds it again, and how it takes it out, leaving every other byte
+//! as it was. The saved copy beside the file (`<file>.taw-backup`) holds the
+//! file as it was before taw's first install, and is what uninstall gives
+//! back when nothing else changed since.
+
+use super::json::{self, Dialect, Hook, HookTable};
+use super::owner::{Owner, Runner, owner};
+use super::{text_file, toml, yaml};
+use crate::envelope::{ErrorCode, Result, TawError};
+use crate::paths;
+use std::path::PathBuf;
+
+/// What taw puts in one file.
+#[derive(Debug, Clone)]
+pub(crate) enum Change {
+    /// Hooks in a JSON file's table of event lists.
+    JsonHooks {
+        dialect: Dialect,
+        table: HookTable,
+        hooks: Vec<Hook>,
+    },
+    /// A string in a JSON list (`["plugin"]` of OpenCode's tui.json).
+    JsonListItem {
+        dialect: Dialect,
+        key: &'static str,
+        item: String,
+    },
+    /// Codex's `[features] hooks = true`, without the old `codex_hooks`.
+    /// Uninstall leaves it (another hook may need it), unless the file is
+    /// given back whole from its saved copy.
+    CodexFeature,
+    /// A block of TOML between taw's marker lines, at the end of the file.
+    TomlBlock { marker: String, body: String },
+    /// A name in a YAML file's `plugins: enabled:` list (Hermes).
+    YamlEnabled { name: String },
+}
+
+/// One file of the user's and what taw puts in it.
+#[derive(Debug, Clone)]
+pub(crate) struct Edit {
+    pub path: PathBuf,
+    pub change: Change,
+    /// The script taw's hooks run, whose path decides whose a hook is.
+    pub script: Option<PathBuf>,
+    pub runner: Runner,
+    /// The home folder installs read `~` against.
+    pub home: PathBuf,
+}
+
+/// What an uninstall does to one file, worked out before anything is
+/// written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Undo {
+    /// Nothing of taw's is there.
+    Nothing,
+    /// The file as it was before the install, from its saved copy.
+    GiveBack(String),
+    /// The file taw made itself, untouched since: it goes.
+    Delete,
+    /// The file with taw's entries taken out.
+    TakeOut(String),
+}
+
+impl Edit {
+    /// The saved copy of the file as it was before taw's first install.
+    pub(crate) fn saved_copy(&self) -> PathBuf {
+        let mut name = self.path.file_name().unwrap_or_default().to_os_string();
+        name.push(".taw-backup");
+        self.path.with_file_name(name)
+    }
+
+    fn whose(&self, command: &str) -> Owner {
+        match &self.script {
+            Some(script) => owner(command, script, &self.home, self.runner),
+            None => Owner::Other,
+        }
+    }
+
+    /// `text` (none: no file yet) with taw's entry in it.
+    pub(crate) fn apply(&self, text: Option<&str>) -> Result<String> {
+        let text = text.unwrap_or("");
+        let file = &self.path;
+        match &self.change {
+            Change::JsonHooks {
+                dialect,
+                table,
+                hooks,
+            } => json::add_hooks(text, file, *dialect, table, hooks, &|c| self.whose(c)),
+            Change::JsonListItem { dialect, key, item } => {
+                json::add_list_item(text, file, *dialect, key, item)
+            }
+            Change::CodexFeature => toml::codex_feature(text, file),
+            Change::TomlBlock { marker, body } => toml::add_block(text, file, marker, body),
+            Change::YamlEnabled { name } => yaml::add_enabled(text, file, name),
+        }
+    }
+
+    /// Whether taw's entry is in `text` as this build writes it.
+    pub(crate) fn present(&self, text: &str) -> bool {
+        self.apply(Some(text)).is_ok_and(|applied| applied == text)
+    }
+
+    /// `text` without taw's entry, and whether it had one. Fails, changing
+    /// nothing, when an entry might be taw's.
+    fn take_out(&self, text: &str) -> Result<(String, bool)> {
+        let file = &self.path;
+        match &self.change {
+            Change::JsonHooks { dialect, table, .. } => {
+                json::remove_hooks(text, file, *dialect, table, &|c| self.whose(c))
+            }
+            Change::JsonListItem { dialect, key, item } => {
+                json::remove_list_item(text, file, *dialect, key, item)
+            }
+            Change::CodexFeature => {
+                toml::parse(text, file)?;
+                Ok((text.to_string(), false))
+            }
+            Change::TomlBlock { marker, .. } => toml::remove_block(text, file, marker),
+            Change::YamlEnabled { name } => yaml::remove_enabled(text, file, name),
+        }
+    }
+
+    /// What uninstall is to do to this file now.
+    pub(crate) fn plan_undo(&self) -> Result<Undo> {
+        let Some(current) = text_file(&self.path)? else {
+            return Ok(Undo::Nothing);
+        };
+        let (taken_out, removed) = self.take_out(&current)?;
+        match text_file(&self.saved_copy())? {
+            // Nothing changed since the install: the file as it was.
+            Some(saved) if self.apply(Some(&saved)).is_ok_and(|a| a == current) => {
+                return Ok(if saved == current {
+                    Undo::Nothing
+                } else {
+                    Undo::GiveBack(saved)
+                });
+            }
+            None if self.apply(None).is_ok_and(|made| made == current) => {
+                return Ok(Undo::Delete);
+            }
+            _ => {}
+        }
+        Ok(if removed {
+            Undo::TakeOut(taken_out)
+        } else {
+            Undo::Nothing
+        })
+    }
+
+    /// Carries out `undo`; the saved copy goes once the file is given back
+    /// or taw's entries are out of it.
+    pub(crate) fn undo(&self, undo: &Undo) -> Result<()> {
+        let written = match undo {
+            Undo::Nothing => return Ok(()),
+            Undo::GiveBack(text) | Undo::TakeOut(text) => {
+                paths::write_user_file(&self.path, text.as_bytes())
+            }
+            Undo::Delete => std::fs::remove_file(&self.path),
+        };
+        written.map_err(|e| self.failure("write", &e))?;
+        match std::fs::remove_file(self.saved_copy()) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(self.failure("remove the saved copy of", &e))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Puts `applied` in place of `current`, keeping the file as it was in
+    /// the saved copy when it held nothing of taw's yet.
+    pub(crate) fn write(&self, current: Option<&str>, applied: &str) -> Result<()> {
+        if current == Some(applied) {
+            return Ok(());
+        }
+        if let Some(current) = current {
+            // The file as it was without taw: as it is, or with taw's old
+            // entry taken out when no copy was kept.
+            let saved = self.saved_copy();
+            let before = match self.take_out(current) {
+                Ok((_, false)) | Err(_) => Some(current.to_string()),
+                Ok((taken_out, true)) => (!saved.exists()).then_some(taken_out),
+            };
+            if let Some(before) = before {
+                paths::write_user_file(&saved, before.as_bytes())
+                    .map_err(|e| self.failure("save a copy of", &e))?;
+            }
+        }
+        paths::write_user_file(&self.path, applied.as_bytes())
+            .map_err(|e| self.failure("write", &e))
+    }
+
+    fn failure(&self, what: &str, error: &std::io::Error) -> TawError {
+        TawError::new(
+            ErrorCode::IoError,
+            format!("could not {what} {}: {error}", paths::display(&self.path)),
+        )
+    }
+}

@@ -1,0 +1,316 @@
+//! Agent integrations: `taw integration install|status|uninstall`. Each
+//! agent's own hooks (a script, a plugin, an extension taw writes into its
+//! config) tell taw its session, and for some agents its state, through
+//! `taw pane report-agent`; the screen stays taw's eye for the rest.
+//!
+//! `targets` says what each agent gets where; `edit` with `json`, `toml`
+//! and `yaml` changes the user's files keeping every byte of theirs;
+//! `owner` tells taw's hooks from the user's; `hook` reads an agent's
+//! hook payload for the scripts.
+
+pub(crate) mod edit;
+pub(crate) mod hook;
+pub(crate) mod json;
+pub(crate) mod owner;
+pub(crate) mod targets;
+pub(crate) mod toml;
+pub(crate) mod yaml;
+
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::paths;
+use edit::Undo;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use targets::{Env, OwnedFile, Plan, Target};
+
+/// A text file, or `None` when there is none.
+pub(crate) fn text_file(path: &Path) -> Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            TawError::new(
+                ErrorCode::InvalidConfig,
+                format!(
+                    "{} is not UTF-8 text; it was not changed",
+                    paths::display(path)
+                ),
+            )
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(TawError::new(
+            ErrorCode::IoError,
+            format!("could not read {}: {error}", paths::display(path)),
+        )),
+    }
+}
+
+/// What an install or an uninstall did, one line a step (herdr's shape).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Done {
+    pub target: String,
+    pub details: Details,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Details {
+    pub messages: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Installed(pub Done);
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Uninstalled(pub Done);
+
+/// One integration's state, as `taw integration status` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Status {
+    pub agent: String,
+    pub installed: bool,
+    pub path: String,
+    pub version: Option<u32>,
+    pub current_version: u32,
+    pub outdated: bool,
+    pub note: Option<String>,
+    pub experimental: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Statuses {
+    pub integrations: Vec<Status>,
+}
+
+answers!(
+    Installed => "integration_installed",
+    Uninstalled => "integration_uninstalled",
+    Statuses => "integration_status",
+);
+
+/// The version marker of a file taw wrote: `TAW_INTEGRATION_VERSION=<n>`
+/// in a comment near its top.
+pub(crate) fn marker_version(text: &str) -> Option<u32> {
+    text.lines().take(40).find_map(|line| {
+        let line = line.trim().trim_start_matches(['#', '/', ' ']).trim();
+        line.strip_prefix("TAW_INTEGRATION_VERSION=")?
+            .trim()
+            .parse()
+            .ok()
+    })
+}
+
+fn failed(code: ErrorCode, what: &str, path: &Path, error: &std::io::Error) -> TawError {
+    TawError::new(
+        code,
+        format!("could not {what} {}: {error}", paths::display(path)),
+    )
+}
+
+/// Writes one of taw's files whole, executable when it is a script.
+fn write_owned(file: &OwnedFile) -> Result<()> {
+    let mode = if file.executable { 0o755 } else { 0o644 };
+    paths::write_atomic_mode(&file.path, file.text.as_bytes(), Some(mode))
+        .map_err(|e| failed(ErrorCode::IntegrationInstallFailed, "write", &file.path, &e))
+}
+
+/// The files an install changed, as they were, so that a failure part way
+/// puts them back.
+#[derive(Default)]
+struct Journal(Vec<(PathBuf, Option<Vec<u8>>)>);
+
+impl Journal {
+    fn remember(&mut self, path: &Path) {
+        if !self.0.iter().any(|(p, _)| p == path) {
+            self.0.push((path.to_path_buf(), std::fs::read(path).ok()));
+        }
+    }
+
+    fn put_back(self) {
+        for (path, bytes) in self.0.into_iter().rev() {
+            let _ = match bytes {
+                Some(bytes) => paths::write_user_file(&path, &bytes),
+                None => std::fs::remove_file(&path),
+            };
+        }
+    }
+}
+
+/// `taw integration install <target>`.
+pub(crate) fn install(target: &Target) -> Result<Installed> {
+    let env = Env::from_process()?;
+    let plan = targets::plan(target, &env)?;
+    if let Some(missing) = &plan.missing {
+        return Err(TawError::new(
+            ErrorCode::IntegrationInstallFailed,
+            missing.clone(),
+        ));
+    }
+    // Every edit worked out first: a file that does not parse stops the
+    // install before anything is written.
+    let mut edits = Vec::new();
+    for edit in &plan.edits {
+        let current = text_file(&edit.path)?;
+        let applied = edit.apply(current.as_deref())?;
+        edits.push((edit, current, applied));
+    }
+    let mut journal = Journal::default();
+    let mut messages = Vec::new();
+    let written = (|| {
+        for file in &plan.files {
+            journal.remember(&file.path);
+            write_owned(file)?;
+            messages.push(format!("wrote {}", paths::display(&file.path)));
+        }
+        for (edit, current, applied) in &edits {
+            if current.as_deref() == Some(applied.as_str()) {
+                messages.push(format!(
+                    "{} has taw's entry already",
+                    paths::display(&edit.path)
+                ));
+                continue;
+            }
+            journal.remember(&edit.path);
+            journal.remember(&edit.saved_copy());
+            edit.write(current.as_deref(), applied)?;
+            messages.push(match current {
+                Some(_) => format!(
+                    "added taw's entry to {} (as it was before: {})",
+                    paths::display(&edit.path),
+                    paths::display(&edit.saved_copy())
+                ),
+                None => format!("made {} with taw's entry", paths::display(&edit.path)),
+            });
+        }
+        Ok(())
+    })();
+    if let Err(error) = written {
+        journal.put_back();
+        return Err(error);
+    }
+    messages.extend(plan.notes.iter().cloned());
+    Ok(Installed(Done {
+        target: target.id.to_string(),
+        details: Details { messages },
+    }))
+}
+
+/// `taw integration uninstall <target>`: taw's entries out of the agent's
+/// files (or each file given back whole), its own files gone. A hook that
+/// might be taw's stops it before anything changes.
+pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
+    let env = Env::from_process()?;
+    let plan = targets::plan(target, &env)?;
+    let mut undos = Vec::new();
+    for edit in &plan.edits {
+        undos.push((edit, edit.plan_undo()?));
+    }
+    let mut messages = Vec::new();
+    for (edit, undo) in &undos {
+        edit.undo(undo)?;
+        let shown = paths::display(&edit.path);
+        messages.push(match undo {
+            Undo::Nothing => format!("{shown} has no entry of taw's"),
+            Undo::GiveBack(_) => format!("gave {shown} back as it was before the install"),
+            Undo::Delete => format!("removed {shown}, which taw had made"),
+            Undo::TakeOut(_) => format!("took taw's entry out of {shown}"),
+        });
+    }
+    for file in &plan.files {
+        match std::fs::remove_file(&file.path) {
+            Ok(()) => messages.push(format!("removed {}", paths::display(&file.path))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(failed(
+                    ErrorCode::IntegrationUninstallFailed,
+                    "remove",
+                    &file.path,
+                    &e,
+                ));
+            }
+        }
+    }
+    for folder in &plan.own_folders {
+        let _ = std::fs::remove_dir(folder);
+    }
+    if messages
+        .iter()
+        .all(|m| m.ends_with("has no entry of taw's"))
+        && plan.files.iter().all(|f| !f.path.exists())
+        && messages.len() == plan.edits.len()
+    {
+        messages.push(format!("{}'s integration was not installed", target.name));
+    }
+    Ok(Uninstalled(Done {
+        target: target.id.to_string(),
+        details: Details { messages },
+    }))
+}
+
+/// `taw integration status [target] [--outdated-only]`.
+pub(crate) fn status(only: Option<&Target>, outdated_only: bool) -> Result<Statuses> {
+    let env = Env::from_process()?;
+    let mut integrations = Vec::new();
+    for target in targets::TARGETS {
+        if only.is_some_and(|o| o.id != target.id) {
+            continue;
+        }
+        let status = status_of(target, &targets::plan(target, &env)?);
+        if !outdated_only || status.outdated {
+            integrations.push(status);
+        }
+    }
+    Ok(Statuses { integrations })
+}
+
+fn status_of(target: &Target, plan: &Plan) -> Status {
+    let main = plan.files.first();
+    let text = main.and_then(|f| text_file(&f.path).ok().flatten());
+    let installed = text.is_some();
+    let version = text.as_deref().and_then(marker_version);
+    let current = target.current_version();
+    let mut stale = Vec::new();
+    if installed {
+        match version {
+            Some(v) if v >= current => {}
+            Some(v) => stale.push(format!("its version is {v}, this taw installs {current}")),
+            None => stale.push("it has no version marker".to_string()),
+        }
+        for file in plan.files.iter().skip(1) {
+            if !file.path.exists() {
+                stale.push(format!("{} is missing", paths::display(&file.path)));
+            }
+        }
+        for edit in &plan.edits {
+            let present = text_file(&edit.path)
+                .ok()
+                .flatten()
+                .is_some_and(|text| edit.present(&text));
+            if !present {
+                stale.push(format!("{} lacks taw's entry", paths::display(&edit.path)));
+            }
+        }
+    }
+    let outdated = !stale.is_empty();
+    let mut notes = Vec::new();
+    if outdated {
+        notes.push(format!(
+            "{}; run taw integration install {}",
+            stale.join(", "),
+            target.id
+        ));
+    }
+    if installed && target.id == "codex" {
+        notes.push(targets::CODEX_REVIEW.to_string());
+    }
+    if target.id == "opencode" && !plan.folder.join("cli.json").exists() {
+        notes.push(targets::OPENCODE_V2_NOTE.to_string());
+    }
+    Status {
+        agent: target.id.to_string(),
+        installed,
+        path: main.map(|f| paths::display(&f.path)).unwrap_or_default(),
+        version,
+        current_version: current,
+        outdated,
+        note: (!notes.is_empty()).then(|| notes.join(". ")),
+        experimental: target.experimental,
+    }
+}

@@ -1,0 +1,173 @@
+//! taw's entries in an agent's TOML config (Codex's feature switch, Kimi's
+//! hooks), put in and taken out keeping every other byte.
+
+use crate::envelope::{ErrorCode, Result, TawError};
+use crate::paths;
+use std::path::Path;
+use toml_edit::{DocumentMut, Item, value};
+
+/// The file parsed, its errors given with its name and line.
+pub(crate) fn parse(text: &str, file: &Path) -> Result<DocumentMut> {
+    text.parse::<DocumentMut>().map_err(|error| {
+        let line = error
+            .span()
+            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let message = error.message().trim().to_string();
+        TawError::new(
+            ErrorCode::InvalidConfig,
+            match line {
+                Some(line) => format!(
+                    "{} does not parse: line {line}: {message}; it was not changed",
+                    paths::display(file)
+                ),
+                None => format!(
+                    "{} does not parse: {message}; it was not changed",
+                    paths::display(file)
+                ),
+            },
+        )
+    })
+}
+
+/// Codex's config with `[features] hooks = true` and no `codex_hooks`, the
+/// key's older name.
+pub(crate) fn codex_feature(text: &str, file: &Path) -> Result<String> {
+    let mut document = parse(text, file)?;
+    let on = document
+        .get("features")
+        .and_then(|f| f.get("hooks"))
+        .and_then(Item::as_bool)
+        == Some(true);
+    let old = document
+        .get("features")
+        .and_then(|f| f.get("codex_hooks"))
+        .is_some();
+    if on && !old {
+        return Ok(text.to_string());
+    }
+    let features = document
+        .entry("features")
+        .or_insert_with(|| Item::Table(toml_edit::Table::new()));
+    let Some(features) = features.as_table_like_mut() else {
+        return Err(TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{}: features is not a table, so taw cannot turn Codex's hooks on; it was not changed",
+                paths::display(file)
+            ),
+        ));
+    };
+    features.remove("codex_hooks");
+    features.insert("hooks", value(true));
+    Ok(document.to_string())
+}
+
+fn begin_line(marker: &str) -> String {
+    format!("# >>> {marker} >>>")
+}
+
+fn end_line(marker: &str) -> String {
+    format!("# <<< {marker} <<<")
+}
+
+/// The file with taw's block (`body` between its marker lines) at the end;
+/// a block there already is put back where it was with this body.
+pub(crate) fn add_block(text: &str, file: &Path, marker: &str, body: &str) -> Result<String> {
+    parse(text, file)?;
+    let block = format!("{}\n{}{}\n", begin_line(marker), body, end_line(marker));
+    let result = match find_block(text, marker) {
+        Some((start, end)) => format!("{}{block}{}", &text[..start], &text[end..]),
+        None => {
+            // A blank line after the user's last line; a last line with no
+            // newline gets one. Taking the block out takes one newline back.
+            let gap = if text.is_empty() { "" } else { "\n" };
+            format!("{text}{gap}{block}")
+        }
+    };
+    parse(&result, file).map_err(|_| {
+        TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{}: taw's hooks would clash with a key of the file (a `hooks` that is not a list of tables?); it was not changed",
+                paths::display(file)
+            ),
+        )
+    })?;
+    Ok(result)
+}
+
+/// Where taw's block is: from its first line's start to just after its
+/// last line's newline.
+fn find_block(text: &str, marker: &str) -> Option<(usize, usize)> {
+    let begin = begin_line(marker);
+    let end = end_line(marker);
+    let mut offset = 0;
+    let mut start = None;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == begin && start.is_none() {
+            start = Some(offset);
+        } else if bare == end
+            && let Some(start) = start
+        {
+            return Some((start, offset + line.len()));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The file without taw's block (and the blank line taw put before it).
+pub(crate) fn remove_block(text: &str, file: &Path, marker: &str) -> Result<(String, bool)> {
+    parse(text, file)?;
+    let Some((start, end)) = find_block(text, marker) else {
+        return Ok((text.to_string(), false));
+    };
+    let mut before = &text[..start];
+    if !before.is_empty() {
+        before = before.strip_suffix('\n').unwrap_or(before);
+    }
+    Ok((format!("{before}{}", &text[end..]), true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_gets_its_switch_and_loses_the_old_name() {
+        let file = Path::new("config.toml");
+        let text = "# mine\nmodel = \"o3\"\n\n[features]\ncodex_hooks = true\nplugins = false\n";
+        let result = codex_feature(text, file).unwrap();
+        assert!(result.starts_with("# mine\nmodel = \"o3\"\n"));
+        assert!(result.contains("hooks = true"));
+        assert!(!result.contains("codex_hooks"));
+        assert!(result.contains("plugins = false"));
+        assert_eq!(codex_feature(&result, file).unwrap(), result);
+        let fresh = codex_feature("model = \"x\"\n", file).unwrap();
+        assert!(fresh.contains("[features]\nhooks = true"), "{fresh}");
+    }
+
+    #[test]
+    fn a_block_goes_in_and_out_byte_for_byte() {
+        let file = Path::new("config.toml");
+        let body = "[[hooks]]\nevent = \"Stop\"\ncommand = \"/x/taw-agent-state.sh idle\"\n";
+        for before in [
+            "",
+            "default_model = \"k2\"\n",
+            "default_model = \"k2\"\n\n",
+            "default_model = \"k2\"",
+            "# comment\n[[hooks]]\nevent = \"Stop\"\ncommand = \"mine\"\n",
+        ] {
+            let with = add_block(before, file, "taw kimi", body).unwrap();
+            assert!(with.contains(body));
+            assert_eq!(add_block(&with, file, "taw kimi", body).unwrap(), with);
+            let (without, removed) = remove_block(&with, file, "taw kimi").unwrap();
+            assert!(removed);
+            assert_eq!(without, before, "from {with:?}");
+        }
+        let error = add_block("a = \n", file, "taw kimi", body).unwrap_err();
+        assert!(error.message.contains("line 1"), "{}", error.message);
+        assert!(add_block("hooks = 1\n", file, "taw kimi", body).is_err());
+    }
+}
