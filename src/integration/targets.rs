@@ -753,7 +753,7 @@ fn toml_string(text: &str) -> String {
     toml_edit::Value::from(text).to_string().trim().to_string()
 }
 
-pub(crate) const CODEX_REVIEW: &str = "Codex asks once to review a new hook (\"Hooks need review\"): trust taw's hook there, then start Codex again, since the session that asked has started without it";
+pub(crate) const CODEX_REVIEW: &str = "Codex runs no new hook until it is trusted: at its next start it says \"Hooks need review\"; choose \"Trust all and continue\" (or review the hooks and trust taw's), or Codex will not report its session to taw";
 pub(crate) const OPENCODE_V2_ENTRY: &str = "./taw-opencode";
 pub(crate) const OPENCODE_V2_NOTE: &str = "OpenCode 2 has not run here yet (no cli.json): start opencode2 once, then install this integration again so that OpenCode 2 reports too";
 pub(crate) const HERMES_PLUGIN_NAME: &str = "taw-agent-session";
