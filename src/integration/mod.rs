@@ -207,7 +207,13 @@ pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
         edit.undo(undo)?;
         let shown = paths::display(&edit.path);
         messages.push(match undo {
-            Undo::Nothing => format!("{shown} has no entry of taw's"),
+            // Codex's switch stays on: another hook may need it.
+            Undo::Nothing
+                if matches!(edit.change, edit::Change::CodexFeature) && edit.path.exists() =>
+            {
+                format!("left {shown} as it is, Codex's hooks on")
+            }
+            Undo::Nothing => continue,
             Undo::GiveBack(_) => format!("gave {shown} back as it was before the install"),
             Undo::Delete => format!("removed {shown}, which taw had made"),
             Undo::TakeOut(_) => format!("took taw's entry out of {shown}"),
@@ -230,13 +236,11 @@ pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
     for folder in &plan.own_folders {
         let _ = std::fs::remove_dir(folder);
     }
-    if messages
-        .iter()
-        .all(|m| m.ends_with("has no entry of taw's"))
-        && plan.files.iter().all(|f| !f.path.exists())
-        && messages.len() == plan.edits.len()
-    {
-        messages.push(format!("{}'s integration was not installed", target.name));
+    if messages.is_empty() {
+        messages.push(format!(
+            "nothing of taw's was installed for {}",
+            target.name
+        ));
     }
     Ok(Uninstalled(Done {
         target: target.id.to_string(),
