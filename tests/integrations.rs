@@ -590,3 +590,42 @@ fn the_hook_script_reports_from_a_pane() {
     assert!(run.status.success());
     assert!(run.stdout.is_empty() && run.stderr.is_empty());
 }
+
+/// Kimi Code runs taw's hooks from 0.14.0 on: an older one is refused, one
+/// whose version cannot be told is installed with a warning.
+#[test]
+fn an_agent_too_old_for_its_hooks_is_refused() {
+    let home = Home::new();
+    let config = home.write(".kimi-code/config.toml", "default_model = \"k2\"\n");
+    let bin = home.file("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let kimi = bin.join("kimi");
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let install = |version: &str| {
+        std::fs::write(
+            &kimi,
+            format!("#!/bin/sh\necho 'kimi, version {version}'\n"),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&kimi, std::fs::Permissions::from_mode(0o755)).unwrap();
+        home.server
+            .taw_bare(&["integration", "install", "kimi"], &[("PATH", &path)])
+    };
+    let run = install("0.13.2");
+    assert_eq!(run.error_code(), "integration_install_failed", "{run:?}");
+    assert!(run.stderr.contains("0.13.2 is too old"), "{}", run.stderr);
+    assert_eq!(read(&config), "default_model = \"k2\"\n");
+    let run = install("0.14.0");
+    assert_eq!(run.status, 0, "{run:?}");
+    home.uninstall("kimi");
+    std::fs::remove_file(&kimi).unwrap();
+    let run = home
+        .server
+        .taw_bare(&["integration", "install", "kimi"], &[("PATH", &path)]);
+    let messages = run.result()["details"]["messages"].to_string();
+    assert!(
+        messages.contains("could not tell Kimi Code CLI's version"),
+        "{messages}"
+    );
+}

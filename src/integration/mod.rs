@@ -143,6 +143,7 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
             missing.clone(),
         ));
     }
+    let warning = check_version(target)?;
     // Every edit worked out first: a file that does not parse stops the
     // install before anything is written.
     let mut edits = Vec::new();
@@ -186,10 +187,68 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
         return Err(error);
     }
     messages.extend(plan.notes.iter().cloned());
+    messages.extend(warning);
     Ok(Installed(Done {
         target: target.id.to_string(),
         details: Details { messages },
     }))
+}
+
+/// The oldest release of an agent whose hooks taw's entry works with
+/// (herdr's rule: Kimi Code's hooks as taw writes them came in 0.14.0).
+const OLDEST: &[(&str, &str, (u32, u32, u32))] = &[("kimi", "kimi", (0, 14, 0))];
+
+/// Refuses an agent older than its hooks need; a warning when its version
+/// cannot be told.
+fn check_version(target: &Target) -> Result<Option<String>> {
+    let Some((_, program, oldest)) = OLDEST.iter().find(|(id, ..)| *id == target.id) else {
+        return Ok(None);
+    };
+    let wanted = format!("{}.{}.{}", oldest.0, oldest.1, oldest.2);
+    let output = crate::exec::Program::new(program)
+        .arg("--version")
+        .limit(Some(std::time::Duration::from_secs(5)))
+        .output();
+    let version = output.ok().and_then(|out| {
+        let text = format!(
+            "{} {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text.split_whitespace().find_map(parse_version)
+    });
+    match version {
+        Some(found) if found < *oldest => Err(TawError::new(
+            ErrorCode::IntegrationInstallFailed,
+            format!(
+                "{} {}.{}.{} is too old: taw's hooks need {wanted} or newer; upgrade it, then install again",
+                target.name, found.0, found.1, found.2
+            ),
+        )),
+        Some(_) => Ok(None),
+        None => Ok(Some(format!(
+            "could not tell {}'s version from `{program} --version`: its hooks need {wanted} or newer",
+            target.name
+        ))),
+    }
+}
+
+/// `v1.2.3`, `1.2` → (1, 2, 3), (1, 2, 0).
+fn parse_version(word: &str) -> Option<(u32, u32, u32)> {
+    let word = word.trim_start_matches('v').trim_end_matches([',', ')']);
+    let mut parts = word.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    let patch = parts
+        .next()
+        .map(|p| {
+            p.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    Some((major, minor, patch))
 }
 
 /// `taw integration uninstall <target>`: taw's entries out of the agent's
@@ -316,5 +375,24 @@ fn status_of(target: &Target, plan: &Plan) -> Status {
         outdated,
         note: (!notes.is_empty()).then(|| notes.join(". ")),
         experimental: target.experimental,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_and_markers_are_read() {
+        assert_eq!(parse_version("v0.14.2"), Some((0, 14, 2)));
+        assert_eq!(parse_version("1.2"), Some((1, 2, 0)));
+        assert_eq!(parse_version("0.13.0-beta"), Some((0, 13, 0)));
+        assert_eq!(parse_version("kimi"), None);
+        assert_eq!(
+            marker_version("#!/bin/sh\n# TAW_INTEGRATION_VERSION=3\n"),
+            Some(3)
+        );
+        assert_eq!(marker_version("// TAW_INTEGRATION_VERSION=2\n"), Some(2));
+        assert_eq!(marker_version("nothing\n"), None);
     }
 }
