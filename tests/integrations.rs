@@ -629,3 +629,51 @@ fn an_agent_too_old_for_its_hooks_is_refused() {
         "{messages}"
     );
 }
+
+/// What taw writes parses in the language it is in: the shell scripts, the
+/// JavaScript plugins (node), the Python plugin (python3), where those are
+/// installed.
+#[test]
+fn every_file_taw_writes_parses() {
+    let home = Home::new();
+    for dir in [".claude", ".config/opencode", ".hermes", ".config/kilo"] {
+        home.dir(dir);
+    }
+    home.write(".config/opencode/cli.json", "{}\n");
+    for target in ["claude", "opencode", "hermes", "kilo"] {
+        home.install(target);
+    }
+    let check = |program: &str, args: &[&str], file: &str| {
+        if !common::installed(program) {
+            eprintln!("SKIPPED: no {program} to check {file}");
+            return;
+        }
+        let run = std::process::Command::new(program)
+            .args(args)
+            .arg(home.file(file))
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{file} does not parse: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    };
+    check("sh", &["-n"], ".claude/hooks/taw-agent-session.sh");
+    check(
+        "node",
+        &["--check"],
+        ".config/opencode/plugins/taw-agent-state.js",
+    );
+    check("node", &["--check"], ".config/opencode/taw-opencode/tui.js");
+    check(
+        "node",
+        &["--check"],
+        ".config/kilo/plugin/taw-agent-state.js",
+    );
+    check(
+        "python3",
+        &["-m", "py_compile"],
+        ".hermes/plugins/taw-agent-session/__init__.py",
+    );
+}
