@@ -139,9 +139,11 @@ impl Lab {
     fn ready(&self) {
         self.server
             .tmux(&["set-option", "-g", "focus-events", "on"]);
+        // On the shared server the log of earlier tests has scrolled the
+        // mock's first line away: its history counts too.
         self.wait("the mock model to listen", Duration::from_secs(15), || {
             self.server
-                .tmux(&["capture-pane", "-p", "-t", "mock"])
+                .tmux(&["capture-pane", "-p", "-S", "-", "-t", "mock"])
                 .contains("listening")
         });
         self.server
