@@ -677,3 +677,77 @@ fn every_file_taw_writes_parses() {
         ".hermes/plugins/taw-agent-session/__init__.py",
     );
 }
+
+/// The cases a careless editor gets wrong: CR LF lines, a private file and
+/// its saved copy, the user's own empty lists, a file that only looks
+/// like one taw made, a script deleted under its hook, Kimi's hooks.
+#[test]
+fn edge_cases_keep_the_users_bytes() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    // CR LF, kept through a give-back and through a take-out.
+    let crlf = "{\r\n  \"model\": \"opus\",\r\n  \"hooks\": {\r\n    \"Stop\": []\r\n  }\r\n}\r\n";
+    let settings = home.write(".claude/settings.json", crlf);
+    std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o600)).unwrap();
+    home.install("claude");
+    let with = read(&settings);
+    assert!(!with.replace("\r\n", "").contains('\n'), "{with:?}");
+    let saved = home.file(".claude/settings.json.taw-backup");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&settings), 0o600);
+    assert_eq!(
+        mode(&saved),
+        0o600,
+        "the saved copy is not as private as the file"
+    );
+    // The user edits after the install: taken out, the empty "Stop" list
+    // the user had stays, the CRs too.
+    std::fs::write(&settings, with.replacen("\"opus\"", "\"sonnet\"", 1)).unwrap();
+    home.uninstall("claude");
+    assert_eq!(read(&settings), crlf.replacen("\"opus\"", "\"sonnet\"", 1));
+
+    // A config that only looks like one taw made is not removed.
+    let config = home.write(".codex/config.toml", "[features]\nhooks = true\n");
+    home.install("codex");
+    home.uninstall("codex");
+    assert_eq!(read(&config), "[features]\nhooks = true\n");
+
+    // The script deleted under its hook: out of date, with a note.
+    home.install("claude");
+    std::fs::remove_file(home.file(".claude/hooks/taw-agent-session.sh")).unwrap();
+    let status = home.status("claude");
+    assert_eq!(status["installed"], false);
+    assert_eq!(status["outdated"], true, "{status}");
+    assert!(
+        status["note"].as_str().unwrap().contains("is gone"),
+        "{status}"
+    );
+    home.uninstall("claude");
+
+    // Kimi: a hook of the user's that might run taw's script refuses the
+    // uninstall; one of taw's whose markers a formatter dropped goes.
+    let kimi = home.write(".kimi-code/config.toml", "default_model = \"k2\"\n");
+    home.install("kimi");
+    let script = home.file(".kimi-code/hooks/taw-agent-state.sh");
+    let text = read(&kimi);
+    std::fs::write(
+        &kimi,
+        format!("{text}\n[[hooks]]\nevent = \"Stop\"\ncommand = \"sh ./hooks/taw-agent-state.sh idle\"\n"),
+    )
+    .unwrap();
+    let before = read(&kimi);
+    let run = home.taw(&["integration", "uninstall", "kimi"]);
+    assert_eq!(run.error_code(), "invalid_argument", "{run:?}");
+    assert_eq!(read(&kimi), before);
+    assert!(script.exists());
+    let unmarked: String = text
+        .lines()
+        .filter(|l| !l.starts_with("# "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&kimi, &unmarked).unwrap();
+    home.uninstall("kimi");
+    let left = read(&kimi);
+    assert!(!left.contains("taw-agent-state.sh"), "{left}");
+    assert!(left.starts_with("default_model = \"k2\"\n"), "{left}");
+}

@@ -80,6 +80,8 @@ const HOOK_LIMIT_SECONDS: u32 = 3;
 /// Reads the agent's payload and reports what it says for the pane the
 /// hook runs in.
 fn hook_fired(context: &Context, target: &str, action: &str) -> Result<Reply> {
+    // The report's number: when the hook ran, before anything can wait.
+    let seq = now_ns();
     // SAFETY: alarm(2) only schedules SIGALRM, whose default action ends
     // this process: the bound on a hook's run.
     unsafe {
@@ -96,7 +98,7 @@ fn hook_fired(context: &Context, target: &str, action: &str) -> Result<Reply> {
         pane,
         source: target.source(),
         agent: target.agent.to_string(),
-        seq: Some(now_ns()),
+        seq: Some(seq),
     };
     let tmux = context.tmux();
     let reported = match said {

@@ -36,6 +36,19 @@ pub(crate) enum Change {
     YamlEnabled { name: String },
 }
 
+impl Edit {
+    /// An edit that runs no script of taw's (a switch, a list's name).
+    pub(crate) fn plain(path: PathBuf, change: Change, home: &std::path::Path) -> Edit {
+        Edit {
+            path,
+            change,
+            script: None,
+            runner: Runner::Direct,
+            home: home.to_path_buf(),
+        }
+    }
+}
+
 /// One file of the user's and what taw puts in it.
 #[derive(Debug, Clone)]
 pub(crate) struct Edit {
@@ -62,11 +75,39 @@ pub(crate) enum Undo {
     TakeOut(String),
 }
 
+/// A file whose every line ends in CR LF: the editors work on LF and the
+/// result gets its CRs back.
+fn crlf(text: &str) -> bool {
+    text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count()
+}
+
+/// Runs `edit` on `text` as LF lines, giving a CR LF file its line ends back.
+fn keeping_line_ends<T>(
+    text: &str,
+    edit: impl FnOnce(&str) -> Result<T>,
+    text_of: impl FnOnce(T) -> (String, Option<bool>),
+) -> Result<(String, Option<bool>)> {
+    if !crlf(text) {
+        return edit(text).map(text_of);
+    }
+    let (out, flag) = text_of(edit(&text.replace("\r\n", "\n"))?);
+    Ok((out.replace("\r\n", "\n").replace('\n', "\r\n"), flag))
+}
+
 impl Edit {
     /// The saved copy of the file as it was before taw's first install.
     pub(crate) fn saved_copy(&self) -> PathBuf {
+        self.beside(".taw-backup")
+    }
+
+    /// The mark that taw made the file (there was none before its install).
+    pub(crate) fn made_mark(&self) -> PathBuf {
+        self.beside(".taw-made")
+    }
+
+    fn beside(&self, suffix: &str) -> PathBuf {
         let mut name = self.path.file_name().unwrap_or_default().to_os_string();
-        name.push(".taw-backup");
+        name.push(suffix);
         self.path.with_file_name(name)
     }
 
@@ -79,7 +120,11 @@ impl Edit {
 
     /// `text` (none: no file yet) with taw's entry in it.
     pub(crate) fn apply(&self, text: Option<&str>) -> Result<String> {
-        let text = text.unwrap_or("");
+        keeping_line_ends(text.unwrap_or(""), |t| self.apply_lf(t), |t| (t, None))
+            .map(|(text, _)| text)
+    }
+
+    fn apply_lf(&self, text: &str) -> Result<String> {
         let file = &self.path;
         match &self.change {
             Change::JsonHooks {
@@ -101,23 +146,43 @@ impl Edit {
         self.apply(Some(text)).is_ok_and(|applied| applied == text)
     }
 
+    /// Whether `text` holds an entry of taw's (in any version).
+    pub(crate) fn holds_taws(&self, text: &str) -> bool {
+        self.take_out(text).is_ok_and(|(_, removed)| removed)
+    }
+
     /// `text` without taw's entry, and whether it had one. Fails, changing
     /// nothing, when an entry might be taw's.
     fn take_out(&self, text: &str) -> Result<(String, bool)> {
+        let before = text_file(&self.saved_copy()).ok().flatten();
+        let before = before.map(|b| b.replace("\r\n", "\n"));
+        keeping_line_ends(
+            text,
+            |t| self.take_out_lf(t, before.as_deref()),
+            |(t, removed)| (t, Some(removed)),
+        )
+        .map(|(text, removed)| (text, removed.unwrap_or(false)))
+    }
+
+    /// `take_out` on LF text; `before` is the file as it was before the
+    /// install, whose keys stay even when taw's entry was all they held.
+    fn take_out_lf(&self, text: &str, before: Option<&str>) -> Result<(String, bool)> {
         let file = &self.path;
         match &self.change {
             Change::JsonHooks { dialect, table, .. } => {
-                json::remove_hooks(text, file, *dialect, table, &|c| self.whose(c))
+                json::remove_hooks(text, file, *dialect, table, before, &|c| self.whose(c))
             }
             Change::JsonListItem { dialect, key, item } => {
-                json::remove_list_item(text, file, *dialect, key, item)
+                json::remove_list_item(text, file, *dialect, key, item, before)
             }
             Change::CodexFeature => {
                 toml::parse(text, file)?;
                 Ok((text.to_string(), false))
             }
-            Change::TomlBlock { marker, .. } => toml::remove_block(text, file, marker),
-            Change::YamlEnabled { name } => yaml::remove_enabled(text, file, name),
+            Change::TomlBlock { marker, .. } => {
+                toml::remove_block(text, file, marker, &|c| self.whose(c))
+            }
+            Change::YamlEnabled { name } => yaml::remove_enabled(text, file, name, before),
         }
     }
 
@@ -129,14 +194,15 @@ impl Edit {
         let (taken_out, removed) = self.take_out(&current)?;
         match text_file(&self.saved_copy())? {
             // Nothing changed since the install: the file as it was.
-            Some(saved) if self.apply(Some(&saved)).is_ok_and(|a| a == current) => {
-                return Ok(if saved == current {
-                    Undo::Nothing
-                } else {
-                    Undo::GiveBack(saved)
-                });
+            Some(saved)
+                if saved != current && self.apply(Some(&saved)).is_ok_and(|a| a == current) =>
+            {
+                return Ok(Undo::GiveBack(saved));
             }
-            None if self.apply(None).is_ok_and(|made| made == current) => {
+            // Only a file taw made, as it made it, goes.
+            None if self.made_mark().exists()
+                && self.apply(None).is_ok_and(|made| made == current) =>
+            {
                 return Ok(Undo::Delete);
             }
             _ => {}
@@ -159,12 +225,15 @@ impl Edit {
             Undo::Delete => std::fs::remove_file(&self.path),
         };
         written.map_err(|e| self.failure("write", &e))?;
-        match std::fs::remove_file(self.saved_copy()) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(self.failure("remove the saved copy of", &e))
+        for kept in [self.saved_copy(), self.made_mark()] {
+            match std::fs::remove_file(kept) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(self.failure("remove the saved copy of", &e));
+                }
+                _ => {}
             }
-            _ => Ok(()),
         }
+        Ok(())
     }
 
     /// Puts `applied` in place of `current`, keeping the file as it was in
@@ -173,17 +242,26 @@ impl Edit {
         if current == Some(applied) {
             return Ok(());
         }
-        if let Some(current) = current {
-            // The file as it was without taw: as it is, or with taw's old
-            // entry taken out when no copy was kept.
-            let saved = self.saved_copy();
-            let before = match self.take_out(current) {
-                Ok((_, false)) | Err(_) => Some(current.to_string()),
-                Ok((taken_out, true)) => (!saved.exists()).then_some(taken_out),
-            };
-            if let Some(before) = before {
-                paths::write_user_file(&saved, before.as_bytes())
-                    .map_err(|e| self.failure("save a copy of", &e))?;
+        match current {
+            // A file taw makes: marked so, so that uninstall may remove it.
+            None => paths::write_atomic(&self.made_mark(), b"")
+                .map_err(|e| self.failure("mark as taw's", &e))?,
+            Some(current) => {
+                // The file as it was without taw: as it is, or with taw's old
+                // entry taken out when no copy was kept.
+                let saved = self.saved_copy();
+                let before = match self.take_out(current) {
+                    Ok((_, false)) | Err(_) => Some(current.to_string()),
+                    Ok((taken_out, true)) => (!saved.exists()).then_some(taken_out),
+                };
+                if let Some(before) = before {
+                    // The copy is as private as the file.
+                    let mode = std::fs::metadata(&self.path).ok().map(|m| {
+                        std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o7777
+                    });
+                    paths::write_atomic_mode(&saved, before.as_bytes(), mode)
+                        .map_err(|e| self.failure("save a copy of", &e))?;
+                }
             }
         }
         paths::write_user_file(&self.path, applied.as_bytes())

@@ -64,10 +64,20 @@ pub(crate) struct Hook {
 /// The file parsed, its errors given with its name and line.
 pub(crate) fn parse(text: &str, file: &Path, dialect: Dialect) -> Result<CstRootNode> {
     let lenient = dialect == Dialect::Jsonc;
-    // The tree always takes comments: plain JSON is checked as such first.
+    if text.starts_with('\u{feff}') {
+        return Err(TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{} starts with a byte-order mark, which JSON does not allow; it was not changed",
+                paths::display(file)
+            ),
+        ));
+    }
+    // The tree always takes comments: plain JSON is checked as such first,
+    // a key given twice included (the agent would read the last).
     if !lenient
         && !text.trim().is_empty()
-        && let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(text)
+        && let Err(error) = serde_json::from_str::<Unique>(text)
     {
         return Err(TawError::new(
             ErrorCode::InvalidConfig,
@@ -100,6 +110,70 @@ pub(crate) fn parse(text: &str, file: &Path, dialect: Dialect) -> Result<CstRoot
         return Err(not_object(file, "its top"));
     }
     Ok(root)
+}
+
+/// Any JSON value, refused when an object has a key twice.
+struct Unique;
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Unique;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_str<E>(self, _: &str) -> std::result::Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Unique, E> {
+        Ok(Unique)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Unique, A::Error> {
+        while seq.next_element::<Unique>()?.is_some() {}
+        Ok(Unique)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Unique, A::Error> {
+        let mut keys = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {key:?} is given twice"
+                )));
+            }
+            map.next_value::<Unique>()?;
+        }
+        Ok(Unique)
+    }
 }
 
 fn not_object(file: &Path, what: &str) -> TawError {
@@ -211,7 +285,7 @@ pub(crate) fn add_hooks(
     let text = if ours.is_empty() {
         text.to_string()
     } else {
-        remove_hooks(text, file, dialect, table, whose)?.0
+        remove_hooks(text, file, dialect, table, None, whose)?.0
     };
     let root = parse(&text, file, dialect)?;
     let made_top = root.value().is_none();
@@ -300,8 +374,21 @@ pub(crate) fn remove_hooks(
     file: &Path,
     dialect: Dialect,
     table: &HookTable,
+    before: Option<&str>,
     whose: &dyn Fn(&str) -> Owner,
 ) -> Result<(String, bool)> {
+    // A list or an object the file had before the install stays, empty or
+    // not.
+    let before = before.and_then(|b| parse(b, file, dialect).ok());
+    let had = |keys: &[&str]| {
+        before.as_ref().is_some_and(|root| {
+            let (last, parents) = match keys.split_last() {
+                Some(split) => split,
+                None => return true,
+            };
+            find(root, parents).is_some_and(|o| o.get(last).is_some())
+        })
+    };
     for (_, _, owner) in owners(text, file, dialect, table, whose)? {
         if let Owner::Unsure(path) = owner {
             return Err(unsure(file, &path));
@@ -317,6 +404,10 @@ pub(crate) fn remove_hooks(
             continue;
         };
         let mut emptied = false;
+        let event = property
+            .name()
+            .and_then(|n| n.decoded_value().ok())
+            .unwrap_or_default();
         for (node, inner, command) in commands(table, &list) {
             if whose(&command) != Owner::Taw {
                 continue;
@@ -335,11 +426,13 @@ pub(crate) fn remove_hooks(
             }
             emptied = list.elements().is_empty();
         }
-        if emptied {
+        let mut keys = table.path.to_vec();
+        keys.push(&event);
+        if emptied && !had(&keys) {
             property.remove();
         }
     }
-    if removed && events.properties().is_empty() {
+    if removed && events.properties().is_empty() && !table.path.is_empty() && !had(table.path) {
         // The object of hooks, when taw's were all it held.
         if let Some(property) = events.parent().and_then(|p| p.as_object_prop()) {
             property.remove();
@@ -393,7 +486,12 @@ pub(crate) fn remove_list_item(
     dialect: Dialect,
     key: &str,
     item: &str,
+    before: Option<&str>,
 ) -> Result<(String, bool)> {
+    let had = before
+        .and_then(|b| parse(b, file, dialect).ok())
+        .and_then(|root| root.object_value())
+        .is_some_and(|top| top.get(key).is_some());
     let root = parse(text, file, dialect)?;
     let Some(property) = root.object_value().and_then(|top| top.get(key)) else {
         return Ok((text.to_string(), false));
@@ -412,7 +510,7 @@ pub(crate) fn remove_list_item(
     for node in ours {
         node.remove();
     }
-    if list.elements().is_empty() {
+    if list.elements().is_empty() && !had {
         property.remove();
     }
     Ok((root.to_string(), true))
@@ -422,7 +520,7 @@ pub(crate) fn remove_list_item(
 pub(crate) fn unsure(file: &Path, path: &str) -> TawError {
     TawError::invalid_argument(format!(
         "{} has a hook that runs {path:?}, which taw cannot tell is its own script or not; \
-         nothing was changed. Remove that hook by hand if it is taw's, and uninstall again",
+         nothing was changed. Remove that hook by hand if it is taw's, and try again",
         paths::display(file)
     ))
 }
@@ -466,7 +564,8 @@ mod tests {
             add_hooks(&with, file, Dialect::Json, &CLAUDE, &ours(), &whose).unwrap(),
             with
         );
-        let (without, removed) = remove_hooks(&with, file, Dialect::Json, &CLAUDE, &whose).unwrap();
+        let (without, removed) =
+            remove_hooks(&with, file, Dialect::Json, &CLAUDE, None, &whose).unwrap();
         assert!(removed);
         without
     }
@@ -494,8 +593,15 @@ mod tests {
         let value: Value = serde_json::from_str(&with).unwrap();
         assert_eq!(value["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 10);
         assert_eq!(value["hooks"]["SessionStart"][0]["matcher"], "*");
-        let (without, _) =
-            remove_hooks(&with, Path::new("s.json"), Dialect::Json, &CLAUDE, &whose).unwrap();
+        let (without, _) = remove_hooks(
+            &with,
+            Path::new("s.json"),
+            Dialect::Json,
+            &CLAUDE,
+            None,
+            &whose,
+        )
+        .unwrap();
         assert_eq!(without, before);
     }
 
@@ -513,8 +619,15 @@ mod tests {
                 add_list_item(&with, file, Dialect::Jsonc, "plugins", "./taw-opencode").unwrap(),
                 with
             );
-            let (without, removed) =
-                remove_list_item(&with, file, Dialect::Jsonc, "plugins", "./taw-opencode").unwrap();
+            let (without, removed) = remove_list_item(
+                &with,
+                file,
+                Dialect::Jsonc,
+                "plugins",
+                "./taw-opencode",
+                None,
+            )
+            .unwrap();
             assert!(removed);
             assert_eq!(without, before);
         }
@@ -524,8 +637,15 @@ mod tests {
     #[test]
     fn a_hook_that_might_be_taws_refuses_the_removal() {
         let text = "{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./taw-agent-session.sh\"}]}]}}";
-        let error =
-            remove_hooks(text, Path::new("s.json"), Dialect::Json, &CLAUDE, &whose).unwrap_err();
+        let error = remove_hooks(
+            text,
+            Path::new("s.json"),
+            Dialect::Json,
+            &CLAUDE,
+            None,
+            &whose,
+        )
+        .unwrap_err();
         assert_eq!(error.code, ErrorCode::InvalidArgument);
         assert!(error.message.contains("./taw-agent-session.sh"));
     }
@@ -574,8 +694,15 @@ mod tests {
             &whose,
         )
         .unwrap();
-        let (without, _) =
-            remove_hooks(&with, Path::new("s.json"), Dialect::Jsonc, &CLAUDE, &whose).unwrap();
+        let (without, _) = remove_hooks(
+            &with,
+            Path::new("s.json"),
+            Dialect::Jsonc,
+            &CLAUDE,
+            None,
+            &whose,
+        )
+        .unwrap();
         assert_eq!(without, jsonc);
     }
 }

@@ -118,8 +118,16 @@ struct Journal(Vec<(PathBuf, Option<Vec<u8>>)>);
 
 impl Journal {
     fn remember(&mut self, path: &Path) {
-        if !self.0.iter().any(|(p, _)| p == path) {
-            self.0.push((path.to_path_buf(), std::fs::read(path).ok()));
+        if self.0.iter().any(|(p, _)| p == path) {
+            return;
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => self.0.push((path.to_path_buf(), Some(bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.0.push((path.to_path_buf(), None))
+            }
+            // Unreadable: nothing to put back, and never to be removed.
+            Err(_) => {}
         }
     }
 
@@ -137,7 +145,7 @@ impl Journal {
 pub(crate) fn install(target: &Target) -> Result<Installed> {
     let env = Env::from_process()?;
     let plan = targets::plan(target, &env)?;
-    if let Some(missing) = &plan.missing {
+    if let Some(missing) = &plan.cannot_install {
         return Err(TawError::new(
             ErrorCode::IntegrationInstallFailed,
             missing.clone(),
@@ -170,6 +178,7 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
             }
             journal.remember(&edit.path);
             journal.remember(&edit.saved_copy());
+            journal.remember(&edit.made_mark());
             edit.write(current.as_deref(), applied)?;
             messages.push(match current {
                 Some(_) => format!(
@@ -293,6 +302,8 @@ pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
         }
     }
     for folder in &plan.own_folders {
+        // Python leaves its compiled copies beside the plugin.
+        let _ = std::fs::remove_dir_all(folder.join("__pycache__"));
         let _ = std::fs::remove_dir(folder);
     }
     if messages.is_empty() {
@@ -327,6 +338,14 @@ fn status_of(target: &Target, plan: &Plan) -> Status {
     let main = plan.files.first();
     let text = main.and_then(|f| text_file(&f.path).ok().flatten());
     let installed = text.is_some();
+    // A config that still runs taw's script, which is gone.
+    let entry_left = plan.edits.iter().any(|edit| {
+        edit.script.is_some()
+            && text_file(&edit.path)
+                .ok()
+                .flatten()
+                .is_some_and(|text| edit.holds_taws(&text))
+    });
     let version = text.as_deref().and_then(marker_version);
     let current = target.current_version();
     let mut stale = Vec::new();
@@ -350,6 +369,12 @@ fn status_of(target: &Target, plan: &Plan) -> Status {
                 stale.push(format!("{} lacks taw's entry", paths::display(&edit.path)));
             }
         }
+    }
+    if !installed && entry_left {
+        stale.push(format!(
+            "{} is gone, and a hook still runs it",
+            main.map(|f| paths::display(&f.path)).unwrap_or_default()
+        ));
     }
     let outdated = !stale.is_empty();
     let mut notes = Vec::new();

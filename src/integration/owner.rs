@@ -36,14 +36,40 @@ pub(crate) fn owner(command: &str, script: &Path, home: &Path, runner: Runner) -
         return Owner::Other;
     };
     let folder = script.parent().unwrap_or(Path::new("/"));
+    owner_in(command, file_name, folder, home, runner, 0)
+}
+
+fn owner_in(
+    command: &str,
+    file_name: &str,
+    folder: &Path,
+    home: &Path,
+    runner: Runner,
+    depth: u32,
+) -> Owner {
     let mut verdict = Owner::Other;
     for word in words(command) {
         let text = word.text();
+        if !mentions(&text, file_name) {
+            continue;
+        }
         let names_it = text == file_name
             || text
                 .strip_suffix(file_name)
                 .is_some_and(|rest| rest.ends_with('/'));
         if !names_it {
+            // A command in a word (`sh -c '<script> session'`) is read as
+            // one; the name inside any other word cannot be told.
+            let inner = if depth == 0 && text.contains(char::is_whitespace) {
+                owner_in(&text, file_name, folder, home, runner, depth + 1)
+            } else {
+                Owner::Unsure(text.clone())
+            };
+            match inner {
+                Owner::Taw => return Owner::Taw,
+                Owner::Unsure(path) => verdict = Owner::Unsure(path),
+                Owner::Other => {}
+            }
             continue;
         }
         match word_folder(&word, home, runner) {
@@ -56,6 +82,18 @@ pub(crate) fn owner(command: &str, script: &Path, home: &Path, runner: Runner) -
         }
     }
     verdict
+}
+
+/// Whether `text` has `file_name` as a name of its own: after its start,
+/// a slash or a blank, and before its end or a character no file name
+/// would go on with.
+fn mentions(text: &str, file_name: &str) -> bool {
+    text.match_indices(file_name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + file_name.len()..].chars().next();
+        before.is_none_or(|c| c == '/' || c.is_whitespace() || "'\"=".contains(c))
+            && after.is_none_or(|c| !(c.is_alphanumeric() || "._-".contains(c)))
+    })
 }
 
 /// The folder a word's path names, when it can be told without running a
@@ -209,10 +247,21 @@ fn words(command: &str) -> Vec<Word> {
                     }
                 }
             }
-            '\\' => {
-                started = true;
-                if let Some(next) = chars.next() {
+            '\\' => match chars.next() {
+                // A line continued: nothing.
+                Some('\n') => {}
+                Some(next) => {
+                    started = true;
                     word.push(Quote::Single, next);
+                }
+                None => {}
+            },
+            // A comment, to the end of its line.
+            '#' if !started => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
                 }
             }
             c if c.is_whitespace() || ";|&()<>".contains(c) => {
@@ -268,6 +317,10 @@ mod tests {
             Owner::Unsure(_)
         ));
         assert_eq!(shell("~/.claude/./hooks//taw-agent-session.sh"), Owner::Taw);
+        assert_eq!(shell(&format!("sh -c '{s} session'")), Owner::Taw);
+        assert_eq!(shell(&format!("{s}\\\n session")), Owner::Taw);
+        // A comment names nothing.
+        assert_eq!(shell(&format!("echo x # {s}")), Owner::Other);
         // Through a link to the folder.
         let link = temp.path().join("link");
         std::os::unix::fs::symlink(home.join(".claude"), &link).unwrap();

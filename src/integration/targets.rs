@@ -4,14 +4,9 @@
 use super::edit::{Change, Edit};
 use super::json::{Dialect, Extra, Hook, HookTable, Shape};
 use super::owner::Runner;
-use crate::envelope::{ErrorCode, Result, TawError};
+use crate::envelope::{Result, TawError};
 use crate::paths;
 use std::path::{Path, PathBuf};
-
-/// The version of what this build installs, for every target: the marker
-/// `TAW_INTEGRATION_VERSION` in the file status reads. One more when a
-/// script or an entry changes.
-const VERSION: u32 = 1;
 
 /// One agent taw integrates with.
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +21,10 @@ pub(crate) struct Target {
     pub reports_state: bool,
     /// herdr lists it as experimental.
     pub experimental: bool,
+    /// The version of what this build installs: the marker
+    /// `TAW_INTEGRATION_VERSION` in the file status reads. One more when
+    /// its script or entry changes.
+    pub version: u32,
 }
 
 pub(crate) const TARGETS: &[Target] = &[
@@ -61,6 +60,7 @@ const fn target(
         agent,
         reports_state,
         experimental,
+        version: 1,
     }
 }
 
@@ -84,7 +84,7 @@ impl Target {
     }
 
     pub(crate) fn current_version(&self) -> u32 {
-        VERSION
+        self.version
     }
 }
 
@@ -110,7 +110,7 @@ pub(crate) struct Plan {
     /// What the user is to know after an install.
     pub notes: Vec<String>,
     /// Why it cannot be installed here: the agent's folder is not there.
-    pub missing: Option<String>,
+    pub cannot_install: Option<String>,
 }
 
 /// Reads a variable of the environment.
@@ -127,8 +127,7 @@ pub(crate) struct Env {
 impl Env {
     pub(crate) fn from_process() -> Result<Env> {
         let home = paths::home_dir().ok_or_else(|| {
-            TawError::new(
-                ErrorCode::IntegrationInstallFailed,
+            TawError::invalid_argument(
                 "HOME is not set, so taw cannot find the agents' config folders",
             )
         })?;
@@ -168,12 +167,21 @@ impl Env {
         self.home.join(default)
     }
 
+    /// A folder a variable gives: `~/` is the home, and a relative one is
+    /// taken from the folder taw runs in, so that every path in a hook is
+    /// whole.
     fn expand(&self, value: &str) -> PathBuf {
-        match value.strip_prefix("~/") {
+        let path = match value.strip_prefix("~/") {
             Some(rest) => self.home.join(rest),
             None if value == "~" => self.home.clone(),
             None => PathBuf::from(value),
+        };
+        if path.is_absolute() {
+            return path;
         }
+        std::env::current_dir()
+            .map(|dir| dir.join(&path))
+            .unwrap_or(path)
     }
 }
 
@@ -184,7 +192,7 @@ fn fill(template: &str, target: &Target, env: &Env) -> String {
         .replace("@NAME@", target.name)
         .replace("@AGENT@", target.agent)
         .replace("@SOURCE@", &target.source())
-        .replace("@VERSION@", &VERSION.to_string())
+        .replace("@VERSION@", &target.version.to_string())
         .replace("@FALLBACK@", &sh_quote(&env.taw.display().to_string()))
         .replace(
             "@FALLBACK_JSON@",
@@ -272,8 +280,8 @@ impl Plan {
     /// The folder, which must be there to install: the agent is not
     /// installed otherwise.
     fn need(&mut self, folder: PathBuf, target: &Target, how: &str) -> PathBuf {
-        if !folder.is_dir() && self.missing.is_none() {
-            self.missing = Some(format!(
+        if !folder.is_dir() && self.cannot_install.is_none() {
+            self.cannot_install = Some(format!(
                 "{}'s config folder {} does not exist: install {} and run it once{how}, then install the integration again",
                 target.name,
                 paths::display(&folder),
@@ -309,7 +317,7 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
             };
             let pi_dir = env.folder(&["PI_CODING_AGENT_DIR"], ".pi/agent");
             if same_place(&agent_dir, &pi_dir) {
-                plan.missing = Some(format!(
+                plan.cannot_install = Some(format!(
                     "Pi and OMP both use {}; give OMP a folder of its own (PI_CONFIG_DIR) before installing its integration",
                     paths::display(&agent_dir.join("extensions"))
                 ));
@@ -359,13 +367,11 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 Runner::Direct,
                 env,
             ));
-            plan.edits.push(Edit {
-                path: folder.join("config.toml"),
-                change: Change::CodexFeature,
-                script: None,
-                runner: Runner::Direct,
-                home: env.home.clone(),
-            });
+            plan.edits.push(Edit::plain(
+                folder.join("config.toml"),
+                Change::CodexFeature,
+                &env.home,
+            ));
             plan.files.push(script(path, target, env));
             plan.notes.push(CODEX_REVIEW.into());
             plan.folder = folder;
@@ -398,7 +404,7 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
         "devin" => {
             let folder = plan.need(
                 env.var("XDG_CONFIG_HOME")
-                    .map(|d| PathBuf::from(d).join("devin"))
+                    .map(|d| env.expand(&d).join("devin"))
                     .unwrap_or_else(|| env.home.join(".config/devin")),
                 target,
                 "",
@@ -477,7 +483,7 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
         "opencode" | "kilo" => {
             let config = env
                 .var("XDG_CONFIG_HOME")
-                .map(PathBuf::from)
+                .map(|d| env.expand(&d))
                 .unwrap_or_else(|| env.home.join(".config"));
             let folder = plan.need(config.join(target.id), target, "");
             let plugins = folder.join(if target.id == "opencode" {
@@ -502,17 +508,15 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 plan.own_folders.push(v2);
                 let cli = folder.join("cli.json");
                 if cli.exists() {
-                    plan.edits.push(Edit {
-                        path: cli,
-                        change: Change::JsonListItem {
+                    plan.edits.push(Edit::plain(
+                        cli,
+                        Change::JsonListItem {
                             dialect: Dialect::Jsonc,
                             key: "plugins",
                             item: OPENCODE_V2_ENTRY.into(),
                         },
-                        script: None,
-                        runner: Runner::Direct,
-                        home: env.home.clone(),
-                    });
+                        &env.home,
+                    ));
                 } else {
                     plan.notes.push(OPENCODE_V2_NOTE.into());
                 }
@@ -537,15 +541,13 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 executable: false,
             });
             plan.own_folders.push(plugin);
-            plan.edits.push(Edit {
-                path: folder.join("config.yaml"),
-                change: Change::YamlEnabled {
+            plan.edits.push(Edit::plain(
+                folder.join("config.yaml"),
+                Change::YamlEnabled {
                     name: HERMES_PLUGIN_NAME.into(),
                 },
-                script: None,
-                runner: Runner::Direct,
-                home: env.home.clone(),
-            });
+                &env.home,
+            ));
             plan.notes
                 .push("restart Hermes so that it loads the plugin".into());
             plan.folder = folder;
@@ -769,7 +771,7 @@ mod tests {
         for target in TARGETS {
             let plan = plan(target, &env).unwrap();
             assert!(
-                plan.missing.is_some() || target.id == "mastracode",
+                plan.cannot_install.is_some() || target.id == "mastracode",
                 "{}",
                 target.id
             );
@@ -827,7 +829,7 @@ mod tests {
         );
         // OMP with the same folder as Pi is refused.
         let omp = plan(find("omp").unwrap(), &env).unwrap();
-        assert!(omp.missing.unwrap().contains("Pi and OMP"));
+        assert!(omp.cannot_install.unwrap().contains("Pi and OMP"));
         assert_eq!(find("antigravity_cli").unwrap().agent, "agy");
         assert!(find("nobody").is_err());
     }

@@ -1,6 +1,7 @@
 //! taw's entries in an agent's TOML config (Codex's feature switch, Kimi's
 //! hooks), put in and taken out keeping every other byte.
 
+use super::owner::Owner;
 use crate::envelope::{ErrorCode, Result, TawError};
 use crate::paths;
 use std::path::Path;
@@ -117,17 +118,65 @@ fn find_block(text: &str, marker: &str) -> Option<(usize, usize)> {
     None
 }
 
-/// The file without taw's block (and the blank line taw put before it).
-pub(crate) fn remove_block(text: &str, file: &Path, marker: &str) -> Result<(String, bool)> {
-    parse(text, file)?;
-    let Some((start, end)) = find_block(text, marker) else {
-        return Ok((text.to_string(), false));
-    };
-    let mut before = &text[..start];
-    if !before.is_empty() {
-        before = before.strip_suffix('\n').unwrap_or(before);
+/// The commands of the file's `[[hooks]]`.
+fn hook_commands(document: &DocumentMut) -> Vec<String> {
+    document
+        .get("hooks")
+        .and_then(Item::as_array_of_tables)
+        .map(|hooks| {
+            hooks
+                .iter()
+                .filter_map(|t| t.get("command").and_then(Item::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The file without taw's block (and the blank line taw put before it),
+/// and without any other `[[hooks]]` that runs taw's script (one whose
+/// marker lines a formatter dropped). Fails, changing nothing, when a
+/// hook might be taw's.
+pub(crate) fn remove_block(
+    text: &str,
+    file: &Path,
+    marker: &str,
+    whose: &dyn Fn(&str) -> Owner,
+) -> Result<(String, bool)> {
+    for command in hook_commands(&parse(text, file)?) {
+        if let Owner::Unsure(path) = whose(&command) {
+            return Err(super::json::unsure(file, &path));
+        }
     }
-    Ok((format!("{before}{}", &text[end..]), true))
+    let (mut result, mut removed) = match find_block(text, marker) {
+        Some((start, end)) => {
+            let mut before = &text[..start];
+            if !before.is_empty() {
+                before = before.strip_suffix('\n').unwrap_or(before);
+            }
+            (format!("{before}{}", &text[end..]), true)
+        }
+        None => (text.to_string(), false),
+    };
+    let mut document = parse(&result, file)?;
+    if hook_commands(&document)
+        .iter()
+        .any(|c| whose(c) == Owner::Taw)
+        && let Some(hooks) = document
+            .get_mut("hooks")
+            .and_then(Item::as_array_of_tables_mut)
+    {
+        hooks.retain(|t| {
+            t.get("command")
+                .and_then(Item::as_str)
+                .is_none_or(|c| whose(c) != Owner::Taw)
+        });
+        if hooks.is_empty() {
+            document.remove("hooks");
+        }
+        result = document.to_string();
+        removed = true;
+    }
+    Ok((result, removed))
 }
 
 #[cfg(test)]
@@ -148,6 +197,32 @@ mod tests {
         assert!(fresh.contains("[features]\nhooks = true"), "{fresh}");
     }
 
+    fn whose(command: &str) -> Owner {
+        if command.starts_with("/x/taw-agent-state.sh") {
+            Owner::Taw
+        } else if command.contains("taw-agent-state.sh") {
+            Owner::Unsure(command.into())
+        } else {
+            Owner::Other
+        }
+    }
+
+    #[test]
+    fn hooks_of_taws_without_their_markers_go_and_unsure_ones_refuse() {
+        let file = Path::new("config.toml");
+        let text = "a = 1\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"mine\"\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"/x/taw-agent-state.sh idle\"\n";
+        let (without, removed) = remove_block(text, file, "taw kimi", &whose).unwrap();
+        assert!(removed);
+        assert!(
+            without.contains("mine") && !without.contains("taw-agent-state"),
+            "{without}"
+        );
+        let unsure =
+            "[[hooks]]\nevent = \"Stop\"\ncommand = \"sh ./hooks/taw-agent-state.sh idle\"\n";
+        let error = remove_block(unsure, file, "taw kimi", &whose).unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidArgument);
+    }
+
     #[test]
     fn a_block_goes_in_and_out_byte_for_byte() {
         let file = Path::new("config.toml");
@@ -162,7 +237,7 @@ mod tests {
             let with = add_block(before, file, "taw kimi", body).unwrap();
             assert!(with.contains(body));
             assert_eq!(add_block(&with, file, "taw kimi", body).unwrap(), with);
-            let (without, removed) = remove_block(&with, file, "taw kimi").unwrap();
+            let (without, removed) = remove_block(&with, file, "taw kimi", &whose).unwrap();
             assert!(removed);
             assert_eq!(without, before, "from {with:?}");
         }

@@ -9,19 +9,42 @@ use std::path::Path;
 
 /// The file checked: its error with its line.
 pub(crate) fn check(text: &str, file: &Path) -> Result<()> {
-    yaml_rust2::YamlLoader::load_from_str(text)
-        .map(|_| ())
-        .map_err(|error| {
-            TawError::new(
-                ErrorCode::InvalidConfig,
-                format!(
-                    "{} does not parse: line {}: {}; it was not changed",
-                    paths::display(file),
-                    error.marker().line(),
-                    error.info()
-                ),
-            )
-        })
+    load(text, file).map(|_| ())
+}
+
+/// The file's one document (none for an empty file).
+fn load(text: &str, file: &Path) -> Result<Option<yaml_rust2::Yaml>> {
+    let documents = yaml_rust2::YamlLoader::load_from_str(text).map_err(|error| {
+        TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{} does not parse: line {}: {}; it was not changed",
+                paths::display(file),
+                error.marker().line(),
+                error.info()
+            ),
+        )
+    })?;
+    if documents.len() > 1 {
+        return Err(TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{} holds {} YAML documents, where its agent reads one; it was not changed",
+                paths::display(file),
+                documents.len()
+            ),
+        ));
+    }
+    Ok(documents.into_iter().next())
+}
+
+/// Whether the document has `plugins:` (and under it `enabled:`).
+fn has_keys(document: Option<&yaml_rust2::Yaml>) -> (bool, bool) {
+    let Some(document) = document else {
+        return (false, false);
+    };
+    let plugins = &document["plugins"];
+    (!plugins.is_badvalue(), !plugins["enabled"].is_badvalue())
 }
 
 fn indent_of(line: &str) -> usize {
@@ -87,10 +110,16 @@ fn find(lines: &[&str]) -> Found {
         };
     };
     let end = block_end(lines, plugins, 0);
-    let enabled = (plugins + 1..end).find_map(|i| {
-        let line = lines[i];
-        (!is_idle(line) && is_block_key(line, indent_of(line), "enabled") && indent_of(line) > 0)
-            .then_some((i, indent_of(line)))
+    // `enabled:` among plugins' own keys, not deeper.
+    let child = (plugins + 1..end)
+        .map(|i| lines[i])
+        .find(|l| !is_idle(l))
+        .map(indent_of);
+    let enabled = child.and_then(|child| {
+        (plugins + 1..end).find_map(|i| {
+            let line = lines[i];
+            (!is_idle(line) && is_block_key(line, child, "enabled")).then_some((i, child))
+        })
     });
     Found {
         plugins: Some(plugins),
@@ -170,14 +199,31 @@ pub(crate) fn add_enabled(text: &str, file: &Path, name: &str) -> Result<String>
             out
         }
     };
-    check(&result, file).map_err(|_| refuse(file))?;
+    // The name must be where Hermes looks: plugins.enabled.
+    let document = load(&result, file).map_err(|_| refuse(file))?;
+    let listed = document.as_ref().is_some_and(|d| {
+        d["plugins"]["enabled"]
+            .as_vec()
+            .is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)))
+    });
+    if !listed {
+        return Err(refuse(file));
+    }
     Ok(result)
 }
 
 /// The file without `name` in `plugins: enabled:`, and whether it was
 /// there; an `enabled:` or `plugins:` left with nothing under it goes too.
-pub(crate) fn remove_enabled(text: &str, file: &Path, name: &str) -> Result<(String, bool)> {
+pub(crate) fn remove_enabled(
+    text: &str,
+    file: &Path,
+    name: &str,
+    before: Option<&str>,
+) -> Result<(String, bool)> {
     check(text, file)?;
+    // Keys the file had before the install stay, empty or not.
+    let (had_plugins, had_enabled) =
+        has_keys(before.and_then(|b| load(b, file).ok().flatten()).as_ref());
     let lines = split(text);
     let found = find(&lines);
     let (Some(plugins), Some((at, indent))) = (found.plugins, found.enabled) else {
@@ -190,11 +236,11 @@ pub(crate) fn remove_enabled(text: &str, file: &Path, name: &str) -> Result<(Str
     let mut keep: Vec<bool> = vec![true; lines.len()];
     keep[item] = false;
     let others = (at + 1..end).any(|i| i != item && !is_idle(lines[i]));
-    if !others {
+    if !others && !had_enabled {
         keep[at] = false;
         let plugins_end = block_end(&lines, plugins, 0);
         let rest = (plugins + 1..plugins_end).any(|i| keep[i] && !is_idle(lines[i]));
-        if !rest {
+        if !rest && !had_plugins {
             keep[plugins] = false;
         }
     }
@@ -229,7 +275,8 @@ mod tests {
             let with = add_enabled(before, file, "taw-agent-session").unwrap();
             assert!(with.contains("- taw-agent-session\n"), "{with}");
             assert_eq!(add_enabled(&with, file, "taw-agent-session").unwrap(), with);
-            let (without, removed) = remove_enabled(&with, file, "taw-agent-session").unwrap();
+            let (without, removed) =
+                remove_enabled(&with, file, "taw-agent-session", None).unwrap();
             assert!(removed);
             assert_eq!(without, before, "from {with:?}");
         }
@@ -239,6 +286,23 @@ mod tests {
     fn what_it_cannot_edit_it_refuses() {
         let file = Path::new("config.yaml");
         assert!(add_enabled("plugins: [a, b]\n", file, "x").is_err());
+        // Not a deeper list of the same name.
+        let deeper = "plugins:\n  settings:\n    enabled:\n      - a\n";
+        let with = add_enabled(deeper, file, "x").unwrap();
+        assert!(
+            with.starts_with("plugins:\n  enabled:\n    - x\n"),
+            "{with}"
+        );
+        assert!(add_enabled("model: x\n...\n---\nother: 1\n", file, "x").is_err());
+        // A key the user had before stays when taw's name was all it held.
+        let (without, _) = remove_enabled(
+            "plugins:\n  enabled:\n    - x\n",
+            file,
+            "x",
+            Some("plugins:\n  enabled: []\n"),
+        )
+        .unwrap();
+        assert_eq!(without, "plugins:\n  enabled:\n");
         let error = add_enabled("a: [\n", file, "x").unwrap_err();
         assert!(
             error.message.contains("does not parse"),

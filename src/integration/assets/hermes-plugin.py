@@ -22,8 +22,8 @@ def _taw():
     env = os.environ
     for candidate in (
         env.get("TAW_BIN_PATH"),
-        env.get("HERDR_BIN_PATH") if env.get("HERDR_ENV") == "1" else None,
         shutil.which("taw"),
+        env.get("HERDR_BIN_PATH") if env.get("HERDR_ENV") == "1" else None,
         INSTALLED_BY,
     ):
         if candidate and os.access(candidate, os.X_OK):

@@ -12,10 +12,10 @@
 [ -n "$TMUX_PANE" ] && [ -n "$TMUX" ] || exit 0
 if [ -n "$TAW_BIN_PATH" ] && [ -x "$TAW_BIN_PATH" ]; then
 	taw=$TAW_BIN_PATH
-elif [ "$HERDR_ENV" = 1 ] && [ -n "$HERDR_BIN_PATH" ] && [ -x "$HERDR_BIN_PATH" ]; then
-	taw=$HERDR_BIN_PATH
 elif taw=$(command -v taw 2>/dev/null) && [ -n "$taw" ]; then
 	:
+elif [ "$HERDR_ENV" = 1 ] && [ -n "$HERDR_BIN_PATH" ] && [ -x "$HERDR_BIN_PATH" ]; then
+	taw=$HERDR_BIN_PATH
 elif [ -x @FALLBACK@ ]; then
 	taw=@FALLBACK@
 else
