@@ -19,6 +19,8 @@ mod ops;
 mod paths;
 mod plugin;
 mod report;
+mod resume;
+mod saved;
 mod sessions;
 mod setup;
 mod tmux;

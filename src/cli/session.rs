@@ -1,6 +1,7 @@
 //! `taw session open <path>`: the session for a directory, made when there
 //! is none, and the client moved onto it. `taw open [terms]` is the same
-//! for a person at a shell (tmux-session-wizard's `t`).
+//! for a person at a shell (tmux-session-wizard's `t`). `taw session save`
+//! and `restore`: every session's layout and agents, kept and made again.
 
 use super::{Context, envelope_id};
 use crate::config::Config;
@@ -18,12 +19,51 @@ pub(crate) enum Verb {
         /// The directory.
         path: String,
     },
+    /// Save every session, window and pane, with each pane's agent and what resumes it.
+    Save {
+        /// The layout's name (default: default).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Make the saved sessions that are not open again, and resume their agents' conversations.
+    Restore {
+        /// The layout's name (default: default).
+        #[arg(long)]
+        name: Option<String>,
+        /// Say what would be made and typed; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Open { path } => (envelope_id("session", "open"), open(context, &path)),
+        Verb::Save { name } => (
+            envelope_id("session", "save"),
+            crate::ops::save::save(
+                &context.tmux(),
+                name.as_deref().unwrap_or(crate::saved::DEFAULT_NAME),
+            )
+            .map(Reply::of),
+        ),
+        Verb::Restore { name, dry_run } => (
+            envelope_id("session", "restore"),
+            restore(context, name, dry_run),
+        ),
     }
+}
+
+fn restore(context: &Context, name: Option<String>, dry_run: bool) -> Result<Reply> {
+    let config = Config::load()?;
+    let delay = config.get(&crate::config::schema::SESSION_STARTUP_PER_AGENT_DELAY_MS);
+    let args = crate::ops::restore::Restore {
+        name,
+        dry_run,
+        delay: std::time::Duration::from_millis(delay.max(0) as u64),
+        home: crate::paths::home_dir().unwrap_or_else(|| PathBuf::from("/")),
+    };
+    crate::ops::restore::restore(&context.tmux(), &args).map(Reply::of)
 }
 
 fn open(context: &Context, path: &str) -> Result<Reply> {

@@ -14,6 +14,8 @@ pub(crate) mod metadata;
 pub(crate) mod names;
 pub(crate) mod notification;
 pub(crate) mod pane;
+pub(crate) mod restore;
+pub(crate) mod save;
 pub(crate) mod session;
 pub(crate) mod tab;
 pub(crate) mod workspace;

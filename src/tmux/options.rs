@@ -293,6 +293,9 @@ pub(crate) mod pane {
     pub(crate) const AGENT_SESSION: &str = "@agent_session";
     /// The command that resumes the agent's session, a JSON array.
     pub(crate) const RESUME: &str = "@agent_resume";
+    /// The flags Claude Code ran with that set how its session runs, a
+    /// JSON array (read by `taw pane report-agent-session`).
+    pub(crate) const CLAUDE_FLAGS: &str = "@agent_claude_flags";
 
     /// The agent `taw agent start` typed into the pane, for an agent run
     /// under a script or a wrapper that no process names.
@@ -344,6 +347,7 @@ pub(crate) mod pane {
         REPORT_SEQS,
         AGENT_SESSION,
         RESUME,
+        CLAUDE_FLAGS,
         AGENT_KIND_HINT,
         TYPED_LINE,
         TYPED_COMMAND,

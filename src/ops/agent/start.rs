@@ -6,7 +6,7 @@ use crate::detect::{agents, job};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::Records;
 use crate::ops::names;
-use crate::tmux::commands::{self as cmd, Cmd};
+use crate::tmux::commands as cmd;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, Buffer, OptionWrites, ReadSource};
 use crate::tmux::snapshot::{Pane, Snapshot};
@@ -67,7 +67,7 @@ fn screen(tmux: &Tmux, pane: u32) -> Result<String> {
 }
 
 /// Whether the pane's own shell is in front with nothing running.
-fn shell_in_front(pane: &Pane) -> bool {
+pub(crate) fn shell_in_front(pane: &Pane) -> bool {
     job::read_job(pane.pid)
         .is_some_and(|(own, group)| matches!(job::front_of(&own, group), job::Front::Shell))
 }
@@ -253,106 +253,20 @@ impl Launch<'_> {
         self.watch_start(&echoed)
     }
 
-    fn guarded(&self, cmds: &[Cmd], refused: &[Cmd]) -> Cmd {
-        cmd::guarded(&format!("%{}", self.id), self.shell, cmds, refused)
-    }
-
-    /// Types the command (no Enter), and returns the row the shell echoed
-    /// it on, or the command itself when no echo came within a second.
+    /// Types the command (no Enter): the row the shell echoed it on.
     fn type_line(&self) -> Result<String> {
-        // The echo is looked for from the cursor's row down, so an older
-        // row that ends with the same command is not taken for it.
-        let cursor: usize = tmux_pane::read_values(self.tmux, self.id, &["cursor_y"])?[0]
-            .parse()
-            .unwrap_or(0);
-        // The line reaches tmux on its standard input and is pasted as
-        // typed: no byte of it is read by tmux's parser.
-        let buffer = Buffer::named();
-        let typed = self
-            .tmux
-            .run_with_input(
-                &Batch::of(vec![
-                    buffer.load(),
-                    self.guarded(&[buffer.paste(self.id, false)], &[buffer.delete()]),
-                ]),
-                self.line.clone().into_bytes(),
-            )
-            .inspect_err(|error| {
-                if error.code != ErrorCode::Timeout {
-                    let _ = self.tmux.run_one(buffer.delete());
-                }
-            })?;
-        if let Some(found) = cmd::held_back(&typed) {
-            let public = self.public;
-            return Err(not_ready(if found.in_mode {
-                format!(
-                    "pane {public} is in {}; leave it and try again",
-                    mode_name(&found.mode)
-                )
-            } else if found.input_off {
-                format!("pane {public} takes no input; turn its input back on and try again")
-            } else if found.synchronized {
-                synchronized_message(public, "")
-            } else {
-                format!(
-                    "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
-                )
-            }));
-        }
-        let echo_stop = Instant::now() + ECHO_WAIT;
-        loop {
-            let text = screen(self.tmux, self.id)?;
-            let rows: Vec<&str> = text.lines().skip(cursor).map(str::trim_end).collect();
-            let echoed = rows
-                .iter()
-                .rev()
-                .find(|row| typed::holds_command(row, &self.line));
-            if let Some(row) = echoed {
-                return Ok(row.to_string());
-            }
-            if Instant::now() >= echo_stop {
-                return Ok(self.line.clone());
-            }
-            std::thread::sleep(Duration::from_millis(30));
-        }
+        type_guarded(self.tmux, self.id, self.public, self.shell, &self.line)
     }
 
-    /// Records the typed line and sends Enter, both only while the shell is
-    /// in front and the pane takes input.
     fn enter(&self, echoed: &str) -> Result<()> {
-        let mut writes = OptionWrites::default();
-        writes.set(opt::TYPED_LINE, echoed);
-        writes.set(opt::TYPED_COMMAND, self.line.as_str());
-        let mut batch = Batch::of(writes.commands(self.id));
-        batch.push(self.guarded(
-            &[tmux_pane::send_keys(self.id, &["Enter".to_string()])],
-            &[],
-        ));
-        race_window();
-        let entered = self.tmux.run(&batch)?;
-        let Some(found) = cmd::held_back(&entered) else {
-            return Ok(());
-        };
-        let public = self.public;
-        Err(not_ready(if found.in_mode {
-            format!(
-                "pane {public} is in {}, and the command typed into it may be left on its line; leave the mode, clear the line and try again",
-                mode_name(&found.mode)
-            )
-        } else if found.input_off {
-            format!(
-                "pane {public} takes no input, and the command typed into it may be left on its line; turn its input back on, clear the line and try again"
-            )
-        } else if found.synchronized {
-            synchronized_message(
-                public,
-                ", and the command typed into it may be left on its line",
-            )
-        } else {
-            format!(
-                "pane {public} had another program in front of its shell when the command was to be run, and the command typed into it may be left on its line; clear the line and start the agent again once the shell is at its prompt."
-            )
-        }))
+        enter_guarded(
+            self.tmux,
+            self.id,
+            self.public,
+            self.shell,
+            &self.line,
+            echoed,
+        )
     }
 
     /// Waits until the agent is there: its process names it, its
@@ -538,4 +452,121 @@ fn answer(tmux: &Tmux, pane: u32, kind: &str, argv: Vec<String>) -> Result<Start
             record
         });
     Ok(Started { agent, argv })
+}
+
+/// Types `line` into pane `id` (no Enter), only while `shell` is in front
+/// and the pane takes input; answers the row the shell echoed it on, or
+/// the line itself when no echo came within a second. `agent start` and a
+/// restore's resume type through it.
+pub(crate) fn type_guarded(
+    tmux: &Tmux,
+    id: u32,
+    public: &str,
+    shell: &str,
+    line: &str,
+) -> Result<String> {
+    // The echo is looked for from the cursor's row down, so an older
+    // row that ends with the same command is not taken for it.
+    let cursor: usize = tmux_pane::read_values(tmux, id, &["cursor_y"])?[0]
+        .parse()
+        .unwrap_or(0);
+    // The line reaches tmux on its standard input and is pasted as
+    // typed: no byte of it is read by tmux's parser.
+    let buffer = Buffer::named();
+    let typed = tmux
+        .run_with_input(
+            &Batch::of(vec![
+                buffer.load(),
+                cmd::guarded(
+                    &format!("%{id}"),
+                    shell,
+                    &[buffer.paste(id, false)],
+                    &[buffer.delete()],
+                ),
+            ]),
+            line.as_bytes().to_vec(),
+        )
+        .inspect_err(|error| {
+            if error.code != ErrorCode::Timeout {
+                let _ = tmux.run_one(buffer.delete());
+            }
+        })?;
+    if let Some(found) = cmd::held_back(&typed) {
+        return Err(not_ready(if found.in_mode {
+            format!(
+                "pane {public} is in {}; leave it and try again",
+                mode_name(&found.mode)
+            )
+        } else if found.input_off {
+            format!("pane {public} takes no input; turn its input back on and try again")
+        } else if found.synchronized {
+            synchronized_message(public, "")
+        } else {
+            format!(
+                "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
+            )
+        }));
+    }
+    let echo_stop = Instant::now() + ECHO_WAIT;
+    loop {
+        let text = screen(tmux, id)?;
+        let rows: Vec<&str> = text.lines().skip(cursor).map(str::trim_end).collect();
+        let echoed = rows
+            .iter()
+            .rev()
+            .find(|row| typed::holds_command(row, line));
+        if let Some(row) = echoed {
+            return Ok(row.to_string());
+        }
+        if Instant::now() >= echo_stop {
+            return Ok(line.to_string());
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+/// Records the typed line for the watcher and sends Enter, only while
+/// `shell` is in front and the pane takes input.
+pub(crate) fn enter_guarded(
+    tmux: &Tmux,
+    id: u32,
+    public: &str,
+    shell: &str,
+    line: &str,
+    echoed: &str,
+) -> Result<()> {
+    let mut writes = OptionWrites::default();
+    writes.set(opt::TYPED_LINE, echoed);
+    writes.set(opt::TYPED_COMMAND, line);
+    let mut batch = Batch::of(writes.commands(id));
+    batch.push(cmd::guarded(
+        &format!("%{id}"),
+        shell,
+        &[tmux_pane::send_keys(id, &["Enter".to_string()])],
+        &[],
+    ));
+    race_window();
+    let entered = tmux.run(&batch)?;
+    let Some(found) = cmd::held_back(&entered) else {
+        return Ok(());
+    };
+    Err(not_ready(if found.in_mode {
+        format!(
+            "pane {public} is in {}, and the command typed into it may be left on its line; leave the mode, clear the line and try again",
+            mode_name(&found.mode)
+        )
+    } else if found.input_off {
+        format!(
+            "pane {public} takes no input, and the command typed into it may be left on its line; turn its input back on, clear the line and try again"
+        )
+    } else if found.synchronized {
+        synchronized_message(
+            public,
+            ", and the command typed into it may be left on its line",
+        )
+    } else {
+        format!(
+            "pane {public} had another program in front of its shell when the command was to be run, and the command typed into it may be left on its line; clear the line and start the agent again once the shell is at its prompt."
+        )
+    }))
 }

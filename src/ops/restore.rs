@@ -1,0 +1,568 @@
+//! `session restore`: the sessions of a saved layout that are not open
+//! made again (windows, panes, folders, layouts), and each agent's
+//! conversation resumed by typing its resume command once the pane's
+//! shell is at its prompt. Every step, and every pane left alone with the
+//! command to run by hand, is a line of the plan.
+
+use super::agent::start::{enter_guarded, shell_in_front, type_guarded};
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::report::StoredSession;
+use crate::resume::{self, ResumeLine};
+use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
+use crate::tmux::arrange::{NEW_IDS, parse_new_ids};
+use crate::tmux::commands::{Cmd, escape_format, set_global_option, unset_global_option};
+use crate::tmux::options::pane as opt;
+use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{Batch, Tmux, shell_quote};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A pane's shell has this long, from when the pane was made, to come to
+/// its prompt.
+const SHELL_WAIT: Duration = Duration::from_secs(15);
+/// A prompt is a screen unchanged for this long.
+const SETTLED: Duration = Duration::from_millis(300);
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+/// The server option that holds autosave off while a restore runs.
+pub(crate) const RESTORING: &str = "@agent_wizard_restoring";
+
+/// What to restore.
+#[derive(Debug, Clone)]
+pub(crate) struct Restore {
+    /// The layout's name; none: `default`.
+    pub name: Option<String>,
+    pub dry_run: bool,
+    /// `[session] startup_per_agent_delay_ms`.
+    pub delay: Duration,
+    /// The home folder (Claude's default profile, the folder tmux falls
+    /// back to).
+    pub home: PathBuf,
+}
+
+/// A line a dry run would type.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WouldType {
+    pub session: String,
+    pub window: i64,
+    pub pane: i64,
+    pub line: String,
+}
+
+/// What a restore did (or, dry, would do).
+#[derive(Debug, Clone, Serialize, Default)]
+pub(crate) struct Restored {
+    pub plan: Vec<String>,
+    pub created: Vec<String>,
+    pub skipped: Vec<String>,
+    pub added: Vec<String>,
+    pub not_resumed: Vec<String>,
+    pub would_type: Vec<WouldType>,
+    pub started_server: bool,
+    pub attach: Option<String>,
+    pub snapshot_file: String,
+    pub snapshot_taken_unix: u64,
+    pub server_start_unix: Option<u64>,
+}
+
+answers!(Restored => "session_restored");
+
+/// How a plan line names a window: its saved number and name.
+fn window_words(window: &SavedWindow) -> String {
+    format!("window {} '{}'", window.index, window.name)
+}
+
+/// A pane to resume once its shell is ready.
+struct Pending {
+    pane: u32,
+    cwd: String,
+    kind: String,
+    agent: SavedAgent,
+    line: ResumeLine,
+    made: Instant,
+}
+
+/// `taw session restore [--name N] [--dry-run]`.
+pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
+    let name = args.name.as_deref().unwrap_or(saved::DEFAULT_NAME);
+    saved::check_name(name)?;
+    let file = saved::file(name);
+    let layout = saved::read(&file)?;
+    let live = match Snapshot::read(tmux) {
+        Ok(snapshot) => Some(snapshot),
+        Err(error) if error.code == ErrorCode::ServerNotRunning => None,
+        Err(error) => return Err(error),
+    };
+    let mut out = Restored {
+        snapshot_file: crate::paths::display(&file),
+        snapshot_taken_unix: layout.taken_unix,
+        server_start_unix: live.as_ref().map(|s| s.server.start_time),
+        ..Restored::default()
+    };
+    let open: Vec<&str> = live
+        .as_ref()
+        .map(|s| s.sessions.iter().map(|s| s.name.as_str()).collect())
+        .unwrap_or_default();
+    let to_make: Vec<&SavedSession> = layout
+        .sessions
+        .iter()
+        .filter(|s| !s.windows.is_empty())
+        .filter(|s| {
+            let is_open = open.contains(&s.name.as_str());
+            if is_open {
+                out.skipped.push(s.name.clone());
+            }
+            !is_open
+        })
+        .collect();
+    out.plan.push(taken_line(&layout, args.dry_run));
+    if to_make.is_empty() {
+        out.plan
+            .push("nothing to restore: every session of the layout is open".into());
+        return Ok(out);
+    }
+    if live.is_none() {
+        out.plan.push(if args.dry_run {
+            "would start a tmux server (none is running), with your own tmux config".into()
+        } else {
+            "started a tmux server (none was running), with your own tmux config".into()
+        });
+        out.started_server = !args.dry_run;
+    }
+    for skipped in &out.skipped.clone() {
+        out.plan
+            .push(format!("session '{skipped}' is open: left as it is"));
+    }
+    if args.dry_run {
+        dry_plan(&to_make, args, &mut out);
+        return Ok(out);
+    }
+    let mut pending = Vec::new();
+    let mut first_failure = None;
+    for session in &to_make {
+        match make_session(tmux, session, args, &mut out, &mut pending) {
+            Ok(()) => out.created.push(session.name.clone()),
+            Err(error) => {
+                out.plan.push(format!(
+                    "stopped restoring session '{}': {}",
+                    session.name, error.message
+                ));
+                first_failure.get_or_insert(error);
+            }
+        }
+    }
+    resume_all(tmux, pending, args, &mut out);
+    let _ = tmux.run_one(unset_global_option(RESTORING));
+    if out.started_server
+        && let Some(first) = out.created.first()
+    {
+        out.attach = Some(format!(
+            "tmux attach -t {}",
+            shell_quote(&format!("={first}"))
+        ));
+    }
+    match first_failure {
+        Some(mut error) if out.created.is_empty() => {
+            for line in out.plan.iter().filter(|l| l.contains("resume it with")) {
+                error.message.push('\n');
+                error.message.push_str(line);
+            }
+            Err(error)
+        }
+        _ => Ok(out),
+    }
+}
+
+/// The plan's first line: which layout, taken when.
+fn taken_line(layout: &Layout, dry_run: bool) -> String {
+    let verb = if dry_run { "would restore" } else { "restored" };
+    format!(
+        "{verb} the layout saved at {}",
+        crate::clock::local_time_of(layout.taken_unix, crate::clock::now_ms() / 1000)
+    )
+}
+
+/// What a dry run would make and type.
+fn dry_plan(to_make: &[&SavedSession], args: &Restore, out: &mut Restored) {
+    for session in to_make {
+        out.plan
+            .push(format!("would create session '{}'", session.name));
+        for window in &session.windows {
+            out.plan
+                .push(format!("would create {}", window_words(window)));
+        }
+        if let Some(active) = session.windows.iter().find(|w| w.active) {
+            out.plan
+                .push(format!("would select {}", window_words(active)));
+        }
+        for window in &session.windows {
+            for pane in &window.panes {
+                let Some(agent) = &pane.agent else { continue };
+                let at = format!("{}, pane {}", window_words(window), pane.index);
+                match resume::resume_line(agent, &args.home) {
+                    Ok(line) => {
+                        let line = line.line();
+                        out.plan.push(format!("{at}: would type: {line}"));
+                        out.would_type.push(WouldType {
+                            session: session.name.clone(),
+                            window: window.index,
+                            pane: pane.index,
+                            line,
+                        });
+                    }
+                    Err(why) => out.plan.push(format!(
+                        "{at}: would not resume: {}",
+                        why.words(&agent.kind)
+                    )),
+                }
+            }
+        }
+    }
+}
+
+/// A layout string's size: `csum,WxH,...`.
+fn layout_size(layout: &str) -> Option<(u32, u32)> {
+    let size = layout.split(',').nth(1)?;
+    let (w, h) = size.split_once('x')?;
+    Some((w.parse().ok()?, h.parse().ok()?))
+}
+
+/// `-c DIR`, the folder as itself (tmux reads formats in it).
+fn cwd_args(cwd: &str) -> [String; 2] {
+    ["-c".to_string(), escape_format(cwd)]
+}
+
+/// Makes one saved session, its windows and panes; each pane with an
+/// agent to resume goes on `pending`.
+fn make_session(
+    tmux: &Tmux,
+    session: &SavedSession,
+    args: &Restore,
+    out: &mut Restored,
+    pending: &mut Vec<Pending>,
+) -> Result<()> {
+    let first_cwd = |window: &SavedWindow| {
+        window
+            .panes
+            .first()
+            .map(|p| p.cwd.clone())
+            .unwrap_or_else(|| session.path.clone())
+    };
+    let target = format!("={}", session.name);
+    out.plan.push(format!("create session '{}'", session.name));
+    let mut made = Vec::new();
+    for (at, window) in session.windows.iter().enumerate() {
+        let cmd = if at == 0 {
+            let mut cmd = Cmd::new("new-session")
+                .args([
+                    "-d",
+                    "-P",
+                    "-F",
+                    NEW_IDS,
+                    "-s",
+                    &escape_format(&session.name),
+                ])
+                .args(["-n", &escape_format(&window.name)])
+                .args(cwd_args(&first_cwd(window)));
+            if let Some((w, h)) = layout_size(&window.layout) {
+                cmd = cmd.args(["-x", &w.to_string(), "-y", &h.to_string()]);
+            }
+            cmd
+        } else {
+            Cmd::new("new-window")
+                .args(["-d", "-P", "-F", NEW_IDS])
+                .args(["-t", &format!("{target}:{}", window.index)])
+                .args(["-n", &escape_format(&window.name)])
+                .args(cwd_args(&first_cwd(window)))
+        };
+        let mut batch = Batch::of(vec![cmd]);
+        // The first call of a restore that starts the server holds
+        // autosave off in that same call.
+        if at == 0 {
+            batch.push(set_global_option(RESTORING, &restoring_stamp()));
+        }
+        let printed = tmux.run(&batch)?;
+        let Some((_, window_id, first_pane)) = parse_new_ids(&printed) else {
+            return Err(TawError::tmux(format!(
+                "tmux did not say which window it made for {}",
+                window_words(window)
+            )));
+        };
+        out.plan.push(format!(
+            "create {} of session '{}'",
+            window_words(window),
+            session.name
+        ));
+        if at == 0 {
+            // The session's first window takes its saved number.
+            let _ = tmux.run_one(Cmd::new("move-window").args([
+                "-s",
+                &format!("@{window_id}"),
+                "-t",
+                &format!("{target}:{}", window.index),
+            ]));
+        }
+        made.push((window, window_id, first_pane));
+    }
+    for (window, window_id, first_pane) in &made {
+        let mut pane_ids = vec![*first_pane];
+        for pane in window.panes.iter().skip(1) {
+            let last = *pane_ids.last().unwrap_or(first_pane);
+            let printed = tmux.run_one(
+                Cmd::new("split-window")
+                    .args(["-d", "-P", "-F", NEW_IDS, "-t", &format!("%{last}")])
+                    .args(cwd_args(&pane.cwd)),
+            );
+            match printed.ok().as_deref().and_then(parse_new_ids) {
+                Some((_, _, id)) => pane_ids.push(id),
+                None => break,
+            }
+        }
+        if pane_ids.len() < window.panes.len() {
+            out.plan.push(format!(
+                "{} of session '{}' has {} of its {} panes",
+                window_words(window),
+                session.name,
+                pane_ids.len(),
+                window.panes.len()
+            ));
+        }
+        let mut batch = Batch::new();
+        if pane_ids.len() == window.panes.len() && !window.layout.is_empty() {
+            batch.push(Cmd::new("select-layout").args([
+                "-t",
+                &format!("@{window_id}"),
+                &window.layout,
+            ]));
+        }
+        if let Some(at) = window.panes.iter().position(|p| p.active)
+            && let Some(id) = pane_ids.get(at)
+        {
+            batch.push(Cmd::new("select-pane").args(["-t", &format!("%{id}")]));
+            if window.zoomed && pane_ids.len() > 1 {
+                batch.push(Cmd::new("resize-pane").args(["-Z", "-t", &format!("%{id}")]));
+            }
+        }
+        if !batch.is_empty() {
+            let _ = tmux.run(&batch);
+        }
+        for (pane, id) in window.panes.iter().zip(&pane_ids) {
+            queue_resume(session, window, pane, *id, args, out, pending);
+        }
+    }
+    if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
+        let _ = tmux.run_one(Cmd::new("select-window").args(["-t", &format!("@{window_id}")]));
+        out.plan.push(format!(
+            "select {} of session '{}'",
+            window_words(window),
+            session.name
+        ));
+    }
+    Ok(())
+}
+
+/// `<pid> <start unix ms>`: whose restore holds autosave off, since when.
+fn restoring_stamp() -> String {
+    format!("{} {}", std::process::id(), crate::clock::now_ms())
+}
+
+fn queue_resume(
+    session: &SavedSession,
+    window: &SavedWindow,
+    pane: &SavedPane,
+    id: u32,
+    args: &Restore,
+    out: &mut Restored,
+    pending: &mut Vec<Pending>,
+) {
+    let Some(agent) = &pane.agent else { return };
+    let at = format!(
+        "{}, pane {} of session '{}'",
+        window_words(window),
+        pane.index,
+        session.name
+    );
+    match resume::resume_line(agent, &args.home) {
+        Ok(line) => pending.push(Pending {
+            pane: id,
+            cwd: pane.cwd.clone(),
+            kind: agent.kind.clone(),
+            agent: agent.clone(),
+            line,
+            made: Instant::now(),
+        }),
+        Err(why) => out.plan.push(format!(
+            "{at} (pane %{id}): not resumed: {}",
+            why.words(&agent.kind)
+        )),
+    }
+}
+
+/// Types each pending resume as its pane's shell comes to its prompt,
+/// `args.delay` apart, and says in the plan what was left alone.
+fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut Restored) {
+    let mut screens: std::collections::HashMap<u32, (String, Instant)> = Default::default();
+    let mut last_typed: Option<Instant> = None;
+    while !pending.is_empty() {
+        let snapshot = Snapshot::read(tmux).ok();
+        let mut still = Vec::new();
+        for job in pending {
+            let by_hand = |cd: bool| {
+                if cd {
+                    format!("cd {} && {}", shell_quote(&job.cwd), job.line.line())
+                } else {
+                    job.line.line()
+                }
+            };
+            let Some(pane) = snapshot
+                .as_ref()
+                .and_then(|s| s.pane(job.pane, None))
+                .cloned()
+            else {
+                out.not_resumed.push(format!("%{}", job.pane));
+                out.plan.push(format!(
+                    "pane %{} closed before its command was typed; resume it with: {}",
+                    job.pane,
+                    by_hand(true)
+                ));
+                continue;
+            };
+            // Opened somewhere else than saved: nothing is typed there.
+            if !job.cwd.is_empty() && !same_dir(&pane.current_path, &job.cwd) {
+                out.not_resumed.push(format!("%{}", job.pane));
+                let line = if Path::new(&job.cwd).is_dir() {
+                    format!(
+                        "pane %{}: tmux opened it in {} and not in its saved directory {}, so nothing was typed; resume it with: {}",
+                        job.pane,
+                        pane.current_path,
+                        job.cwd,
+                        by_hand(true)
+                    )
+                } else {
+                    format!(
+                        "pane %{}: saved directory {} is gone, so tmux opened it in your home folder, and nothing was typed; once the directory is back, resume it with: {}",
+                        job.pane,
+                        job.cwd,
+                        by_hand(true)
+                    )
+                };
+                out.plan.push(line);
+                continue;
+            }
+            if pane.in_mode {
+                out.not_resumed.push(format!("%{}", job.pane));
+                out.plan.push(format!(
+                    "pane %{} is in a mode; resume it with: {}",
+                    job.pane,
+                    by_hand(false)
+                ));
+                continue;
+            }
+            let text = tmux_pane::capture(tmux, job.pane, ReadSource::Visible, 0, false)
+                .unwrap_or_default();
+            let entry = screens
+                .entry(job.pane)
+                .or_insert_with(|| (text.clone(), Instant::now()));
+            if entry.0 != text {
+                *entry = (text.clone(), Instant::now());
+            }
+            let ready =
+                !text.trim().is_empty() && shell_in_front(&pane) && entry.1.elapsed() >= SETTLED;
+            let spaced = last_typed.is_none_or(|t| t.elapsed() >= args.delay);
+            if ready && spaced {
+                match type_resume(tmux, &job, &pane.current_command) {
+                    Ok(()) => {
+                        last_typed = Some(Instant::now());
+                        out.plan
+                            .push(format!("pane %{}: typed: {}", job.pane, job.line.line()));
+                    }
+                    Err(error) => {
+                        out.not_resumed.push(format!("%{}", job.pane));
+                        out.plan.push(format!(
+                            "{}; resume it with: {}",
+                            error.message.trim_end_matches('.'),
+                            by_hand(false)
+                        ));
+                    }
+                }
+                continue;
+            }
+            if job.made.elapsed() >= SHELL_WAIT {
+                out.not_resumed.push(format!("%{}", job.pane));
+                out.plan.push(format!(
+                    "pane %{} did not reach its prompt; resume it with: {}",
+                    job.pane,
+                    by_hand(false)
+                ));
+                continue;
+            }
+            still.push(job);
+        }
+        pending = still;
+        if !pending.is_empty() {
+            std::thread::sleep(LOOK_EVERY);
+        }
+    }
+}
+
+fn same_dir(a: &str, b: &str) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+/// Types a resume command and its Enter, and marks the pane as holding
+/// the agent it resumes.
+fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<()> {
+    let public = format!("%{}", job.pane);
+    let line = job.line.line();
+    let mut writes = OptionWrites::default();
+    writes.set(opt::AGENT_KIND_HINT, job.kind.as_str());
+    let stored = StoredSession {
+        source: "taw:restore".into(),
+        agent: job.kind.clone(),
+        kind: if job.agent.session_path.is_some() {
+            "path"
+        } else {
+            "id"
+        }
+        .into(),
+        value: job
+            .agent
+            .session_path
+            .clone()
+            .or_else(|| job.agent.session_id.clone())
+            .unwrap_or_default(),
+        id: job.agent.session_id.clone(),
+        path: job.agent.session_path.clone(),
+    };
+    if !stored.value.is_empty() {
+        writes.set(
+            opt::AGENT_SESSION,
+            serde_json::to_string(&stored).unwrap_or_default(),
+        );
+    }
+    if !job.agent.agent_claude_flags.is_empty() {
+        writes.set(
+            opt::CLAUDE_FLAGS,
+            serde_json::to_string(&job.agent.agent_claude_flags).unwrap_or_default(),
+        );
+    }
+    let echoed = type_guarded(tmux, job.pane, &public, shell, &line)?;
+    tmux_pane::write_options(tmux, job.pane, &writes)?;
+    enter_guarded(tmux, job.pane, &public, shell, &line, &echoed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layouts_size() {
+        assert_eq!(layout_size("b25d,120x40,0,0,1"), Some((120, 40)));
+        assert_eq!(layout_size("junk"), None);
+    }
+}

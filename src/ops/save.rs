@@ -1,0 +1,147 @@
+//! `session save`: the server's sessions, windows and panes, with the
+//! agent in front of each pane and what resumes its conversation, as a
+//! saved layout (`saved.rs`).
+
+use crate::envelope::{Result, answers};
+use crate::report::StoredSession;
+use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
+use crate::tmux::Tmux;
+use crate::tmux::commands::Cmd;
+use crate::tmux::format::RowFormat;
+use crate::tmux::options::pane as opt;
+use crate::tmux::snapshot::{Pane, Snapshot};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// What a save wrote.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Saved {
+    pub name: String,
+    pub file: String,
+    pub taken_unix: u64,
+    pub sessions: usize,
+    pub windows: usize,
+    pub panes: usize,
+    pub agents: usize,
+}
+
+answers!(Saved => "session_saved");
+
+/// The pane options a layout keeps that the snapshot does not read.
+fn extras_format() -> RowFormat {
+    RowFormat::of("X", &["pane_id", opt::RESUME, opt::CLAUDE_FLAGS])
+}
+
+/// The layout of the server now.
+pub(crate) fn layout_now(tmux: &Tmux) -> Result<Layout> {
+    let format = extras_format();
+    let (snapshot, outputs) = Snapshot::read_with(
+        tmux,
+        vec![Cmd::new("list-panes").args(["-a", "-F", &format.format()])],
+    )?;
+    let mut extras: HashMap<u32, (String, String)> = HashMap::new();
+    let printed = outputs.first().map(String::as_str).unwrap_or("");
+    let rows = crate::tmux::format::parse_rows(printed, std::slice::from_ref(&format))
+        .map_err(crate::envelope::TawError::tmux)?;
+    for row in rows {
+        if let Some(id) = crate::tmux::ids::tmux_number(row.get(0), '%') {
+            extras.insert(id, (row.get(1).to_string(), row.get(2).to_string()));
+        }
+    }
+    Ok(layout_of(&snapshot, &extras, now_unix()))
+}
+
+/// A layout from a snapshot and each pane's kept resume and flags. Pure.
+pub(crate) fn layout_of(
+    snapshot: &Snapshot,
+    extras: &HashMap<u32, (String, String)>,
+    taken_unix: u64,
+) -> Layout {
+    let mut sessions = Vec::new();
+    for session in &snapshot.sessions {
+        let mut windows: Vec<SavedWindow> = snapshot
+            .windows
+            .iter()
+            .filter(|w| w.session == session.id)
+            .map(|window| {
+                let mut panes: Vec<SavedPane> = snapshot
+                    .panes
+                    .iter()
+                    .filter(|p| p.window == window.id && p.session == session.id)
+                    .map(|pane| SavedPane {
+                        index: pane.index,
+                        id: format!("%{}", pane.id),
+                        cwd: pane.current_path.clone(),
+                        active: pane.active,
+                        agent: agent_of(pane, extras.get(&pane.id)),
+                    })
+                    .collect();
+                panes.sort_by_key(|p| p.index);
+                SavedWindow {
+                    index: window.index,
+                    name: window.name.clone(),
+                    layout: window.layout.clone(),
+                    active: window.active,
+                    zoomed: window.zoomed,
+                    panes,
+                }
+            })
+            .collect();
+        windows.sort_by_key(|w| w.index);
+        sessions.push(SavedSession {
+            name: session.name.clone(),
+            path: session.path.clone(),
+            windows,
+        });
+    }
+    Layout {
+        version: saved::VERSION,
+        taken_unix,
+        sessions,
+    }
+}
+
+/// The agent in front of a pane: what taw read there, or what its
+/// integration said it is.
+fn agent_of(pane: &Pane, extras: Option<&(String, String)>) -> Option<SavedAgent> {
+    let kind = if pane.agent_kind.is_empty() {
+        pane.reported_kind.clone()
+    } else {
+        pane.agent_kind.clone()
+    };
+    if kind.is_empty() {
+        return None;
+    }
+    let session = StoredSession::parse(&pane.agent_session).filter(|s| s.agent == kind);
+    let (resume, flags) = extras.cloned().unwrap_or_default();
+    let words = |text: &str| serde_json::from_str::<Vec<String>>(text).unwrap_or_default();
+    Some(SavedAgent {
+        kind,
+        session_id: session.as_ref().and_then(StoredSession::session_id),
+        session_path: session.as_ref().and_then(StoredSession::session_path),
+        resume: words(&resume),
+        agent_claude_flags: words(&flags),
+    })
+}
+
+fn now_unix() -> u64 {
+    crate::clock::now_ms() / 1000
+}
+
+/// `taw session save [--name N]`.
+pub(crate) fn save(tmux: &Tmux, name: &str) -> Result<Saved> {
+    saved::check_name(name)?;
+    let layout = layout_now(tmux)?;
+    let path = saved::write(name, &layout)?;
+    let windows: Vec<&SavedWindow> = layout.sessions.iter().flat_map(|s| &s.windows).collect();
+    let panes: Vec<&SavedPane> = windows.iter().flat_map(|w| &w.panes).collect();
+    Ok(Saved {
+        name: name.to_string(),
+        file: crate::paths::display(&path),
+        taken_unix: layout.taken_unix,
+        sessions: layout.sessions.len(),
+        windows: windows.len(),
+        panes: panes.len(),
+        agents: panes.iter().filter(|p| p.agent.is_some()).count(),
+    })
+}

@@ -1,0 +1,203 @@
+//! Saved layouts (`taw session save`, autosave, `taw session restore`):
+//! every session, window and pane of a server with the agent in front of
+//! each pane, in `<state>/sessions/<name>.json`, written whole, with the
+//! earlier layouts kept in `<state>/session-snapshots/` (the newest few).
+
+use crate::envelope::{ErrorCode, Result, TawError};
+use crate::paths;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The format's version, for a later taw to read an older file.
+pub(crate) const VERSION: u32 = 1;
+/// How many earlier layouts `session-snapshots/` keeps.
+pub(crate) const KEPT_COPIES: usize = 20;
+/// The layout `taw session save` and autosave write when no name is given.
+pub(crate) const DEFAULT_NAME: &str = "default";
+
+/// One saved layout: every session of the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Layout {
+    #[serde(default)]
+    pub version: u32,
+    /// When it was taken (Unix seconds).
+    #[serde(default)]
+    pub taken_unix: u64,
+    #[serde(default)]
+    pub sessions: Vec<SavedSession>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SavedSession {
+    pub name: String,
+    /// The session's own folder (tmux's session_path).
+    #[serde(default)]
+    pub path: String,
+    #[serde(default)]
+    pub windows: Vec<SavedWindow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SavedWindow {
+    /// The window's number when it was saved.
+    pub index: i64,
+    #[serde(default)]
+    pub name: String,
+    /// tmux's layout string (`window_layout`).
+    #[serde(default)]
+    pub layout: String,
+    #[serde(default)]
+    pub active: bool,
+    #[serde(default)]
+    pub zoomed: bool,
+    #[serde(default)]
+    pub panes: Vec<SavedPane>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SavedPane {
+    /// The pane's number in its window when it was saved.
+    pub index: i64,
+    /// Its tmux id then (`%12`), for the plan's lines.
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub cwd: String,
+    #[serde(default)]
+    pub active: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<SavedAgent>,
+}
+
+/// The agent in front of a pane, and what resumes its conversation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub(crate) struct SavedAgent {
+    /// herdr's canonical id: claude, codex...
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_path: Option<String>,
+    /// The command its integration reported for resuming it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resume: Vec<String>,
+    /// The flags Claude Code ran with that set how its session runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_claude_flags: Vec<String>,
+}
+
+/// `<state>/sessions/`.
+pub(crate) fn folder() -> PathBuf {
+    paths::state_dir().join("sessions")
+}
+
+/// `<state>/session-snapshots/`.
+pub(crate) fn copies_folder() -> PathBuf {
+    paths::state_dir().join("session-snapshots")
+}
+
+/// A layout's name is a file name of its own: letters, digits, `-`, `_`
+/// and `.`, not starting with a dot.
+pub(crate) fn check_name(name: &str) -> Result<()> {
+    let fine = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if fine {
+        Ok(())
+    } else {
+        Err(TawError::invalid_argument(format!(
+            "{name:?} is no layout name: up to 64 letters, digits, '-', '_' and '.', not starting with '.'"
+        )))
+    }
+}
+
+/// `<state>/sessions/<name>.json`.
+pub(crate) fn file(name: &str) -> PathBuf {
+    folder().join(format!("{name}.json"))
+}
+
+/// Writes `layout` as `name`, the layout it replaces kept as a copy in
+/// `session-snapshots/` (the newest [`KEPT_COPIES`] stay).
+pub(crate) fn write(name: &str, layout: &Layout) -> Result<PathBuf> {
+    let path = file(name);
+    let text = serde_json::to_string_pretty(layout).unwrap_or_default() + "\n";
+    let failed = |what: &str, path: &Path, error: std::io::Error| {
+        TawError::new(
+            ErrorCode::IoError,
+            format!("could not {what} {}: {error}", paths::display(path)),
+        )
+    };
+    if let Ok(old) = std::fs::read(&path) {
+        if old == text.as_bytes() {
+            return Ok(path);
+        }
+        let copies = copies_folder();
+        let taken = serde_json::from_slice::<Layout>(&old)
+            .map(|l| l.taken_unix)
+            .unwrap_or(0);
+        let copy = copies.join(format!("{name}-{taken}.json"));
+        paths::write_atomic(&copy, &old).map_err(|e| failed("keep a copy in", &copy, e))?;
+        prune(name);
+    }
+    paths::write_atomic(&path, text.as_bytes()).map_err(|e| failed("write", &path, e))?;
+    Ok(path)
+}
+
+/// The copies of `name`'s earlier layouts, newest first by the time each
+/// says it was taken (never by its file's name or time).
+pub(crate) fn copies(name: &str) -> Vec<(PathBuf, Layout)> {
+    let Ok(entries) = std::fs::read_dir(copies_folder()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{name}-");
+    let mut found: Vec<(PathBuf, Layout)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+        })
+        .filter_map(|p| {
+            let layout = serde_json::from_slice::<Layout>(&std::fs::read(&p).ok()?).ok()?;
+            Some((p, layout))
+        })
+        .collect();
+    found.sort_by_key(|(_, layout)| std::cmp::Reverse(layout.taken_unix));
+    found
+}
+
+fn prune(name: &str) {
+    for (path, _) in copies(name).into_iter().skip(KEPT_COPIES) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// The layout in `path`, or why it cannot be read.
+pub(crate) fn read(path: &Path) -> Result<Layout> {
+    let bytes = std::fs::read(path).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::NotFound {
+            TawError::not_found(format!(
+                "no saved layout at {}; `taw session save` makes one",
+                paths::display(path)
+            ))
+        } else {
+            TawError::new(
+                ErrorCode::IoError,
+                format!("could not read {}: {error}", paths::display(path)),
+            )
+        }
+    })?;
+    serde_json::from_slice(&bytes).map_err(|error| {
+        TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{} is not a layout taw saved: {error}",
+                paths::display(path)
+            ),
+        )
+    })
+}
