@@ -75,6 +75,8 @@ fn window_words(window: &SavedWindow) -> String {
 
 /// A pane to resume once its shell is ready.
 struct Pending {
+    /// `window 1 'zsh', pane 0`, as the plan names it.
+    at: String,
     pane: u32,
     cwd: String,
     kind: String,
@@ -89,11 +91,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     saved::check_name(name)?;
     let file = saved::file(name);
     let layout = saved::read(&file)?;
-    let live = match Snapshot::read(tmux) {
-        Ok(snapshot) => Some(snapshot),
-        Err(error) if error.code == ErrorCode::ServerNotRunning => None,
-        Err(error) => return Err(error),
-    };
+    let live = read_live(tmux)?;
     let mut out = Restored {
         snapshot_file: crate::paths::display(&file),
         snapshot_taken_unix: layout.taken_unix,
@@ -282,18 +280,14 @@ fn make_session(
         if at == 0 {
             batch.push(set_global_option(RESTORING, &restoring_stamp()));
         }
-        let printed = tmux.run(&batch)?;
+        let printed = run_starting(tmux, &batch)?;
         let Some((_, window_id, first_pane)) = parse_new_ids(&printed) else {
             return Err(TawError::tmux(format!(
                 "tmux did not say which window it made for {}",
                 window_words(window)
             )));
         };
-        out.plan.push(format!(
-            "create {} of session '{}'",
-            window_words(window),
-            session.name
-        ));
+        out.plan.push(format!("create {}", window_words(window)));
         if at == 0 {
             // The session's first window takes its saved number.
             let _ = tmux.run_one(Cmd::new("move-window").args([
@@ -348,18 +342,48 @@ fn make_session(
             let _ = tmux.run(&batch);
         }
         for (pane, id) in window.panes.iter().zip(&pane_ids) {
-            queue_resume(session, window, pane, *id, args, out, pending);
+            queue_resume(window, pane, *id, args, out, pending);
         }
     }
     if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
         let _ = tmux.run_one(Cmd::new("select-window").args(["-t", &format!("@{window_id}")]));
-        out.plan.push(format!(
-            "select {} of session '{}'",
-            window_words(window),
-            session.name
-        ));
+        out.plan.push(format!("select {}", window_words(window)));
     }
     Ok(())
+}
+
+/// The server now, or none when no server runs. A server still going
+/// away (a `kill-server` just before) answers that it "exited
+/// unexpectedly": asked again until it has gone.
+fn read_live(tmux: &Tmux) -> Result<Option<Snapshot>> {
+    let mut tries = 0;
+    loop {
+        match Snapshot::read(tmux) {
+            Ok(snapshot) => return Ok(Some(snapshot)),
+            Err(error) if error.code == ErrorCode::ServerNotRunning => return Ok(None),
+            Err(error) if error.message.contains("server exited unexpectedly") && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// Runs `batch`, again a few times when the server it starts meets one
+/// still going away (a `kill-server` just before): tmux says the server
+/// "exited unexpectedly".
+fn run_starting(tmux: &Tmux, batch: &Batch) -> Result<String> {
+    let mut tries = 0;
+    loop {
+        match tmux.run(batch) {
+            Err(error) if error.message.contains("server exited unexpectedly") && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// `<pid> <start unix ms>`: whose restore holds autosave off, since when.
@@ -368,7 +392,6 @@ fn restoring_stamp() -> String {
 }
 
 fn queue_resume(
-    session: &SavedSession,
     window: &SavedWindow,
     pane: &SavedPane,
     id: u32,
@@ -377,14 +400,10 @@ fn queue_resume(
     pending: &mut Vec<Pending>,
 ) {
     let Some(agent) = &pane.agent else { return };
-    let at = format!(
-        "{}, pane {} of session '{}'",
-        window_words(window),
-        pane.index,
-        session.name
-    );
+    let at = format!("{}, pane {}", window_words(window), pane.index);
     match resume::resume_line(agent, &args.home) {
         Ok(line) => pending.push(Pending {
+            at: at.clone(),
             pane: id,
             cwd: pane.cwd.clone(),
             kind: agent.kind.clone(),
@@ -474,8 +493,12 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
                 match type_resume(tmux, &job, &pane.current_command) {
                     Ok(()) => {
                         last_typed = Some(Instant::now());
-                        out.plan
-                            .push(format!("pane %{}: typed: {}", job.pane, job.line.line()));
+                        out.plan.push(format!(
+                            "{} (pane %{}): typed: {}",
+                            job.at,
+                            job.pane,
+                            job.line.line()
+                        ));
                     }
                     Err(error) => {
                         out.not_resumed.push(format!("%{}", job.pane));

@@ -1,0 +1,291 @@
+//! `taw session save` and `taw session restore` against real tmux servers:
+//! sessions, windows, panes, folders and layouts back after the server is
+//! killed (names and folders with `#` and `;` as themselves), a dry run
+//! that changes nothing, sessions that are open left alone, resume
+//! commands typed once at each shell's prompt, and the panes left alone
+//! with the command to run by hand.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::TmuxServer;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn dir(server: &TmuxServer, name: &str) -> PathBuf {
+    let path = server.dir.path().join("dirs").join(name);
+    std::fs::create_dir_all(&path).unwrap();
+    path.canonicalize().unwrap()
+}
+
+/// Every pane: `session:window.pane name cwd WxH`, sorted.
+fn shape(server: &TmuxServer) -> Vec<String> {
+    let mut rows: Vec<String> = server
+        .tmux(&[
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name}:#{window_index}.#{pane_index} #{window_name} #{pane_current_path} #{pane_width}x#{pane_height} #{?pane_active,active,} #{?window_active,front,}",
+        ])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Three sessions: one named `C#Sharp` in a folder with `#`, split in
+/// two, one pane in a folder whose name ends in `;`; a second window; a
+/// second session with three panes; a third plain one.
+fn three_sessions(server: &TmuxServer) {
+    let hash = dir(server, "c#sharp");
+    let semi = dir(server, "semi;");
+    let api = dir(server, "api");
+    let web = dir(server, "web");
+    let s = |p: &PathBuf| p.display().to_string().replace('#', "##");
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "C##Sharp",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &s(&hash),
+    ]);
+    server.tmux(&[
+        "split-window",
+        "-h",
+        "-t",
+        "$0",
+        "-c",
+        &format!("{}\\;", semi.display().to_string().trim_end_matches(';')),
+    ]);
+    server.tmux(&["new-window", "-t", "$0:3", "-n", "notes", "-c", &s(&api)]);
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "api",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &s(&api),
+    ]);
+    server.tmux(&["split-window", "-v", "-t", "=api:", "-c", &s(&web)]);
+    server.tmux(&["split-window", "-h", "-t", "=api:", "-c", &s(&api)]);
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "web",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &s(&web),
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+/// Kills the server. A restore right after meets it still going away,
+/// which it waits out.
+fn kill(server: &TmuxServer) {
+    server.tmux(&["kill-server"]);
+}
+
+fn restore(server: &TmuxServer, extra: &[&str]) -> Value {
+    let mut args = vec!["session", "restore"];
+    args.extend_from_slice(extra);
+    server.taw(&args).result()
+}
+
+#[test]
+fn a_killed_server_comes_back_whole() {
+    let server = TmuxServer::empty();
+    three_sessions(&server);
+    let before = shape(&server);
+    assert!(before.iter().any(|r| r.contains("c#sharp")), "{before:?}");
+    assert!(before.iter().any(|r| r.contains("semi;")), "{before:?}");
+    let saved = server.taw(&["session", "save"]).result();
+    assert_eq!(saved["sessions"], 3);
+    assert_eq!(saved["windows"], 4);
+    assert_eq!(saved["panes"], 7);
+    kill(&server);
+
+    // A dry run with no server: the plan, nothing started.
+    let dry = restore(&server, &["--dry-run"]);
+    assert_eq!(dry["started_server"], false);
+    assert!(dry["created"].as_array().unwrap().is_empty());
+    let plan = dry["plan"].to_string();
+    assert!(
+        plan.contains("would start a tmux server (none is running)"),
+        "{plan}"
+    );
+    assert!(plan.contains("would create session 'C#Sharp'"), "{plan}");
+    assert!(plan.contains("would create window 3 'notes'"), "{plan}");
+    assert!(
+        server.tmux_run(&["list-sessions"]).status != 0,
+        "the dry run started a server"
+    );
+
+    let restored = restore(&server, &[]);
+    assert_eq!(restored["started_server"], true, "{restored}");
+    assert_eq!(restored["attach"], "tmux attach -t '=C#Sharp'");
+    assert_eq!(
+        restored["created"],
+        serde_json::json!(["C#Sharp", "api", "web"])
+    );
+    for key in ["snapshot_file", "snapshot_taken_unix", "server_start_unix"] {
+        assert!(restored.get(key).is_some(), "{key} missing: {restored}");
+    }
+    assert!(
+        restored["snapshot_file"]
+            .as_str()
+            .unwrap()
+            .ends_with("sessions/default.json")
+    );
+    assert_eq!(restored["snapshot_taken_unix"], saved["taken_unix"]);
+    // The dry run's lines are the real ones with "would".
+    let real: Vec<String> = restored["plan"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    for line in dry["plan"].as_array().unwrap().iter().skip(2) {
+        let line = line.as_str().unwrap().replacen("would ", "", 1);
+        assert!(
+            real.contains(&line),
+            "{line:?} is not in the restore's plan {real:?}"
+        );
+    }
+    assert_eq!(shape(&server), before);
+
+    // Restored again: every session is open, nothing made.
+    let again = restore(&server, &[]);
+    assert!(again["created"].as_array().unwrap().is_empty());
+    assert_eq!(again["skipped"].as_array().unwrap().len(), 3);
+    assert_eq!(shape(&server), before);
+}
+
+#[test]
+fn layouts_are_kept_with_their_earlier_copies() {
+    let server = TmuxServer::start();
+    for _ in 0..3 {
+        server.tmux(&["new-window", "-d", "-t", "main:"]);
+        // One layout a second: a copy is named by when it was taken.
+        std::thread::sleep(Duration::from_millis(1100));
+        server.taw(&["session", "save"]).result();
+    }
+    let copies = server.state_dir().join("session-snapshots");
+    let count = std::fs::read_dir(&copies).unwrap().count();
+    assert_eq!(count, 2, "the two layouts each save replaced");
+    let named = server.taw(&["session", "save", "--name", "work"]).result();
+    assert!(
+        named["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("sessions/work.json")
+    );
+    let run = server.taw(&["session", "save", "--name", "../x"]);
+    assert_eq!(run.error_code(), "invalid_argument");
+    let run = server.taw(&["session", "restore", "--name", "nothing"]);
+    assert_eq!(run.error_code(), "not_found");
+}
+
+/// A saved agent's resume command is typed once its pane's shell is at
+/// its prompt, and the pane is marked as holding it; a pane whose saved
+/// directory is gone is typed nothing, and the plan says what to run.
+#[test]
+fn resumes_are_typed_at_the_prompt_and_the_rest_is_said() {
+    let server = TmuxServer::empty();
+    let api = dir(&server, "api");
+    let gone = dir(&server, "gone");
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &api.display().to_string(),
+    ]);
+    server.tmux(&[
+        "split-window",
+        "-t",
+        "=work:",
+        "-c",
+        &gone.display().to_string(),
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    let session = |id: &str| {
+        format!(
+            "{{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"{id}\",\"id\":\"{id}\"}}"
+        )
+    };
+    for (pane, id) in [("=work:0.0", "t-one"), ("=work:0.1", "t-two")] {
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "codex"]);
+        server.tmux(&[
+            "set-option",
+            "-p",
+            "-t",
+            pane,
+            "@agent_session",
+            &session(id),
+        ]);
+    }
+    server.taw(&["session", "save"]).result();
+    kill(&server);
+    std::fs::remove_dir(&gone).unwrap();
+
+    let dry = restore(&server, &["--dry-run"]);
+    let would = dry["would_type"].as_array().unwrap();
+    assert_eq!(would.len(), 2, "{dry}");
+    assert_eq!(would[0]["line"], "codex resume t-one");
+    assert_eq!(would[0]["session"], "work");
+
+    let restored = restore(&server, &[]);
+    let plan = restored["plan"].to_string();
+    assert!(plan.contains("typed: codex resume t-one"), "{plan}");
+    assert!(plan.contains("saved directory"), "{plan}");
+    assert!(
+        plan.contains(&format!("cd {} && codex resume t-two", gone.display())),
+        "{plan}"
+    );
+    assert_eq!(
+        restored["not_resumed"].as_array().unwrap().len(),
+        1,
+        "{restored}"
+    );
+    let first = server.display("=work:0.0", "#{pane_id}");
+    server.wait_for("the resume typed", Duration::from_secs(10), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &first])
+            .contains("codex resume t-one")
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let screen = server.tmux(&["capture-pane", "-p", "-t", &first]);
+    assert_eq!(screen.matches("codex resume t-one").count(), 1, "{screen}");
+    assert_eq!(server.display(&first, "#{@agent_kind_hint}"), "codex");
+    assert!(
+        server
+            .display(&first, "#{@agent_session}")
+            .contains("t-one")
+    );
+    let second = server.display("=work:0.1", "#{pane_id}");
+    assert!(
+        !server
+            .tmux(&["capture-pane", "-p", "-t", &second])
+            .contains("codex resume")
+    );
+}
