@@ -24,6 +24,24 @@ pub struct Lab {
     /// On the shared server: the sessions that were there before this
     /// test, and the lock that keeps the tests one at a time on it.
     shared: Option<(Vec<String>, std::sync::MutexGuard<'static, ()>)>,
+    /// A namespace of this test's own, held by a process, with the mock
+    /// outside tmux: a test that kills its tmux server and starts another
+    /// runs it there ([`Lab::in_namespace`]).
+    held: Option<Held>,
+}
+
+/// The processes that hold a lab's own namespace: a sleeper, and the mock
+/// model (its requests saved in `dump`).
+pub struct Held {
+    sleeper: std::process::Child,
+    mock: std::process::Child,
+    pub dump: PathBuf,
+}
+
+impl Held {
+    pub fn pid(&self) -> u32 {
+        self.sleeper.id()
+    }
 }
 
 /// One real-agent test at a time on the shared server.
@@ -100,6 +118,7 @@ impl Lab {
                 home,
                 scratch,
                 shared: Some((before, lock)),
+                held: None,
             };
             lab.ready();
             return Some(lab);
@@ -130,9 +149,118 @@ impl Lab {
             home,
             scratch,
             shared: None,
+            held: None,
         };
         lab.ready();
         Some(lab)
+    }
+
+    /// A lab whose namespace outlives its tmux server: held by a process
+    /// of the test's, the mock model running beside tmux, not in it (its
+    /// requests saved under `held.dump`). A command run with
+    /// [`Lab::in_namespace`] (a restore that starts a server) stays inside.
+    pub fn start_held() -> Option<Lab> {
+        let Some(dir) = lab_dir() else {
+            return skip("no agents lab folder (set AGENTS_LAB_DIR)");
+        };
+        let home = lab_home();
+        if !home.join("bins.env").is_file() {
+            return skip("its agents are not installed (run its install.sh)");
+        }
+        if !Command::new("unshare")
+            .args(["-n", "true"])
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            return skip("no network namespace can be made here (unshare -n needs root)");
+        }
+        let scratch = tempfile::Builder::new()
+            .prefix("taw-lab-test")
+            .tempdir()
+            .expect("temp dir");
+        let sleeper = Command::new("unshare")
+            .args(["-n", "sh", "-c", "ip link set lo up && exec sleep 100000"])
+            .spawn()
+            .expect("unshare");
+        let pid = sleeper.id().to_string();
+        let up = Instant::now();
+        while !Command::new("nsenter")
+            .args(["-t", &pid, "-n", "ip", "link", "show", "lo"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("UP"))
+        {
+            assert!(
+                up.elapsed() < Duration::from_secs(10),
+                "the namespace's loopback did not come up"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let dump = scratch.path().join("requests");
+        std::fs::create_dir_all(&dump).unwrap();
+        let log = std::fs::File::create(scratch.path().join("mock.log")).unwrap();
+        let mock = Command::new("nsenter")
+            .args(["-t", &pid, "-n", "python3"])
+            .arg(dir.join("mock_model.py"))
+            .args(["--port", MOCK_PORT, "--dump"])
+            .arg(&dump)
+            .stderr(log)
+            .spawn()
+            .expect("the mock model");
+        let server = TmuxServer::empty();
+        let lab = Lab {
+            server,
+            dir,
+            home,
+            scratch,
+            shared: None,
+            held: Some(Held {
+                sleeper,
+                mock,
+                dump,
+            }),
+        };
+        let status = lab
+            .in_namespace("tmux")
+            .args(["-u", "-L", &lab.server.socket, "-f", "/dev/null"])
+            .args(["new-session", "-d", "-s", "mock", "-x", "120", "-y", "40"])
+            .status()
+            .expect("tmux");
+        assert!(status.success(), "could not start tmux in the namespace");
+        lab.server.tmux(&["set-option", "-g", "focus-events", "on"]);
+        lab.wait("the mock model to listen", Duration::from_secs(15), || {
+            std::fs::read_to_string(lab.scratch().join("mock.log"))
+                .is_ok_and(|log| log.contains("listening"))
+        });
+        lab.server
+            .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+            .result();
+        Some(lab)
+    }
+
+    /// `program` run inside this lab's own namespace, with the test's
+    /// private folders (only for a lab from [`Lab::start_held`]).
+    pub fn in_namespace(&self, program: &str) -> Command {
+        let held = self.held.as_ref().expect("a lab of its own namespace");
+        let mut command = Command::new("nsenter");
+        self.server.isolate_command(&mut command);
+        command
+            .args(["-t", &held.pid().to_string(), "-n", "--"])
+            .arg(program);
+        command
+    }
+
+    /// The requests the mock model was sent, oldest first (a lab from
+    /// [`Lab::start_held`]).
+    pub fn requests(&self) -> Vec<String> {
+        let held = self.held.as_ref().expect("a lab of its own namespace");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&held.dump)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(f).ok())
+            .collect()
     }
 
     /// The mock model listens, and the plugin is loaded.
@@ -373,8 +501,16 @@ impl Lab {
 
 impl Drop for Lab {
     /// On the shared server, the sessions this test made go, and what it
-    /// set globally for its shells.
+    /// set globally for its shells. A lab of its own namespace stops its
+    /// server, the mock and the sleeper.
     fn drop(&mut self) {
+        if let Some(held) = &mut self.held {
+            let _ = self.server.tmux_run(&["kill-server"]);
+            let _ = held.mock.kill();
+            let _ = held.mock.wait();
+            let _ = held.sleeper.kill();
+            let _ = held.sleeper.wait();
+        }
         let Some((before, _lock)) = &self.shared else {
             return;
         };
