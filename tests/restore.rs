@@ -289,3 +289,25 @@ fn resumes_are_typed_at_the_prompt_and_the_rest_is_said() {
             .contains("codex resume")
     );
 }
+
+/// With the plugin loaded, a new window or split saves the layout once
+/// the changes settle; `@agent-wizard-autosave off` saves nothing.
+#[test]
+fn the_layout_saves_itself_when_it_changes() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let file = server.state_dir().join("sessions/default.json");
+    server.tmux(&["new-window", "-d", "-t", "main:", "-n", "autosaved"]);
+    server.wait_for("the autosave", Duration::from_secs(10), || {
+        std::fs::read_to_string(&file).is_ok_and(|t| t.contains("autosaved"))
+    });
+    server.tmux(&["set-option", "-g", "@agent-wizard-autosave", "off"]);
+    server.tmux(&["new-window", "-d", "-t", "main:", "-n", "unsaved"]);
+    server.stays_for("no autosave", Duration::from_secs(2), || {
+        !std::fs::read_to_string(&file)
+            .unwrap_or_default()
+            .contains("unsaved")
+    });
+    let run = server.taw(&["session", "autosave"]).result();
+    assert_eq!(run["saved"], false);
+}

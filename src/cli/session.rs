@@ -25,6 +25,9 @@ pub(crate) enum Verb {
         #[arg(long)]
         name: Option<String>,
     },
+    /// Save the default layout once changes settle (tmux's hooks run this; not for a person).
+    #[command(hide = true)]
+    Autosave,
     /// Make the saved sessions that are not open again, and resume their agents' conversations.
     Restore {
         /// The layout's name (default: default).
@@ -46,6 +49,10 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
                 name.as_deref().unwrap_or(crate::saved::DEFAULT_NAME),
             )
             .map(Reply::of),
+        ),
+        Verb::Autosave => (
+            envelope_id("session", "autosave"),
+            crate::ops::save::autosave(&context.tmux()).map(Reply::of),
         ),
         Verb::Restore { name, dry_run } => (
             envelope_id("session", "restore"),

@@ -11,6 +11,7 @@ use crate::resume::{self, ResumeLine};
 use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
 use crate::tmux::arrange::{NEW_IDS, parse_new_ids};
 use crate::tmux::commands::{Cmd, escape_format, set_global_option, unset_global_option};
+use crate::tmux::options::bookkeeping::{AUTOSAVE_HELD, RESTORING};
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
 use crate::tmux::snapshot::Snapshot;
@@ -25,8 +26,6 @@ const SHELL_WAIT: Duration = Duration::from_secs(15);
 /// A prompt is a screen unchanged for this long.
 const SETTLED: Duration = Duration::from_millis(300);
 const LOOK_EVERY: Duration = Duration::from_millis(100);
-/// The server option that holds autosave off while a restore runs.
-pub(crate) const RESTORING: &str = "@agent_wizard_restoring";
 
 /// What to restore.
 #[derive(Debug, Clone)]
@@ -151,7 +150,26 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         }
     }
     resume_all(tmux, pending, args, &mut out);
-    let _ = tmux.run_one(unset_global_option(RESTORING));
+    // An autosave asked for while this ran (a hook of a window made) is
+    // done now, once, with the agents resumed; not over the layout a pane
+    // left alone still needs.
+    let held = tmux
+        .run_one(crate::tmux::commands::show_global_value(AUTOSAVE_HELD))
+        .is_ok_and(|v| !v.trim().is_empty());
+    let _ = tmux.run(&Batch::of(vec![
+        unset_global_option(RESTORING),
+        unset_global_option(AUTOSAVE_HELD),
+    ]));
+    if held && out.not_resumed.is_empty() {
+        match super::save::save(tmux, name) {
+            Ok(_) => out
+                .plan
+                .push(format!("saved the layout as '{name}', the agents resumed")),
+            Err(error) => out
+                .plan
+                .push(format!("could not save the layout: {}", error.message)),
+        }
+    }
     if out.started_server
         && let Some(first) = out.created.first()
     {

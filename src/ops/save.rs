@@ -6,12 +6,14 @@ use crate::envelope::{Result, answers};
 use crate::report::StoredSession;
 use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
 use crate::tmux::Tmux;
-use crate::tmux::commands::Cmd;
+use crate::tmux::commands::{self as cmd, Cmd};
 use crate::tmux::format::RowFormat;
 use crate::tmux::options::pane as opt;
+use crate::tmux::options::{self, bookkeeping};
 use crate::tmux::snapshot::{Pane, Snapshot};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::time::Duration;
 
 /// What a save wrote.
 #[derive(Debug, Clone, Serialize)]
@@ -121,6 +123,74 @@ fn agent_of(pane: &Pane, extras: Option<&(String, String)>) -> Option<SavedAgent
         session_path: session.as_ref().and_then(StoredSession::session_path),
         resume: words(&resume),
         agent_claude_flags: words(&flags),
+    })
+}
+
+/// What an autosave did.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Autosaved {
+    pub saved: bool,
+    /// Why it saved nothing: off, a newer one saves, a restore runs.
+    pub reason: Option<String>,
+}
+
+answers!(Autosaved => "session_autosave");
+
+/// How long an autosave waits for a burst of changes to end: only the
+/// newest of the burst saves.
+const SETTLE: Duration = Duration::from_millis(500);
+/// A restore older than this holds autosave no more.
+const RESTORE_HOLDS_AT_MOST: Duration = Duration::from_secs(600);
+
+fn global(tmux: &Tmux, name: &str) -> String {
+    tmux.run_one(cmd::show_global_value(name))
+        .map(|v| v.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether `<pid> <unix ms>` names a restore still running: its process
+/// is there, and it began less than ten minutes ago.
+fn restore_runs(stamp: &str) -> bool {
+    let mut words = stamp.split_whitespace();
+    let (Some(pid), Some(since)) = (
+        words.next().and_then(|p| p.parse::<i32>().ok()),
+        words.next().and_then(|s| s.parse::<u64>().ok()),
+    ) else {
+        return false;
+    };
+    // SAFETY: signal 0 only asks whether the process exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    alive && crate::clock::now_ms().saturating_sub(since) < RESTORE_HOLDS_AT_MOST.as_millis() as u64
+}
+
+/// `taw session autosave` (tmux's hooks run it on every new window,
+/// split, close and rename): the default layout saved once the changes
+/// have settled, unless `@agent-wizard-autosave` is off or a restore runs.
+pub(crate) fn autosave(tmux: &Tmux) -> Result<Autosaved> {
+    let not = |why: &str| {
+        Ok(Autosaved {
+            saved: false,
+            reason: Some(why.to_string()),
+        })
+    };
+    if global(tmux, options::AUTOSAVE) == "off" {
+        return not("@agent-wizard-autosave is off");
+    }
+    let stamp = format!("{} {}", std::process::id(), crate::clock::now_ms());
+    tmux.run_one(cmd::set_global_option(bookkeeping::AUTOSAVE_ASKED, &stamp))?;
+    std::thread::sleep(SETTLE);
+    if global(tmux, bookkeeping::AUTOSAVE_ASKED) != stamp {
+        return not("a newer change saves");
+    }
+    if restore_runs(&global(tmux, bookkeeping::RESTORING)) {
+        tmux.run_one(cmd::set_global_option(bookkeeping::AUTOSAVE_HELD, "1"))?;
+        return not("a restore runs; it saves when it is done");
+    }
+    save(tmux, saved::DEFAULT_NAME)?;
+    Ok(Autosaved {
+        saved: true,
+        reason: None,
     })
 }
 

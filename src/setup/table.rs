@@ -19,6 +19,21 @@ pub(crate) struct Binding {
 /// Hooks that fire when a pane is made: each pane gets its watcher.
 const NEW_PANE_HOOKS: &[&str] = &["after-split-window", "after-new-window", "session-created"];
 
+/// Hooks that fire when the layout changes: a window or pane made or
+/// closed, a name changed. Each asks for an autosave, which waits for the
+/// burst to end.
+const LAYOUT_HOOKS: &[&str] = &[
+    "after-new-window",
+    "after-split-window",
+    "session-created",
+    "session-closed",
+    "window-unlinked",
+    "pane-exited",
+    "after-kill-pane",
+    "after-rename-window",
+    "after-rename-session",
+];
+
 /// Hooks that fire when what a client shows changes: a done agent that
 /// comes into view is seen (idle). tmux checks for a done pane in the
 /// window first, so the common case starts no process.
@@ -52,6 +67,11 @@ pub(crate) fn hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static
         .map(|hook| (*hook, attach.clone()))
         .collect();
     hooks.extend(FOCUS_HOOKS.iter().map(|hook| (*hook, seen.clone())));
+    let autosave = callback.run(&[
+        ShellWord::Literal("session".into()),
+        ShellWord::Literal("autosave".into()),
+    ]);
+    hooks.extend(LAYOUT_HOOKS.iter().map(|hook| (*hook, autosave.clone())));
     hooks.extend(event_hooks(callback, listeners));
     hooks
 }

@@ -76,6 +76,7 @@ pub(crate) const WINDOW_STATUS: &str = "@agent-wizard-window-status";
 pub(crate) const STATUS_SUMMARY: &str = "@agent-wizard-status-summary";
 pub(crate) const WINDOW_MARK: &str = "@agent-wizard-window-mark";
 pub(crate) const SUMMARY: &str = "@agent-wizard-summary";
+pub(crate) const AUTOSAVE: &str = "@agent-wizard-autosave";
 
 /// Stands for a default that is a format built in `status.rs`
 /// (the status module builds it).
@@ -101,6 +102,13 @@ pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
     PluginOption {
         name: HERDR_ENV,
         default: "off",
+        kind: OptionKind::OnOff,
+    },
+    // save the layout (taw session save) whenever a window, pane or name
+    // changes (on/off)
+    PluginOption {
+        name: AUTOSAVE,
+        default: "on",
         kind: OptionKind::OnOff,
     },
     // prefix key that opens the popup: every session, window and agent (empty:
@@ -226,6 +234,13 @@ pub(crate) mod bookkeeping {
     /// `%N` words of panes whose process exited (pane-exited), so no
     /// detection reads their going as a close.
     pub(crate) const EXITED: &str = "@agent_wizard_exited";
+    /// `<pid> <unix ms>` of a restore that runs: autosave waits for it.
+    pub(crate) const RESTORING: &str = "@agent_wizard_restoring";
+    /// The newest autosave asked for (its stamp): an older one that finds
+    /// a newer stamp leaves the save to it.
+    pub(crate) const AUTOSAVE_ASKED: &str = "@agent_wizard_autosave_asked";
+    /// Set when an autosave was asked for while a restore ran.
+    pub(crate) const AUTOSAVE_HELD: &str = "@agent_wizard_autosave_held";
 
     pub(crate) const ALL: &[&str] = &[
         LOADED,
@@ -237,6 +252,9 @@ pub(crate) mod bookkeeping {
         PANES,
         PANES_GENERATION,
         EXITED,
+        RESTORING,
+        AUTOSAVE_ASKED,
+        AUTOSAVE_HELD,
     ];
 }
 
