@@ -311,3 +311,72 @@ fn the_layout_saves_itself_when_it_changes() {
     let run = server.taw(&["session", "autosave"]).result();
     assert_eq!(run["saved"], false);
 }
+
+/// With no --name, a default layout with nothing to make (saved since the
+/// server started) gives way to the newest one taken before the start;
+/// and `@agent-wizard-restore-on-start on` restores as the plugin first
+/// loads into a server.
+#[test]
+fn a_restore_looks_back_to_before_the_server_started() {
+    let server = TmuxServer::empty();
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "old-work",
+        "-x",
+        "120",
+        "-y",
+        "40",
+    ]);
+    server.taw(&["session", "save"]).result();
+    kill(&server);
+    std::thread::sleep(Duration::from_millis(1100));
+    server.tmux(&["new-session", "-d", "-s", "fresh", "-x", "120", "-y", "40"]);
+    std::thread::sleep(Duration::from_millis(1100));
+    // A save since the start: it holds only what is open.
+    server.taw(&["session", "save"]).result();
+    let dry = restore(&server, &["--dry-run"]);
+    let first = dry["plan"][0].as_str().unwrap();
+    assert!(
+        first.starts_with("would restore the layout saved at")
+            && first.contains("before this tmux server started at"),
+        "{dry}"
+    );
+    assert!(
+        dry["snapshot_file"]
+            .as_str()
+            .unwrap()
+            .contains("session-snapshots/"),
+        "{dry}"
+    );
+    let restored = restore(&server, &[]);
+    assert_eq!(
+        restored["created"],
+        serde_json::json!(["old-work"]),
+        "{restored}"
+    );
+    // Everything open now: nothing to make, said so.
+    let again = restore(&server, &[]);
+    assert!(
+        again["plan"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("nothing to restore"),
+        "{again}"
+    );
+
+    // Restore on start.
+    kill(&server);
+    std::thread::sleep(Duration::from_millis(300));
+    server.tmux(&["new-session", "-d", "-s", "boot", "-x", "120", "-y", "40"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-restore-on-start", "on"]);
+    server.load_plugin();
+    // The default layout (saved with "fresh") has that session to make.
+    server.wait_for("the restore on start", Duration::from_secs(15), || {
+        server
+            .tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .any(|s| s == "fresh")
+    });
+}

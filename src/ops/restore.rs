@@ -88,13 +88,20 @@ struct Pending {
 pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     let name = args.name.as_deref().unwrap_or(saved::DEFAULT_NAME);
     saved::check_name(name)?;
-    let file = saved::file(name);
-    let layout = saved::read(&file)?;
     let live = read_live(tmux)?;
+    let start = live
+        .as_ref()
+        .map(|s| s.server.start_time)
+        .filter(|t| *t > 0);
+    let open_names: Vec<String> = live
+        .as_ref()
+        .map(|s| s.sessions.iter().map(|s| s.name.clone()).collect())
+        .unwrap_or_default();
+    let (file, layout) = choose_layout(name, args.name.is_some(), start, &open_names)?;
     let mut out = Restored {
         snapshot_file: crate::paths::display(&file),
         snapshot_taken_unix: layout.taken_unix,
-        server_start_unix: live.as_ref().map(|s| s.server.start_time),
+        server_start_unix: start,
         ..Restored::default()
     };
     let open: Vec<&str> = live
@@ -113,12 +120,19 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
             !is_open
         })
         .collect();
-    out.plan.push(taken_line(&layout, args.dry_run));
     if to_make.is_empty() {
-        out.plan
-            .push("nothing to restore: every session of the layout is open".into());
+        out.plan.push(match start {
+            Some(start) => format!(
+                "nothing to restore: the layout saved at {}, {} this tmux server started at {}, has every session open",
+                when(layout.taken_unix, start),
+                if layout.taken_unix < start { "before" } else { "after" },
+                when(start, now_unix())
+            ),
+            None => "nothing to restore: every session of the layout is open".into(),
+        });
         return Ok(out);
     }
+    out.plan.push(taken_line(&layout, start, args.dry_run));
     if live.is_none() {
         out.plan.push(if args.dry_run {
             "would start a tmux server (none is running), with your own tmux config".into()
@@ -190,13 +204,76 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     }
 }
 
-/// The plan's first line: which layout, taken when.
-fn taken_line(layout: &Layout, dry_run: bool) -> String {
+fn now_unix() -> u64 {
+    crate::clock::now_ms() / 1000
+}
+
+/// A time for the plan, with its date when it is not `against`'s day.
+fn when(unix: u64, against: u64) -> String {
+    crate::clock::local_time_of(unix, against)
+}
+
+/// The plan's first line: which layout, taken when, against the server's
+/// start when that is known.
+fn taken_line(layout: &Layout, start: Option<u64>, dry_run: bool) -> String {
     let verb = if dry_run { "would restore" } else { "restored" };
-    format!(
-        "{verb} the layout saved at {}",
-        crate::clock::local_time_of(layout.taken_unix, crate::clock::now_ms() / 1000)
-    )
+    match start {
+        Some(start) => format!(
+            "{verb} the layout saved at {}, {} this tmux server started at {}",
+            when(layout.taken_unix, start),
+            if layout.taken_unix < start {
+                "before"
+            } else {
+                "after"
+            },
+            when(start, now_unix())
+        ),
+        None => format!(
+            "{verb} the layout saved at {}",
+            when(layout.taken_unix, now_unix())
+        ),
+    }
+}
+
+/// Whether a layout has a session to make: one not open.
+fn has_work(layout: &Layout, open: &[String]) -> bool {
+    layout
+        .sessions
+        .iter()
+        .any(|s| !s.windows.is_empty() && !open.contains(&s.name))
+}
+
+/// The layout to restore: `--name`'s file; with no name the default one,
+/// or, when that has nothing to make and the server's start is known, the
+/// newest default layout taken before the server started (the default
+/// file if it was, else the newest copy that says it was), one and no
+/// older.
+fn choose_layout(
+    name: &str,
+    named: bool,
+    start: Option<u64>,
+    open: &[String],
+) -> Result<(PathBuf, Layout)> {
+    let file = saved::file(name);
+    let layout = saved::read(&file);
+    if named {
+        return layout.map(|l| (file, l));
+    }
+    let Some(start) = start else {
+        return layout.map(|l| (file, l));
+    };
+    match &layout {
+        Ok(current) if has_work(current, open) => return layout.map(|l| (file, l)),
+        Ok(current) if current.taken_unix < start => return layout.map(|l| (file, l)),
+        _ => {}
+    }
+    let older = saved::copies(name)
+        .into_iter()
+        .find(|(_, copy)| copy.taken_unix < start);
+    match (older, layout) {
+        (Some(older), _) => Ok(older),
+        (None, layout) => layout.map(|l| (file, l)),
+    }
 }
 
 /// What a dry run would make and type.

@@ -101,7 +101,23 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     if first_load && crate::plugin::has_startup() {
         crate::plugin::start_startup(tmux);
     }
+    // tmux-continuum's restore on start: the layout back as the server
+    // comes up, in a process of its own (it waits for shells).
+    if first_load && state.option(crate::tmux::options::RESTORE_ON_START) == "on" {
+        start_restore(tmux);
+    }
     Ok(Loaded { report, watchers })
+}
+
+/// Starts `taw session restore` apart, not waited for.
+fn start_restore(tmux: &Tmux) {
+    let Ok(bin) = std::env::current_exe() else {
+        return;
+    };
+    let _ = crate::exec::Program::new(bin)
+        .args(tmux.socket_args())
+        .args(["session", "restore"])
+        .start_unwatched();
 }
 
 /// Puts in the tmux hooks the events of the config as it is now need, and

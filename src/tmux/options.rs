@@ -77,6 +77,7 @@ pub(crate) const STATUS_SUMMARY: &str = "@agent-wizard-status-summary";
 pub(crate) const WINDOW_MARK: &str = "@agent-wizard-window-mark";
 pub(crate) const SUMMARY: &str = "@agent-wizard-summary";
 pub(crate) const AUTOSAVE: &str = "@agent-wizard-autosave";
+pub(crate) const RESTORE_ON_START: &str = "@agent-wizard-restore-on-start";
 
 /// Stands for a default that is a format built in `status.rs`
 /// (the status module builds it).
@@ -109,6 +110,13 @@ pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
     PluginOption {
         name: AUTOSAVE,
         default: "on",
+        kind: OptionKind::OnOff,
+    },
+    // restore the saved layout (taw session restore) when the plugin first
+    // loads into a tmux server (on/off)
+    PluginOption {
+        name: RESTORE_ON_START,
+        default: "off",
         kind: OptionKind::OnOff,
     },
     // prefix key that opens the popup: every session, window and agent (empty:
