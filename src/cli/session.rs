@@ -68,6 +68,7 @@ fn restore(context: &Context, name: Option<String>, dry_run: bool) -> Result<Rep
         name,
         dry_run,
         delay: std::time::Duration::from_millis(delay.max(0) as u64),
+        resume: config.get(&crate::config::schema::SESSION_RESUME_AGENTS_ON_RESTORE),
         home: crate::paths::home_dir().unwrap_or_else(|| PathBuf::from("/")),
     };
     crate::ops::restore::restore(&context.tmux(), &args).map(Reply::of)

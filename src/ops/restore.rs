@@ -35,6 +35,8 @@ pub(crate) struct Restore {
     pub dry_run: bool,
     /// `[session] startup_per_agent_delay_ms`.
     pub delay: Duration,
+    /// `[session] resume_agents_on_restore`.
+    pub resume: bool,
     /// The home folder (Claude's default profile, the folder tmux falls
     /// back to).
     pub home: PathBuf,
@@ -497,6 +499,13 @@ fn queue_resume(
     let Some(agent) = &pane.agent else { return };
     let at = format!("{}, pane {}", window_words(window), pane.index);
     match resume::resume_line(agent, &args.home) {
+        Ok(line) if !args.resume => {
+            out.not_resumed.push(format!("%{id}"));
+            out.plan.push(format!(
+                "{at} (pane %{id}): not resumed, as [session] resume_agents_on_restore is false; resume it with: {}",
+                line.line()
+            ));
+        }
         Ok(line) => pending.push(Pending {
             at: at.clone(),
             pane: id,
