@@ -5,6 +5,35 @@
 use crate::detect::agents;
 use crate::envelope::{ErrorCode, TawError};
 
+/// Of Claude Code's arguments, those that set how its session runs, to be
+/// given again when it is resumed: `--effort`, `--model`,
+/// `--permission-mode` and `--agent` with their values, and
+/// `--dangerously-skip-permissions`. A prompt, print mode, the flags that
+/// choose a session and every other flag are left out.
+pub(crate) fn claude_flags(argv: &[String]) -> Vec<String> {
+    const WITH_VALUE: &[&str] = &["--effort", "--model", "--permission-mode", "--agent"];
+    let mut kept = Vec::new();
+    let mut words = argv.iter().skip(1);
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        if word == "--dangerously-skip-permissions" {
+            kept.push(word.clone());
+        } else if let Some((flag, _)) = word.split_once('=')
+            && WITH_VALUE.contains(&flag)
+        {
+            kept.push(word.clone());
+        } else if WITH_VALUE.contains(&word.as_str()) {
+            if let Some(value) = words.next() {
+                kept.push(word.clone());
+                kept.push(value.clone());
+            }
+        }
+    }
+    kept
+}
+
 /// The longest `--source` taw keeps (herdr takes any).
 pub(crate) const MAX_SOURCE_BYTES: usize = 128;
 /// How many sources' sequence numbers a pane keeps, and in how much text.
@@ -355,6 +384,40 @@ mod tests {
         assert_eq!(authority("herdr:claude", "claude"), Authority::SessionOnly);
         assert_eq!(authority("custom:x", "claude"), Authority::Custom);
         assert_eq!(authority("herdr:pi", "claude"), Authority::Custom);
+    }
+
+    #[test]
+    fn claudes_flags_that_shape_its_session() {
+        let argv: Vec<String> = [
+            "claude",
+            "--model",
+            "opus",
+            "-p",
+            "--effort=max",
+            "--resume",
+            "abc",
+            "--dangerously-skip-permissions",
+            "--permission-mode",
+            "plan",
+            "--verbose",
+            "--",
+            "--model",
+            "x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            claude_flags(&argv),
+            [
+                "--model",
+                "opus",
+                "--effort=max",
+                "--dangerously-skip-permissions",
+                "--permission-mode",
+                "plan"
+            ]
+        );
     }
 
     #[test]

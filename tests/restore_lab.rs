@@ -220,12 +220,20 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
             .filter(|l| l.contains("typed:") && l.contains(needle))
             .count()
     };
+    // With the flag Claude ran with, read from its process by the
+    // session report, and no profile: its home's ~/.claude is the default.
     assert_eq!(
-        typed(&format!("claude --resume {claude_id}")),
+        typed(&format!(
+            ": claude --permission-mode default --resume {claude_id}"
+        )),
         1,
-        "{plan:?}"
+        "claude's id {claude_id}: {plan:?}"
     );
-    assert_eq!(typed(&format!("codex resume {codex_id}")), 1, "{plan:?}");
+    assert_eq!(
+        typed(&format!("codex resume {codex_id}")),
+        1,
+        "codex's id {codex_id}: {plan:?}"
+    );
 
     // Each agent is back in its conversation: the next request holds
     // the turn before the kill.

@@ -133,6 +133,27 @@ fn session_write(
         .then(|| serde_json::to_string(&new).unwrap_or_default())
 }
 
+/// The session-shaping flags of the Claude Code process in front of the
+/// pane, when one is.
+fn claude_flags_in_front(tmux: &Tmux, pane: u32) -> Option<Vec<String>> {
+    use crate::detect::job;
+    let pid: u32 = tmux_pane::read_values(tmux, pane, &["pane_pid"])
+        .ok()?
+        .first()?
+        .parse()
+        .ok()?;
+    let (own, group) = job::read_job(pid)?;
+    let job::Front::Job { members, .. } = job::front_of(&own, group) else {
+        return None;
+    };
+    let found = job::identify(&members, &job::resolve_link_on_disk)?;
+    if found.agent.id != "claude" {
+        return None;
+    }
+    let process = members.iter().find(|p| p.pid == found.pid)?;
+    Some(report::claude_flags(&process.argv))
+}
+
 /// Writes, then wakes the pane's watcher so it takes the report in now.
 fn apply(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Result<()> {
     tmux_pane::write_options(tmux, pane, writes)?;
@@ -228,6 +249,16 @@ pub(crate) fn report_session(
     }
     if let Some(session) = session {
         writes.set(opt::AGENT_SESSION, session);
+    }
+    // Claude's flags that shape its session, read from the Claude process
+    // in front of the pane, for a resume to give them again.
+    if agent == "claude"
+        && let Some(flags) = claude_flags_in_front(tmux, who.pane)
+    {
+        writes.set(
+            opt::CLAUDE_FLAGS,
+            serde_json::to_string(&flags).unwrap_or_default(),
+        );
     }
     // The resume command is taken only from the source that holds the pane.
     let holds = current.source.is_empty() || current.source == *source;
