@@ -24,11 +24,11 @@ pub(crate) fn claude_flags(argv: &[String]) -> Vec<String> {
             && WITH_VALUE.contains(&flag)
         {
             kept.push(word.clone());
-        } else if WITH_VALUE.contains(&word.as_str()) {
-            if let Some(value) = words.next() {
-                kept.push(word.clone());
-                kept.push(value.clone());
-            }
+        } else if WITH_VALUE.contains(&word.as_str())
+            && let Some(value) = words.next()
+        {
+            kept.push(word.clone());
+            kept.push(value.clone());
         }
     }
     kept
