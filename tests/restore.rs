@@ -380,3 +380,64 @@ fn a_restore_looks_back_to_before_the_server_started() {
             .any(|s| s == "fresh")
     });
 }
+
+/// An open session gets back a saved window whose agent's conversation
+/// runs nowhere now, after its last window, and nothing of it is touched;
+/// a conversation saved in two panes is resumed in one.
+#[test]
+fn an_open_session_gets_its_agent_windows_back() {
+    let server = TmuxServer::empty();
+    let api = dir(&server, "api");
+    let at = api.display().to_string();
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "api",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &at,
+    ]);
+    server.tmux(&["new-window", "-d", "-t", "=api:1", "-n", "agent", "-c", &at]);
+    server.tmux(&["split-window", "-d", "-t", "=api:1", "-c", &at]);
+    std::thread::sleep(Duration::from_millis(300));
+    let session = "{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"t-9\",\"id\":\"t-9\"}";
+    for pane in ["=api:1.0", "=api:1.1"] {
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "codex"]);
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_session", session]);
+    }
+    server.taw(&["session", "save"]).result();
+    // The agent's window closes; the session stays open.
+    server.tmux(&["kill-window", "-t", "=api:1"]);
+    let dry = restore(&server, &["--dry-run"]);
+    let plan = dry["plan"].to_string();
+    assert!(
+        plan.contains("would add saved window 1 'agent' to open session 'api' as window 1"),
+        "{plan}"
+    );
+    assert!(dry["added"].as_array().unwrap().is_empty());
+    let restored = restore(&server, &[]);
+    assert_eq!(
+        restored["added"],
+        serde_json::json!(["saved window 1 'agent' as window 1 of 'api'"]),
+        "{restored}"
+    );
+    assert!(restored["created"].as_array().unwrap().is_empty());
+    let plan = restored["plan"].to_string();
+    assert!(plan.contains("resumes the same session"), "{plan}");
+    assert_eq!(plan.matches("typed: codex resume t-9").count(), 1, "{plan}");
+    // Its conversation runs now: nothing more to add.
+    let pane = server.display("=api:1.0", "#{pane_id}");
+    server.wait_for("the resume typed", Duration::from_secs(10), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &pane])
+            .contains("codex resume t-9")
+    });
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "codex"]);
+    let again = restore(&server, &[]);
+    assert!(again["added"].as_array().unwrap().is_empty(), "{again}");
+    assert_eq!(again["skipped"], serde_json::json!(["api"]));
+}

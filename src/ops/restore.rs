@@ -99,7 +99,15 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         .as_ref()
         .map(|s| s.sessions.iter().map(|s| s.name.clone()).collect())
         .unwrap_or_default();
-    let (file, layout) = choose_layout(name, args.name.is_some(), start, &open_names)?;
+    let conversations = Conversations::of(live.as_ref());
+    let (file, layout) = choose_layout(
+        name,
+        args.name.is_some(),
+        start,
+        &open_names,
+        &conversations,
+        &args.home,
+    )?;
     let mut out = Restored {
         snapshot_file: crate::paths::display(&file),
         snapshot_taken_unix: layout.taken_unix,
@@ -110,19 +118,23 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         .as_ref()
         .map(|s| s.sessions.iter().map(|s| s.name.as_str()).collect())
         .unwrap_or_default();
-    let to_make: Vec<&SavedSession> = layout
-        .sessions
-        .iter()
-        .filter(|s| !s.windows.is_empty())
-        .filter(|s| {
-            let is_open = open.contains(&s.name.as_str());
-            if is_open {
-                out.skipped.push(s.name.clone());
-            }
-            !is_open
-        })
-        .collect();
-    if to_make.is_empty() {
+    let mut to_make: Vec<&SavedSession> = Vec::new();
+    // Windows of open sessions to add: those whose agent's conversation
+    // runs nowhere now.
+    let mut to_add: Vec<(&SavedSession, Vec<&SavedWindow>)> = Vec::new();
+    for session in layout.sessions.iter().filter(|s| !s.windows.is_empty()) {
+        if !open.contains(&session.name.as_str()) {
+            to_make.push(session);
+            continue;
+        }
+        let add = windows_to_add(session, &conversations, &args.home);
+        if add.is_empty() {
+            out.skipped.push(session.name.clone());
+        } else {
+            to_add.push((session, add));
+        }
+    }
+    if to_make.is_empty() && to_add.is_empty() {
         out.plan.push(match start {
             Some(start) => format!(
                 "nothing to restore: the layout saved at {}, {} this tmux server started at {}, has every session open",
@@ -147,14 +159,91 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         out.plan
             .push(format!("session '{skipped}' is open: left as it is"));
     }
+    let next_index = |session: &str| -> i64 {
+        live.as_ref()
+            .map(|s| {
+                let id = s.sessions.iter().find(|x| x.name == session).map(|x| x.id);
+                s.windows
+                    .iter()
+                    .filter(|w| Some(w.session) == id)
+                    .map(|w| w.index)
+                    .max()
+                    .unwrap_or(-1)
+            })
+            .unwrap_or(-1)
+            + 1
+    };
+    let mut placed: Vec<(&SavedSession, &SavedWindow, i64)> = Vec::new();
+    for (session, windows) in &to_add {
+        // After the open session's last window, never into a gap.
+        for (index, window) in (next_index(&session.name)..).zip(windows) {
+            placed.push((session, window, index));
+        }
+    }
     if args.dry_run {
-        dry_plan(&to_make, args, &mut out);
+        for (session, window, index) in &placed {
+            out.plan.push(format!(
+                "would add saved {} to open session '{}' as window {index}",
+                window_words(window),
+                session.name
+            ));
+            dry_resumes(session, window, &conversations, args, &mut out);
+        }
+        dry_plan(&to_make, &conversations, args, &mut out);
         return Ok(out);
     }
     let mut pending = Vec::new();
     let mut first_failure = None;
+    if !placed.is_empty() {
+        let _ = tmux.run_one(set_global_option(RESTORING, &restoring_stamp()));
+    }
+    for (session, window, index) in &placed {
+        let first_cwd = window
+            .panes
+            .first()
+            .map(|p| p.cwd.clone())
+            .unwrap_or_default();
+        let made = tmux.run_one(
+            Cmd::new("new-window")
+                .args(["-d", "-P", "-F", NEW_IDS])
+                .args(["-t", &format!("={}:{index}", session.name)])
+                .args(["-n", &escape_format(&window.name)])
+                .args(cwd_args(&first_cwd)),
+        );
+        match made.ok().as_deref().and_then(parse_new_ids) {
+            Some((_, window_id, first_pane)) => {
+                out.plan.push(format!(
+                    "add saved {} to open session '{}' as window {index}",
+                    window_words(window),
+                    session.name
+                ));
+                out.added.push(format!(
+                    "saved {} as window {index} of '{}'",
+                    window_words(window),
+                    session.name
+                ));
+                fill_window(
+                    tmux,
+                    &session.name,
+                    window,
+                    window_id,
+                    first_pane,
+                    false,
+                    &conversations,
+                    args,
+                    &mut out,
+                    &mut pending,
+                );
+            }
+            None => out.plan.push(format!(
+                "could not add saved {} to open session '{}'",
+                window_words(window),
+                session.name
+            )),
+        }
+    }
     for session in &to_make {
-        match make_session(tmux, session, args, &mut out, &mut pending) {
+        match make_session(tmux, session, &conversations, args, &mut out, &mut pending) {
             Ok(()) => out.created.push(session.name.clone()),
             Err(error) => {
                 out.plan.push(format!(
@@ -237,12 +326,13 @@ fn taken_line(layout: &Layout, start: Option<u64>, dry_run: bool) -> String {
     }
 }
 
-/// Whether a layout has a session to make: one not open.
-fn has_work(layout: &Layout, open: &[String]) -> bool {
-    layout
-        .sessions
-        .iter()
-        .any(|s| !s.windows.is_empty() && !open.contains(&s.name))
+/// Whether a layout has something to make: a session not open, or a
+/// window of an open one to add.
+fn has_work(layout: &Layout, open: &[String], live: &Conversations, home: &Path) -> bool {
+    layout.sessions.iter().any(|s| {
+        !s.windows.is_empty()
+            && (!open.contains(&s.name) || !windows_to_add(s, live, home).is_empty())
+    })
 }
 
 /// The layout to restore: `--name`'s file; with no name the default one,
@@ -255,7 +345,10 @@ fn choose_layout(
     named: bool,
     start: Option<u64>,
     open: &[String],
+    live: &Conversations,
+    home: &Path,
 ) -> Result<(PathBuf, Layout)> {
+    let has_work = |layout: &Layout| has_work(layout, open, live, home);
     let file = saved::file(name);
     let layout = saved::read(&file);
     if named {
@@ -265,7 +358,7 @@ fn choose_layout(
         return layout.map(|l| (file, l));
     };
     match &layout {
-        Ok(current) if has_work(current, open) => return layout.map(|l| (file, l)),
+        Ok(current) if has_work(current) => return layout.map(|l| (file, l)),
         Ok(current) if current.taken_unix < start => return layout.map(|l| (file, l)),
         _ => {}
     }
@@ -279,7 +372,7 @@ fn choose_layout(
 }
 
 /// What a dry run would make and type.
-fn dry_plan(to_make: &[&SavedSession], args: &Restore, out: &mut Restored) {
+fn dry_plan(to_make: &[&SavedSession], live: &Conversations, args: &Restore, out: &mut Restored) {
     for session in to_make {
         out.plan
             .push(format!("would create session '{}'", session.name));
@@ -292,26 +385,44 @@ fn dry_plan(to_make: &[&SavedSession], args: &Restore, out: &mut Restored) {
                 .push(format!("would select {}", window_words(active)));
         }
         for window in &session.windows {
-            for pane in &window.panes {
-                let Some(agent) = &pane.agent else { continue };
-                let at = format!("{}, pane {}", window_words(window), pane.index);
-                match resume::resume_line(agent, &args.home) {
-                    Ok(line) => {
-                        let line = line.line();
-                        out.plan.push(format!("{at}: would type: {line}"));
-                        out.would_type.push(WouldType {
-                            session: session.name.clone(),
-                            window: window.index,
-                            pane: pane.index,
-                            line,
-                        });
-                    }
-                    Err(why) => out.plan.push(format!(
-                        "{at}: would not resume: {}",
-                        why.words(&agent.kind)
-                    )),
-                }
+            dry_resumes(session, window, live, args, out);
+        }
+    }
+}
+
+/// The lines a dry run would type in a window's panes, and why it would
+/// leave the others.
+fn dry_resumes(
+    session: &SavedSession,
+    window: &SavedWindow,
+    live: &Conversations,
+    args: &Restore,
+    out: &mut Restored,
+) {
+    for pane in &window.panes {
+        let Some(agent) = &pane.agent else { continue };
+        let at = format!("{}, pane {}", window_words(window), pane.index);
+        if let Some(other) = live.running(agent, &pane.cwd) {
+            out.plan.push(format!(
+                "{at}: would not resume: pane %{other} already runs the same session"
+            ));
+            continue;
+        }
+        match resume::resume_line(agent, &args.home) {
+            Ok(line) => {
+                let line = line.line();
+                out.plan.push(format!("{at}: would type: {line}"));
+                out.would_type.push(WouldType {
+                    session: session.name.clone(),
+                    window: window.index,
+                    pane: pane.index,
+                    line,
+                });
             }
+            Err(why) => out.plan.push(format!(
+                "{at}: would not resume: {}",
+                why.words(&agent.kind)
+            )),
         }
     }
 }
@@ -333,6 +444,7 @@ fn cwd_args(cwd: &str) -> [String; 2] {
 fn make_session(
     tmux: &Tmux,
     session: &SavedSession,
+    live: &Conversations,
     args: &Restore,
     out: &mut Restored,
     pending: &mut Vec<Pending>,
@@ -397,56 +509,142 @@ fn make_session(
         made.push((window, window_id, first_pane));
     }
     for (window, window_id, first_pane) in &made {
-        let mut pane_ids = vec![*first_pane];
-        for pane in window.panes.iter().skip(1) {
-            let last = *pane_ids.last().unwrap_or(first_pane);
-            let printed = tmux.run_one(
-                Cmd::new("split-window")
-                    .args(["-d", "-P", "-F", NEW_IDS, "-t", &format!("%{last}")])
-                    .args(cwd_args(&pane.cwd)),
-            );
-            match printed.ok().as_deref().and_then(parse_new_ids) {
-                Some((_, _, id)) => pane_ids.push(id),
-                None => break,
-            }
-        }
-        if pane_ids.len() < window.panes.len() {
-            out.plan.push(format!(
-                "{} of session '{}' has {} of its {} panes",
-                window_words(window),
-                session.name,
-                pane_ids.len(),
-                window.panes.len()
-            ));
-        }
-        let mut batch = Batch::new();
-        if pane_ids.len() == window.panes.len() && !window.layout.is_empty() {
-            batch.push(Cmd::new("select-layout").args([
-                "-t",
-                &format!("@{window_id}"),
-                &window.layout,
-            ]));
-        }
-        if let Some(at) = window.panes.iter().position(|p| p.active)
-            && let Some(id) = pane_ids.get(at)
-        {
-            batch.push(Cmd::new("select-pane").args(["-t", &format!("%{id}")]));
-            if window.zoomed && pane_ids.len() > 1 {
-                batch.push(Cmd::new("resize-pane").args(["-Z", "-t", &format!("%{id}")]));
-            }
-        }
-        if !batch.is_empty() {
-            let _ = tmux.run(&batch);
-        }
-        for (pane, id) in window.panes.iter().zip(&pane_ids) {
-            queue_resume(window, pane, *id, args, out, pending);
-        }
+        fill_window(
+            tmux,
+            &session.name,
+            window,
+            *window_id,
+            *first_pane,
+            true,
+            live,
+            args,
+            out,
+            pending,
+        );
     }
     if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
         let _ = tmux.run_one(Cmd::new("select-window").args(["-t", &format!("@{window_id}")]));
         out.plan.push(format!("select {}", window_words(window)));
     }
     Ok(())
+}
+
+/// A made window's other panes, in their folders, laid out as saved; its
+/// active pane chosen (when `select`), and its agents queued for resuming.
+#[allow(clippy::too_many_arguments)]
+fn fill_window(
+    tmux: &Tmux,
+    session: &str,
+    window: &SavedWindow,
+    window_id: u32,
+    first_pane: u32,
+    select: bool,
+    live: &Conversations,
+    args: &Restore,
+    out: &mut Restored,
+    pending: &mut Vec<Pending>,
+) {
+    let mut pane_ids = vec![first_pane];
+    for pane in window.panes.iter().skip(1) {
+        let last = *pane_ids.last().unwrap_or(&first_pane);
+        let printed = tmux.run_one(
+            Cmd::new("split-window")
+                .args(["-d", "-P", "-F", NEW_IDS, "-t", &format!("%{last}")])
+                .args(cwd_args(&pane.cwd)),
+        );
+        match printed.ok().as_deref().and_then(parse_new_ids) {
+            Some((_, _, id)) => pane_ids.push(id),
+            None => break,
+        }
+    }
+    if pane_ids.len() < window.panes.len() {
+        out.plan.push(format!(
+            "{} of session '{session}' has {} of its {} panes",
+            window_words(window),
+            pane_ids.len(),
+            window.panes.len()
+        ));
+    }
+    let mut batch = Batch::new();
+    if pane_ids.len() == window.panes.len() && !window.layout.is_empty() {
+        batch.push(Cmd::new("select-layout").args([
+            "-t",
+            &format!("@{window_id}"),
+            &window.layout,
+        ]));
+    }
+    if let Some(at) = window.panes.iter().position(|p| p.active)
+        && let Some(id) = pane_ids.get(at)
+        && select
+    {
+        batch.push(Cmd::new("select-pane").args(["-t", &format!("%{id}")]));
+        if window.zoomed && pane_ids.len() > 1 {
+            batch.push(Cmd::new("resize-pane").args(["-Z", "-t", &format!("%{id}")]));
+        }
+    }
+    if !batch.is_empty() {
+        let _ = tmux.run(&batch);
+    }
+    for (pane, id) in window.panes.iter().zip(&pane_ids) {
+        queue_resume(window, pane, *id, live, args, out, pending);
+    }
+}
+
+/// The saved windows of an open session worth adding: those with an
+/// agent whose conversation, resumable, runs in no pane now.
+fn windows_to_add<'a>(
+    session: &'a SavedSession,
+    live: &Conversations,
+    home: &Path,
+) -> Vec<&'a SavedWindow> {
+    session
+        .windows
+        .iter()
+        .filter(|window| {
+            window.panes.iter().any(|pane| {
+                pane.agent.as_ref().is_some_and(|agent| {
+                    resume::resume_line(agent, home).is_ok()
+                        && live.running(agent, &pane.cwd).is_none()
+                })
+            })
+        })
+        .collect()
+}
+
+/// The conversations that run in the server's panes: (kind, session id
+/// or path) and, for an agent with no id, its kind and folder.
+#[derive(Default)]
+struct Conversations(Vec<(String, String, u32)>);
+
+impl Conversations {
+    fn of(snapshot: Option<&Snapshot>) -> Conversations {
+        let mut found = Vec::new();
+        for pane in snapshot.map(|s| s.panes.as_slice()).unwrap_or_default() {
+            let kind = if pane.agent_kind.is_empty() {
+                &pane.reported_kind
+            } else {
+                &pane.agent_kind
+            };
+            if kind.is_empty() {
+                continue;
+            }
+            if let Some(session) = StoredSession::parse(&pane.agent_session) {
+                found.push((kind.clone(), session.value.clone(), pane.id));
+                if let Some(id) = session.session_id() {
+                    found.push((kind.clone(), id, pane.id));
+                }
+            }
+        }
+        Conversations(found)
+    }
+
+    /// The pane that runs `agent`'s conversation, if one does.
+    fn running(&self, agent: &SavedAgent, _cwd: &str) -> Option<u32> {
+        let keys = [agent.session_id.clone(), agent.session_path.clone()];
+        self.0.iter().find_map(|(kind, value, pane)| {
+            (kind == &agent.kind && keys.iter().flatten().any(|k| k == value)).then_some(*pane)
+        })
+    }
 }
 
 /// The server now, or none when no server runs. A server still going
@@ -492,12 +690,30 @@ fn queue_resume(
     window: &SavedWindow,
     pane: &SavedPane,
     id: u32,
+    live: &Conversations,
     args: &Restore,
     out: &mut Restored,
     pending: &mut Vec<Pending>,
 ) {
     let Some(agent) = &pane.agent else { return };
     let at = format!("{}, pane {}", window_words(window), pane.index);
+    // One pane per conversation.
+    if let Some(other) = live.running(agent, &pane.cwd) {
+        out.plan.push(format!(
+            "skip resume in pane %{id}: pane %{other} already runs the same session"
+        ));
+        return;
+    }
+    if let Some(other) = pending
+        .iter()
+        .find(|job| job.kind == agent.kind && same_conversation(&job.agent, agent))
+    {
+        out.plan.push(format!(
+            "skip resume in pane %{id}: pane %{} resumes the same session",
+            other.pane
+        ));
+        return;
+    }
     match resume::resume_line(agent, &args.home) {
         Ok(line) if !args.resume => {
             out.not_resumed.push(format!("%{id}"));
@@ -520,6 +736,15 @@ fn queue_resume(
             why.words(&agent.kind)
         )),
     }
+}
+
+/// Whether two saved agents are one conversation: the same session id or
+/// path, or the same command an integration reported.
+fn same_conversation(a: &SavedAgent, b: &SavedAgent) -> bool {
+    let some_equal = |x: &Option<String>, y: &Option<String>| x.is_some() && x == y;
+    some_equal(&a.session_id, &b.session_id)
+        || some_equal(&a.session_path, &b.session_path)
+        || (!a.resume.is_empty() && a.resume == b.resume)
 }
 
 /// Types each pending resume as its pane's shell comes to its prompt,
