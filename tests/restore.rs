@@ -441,3 +441,85 @@ fn an_open_session_gets_its_agent_windows_back() {
     assert!(again["added"].as_array().unwrap().is_empty(), "{again}");
     assert_eq!(again["skipped"], serde_json::json!(["api"]));
 }
+
+/// A saved session of one agent pane, with the layout saved; the server
+/// then killed, and started again with one plain session and `hook` set,
+/// which acts on the panes the restore makes.
+fn restore_with_hook(server: &TmuxServer, hook: &str, command: &str) -> Value {
+    let api = dir(server, "api");
+    let at = api.display().to_string();
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &at,
+    ]);
+    server.tmux(&["split-window", "-d", "-t", "=work:", "-c", &at]);
+    std::thread::sleep(Duration::from_millis(300));
+    let session = "{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"t-5\",\"id\":\"t-5\"}";
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        "=work:0.1",
+        "@agent_kind",
+        "codex",
+    ]);
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        "=work:0.1",
+        "@agent_session",
+        session,
+    ]);
+    server.taw(&["session", "save"]).result();
+    kill(server);
+    std::thread::sleep(Duration::from_millis(300));
+    server.tmux(&["new-session", "-d", "-s", "other", "-x", "120", "-y", "40"]);
+    server.tmux(&["set-hook", "-g", hook, command]);
+    restore(server, &[])
+}
+
+#[test]
+fn a_pane_in_a_mode_is_left_alone_and_said() {
+    let server = TmuxServer::empty();
+    let restored = restore_with_hook(&server, "after-split-window", "copy-mode");
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("is in copy mode; resume it with: codex resume t-5"),
+        "{plan}"
+    );
+    assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_pane_closed_first_is_said() {
+    let server = TmuxServer::empty();
+    let restored = restore_with_hook(&server, "after-split-window", "kill-pane");
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("closed before its command was typed; resume it with: cd "),
+        "{plan}"
+    );
+}
+
+/// A shell that is still busy 15 s after its pane was made (here a
+/// command the hook typed runs in front of it) is typed nothing.
+#[test]
+fn a_shell_that_never_reaches_its_prompt_is_said() {
+    let server = TmuxServer::empty();
+    let restored = restore_with_hook(&server, "after-split-window", "send-keys 'sleep 60' Enter");
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("did not reach its prompt; resume it with: codex resume t-5"),
+        "{plan}"
+    );
+    assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
+}

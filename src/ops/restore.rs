@@ -798,10 +798,25 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
                 out.plan.push(line);
                 continue;
             }
-            if pane.in_mode {
+            // A pane in a mode, or with its input off, takes nothing typed:
+            // said at once.
+            let values = tmux_pane::read_values(tmux, job.pane, &["pane_mode", "pane_input_off"])
+                .unwrap_or_default();
+            let input_off = values.get(1).is_some_and(|v| v == "1");
+            if pane.in_mode || input_off {
                 out.not_resumed.push(format!("%{}", job.pane));
+                let why = if pane.in_mode {
+                    format!(
+                        "is in {}",
+                        super::agent::drive::mode_name(
+                            values.first().map(String::as_str).unwrap_or("")
+                        )
+                    )
+                } else {
+                    "takes no input".to_string()
+                };
                 out.plan.push(format!(
-                    "pane %{} is in a mode; resume it with: {}",
+                    "pane %{} {why}; resume it with: {}",
                     job.pane,
                     by_hand(false)
                 ));
