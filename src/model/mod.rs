@@ -429,7 +429,11 @@ impl<'a> Records<'a> {
                 viewport_rows: pane.height,
             },
             revision: pane.revision,
-            restore_error: None,
+            // Until the pane has an agent of its own.
+            restore_error: (!pane.restore_error.is_empty()
+                && pane.agent_kind.is_empty()
+                && pane.reported_kind.is_empty())
+            .then(|| pane.restore_error.clone()),
             sandbox: None,
             tmux_id: format!("%{}", pane.id),
             index: pane.index,

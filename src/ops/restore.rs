@@ -20,6 +20,9 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// herdr's words for a pane left as tmux made it, outside its saved folder.
+const RESTORE_ERROR_WORDS: &str =
+    "Saved directory is unavailable. Restore the directory and restart this session.";
 /// A pane's shell has this long, from when the pane was made, to come to
 /// its prompt.
 const SHELL_WAIT: Duration = Duration::from_secs(15);
@@ -78,6 +81,8 @@ fn window_words(window: &SavedWindow) -> String {
 struct Pending {
     /// `window 1 'zsh', pane 0`, as the plan names it.
     at: String,
+    /// The pane as the layout saved it.
+    saved: SavedPane,
     pane: u32,
     cwd: String,
     kind: String,
@@ -724,6 +729,7 @@ fn queue_resume(
         }
         Ok(line) => pending.push(Pending {
             at: at.clone(),
+            saved: pane.clone(),
             pane: id,
             cwd: pane.cwd.clone(),
             kind: agent.kind.clone(),
@@ -776,9 +782,18 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
                 ));
                 continue;
             };
-            // Opened somewhere else than saved: nothing is typed there.
+            // Opened somewhere else than saved: nothing is typed there, and
+            // the pane says so (herdr's restore_error) and is saved as it
+            // was saved until it has an agent of its own.
             if !job.cwd.is_empty() && !same_dir(&pane.current_path, &job.cwd) {
                 out.not_resumed.push(format!("%{}", job.pane));
+                let mut writes = OptionWrites::default();
+                writes.set(opt::RESTORE_ERROR, RESTORE_ERROR_WORDS);
+                writes.set(
+                    opt::RESTORE_SAVED,
+                    serde_json::to_string(&job.saved).unwrap_or_default(),
+                );
+                let _ = tmux_pane::write_options(tmux, job.pane, &writes);
                 let line = if Path::new(&job.cwd).is_dir() {
                     format!(
                         "pane %{}: tmux opened it in {} and not in its saved directory {}, so nothing was typed; resume it with: {}",

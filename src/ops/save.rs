@@ -31,7 +31,10 @@ answers!(Saved => "session_saved");
 
 /// The pane options a layout keeps that the snapshot does not read.
 fn extras_format() -> RowFormat {
-    RowFormat::of("X", &["pane_id", opt::RESUME, opt::CLAUDE_FLAGS])
+    RowFormat::of(
+        "X",
+        &["pane_id", opt::RESUME, opt::CLAUDE_FLAGS, opt::RESTORE_SAVED],
+    )
 }
 
 /// The layout of the server now.
@@ -41,22 +44,38 @@ pub(crate) fn layout_now(tmux: &Tmux) -> Result<Layout> {
         tmux,
         vec![Cmd::new("list-panes").args(["-a", "-F", &format.format()])],
     )?;
-    let mut extras: HashMap<u32, (String, String)> = HashMap::new();
+    let mut extras: HashMap<u32, Extras> = HashMap::new();
     let printed = outputs.first().map(String::as_str).unwrap_or("");
     let rows = crate::tmux::format::parse_rows(printed, std::slice::from_ref(&format))
         .map_err(crate::envelope::TawError::tmux)?;
     for row in rows {
         if let Some(id) = crate::tmux::ids::tmux_number(row.get(0), '%') {
-            extras.insert(id, (row.get(1).to_string(), row.get(2).to_string()));
+            extras.insert(
+                id,
+                Extras {
+                    resume: row.get(1).to_string(),
+                    claude_flags: row.get(2).to_string(),
+                    restore_saved: row.get(3).to_string(),
+                },
+            );
         }
     }
     Ok(layout_of(&snapshot, &extras, now_unix()))
 }
 
-/// A layout from a snapshot and each pane's kept resume and flags. Pure.
+/// What a layout keeps of a pane beyond the snapshot: its reported resume
+/// command, Claude's flags, and the pane as a restore found it saved.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Extras {
+    pub resume: String,
+    pub claude_flags: String,
+    pub restore_saved: String,
+}
+
+/// A layout from a snapshot and each pane's extras. Pure.
 pub(crate) fn layout_of(
     snapshot: &Snapshot,
-    extras: &HashMap<u32, (String, String)>,
+    extras: &HashMap<u32, Extras>,
     taken_unix: u64,
 ) -> Layout {
     let mut sessions = Vec::new();
@@ -70,13 +89,7 @@ pub(crate) fn layout_of(
                     .panes
                     .iter()
                     .filter(|p| p.window == window.id && p.session == session.id)
-                    .map(|pane| SavedPane {
-                        index: pane.index,
-                        id: format!("%{}", pane.id),
-                        cwd: pane.current_path.clone(),
-                        active: pane.active,
-                        agent: agent_of(pane, extras.get(&pane.id)),
-                    })
+                    .map(|pane| saved_pane(pane, extras.get(&pane.id)))
                     .collect();
                 panes.sort_by_key(|p| p.index);
                 SavedWindow {
@@ -103,9 +116,31 @@ pub(crate) fn layout_of(
     }
 }
 
+/// A pane as the layout keeps it. One a restore left outside its saved
+/// folder is kept as it was saved, until it has an agent of its own.
+fn saved_pane(pane: &Pane, extras: Option<&Extras>) -> SavedPane {
+    let agent = agent_of(pane, extras);
+    if agent.is_none()
+        && let Some(mut kept) = extras
+            .and_then(|e| serde_json::from_str::<SavedPane>(&e.restore_saved).ok())
+    {
+        kept.index = pane.index;
+        kept.id = format!("%{}", pane.id);
+        kept.active = pane.active;
+        return kept;
+    }
+    SavedPane {
+        index: pane.index,
+        id: format!("%{}", pane.id),
+        cwd: pane.current_path.clone(),
+        active: pane.active,
+        agent,
+    }
+}
+
 /// The agent in front of a pane: what taw read there, or what its
 /// integration said it is.
-fn agent_of(pane: &Pane, extras: Option<&(String, String)>) -> Option<SavedAgent> {
+fn agent_of(pane: &Pane, extras: Option<&Extras>) -> Option<SavedAgent> {
     let kind = if pane.agent_kind.is_empty() {
         pane.reported_kind.clone()
     } else {
@@ -115,7 +150,8 @@ fn agent_of(pane: &Pane, extras: Option<&(String, String)>) -> Option<SavedAgent
         return None;
     }
     let session = StoredSession::parse(&pane.agent_session).filter(|s| s.agent == kind);
-    let (resume, flags) = extras.cloned().unwrap_or_default();
+    let extras = extras.cloned().unwrap_or_default();
+    let (resume, flags) = (extras.resume, extras.claude_flags);
     let words = |text: &str| serde_json::from_str::<Vec<String>>(text).unwrap_or_default();
     Some(SavedAgent {
         kind,

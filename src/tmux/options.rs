@@ -322,6 +322,12 @@ pub(crate) mod pane {
     /// The flags Claude Code ran with that set how its session runs, a
     /// JSON array (read by `taw pane report-agent-session`).
     pub(crate) const CLAUDE_FLAGS: &str = "@agent_claude_flags";
+    /// herdr's words for a pane a restore left as tmux made it, because
+    /// tmux did not open it in its saved folder.
+    pub(crate) const RESTORE_ERROR: &str = "@agent_restore_error";
+    /// That pane as the layout saved it (JSON): saved so again until it
+    /// closes or has an agent of its own.
+    pub(crate) const RESTORE_SAVED: &str = "@agent_restore_saved";
 
     /// The agent `taw agent start` typed into the pane, for an agent run
     /// under a script or a wrapper that no process names.
@@ -374,6 +380,8 @@ pub(crate) mod pane {
         AGENT_SESSION,
         RESUME,
         CLAUDE_FLAGS,
+        RESTORE_ERROR,
+        RESTORE_SAVED,
         AGENT_KIND_HINT,
         TYPED_LINE,
         TYPED_COMMAND,

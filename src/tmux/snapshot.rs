@@ -91,6 +91,8 @@ pub(crate) struct Pane {
     pub turn: String,
     pub reported_turn: String,
     pub kind_hint: String,
+    /// Why a restore left the pane as tmux made it (its saved folder).
+    pub restore_error: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,6 +201,7 @@ fn panes_format() -> RowFormat {
             pane_opt::TURN,
             pane_opt::REPORTED_TURN,
             pane_opt::AGENT_KIND_HINT,
+            pane_opt::RESTORE_ERROR,
         ],
     )
 }
@@ -461,6 +464,7 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         turn: row.get(33).to_string(),
         reported_turn: row.get(34).to_string(),
         kind_hint: row.get(35).to_string(),
+        restore_error: row.get(36).to_string(),
     })
 }
 
