@@ -12,11 +12,16 @@ pub(crate) struct ResumeLine {
     /// `NAME=value` words before the command.
     pub env: Vec<(String, String)>,
     pub argv: Vec<String>,
+    /// A whole line as typed before (`taw agent start`'s), instead.
+    pub typed: Option<String>,
 }
 
 impl ResumeLine {
     /// The line as a shell reads it, every word quoted where it needs it.
     pub(crate) fn line(&self) -> String {
+        if let Some(typed) = &self.typed {
+            return typed.clone();
+        }
         self.env
             .iter()
             .map(|(name, value)| format!("{name}={}", shell_quote(value)))
@@ -59,6 +64,7 @@ pub(crate) fn resume_line(
         return Ok(ResumeLine {
             env: Vec::new(),
             argv: agent.resume.clone(),
+            typed: None,
         });
     }
     let id = agent.session_id.as_deref().filter(|id| !id.is_empty());
@@ -74,8 +80,20 @@ pub(crate) fn resume_line(
     let plain = |words: &[&str]| ResumeLine {
         env: Vec::new(),
         argv: words.iter().map(|w| w.to_string()).collect(),
+        typed: None,
     };
     let needs_id = || id.ok_or(NoResume::NoSession);
+    // No session, but `taw agent start` started it: started again plain.
+    if id.is_none()
+        && path.is_none()
+        && let Some(started) = agent.started.as_deref().filter(|s| !s.is_empty())
+    {
+        return Ok(ResumeLine {
+            env: Vec::new(),
+            argv: Vec::new(),
+            typed: Some(started.to_string()),
+        });
+    }
     Ok(match agent.kind.as_str() {
         "claude" => {
             let id = needs_id()?;
@@ -85,7 +103,11 @@ pub(crate) fn resume_line(
             let env = claude_profile(path, home)
                 .map(|profile| vec![("CLAUDE_CONFIG_DIR".to_string(), profile)])
                 .unwrap_or_default();
-            ResumeLine { env, argv }
+            ResumeLine {
+                env,
+                argv,
+                typed: None,
+            }
         }
         "codex" => plain(&["codex", "resume", needs_id()?]),
         "copilot" => plain(&["copilot", &format!("--resume={}", needs_id()?)]),
@@ -168,6 +190,10 @@ mod tests {
             Ok("letta --conversation default --agent agent-7".into())
         );
         assert_eq!(line(&agent("codex", None, None)), Err(NoResume::NoSession));
+        // Started by `taw agent start`, no session: started again plain.
+        let mut started = agent("codex", None, None);
+        started.started = Some("codex --model o3".into());
+        assert_eq!(line(&started), Ok("codex --model o3".into()));
         assert_eq!(
             line(&agent("amp", Some("x"), None)),
             Err(NoResume::Unsupported)

@@ -84,6 +84,10 @@ pub(crate) struct SavedAgent {
     /// The flags Claude Code ran with that set how its session runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agent_claude_flags: Vec<String>,
+    /// The command line `taw agent start` typed for it, to start it again
+    /// plain when it has no session to resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
 }
 
 /// `<state>/sessions/`.

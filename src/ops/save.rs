@@ -33,7 +33,13 @@ answers!(Saved => "session_saved");
 fn extras_format() -> RowFormat {
     RowFormat::of(
         "X",
-        &["pane_id", opt::RESUME, opt::CLAUDE_FLAGS, opt::RESTORE_SAVED],
+        &[
+            "pane_id",
+            opt::RESUME,
+            opt::CLAUDE_FLAGS,
+            opt::RESTORE_SAVED,
+            opt::STARTED_COMMAND,
+        ],
     )
 }
 
@@ -56,6 +62,7 @@ pub(crate) fn layout_now(tmux: &Tmux) -> Result<Layout> {
                     resume: row.get(1).to_string(),
                     claude_flags: row.get(2).to_string(),
                     restore_saved: row.get(3).to_string(),
+                    started: row.get(4).to_string(),
                 },
             );
         }
@@ -70,6 +77,8 @@ pub(crate) struct Extras {
     pub resume: String,
     pub claude_flags: String,
     pub restore_saved: String,
+    /// The line `taw agent start` typed in the pane.
+    pub started: String,
 }
 
 /// A layout from a snapshot and each pane's extras. Pure.
@@ -121,8 +130,8 @@ pub(crate) fn layout_of(
 fn saved_pane(pane: &Pane, extras: Option<&Extras>) -> SavedPane {
     let agent = agent_of(pane, extras);
     if agent.is_none()
-        && let Some(mut kept) = extras
-            .and_then(|e| serde_json::from_str::<SavedPane>(&e.restore_saved).ok())
+        && let Some(mut kept) =
+            extras.and_then(|e| serde_json::from_str::<SavedPane>(&e.restore_saved).ok())
     {
         kept.index = pane.index;
         kept.id = format!("%{}", pane.id);
@@ -151,14 +160,16 @@ fn agent_of(pane: &Pane, extras: Option<&Extras>) -> Option<SavedAgent> {
     }
     let session = StoredSession::parse(&pane.agent_session).filter(|s| s.agent == kind);
     let extras = extras.cloned().unwrap_or_default();
-    let (resume, flags) = (extras.resume, extras.claude_flags);
+    let (resume, flags) = (extras.resume.clone(), extras.claude_flags.clone());
     let words = |text: &str| serde_json::from_str::<Vec<String>>(text).unwrap_or_default();
     Some(SavedAgent {
-        kind,
         session_id: session.as_ref().and_then(StoredSession::session_id),
         session_path: session.as_ref().and_then(StoredSession::session_path),
         resume: words(&resume),
         agent_claude_flags: words(&flags),
+        started: (!extras.started.is_empty() && pane.kind_hint == kind)
+            .then(|| extras.started.clone()),
+        kind,
     })
 }
 

@@ -328,6 +328,9 @@ pub(crate) mod pane {
     /// That pane as the layout saved it (JSON): saved so again until it
     /// closes or has an agent of its own.
     pub(crate) const RESTORE_SAVED: &str = "@agent_restore_saved";
+    /// The command line `taw agent start` typed, kept for a restore to
+    /// start the agent again when it has no session to resume.
+    pub(crate) const STARTED_COMMAND: &str = "@agent_started_command";
 
     /// The agent `taw agent start` typed into the pane, for an agent run
     /// under a script or a wrapper that no process names.
@@ -382,6 +385,7 @@ pub(crate) mod pane {
         CLAUDE_FLAGS,
         RESTORE_ERROR,
         RESTORE_SAVED,
+        STARTED_COMMAND,
         AGENT_KIND_HINT,
         TYPED_LINE,
         TYPED_COMMAND,

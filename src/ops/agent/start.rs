@@ -198,17 +198,22 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
 
     let mut argv = vec![agent.executable.to_string()];
     argv.extend(args.args.iter().cloned());
+    let line = argv
+        .iter()
+        .map(|w| shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    // Kept for a restore, to start it again when it has no session.
+    let mut started = OptionWrites::default();
+    started.set(opt::STARTED_COMMAND, line.as_str());
+    tmux_pane::write_options(tmux, id, &started)?;
     let launch = Launch {
         tmux,
         id,
         public: &public,
         shell: &pane.current_command,
         agent,
-        line: argv
-            .iter()
-            .map(|w| shell_quote(w))
-            .collect::<Vec<_>>()
-            .join(" "),
+        line,
         deadline,
         entered: std::cell::Cell::new(false),
     };
