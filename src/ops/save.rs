@@ -183,8 +183,8 @@ pub(crate) struct Autosaved {
 
 answers!(Autosaved => "session_autosave");
 
-/// How long an autosave waits for a burst of changes to end: only the
-/// newest of the burst saves.
+/// How long an autosave waits for a burst of changes to end: one save a
+/// burst.
 const SETTLE: Duration = Duration::from_millis(500);
 /// A restore older than this holds autosave no more.
 const RESTORE_HOLDS_AT_MOST: Duration = Duration::from_secs(600);
@@ -221,15 +221,15 @@ pub(crate) fn autosave(tmux: &Tmux) -> Result<Autosaved> {
             reason: Some(why.to_string()),
         })
     };
+    // Changes of the burst set the flag again and start nothing; the
+    // flag goes before the save, so a change after it asks anew.
+    let done_waiting = || tmux.run_one(cmd::unset_global_option(bookkeeping::AUTOSAVE_ASKED));
     if global(tmux, options::AUTOSAVE) == "off" {
+        done_waiting()?;
         return not("@agent-wizard-autosave is off");
     }
-    let stamp = format!("{} {}", std::process::id(), crate::clock::now_ms());
-    tmux.run_one(cmd::set_global_option(bookkeeping::AUTOSAVE_ASKED, &stamp))?;
     std::thread::sleep(SETTLE);
-    if global(tmux, bookkeeping::AUTOSAVE_ASKED) != stamp {
-        return not("a newer change saves");
-    }
+    done_waiting()?;
     if restore_runs(&global(tmux, bookkeeping::RESTORING)) {
         tmux.run_one(cmd::set_global_option(bookkeeping::AUTOSAVE_HELD, "1"))?;
         return not("a restore runs; it saves when it is done");

@@ -68,6 +68,11 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         })?;
     }
     tmux.run(&Batch::of(plan.cmds))?;
+    // An autosave that was waiting when its process died would hold the
+    // next ones off: a load lets it go.
+    let _ = tmux.run_one(cmd::unset_global_option(
+        crate::tmux::options::bookkeeping::AUTOSAVE_ASKED,
+    ));
     keep_roster(tmux, &state, &listeners);
     // Each key apart: one tmux refuses all the same (the check knows
     // tmux's names, not every build's) costs only its binding.

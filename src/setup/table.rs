@@ -67,10 +67,21 @@ pub(crate) fn hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static
         .map(|hook| (*hook, attach.clone()))
         .collect();
     hooks.extend(FOCUS_HOOKS.iter().map(|hook| (*hook, seen.clone())));
-    let autosave = callback.run(&[
-        ShellWord::Literal("session".into()),
-        ShellWord::Literal("autosave".into()),
-    ]);
+    // One autosave process a burst: the hook starts one only when none
+    // is waiting already (the flag is tmux's, so a change costs no
+    // process); it clears the flag as it saves.
+    let asked = options::bookkeeping::AUTOSAVE_ASKED;
+    let autosave = cmd::if_format(
+        &format!("#{{?#{{{asked}}},,1}}"),
+        &format!(
+            "{} ; {}",
+            cmd::command_string(&[cmd::set_global_option(asked, "1")]),
+            callback.run(&[
+                ShellWord::Literal("session".into()),
+                ShellWord::Literal("autosave".into()),
+            ])
+        ),
+    );
     hooks.extend(LAYOUT_HOOKS.iter().map(|hook| (*hook, autosave.clone())));
     hooks.extend(event_hooks(callback, listeners));
     hooks
