@@ -188,6 +188,7 @@ impl Env {
 /// Text with the placeholders of an asset filled in.
 fn fill(template: &str, target: &Target, env: &Env) -> String {
     template
+        .replace("@FIND_TAW@", FIND_TAW.trim_end())
         .replace("@TARGET@", target.id)
         .replace("@NAME@", target.name)
         .replace("@AGENT@", target.agent)
@@ -215,6 +216,8 @@ fn hook_command(script: &Path, action: &str) -> String {
 }
 
 const HOOK_SCRIPT: &str = include_str!("assets/hook.sh");
+/// How the plugins and extensions find taw: one copy for all of them.
+const FIND_TAW: &str = include_str!("assets/find-taw.js");
 const OPENCODE_PLUGIN: &str = include_str!("assets/opencode-plugin.js");
 const OPENCODE_V2_PLUGIN: &str = include_str!("assets/opencode-v2.js");
 const PI_EXTENSION: &str = include_str!("assets/pi-extension.ts");
@@ -337,20 +340,15 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 target,
                 ", or set CLAUDE_CONFIG_DIR",
             );
-            let path = folder.join("hooks").join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("settings.json"),
-                &path,
-                HookTable {
+            let hooks = Hooked {
+                table: HookTable {
                     matcher: Some("*"),
                     ..GROUPED
                 },
-                &[("SessionStart", "session")],
-                Runner::Shell,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
+                runner: Runner::Shell,
+                ..Hooked::session("hooks", "settings.json")
+            };
+            hooked(&mut plan, target, env, folder, hooks);
         }
         "codex" => {
             let folder = plan.need(
@@ -358,23 +356,19 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 target,
                 ", or set CODEX_HOME",
             );
-            let path = folder.join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("hooks.json"),
-                &path,
-                GROUPED,
-                &[("SessionStart", "session")],
-                Runner::Direct,
-                env,
-            ));
             plan.edits.push(Edit::plain(
                 folder.join("config.toml"),
                 Change::CodexFeature,
                 &env.home,
             ));
-            plan.files.push(script(path, target, env));
+            hooked(
+                &mut plan,
+                target,
+                env,
+                folder,
+                Hooked::session("", "hooks.json"),
+            );
             plan.notes.push(CODEX_REVIEW.into());
-            plan.folder = folder;
         }
         "copilot" => {
             let folder = plan.need(
@@ -382,11 +376,8 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 target,
                 ", or set COPILOT_HOME",
             );
-            let path = folder.join("hooks").join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("settings.json"),
-                &path,
-                HookTable {
+            let hooks = Hooked {
+                table: HookTable {
                     shape: Shape::Flat {
                         command_key: "bash",
                         typed: true,
@@ -394,12 +385,9 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                     timeout: Some(("timeoutSec", 10)),
                     ..GROUPED
                 },
-                &[("SessionStart", "session")],
-                Runner::Direct,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
+                ..Hooked::session("hooks", "settings.json")
+            };
+            hooked(&mut plan, target, env, folder, hooks);
         }
         "devin" => {
             let folder = plan.need(
@@ -409,12 +397,8 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 target,
                 "",
             );
-            let path = folder.join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("config.json"),
-                &path,
-                GROUPED,
-                &[
+            let hooks = Hooked {
+                events: &[
                     ("SessionStart", "session"),
                     ("UserPromptSubmit", "session"),
                     ("PreToolUse", "session"),
@@ -422,41 +406,34 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                     ("PermissionRequest", "session"),
                     ("Stop", "session"),
                 ],
-                Runner::Direct,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
-        }
-        "droid" | "qodercli" => {
-            let folder = if target.id == "droid" {
-                plan.need(env.home.join(".factory"), target, "")
-            } else {
-                plan.need(
-                    env.folder(&["QODER_CONFIG_DIR"], ".qoder"),
-                    target,
-                    ", or set QODER_CONFIG_DIR",
-                )
+                ..Hooked::session("", "config.json")
             };
-            let path = folder.join("hooks").join(script_name(target));
-            let table = if target.id == "qodercli" {
-                HookTable {
+            hooked(&mut plan, target, env, folder, hooks);
+        }
+        "droid" => {
+            let folder = plan.need(env.home.join(".factory"), target, "");
+            hooked(
+                &mut plan,
+                target,
+                env,
+                folder,
+                Hooked::session("hooks", "settings.json"),
+            );
+        }
+        "qodercli" => {
+            let folder = plan.need(
+                env.folder(&["QODER_CONFIG_DIR"], ".qoder"),
+                target,
+                ", or set QODER_CONFIG_DIR",
+            );
+            let hooks = Hooked {
+                table: HookTable {
                     matcher: Some("*"),
                     ..GROUPED
-                }
-            } else {
-                GROUPED
+                },
+                ..Hooked::session("hooks", "settings.json")
             };
-            plan.edits.push(hooks_edit(
-                folder.join("settings.json"),
-                &path,
-                table,
-                &[("SessionStart", "session")],
-                Runner::Direct,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
+            hooked(&mut plan, target, env, folder, hooks);
         }
         "kimi" => {
             let folder = plan.need(
@@ -558,11 +535,8 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 target,
                 ", or set CURSOR_CONFIG_DIR",
             );
-            let path = folder.join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("hooks.json"),
-                &path,
-                HookTable {
+            let hooks = Hooked {
+                table: HookTable {
                     shape: Shape::Flat {
                         command_key: "command",
                         typed: false,
@@ -571,21 +545,16 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                     preamble: &[("version", 1)],
                     ..GROUPED
                 },
-                &[("sessionStart", "session")],
-                Runner::Direct,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
+                events: &[("sessionStart", "session")],
+                ..Hooked::session("", "hooks.json")
+            };
+            hooked(&mut plan, target, env, folder, hooks);
         }
         "mastracode" => {
             // Mastra Code's folder is made when missing (herdr's rule).
             let folder = env.home.join(".mastracode");
-            let path = folder.join("hooks").join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("hooks.json"),
-                &path,
-                HookTable {
+            let hooks = Hooked {
+                table: HookTable {
                     path: &[],
                     shape: Shape::Flat {
                         command_key: "command",
@@ -595,7 +564,7 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                     extra: &[("description", Extra::Text("Tell taw the agent's state"))],
                     ..GROUPED
                 },
-                &[
+                events: &[
                     ("SessionStart", "session"),
                     ("UserPromptSubmit", "working"),
                     ("AgentStart", "working"),
@@ -608,11 +577,9 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                     ("AgentEnd", "idle"),
                     ("Stop", "idle"),
                 ],
-                Runner::Direct,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
+                ..Hooked::session("hooks", "hooks.json")
+            };
+            hooked(&mut plan, target, env, folder, hooks);
         }
         "antigravity-cli" => {
             let folder = plan.need(
@@ -620,11 +587,8 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                 target,
                 ", or set ANTIGRAVITY_CLI_CONFIG_DIR",
             );
-            let path = folder.join("hooks").join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("hooks.json"),
-                &path,
-                HookTable {
+            let hooks = Hooked {
+                table: HookTable {
                     path: &["taw"],
                     shape: Shape::Flat {
                         command_key: "command",
@@ -632,12 +596,10 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                     },
                     ..GROUPED
                 },
-                &[("PreInvocation", "session")],
-                Runner::Direct,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
+                events: &[("PreInvocation", "session")],
+                ..Hooked::session("hooks", "hooks.json")
+            };
+            hooked(&mut plan, target, env, folder, hooks);
         }
         "grok" => {
             let folder = plan.need(
@@ -663,21 +625,15 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
         }
         "letta" => {
             let folder = plan.need(env.home.join(".letta"), target, "");
-            let path = folder.join("hooks").join(script_name(target));
-            plan.edits.push(hooks_edit(
-                folder.join("settings.json"),
-                &path,
-                HookTable {
+            let hooks = Hooked {
+                table: HookTable {
                     timeout: Some(("timeout", 10_000)),
                     extra: &[("quiet", Extra::Bool(true))],
                     ..GROUPED
                 },
-                &[("SessionStart", "session")],
-                Runner::Direct,
-                env,
-            ));
-            plan.files.push(script(path, target, env));
-            plan.folder = folder;
+                ..Hooked::session("hooks", "settings.json")
+            };
+            hooked(&mut plan, target, env, folder, hooks);
         }
         other => {
             return Err(TawError::invalid_argument(format!(
@@ -686,6 +642,47 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
         }
     }
     Ok(plan)
+}
+
+/// A target whose hooks are taw's script, run from entries in one JSON
+/// file of the agent's.
+struct Hooked {
+    /// The script's folder under the agent's (`""`: the folder itself).
+    script_dir: &'static str,
+    /// The file of the agent's the entries go in.
+    config: &'static str,
+    table: HookTable,
+    /// Each event and the action its hook runs the script with.
+    events: &'static [(&'static str, &'static str)],
+    runner: Runner,
+}
+
+impl Hooked {
+    /// herdr's usual: a `SessionStart` hook that reports the session.
+    fn session(script_dir: &'static str, config: &'static str) -> Hooked {
+        Hooked {
+            script_dir,
+            config,
+            table: GROUPED,
+            events: &[("SessionStart", "session")],
+            runner: Runner::Direct,
+        }
+    }
+}
+
+/// The script and its entries, in `folder`.
+fn hooked(plan: &mut Plan, target: &Target, env: &Env, folder: PathBuf, hooks: Hooked) {
+    let path = folder.join(hooks.script_dir).join(script_name(target));
+    plan.edits.push(hooks_edit(
+        folder.join(hooks.config),
+        &path,
+        hooks.table,
+        hooks.events,
+        hooks.runner,
+        env,
+    ));
+    plan.files.push(script(path, target, env));
+    plan.folder = folder;
 }
 
 /// Pi's and OMP's extension in `<agent_dir>/extensions/`, a folder made
@@ -793,7 +790,11 @@ mod tests {
             );
             assert!(main.path.starts_with(home.path()));
             for file in &plan.files {
-                assert!(!file.text.contains("@TARGET@") && !file.text.contains("@FALLBACK"));
+                assert!(
+                    !file.text.contains("@TARGET@")
+                        && !file.text.contains("@FALLBACK")
+                        && !file.text.contains("@FIND_TAW@")
+                );
             }
             for edit in &plan.edits {
                 if let Some(script) = &edit.script {

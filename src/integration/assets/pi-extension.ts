@@ -22,25 +22,7 @@ const SOURCE = "@SOURCE@";
 const AGENT = "@AGENT@";
 const INSTALLED_BY = @FALLBACK_JSON@;
 
-function runnable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function findTaw(env: NodeJS.ProcessEnv): string | null {
-  if (env.TAW_BIN_PATH && runnable(env.TAW_BIN_PATH)) return env.TAW_BIN_PATH;
-  for (const dir of (env.PATH || "").split(delimiter)) {
-    if (dir && runnable(join(dir, "taw"))) return join(dir, "taw");
-  }
-  if (env.HERDR_ENV === "1" && env.HERDR_BIN_PATH && runnable(env.HERDR_BIN_PATH)) {
-    return env.HERDR_BIN_PATH;
-  }
-  return runnable(INSTALLED_BY) ? INSTALLED_BY : null;
-}
+@FIND_TAW@
 
 const DIALOGS = ["select", "confirm", "input", "editor", "custom"];
 
