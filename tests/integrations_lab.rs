@@ -32,23 +32,7 @@ fn integration(lab: &Lab, verb: &str, agent: &str, env: &[(&str, &Path)]) -> ser
 
 /// A new session `name` whose pane runs the lab's agent from `bin`.
 fn run_agent(lab: &Lab, bin: &Path, agent: &str, name: &str) -> String {
-    let work = lab.scratch().join(format!("{agent}-work"));
-    lab.server.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-x",
-        "120",
-        "-y",
-        "40",
-        "-c",
-        &work.display().to_string(),
-    ]);
-    let pane = lab.server.display(name, "#{pane_id}");
-    lab.wait("the shell prompt", SECONDS(10), || {
-        !lab.screen(&pane).trim().is_empty()
-    });
+    let pane = lab.new_session(name, &lab.scratch().join(format!("{agent}-work")));
     lab.type_line(&pane, &bin.join(agent).display().to_string());
     pane
 }

@@ -98,18 +98,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
         ("codex-s", &codex_work),
         ("notes", &notes),
     ] {
-        lab.server.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "-c",
-            &at(folder),
-        ]);
+        lab.new_session(name, folder);
     }
     lab.server.tmux(&[
         "split-window",
@@ -130,11 +119,6 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     ]);
     let claude = pane_of(&lab, "=claude-s:0.0");
     let codex = pane_of(&lab, "=codex-s:0.0");
-    for pane in [&claude, &codex] {
-        lab.wait("the shell prompt", SECONDS(10), || {
-            !lab.screen(pane).trim().is_empty()
-        });
-    }
     lab.type_line(&claude, &claude_bin.join("claude").display().to_string());
     lab.type_line(&codex, &codex_bin.join("codex").display().to_string());
 

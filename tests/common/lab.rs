@@ -284,11 +284,12 @@ impl Lab {
         self.scratch.path()
     }
 
-    /// A new session `name` (120x40) running `agent` through the lab's
-    /// run script; returns the pane's tmux id.
-    pub fn start_agent(&self, agent: &str, name: &str) -> String {
-        let work = self.scratch().join(format!("{name}-work"));
-        std::fs::create_dir_all(&work).unwrap();
+    /// A new session `name` (120x40) in `folder`, once its shell has
+    /// drawn its prompt; returns its pane's tmux id.
+    pub fn new_session(&self, name: &str, folder: &Path) -> String {
+        std::fs::create_dir_all(folder).unwrap();
+        // tmux reads formats in -c: `#` doubled.
+        let folder = folder.display().to_string().replace('#', "##");
         self.server.tmux(&[
             "new-session",
             "-d",
@@ -299,13 +300,21 @@ impl Lab {
             "-y",
             "40",
             "-c",
-            &work.display().to_string(),
+            &folder,
         ]);
         let pane = self.server.display(name, "#{pane_id}");
-        // Let the shell draw its prompt before the command is typed.
+        // Let the shell draw its prompt before anything is typed.
         self.wait("the shell prompt", Duration::from_secs(10), || {
             !self.screen(&pane).trim().is_empty()
         });
+        pane
+    }
+
+    /// A new session `name` (120x40) running `agent` through the lab's
+    /// run script; returns the pane's tmux id.
+    pub fn start_agent(&self, agent: &str, name: &str) -> String {
+        let work = self.scratch().join(format!("{name}-work"));
+        let pane = self.new_session(name, &work);
         let mut command = Command::new(self.dir.join(format!("run-{agent}.sh")));
         self.server.isolate_command(&mut command);
         let agent_home = self.scratch().join(format!("{agent}-home"));
