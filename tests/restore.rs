@@ -523,3 +523,32 @@ fn a_shell_that_never_reaches_its_prompt_is_said() {
     );
     assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
 }
+
+/// A session that closes while it is being made is given up on, saying
+/// which windows it made and which not; the sessions after it are made.
+#[test]
+fn a_session_closed_under_the_restore_does_not_stop_the_others() {
+    let server = TmuxServer::empty();
+    server.tmux(&["new-session", "-d", "-s", "alpha", "-x", "120", "-y", "40"]);
+    server.tmux(&["new-window", "-d", "-t", "=alpha:1", "-n", "two"]);
+    server.tmux(&["new-session", "-d", "-s", "beta", "-x", "120", "-y", "40"]);
+    server.taw(&["session", "save"]).result();
+    kill(&server);
+    std::thread::sleep(Duration::from_millis(300));
+    server.tmux(&["new-session", "-d", "-s", "other", "-x", "120", "-y", "40"]);
+    server.tmux(&[
+        "set-hook",
+        "-g",
+        "session-created",
+        "if -F '#{==:#{session_name},alpha}' 'kill-session -t =alpha'",
+    ]);
+    let restored = restore(&server, &[]);
+    let plan = restored["plan"].to_string();
+    assert!(plan.contains("stopped restoring session 'alpha'"), "{plan}");
+    assert!(plan.contains("not made: window 1 'two'"), "{plan}");
+    assert_eq!(
+        restored["created"],
+        serde_json::json!(["beta"]),
+        "{restored}"
+    );
+}

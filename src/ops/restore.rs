@@ -464,6 +464,7 @@ fn make_session(
     let target = format!("={}", session.name);
     out.plan.push(format!("create session '{}'", session.name));
     let mut made = Vec::new();
+    let mut failed: Option<(usize, TawError)> = None;
     for (at, window) in session.windows.iter().enumerate() {
         let cmd = if at == 0 {
             let mut cmd = Cmd::new("new-session")
@@ -494,12 +495,20 @@ fn make_session(
         if at == 0 {
             batch.push(set_global_option(RESTORING, &restoring_stamp()));
         }
-        let printed = run_starting(tmux, &batch)?;
-        let Some((_, window_id, first_pane)) = parse_new_ids(&printed) else {
-            return Err(TawError::tmux(format!(
-                "tmux did not say which window it made for {}",
-                window_words(window)
-            )));
+        let ids = run_starting(tmux, &batch).and_then(|printed| {
+            parse_new_ids(&printed).ok_or_else(|| {
+                TawError::tmux(format!(
+                    "tmux did not say which window it made for {}",
+                    window_words(window)
+                ))
+            })
+        });
+        let (window_id, first_pane) = match ids {
+            Ok((_, window_id, first_pane)) => (window_id, first_pane),
+            Err(error) => {
+                failed = Some((at, error));
+                break;
+            }
         };
         out.plan.push(format!("create {}", window_words(window)));
         if at == 0 {
@@ -526,6 +535,31 @@ fn make_session(
             out,
             pending,
         );
+    }
+    // A session that closed under the restore is given up on; the agents
+    // of the windows it made are typed all the same.
+    if let Some((at, error)) = failed {
+        let words = |windows: &[SavedWindow]| {
+            windows
+                .iter()
+                .map(window_words)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let made_words = words(&session.windows[..at]);
+        let missing = words(&session.windows[at..]);
+        return Err(TawError::new(
+            error.code,
+            format!(
+                "{} (made: {}; not made: {missing})",
+                error.message,
+                if made_words.is_empty() {
+                    "nothing"
+                } else {
+                    &made_words
+                }
+            ),
+        ));
     }
     if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
         let _ = tmux.run_one(Cmd::new("select-window").args(["-t", &format!("@{window_id}")]));
