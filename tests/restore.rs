@@ -552,3 +552,32 @@ fn a_session_closed_under_the_restore_does_not_stop_the_others() {
         "{restored}"
     );
 }
+
+/// A window that cannot hold all its saved panes (here 60 in 120x40)
+/// comes back with those tmux made room for, and the plan says how many.
+#[test]
+fn a_window_with_fewer_panes_is_said() {
+    let server = TmuxServer::empty();
+    let folder = dir(&server, "many");
+    let panes: Vec<Value> = (0..60)
+        .map(|i| serde_json::json!({"index": i, "cwd": folder.display().to_string(), "active": i == 0}))
+        .collect();
+    let layout = serde_json::json!({
+        "version": 1,
+        "taken_unix": 1,
+        "sessions": [{"name": "crowd", "path": folder.display().to_string(), "windows": [
+            {"index": 0, "name": "many", "layout": "", "active": true, "panes": panes}
+        ]}]
+    });
+    let file = server.state_dir().join("sessions/default.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, layout.to_string()).unwrap();
+    let restored = restore(&server, &[]);
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("window 0 'many' of session 'crowd' has "),
+        "{plan}"
+    );
+    assert!(plan.contains("of its 60 panes"), "{plan}");
+    assert_eq!(restored["created"], serde_json::json!(["crowd"]));
+}
