@@ -10,6 +10,11 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// Unix time in seconds.
+pub(crate) fn now_unix() -> u64 {
+    now_ms() / 1000
+}
+
 /// The local date and time of a Unix second: (`2026-12-01`, `16:23`).
 fn local(unix: u64) -> (String, String) {
     let time = unix as libc::time_t;

@@ -84,6 +84,16 @@ pub(crate) fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// Whether `a` and `b` name one folder or file: the same words, or the
+/// same place through links.
+pub(crate) fn same_place(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
 /// Writes `bytes` to `path` whole or not at all: into a file beside it,
 /// synced, then renamed over it, so a reader never sees half of it and a
 /// crash leaves the old file.

@@ -751,3 +751,40 @@ fn edge_cases_keep_the_users_bytes() {
     assert!(!left.contains("taw-agent-state.sh"), "{left}");
     assert!(left.starts_with("default_model = \"k2\"\n"), "{left}");
 }
+
+/// Kimi's hook script reports the agent's state, not only its session:
+/// run in a pane, each action lands as the integration's state.
+#[test]
+fn a_state_hook_reports_from_a_pane() {
+    let home = Home::new();
+    home.write(".kimi-code/config.toml", "");
+    home.install("kimi");
+    let script = home.file(".kimi-code/hooks/taw-agent-state.sh");
+    let server = &home.server;
+    server.tmux(&["new-session", "-d", "-s", "main", "-x", "120", "-y", "40"]);
+    server.load_plugin();
+    let pane = server.bash_pane("kimi");
+    let payload = home.write(
+        "payload.json",
+        "{\"session_id\": \"k-1\", \"hook_event_name\": \"PreToolUse\"}",
+    );
+    for state in ["blocked", "working", "idle"] {
+        let line = format!(
+            "PATH=/usr/bin:/bin sh '{}' {state} < '{}'",
+            script.display(),
+            payload.display()
+        );
+        server.tmux(&["send-keys", "-t", &pane, "-l", &line]);
+        server.tmux(&["send-keys", "-t", &pane, "Enter"]);
+        server.wait_for(
+            &format!("the reported {state}"),
+            Duration::from_secs(10),
+            || server.display(&pane, "#{@agent_reported_state}") == state,
+        );
+    }
+    assert_eq!(
+        server.display(&pane, "#{@agent_reported_source}"),
+        "integration:kimi"
+    );
+    assert!(server.display(&pane, "#{@agent_session}").contains("k-1"));
+}

@@ -581,3 +581,44 @@ fn a_window_with_fewer_panes_is_said() {
     assert!(plan.contains("of its 60 panes"), "{plan}");
     assert_eq!(restored["created"], serde_json::json!(["crowd"]));
 }
+
+/// With the plugin loaded, the windows a restore makes ask for autosaves,
+/// which wait for it: once it is done, the layout saved holds what it
+/// made, and nothing holds autosave off any more.
+#[test]
+fn autosave_waits_for_a_restore_and_then_saves() {
+    let server = TmuxServer::empty();
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "made-again",
+        "-x",
+        "120",
+        "-y",
+        "40",
+    ]);
+    server.taw(&["session", "save"]).result();
+    kill(&server);
+    std::thread::sleep(Duration::from_millis(300));
+    server.tmux(&["new-session", "-d", "-s", "first", "-x", "120", "-y", "40"]);
+    server.load_plugin();
+    // The layout now holds only "first"; the restore reads the one before.
+    server.taw(&["session", "save", "--name", "later"]).result();
+    let restored = restore(&server, &[]);
+    assert_eq!(
+        restored["created"],
+        serde_json::json!(["made-again"]),
+        "{restored}"
+    );
+    assert_eq!(server.display("first:", "#{@agent_wizard_restoring}"), "");
+    let file = server.state_dir().join("sessions/default.json");
+    server.wait_for(
+        "the layout saved with what the restore made",
+        Duration::from_secs(10),
+        || {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            text.contains("made-again") && text.contains("\"first\"")
+        },
+    );
+}

@@ -319,7 +319,7 @@ pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
                     .join("agent"),
             };
             let pi_dir = env.folder(&["PI_CODING_AGENT_DIR"], ".pi/agent");
-            if same_place(&agent_dir, &pi_dir) {
+            if paths::same_place(&agent_dir, &pi_dir) {
                 plan.cannot_install = Some(format!(
                     "Pi and OMP both use {}; give OMP a folder of its own (PI_CONFIG_DIR) before installing its integration",
                     paths::display(&agent_dir.join("extensions"))
@@ -705,14 +705,6 @@ fn extension(
         executable: false,
     });
     plan.folder = extensions;
-}
-
-fn same_place(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(a), Ok(b)) if a == b
-        )
 }
 
 /// Kimi's hook tables: one per event (and tool), each running the script

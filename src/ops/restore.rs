@@ -9,8 +9,10 @@ use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::report::StoredSession;
 use crate::resume::{self, ResumeLine};
 use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
-use crate::tmux::arrange::{NEW_IDS, parse_new_ids};
-use crate::tmux::commands::{Cmd, escape_format, set_global_option, unset_global_option};
+use crate::tmux::arrange::{self, parse_new_ids};
+use crate::tmux::commands::{
+    select_pane, select_window, set_global_option, show_global_value, unset_global_option,
+};
 use crate::tmux::options::bookkeeping::{AUTOSAVE_HELD, RESTORING};
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
@@ -145,7 +147,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
                 "nothing to restore: the layout saved at {}, {} this tmux server started at {}, has every session open",
                 when(layout.taken_unix, start),
                 if layout.taken_unix < start { "before" } else { "after" },
-                when(start, now_unix())
+                when(start, crate::clock::now_unix())
             ),
             None => "nothing to restore: every session of the layout is open".into(),
         });
@@ -208,13 +210,12 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
             .first()
             .map(|p| p.cwd.clone())
             .unwrap_or_default();
-        let made = tmux.run_one(
-            Cmd::new("new-window")
-                .args(["-d", "-P", "-F", NEW_IDS])
-                .args(["-t", &format!("={}:{index}", session.name)])
-                .args(["-n", &escape_format(&window.name)])
-                .args(cwd_args(&first_cwd)),
-        );
+        let made = tmux.run_one(arrange::new_window_at(
+            &session.name,
+            *index,
+            &window.name,
+            &first_cwd,
+        ));
         match made.ok().as_deref().and_then(parse_new_ids) {
             Some((_, window_id, first_pane)) => {
                 out.plan.push(format!(
@@ -264,7 +265,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     // done now, once, with the agents resumed; not over the layout a pane
     // left alone still needs.
     let held = tmux
-        .run_one(crate::tmux::commands::show_global_value(AUTOSAVE_HELD))
+        .run_one(show_global_value(AUTOSAVE_HELD))
         .is_ok_and(|v| !v.trim().is_empty());
     let _ = tmux.run(&Batch::of(vec![
         unset_global_option(RESTORING),
@@ -300,10 +301,6 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     }
 }
 
-fn now_unix() -> u64 {
-    crate::clock::now_ms() / 1000
-}
-
 /// A time for the plan, with its date when it is not `against`'s day.
 fn when(unix: u64, against: u64) -> String {
     crate::clock::local_time_of(unix, against)
@@ -322,11 +319,11 @@ fn taken_line(layout: &Layout, start: Option<u64>, dry_run: bool) -> String {
             } else {
                 "after"
             },
-            when(start, now_unix())
+            when(start, crate::clock::now_unix())
         ),
         None => format!(
             "{verb} the layout saved at {}",
-            when(layout.taken_unix, now_unix())
+            when(layout.taken_unix, crate::clock::now_unix())
         ),
     }
 }
@@ -439,11 +436,6 @@ fn layout_size(layout: &str) -> Option<(u32, u32)> {
     Some((w.parse().ok()?, h.parse().ok()?))
 }
 
-/// `-c DIR`, the folder as itself (tmux reads formats in it).
-fn cwd_args(cwd: &str) -> [String; 2] {
-    ["-c".to_string(), escape_format(cwd)]
-}
-
 /// Makes one saved session, its windows and panes; each pane with an
 /// agent to resume goes on `pending`.
 fn make_session(
@@ -461,33 +453,24 @@ fn make_session(
             .map(|p| p.cwd.clone())
             .unwrap_or_else(|| session.path.clone())
     };
-    let target = format!("={}", session.name);
     out.plan.push(format!("create session '{}'", session.name));
     let mut made = Vec::new();
     let mut failed: Option<(usize, TawError)> = None;
     for (at, window) in session.windows.iter().enumerate() {
         let cmd = if at == 0 {
-            let mut cmd = Cmd::new("new-session")
-                .args([
-                    "-d",
-                    "-P",
-                    "-F",
-                    NEW_IDS,
-                    "-s",
-                    &escape_format(&session.name),
-                ])
-                .args(["-n", &escape_format(&window.name)])
-                .args(cwd_args(&first_cwd(window)));
-            if let Some((w, h)) = layout_size(&window.layout) {
-                cmd = cmd.args(["-x", &w.to_string(), "-y", &h.to_string()]);
-            }
-            cmd
+            arrange::new_session_named(
+                &session.name,
+                &window.name,
+                &first_cwd(window),
+                layout_size(&window.layout),
+            )
         } else {
-            Cmd::new("new-window")
-                .args(["-d", "-P", "-F", NEW_IDS])
-                .args(["-t", &format!("{target}:{}", window.index)])
-                .args(["-n", &escape_format(&window.name)])
-                .args(cwd_args(&first_cwd(window)))
+            arrange::new_window_at(
+                &session.name,
+                window.index,
+                &window.name,
+                &first_cwd(window),
+            )
         };
         let mut batch = Batch::of(vec![cmd]);
         // The first call of a restore that starts the server holds
@@ -513,12 +496,11 @@ fn make_session(
         out.plan.push(format!("create {}", window_words(window)));
         if at == 0 {
             // The session's first window takes its saved number.
-            let _ = tmux.run_one(Cmd::new("move-window").args([
-                "-s",
+            let _ = tmux.run_one(arrange::move_window_to(
                 &format!("@{window_id}"),
-                "-t",
-                &format!("{target}:{}", window.index),
-            ]));
+                &session.name,
+                window.index,
+            ));
         }
         made.push((window, window_id, first_pane));
     }
@@ -562,7 +544,7 @@ fn make_session(
         ));
     }
     if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
-        let _ = tmux.run_one(Cmd::new("select-window").args(["-t", &format!("@{window_id}")]));
+        let _ = tmux.run_one(select_window(&format!("@{window_id}")));
         out.plan.push(format!("select {}", window_words(window)));
     }
     Ok(())
@@ -586,11 +568,7 @@ fn fill_window(
     let mut pane_ids = vec![first_pane];
     for pane in window.panes.iter().skip(1) {
         let last = *pane_ids.last().unwrap_or(&first_pane);
-        let printed = tmux.run_one(
-            Cmd::new("split-window")
-                .args(["-d", "-P", "-F", NEW_IDS, "-t", &format!("%{last}")])
-                .args(cwd_args(&pane.cwd)),
-        );
+        let printed = tmux.run_one(arrange::split_in(&format!("%{last}"), &pane.cwd));
         match printed.ok().as_deref().and_then(parse_new_ids) {
             Some((_, _, id)) => pane_ids.push(id),
             None => break,
@@ -606,19 +584,18 @@ fn fill_window(
     }
     let mut batch = Batch::new();
     if pane_ids.len() == window.panes.len() && !window.layout.is_empty() {
-        batch.push(Cmd::new("select-layout").args([
-            "-t",
+        batch.push(arrange::select_layout(
             &format!("@{window_id}"),
             &window.layout,
-        ]));
+        ));
     }
     if let Some(at) = window.panes.iter().position(|p| p.active)
         && let Some(id) = pane_ids.get(at)
         && select
     {
-        batch.push(Cmd::new("select-pane").args(["-t", &format!("%{id}")]));
+        batch.push(select_pane(&format!("%{id}")));
         if window.zoomed && pane_ids.len() > 1 {
-            batch.push(Cmd::new("resize-pane").args(["-Z", "-t", &format!("%{id}")]));
+            batch.push(arrange::toggle_zoom(&format!("%{id}")));
         }
     }
     if !batch.is_empty() {
@@ -819,7 +796,9 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
             // Opened somewhere else than saved: nothing is typed there, and
             // the pane says so (herdr's restore_error) and is saved as it
             // was saved until it has an agent of its own.
-            if !job.cwd.is_empty() && !same_dir(&pane.current_path, &job.cwd) {
+            if !job.cwd.is_empty()
+                && !crate::paths::same_place(Path::new(&pane.current_path), Path::new(&job.cwd))
+            {
                 out.not_resumed.push(format!("%{}", job.pane));
                 let mut writes = OptionWrites::default();
                 writes.set(opt::RESTORE_ERROR, RESTORE_ERROR_WORDS);
@@ -920,14 +899,6 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
             std::thread::sleep(LOOK_EVERY);
         }
     }
-}
-
-fn same_dir(a: &str, b: &str) -> bool {
-    a == b
-        || matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(a), Ok(b)) if a == b
-        )
 }
 
 /// Types a resume command and its Enter, and marks the pane as holding

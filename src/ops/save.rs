@@ -6,7 +6,7 @@ use crate::envelope::{Result, answers};
 use crate::report::StoredSession;
 use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
 use crate::tmux::Tmux;
-use crate::tmux::commands::{self as cmd, Cmd};
+use crate::tmux::commands as cmd;
 use crate::tmux::format::RowFormat;
 use crate::tmux::options::pane as opt;
 use crate::tmux::options::{self, bookkeeping};
@@ -46,10 +46,8 @@ fn extras_format() -> RowFormat {
 /// The layout of the server now.
 pub(crate) fn layout_now(tmux: &Tmux) -> Result<Layout> {
     let format = extras_format();
-    let (snapshot, outputs) = Snapshot::read_with(
-        tmux,
-        vec![Cmd::new("list-panes").args(["-a", "-F", &format.format()])],
-    )?;
+    let (snapshot, outputs) =
+        Snapshot::read_with(tmux, vec![cmd::list_all_panes(&format.format())])?;
     let mut extras: HashMap<u32, Extras> = HashMap::new();
     let printed = outputs.first().map(String::as_str).unwrap_or("");
     let rows = crate::tmux::format::parse_rows(printed, std::slice::from_ref(&format))
@@ -67,7 +65,7 @@ pub(crate) fn layout_now(tmux: &Tmux) -> Result<Layout> {
             );
         }
     }
-    Ok(layout_of(&snapshot, &extras, now_unix()))
+    Ok(layout_of(&snapshot, &extras, crate::clock::now_unix()))
 }
 
 /// What a layout keeps of a pane beyond the snapshot: its reported resume
@@ -226,7 +224,7 @@ pub(crate) fn autosave(tmux: &Tmux) -> Result<Autosaved> {
     let done_waiting = || tmux.run_one(cmd::unset_global_option(bookkeeping::AUTOSAVE_ASKED));
     if global(tmux, options::AUTOSAVE) == "off" {
         done_waiting()?;
-        return not("@agent-wizard-autosave is off");
+        return not(&format!("{} is off", options::AUTOSAVE));
     }
     std::thread::sleep(SETTLE);
     done_waiting()?;
@@ -239,10 +237,6 @@ pub(crate) fn autosave(tmux: &Tmux) -> Result<Autosaved> {
         saved: true,
         reason: None,
     })
-}
-
-fn now_unix() -> u64 {
-    crate::clock::now_ms() / 1000
 }
 
 /// `taw session save [--name N]`.

@@ -65,6 +65,44 @@ pub(crate) fn new_window(session: &str, name: Option<&str>, spawn: &Spawn) -> Cm
     spawn.finish(spawn.apply(cmd))
 }
 
+/// `new-session -d -P` for a restore: session `name`, its first window
+/// `window` with its folder, at the saved layout's size.
+pub(crate) fn new_session_named(
+    name: &str,
+    window: &str,
+    cwd: &str,
+    size: Option<(u32, u32)>,
+) -> Cmd {
+    let mut cmd = Cmd::new("new-session")
+        .args(["-d", "-P", "-F", NEW_IDS, "-s", &escape_format(name)])
+        .args(["-n", &escape_format(window), "-c", &escape_format(cwd)]);
+    if let Some((width, height)) = size {
+        cmd = cmd.args(["-x", &width.to_string(), "-y", &height.to_string()]);
+    }
+    cmd
+}
+
+/// `new-window -d -P` at window number `index` of session `session`.
+pub(crate) fn new_window_at(session: &str, index: i64, name: &str, cwd: &str) -> Cmd {
+    Cmd::new("new-window")
+        .args(["-d", "-P", "-F", NEW_IDS])
+        .args(["-t", &format!("={session}:{index}")])
+        .args(["-n", &escape_format(name), "-c", &escape_format(cwd)])
+}
+
+/// `split-window -d -P` of `pane` in folder `cwd`, the size left to a
+/// layout applied after.
+pub(crate) fn split_in(pane: &str, cwd: &str) -> Cmd {
+    Cmd::new("split-window")
+        .args(["-d", "-P", "-F", NEW_IDS, "-t", pane])
+        .args(["-c", &escape_format(cwd)])
+}
+
+/// `move-window`: window `window` to number `index` of `session`.
+pub(crate) fn move_window_to(window: &str, session: &str, index: i64) -> Cmd {
+    Cmd::new("move-window").args(["-s", window, "-t", &format!("={session}:{index}")])
+}
+
 /// `split-window -d -P`: a pane beside (`right`) or below (`down`) `pane`,
 /// taking `percent` of the room.
 pub(crate) fn split_window(pane: &str, right: bool, percent: u32, spawn: &Spawn) -> Cmd {

@@ -210,6 +210,11 @@ pub(crate) fn display_popup_sized(
 }
 
 /// `select-pane -t TARGET`.
+/// `list-panes -a -F FORMAT`: a row for every pane of the server.
+pub(crate) fn list_all_panes(format: &str) -> Cmd {
+    Cmd::new("list-panes").args(["-a", "-F", format])
+}
+
 pub(crate) fn select_pane(target: &str) -> Cmd {
     Cmd::new("select-pane").args(["-t", target])
 }

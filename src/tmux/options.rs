@@ -419,7 +419,7 @@ pub(crate) fn is_taw_hook_index(index: u32) -> bool {
 mod tests {
     use super::*;
 
-    /// docs/OPTIONS.md names every plugin and bookkeeping option.
+    /// docs/OPTIONS.md names every plugin, bookkeeping and pane option.
     #[test]
     fn every_plugin_option_is_in_options_md() {
         let doc = include_str!("../../docs/OPTIONS.md");
@@ -430,7 +430,7 @@ mod tests {
                 option.name
             );
         }
-        for name in bookkeeping::ALL {
+        for name in bookkeeping::ALL.iter().chain(pane::ALL) {
             assert!(doc.contains(&format!("`{name}`")), "{name} missing");
         }
     }
