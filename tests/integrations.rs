@@ -762,7 +762,9 @@ fn a_state_hook_reports_from_a_pane() {
     let script = home.file(".kimi-code/hooks/taw-agent-state.sh");
     let server = &home.server;
     server.tmux(&["new-session", "-d", "-s", "main", "-x", "120", "-y", "40"]);
-    server.load_plugin();
+    // No plugin, so no watcher: no Kimi runs in the pane, and a watcher
+    // would take the reports of an agent that is not there off again.
+    // The script reaches taw through the taw that installed it.
     let pane = server.bash_pane("kimi");
     let payload = home.write(
         "payload.json",
