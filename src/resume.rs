@@ -98,7 +98,10 @@ pub(crate) fn resume_line(
         "claude" => {
             let id = needs_id()?;
             let mut argv = vec!["claude".to_string()];
-            argv.extend(agent.agent_claude_flags.iter().cloned());
+            let effort = path
+                .filter(|p| claude_transcript_profile(p).is_some())
+                .and_then(|p| last_turn_effort(Path::new(p)));
+            argv.extend(with_effort(&agent.agent_claude_flags, effort));
             argv.extend(["--resume".to_string(), id.to_string()]);
             let env = claude_profile(path, home)
                 .map(|profile| vec![("CLAUDE_CONFIG_DIR".to_string(), profile)])
@@ -136,24 +139,103 @@ pub(crate) fn resume_line(
     })
 }
 
+/// The profile to name for a Claude transcript, unless it is the
+/// default `<home>/.claude`.
+fn claude_profile(path: Option<&str>, home: &Path) -> Option<String> {
+    let profile = claude_transcript_profile(path?)?;
+    (profile != home.join(".claude")).then(|| profile.display().to_string())
+}
+
 /// The profile a Claude transcript belongs to: the folder above
 /// `projects/` in `<profile>/projects/<project>/<id>.jsonl` (absolute,
-/// exactly those levels), unless it is the default `<home>/.claude`.
-fn claude_profile(path: Option<&str>, home: &Path) -> Option<String> {
-    let path = Path::new(path?);
+/// exactly those levels).
+fn claude_transcript_profile(path: &str) -> Option<&Path> {
+    let path = Path::new(path);
     if !path.is_absolute() || path.extension().is_none_or(|e| e != "jsonl") {
         return None;
     }
-    let project = path.parent()?;
-    let projects = project.parent()?;
+    let projects = path.parent()?.parent()?;
     if projects.file_name()? != "projects" {
         return None;
     }
-    let profile = projects.parent()?;
-    if profile == home.join(".claude") || profile.as_os_str().is_empty() {
+    projects.parent().filter(|p| !p.as_os_str().is_empty())
+}
+
+/// How much of a transcript's end is read for its last turn's effort.
+const EFFORT_TAIL_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The effort level the last turn of a Claude transcript ran at: that of
+/// the last assistant record giving one in the file's last 2 MiB, its
+/// `perTurnEffort`, or its `effort` when that is null. `/effort` changes
+/// it inside a session, where no command line shows it.
+fn last_turn_effort(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    // Asked before opening: a FIFO at that path would hold the open.
+    if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
-    Some(profile.display().to_string())
+    let mut file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let start = meta.len().saturating_sub(EFFORT_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut tail = Vec::new();
+    file.take(EFFORT_TAIL_BYTES).read_to_end(&mut tail).ok()?;
+    let mut lines = tail.split(|b| *b == b'\n');
+    if start > 0 {
+        lines.next(); // begun before the tail: not a whole record
+    }
+    let lines: Vec<&[u8]> = lines.collect();
+    lines.into_iter().rev().find_map(turn_effort)
+}
+
+/// The effort one transcript line gives, if it is a turn record with one.
+fn turn_effort(line: &[u8]) -> Option<String> {
+    let record: serde_json::Value = serde_json::from_slice(line).ok()?;
+    if record.get("type")?.as_str()? != "assistant" {
+        return None;
+    }
+    let level = match record.get("perTurnEffort") {
+        Some(serde_json::Value::String(level)) => level,
+        None | Some(serde_json::Value::Null) => record.get("effort")?.as_str()?,
+        Some(_) => return None,
+    };
+    // A level is a short word; anything else is no level to type.
+    let word = !level.is_empty()
+        && level.len() <= 32
+        && level
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    word.then(|| level.to_string())
+}
+
+/// Claude's saved flags with `--effort` set to `effort` when its
+/// transcript gave one (in place of a saved one, else first).
+fn with_effort(flags: &[String], effort: Option<String>) -> Vec<String> {
+    let Some(effort) = effort else {
+        return flags.to_vec();
+    };
+    let mut out = Vec::with_capacity(flags.len() + 2);
+    let mut words = flags.iter();
+    let mut placed = false;
+    while let Some(word) = words.next() {
+        if word == "--effort" {
+            words.next();
+            out.extend(["--effort".to_string(), effort.clone()]);
+            placed = true;
+        } else if word.starts_with("--effort=") {
+            out.push(format!("--effort={effort}"));
+            placed = true;
+        } else {
+            out.push(word.clone());
+        }
+    }
+    if !placed {
+        out.splice(0..0, ["--effort".to_string(), effort]);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -239,6 +321,48 @@ mod tests {
             resume_line(&plain, home).unwrap().line(),
             "claude --resume abc"
         );
+        // The effort of the last turn, from the transcript, over the
+        // saved one; none said there: the saved one.
+        let turns = [
+            r#"{"type":"assistant","effort":"high","perTurnEffort":"high"}"#,
+            r#"{"type":"assistant","effort":"low","perTurnEffort":null}"#,
+            r#"{"type":"system","effort":"max"}"#,
+            "not json",
+        ];
+        std::fs::write(&transcript, turns.join("\n")).unwrap();
+        claude.agent_claude_flags = vec![
+            "--effort".into(),
+            "max".into(),
+            "--model".into(),
+            "x".into(),
+        ];
+        let typed = resume_line(&claude, home).unwrap().argv;
+        assert_eq!(typed[..5], ["claude", "--effort", "low", "--model", "x"]);
+        claude.agent_claude_flags = vec!["--effort=max".into()];
+        let typed = resume_line(&claude, home).unwrap().argv;
+        assert_eq!(typed[1], "--effort=low");
+        claude.agent_claude_flags = vec!["--model".into(), "x".into()];
+        let typed = resume_line(&claude, home).unwrap().argv;
+        assert_eq!(typed[1..5], ["--effort", "low", "--model", "x"]);
+        std::fs::write(&transcript, r#"{"type":"assistant"}"#).unwrap();
+        claude.agent_claude_flags = vec!["--effort".into(), "max".into()];
+        let typed = resume_line(&claude, home).unwrap().argv;
+        assert_eq!(typed[1..3], ["--effort", "max"]);
+        // Only the file's last 2 MiB are read.
+        let mut long = String::from(r#"{"type":"assistant","perTurnEffort":"low"}"#);
+        long.push('\n');
+        long.push_str(&format!("{{\"pad\":\"{}\"}}\n", "x".repeat(3 << 20)));
+        std::fs::write(&transcript, long).unwrap();
+        let typed = resume_line(&claude, home).unwrap().argv;
+        assert_eq!(typed[1..3], ["--effort", "max"]);
+        // A level that is no word is not typed.
+        std::fs::write(
+            &transcript,
+            r#"{"type":"assistant","perTurnEffort":"a; rm"}"#,
+        )
+        .unwrap();
+        let typed = resume_line(&claude, home).unwrap().argv;
+        assert_eq!(typed[1..3], ["--effort", "max"]);
         // A transcript that is gone.
         let gone = agent("claude", Some("abc"), Some("/nowhere/projects/p/abc.jsonl"));
         assert!(matches!(

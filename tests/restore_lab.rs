@@ -119,7 +119,12 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     ]);
     let claude = pane_of(&lab, "=claude-s:0.0");
     let codex = pane_of(&lab, "=codex-s:0.0");
-    lab.type_line(&claude, &claude_bin.join("claude").display().to_string());
+    // Started at one effort and set to another inside the session: the
+    // resume gives the level its last turn ran at, from its transcript.
+    lab.type_line(
+        &claude,
+        &format!("{} --effort high", claude_bin.join("claude").display()),
+    );
     lab.type_line(&codex, &codex_bin.join("codex").display().to_string());
 
     // Codex asks to review the new hooks once: trusted.
@@ -133,6 +138,10 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     lab.key(&codex, "Enter");
     lab.wait_state(&claude, "idle", SECONDS(40));
     lab.wait_state(&codex, "idle", SECONDS(40));
+    lab.type_line(&claude, "/effort low");
+    lab.wait("Claude's effort set", SECONDS(20), || {
+        lab.has(&claude, "Set effort level to low")
+    });
     lab.type_line(&claude, "kiwi claude one");
     lab.type_line(&codex, "kiwi codex one");
     for (pane, text) in [(&claude, "kiwi claude one"), (&codex, "kiwi codex one")] {
@@ -204,11 +213,12 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
             .filter(|l| l.contains("typed:") && l.contains(needle))
             .count()
     };
-    // With the flag Claude ran with, read from its process by the
-    // session report, and no profile: its home's ~/.claude is the default.
+    // With the flags Claude ran with, read from its process by the
+    // session report, the effort its last turn ran at, and no profile:
+    // its home's ~/.claude is the default.
     assert_eq!(
         typed(&format!(
-            ": claude --permission-mode default --resume {claude_id}"
+            ": claude --permission-mode default --effort low --resume {claude_id}"
         )),
         1,
         "claude's id {claude_id}: {plan:?}"
