@@ -418,6 +418,12 @@ fn an_open_session_gets_its_agent_windows_back() {
         plan.contains("would add saved window 1 'agent' to open session 'api' as window 1"),
         "{plan}"
     );
+    // One pane per conversation, on a dry run too.
+    assert!(
+        plan.contains("window 1 'agent', pane 1: would not resume: session 'api', window 1 'agent', pane 0 resumes the same session"),
+        "{plan}"
+    );
+    assert_eq!(dry["would_type"].as_array().unwrap().len(), 1, "{dry}");
     assert!(dry["added"].as_array().unwrap().is_empty());
     let restored = restore(&server, &[]);
     assert_eq!(
@@ -443,9 +449,8 @@ fn an_open_session_gets_its_agent_windows_back() {
 }
 
 /// A saved session of one agent pane, with the layout saved; the server
-/// then killed, and started again with one plain session and `hook` set,
-/// which acts on the panes the restore makes.
-fn restore_with_hook(server: &TmuxServer, hook: &str, command: &str) -> Value {
+/// then killed, and started again with one plain session.
+fn saved_agent_pane(server: &TmuxServer) {
     let api = dir(server, "api");
     let at = api.display().to_string();
     server.tmux(&[
@@ -483,8 +488,76 @@ fn restore_with_hook(server: &TmuxServer, hook: &str, command: &str) -> Value {
     kill(server);
     std::thread::sleep(Duration::from_millis(300));
     server.tmux(&["new-session", "-d", "-s", "other", "-x", "120", "-y", "40"]);
+}
+
+/// The same, restored with `hook` set, which acts on the panes the
+/// restore makes.
+fn restore_with_hook(server: &TmuxServer, hook: &str, command: &str) -> Value {
+    saved_agent_pane(server);
     server.tmux(&["set-hook", "-g", hook, command]);
     restore(server, &[])
+}
+
+/// The same, restored with the race window `variable` open: once the
+/// agent's pane is made and `ready` holds of its screen, another program
+/// replaces its shell, inside the window.
+fn restore_racing(server: &TmuxServer, variable: &str, ready: impl Fn(&str) -> bool) -> Value {
+    saved_agent_pane(server);
+    std::thread::scope(|scope| {
+        let run = scope.spawn(|| server.taw_with(&["session", "restore"], &[(variable, "3000")]));
+        let screen = || {
+            let pane = server.tmux(&["list-panes", "-t", "=work:0", "-F", "#{pane_id}"]);
+            pane.lines()
+                .nth(1)
+                .map(|id| server.tmux(&["capture-pane", "-p", "-t", id]))
+                .unwrap_or_default()
+        };
+        server.wait_for("the agent's pane, ready", Duration::from_secs(15), || {
+            server
+                .tmux(&["list-sessions", "-F", "#{session_name}"])
+                .contains("work")
+                && ready(&screen())
+        });
+        // Inside the window: the restore saw the shell at its prompt.
+        std::thread::sleep(Duration::from_millis(1000));
+        assert!(!run.is_finished(), "the restore ended before the race");
+        server.tmux(&["respawn-pane", "-k", "-t", "=work:0.1", "exec sleep 60"]);
+        run.join().unwrap().result()
+    })
+}
+
+/// A program that comes in front of the shell after the restore found it
+/// at its prompt is typed nothing, and the plan says what to run.
+#[test]
+fn a_program_in_front_when_the_resume_is_typed_is_said() {
+    let server = TmuxServer::empty();
+    let restored = restore_racing(&server, "TAW_TEST_TYPE_DELAY_MS", |screen| {
+        !screen.trim().is_empty()
+    });
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("had another program in front of its shell when its command was to be typed, so nothing was typed; resume it with: codex resume t-5"),
+        "{plan}"
+    );
+    assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
+    let screen = server.tmux(&["capture-pane", "-p", "-t", "=work:0.1"]);
+    assert!(!screen.contains("codex resume"), "{screen}");
+}
+
+/// One that comes in front between the typing and the Enter gets no
+/// Enter, and the plan says the line may be left.
+#[test]
+fn a_program_in_front_before_the_enter_is_said() {
+    let server = TmuxServer::empty();
+    let restored = restore_racing(&server, "TAW_TEST_SEND_DELAY_MS", |screen| {
+        screen.contains("codex resume t-5")
+    });
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("had another program in front of its shell when its command was to be run, and it may be left on the pane's line: clear the line first; resume it with: codex resume t-5"),
+        "{plan}"
+    );
+    assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
 }
 
 #[test]
@@ -598,6 +671,18 @@ fn autosave_waits_for_a_restore_and_then_saves() {
         "-y",
         "40",
     ]);
+    server.tmux(&["split-window", "-d", "-t", "=made-again:"]);
+    std::thread::sleep(Duration::from_millis(300));
+    // Two agents, resumed 1.5 s apart: the restore outlasts the autosave
+    // its own split asks for.
+    for (pane, id) in [("=made-again:0.0", "t-a"), ("=made-again:0.1", "t-b")] {
+        let session = format!(
+            "{{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"{id}\",\"id\":\"{id}\"}}"
+        );
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "codex"]);
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_session", &session]);
+    }
+    server.write_config("[session]\nstartup_per_agent_delay_ms = 1500\n");
     server.taw(&["session", "save"]).result();
     kill(&server);
     std::thread::sleep(Duration::from_millis(300));
@@ -611,6 +696,13 @@ fn autosave_waits_for_a_restore_and_then_saves() {
         serde_json::json!(["made-again"]),
         "{restored}"
     );
+    // The hooks asked for a save while it ran: it saved once, at its end.
+    assert!(
+        restored["plan"]
+            .to_string()
+            .contains("saved the layout as 'default', the agents resumed"),
+        "{restored}"
+    );
     assert_eq!(server.display("first:", "#{@agent_wizard_restoring}"), "");
     let file = server.state_dir().join("sessions/default.json");
     server.wait_for(
@@ -621,4 +713,7 @@ fn autosave_waits_for_a_restore_and_then_saves() {
             text.contains("made-again") && text.contains("\"first\"")
         },
     );
+    // With the agents it resumed.
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("t-a") && text.contains("t-b"), "{text}");
 }

@@ -11,7 +11,7 @@ use crate::resume::{self, ResumeLine};
 use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
 use crate::tmux::arrange::{self, parse_new_ids};
 use crate::tmux::commands::{
-    select_pane, select_window, set_global_option, show_global_value, unset_global_option,
+    HeldBack, select_pane, select_window, set_global_option, show_global_value, unset_global_option,
 };
 use crate::tmux::options::bookkeeping::{AUTOSAVE_HELD, RESTORING};
 use crate::tmux::options::pane as opt;
@@ -19,6 +19,7 @@ use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, Tmux, shell_quote};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -188,15 +189,23 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         }
     }
     if args.dry_run {
+        let mut resumed = Vec::new();
         for (session, window, index) in &placed {
             out.plan.push(format!(
                 "would add saved {} to open session '{}' as window {index}",
                 window_words(window),
                 session.name
             ));
-            dry_resumes(session, window, &conversations, args, &mut out);
+            dry_resumes(
+                session,
+                window,
+                &conversations,
+                args,
+                &mut out,
+                &mut resumed,
+            );
         }
-        dry_plan(&to_make, &conversations, args, &mut out);
+        dry_plan(&to_make, &conversations, args, &mut out, &mut resumed);
         return Ok(out);
     }
     let mut pending = Vec::new();
@@ -260,7 +269,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
             }
         }
     }
-    resume_all(tmux, pending, args, &mut out);
+    let resumed = resume_all(tmux, pending, args, &mut out);
     // An autosave asked for while this ran (a hook of a window made) is
     // done now, once, with the agents resumed; not over the layout a pane
     // left alone still needs.
@@ -272,7 +281,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         unset_global_option(AUTOSAVE_HELD),
     ]));
     if held && out.not_resumed.is_empty() {
-        match super::save::save(tmux, name) {
+        match super::save::save_keeping(tmux, name, &resumed) {
             Ok(_) => out
                 .plan
                 .push(format!("saved the layout as '{name}', the agents resumed")),
@@ -373,8 +382,17 @@ fn choose_layout(
     }
 }
 
+/// A conversation a dry run would resume, and the pane it names.
+type WouldResume<'a> = (&'a SavedAgent, String);
+
 /// What a dry run would make and type.
-fn dry_plan(to_make: &[&SavedSession], live: &Conversations, args: &Restore, out: &mut Restored) {
+fn dry_plan<'a>(
+    to_make: &[&'a SavedSession],
+    live: &Conversations,
+    args: &Restore,
+    out: &mut Restored,
+    resumed: &mut Vec<WouldResume<'a>>,
+) {
     for session in to_make {
         out.plan
             .push(format!("would create session '{}'", session.name));
@@ -387,19 +405,20 @@ fn dry_plan(to_make: &[&SavedSession], live: &Conversations, args: &Restore, out
                 .push(format!("would select {}", window_words(active)));
         }
         for window in &session.windows {
-            dry_resumes(session, window, live, args, out);
+            dry_resumes(session, window, live, args, out, resumed);
         }
     }
 }
 
 /// The lines a dry run would type in a window's panes, and why it would
-/// leave the others.
-fn dry_resumes(
-    session: &SavedSession,
-    window: &SavedWindow,
+/// leave the others: one pane per conversation, as a restore does.
+fn dry_resumes<'a>(
+    session: &'a SavedSession,
+    window: &'a SavedWindow,
     live: &Conversations,
     args: &Restore,
     out: &mut Restored,
+    resumed: &mut Vec<WouldResume<'a>>,
 ) {
     for pane in &window.panes {
         let Some(agent) = &pane.agent else { continue };
@@ -410,8 +429,18 @@ fn dry_resumes(
             ));
             continue;
         }
+        if let Some((_, other)) = resumed
+            .iter()
+            .find(|(them, _)| them.kind == agent.kind && same_conversation(them, agent))
+        {
+            out.plan.push(format!(
+                "{at}: would not resume: {other} resumes the same session"
+            ));
+            continue;
+        }
         match resume::resume_line(agent, &args.home) {
             Ok(line) => {
+                resumed.push((agent, format!("session '{}', {at}", session.name)));
                 let line = line.line();
                 out.plan.push(format!("{at}: would type: {line}"));
                 out.would_type.push(WouldType {
@@ -765,8 +794,15 @@ fn same_conversation(a: &SavedAgent, b: &SavedAgent) -> bool {
 }
 
 /// Types each pending resume as its pane's shell comes to its prompt,
-/// `args.delay` apart, and says in the plan what was left alone.
-fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut Restored) {
+/// `args.delay` apart, and says in the plan what was left alone; answers
+/// the agents typed, by pane.
+fn resume_all(
+    tmux: &Tmux,
+    mut pending: Vec<Pending>,
+    args: &Restore,
+    out: &mut Restored,
+) -> HashMap<u32, SavedAgent> {
+    let mut typed = HashMap::new();
     let mut screens: std::collections::HashMap<u32, (String, Instant)> = Default::default();
     let mut last_typed: Option<Instant> = None;
     while !pending.is_empty() {
@@ -863,8 +899,9 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
             let spaced = last_typed.is_none_or(|t| t.elapsed() >= args.delay);
             if ready && spaced {
                 match type_resume(tmux, &job, &pane.current_command) {
-                    Ok(()) => {
+                    Ok(Ok(())) => {
                         last_typed = Some(Instant::now());
+                        typed.insert(job.pane, job.agent.clone());
                         out.plan.push(format!(
                             "{} (pane %{}): typed: {}",
                             job.at,
@@ -872,10 +909,19 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
                             job.line.line()
                         ));
                     }
+                    Ok(Err(why)) => {
+                        out.not_resumed.push(format!("%{}", job.pane));
+                        out.plan.push(format!(
+                            "pane %{} {why}; resume it with: {}",
+                            job.pane,
+                            by_hand(false)
+                        ));
+                    }
                     Err(error) => {
                         out.not_resumed.push(format!("%{}", job.pane));
                         out.plan.push(format!(
-                            "{}; resume it with: {}",
+                            "pane %{}: {}; resume it with: {}",
+                            job.pane,
                             error.message.trim_end_matches('.'),
                             by_hand(false)
                         ));
@@ -899,12 +945,13 @@ fn resume_all(tmux: &Tmux, mut pending: Vec<Pending>, args: &Restore, out: &mut 
             std::thread::sleep(LOOK_EVERY);
         }
     }
+    typed
 }
 
 /// Types a resume command and its Enter, and marks the pane as holding
-/// the agent it resumes.
-fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<()> {
-    let public = format!("%{}", job.pane);
+/// the agent it resumes; a send held back answers why, in the plan's
+/// words.
+fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<std::result::Result<(), String>> {
     let line = job.line.line();
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_KIND_HINT, job.kind.as_str());
@@ -938,9 +985,34 @@ fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<()> {
             serde_json::to_string(&job.agent.agent_claude_flags).unwrap_or_default(),
         );
     }
-    let echoed = type_guarded(tmux, job.pane, &public, shell, &line)?;
+    let echoed = match type_guarded(tmux, job.pane, shell, &line)? {
+        Ok(echoed) => echoed,
+        Err(found) => return Ok(Err(held_back_words(&found, "typed, so nothing was typed"))),
+    };
     tmux_pane::write_options(tmux, job.pane, &writes)?;
-    enter_guarded(tmux, job.pane, &public, shell, &line, &echoed)
+    Ok(
+        enter_guarded(tmux, job.pane, shell, &line, &echoed)?.map_err(|found| {
+            held_back_words(
+                &found,
+                "run, and it may be left on the pane's line: clear the line first",
+            )
+        }),
+    )
+}
+
+/// Why a guarded send held a resume back, after "pane %N": `when` says
+/// at which step ("typed, so nothing was typed").
+fn held_back_words(found: &HeldBack, when: &str) -> String {
+    if found.in_mode {
+        format!("is in {}", super::agent::drive::mode_name(&found.mode))
+    } else if found.input_off {
+        "takes no input".to_string()
+    } else if found.synchronized {
+        "is in a window with synchronize-panes on, where what is typed goes to every pane"
+            .to_string()
+    } else {
+        format!("had another program in front of its shell when its command was to be {when}")
+    }
 }
 
 #[cfg(test)]

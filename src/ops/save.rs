@@ -43,8 +43,9 @@ fn extras_format() -> RowFormat {
     )
 }
 
-/// The layout of the server now.
-pub(crate) fn layout_now(tmux: &Tmux) -> Result<Layout> {
+/// The layout of the server now; `resumed` holds the agents a restore
+/// has just typed the resume of, kept for their panes before they are up.
+fn layout_now(tmux: &Tmux, resumed: &HashMap<u32, SavedAgent>) -> Result<Layout> {
     let format = extras_format();
     let (snapshot, outputs) =
         Snapshot::read_with(tmux, vec![cmd::list_all_panes(&format.format())])?;
@@ -61,6 +62,7 @@ pub(crate) fn layout_now(tmux: &Tmux) -> Result<Layout> {
                     claude_flags: row.get(2).to_string(),
                     restore_saved: row.get(3).to_string(),
                     started: row.get(4).to_string(),
+                    resumed: resumed.get(&id).cloned(),
                 },
             );
         }
@@ -77,6 +79,8 @@ pub(crate) struct Extras {
     pub restore_saved: String,
     /// The line `taw agent start` typed in the pane.
     pub started: String,
+    /// The agent a restore has just typed the resume of.
+    pub resumed: Option<SavedAgent>,
 }
 
 /// A layout from a snapshot and each pane's extras. Pure.
@@ -126,7 +130,7 @@ pub(crate) fn layout_of(
 /// A pane as the layout keeps it. One a restore left outside its saved
 /// folder is kept as it was saved, until it has an agent of its own.
 fn saved_pane(pane: &Pane, extras: Option<&Extras>) -> SavedPane {
-    let agent = agent_of(pane, extras);
+    let agent = agent_of(pane, extras).or_else(|| extras.and_then(|e| e.resumed.clone()));
     if agent.is_none()
         && let Some(mut kept) =
             extras.and_then(|e| serde_json::from_str::<SavedPane>(&e.restore_saved).ok())
@@ -241,8 +245,18 @@ pub(crate) fn autosave(tmux: &Tmux) -> Result<Autosaved> {
 
 /// `taw session save [--name N]`.
 pub(crate) fn save(tmux: &Tmux, name: &str) -> Result<Saved> {
+    save_keeping(tmux, name, &HashMap::new())
+}
+
+/// A save that keeps the agents a restore has just resumed (`resumed`, by
+/// pane) on their panes, which their agents may not be in front of yet.
+pub(crate) fn save_keeping(
+    tmux: &Tmux,
+    name: &str,
+    resumed: &HashMap<u32, SavedAgent>,
+) -> Result<Saved> {
     saved::check_name(name)?;
-    let layout = layout_now(tmux)?;
+    let layout = layout_now(tmux, resumed)?;
     let path = saved::write(name, &layout)?;
     let windows: Vec<&SavedWindow> = layout.sessions.iter().flat_map(|s| &s.windows).collect();
     let panes: Vec<&SavedPane> = windows.iter().flat_map(|w| &w.panes).collect();

@@ -189,7 +189,7 @@ impl<'a> Aim<'a> {
         what: &str,
     ) -> Result<()> {
         let target = format!("%{}", self.pane.id);
-        race_window();
+        race_window(Race::Sending);
         let mut batch = Batch::of(before);
         batch.push(cmd::guarded(
             &target,
@@ -248,14 +248,24 @@ fn pane_gone(error: TawError, public: &str) -> TawError {
     }
 }
 
-/// The race tests widen the moment between the check and the send with
-/// `TAW_TEST_SEND_DELAY_MS`, to make an agent exit (or a mode start) in it
-/// every time. Nothing else sets it.
-pub(crate) fn race_window() {
-    if let Some(ms) = std::env::var("TAW_TEST_SEND_DELAY_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
+/// Where a race test holds taw between its check and its send.
+#[derive(Clone, Copy)]
+pub(crate) enum Race {
+    /// Before a line is typed (`TAW_TEST_TYPE_DELAY_MS`).
+    Typing,
+    /// Before a prompt, keys or an Enter are sent (`TAW_TEST_SEND_DELAY_MS`).
+    Sending,
+}
+
+/// The race tests widen the moment between the check and the send, to
+/// make an agent exit (or a mode start, or a program come in front) in it
+/// every time. Nothing else sets the variables.
+pub(crate) fn race_window(at: Race) {
+    let name = match at {
+        Race::Typing => "TAW_TEST_TYPE_DELAY_MS",
+        Race::Sending => "TAW_TEST_SEND_DELAY_MS",
+    };
+    if let Some(ms) = std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok()) {
         std::thread::sleep(Duration::from_millis(ms.min(10_000)));
     }
 }

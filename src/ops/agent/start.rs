@@ -1,7 +1,7 @@
 //! `agent start`: types an agent's command into a pane's shell, once the
 //! shell is at its prompt, and answers once the agent is really there.
 
-use super::drive::{hosts_agent, mode_name, race_window, synchronized_message};
+use super::drive::{Race, hosts_agent, mode_name, race_window, synchronized_message};
 use crate::detect::{agents, job};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::Records;
@@ -260,18 +260,13 @@ impl Launch<'_> {
 
     /// Types the command (no Enter): the row the shell echoed it on.
     fn type_line(&self) -> Result<String> {
-        type_guarded(self.tmux, self.id, self.public, self.shell, &self.line)
+        type_guarded(self.tmux, self.id, self.shell, &self.line)?
+            .map_err(|found| typing_held_back(self.public, &found))
     }
 
     fn enter(&self, echoed: &str) -> Result<()> {
-        enter_guarded(
-            self.tmux,
-            self.id,
-            self.public,
-            self.shell,
-            &self.line,
-            echoed,
-        )
+        enter_guarded(self.tmux, self.id, self.shell, &self.line, echoed)?
+            .map_err(|found| enter_held_back(self.public, &found))
     }
 
     /// Waits until the agent is there: its process names it, its
@@ -466,10 +461,9 @@ fn answer(tmux: &Tmux, pane: u32, kind: &str, argv: Vec<String>) -> Result<Start
 pub(crate) fn type_guarded(
     tmux: &Tmux,
     id: u32,
-    public: &str,
     shell: &str,
     line: &str,
-) -> Result<String> {
+) -> Result<Guarded<String>> {
     // The echo is looked for from the cursor's row down, so an older
     // row that ends with the same command is not taken for it.
     let cursor: usize = tmux_pane::read_values(tmux, id, &["cursor_y"])?[0]
@@ -478,6 +472,7 @@ pub(crate) fn type_guarded(
     // The line reaches tmux on its standard input and is pasted as
     // typed: no byte of it is read by tmux's parser.
     let buffer = Buffer::named();
+    race_window(Race::Typing);
     let typed = tmux
         .run_with_input(
             &Batch::of(vec![
@@ -497,20 +492,7 @@ pub(crate) fn type_guarded(
             }
         })?;
     if let Some(found) = cmd::held_back(&typed) {
-        return Err(not_ready(if found.in_mode {
-            format!(
-                "pane {public} is in {}; leave it and try again",
-                mode_name(&found.mode)
-            )
-        } else if found.input_off {
-            format!("pane {public} takes no input; turn its input back on and try again")
-        } else if found.synchronized {
-            synchronized_message(public, "")
-        } else {
-            format!(
-                "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
-            )
-        }));
+        return Ok(Err(found));
     }
     let echo_stop = Instant::now() + ECHO_WAIT;
     loop {
@@ -521,10 +503,10 @@ pub(crate) fn type_guarded(
             .rev()
             .find(|row| typed::holds_command(row, line));
         if let Some(row) = echoed {
-            return Ok(row.to_string());
+            return Ok(Ok(row.to_string()));
         }
         if Instant::now() >= echo_stop {
-            return Ok(line.to_string());
+            return Ok(Ok(line.to_string()));
         }
         std::thread::sleep(Duration::from_millis(30));
     }
@@ -535,11 +517,10 @@ pub(crate) fn type_guarded(
 pub(crate) fn enter_guarded(
     tmux: &Tmux,
     id: u32,
-    public: &str,
     shell: &str,
     line: &str,
     echoed: &str,
-) -> Result<()> {
+) -> Result<Guarded<()>> {
     let mut writes = OptionWrites::default();
     writes.set(opt::TYPED_LINE, echoed);
     writes.set(opt::TYPED_COMMAND, line);
@@ -550,12 +531,39 @@ pub(crate) fn enter_guarded(
         &[tmux_pane::send_keys(id, &["Enter".to_string()])],
         &[],
     ));
-    race_window();
+    race_window(Race::Sending);
     let entered = tmux.run(&batch)?;
-    let Some(found) = cmd::held_back(&entered) else {
-        return Ok(());
-    };
-    Err(not_ready(if found.in_mode {
+    Ok(match cmd::held_back(&entered) {
+        Some(found) => Err(found),
+        None => Ok(()),
+    })
+}
+
+/// What a guarded send did: sent (with what it answers), or held back by
+/// what it found in the pane, for its caller to put in its own words.
+pub(crate) type Guarded<T> = std::result::Result<T, cmd::HeldBack>;
+
+/// `agent start`'s words for a command held back before it was typed.
+fn typing_held_back(public: &str, found: &cmd::HeldBack) -> TawError {
+    not_ready(if found.in_mode {
+        format!(
+            "pane {public} is in {}; leave it and try again",
+            mode_name(&found.mode)
+        )
+    } else if found.input_off {
+        format!("pane {public} takes no input; turn its input back on and try again")
+    } else if found.synchronized {
+        synchronized_message(public, "")
+    } else {
+        format!(
+            "pane {public} had another program in front of its shell when the command was to be typed, so nothing was typed. Start the agent again once the shell is at its prompt."
+        )
+    })
+}
+
+/// `agent start`'s words for a command typed whose Enter was held back.
+fn enter_held_back(public: &str, found: &cmd::HeldBack) -> TawError {
+    not_ready(if found.in_mode {
         format!(
             "pane {public} is in {}, and the command typed into it may be left on its line; leave the mode, clear the line and try again",
             mode_name(&found.mode)
@@ -573,5 +581,5 @@ pub(crate) fn enter_guarded(
         format!(
             "pane {public} had another program in front of its shell when the command was to be run, and the command typed into it may be left on its line; clear the line and start the agent again once the shell is at its prompt."
         )
-    }))
+    })
 }
