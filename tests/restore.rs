@@ -717,3 +717,56 @@ fn autosave_waits_for_a_restore_and_then_saves() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("t-a") && text.contains("t-b"), "{text}");
 }
+
+/// A command an agent reported for itself is typed in place of taw's
+/// own, with the agent's word that it is there, and kept for the next
+/// save.
+#[test]
+fn a_reported_resume_command_is_typed_with_the_agents_word() {
+    let server = TmuxServer::empty();
+    let api = dir(&server, "api");
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "bots",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &api.display().to_string(),
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    let first = server.display("=bots:0.0", "#{pane_id}");
+    server
+        .taw(&[
+            "pane",
+            "report-agent",
+            &first,
+            "--source",
+            "custom:mybot",
+            "--agent",
+            "mybot",
+            "--state",
+            "idle",
+            "--",
+            "mybot-resume",
+            "--from",
+            "x y",
+        ])
+        .result();
+    server.taw(&["session", "save"]).result();
+    kill(&server);
+    let restored = restore(&server, &[]);
+    let plan = restored["plan"].to_string();
+    assert!(plan.contains("typed: mybot-resume --from 'x y'"), "{plan}");
+    let pane = server.display("=bots:0.0", "#{pane_id}");
+    assert_eq!(server.display(&pane, "#{@agent_reported_kind}"), "mybot");
+    assert_eq!(
+        server.display(&pane, "#{@agent_resume}"),
+        r#"["mybot-resume","--from","x y"]"#
+    );
+    let saved = server.taw(&["session", "save", "--name", "after"]).result();
+    assert_eq!(saved["agents"], 1, "{saved}");
+}

@@ -955,6 +955,20 @@ fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<std::result::R
     let line = job.line.line();
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_KIND_HINT, job.kind.as_str());
+    // A command the agent reported for itself comes with its word that it
+    // is there, which holds until the shell is back at its prompt (a
+    // program nothing names is the agent by it), and is kept for the
+    // next save, as its report kept it.
+    if !job.agent.resume.is_empty() {
+        writes.set(opt::REPORTED_KIND, job.kind.as_str());
+        writes.set(
+            opt::RESUME,
+            serde_json::to_string(&job.agent.resume).unwrap_or_default(),
+        );
+    }
+    if let Some(started) = job.agent.started.as_deref().filter(|s| !s.is_empty()) {
+        writes.set(opt::STARTED_COMMAND, started);
+    }
     let stored = StoredSession {
         source: "taw:restore".into(),
         agent: job.kind.clone(),
