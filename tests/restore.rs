@@ -288,6 +288,55 @@ fn resumes_are_typed_at_the_prompt_and_the_rest_is_said() {
             .tmux(&["capture-pane", "-p", "-t", &second])
             .contains("codex resume")
     );
+
+    // herdr's restore_error on the pane left alone, which is saved as it
+    // was saved, until it has an agent of its own; from then, for good.
+    let record = |pane: &str| server.taw(&["pane", "get", pane]).result()["pane"].clone();
+    assert_eq!(
+        record(&second)["restore_error"],
+        "Saved directory is unavailable. Restore the directory and restart this session."
+    );
+    assert_eq!(record(&first)["restore_error"], Value::Null);
+    let kept = server.taw(&["session", "save", "--name", "kept"]).result();
+    let kept = std::fs::read_to_string(kept["file"].as_str().unwrap()).unwrap();
+    assert!(
+        kept.contains("t-two") && kept.contains(&gone.display().to_string()),
+        "{kept}"
+    );
+    let report = |state: &str| {
+        server
+            .taw(&[
+                "pane",
+                "report-agent",
+                &second,
+                "--source",
+                "custom:mine",
+                "--agent",
+                "mybot",
+                "--state",
+                state,
+            ])
+            .result()
+    };
+    report("working");
+    server
+        .taw(&[
+            "pane",
+            "release-agent",
+            &second,
+            "--source",
+            "custom:mine",
+            "--agent",
+            "mybot",
+        ])
+        .result();
+    assert_eq!(record(&second)["restore_error"], Value::Null);
+    let now = server.taw(&["session", "save", "--name", "now"]).result();
+    let now = std::fs::read_to_string(now["file"].as_str().unwrap()).unwrap();
+    assert!(
+        !now.contains("t-two") && !now.contains(&gone.display().to_string()),
+        "{now}"
+    );
 }
 
 /// With the plugin loaded, a new window or split saves the layout once

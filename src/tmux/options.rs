@@ -328,6 +328,10 @@ pub(crate) mod pane {
     /// That pane as the layout saved it (JSON): saved so again until it
     /// closes or has an agent of its own.
     pub(crate) const RESTORE_SAVED: &str = "@agent_restore_saved";
+    /// What a restore left on a pane it did not resume: taken off for good
+    /// once the pane has an agent of its own (the watcher names one, `taw
+    /// agent start` starts one, an agent reports its state or session).
+    pub(crate) const LEFT_BY_RESTORE: &[&str] = &[RESTORE_ERROR, RESTORE_SAVED];
     /// The command line `taw agent start` typed, kept for a restore to
     /// start the agent again when it has no session to resume.
     pub(crate) const STARTED_COMMAND: &str = "@agent_started_command";

@@ -623,6 +623,9 @@ impl Watcher {
                 writes.set(opt::AGENT_KIND, *kind);
                 writes.set(opt::AGENT_STATE, state.as_str());
                 writes.set(opt::STATE_SINCE, now.to_string());
+                for name in opt::LEFT_BY_RESTORE {
+                    writes.unset(name);
+                }
                 match pid {
                     Some(pid) => writes.set(opt::AGENT_PID, pid.to_string()),
                     None => writes.unset(opt::AGENT_PID),

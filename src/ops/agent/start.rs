@@ -432,11 +432,17 @@ fn answer(tmux: &Tmux, pane: u32, kind: &str, argv: Vec<String>) -> Result<Start
     writes.set(opt::AGENT_KIND, kind);
     writes.set(opt::AGENT_STATE, "unknown");
     writes.set(opt::STATE_SINCE, crate::clock::now_ms().to_string());
-    let _ = tmux.run(&Batch::of(vec![cmd::unless_set(
+    let mut own = OptionWrites::default();
+    for name in opt::LEFT_BY_RESTORE {
+        own.unset(name);
+    }
+    let mut batch = Batch::of(own.commands(pane));
+    batch.push(cmd::unless_set(
         &target,
         opt::AGENT_KIND,
         &writes.commands(pane),
-    )]));
+    ));
+    let _ = tmux.run(&batch);
     let snapshot = Snapshot::read(tmux)?;
     let row = snapshot
         .pane(pane, None)

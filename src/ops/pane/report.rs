@@ -182,6 +182,9 @@ pub(crate) fn report_agent(
     let mut writes = OptionWrites::default();
     writes.set(opt::REPORT_SEQS, current.seqs.render());
     writes.set(opt::REPORTED_KIND, agent.as_str());
+    for name in opt::LEFT_BY_RESTORE {
+        writes.unset(name);
+    }
     if report::authority(source, &agent) != Authority::SessionOnly {
         let same_holder = current.source == *source && current.kind == agent;
         let previous = if same_holder {
@@ -246,6 +249,9 @@ pub(crate) fn report_session(
     writes.set(opt::REPORT_SEQS, current.seqs.render());
     if current.kind.is_empty() || current.kind == agent {
         writes.set(opt::REPORTED_KIND, agent.as_str());
+    }
+    for name in opt::LEFT_BY_RESTORE {
+        writes.unset(name);
     }
     if let Some(session) = session {
         writes.set(opt::AGENT_SESSION, session);
