@@ -1,5 +1,6 @@
 //! A restore with real agents from the agents lab: Claude Code and Codex
-//! each have a turn, the layout is saved, the tmux server killed and
+//! each have a turn (Claude a second one after `/clear`, at the effort
+//! `/effort` set), the layout is saved, the tmux server killed and
 //! restored; every session, window, pane and folder is back, each agent's
 //! resume command was typed once with its session id, and the mock model's
 //! next request holds the earlier turn. The lab's namespace is held by the
@@ -154,10 +155,25 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
                 .contains("integration:")
         });
     }
-    let claude_id = lab.server.taw(&["pane", "get", &claude]).result()["pane"]["agent_session_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let session_id = |pane: &str| {
+        lab.server.taw(&["pane", "get", pane]).result()["pane"]["agent_session_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // A /clear starts a new conversation, which Claude's hook reports:
+    // the id saved is the new one, never the stale one.
+    let cleared_id = session_id(&claude);
+    lab.type_line(&claude, "/clear");
+    lab.wait("the new session reported", SECONDS(20), || {
+        let now = session_id(&claude);
+        !now.is_empty() && now != cleared_id
+    });
+    lab.type_line(&claude, "fig claude two");
+    lab.wait("the mock's reply", SECONDS(30), || {
+        lab.has(&claude, "Mock reply to: fig claude two")
+    });
+    let claude_id = session_id(&claude);
     let codex_id = lab.server.taw(&["pane", "get", &codex]).result()["pane"]["agent_session_id"]
         .as_str()
         .unwrap()
@@ -244,11 +260,21 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
             std::thread::sleep(Duration::from_millis(200));
         }
     };
-    shown(&claude, "kiwi claude one");
+    shown(&claude, "fig claude two");
     shown(&codex, "kiwi codex one");
     std::thread::sleep(SECONDS(2));
     lab.type_line(&claude, "plum claude two");
-    next_request_holds(&lab, "plum claude two", "kiwi claude one");
+    next_request_holds(&lab, "plum claude two", "fig claude two");
+    let last = lab
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.contains("plum claude two"))
+        .unwrap();
+    assert!(
+        !last.contains("kiwi claude one"),
+        "the conversation before /clear was resumed"
+    );
     lab.type_line(&codex, "plum codex two");
     next_request_holds(&lab, "plum codex two", "kiwi codex one");
 }
