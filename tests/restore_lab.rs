@@ -4,7 +4,8 @@
 //! restored; every session, window, pane and folder is back, each agent's
 //! resume command was typed once with its session id, and the mock model's
 //! next request holds the earlier turn. The lab's namespace is held by the
-//! test, so the server the restore starts is inside it too.
+//! test, so the server the restore starts is inside it too. A second
+//! test does the same for OpenCode, pi and Gemini CLI.
 #![allow(clippy::disallowed_methods)]
 
 mod common;
@@ -277,4 +278,161 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     );
     lab.type_line(&codex, "plum codex two");
     next_request_holds(&lab, "plum codex two", "kiwi codex one");
+}
+
+/// The first file under `dir` (at any depth) whose name ends in `suffix`.
+fn find_file(dir: &Path, suffix: &str) -> Option<std::path::PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if let Some(found) = find_file(&path, suffix) {
+                return Some(found);
+            }
+        } else if path.display().to_string().ends_with(suffix) {
+            return Some(path);
+        }
+    }
+    None
+}
+
+/// OpenCode and pi (their sessions from their integrations) and Gemini
+/// CLI (its session id reported by hand: it has no integration) each
+/// have a turn; after the server is killed, the restore types each one's
+/// own resume command, and its next request holds the earlier turn.
+#[test]
+fn lab_opencode_pi_and_gemini_resume_after_the_server_is_killed() {
+    let Some(lab) = Lab::start_held() else { return };
+    let agents = ["opencode", "pi", "gemini"];
+    let bins: Vec<_> = agents.iter().map(|a| lab.agent_on_path(a)).collect();
+    let opencode_home = lab.scratch().join("opencode-home");
+    taw_env(
+        &lab,
+        &["integration", "install", "opencode"],
+        &[
+            ("HOME", &opencode_home),
+            ("XDG_CONFIG_HOME", &opencode_home.join(".config")),
+        ],
+    );
+    taw_env(
+        &lab,
+        &["integration", "install", "pi"],
+        &[("HOME", &lab.scratch().join("pi-home"))],
+    );
+    let mut panes = Vec::new();
+    for (agent, bin) in agents.iter().zip(&bins) {
+        let pane = lab.new_session(
+            &format!("{agent}-s"),
+            &lab.scratch().join(format!("{agent}-work")),
+        );
+        lab.type_line(&pane, &bin.join(agent).display().to_string());
+        panes.push(pane);
+    }
+    let [opencode, pi, gemini] = [&panes[0], &panes[1], &panes[2]];
+    lab.wait("OpenCode's prompt", SECONDS(40), || {
+        lab.has(opencode, "ctrl+p commands")
+    });
+    lab.wait_state(pi, "idle", SECONDS(40));
+    lab.wait_state(gemini, "idle", SECONDS(40));
+    // OpenCode drops what is typed while it still loads.
+    std::thread::sleep(SECONDS(1));
+    for (agent, pane) in agents.iter().zip(&panes) {
+        lab.type_line(pane, &format!("kiwi {agent} one"));
+    }
+    for (agent, pane) in agents.iter().zip(&panes) {
+        lab.wait("the mock's reply", SECONDS(30), || {
+            lab.has(pane, &format!("Mock reply to: kiwi {agent} one"))
+        });
+    }
+    for pane in [opencode, pi] {
+        lab.wait("the session the integration reported", SECONDS(20), || {
+            lab.server
+                .display(pane, "#{@agent_session}")
+                .contains("integration:")
+        });
+    }
+    // Gemini keeps its conversation in a file whose first record names
+    // its id (`.gemini/tmp/<project>/chats/session-*.jsonl`).
+    let chats = lab.scratch().join("gemini-home/.gemini/tmp");
+    let mut gemini_id = String::new();
+    lab.wait("Gemini's saved conversation", SECONDS(20), || {
+        let Some(file) = find_file(&chats, ".jsonl") else {
+            return false;
+        };
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let first = text.lines().next().unwrap_or_default();
+        let record: Value = serde_json::from_str(first).unwrap_or_default();
+        gemini_id = record["sessionId"].as_str().unwrap_or_default().to_string();
+        !gemini_id.is_empty()
+    });
+    lab.server
+        .taw(&[
+            "pane",
+            "report-agent-session",
+            gemini,
+            "--source",
+            "custom:lab",
+            "--agent",
+            "gemini",
+            "--agent-session-id",
+            &gemini_id,
+        ])
+        .result();
+    let saved = lab.server.taw(&["session", "save"]).result();
+    assert_eq!(saved["agents"], 3, "{saved}");
+    let session = |pane: &str| lab.server.taw(&["pane", "get", pane]).result()["pane"].clone();
+    let opencode_id = session(opencode)["agent_session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let pi_session = session(pi);
+    let pi_ref = pi_session["agent_session_path"]
+        .as_str()
+        .or(pi_session["agent_session_id"].as_str())
+        .unwrap()
+        .to_string();
+    lab.server.tmux(&["kill-server"]);
+
+    let home = lab.scratch().join("person");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join(".tmux.conf"),
+        "set -g default-command \"exec /bin/sh\"\n",
+    )
+    .unwrap();
+    let mut path: Vec<String> = bins.iter().map(|b| b.display().to_string()).collect();
+    path.push(std::env::var("PATH").unwrap_or_default());
+    let out = lab
+        .in_namespace(&taw_bin().display().to_string())
+        .args(["-L", &lab.server.socket, "session", "restore"])
+        .env("PATH", path.join(":"))
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let restored: Value = serde_json::from_slice::<Value>(&out.stdout).unwrap()["result"].clone();
+    let plan = restored["plan"].to_string();
+    for line in [
+        format!("typed: opencode --session {opencode_id}"),
+        format!("typed: pi --session {pi_ref}"),
+        format!("typed: gemini --resume {gemini_id}"),
+    ] {
+        assert_eq!(plan.matches(&line).count(), 1, "{line}: {plan}");
+    }
+    for (agent, name) in agents.iter().zip(["opencode-s", "pi-s", "gemini-s"]) {
+        let pane = pane_of(&lab, &format!("={name}:0.0"));
+        let earlier = format!("kiwi {agent} one");
+        lab.wait(
+            &format!("{agent} back in its conversation"),
+            SECONDS(40),
+            || lab.has(&pane, &earlier),
+        );
+        std::thread::sleep(SECONDS(2));
+        let next = format!("plum {agent} two");
+        lab.type_line(&pane, &next);
+        next_request_holds(&lab, &next, &earlier);
+    }
 }
