@@ -622,6 +622,55 @@ fn a_pane_in_a_mode_is_left_alone_and_said() {
 }
 
 #[test]
+fn a_pane_with_its_input_off_is_left_alone_and_said() {
+    let server = TmuxServer::empty();
+    let restored = restore_with_hook(&server, "after-split-window", "select-pane -d");
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("takes no input; resume it with: codex resume t-5"),
+        "{plan}"
+    );
+    assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
+}
+
+/// In a window with synchronize-panes on, what is typed would go to every
+/// pane: the guarded send holds it back.
+#[test]
+fn a_synchronized_window_is_typed_nothing() {
+    let server = TmuxServer::empty();
+    let restored = restore_with_hook(
+        &server,
+        "after-split-window",
+        "set-window-option synchronize-panes on",
+    );
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("is in a window with synchronize-panes on, where what is typed goes to every pane; resume it with: codex resume t-5"),
+        "{plan}"
+    );
+    let screen = server.tmux(&["capture-pane", "-p", "-t", "=work:0.0"]);
+    assert!(!screen.contains("codex resume"), "{screen}");
+}
+
+/// A pane that is somewhere else than its saved folder, which is there,
+/// is typed nothing, and the plan says where it is.
+#[test]
+fn a_pane_opened_elsewhere_is_left_alone_and_said() {
+    let server = TmuxServer::empty();
+    let restored = restore_with_hook(&server, "after-split-window", "send-keys 'cd /' Enter");
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains("tmux opened it in / and not in its saved directory "),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("so nothing was typed; resume it with: cd "),
+        "{plan}"
+    );
+    assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn a_pane_closed_first_is_said() {
     let server = TmuxServer::empty();
     let restored = restore_with_hook(&server, "after-split-window", "kill-pane");
