@@ -154,10 +154,7 @@ fn lab_codex_reports_its_session_once_its_hook_is_trusted() {
     lab.wait("Codex's hook review", SECONDS(40), || {
         lab.screen(&pane).to_lowercase().contains("review")
     });
-    lab.key(&pane, "Down");
-    lab.wait("Trust all and continue chosen", SECONDS(10), || {
-        lab.screen(&pane).contains("› 2. Trust all")
-    });
+    lab.choose_down(&pane, "› 2. Trust all");
     lab.key(&pane, "Enter");
     lab.wait_state(&pane, "idle", SECONDS(40));
     // Codex begins its session, and runs SessionStart, at the first prompt.

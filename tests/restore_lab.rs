@@ -133,10 +133,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     lab.wait("Codex's hook review", SECONDS(40), || {
         lab.screen(&codex).contains("Hooks need review")
     });
-    lab.key(&codex, "Down");
-    lab.wait("Trust all chosen", SECONDS(10), || {
-        lab.has(&codex, "› 2. Trust all")
-    });
+    lab.choose_down(&codex, "› 2. Trust all");
     lab.key(&codex, "Enter");
     lab.wait_state(&claude, "idle", SECONDS(40));
     lab.wait_state(&codex, "idle", SECONDS(40));

@@ -498,6 +498,25 @@ impl Lab {
         self.server.tmux(&["send-keys", "-t", pane, key]);
     }
 
+    /// Moves a menu's selection down until `chosen` is on screen (the
+    /// selected row as the agent draws it): a key sent while the menu is
+    /// still being drawn can be lost, so it is sent again.
+    pub fn choose_down(&self, pane: &str, chosen: &str) {
+        let start = std::time::Instant::now();
+        while !self.has(pane, chosen) {
+            assert!(
+                start.elapsed() < Duration::from_secs(15),
+                "{chosen:?} was never chosen:\n{}",
+                self.screen(pane)
+            );
+            self.key(pane, "Down");
+            let sent = std::time::Instant::now();
+            while sent.elapsed() < Duration::from_millis(1500) && !self.has(pane, chosen) {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+
     /// The pane's height in rows.
     pub fn rows(&self, pane: &str) -> String {
         self.server.display(pane, "#{pane_height}")
