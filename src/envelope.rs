@@ -120,6 +120,30 @@ pub(crate) enum ErrorCode {
     DuplicatePluginActionId,
     DuplicatePluginPaneId,
     DuplicatePluginLinkHandlerId,
+    /// The folder is in no git repository, or the workspace runs no
+    /// worktree (herdr's).
+    NotGitWorktree,
+    /// The worktree is the repository's main checkout, which git does not
+    /// remove (herdr's).
+    NotLinkedWorktree,
+    /// No worktree of the repository is there, or its checkout is gone
+    /// (herdr's).
+    WorktreeNotFound,
+    /// `git worktree list` failed (herdr's).
+    WorktreeListFailed,
+    /// git could not make the worktree, or its session could not be made
+    /// (herdr's).
+    WorktreeCreateFailed,
+    /// The worktree's session could not be made (herdr's).
+    WorktreeOpenFailed,
+    /// git refused to remove the worktree (herdr's).
+    WorktreeRemoveFailed,
+    /// The checkout has modified or untracked files, or submodules: its
+    /// removal needs --force (taw's; herdr has no such code).
+    WorktreeDirty,
+    /// A repository's workspace whose worktree workspaces are open closes
+    /// only with --group (herdr's).
+    WorkspaceGroupCloseRequired,
 }
 
 impl ErrorCode {

@@ -11,6 +11,7 @@ mod detect;
 mod envelope;
 mod events;
 mod exec;
+mod git;
 mod integration;
 mod keys;
 mod model;

@@ -71,6 +71,17 @@ fn non_empty_var(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// A folder a person wrote in the config: `~` and `~/...` are under the
+/// home folder.
+pub(crate) fn expand_home(text: &str) -> PathBuf {
+    let home = || home_dir().unwrap_or_else(|| PathBuf::from("/"));
+    match text.strip_prefix("~/") {
+        Some(rest) => home().join(rest),
+        None if text == "~" => home(),
+        None => PathBuf::from(text),
+    }
+}
+
 /// `path` with the home folder written as `~`, for messages a person reads.
 pub(crate) fn display(path: &Path) -> String {
     if let Some(home) = home_dir()

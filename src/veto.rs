@@ -50,7 +50,6 @@ pub(crate) fn may_close(tmux: &Tmux, closing: &Closing) -> Result<()> {
 
 /// Whether taw may remove the worktree at `path` (the seam the worktree
 /// verbs ask).
-#[allow(dead_code)]
 pub(crate) fn may_remove_worktree(tmux: &Tmux, session: Option<u32>, path: &str) -> Result<()> {
     ask(
         tmux,

@@ -16,6 +16,7 @@ pub(crate) mod tmux;
 pub(crate) mod ui;
 pub(crate) mod watch;
 pub(crate) mod workspace;
+pub(crate) mod worktree;
 
 use crate::envelope::{self, Reply, Result, TawError};
 use crate::tmux::snapshot::Snapshot;
@@ -48,6 +49,9 @@ pub(crate) enum Group {
     /// Workspaces: tmux sessions.
     #[command(subcommand)]
     Workspace(workspace::Verb),
+    /// Git worktrees: a workspace each, grouped under its repository's.
+    #[command(subcommand)]
+    Worktree(worktree::Verb),
     /// Tabs: tmux windows.
     #[command(subcommand)]
     Tab(tab::Verb),
@@ -147,6 +151,7 @@ pub(crate) fn run() -> i32 {
 fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
     match group {
         Group::Workspace(verb) => workspace::run(context, verb),
+        Group::Worktree(verb) => worktree::run(context, verb),
         Group::Tab(verb) => tab::run(context, verb),
         Group::Pane(verb) => pane::run(context, verb),
         Group::Agent(verb) => agent::run(context, verb),

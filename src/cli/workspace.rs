@@ -26,7 +26,7 @@ pub(crate) enum Verb {
         #[arg(required = true)]
         label: Vec<String>,
     },
-    /// Close a workspace (--group would close its worktree workspaces too; taw makes none yet).
+    /// Close a workspace (--group: a repository's, with its worktree workspaces).
     Close {
         workspace: String,
         #[arg(long)]
@@ -105,6 +105,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                     .focus
                     .then(|| snapshot.last_client().map(|c| c.name.clone()))
                     .flatten(),
+                options: Vec::new(),
             };
             Reply::of(op::create(&tmux, &snapshot, new)?)
         }
@@ -118,10 +119,9 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             session(&workspace)?,
             &label.join(" "),
         )?),
-        Verb::Close {
-            workspace,
-            group: _,
-        } => Reply::of(op::close(&tmux, session(&workspace)?)?),
+        Verb::Close { workspace, group } => {
+            Reply::of(op::close(&tmux, &snapshot, session(&workspace)?, group)?)
+        }
         Verb::ReportMetadata(args) => {
             let report = TokenReport {
                 source: args.source,

@@ -127,7 +127,7 @@ pub(crate) const EVENTS: &[EventDef] = &[
     ),
     event(
         name::WORKSPACE_UPDATED,
-        "a session's metadata is reported (taw workspace report-metadata)",
+        "a session gains its repository's worktree (the one a taw worktree create started from), or its metadata is reported (taw workspace report-metadata)",
         &[],
     ),
     going(event(
@@ -147,17 +147,17 @@ pub(crate) const EVENTS: &[EventDef] = &[
     ),
     event(
         name::WORKTREE_CREATED,
-        "taw worktree create (comes with the worktree verbs)",
+        "taw worktree create made a worktree and its session (after workspace.created, tab.created and pane.created)",
         &[],
     ),
     event(
         name::WORKTREE_OPENED,
-        "taw worktree open (comes with the worktree verbs)",
+        "taw worktree open, whether it made the session or found it open",
         &[],
     ),
     going(event(
         name::WORKTREE_REMOVED,
-        "taw worktree remove (comes with the worktree verbs)",
+        "taw worktree remove removed a worktree (workspace.closed follows when its session was open)",
         &[],
     )),
     event(

@@ -187,7 +187,10 @@ pub(crate) fn build(
     };
     let id = |text: &Option<String>| text.clone().map(Value::String);
     match occurrence.event.as_str() {
-        super::name::WORKSPACE_CREATED | super::name::WORKSPACE_UPDATED => put(
+        super::name::WORKSPACE_CREATED
+        | super::name::WORKSPACE_UPDATED
+        | super::name::WORKTREE_CREATED
+        | super::name::WORKTREE_OPENED => put(
             &mut data,
             "workspace",
             workspace
@@ -245,7 +248,7 @@ pub(crate) fn build(
         super::name::LAYOUT_UPDATED => {
             put(&mut data, "layout", window.map(|w| records.pane_layout(w)))
         }
-        super::name::NOTIFICATION => {}
+        super::name::NOTIFICATION | super::name::WORKTREE_REMOVED => {}
         super::name::PRE_CLOSE => {
             put(&mut data, "workspace_id", id(&workspace_id));
             put(&mut data, "tab_id", id(&tab_id));
@@ -287,6 +290,17 @@ pub(crate) fn build(
         live_session
             .filter(|s| !s.path.is_empty())
             .map(|s| Value::String(s.path.clone())),
+    );
+    // herdr's WorkspaceWorktreeInfo of the workspace, or of the one a
+    // removal closed.
+    put(
+        &mut context,
+        "worktree",
+        workspace
+            .as_ref()
+            .and_then(|w| w.worktree.clone())
+            .or_else(|| occurrence.data.get("workspace")?.get("worktree").cloned())
+            .filter(|w| !w.is_null()),
     );
     put(&mut context, "tab_id", id(&tab_id));
     put(

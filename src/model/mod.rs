@@ -226,7 +226,9 @@ impl<'a> Records<'a> {
             agent_status: AgentStatus::rollup(panes.iter().map(|p| pane_status(p))),
             tokens: Some(live_tokens(&session.tokens, crate::clock::now_ms()))
                 .filter(|tokens| !tokens.is_empty()),
-            worktree: None,
+            worktree: serde_json::from_str::<serde_json::Value>(&session.worktree)
+                .ok()
+                .filter(serde_json::Value::is_object),
             tmux_id: format!("${}", session.id),
         }
     }

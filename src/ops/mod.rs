@@ -19,6 +19,7 @@ pub(crate) mod save;
 pub(crate) mod session;
 pub(crate) mod tab;
 pub(crate) mod workspace;
+pub(crate) mod worktree;
 
 use crate::envelope::{Result, TawError};
 use crate::tmux::snapshot::{Pane, Snapshot, Window};

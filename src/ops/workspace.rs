@@ -2,11 +2,12 @@
 
 use super::names::{self, Named};
 use super::{go, unread};
-use crate::envelope::{Result, TawError, answers};
+use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::tmux::arrange::{self, Spawn};
+use crate::tmux::commands as cmd;
 use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Tmux, ids};
+use crate::tmux::{Batch, Tmux, ids};
 use crate::veto;
 use serde::Serialize;
 
@@ -30,6 +31,9 @@ pub(crate) struct WorkspaceCreated {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct WorkspaceClosed {
     pub workspace_id: String,
+    /// The worktree workspaces `--group` closed with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub worktree_workspace_ids: Vec<String>,
 }
 
 answers!(
@@ -61,6 +65,9 @@ pub(crate) struct NewWorkspace {
     pub env: Vec<(String, String)>,
     /// The client to show it on, if any.
     pub focus_client: Option<String>,
+    /// Session options set in the same tmux call that makes it, so what
+    /// hears of the new session (its hooks) reads them.
+    pub options: Vec<(String, String)>,
 }
 
 /// Makes a session with one window and one pane.
@@ -86,7 +93,12 @@ pub(crate) fn create(
         env: new.env.clone(),
         command: None,
     };
-    let output = tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
+    let target = format!("={}:", arrange::session_name(&name));
+    let mut batch = Batch::of(vec![arrange::new_session(Some(&name), &spawn, None)]);
+    for (option, value) in &new.options {
+        batch.push(cmd::set_session_option(&target, option, value));
+    }
+    let output = tmux.run(&batch)?;
     let (session, window, pane) =
         arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
     if let Some(client) = &new.focus_client {
@@ -138,11 +150,43 @@ pub(crate) fn rename(
     Ok(get(&Snapshot::read(tmux)?, session))
 }
 
-/// Closes the session, once the veto lets it.
-pub(crate) fn close(tmux: &Tmux, session: u32) -> Result<WorkspaceClosed> {
-    veto::may_close(tmux, &veto::Closing::Session(session))?;
+/// Closes the session, once the veto lets it. A repository's session
+/// whose worktree sessions are open closes only with `group`, and then
+/// with them: the veto is asked about every one before any closes.
+pub(crate) fn close(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    session: u32,
+    group: bool,
+) -> Result<WorkspaceClosed> {
+    let members = super::worktree::group_of(snapshot, session);
+    if !members.is_empty() && !group {
+        let records = Records::new(snapshot);
+        let named: Vec<String> = members
+            .iter()
+            .map(|s| match records.workspace_by_id(*s) {
+                Some(w) => format!("{} ({})", w.workspace_id, w.label),
+                None => ids::workspace_id(*s),
+            })
+            .collect();
+        return Err(TawError::new(
+            ErrorCode::WorkspaceGroupCloseRequired,
+            format!(
+                "workspace {} has worktree workspaces open: {}; nothing was closed. Close them with it with --group",
+                ids::workspace_id(session),
+                named.join(", ")
+            ),
+        ));
+    }
+    for one in std::iter::once(session).chain(members.iter().copied()) {
+        veto::may_close(tmux, &veto::Closing::Session(one))?;
+    }
+    for member in &members {
+        tmux.run_one(arrange::kill_session(&format!("${member}")))?;
+    }
     tmux.run_one(arrange::kill_session(&format!("${session}")))?;
     Ok(WorkspaceClosed {
         workspace_id: ids::workspace_id(session),
+        worktree_workspace_ids: members.into_iter().map(ids::workspace_id).collect(),
     })
 }

@@ -9,7 +9,6 @@ use super::manifest::{self, Manifest};
 use super::registry::{self, Entry, Source};
 use super::{env, run};
 use crate::envelope::{ErrorCode, Result, TawError};
-use crate::exec::{Failure, Program};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -116,24 +115,14 @@ fn repo_dir(request: &Request) -> PathBuf {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String> {
-    let output = Program::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .limit(Some(GIT_LIMIT))
-        .output()
-        .map_err(|failure| match failure {
-            Failure::NotFound => TawError::io("git is not installed or not on PATH"),
-            other => TawError::io(other.describe("git")),
-        })?;
-    if output.status.success() {
-        return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
+    let ran = crate::git::run_in(dir, args, GIT_LIMIT)?;
+    if ran.ok {
+        return Ok(ran.stdout);
     }
-    let said = String::from_utf8_lossy(&output.stderr);
     Err(TawError::io(format!(
         "git {} failed: {}",
         args.first().copied().unwrap_or(""),
-        said.lines().last().unwrap_or("").trim()
+        ran.said()
     )))
 }
 

@@ -273,7 +273,13 @@ pub(crate) mod session {
     /// Each token source's last sequence number.
     pub(crate) const TOKEN_SEQS: &str = "@agent_wizard_token_seqs";
 
-    /// Every session option taw writes: what an unload takes off.
+    /// Where the session's worktree comes from (JSON, herdr's
+    /// WorkspaceWorktreeInfo): its repository and checkout, and whether the
+    /// checkout is a linked worktree. Set by the worktree verbs.
+    pub(crate) const WORKTREE: &str = "@agent_wizard_worktree";
+
+    /// Every session option taw writes: what an unload takes off. The
+    /// worktree a session runs stays: it is no bookkeeping.
     pub(crate) const ALL: &[&str] = &[TOKENS, TOKEN_SEQS];
 }
 

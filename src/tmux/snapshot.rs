@@ -31,6 +31,8 @@ pub(crate) struct Session {
     /// Metadata tokens (JSON) and their sources' sequence numbers.
     pub tokens: String,
     pub token_seqs: String,
+    /// Its worktree provenance (JSON), when a worktree verb gave it one.
+    pub worktree: String,
 }
 
 /// A window as linked into one session (a window linked into two sessions
@@ -140,6 +142,7 @@ fn sessions_format() -> RowFormat {
             "session_path",
             super::options::session::TOKENS,
             super::options::session::TOKEN_SEQS,
+            super::options::session::WORKTREE,
         ],
     )
 }
@@ -410,6 +413,7 @@ fn session_from(row: &Row) -> Result<Session, TawError> {
         path: row.get(6).to_string(),
         tokens: row.get(7).to_string(),
         token_seqs: row.get(8).to_string(),
+        worktree: row.get(9).to_string(),
     })
 }
 

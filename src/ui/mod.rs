@@ -18,7 +18,6 @@ pub(crate) mod tokens;
 
 use crate::config::Config;
 use crate::envelope::{Result, TawError};
-use crate::exec::Program;
 use crate::ops;
 use crate::tmux::Tmux;
 use crate::tmux::commands as cmd;
@@ -383,7 +382,7 @@ fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Resul
 
 fn close(tmux: &Tmux, snapshot: &Snapshot, target: Target) -> Result<()> {
     match target {
-        Target::Session(id) => ops::workspace::close(tmux, id).map(|_| ()),
+        Target::Session(id) => ops::workspace::close(tmux, snapshot, id, false).map(|_| ()),
         Target::Window { session, window } => {
             let row = snapshot.window(session, window).ok_or_else(gone)?;
             ops::tab::close(tmux, row).map(|_| ())
@@ -555,22 +554,21 @@ impl Git {
 }
 
 fn git_status(path: &str) -> Option<Git> {
-    let output = Program::new("git")
-        .args([
-            "-C",
-            path,
+    let ran = crate::git::run_in(
+        std::path::Path::new(path),
+        &[
             "status",
             "--porcelain=v1",
             "--branch",
             "--untracked-files=no",
-        ])
-        .discard_stderr()
-        .output()
-        .ok()?;
-    if !output.status.success() {
+        ],
+        crate::exec::DEFAULT_LIMIT,
+    )
+    .ok()?;
+    if !ran.ok {
         return None;
     }
-    Git::parse(&String::from_utf8_lossy(&output.stdout))
+    Git::parse(&ran.stdout)
 }
 
 #[cfg(test)]

@@ -311,6 +311,7 @@ pub(crate) mod fixture {
             path: format!("/home/u/{name}"),
             tokens: String::new(),
             token_seqs: String::new(),
+            worktree: String::new(),
         }
     }
 

@@ -1,0 +1,790 @@
+//! Git worktrees as workspaces: one tmux session a checkout, grouped under
+//! the session of its repository. A session knows where its checkout comes
+//! from by a session option (herdr's WorkspaceWorktreeInfo, written when a
+//! worktree verb makes or opens it); git is asked for everything else, as
+//! an argv (`git.rs`), and removes nothing git itself would not.
+
+use super::workspace::{self, NewWorkspace};
+use crate::config::{Config, schema};
+use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::events::{self, Occurrence, name};
+use crate::git::{self, Repo};
+use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
+use crate::tmux::arrange;
+use crate::tmux::commands as cmd;
+use crate::tmux::options::session as session_opt;
+use crate::tmux::snapshot::{Session, Snapshot};
+use crate::tmux::{Tmux, ids};
+use crate::veto;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Where a session's checkout comes from (herdr's WorkspaceWorktreeInfo).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Provenance {
+    pub repo_key: String,
+    pub repo_name: String,
+    pub repo_root: String,
+    pub checkout_path: String,
+    pub is_linked_worktree: bool,
+}
+
+impl Provenance {
+    fn of(repo: &Repo, checkout: &Path) -> Provenance {
+        Provenance {
+            repo_key: repo.key(),
+            repo_name: repo.name(),
+            repo_root: repo.root.display().to_string(),
+            checkout_path: checkout.display().to_string(),
+            is_linked_worktree: !crate::paths::same_place(checkout, &repo.root),
+        }
+    }
+}
+
+/// The worktree a session runs, if a worktree verb gave it one.
+pub(crate) fn provenance(session: &Session) -> Option<Provenance> {
+    serde_json::from_str(&session.worktree).ok()
+}
+
+/// The open worktree sessions of a repository's session (one that runs
+/// the main checkout): those of the same repository on linked worktrees.
+pub(crate) fn group_of(snapshot: &Snapshot, session: u32) -> Vec<u32> {
+    let Some(own) = snapshot.session(session).and_then(provenance) else {
+        return Vec::new();
+    };
+    if own.is_linked_worktree {
+        return Vec::new();
+    }
+    snapshot
+        .sessions
+        .iter()
+        .filter(|s| s.id != session)
+        .filter(|s| {
+            provenance(s).is_some_and(|p| p.is_linked_worktree && p.repo_key == own.repo_key)
+        })
+        .map(|s| s.id)
+        .collect()
+}
+
+/// herdr's WorktreeInfo: one checkout of a repository.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct WorktreeInfo {
+    pub path: String,
+    pub branch: Option<String>,
+    pub is_bare: bool,
+    pub is_detached: bool,
+    pub is_prunable: bool,
+    pub is_linked_worktree: bool,
+    pub open_workspace_id: Option<String>,
+    /// The repository's name.
+    pub label: String,
+}
+
+/// herdr's WorktreeSourceInfo: the repository a listing is of.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorktreeSource {
+    pub repo_key: String,
+    pub repo_name: String,
+    pub repo_root: String,
+    pub source_checkout_path: String,
+    pub source_workspace_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorktreeList {
+    pub source: WorktreeSource,
+    pub worktrees: Vec<WorktreeInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorktreeCreated {
+    pub workspace: Option<WorkspaceInfo>,
+    pub tab: TabInfo,
+    pub root_pane: PaneInfo,
+    pub worktree: WorktreeInfo,
+}
+
+/// herdr's shape without the workspace, with the running session's own
+/// tmux id.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorktreeOpened {
+    pub tab: TabInfo,
+    pub root_pane: PaneInfo,
+    pub worktree: WorktreeInfo,
+    pub already_open: bool,
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WorktreeRemoved {
+    pub workspace_id: Option<String>,
+    pub path: String,
+    pub forced: bool,
+    pub worktree: WorktreeInfo,
+}
+
+answers!(
+    WorktreeList => "worktree_list",
+    WorktreeCreated => "worktree_created",
+    WorktreeOpened => "worktree_opened",
+    WorktreeRemoved => "worktree_removed",
+);
+
+/// Where a verb finds its repository: a workspace's checkout, or a folder.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    Workspace(u32),
+    Folder(PathBuf),
+}
+
+/// The repository a verb works on, and the workspace it was named by.
+struct Located {
+    repo: Repo,
+    session: Option<u32>,
+}
+
+/// The folder a workspace works in: its checkout, else its current
+/// pane's folder, else the folder it was made in.
+fn workspace_folder(snapshot: &Snapshot, session: u32) -> Option<PathBuf> {
+    let row = snapshot.session(session)?;
+    if let Some(p) = provenance(row).filter(|p| Path::new(&p.checkout_path).is_dir()) {
+        return Some(PathBuf::from(p.checkout_path));
+    }
+    snapshot
+        .active_window(session)
+        .and_then(|w| snapshot.active_pane(session, w.id))
+        .map(|p| p.current_path.clone())
+        .filter(|p| !p.is_empty())
+        .or_else(|| Some(row.path.clone()).filter(|p| !p.is_empty()))
+        .map(PathBuf::from)
+}
+
+fn locate(snapshot: &Snapshot, source: &Source) -> Result<Located> {
+    let (folder, session) = match source {
+        Source::Workspace(session) => (
+            workspace_folder(snapshot, *session).ok_or_else(|| {
+                TawError::not_found(format!(
+                    "workspace {} has no folder to find a repository in",
+                    ids::workspace_id(*session)
+                ))
+            })?,
+            Some(*session),
+        ),
+        Source::Folder(folder) => (folder.clone(), None),
+    };
+    if !folder.is_dir() {
+        return Err(TawError::not_found(format!(
+            "the folder {} is not there",
+            folder.display()
+        )));
+    }
+    let repo = git::repo_of(&folder)?.ok_or_else(|| {
+        TawError::new(
+            ErrorCode::NotGitWorktree,
+            format!("{} is in no git repository", folder.display()),
+        )
+    })?;
+    Ok(Located { repo, session })
+}
+
+/// The open session that runs checkout `path`: the one whose worktree it
+/// is, else one with no worktree made in that folder.
+fn session_running(snapshot: &Snapshot, path: &Path) -> Option<u32> {
+    let same =
+        |text: &str| Path::new(text) == path || crate::paths::same_place(Path::new(text), path);
+    snapshot
+        .sessions
+        .iter()
+        .find(|s| provenance(s).is_some_and(|p| same(&p.checkout_path)))
+        .or_else(|| {
+            snapshot
+                .sessions
+                .iter()
+                .find(|s| provenance(s).is_none() && !s.path.is_empty() && same(&s.path))
+        })
+        .map(|s| s.id)
+}
+
+fn info(snapshot: &Snapshot, repo: &Repo, worktree: &git::Worktree) -> WorktreeInfo {
+    WorktreeInfo {
+        path: worktree.path.display().to_string(),
+        branch: worktree.branch.clone(),
+        is_bare: worktree.bare,
+        is_detached: worktree.detached,
+        is_prunable: worktree.prunable || !worktree.path.exists(),
+        is_linked_worktree: !crate::paths::same_place(&worktree.path, &repo.root)
+            && worktree.path != repo.root,
+        open_workspace_id: session_running(snapshot, &worktree.path).map(ids::workspace_id),
+        label: repo.name(),
+    }
+}
+
+fn worktrees_of(repo: &Repo) -> Result<Vec<git::Worktree>> {
+    git::worktrees(&repo.checkout)
+        .map_err(|error| TawError::new(ErrorCode::WorktreeListFailed, error.message))
+}
+
+/// `taw worktree list`: the repository's worktrees, but those whose
+/// checkout is gone and that no session runs.
+pub(crate) fn list(snapshot: &Snapshot, source: &Source) -> Result<WorktreeList> {
+    let located = locate(snapshot, source)?;
+    let repo = &located.repo;
+    let worktrees = worktrees_of(repo)?
+        .iter()
+        .filter(|w| w.path.exists() || session_running(snapshot, &w.path).is_some())
+        .map(|w| info(snapshot, repo, w))
+        .collect();
+    Ok(WorktreeList {
+        source: WorktreeSource {
+            repo_key: repo.key(),
+            repo_name: repo.name(),
+            repo_root: repo.root.display().to_string(),
+            source_checkout_path: repo.checkout.display().to_string(),
+            source_workspace_id: located.session.map(ids::workspace_id),
+        },
+        worktrees,
+    })
+}
+
+/// What `taw worktree create` is given.
+#[derive(Debug, Clone)]
+pub(crate) struct NewWorktree {
+    pub source: Source,
+    pub branch: String,
+    pub base: Option<String>,
+    /// Where the checkout goes: under `[worktrees] directory` when none.
+    pub path: Option<PathBuf>,
+    pub label: Option<String>,
+    pub focus_client: Option<String>,
+}
+
+/// `<[worktrees] directory>/<repo>/<branch-slug>`, which never leaves
+/// that folder.
+fn default_path(repo: &Repo, branch: &str) -> Result<PathBuf> {
+    let config = Config::load_or_defaults().0;
+    let written: String = config.get(&schema::WORKTREES_DIRECTORY);
+    let mut base = crate::paths::expand_home(written.trim());
+    if base.is_relative() {
+        // A folder of the config is not read against wherever taw runs.
+        base = crate::paths::home_dir()
+            .unwrap_or_else(|| PathBuf::from("/"))
+            .join(base);
+    }
+    let repo_folder = git::branch_slug(&repo.name());
+    let path = base.join(&repo_folder).join(git::branch_slug(branch));
+    let inside = path.parent().and_then(Path::parent) == Some(base.as_path())
+        && path
+            .components()
+            .skip(base.components().count())
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !inside {
+        return Err(TawError::invalid_argument(format!(
+            "the branch {branch:?} makes no folder inside {}",
+            base.display()
+        )));
+    }
+    Ok(path)
+}
+
+/// A name of a branch git takes, or a refusal in git's words.
+fn check_branch(repo: &Repo, branch: &str) -> Result<()> {
+    if branch.is_empty() {
+        return Err(TawError::invalid_argument(
+            "a worktree needs a branch: taw worktree create <branch>",
+        ));
+    }
+    if let Err(why) = git::check_branch(&repo.checkout, branch)? {
+        return Err(TawError::invalid_argument(format!(
+            "{branch:?} is no branch name git takes{}",
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {why}")
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// The session name a worktree gets when it is given none:
+/// `<repo>/<branch-slug>`.
+fn session_name(repo: &Repo, branch: Option<&str>, path: &Path) -> String {
+    let tail = branch
+        .map(git::branch_slug)
+        .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "worktree".into());
+    format!("{}/{tail}", repo.name())
+}
+
+/// Makes the session of a checkout, its worktree set in the same tmux
+/// call, so the hooks that hear of the session read it.
+fn make_session(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    provenance: &Provenance,
+    label: String,
+    focus_client: Option<String>,
+) -> Result<workspace::WorkspaceCreated> {
+    let json = serde_json::to_string(provenance).unwrap_or_default();
+    workspace::create(
+        tmux,
+        snapshot,
+        NewWorkspace {
+            cwd: provenance.checkout_path.clone(),
+            label: Some(label),
+            env: Vec::new(),
+            focus_client,
+            options: vec![(session_opt::WORKTREE.to_string(), json)],
+        },
+    )
+}
+
+/// The session a worktree was made from gains its repository's worktree
+/// (herdr's workspace.updated) when it had none: it heads the group.
+fn gain_provenance(tmux: &Tmux, snapshot: &Snapshot, session: Option<u32>, repo: &Repo) {
+    let Some(row) = session.and_then(|s| snapshot.session(s)) else {
+        return;
+    };
+    if provenance(row).is_some() {
+        return;
+    }
+    let own = Provenance::of(repo, &repo.checkout);
+    let json = serde_json::to_string(&own).unwrap_or_default();
+    if tmux
+        .run_one(cmd::set_session_option(
+            &format!("${}", row.id),
+            session_opt::WORKTREE,
+            &json,
+        ))
+        .is_ok()
+    {
+        events::announce_now(
+            tmux,
+            vec![Occurrence::new(name::WORKSPACE_UPDATED).session(Some(row.id))],
+        );
+    }
+}
+
+fn worktree_event(event: &str, session: Option<u32>, worktree: &WorktreeInfo) -> Occurrence {
+    Occurrence::new(event)
+        .session(session)
+        .data(
+            "worktree",
+            serde_json::to_value(worktree).unwrap_or_default(),
+        )
+        .var("TAW_WORKTREE", worktree.path.clone())
+}
+
+/// `taw worktree create`: a new checkout of `branch` (checked out when it
+/// is a local branch, else made from `base` or HEAD), in a session of its
+/// own.
+pub(crate) fn create(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    new: NewWorktree,
+) -> Result<WorktreeCreated> {
+    let located = locate(snapshot, &new.source)?;
+    let repo = &located.repo;
+    check_branch(repo, &new.branch)?;
+    if let Some(base) = new
+        .base
+        .as_deref()
+        .filter(|b| b.starts_with('-') || b.is_empty())
+    {
+        return Err(TawError::invalid_argument(format!(
+            "--base {base:?} is no commit, branch or tag"
+        )));
+    }
+    let failed = |message: String| TawError::new(ErrorCode::WorktreeCreateFailed, message);
+    if let Some(there) = worktrees_of(repo)?
+        .iter()
+        .find(|w| w.branch.as_deref() == Some(new.branch.as_str()))
+    {
+        return Err(failed(format!(
+            "branch {} is checked out at {} already; open it with: taw worktree open --branch {}",
+            new.branch,
+            there.path.display(),
+            crate::tmux::shell_quote(&new.branch)
+        )));
+    }
+    let path = match &new.path {
+        Some(path) if path.is_absolute() => path.clone(),
+        Some(path) => std::env::current_dir()
+            .map_err(|e| TawError::io(format!("the current folder cannot be read: {e}")))?
+            .join(path),
+        None => default_path(repo, &new.branch)?,
+    };
+    let empty_dir =
+        path.is_dir() && std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_none());
+    if path.exists() && !empty_dir {
+        return Err(failed(format!(
+            "{} is there already; choose another --path",
+            path.display()
+        )));
+    }
+    let path_text = path.display().to_string();
+    let mut args = vec!["worktree", "add"];
+    let existing = git::has_branch(&repo.checkout, &new.branch)?;
+    if existing {
+        args.extend(["--", &path_text, &new.branch]);
+    } else {
+        args.extend(["-b", &new.branch, "--", &path_text]);
+        if let Some(base) = &new.base {
+            args.push(base);
+        }
+    }
+    let ran = git::run_in(&repo.checkout, &args, git::LIMIT)?;
+    if !ran.ok {
+        return Err(failed(format!(
+            "git could not make the worktree: {}",
+            ran.said()
+        )));
+    }
+    let checkout = std::fs::canonicalize(&path).unwrap_or(path);
+    let worktree = worktrees_of(repo)?
+        .into_iter()
+        .find(|w| crate::paths::same_place(&w.path, &checkout))
+        .unwrap_or(git::Worktree {
+            path: checkout.clone(),
+            branch: Some(new.branch.clone()),
+            ..git::Worktree::default()
+        });
+    let own = Provenance::of(repo, &checkout);
+    let label = new
+        .label
+        .clone()
+        .unwrap_or_else(|| session_name(repo, Some(&new.branch), &checkout));
+    let made = make_session(tmux, snapshot, &own, label, new.focus_client).map_err(|error| {
+        failed(format!(
+            "the worktree is at {}, but its session could not be made: {}",
+            checkout.display(),
+            error.message
+        ))
+    })?;
+    gain_provenance(tmux, snapshot, located.session, repo);
+    let after = Snapshot::read(tmux)?;
+    let worktree_info = info(&after, repo, &worktree);
+    let session = made.workspace.as_ref().map(|w| w.tmux_id.clone());
+    let session = session.and_then(|s| ids::tmux_number(&s, '$'));
+    events::announce_now(
+        tmux,
+        vec![worktree_event(
+            name::WORKTREE_CREATED,
+            session,
+            &worktree_info,
+        )],
+    );
+    let records = Records::new(&after);
+    Ok(WorktreeCreated {
+        workspace: session
+            .and_then(|s| records.workspace_by_id(s))
+            .or(made.workspace),
+        tab: made.tab,
+        root_pane: made.root_pane,
+        worktree: worktree_info,
+    })
+}
+
+/// Which worktree `taw worktree open` opens.
+#[derive(Debug, Clone)]
+pub(crate) enum Which {
+    Path(PathBuf),
+    Branch(String),
+}
+
+/// What `taw worktree open` is given.
+#[derive(Debug, Clone)]
+pub(crate) struct OpenWorktree {
+    pub source: Source,
+    pub which: Which,
+    pub label: Option<String>,
+    pub focus_client: Option<String>,
+}
+
+/// `taw worktree open`: the session of an existing worktree, made when
+/// none runs it. A checkout that is gone makes no session.
+pub(crate) fn open(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    wanted: OpenWorktree,
+) -> Result<WorktreeOpened> {
+    let located = locate(snapshot, &wanted.source)?;
+    let repo = &located.repo;
+    let worktrees = worktrees_of(repo)?;
+    let found = match &wanted.which {
+        Which::Path(path) => worktrees
+            .iter()
+            .find(|w| w.path == *path || crate::paths::same_place(&w.path, path)),
+        Which::Branch(branch) => worktrees
+            .iter()
+            .find(|w| w.branch.as_deref() == Some(branch.as_str())),
+    };
+    let Some(worktree) = found.cloned() else {
+        return Err(TawError::new(
+            ErrorCode::WorktreeNotFound,
+            match &wanted.which {
+                Which::Path(path) => {
+                    format!("no worktree of {} is at {}", repo.name(), path.display())
+                }
+                Which::Branch(branch) => format!(
+                    "no worktree of {} has branch {branch} checked out; make one with: taw worktree create {}",
+                    repo.name(),
+                    crate::tmux::shell_quote(branch)
+                ),
+            },
+        ));
+    };
+    let running = session_running(snapshot, &worktree.path);
+    let (session, already_open) = match running {
+        Some(session) => {
+            if let Some(client) = &wanted.focus_client {
+                super::go::to_session(tmux, session, Some(client))?;
+            }
+            (session, true)
+        }
+        None => {
+            if !worktree.path.is_dir() {
+                return Err(TawError::new(
+                    ErrorCode::WorktreeNotFound,
+                    format!(
+                        "the checkout of worktree {} is gone: {}",
+                        worktree
+                            .branch
+                            .clone()
+                            .unwrap_or_else(|| worktree.path.display().to_string()),
+                        worktree.path.display()
+                    ),
+                ));
+            }
+            let own = Provenance::of(repo, &worktree.path);
+            let label = wanted
+                .label
+                .clone()
+                .unwrap_or_else(|| session_name(repo, worktree.branch.as_deref(), &worktree.path));
+            let made = make_session(tmux, snapshot, &own, label, wanted.focus_client.clone())
+                .map_err(|error| TawError::new(ErrorCode::WorktreeOpenFailed, error.message))?;
+            let session = made
+                .workspace
+                .as_ref()
+                .and_then(|w| ids::tmux_number(&w.tmux_id, '$'))
+                .ok_or_else(|| {
+                    TawError::new(
+                        ErrorCode::WorktreeOpenFailed,
+                        "the new session closed at once",
+                    )
+                })?;
+            (session, false)
+        }
+    };
+    let after = Snapshot::read(tmux)?;
+    let records = Records::new(&after);
+    let gone = || {
+        TawError::new(
+            ErrorCode::WorktreeOpenFailed,
+            "the worktree's session closed",
+        )
+    };
+    let window = after.active_window(session).ok_or_else(gone)?;
+    let pane = after.active_pane(session, window.id).ok_or_else(gone)?;
+    let worktree_info = info(&after, repo, &worktree);
+    events::announce_now(
+        tmux,
+        vec![
+            worktree_event(name::WORKTREE_OPENED, Some(session), &worktree_info)
+                .data("already_open", already_open),
+        ],
+    );
+    Ok(WorktreeOpened {
+        tab: records.tab(window),
+        root_pane: records.pane(pane),
+        worktree: worktree_info,
+        already_open,
+        session_id: Some(format!("${session}")),
+    })
+}
+
+/// Which worktree `taw worktree remove` removes.
+#[derive(Debug, Clone)]
+pub(crate) enum Removal {
+    /// The worktree a workspace runs.
+    Workspace(u32),
+    /// The checkout at a path, of the repository found from a source.
+    Path { path: PathBuf, source: Source },
+}
+
+/// `taw worktree remove`: asks `pre_worktree_remove`, has git remove the
+/// checkout (`--force` for one with changes), and closes its session. A
+/// worktree whose checkout is gone already is taken off git's list.
+pub(crate) fn remove(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    removal: Removal,
+    force: bool,
+) -> Result<WorktreeRemoved> {
+    let (path, repo_dir) = match &removal {
+        Removal::Workspace(session) => {
+            let row = snapshot.session(*session).ok_or_else(|| {
+                TawError::not_found(format!(
+                    "workspace {} is not open",
+                    ids::workspace_id(*session)
+                ))
+            })?;
+            let own = provenance(row).ok_or_else(|| {
+                TawError::new(
+                    ErrorCode::NotGitWorktree,
+                    format!(
+                        "workspace {} runs no worktree taw made or opened; name it with --path",
+                        ids::workspace_id(*session)
+                    ),
+                )
+            })?;
+            let path = PathBuf::from(&own.checkout_path);
+            let dir = if path.is_dir() {
+                path.clone()
+            } else {
+                PathBuf::from(&own.repo_root)
+            };
+            (path, dir)
+        }
+        Removal::Path { path, source } => {
+            let dir = if path.is_dir() {
+                path.clone()
+            } else {
+                match source {
+                    Source::Folder(folder) => folder.clone(),
+                    Source::Workspace(session) => {
+                        workspace_folder(snapshot, *session).unwrap_or_else(|| path.clone())
+                    }
+                }
+            };
+            (path.clone(), dir)
+        }
+    };
+    let located = locate(snapshot, &Source::Folder(repo_dir))?;
+    let repo = &located.repo;
+    let listed = worktrees_of(repo)?;
+    let entry = listed
+        .iter()
+        .find(|w| w.path == path || crate::paths::same_place(&w.path, &path))
+        .cloned();
+    let gone = !path.exists();
+    let worktree = match entry {
+        Some(worktree) => worktree,
+        // Gone, and off git's list already: the removal has nothing left
+        // to do but the session.
+        None if gone => git::Worktree {
+            path: path.clone(),
+            prunable: true,
+            ..git::Worktree::default()
+        },
+        None => {
+            return Err(TawError::new(
+                ErrorCode::NotGitWorktree,
+                format!("{} is no worktree of {}", path.display(), repo.name()),
+            ));
+        }
+    };
+    if crate::paths::same_place(&worktree.path, &repo.root) || worktree.path == repo.root {
+        return Err(TawError::new(
+            ErrorCode::NotLinkedWorktree,
+            format!(
+                "{} is the main checkout of {}, which git does not remove",
+                worktree.path.display(),
+                repo.name()
+            ),
+        ));
+    }
+    let named = worktree
+        .branch
+        .clone()
+        .unwrap_or_else(|| worktree.path.display().to_string());
+    if !gone
+        && !force
+        && let Some(dirt) = git::dirt(&worktree.path)?
+    {
+        return Err(TawError::new(
+            ErrorCode::WorktreeDirty,
+            format!(
+                "worktree {named} at {} has {dirt}; nothing was removed. Remove it anyway with --force, and they are lost",
+                worktree.path.display()
+            ),
+        ));
+    }
+    let session = match &removal {
+        Removal::Workspace(session) => Some(*session),
+        Removal::Path { .. } => session_running(snapshot, &worktree.path),
+    };
+    let path_text = worktree.path.display().to_string();
+    veto::may_remove_worktree(tmux, session, &path_text)?;
+    let worktree_info = info(snapshot, repo, &worktree);
+    let ran = if gone {
+        git::run_in(&repo.checkout, &["worktree", "prune"], git::LIMIT)?
+    } else {
+        let mut args = vec!["worktree", "remove"];
+        if force {
+            args.push("--force");
+        }
+        args.extend(["--", path_text.as_str()]);
+        git::run_in(&repo.checkout, &args, git::LIMIT)?
+    };
+    if !ran.ok {
+        return Err(TawError::new(
+            ErrorCode::WorktreeRemoveFailed,
+            format!("git did not remove worktree {named}: {}", ran.said()),
+        ));
+    }
+    // Its session goes with it, asked of nothing more than the removal.
+    let records = Records::new(snapshot);
+    let final_record = session.and_then(|s| records.workspace_by_id(s));
+    if let Some(session) = session {
+        let _ = tmux.run_one(arrange::kill_session(&format!("${session}")));
+    }
+    let workspace_id = session.map(ids::workspace_id);
+    let mut occurrence = worktree_event(name::WORKTREE_REMOVED, None, &worktree_info)
+        .data("forced", force)
+        .data(
+            "workspace_id",
+            workspace_id
+                .clone()
+                .map(serde_json::Value::String)
+                .unwrap_or(serde_json::Value::Null),
+        );
+    if let Some(record) = &final_record {
+        occurrence = occurrence.data(
+            "workspace",
+            serde_json::to_value(record).unwrap_or_default(),
+        );
+        occurrence.session_name = Some(record.label.clone());
+    }
+    events::announce_now(tmux, vec![occurrence]);
+    Ok(WorktreeRemoved {
+        workspace_id,
+        path: path_text,
+        forced: force,
+        worktree: worktree_info,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provenance_is_herdrs_shape() {
+        let p = Provenance {
+            repo_key: "/src/api/.git".into(),
+            repo_name: "api".into(),
+            repo_root: "/src/api".into(),
+            checkout_path: "/wt/api/feat-x".into(),
+            is_linked_worktree: true,
+        };
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["is_linked_worktree"], true);
+        assert_eq!(json["checkout_path"], "/wt/api/feat-x");
+        let session = Session {
+            worktree: serde_json::to_string(&p).unwrap(),
+            ..crate::ui::rows::fixture::session(0, "api/feat-x")
+        };
+        assert_eq!(provenance(&session), Some(p));
+    }
+}
