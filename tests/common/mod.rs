@@ -7,6 +7,8 @@
 #![allow(clippy::disallowed_methods, dead_code)]
 
 pub mod lab;
+pub mod recorder;
+pub mod repos;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
