@@ -425,3 +425,100 @@ fn a_pre_close_that_says_no_keeps_what_x_would_close() {
     })
     .result();
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// Worktree sessions under their repository's, a closed worktree beside
+/// them; n makes a worktree, x removes the closed one (asked again for its
+/// changes), and x on the repository's session closes the group on a yes.
+#[test]
+fn worktrees_in_the_popup() {
+    let server = TmuxServer::start();
+    let repo = server.dir.path().join("src/api");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["commit", "-q", "--allow-empty", "-m", "first"]);
+    let worktrees = server.dir.path().join("wt");
+    server.write_config(&format!(
+        "[worktrees]\ndirectory = {:?}\n",
+        worktrees.display().to_string()
+    ));
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "api",
+        "-c",
+        &repo.display().to_string(),
+    ]);
+    let api = server.display("=api:", "#{session_id}");
+    for branch in ["feat/a", "feat/b"] {
+        server
+            .taw(&["worktree", "create", branch, "--workspace", &api])
+            .result();
+    }
+    server.tmux(&["kill-session", "-t", "=api/feat-a"]);
+    std::fs::write(worktrees.join("api/feat-a/notes.txt"), "mine\n").unwrap();
+    let sessions = || {
+        let mut names: Vec<String> = server
+            .tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    };
+
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("closed worktree");
+        let screen = popup.screen();
+        let at = |text: &str| screen.find(text).unwrap_or(usize::MAX);
+        // tmux lists sessions by name: api first, its worktrees under it.
+        assert!(
+            at("│api  ") < at("⎇ feat/a") && at("⎇ feat/a") < at("│api/feat-b"),
+            "{screen}"
+        );
+        popup.keys(&["g", "n"]);
+        popup.wait_for("new worktree of api");
+        popup.type_text("feat/c");
+        popup.keys(&["Enter"]);
+        popup.server.wait_for("the client in api/feat-c", WAIT, || {
+            popup
+                .server
+                .tmux(&["list-clients", "-F", "#{session_name}"])
+                .trim()
+                == "api/feat-c"
+        });
+    })
+    .result();
+    assert!(worktrees.join("api/feat-c").is_dir());
+
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("closed worktree");
+        popup.keys(&["g", "j", "x"]);
+        popup.wait_for("remove worktree feat/a");
+        popup.keys(&["y"]);
+        popup.wait_for("remove anyway? uncommitted changes are lost");
+        popup.keys(&["y"]);
+        popup.server.wait_for("feat/a removed", WAIT, || {
+            !worktrees.join("api/feat-a").exists()
+        });
+        // The repository's session: its worktree sessions go too, on a yes.
+        popup.keys(&["g", "x"]);
+        popup.wait_for("Close them too?");
+        popup.keys(&["y"]);
+        popup
+            .server
+            .wait_for("the group closed", WAIT, || sessions() == ["main"]);
+        popup.keys(&["q"]);
+    })
+    .result();
+}

@@ -66,6 +66,36 @@ pub(crate) fn group_of(snapshot: &Snapshot, session: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The repository's session a session is grouped under: itself when it
+/// runs the main checkout, else the open one of its repository that does.
+pub(crate) fn head_of(snapshot: &Snapshot, session: u32) -> Option<u32> {
+    let own = snapshot.session(session).and_then(provenance)?;
+    if !own.is_linked_worktree {
+        return Some(session);
+    }
+    snapshot
+        .sessions
+        .iter()
+        .find(|s| {
+            provenance(s).is_some_and(|p| !p.is_linked_worktree && p.repo_key == own.repo_key)
+        })
+        .map(|s| s.id)
+}
+
+/// The linked worktrees of a repository's session that no session runs,
+/// for the popup to offer to open or remove.
+pub(crate) fn closed_worktrees(snapshot: &Snapshot, head: u32) -> Vec<WorktreeInfo> {
+    list(snapshot, &Source::Workspace(head))
+        .map(|listed| {
+            listed
+                .worktrees
+                .into_iter()
+                .filter(|w| w.is_linked_worktree && w.open_workspace_id.is_none())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// herdr's WorktreeInfo: one checkout of a repository.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub(crate) struct WorktreeInfo {

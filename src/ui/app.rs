@@ -52,6 +52,25 @@ pub(crate) enum Effect {
     Go(Target),
     Rename(Target, String),
     Close(Target),
+    /// Close a repository's session with its worktree sessions.
+    CloseGroup(u32),
+    /// Make a worktree of `branch` from the repository of session `head`,
+    /// and go to its session.
+    NewWorktree {
+        head: u32,
+        branch: String,
+    },
+    /// Open the session of a worktree no session runs, and go there.
+    OpenWorktree {
+        head: u32,
+        path: String,
+    },
+    /// Remove a worktree no session runs (`force`: with its changes).
+    RemoveWorktree {
+        head: u32,
+        path: String,
+        force: bool,
+    },
     /// Open (or create) a session for a directory, and go there.
     OpenSession(String),
     /// Fetch the preview of a pane.
@@ -72,9 +91,15 @@ pub(crate) enum Mode {
         target: Target,
         field: Field,
     },
+    /// A question; `y` does `on_yes`.
     Confirm {
-        target: Target,
+        on_yes: Effect,
         question: String,
+    },
+    /// The branch of a new worktree of session `head`'s repository.
+    NewWorktree {
+        head: u32,
+        field: Field,
     },
     NewSession {
         field: Field,
@@ -118,6 +143,8 @@ pub(crate) struct App {
     pub projects: Vec<String>,
     completions: (String, Vec<String>),
     folder_hits: Vec<String>,
+    /// The worktrees of the repositories' sessions that no session runs.
+    pub closed_worktrees: Vec<rows::ClosedWorktree>,
     matcher: Matcher,
 }
 
@@ -149,6 +176,7 @@ impl App {
             projects: Vec::new(),
             completions: (String::new(), Vec::new()),
             folder_hits: Vec::new(),
+            closed_worktrees: Vec::new(),
             sidebar_agents: None,
             sidebar_sessions: None,
             tmux_keys: TmuxKeys::default(),
@@ -211,6 +239,7 @@ impl App {
             self.options.depth,
             folds,
             &self.options.home,
+            &self.closed_worktrees,
         );
         self.refilter();
         if let Some(at) = keep.and_then(|target| self.find_row(|r| r.target == target)) {
@@ -271,6 +300,15 @@ impl App {
                 });
                 self.shown.push(self.rows.len() - 1);
             }
+        }
+    }
+
+    /// The worktrees no session runs, as the worker found them.
+    pub(crate) fn set_closed_worktrees(&mut self, closed: Vec<rows::ClosedWorktree>) {
+        if closed != self.closed_worktrees {
+            let keep = self.selected_row().map(|r| r.target);
+            self.closed_worktrees = closed;
+            self.rebuild(keep);
         }
     }
 
@@ -341,7 +379,8 @@ impl App {
             Mode::List => self.list_key(key),
             Mode::Filter => self.filter_key(key),
             Mode::Rename { target, field } => self.rename_key(key, target, field),
-            Mode::Confirm { target, question } => self.confirm_key(key, target, question),
+            Mode::Confirm { on_yes, question } => self.confirm_key(key, on_yes, question),
+            Mode::NewWorktree { head, field } => self.new_worktree_key(key, head, field),
             Mode::NewSession { field, selected } => self.new_session_key(key, field, selected),
             Mode::Help | Mode::Options => Vec::new(),
         }
@@ -389,6 +428,13 @@ impl App {
             Action::Go => match self.selected_row().map(|r| r.target) {
                 Some(Target::Folder(i)) => match self.folder_hits.get(i as usize) {
                     Some(folder) => vec![Effect::OpenSession(folder.clone())],
+                    None => Vec::new(),
+                },
+                Some(target @ Target::Worktree(_)) => match self.closed_worktree(target) {
+                    Some(w) => vec![Effect::OpenWorktree {
+                        head: w.head,
+                        path: w.path.clone(),
+                    }],
                     None => Vec::new(),
                 },
                 Some(target) => vec![Effect::Go(target)],
@@ -449,23 +495,63 @@ impl App {
                 Vec::new()
             }
             Action::Close => {
-                let Some(target) = self
-                    .selected_row()
-                    .map(|r| r.target)
-                    .filter(|t| t.session().is_some())
-                else {
+                let Some(target) = self.selected_row().map(|r| r.target) else {
                     return Vec::new();
                 };
+                if let Some(worktree) = self.closed_worktree(target).cloned() {
+                    let remove = Effect::RemoveWorktree {
+                        head: worktree.head,
+                        path: worktree.path.clone(),
+                        force: false,
+                    };
+                    if !self.options.confirm_close {
+                        return vec![remove];
+                    }
+                    self.ask(
+                        format!(
+                            "remove worktree {} at {} (git worktree remove)? y/n",
+                            worktree.name(),
+                            worktree.path
+                        ),
+                        remove,
+                    );
+                    return Vec::new();
+                }
+                if target.session().is_none() {
+                    return Vec::new();
+                }
+                // A close that ends a repository's session asks about its
+                // worktree sessions, whatever [ui] confirm_close says.
+                if let Some(session) = self.group_closed_by(target) {
+                    self.ask(
+                        self.group_question(target, session),
+                        Effect::CloseGroup(session),
+                    );
+                    return Vec::new();
+                }
                 if !self.options.confirm_close {
                     return vec![Effect::Close(target)];
                 }
-                self.mode = Mode::Confirm {
-                    question: self.close_question(target),
-                    target,
-                };
+                self.ask(self.close_question(target), Effect::Close(target));
                 Vec::new()
             }
             Action::NewSession => {
+                // In a repository's group: a new worktree of it.
+                if let Some(head) = self
+                    .selected_row()
+                    .and_then(|r| {
+                        r.target
+                            .session()
+                            .or_else(|| self.closed_worktree(r.target).map(|w| w.head))
+                    })
+                    .and_then(|s| crate::ops::worktree::head_of(&self.snapshot, s))
+                {
+                    self.mode = Mode::NewWorktree {
+                        head,
+                        field: Field::default(),
+                    };
+                    return Vec::new();
+                }
                 self.directories.clear();
                 self.mode = Mode::NewSession {
                     field: Field::default(),
@@ -530,15 +616,74 @@ impl App {
         }
     }
 
-    fn confirm_key(&mut self, key: KeyEvent, target: Target, question: String) -> Vec<Effect> {
+    fn confirm_key(&mut self, key: KeyEvent, on_yes: Effect, question: String) -> Vec<Effect> {
         match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => vec![Effect::Close(target)],
+            KeyCode::Char('y') | KeyCode::Char('Y') => vec![on_yes],
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Vec::new(),
             _ => {
-                self.mode = Mode::Confirm { target, question };
+                self.mode = Mode::Confirm { on_yes, question };
                 Vec::new()
             }
         }
+    }
+
+    /// Asks `question`; `y` does `on_yes` (a removal refused for changes,
+    /// asked again with force).
+    pub(crate) fn ask(&mut self, question: String, on_yes: Effect) {
+        self.mode = Mode::Confirm { on_yes, question };
+    }
+
+    fn new_worktree_key(&mut self, key: KeyEvent, head: u32, mut field: Field) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Esc => Vec::new(),
+            // A new session of a folder instead.
+            KeyCode::Tab => {
+                self.directories.clear();
+                self.mode = Mode::NewSession {
+                    field: Field::default(),
+                    selected: 0,
+                };
+                vec![Effect::Directories(String::new())]
+            }
+            KeyCode::Enter => {
+                let branch = field.text().trim().to_string();
+                if branch.is_empty() {
+                    self.mode = Mode::NewWorktree { head, field };
+                    return Vec::new();
+                }
+                vec![Effect::NewWorktree { head, branch }]
+            }
+            _ => {
+                field.key(key);
+                self.mode = Mode::NewWorktree { head, field };
+                Vec::new()
+            }
+        }
+    }
+
+    /// The closed worktree a row stands for.
+    fn closed_worktree(&self, target: Target) -> Option<&rows::ClosedWorktree> {
+        match target {
+            Target::Worktree(i) => self.closed_worktrees.get(i as usize),
+            _ => None,
+        }
+    }
+
+    /// The session a close of `target` would end, when it heads a group of
+    /// worktree sessions: the session itself, or its last window or pane.
+    fn group_closed_by(&self, target: Target) -> Option<u32> {
+        let session = target.session()?;
+        let windows = self.snapshot.windows_of(session).count();
+        let ends_session = match target {
+            Target::Session(_) => true,
+            Target::Window { .. } => windows == 1,
+            Target::Pane { window, .. } => {
+                windows == 1 && self.snapshot.panes_of(session, window).count() == 1
+            }
+            Target::Folder(_) | Target::Worktree(_) => false,
+        };
+        (ends_session && !crate::ops::worktree::group_of(&self.snapshot, session).is_empty())
+            .then_some(session)
     }
 
     fn new_session_key(&mut self, key: KeyEvent, mut field: Field, selected: usize) -> Vec<Effect> {
@@ -682,8 +827,28 @@ impl App {
                     }
                 })
                 .unwrap_or_default(),
-            Target::Folder(_) => String::new(),
+            Target::Folder(_) | Target::Worktree(_) => String::new(),
         }
+    }
+
+    /// What a close that ends a repository's session asks.
+    fn group_question(&self, target: Target, session: u32) -> String {
+        let names: Vec<String> = crate::ops::worktree::group_of(&self.snapshot, session)
+            .into_iter()
+            .filter_map(|s| self.snapshot.session(s).map(|s| s.name.clone()))
+            .collect();
+        let what = match target {
+            Target::Session(_) => format!("session {}", self.current_name(target)),
+            _ => format!(
+                "the last of session {}",
+                self.current_name(Target::Session(session))
+            ),
+        };
+        // The question before the names, which a long list would cut.
+        format!(
+            "closing {what} closes its worktree sessions. Close them too? y/n ({})",
+            names.join(", ")
+        )
     }
 
     /// What closing asks, saying what else goes with it.
@@ -745,7 +910,7 @@ impl App {
                     format!("close the pane of {what}? y/n")
                 }
             }
-            Target::Folder(_) => String::new(),
+            Target::Folder(_) | Target::Worktree(_) => String::new(),
         }
     }
 }
@@ -989,5 +1154,97 @@ mod tests {
         next.panes.retain(|p| p.id != 1);
         app.update(next);
         assert_eq!(selected(&app), "asker");
+    }
+
+    /// api heads a repository's group; web runs one of its worktrees.
+    fn grouped() -> App {
+        let mut app = app(Preset::Modal);
+        let worktree = |checkout: &str, linked: bool| {
+            format!(
+                "{{\"repo_key\":\"/src/api/.git\",\"repo_name\":\"api\",\"repo_root\":\"/src/api\",\"checkout_path\":\"{checkout}\",\"is_linked_worktree\":{linked}}}"
+            )
+        };
+        let mut snapshot = snapshot();
+        snapshot.sessions[0].worktree = worktree("/src/api", false);
+        snapshot.sessions[1].worktree = worktree("/wt/api/feat-x", true);
+        app.update(snapshot);
+        app.set_closed_worktrees(vec![rows::ClosedWorktree {
+            head: 0,
+            path: "/wt/api/old".into(),
+            branch: Some("old".into()),
+        }]);
+        app
+    }
+
+    #[test]
+    fn a_repositorys_session_closes_with_its_worktree_sessions_on_a_yes() {
+        let mut app = grouped();
+        let at = app.find_row(|r| r.target == Target::Session(0)).unwrap();
+        app.select(at);
+        press(&mut app, KeyCode::Char('x'));
+        let Mode::Confirm { question, .. } = &app.mode else {
+            panic!("no question: {:?}", app.mode);
+        };
+        assert!(
+            question.contains("web") && question.contains("Close them too?"),
+            "{question}"
+        );
+        assert_eq!(press(&mut app, KeyCode::Char('y')), [Effect::CloseGroup(0)]);
+        // A worktree session on its own closes as any session does.
+        let at = app.find_row(|r| r.target == Target::Session(1)).unwrap();
+        app.select(at);
+        press(&mut app, KeyCode::Char('x'));
+        assert_eq!(
+            press(&mut app, KeyCode::Char('y')),
+            [Effect::Close(Target::Session(1))]
+        );
+    }
+
+    #[test]
+    fn n_in_a_repositorys_group_makes_a_worktree_and_x_removes_a_closed_one() {
+        let mut plain = app(Preset::Modal);
+        let mut app = grouped();
+        let at = app.find_row(|r| r.target == Target::Session(1)).unwrap();
+        app.select(at);
+        press(&mut app, KeyCode::Char('n'));
+        assert!(
+            matches!(app.mode, Mode::NewWorktree { head: 0, .. }),
+            "{:?}",
+            app.mode
+        );
+        typed(&mut app, "feat/y");
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            [Effect::NewWorktree {
+                head: 0,
+                branch: "feat/y".into()
+            }]
+        );
+        // The closed worktree's row: Enter opens it, x removes it.
+        let at = app.find_row(|r| r.target == Target::Worktree(0)).unwrap();
+        app.select(at);
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            [Effect::OpenWorktree {
+                head: 0,
+                path: "/wt/api/old".into()
+            }]
+        );
+        press(&mut app, KeyCode::Char('x'));
+        let remove = |force| Effect::RemoveWorktree {
+            head: 0,
+            path: "/wt/api/old".into(),
+            force,
+        };
+        assert_eq!(press(&mut app, KeyCode::Char('y')), [remove(false)]);
+        // Refused for its changes: asked again, and a yes forces it.
+        app.ask(
+            "remove anyway? uncommitted changes are lost. y/n".into(),
+            remove(true),
+        );
+        assert_eq!(press(&mut app, KeyCode::Char('y')), [remove(true)]);
+        // Outside any group, n is the new-session picker.
+        press(&mut plain, KeyCode::Char('n'));
+        assert!(matches!(plain.mode, Mode::NewSession { .. }));
     }
 }

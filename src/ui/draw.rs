@@ -76,6 +76,11 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
             spans.push(Span::raw(row.label.clone()));
             spans.push(Span::styled(format!("  {}", row.detail), dim()));
         }
+        Target::Worktree(_) => {
+            spans.push(Span::styled("⎇ ", dim()));
+            spans.push(Span::styled(row.label.clone(), dim()));
+            spans.push(Span::styled(format!("  {}", row.detail), dim()));
+        }
         Target::Pane { .. } => {
             match row.state {
                 Some(state) => {
@@ -471,6 +476,28 @@ fn draw_footer(frame: &mut Frame, app: &App, area: Rect) {
             question.clone(),
             Style::default().fg(Color::Yellow),
         )),
+        Mode::NewWorktree { head, field } => {
+            let repo = app
+                .snapshot
+                .session(*head)
+                .map(|s| s.name.clone())
+                .unwrap_or_default();
+            let prompt = format!("new worktree of {repo}, branch: ");
+            match &app.message {
+                Some(message) => Line::from(Span::styled(
+                    message.clone(),
+                    Style::default().fg(Color::Yellow),
+                )),
+                None => {
+                    put_cursor(frame, area, prompt.chars().count() + field.cursor_column());
+                    Line::from(vec![
+                        Span::styled(prompt, Style::default().fg(Color::Cyan)),
+                        Span::raw(field.text()),
+                        Span::styled("   enter make · tab a session instead · esc back", dim()),
+                    ])
+                }
+            }
+        }
         Mode::NewSession { .. } => match &app.message {
             Some(message) => Line::from(Span::styled(
                 message.clone(),

@@ -58,6 +58,11 @@ enum Msg {
     Directories(String, Vec<String>),
     Projects(String, Vec<String>),
     Git(String, Option<Git>),
+    /// The worktrees no session runs, of the repositories' sessions.
+    Worktrees(Vec<rows::ClosedWorktree>),
+    /// An action refused for a reason a yes overrides: the question, and
+    /// what a yes does.
+    Ask(String, Effect),
     /// An action (go, rename, close, open) is done: whether the popup is to
     /// close, or why it failed.
     Acted(std::result::Result<bool, String>),
@@ -65,6 +70,8 @@ enum Msg {
 
 enum Job {
     Refresh,
+    /// The closed worktrees of these repositories' sessions.
+    Worktrees(Vec<u32>),
     Preview(u32),
     Directories(String),
     Projects(String),
@@ -154,6 +161,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                 if app.options.projects_in_filter {
                     let _ = jobs.send(Job::Projects(String::new()));
                 }
+                let _ = jobs.send(Job::Worktrees(heads(&app.snapshot)));
             }
             let Ok(msg) = rx.recv() else {
                 return Ok(());
@@ -173,7 +181,14 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                         }
                     }
                     Msg::Resize => Vec::new(),
-                    Msg::Snapshot(snapshot) => app.update(snapshot),
+                    Msg::Snapshot(snapshot) => {
+                        let heads_before = heads(&app.snapshot);
+                        let effects = app.update(snapshot);
+                        if heads(&app.snapshot) != heads_before {
+                            let _ = jobs.send(Job::Worktrees(heads(&app.snapshot)));
+                        }
+                        effects
+                    }
                     Msg::Preview(pane, text) => {
                         app.preview = Some((pane, text));
                         Vec::new()
@@ -191,10 +206,20 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                         git.insert(path, status);
                         Vec::new()
                     }
+                    Msg::Worktrees(closed) => {
+                        app.set_closed_worktrees(closed);
+                        Vec::new()
+                    }
+                    Msg::Ask(question, on_yes) => {
+                        app.message = None;
+                        app.ask(question, on_yes);
+                        Vec::new()
+                    }
                     Msg::Acted(Ok(true)) => return Ok(()),
                     Msg::Acted(outcome) => {
                         app.message = outcome.err();
                         let _ = jobs.send(Job::Refresh);
+                        let _ = jobs.send(Job::Worktrees(heads(&app.snapshot)));
                         Vec::new()
                     }
                 };
@@ -329,6 +354,60 @@ fn act(
             Effect::Go(target) => go(&tmux, &snapshot, client, target).map(|_| true),
             Effect::Rename(target, name) => rename(&tmux, &snapshot, target, &name).map(|_| false),
             Effect::Close(target) => close(&tmux, &snapshot, target).map(|_| false),
+            Effect::CloseGroup(session) => {
+                ops::workspace::close(&tmux, &snapshot, session, true).map(|_| false)
+            }
+            Effect::NewWorktree { head, branch } => ops::worktree::create(
+                &tmux,
+                &snapshot,
+                ops::worktree::NewWorktree {
+                    source: ops::worktree::Source::Workspace(head),
+                    branch,
+                    base: None,
+                    path: None,
+                    label: None,
+                    focus_client: client.map(str::to_string),
+                },
+            )
+            .map(|_| true),
+            Effect::OpenWorktree { head, path } => ops::worktree::open(
+                &tmux,
+                &snapshot,
+                ops::worktree::OpenWorktree {
+                    source: ops::worktree::Source::Workspace(head),
+                    which: ops::worktree::Which::Path(path.into()),
+                    label: None,
+                    focus_client: client.map(str::to_string),
+                },
+            )
+            .map(|_| true),
+            Effect::RemoveWorktree { head, path, force } => {
+                let removal = ops::worktree::Removal::Path {
+                    path: path.clone().into(),
+                    source: ops::worktree::Source::Workspace(head),
+                };
+                match ops::worktree::remove(&tmux, &snapshot, removal, force) {
+                    Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
+                        // The question first: a long path would push it
+                        // off the line.
+                        let folder = std::path::Path::new(&path)
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        let question = format!(
+                            "{folder} has changes: remove anyway? uncommitted changes are lost. y/n"
+                        );
+                        let again = Effect::RemoveWorktree {
+                            head,
+                            path,
+                            force: true,
+                        };
+                        let _ = tx.send(Msg::Ask(question, again));
+                        return;
+                    }
+                    other => other.map(|_| false),
+                }
+            }
             Effect::OpenSession(dir) => crate::sessions::resolve_dir(&dir)
                 .and_then(|dir| ops::session::open(&tmux, &config, &dir, client))
                 .map(|_| true),
@@ -352,7 +431,7 @@ fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) ->
         }
         Target::Window { window, .. } => ops::go::to_window(tmux, window, client),
         Target::Session(session) => ops::go::to_session(tmux, session, client),
-        Target::Folder(_) => Ok(()),
+        Target::Folder(_) | Target::Worktree(_) => Ok(()),
     }
 }
 
@@ -361,7 +440,7 @@ fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) ->
 fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Result<()> {
     let name = Some(name).filter(|n| !n.is_empty());
     match target {
-        Target::Folder(_) => Ok(()),
+        Target::Folder(_) | Target::Worktree(_) => Ok(()),
         Target::Session(id) => {
             ops::workspace::rename(tmux, snapshot, id, name.unwrap_or("")).map(|_| ())
         }
@@ -391,7 +470,7 @@ fn close(tmux: &Tmux, snapshot: &Snapshot, target: Target) -> Result<()> {
             let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
             ops::pane::close(tmux, row).map(|_| ())
         }
-        Target::Folder(_) => Ok(()),
+        Target::Folder(_) | Target::Worktree(_) => Ok(()),
     }
 }
 
@@ -419,9 +498,11 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             let mut preview = None;
             let mut directories = None;
             let mut projects: Vec<String> = Vec::new();
+            let mut worktrees_of = None;
             for job in std::iter::once(job).chain(jobs.try_iter()) {
                 match job {
                     Job::Refresh => refresh = true,
+                    Job::Worktrees(heads) => worktrees_of = Some(heads),
                     Job::Preview(pane) => preview = Some(pane),
                     Job::Directories(query) => directories = Some(query),
                     Job::Projects(query) => {
@@ -448,6 +529,25 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
                 && tx.send(Msg::Snapshot(snapshot)).is_err()
             {
                 return;
+            }
+            if let Some(heads) = worktrees_of
+                && let Ok(snapshot) = Snapshot::read(&tmux)
+            {
+                let closed = heads
+                    .into_iter()
+                    .flat_map(|head| {
+                        ops::worktree::closed_worktrees(&snapshot, head)
+                            .into_iter()
+                            .map(move |w| rows::ClosedWorktree {
+                                head,
+                                path: w.path,
+                                branch: w.branch,
+                            })
+                    })
+                    .collect();
+                if tx.send(Msg::Worktrees(closed)).is_err() {
+                    return;
+                }
             }
             if let Some(pane) = preview
                 && let Ok(text) = tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true)
@@ -478,6 +578,17 @@ fn spawn_looks(server: u32, jobs: Sender<Job>) {
             std::thread::sleep(REFRESH_GAP);
         }
     });
+}
+
+/// The sessions that head a repository's group: whose closed worktrees
+/// the list shows.
+fn heads(snapshot: &Snapshot) -> Vec<u32> {
+    snapshot
+        .sessions
+        .iter()
+        .filter(|s| ops::worktree::head_of(snapshot, s.id) == Some(s.id))
+        .map(|s| s.id)
+        .collect()
 }
 
 /// Starts reading the git status of sessions not asked about yet.

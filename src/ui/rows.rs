@@ -4,7 +4,7 @@
 
 use crate::detect::agents;
 use crate::model::AgentStatus;
-use crate::tmux::snapshot::{Pane, Snapshot};
+use crate::tmux::snapshot::{Pane, Session, Snapshot};
 use std::collections::HashSet;
 
 /// What a row stands for.
@@ -23,6 +23,30 @@ pub(crate) enum Target {
     /// A folder the filter offers to open a session in (`[ui]
     /// projects_in_filter`): an index into the app's folder hits.
     Folder(u32),
+    /// A worktree of a repository's session that no session runs: an
+    /// index into the closed worktrees the rows were built with.
+    Worktree(u32),
+}
+
+/// A worktree no session runs, listed under its repository's session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ClosedWorktree {
+    /// The repository's session.
+    pub head: u32,
+    pub path: String,
+    pub branch: Option<String>,
+}
+
+impl ClosedWorktree {
+    /// Its branch, else its folder's name.
+    pub(crate) fn name(&self) -> String {
+        self.branch.clone().unwrap_or_else(|| {
+            std::path::Path::new(&self.path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| self.path.clone())
+        })
+    }
 }
 
 impl Target {
@@ -32,7 +56,7 @@ impl Target {
             Target::Session(session)
             | Target::Window { session, .. }
             | Target::Pane { session, .. } => Some(session),
-            Target::Folder(_) => None,
+            Target::Folder(_) | Target::Worktree(_) => None,
         }
     }
 }
@@ -153,16 +177,43 @@ fn short_path(path: &str, home: &str) -> String {
     }
 }
 
+/// The sessions in the order the list shows them: each repository's
+/// session with its worktree sessions right after it, the rest in tmux's
+/// order.
+fn grouped_order(snapshot: &Snapshot) -> Vec<&Session> {
+    let head_of = |s: &Session| crate::ops::worktree::head_of(snapshot, s.id);
+    let mut order = Vec::new();
+    for session in &snapshot.sessions {
+        match head_of(session) {
+            // A worktree session comes with its repository's.
+            Some(head) if head != session.id => continue,
+            Some(head) => {
+                order.push(session);
+                order.extend(
+                    snapshot
+                        .sessions
+                        .iter()
+                        .filter(|s| s.id != head && head_of(s) == Some(head)),
+                );
+            }
+            None => order.push(session),
+        }
+    }
+    order
+}
+
 /// Builds the rows. `collapsed` sessions show no children (tree only).
+/// `closed` worktrees are listed under their repository's session.
 pub(crate) fn build(
     snapshot: &Snapshot,
     layout: Layout,
     depth: Depth,
     collapsed: &HashSet<u32>,
     home: &str,
+    closed: &[ClosedWorktree],
 ) -> Vec<Row> {
     let mut rows = Vec::new();
-    for session in &snapshot.sessions {
+    for session in grouped_order(snapshot) {
         let windows: Vec<_> = snapshot
             .windows
             .iter()
@@ -222,12 +273,21 @@ pub(crate) fn build(
             .find(|w| w.active)
             .and_then(|w| snapshot.panes_of(session.id, w.id).find(|p| p.active))
             .map(|p| p.id);
+        let worktree = crate::ops::worktree::provenance(session);
+        let detail = match &worktree {
+            Some(w) if w.is_linked_worktree => format!(
+                "worktree of {} · {}",
+                w.repo_name,
+                short_path(&w.checkout_path, home)
+            ),
+            _ => short_path(&session.path, home),
+        };
         if layout == Layout::Tree || depth == Depth::Sessions {
             rows.push(Row {
                 target: Target::Session(session.id),
                 depth: 0,
                 label: session.name.clone(),
-                detail: short_path(&session.path, home),
+                detail,
                 place: String::new(),
                 state: session_counts.most_urgent(),
                 counts: session_counts,
@@ -240,6 +300,24 @@ pub(crate) fn build(
             continue;
         }
         rows.extend(children);
+        for (i, worktree) in closed
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.head == session.id)
+        {
+            rows.push(Row {
+                target: Target::Worktree(i as u32),
+                depth: if layout == Layout::Tree { 1 } else { 0 },
+                label: worktree.name(),
+                detail: format!("closed worktree · {}", short_path(&worktree.path, home)),
+                place: session.name.clone(),
+                state: None,
+                counts: Counts::default(),
+                preview_pane: None,
+                path: worktree.path.clone(),
+                search: format!("{} {} worktree", session.name, worktree.name()),
+            });
+        }
     }
     rows
 }
@@ -392,6 +470,7 @@ mod tests {
             Depth::Agents,
             &HashSet::new(),
             "/home/u",
+            &[],
         );
         assert_eq!(
             labels(&rows),
@@ -411,7 +490,14 @@ mod tests {
 
     #[test]
     fn every_pane_or_only_sessions() {
-        let all = build(&snapshot(), Layout::Tree, Depth::All, &HashSet::new(), "");
+        let all = build(
+            &snapshot(),
+            Layout::Tree,
+            Depth::All,
+            &HashSet::new(),
+            "",
+            &[],
+        );
         assert_eq!(all.len(), 2 + 3 + 4);
         let sessions = build(
             &snapshot(),
@@ -419,10 +505,18 @@ mod tests {
             Depth::Sessions,
             &HashSet::new(),
             "",
+            &[],
         );
         assert_eq!(labels(&sessions), ["api", "web"]);
         let collapsed: HashSet<u32> = [0].into();
-        let rows = build(&snapshot(), Layout::Tree, Depth::Agents, &collapsed, "");
+        let rows = build(
+            &snapshot(),
+            Layout::Tree,
+            Depth::Agents,
+            &collapsed,
+            "",
+            &[],
+        );
         assert_eq!(labels(&rows), ["api", "web", "  2: main", "    Codex"]);
     }
 
@@ -434,8 +528,45 @@ mod tests {
             Depth::Agents,
             &HashSet::new(),
             "",
+            &[],
         );
         assert_eq!(labels(&rows), ["Claude Code", "Codex"]);
         assert_eq!(rows[1].place, "web:2");
+    }
+
+    #[test]
+    fn worktree_sessions_come_under_their_repository() {
+        let mut snapshot = snapshot();
+        let worktree = |checkout: &str, linked: bool| {
+            format!(
+                "{{\"repo_key\":\"/src/api/.git\",\"repo_name\":\"api\",\"repo_root\":\"/src/api\",\"checkout_path\":\"{checkout}\",\"is_linked_worktree\":{linked}}}"
+            )
+        };
+        // web runs a worktree of api's repository; api heads the group.
+        snapshot.sessions[1].worktree = worktree("/wt/api/feat-x", true);
+        snapshot.sessions.push(fixture::session(7, "lone"));
+        snapshot.sessions.swap(0, 2);
+        snapshot
+            .sessions
+            .iter_mut()
+            .find(|s| s.id == 0)
+            .unwrap()
+            .worktree = worktree("/src/api", false);
+        let closed = [ClosedWorktree {
+            head: 0,
+            path: "/wt/api/old".into(),
+            branch: Some("old".into()),
+        }];
+        let rows = build(
+            &snapshot,
+            Layout::Tree,
+            Depth::Sessions,
+            &HashSet::new(),
+            "/home/u",
+            &closed,
+        );
+        assert_eq!(labels(&rows), ["lone", "api", "  old", "web"]);
+        assert_eq!(rows[2].target, Target::Worktree(0));
+        assert_eq!(rows[3].detail, "worktree of api · /wt/api/feat-x");
     }
 }

@@ -153,7 +153,11 @@ impl TmuxServer {
     }
 
     fn isolate(&self, command: &mut Command) {
+        // In the test's own home, so a session made with no folder starts
+        // there and never in this checkout (a git repository the worktree
+        // verbs would change).
         command
+            .current_dir(self.dir.path().join("home"))
             .env("TMUX_TMPDIR", self.dir.path().join("tmux"))
             .env("TAW_STATE_DIR", self.state_dir())
             .env("TAW_CONFIG_DIR", self.config_dir())
