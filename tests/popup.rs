@@ -426,26 +426,13 @@ fn a_pre_close_that_says_no_keeps_what_x_would_close() {
     .result();
 }
 
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 /// Worktree sessions under their repository's, a closed worktree beside
 /// them; n makes a worktree, x removes the closed one (asked again for its
 /// changes), and x on the repository's session closes the group on a yes.
 #[test]
 fn worktrees_in_the_popup() {
     let server = TmuxServer::start();
-    let repo = server.dir.path().join("src/api");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["commit", "-q", "--allow-empty", "-m", "first"]);
+    let repo = common::repos::repo(&server, "api");
     let worktrees = server.dir.path().join("wt");
     server.write_config(&format!(
         "[worktrees]\ndirectory = {:?}\n",

@@ -5,40 +5,16 @@
 //! --force, one whose folder went by hand removed all the same; each
 //! event once; a pre_worktree_remove that says no keeps the worktree; a
 //! plugin on worktree.created sets the new checkout up.
-#![allow(clippy::disallowed_methods)]
-
 mod common;
 
 use common::TmuxServer;
 use common::recorder::Recorder;
-use common::repos::{bare_repo, mirror};
+use common::repos::{bare_repo, git, mirror, repo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(10);
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-/// A repository `<dir>/src/<name>` with one commit on `main`.
-fn repo(server: &TmuxServer, name: &str) -> PathBuf {
-    let dir = server.dir.path().join("src").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    git(&dir, &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.join("README"), "hello\n").unwrap();
-    git(&dir, &["add", "-A"]);
-    git(&dir, &["commit", "-q", "-m", "first"]);
-    dir.canonicalize().unwrap()
-}
 
 /// The folder worktrees go under in these tests.
 fn worktrees_dir(server: &TmuxServer) -> PathBuf {

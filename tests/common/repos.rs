@@ -1,9 +1,35 @@
-//! Real git repositories the tests make: bare ones under `<dir>/gh` to
-//! install plugins from through `TAW_GITHUB_URL`.
-#![allow(dead_code)]
+//! Real git repositories the tests make: working ones for the worktree
+//! verbs, and bare ones under `<dir>/gh` to install plugins from through
+//! `TAW_GITHUB_URL`.
+#![allow(clippy::disallowed_methods, dead_code)]
 
 use super::TmuxServer;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// `git <args>` in `dir`, as a test's author; its output. Panics when git
+/// fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository `<dir>/src/<name>` with one commit on `main`, by its
+/// real path.
+pub fn repo(server: &TmuxServer, name: &str) -> PathBuf {
+    let dir = server.dir.path().join("src").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README"), "hello\n").unwrap();
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "first"]);
+    dir.canonicalize().unwrap()
+}
 
 /// A bare repository `<dir>/gh/<owner>/<repo>.git` holding `files`, one
 /// commit; the commit's id.
