@@ -95,7 +95,8 @@ fn hand_actions_fire_each_event_once() {
     assert_eq!(closed.env["TAW_PANE"], split);
 
     // A process that ends: pane.exited, never pane.closed.
-    let exits = server.new_window("main", "exits", "sleep 1");
+    // Long enough for its ids to be read first on a busy machine.
+    let exits = server.new_window("main", "exits", "sleep 3");
     let exits_id = public_pane(&server, &exits);
     let exits_window = server.display(&exits, "#{window_id}");
     let exits_tab = server.taw(&["tab", "get", &exits_window]).result()["tab"]["tab_id"]

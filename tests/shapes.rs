@@ -60,9 +60,10 @@ const VOLATILE: &[(&str, &str)] = &[
 /// (as given and canonical) by `[tmp]`, the taw binary by `[taw]`, the
 /// socket's path by `[socket_path]` and its name by `[socket]`, in every
 /// string; the values of VOLATILE keys by their placeholder; a `cwd` or
-/// `foreground_cwd` outside the temporary folder (the folder the tests run
-/// in), or null, by `[cwd]`: the record of a pane just made is read before
-/// its shell is up, when tmux knows no folder yet, or the server's.
+/// `foreground_cwd` outside the temporary folder, the test's home (where
+/// the tests run tmux), or null, by `[cwd]`: the record of a pane just made
+/// is read before its shell is up, when tmux knows no folder yet, or the
+/// server's.
 fn stable(value: Value, server: &TmuxServer) -> Value {
     let tmp = server.dir.path().display().to_string();
     let canonical = std::fs::canonicalize(server.dir.path())
@@ -110,7 +111,7 @@ fn stable(value: Value, server: &TmuxServer) -> Value {
                 if matches!(
                     key,
                     Some("cwd" | "foreground_cwd" | "focused_pane_cwd" | "workspace_cwd")
-                ) && !text.starts_with("[tmp]")
+                ) && (!text.starts_with("[tmp]") || text == "[tmp]/home")
                 {
                     text = "[cwd]".into();
                 }
