@@ -181,10 +181,15 @@ fn short_path(path: &str, home: &str) -> String {
 /// session with its worktree sessions right after it, the rest in tmux's
 /// order.
 fn grouped_order(snapshot: &Snapshot) -> Vec<&Session> {
-    let head_of = |s: &Session| crate::ops::worktree::head_of(snapshot, s.id);
+    // Each session's head, found once.
+    let heads: Vec<Option<u32>> = snapshot
+        .sessions
+        .iter()
+        .map(|s| crate::ops::worktree::head_of(snapshot, s.id))
+        .collect();
     let mut order = Vec::new();
-    for session in &snapshot.sessions {
-        match head_of(session) {
+    for (session, head) in snapshot.sessions.iter().zip(&heads) {
+        match *head {
             // A worktree session comes with its repository's.
             Some(head) if head != session.id => continue,
             Some(head) => {
@@ -193,7 +198,9 @@ fn grouped_order(snapshot: &Snapshot) -> Vec<&Session> {
                     snapshot
                         .sessions
                         .iter()
-                        .filter(|s| s.id != head && head_of(s) == Some(head)),
+                        .zip(&heads)
+                        .filter(|(s, h)| s.id != head && **h == Some(head))
+                        .map(|(s, _)| s),
                 );
             }
             None => order.push(session),
