@@ -455,3 +455,26 @@ fn walk(dir: &Path, name: &str) -> Option<PathBuf> {
     }
     None
 }
+
+/// `workspace close --group` asks pre_close about every session of the
+/// group before it closes any: one refusal keeps them all.
+#[test]
+fn one_refusal_keeps_the_whole_group_open() {
+    let server = TmuxServer::start();
+    let api = repo(&server, "api");
+    server.write_config(&config(
+        &server,
+        "[hooks]\npre_close = \"case \\\"$TAW_SESSION\\\" in *feat-b*) exit 1;; esac\"\n",
+    ));
+    let repo_ws = session_in(&server, "api", &api);
+    for branch in ["feat/a", "feat/b"] {
+        server
+            .taw(&["worktree", "create", branch, "--workspace", &repo_ws])
+            .result();
+    }
+    let refused = server.taw(&["workspace", "close", &repo_ws, "--group"]);
+    assert_eq!(refused.error_code(), "hook_refused");
+    let mut open = sessions(&server);
+    open.sort();
+    assert_eq!(open, ["api", "api/feat-a", "api/feat-b", "main"]);
+}
