@@ -28,6 +28,7 @@ mod tmux;
 mod ui;
 mod veto;
 mod watch;
+mod web;
 
 /// Runs `taw` with the process's arguments; the exit status to end with.
 pub fn run() -> i32 {

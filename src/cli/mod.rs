@@ -15,6 +15,7 @@ pub(crate) mod tab;
 pub(crate) mod tmux;
 pub(crate) mod ui;
 pub(crate) mod watch;
+pub(crate) mod web;
 pub(crate) mod workspace;
 pub(crate) mod worktree;
 
@@ -93,6 +94,8 @@ pub(crate) enum Group {
     /// Sessions for directories.
     #[command(subcommand)]
     Session(session::Verb),
+    /// The web state API and the phone page; `taw web url` is its address.
+    Web(web::WebArgs),
     /// Open (or make) the session for a directory or zoxide's match, and go there.
     Open(session::OpenArgs),
 }
@@ -166,6 +169,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Watch(verb) => watch::run(context, verb),
         Group::Ui(args) => ui::run(context, args),
         Group::Session(verb) => session::run(context, verb),
+        Group::Web(args) => web::run(context, args),
         // `run` hands `taw open` to its own answer before this.
         Group::Open(_) => ("cli:open".into(), Ok(Reply::Nothing)),
     }

@@ -318,24 +318,31 @@ pub(crate) fn capture(
     ansi: bool,
 ) -> Result<String, TawError> {
     let target = format!("%{pane}");
+    tmux.run_one(capture_cmd(pane, source, rows, ansi))
+        .map_err(|error| {
+            if crate::tmux::is_pane_gone(&error) {
+                TawError::not_found(format!(
+                    "pane {target} not found; `taw pane list` shows the panes"
+                ))
+            } else {
+                error
+            }
+        })
+}
+
+/// `capture-pane -p` of pane `%pane`: what [`capture`] runs, for a caller
+/// that reads many panes in one call.
+pub(crate) fn capture_cmd(pane: u32, source: ReadSource, rows: usize, ansi: bool) -> Cmd {
+    let target = format!("%{pane}");
     let mut command = Cmd::new("capture-pane").args(["-p", "-t", &target]);
     if ansi {
         command = command.arg("-e");
     }
     match source {
-        ReadSource::Visible => {}
-        ReadSource::Recent => command = command.args(["-S", &format!("-{rows}")]),
-        ReadSource::RecentUnwrapped => command = command.args(["-J", "-S", &format!("-{rows}")]),
+        ReadSource::Visible => command,
+        ReadSource::Recent => command.args(["-S", &format!("-{rows}")]),
+        ReadSource::RecentUnwrapped => command.args(["-J", "-S", &format!("-{rows}")]),
     }
-    tmux.run_one(command).map_err(|error| {
-        if crate::tmux::is_pane_gone(&error) {
-            TawError::not_found(format!(
-                "pane {target} not found; `taw pane list` shows the panes"
-            ))
-        } else {
-            error
-        }
-    })
 }
 
 /// `send-keys`: keys in tmux's spelling.

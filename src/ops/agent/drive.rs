@@ -658,6 +658,29 @@ pub(crate) fn send_keys(tmux: &Tmux, target: &str, keys: &[String]) -> Result<Ke
     Ok(KeysSent {})
 }
 
+/// Types `text` into an agent's input as it is, with no Enter (the web
+/// API's text with `enter` off), through the same guarded send as the
+/// keys.
+pub(crate) fn type_text(tmux: &Tmux, target: &str, text: &str) -> Result<KeysSent> {
+    if text.is_empty() {
+        return Err(TawError::invalid_argument("the text is empty"));
+    }
+    let snapshot = once_drawn(tmux, target, Verb::SendKeys, None)?;
+    let pane = agent_pane(&snapshot, target, Verb::SendKeys)?;
+    let aim = Aim::new(&snapshot, pane, target, Verb::SendKeys);
+    aim.refuse_mode(tmux)?;
+    let buffer = Buffer::named();
+    aim.send_guarded(
+        tmux,
+        vec![buffer.load()],
+        vec![buffer.paste(pane.id, false)],
+        vec![buffer.delete()],
+        text.as_bytes().to_vec(),
+        "the text",
+    )?;
+    Ok(KeysSent {})
+}
+
 /// An agent's screen, as `pane read` reads it.
 pub(crate) fn read(tmux: &Tmux, target: &str, spec: ReadSpec) -> Result<PaneRead> {
     let snapshot = Snapshot::read(tmux)?;

@@ -1,0 +1,591 @@
+//! `taw web`: the web state API (vmux's PaneState over HTTP and a
+//! WebSocket) and the phone page, served by axum on tokio. A front end
+//! like the others: it reads snapshots and sends input through the
+//! operations the command line uses (`ops::agent::drive`'s guarded sends).
+//!
+//! Closed by default: loopback unless `--listen` says otherwise, and a
+//! token on every request. Nothing runs while no client is connected but
+//! the listening socket; with clients, a frame is built when a watcher
+//! records a look (the waiters' wake-up), and once a second for what no
+//! watcher tells (a window made, a session closed).
+
+pub(crate) mod auth;
+pub(crate) mod menu;
+pub(crate) mod page;
+pub(crate) mod state;
+
+use crate::envelope::{ErrorCode, Result, TawError};
+use crate::tmux::Tmux;
+use crate::tmux::snapshot::Snapshot;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use state::{ActionGuard, Memory, StateFrame};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// Where the server listens unless told otherwise.
+pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
+/// The largest request body taken.
+const BODY_LIMIT: usize = 64 * 1024;
+/// With clients connected, the list is read at least this often.
+const STRUCTURE_EVERY: Duration = Duration::from_secs(1);
+
+/// What every handler shares.
+struct Shared {
+    tmux: Tmux,
+    /// `None` only when `--no-token` was asked for on a loopback address.
+    token: Option<String>,
+    memory: Mutex<Memory>,
+    /// The newest frame, as JSON, for every WebSocket.
+    frames: tokio::sync::watch::Sender<Arc<String>>,
+    /// How many WebSockets are open, and a way to wake the frame maker.
+    clients: (Mutex<usize>, Condvar),
+    /// Serializes input, so two taps never interleave their keys.
+    sending: Mutex<()>,
+}
+
+/// The address a `--listen` names, checked.
+pub(crate) fn parse_listen(text: &str) -> Result<SocketAddr> {
+    text.parse().map_err(|_| {
+        TawError::invalid_argument(format!(
+            "--listen {text:?} is not ADDRESS:PORT (such as 127.0.0.1:8787)"
+        ))
+    })
+}
+
+/// The page's address with the token, for a phone.
+pub(crate) fn url(listen: SocketAddr) -> Result<String> {
+    let token = auth::token()?;
+    let host = if listen.ip().is_unspecified() {
+        "127.0.0.1".to_string()
+    } else {
+        listen.ip().to_string()
+    };
+    let host = if listen.is_ipv6() && !listen.ip().is_unspecified() {
+        format!("[{host}]")
+    } else {
+        host
+    };
+    Ok(format!("http://{host}:{}/?token={token}", listen.port()))
+}
+
+/// Runs the server until it is stopped. `no_token` is refused off
+/// loopback.
+pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()> {
+    if no_token && !listen.ip().is_loopback() {
+        return Err(TawError::invalid_argument(format!(
+            "{listen} is not a loopback address: taw web serves it only with its token"
+        )));
+    }
+    let token = if no_token { None } else { Some(auth::token()?) };
+    let (frames, _) = tokio::sync::watch::channel(Arc::new(String::new()));
+    let shared = Arc::new(Shared {
+        tmux,
+        token,
+        memory: Mutex::new(Memory::default()),
+        frames,
+        clients: (Mutex::new(0), Condvar::new()),
+        sending: Mutex::new(()),
+    });
+    let maker = shared.clone();
+    std::thread::spawn(move || make_frames(&maker));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| TawError::io(format!("the web server cannot start: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| TawError::io(format!("taw web cannot listen on {listen}: {e}")))?;
+        let app = router(shared);
+        eprintln!("taw web: listening on http://{listen}/");
+        axum::serve(listener, app)
+            .await
+            .map_err(|e| TawError::io(format!("taw web stopped: {e}")))
+    })
+}
+
+fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(page::index))
+        .route("/app.js", get(page::script))
+        .route("/manifest.webmanifest", get(page::manifest))
+        .route("/api/state", get(api_state))
+        .route("/ws", get(websocket))
+        .route("/api/input", post(api_input))
+        .route("/api/key", post(api_key))
+        .route("/api/text", post(api_text))
+        .route("/api/select", post(api_select))
+        .route("/api/star", post(api_star))
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            check_token,
+        ))
+        .with_state(shared)
+}
+
+/// vmux's error body: `{"detail": ...}`.
+fn refuse(status: StatusCode, detail: Value) -> Response {
+    (status, axum::Json(json!({ "detail": detail }))).into_response()
+}
+
+fn reason(status: StatusCode, reason: &str) -> Response {
+    refuse(status, json!({ "reason": reason }))
+}
+
+/// Every request but the page's files carries the token: the header, or
+/// `?token=` (the WebSocket, and the page's first load, which keeps it).
+async fn check_token(
+    State(shared): State<Arc<Shared>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(token) = &shared.token else {
+        return next.run(request).await;
+    };
+    let path = request.uri().path();
+    // The page and its script hold nothing; what they fetch asks the token.
+    if matches!(path, "/" | "/app.js" | "/manifest.webmanifest") {
+        return next.run(request).await;
+    }
+    let from_header = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_string);
+    let from_query = request.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|pair| pair.strip_prefix("token="))
+            .map(str::to_string)
+    });
+    let given = from_header.or(from_query).unwrap_or_default();
+    if !auth::same(&given, token) {
+        return refuse(StatusCode::UNAUTHORIZED, json!("bad or missing token"));
+    }
+    next.run(request).await
+}
+
+/// A browser's request from another site: an Origin that is not this
+/// server's own address.
+fn foreign_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let origin_host = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or(origin);
+    origin_host != host
+}
+
+/// Reads tmux and builds the frame: the snapshot, every pane's screen in
+/// one more call.
+fn read_frame(shared: &Shared) -> Result<(Snapshot, StateFrame)> {
+    let mut tries = 0;
+    loop {
+        let snapshot = Snapshot::read(&shared.tmux)?;
+        let panes: Vec<u32> = snapshot.unique_panes().iter().map(|p| p.id).collect();
+        let commands = panes
+            .iter()
+            .map(|p| {
+                crate::tmux::pane::capture_cmd(*p, crate::tmux::pane::ReadSource::Visible, 0, false)
+            })
+            .collect();
+        match shared.tmux.run_apart(commands) {
+            Ok(texts) => {
+                let screens: HashMap<u32, String> = panes.into_iter().zip(texts).collect();
+                let now = crate::clock::now_ms() as f64 / 1000.0;
+                let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
+                let frame = state::build(&snapshot, &screens, &mut memory, now, &|_, lines| {
+                    menu::read(lines)
+                });
+                return Ok((snapshot, frame));
+            }
+            // A pane closed between the two reads: read again.
+            Err(_) if tries < 3 => tries += 1,
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+fn frame_json(frame: &StateFrame) -> String {
+    serde_json::to_string(frame).unwrap_or_default()
+}
+
+/// Makes frames while a WebSocket is open: at every look of a watcher,
+/// and at least once a second; none while no client listens.
+fn make_frames(shared: &Shared) {
+    let server = Snapshot::read(&shared.tmux)
+        .map(|s| s.server.pid)
+        .unwrap_or(0);
+    let waiter = crate::watch::waiters::Waiter::any(&crate::paths::state_dir(), server);
+    let mut last = String::new();
+    loop {
+        {
+            let (count, wake) = &shared.clients;
+            let mut count = count.lock().unwrap_or_else(|e| e.into_inner());
+            while *count == 0 {
+                count = wake.wait(count).unwrap_or_else(|e| e.into_inner());
+                last.clear();
+            }
+        }
+        if let Ok((_, frame)) = read_frame(shared) {
+            let json = frame_json(&frame);
+            // An unchanged pane set is not sent again.
+            if json != last {
+                last = json.clone();
+                shared.frames.send_replace(Arc::new(json));
+            }
+        }
+        match &waiter {
+            Some(waiter) => {
+                waiter.wait(STRUCTURE_EVERY);
+            }
+            None => std::thread::sleep(STRUCTURE_EVERY),
+        }
+    }
+}
+
+async fn api_state(State(shared): State<Arc<Shared>>) -> Response {
+    match tokio::task::spawn_blocking(move || read_frame(&shared)).await {
+        Ok(Ok((_, frame))) => axum::Json(frame).into_response(),
+        Ok(Err(error)) => refuse(StatusCode::SERVICE_UNAVAILABLE, json!(error.message)),
+        Err(_) => refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!("the state was not read"),
+        ),
+    }
+}
+
+async fn websocket(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if foreign_origin(&headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
+    upgrade.on_upgrade(move |socket| serve_socket(shared, socket))
+}
+
+/// One WebSocket: hello, the state now, then each new frame. What the
+/// client sends is only read to see it go.
+async fn serve_socket(shared: Arc<Shared>, mut socket: WebSocket) {
+    let mut frames = shared.frames.subscribe();
+    {
+        let (count, wake) = &shared.clients;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        wake.notify_all();
+    }
+    let sid = format!("{:08x}", crate::clock::now_ms() as u32 ^ std::process::id());
+    let hello = json!({"type": "hello", "sid": sid}).to_string();
+    let first = {
+        let shared = shared.clone();
+        tokio::task::spawn_blocking(move || read_frame(&shared).map(|(_, f)| frame_json(&f)))
+            .await
+            .ok()
+            .and_then(|r| r.ok())
+    };
+    let mut open = socket.send(Message::Text(hello.into())).await.is_ok();
+    if open && let Some(first) = first {
+        open = socket.send(Message::Text(first.into())).await.is_ok();
+    }
+    frames.mark_unchanged();
+    while open {
+        tokio::select! {
+            changed = frames.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                let frame = frames.borrow_and_update().clone();
+                if !frame.is_empty()
+                    && socket.send(Message::Text(frame.as_str().into())).await.is_err()
+                {
+                    break;
+                }
+            }
+            got = socket.recv() => {
+                match got {
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                    Some(Ok(_)) => {}
+                }
+            }
+        }
+    }
+    let (count, _) = &shared.clients;
+    let mut count = count.lock().unwrap_or_else(|e| e.into_inner());
+    *count = count.saturating_sub(1);
+}
+
+/// What `/api/input` is given.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Input {
+    id: String,
+    operation: String,
+    #[serde(default)]
+    expected: Option<ActionGuard>,
+    #[serde(default)]
+    option_id: Option<String>,
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    enter: bool,
+    #[serde(default)]
+    #[allow(dead_code)]
+    idempotency_key: Option<String>,
+}
+
+/// What a client asks to send, checked.
+enum Send {
+    Select(String),
+    Key(String),
+    Text { text: String, enter: bool },
+}
+
+/// Why an input was not sent.
+struct Refusal(StatusCode, &'static str);
+
+fn parse_body<T: for<'de> Deserialize<'de>>(body: &Bytes) -> std::result::Result<T, Response> {
+    serde_json::from_slice(body).map_err(|e| {
+        refuse(
+            StatusCode::BAD_REQUEST,
+            json!({"reason": "bad_request", "message": e.to_string()}),
+        )
+    })
+}
+
+/// Sends `what` to pane `id`, only when the pane is actionable now and,
+/// with a guard, its prompt and options are still the ones the guard
+/// names. Blocking: it reads tmux and types.
+fn deliver(
+    shared: &Shared,
+    id: &str,
+    what: Send,
+    expected: Option<&ActionGuard>,
+) -> std::result::Result<(), Refusal> {
+    let _one_at_a_time = shared.sending.lock().unwrap_or_else(|e| e.into_inner());
+    let (_, frame) = read_frame(shared)
+        .map_err(|_| Refusal(StatusCode::SERVICE_UNAVAILABLE, "endpoint_stale"))?;
+    let Some(pane) = frame.panes.iter().find(|p| p.id == id) else {
+        return Err(Refusal(StatusCode::NOT_FOUND, "unknown_pane"));
+    };
+    if !pane.actionable || pane.stale {
+        return Err(Refusal(StatusCode::CONFLICT, "capability_unavailable"));
+    }
+    if let (Some(expected), Some(now)) = (expected, &pane.action_guard) {
+        let asks_prompt = matches!(&what, Send::Select(_) | Send::Text { .. })
+            || matches!(&what, Send::Key(k) if k == "Enter");
+        let asks_options = matches!(&what, Send::Select(_))
+            || matches!(&what, Send::Key(k) if k == "Enter")
+            || matches!(&what, Send::Text { enter: true, .. });
+        if expected.endpoint_revision != now.endpoint_revision {
+            return Err(Refusal(StatusCode::CONFLICT, "revision_stale"));
+        }
+        if asks_prompt && expected.prompt_fingerprint != now.prompt_fingerprint {
+            return Err(Refusal(StatusCode::CONFLICT, "prompt_changed"));
+        }
+        if asks_options && expected.options_fingerprint != now.options_fingerprint {
+            return Err(Refusal(StatusCode::CONFLICT, "options_changed"));
+        }
+    }
+    let sent = match what {
+        Send::Select(option) => {
+            let Some(index) = pane
+                .menu
+                .iter()
+                .position(|o| o.id == option || (!o.key.is_empty() && o.key == option))
+            else {
+                return Err(Refusal(StatusCode::CONFLICT, "options_changed"));
+            };
+            let keys = menu::keys_to_choose(&pane.menu, index);
+            crate::ops::agent::drive::send_keys(&shared.tmux, id, &keys).map(|_| ())
+        }
+        Send::Key(key) => {
+            if !state::SAFE_KEYS.contains(&key.as_str()) {
+                return Err(Refusal(StatusCode::BAD_REQUEST, "key_not_allowed"));
+            }
+            crate::ops::agent::drive::send_keys(&shared.tmux, id, &[key]).map(|_| ())
+        }
+        Send::Text { text, enter: true } => crate::ops::agent::drive::prompt(
+            &shared.tmux,
+            id,
+            crate::ops::agent::drive::Prompt {
+                text,
+                wait: None,
+                timeout: None,
+            },
+        )
+        .map(|_| ()),
+        Send::Text { text, enter: false } => {
+            crate::ops::agent::drive::type_text(&shared.tmux, id, &text).map(|_| ())
+        }
+    };
+    match sent {
+        Ok(()) => {
+            if let Some(n) = crate::tmux::ids::tmux_number(id, '%') {
+                let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
+                memory
+                    .interacted
+                    .insert(n, crate::clock::now_ms() as f64 / 1000.0);
+            }
+            Ok(())
+        }
+        // The agent went, or a mode came, between the check and the send.
+        Err(error) if error.code != ErrorCode::Timeout => {
+            Err(Refusal(StatusCode::CONFLICT, "endpoint_stale"))
+        }
+        Err(_) => Err(Refusal(StatusCode::CONFLICT, "delivery_unknown")),
+    }
+}
+
+async fn run_delivery(
+    shared: Arc<Shared>,
+    id: String,
+    what: Send,
+    expected: Option<ActionGuard>,
+    answer: Value,
+) -> Response {
+    let done =
+        tokio::task::spawn_blocking(move || deliver(&shared, &id, what, expected.as_ref())).await;
+    match done {
+        Ok(Ok(())) => axum::Json(answer).into_response(),
+        Ok(Err(Refusal(status, why))) => reason(status, why),
+        Err(_) => reason(StatusCode::INTERNAL_SERVER_ERROR, "delivery_unknown"),
+    }
+}
+
+async fn api_input(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    if foreign_origin(&headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
+    let input: Input = match parse_body(&body) {
+        Ok(input) => input,
+        Err(response) => return response,
+    };
+    let what = match (
+        input.operation.as_str(),
+        input.option_id,
+        input.key,
+        input.text,
+    ) {
+        ("select", Some(option), None, None) => Send::Select(option),
+        ("key", None, Some(key), None) => Send::Key(key),
+        ("text", None, None, Some(text)) if !text.is_empty() => Send::Text {
+            text,
+            enter: input.enter,
+        },
+        ("text", None, None, _) => return reason(StatusCode::BAD_REQUEST, "text_required"),
+        _ => return reason(StatusCode::BAD_REQUEST, "bad_operation"),
+    };
+    let Some(expected) = input.expected else {
+        return reason(StatusCode::CONFLICT, "revision_stale");
+    };
+    run_delivery(
+        shared,
+        input.id,
+        what,
+        Some(expected),
+        json!({"ok": true, "delivery": "accepted"}),
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+struct KeyBody {
+    id: String,
+    key: String,
+}
+
+#[derive(Deserialize)]
+struct TextBody {
+    id: String,
+    text: String,
+    #[serde(default)]
+    enter: bool,
+}
+
+#[derive(Deserialize)]
+struct StarBody {
+    target: String,
+    starred: bool,
+}
+
+/// vmux's legacy calls, with the same checks but for the guard they do
+/// not carry.
+async fn api_key(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    if foreign_origin(&headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
+    match parse_body::<KeyBody>(&body) {
+        Ok(b) => run_delivery(shared, b.id, Send::Key(b.key), None, json!({"ok": true})).await,
+        Err(response) => response,
+    }
+}
+
+async fn api_select(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if foreign_origin(&headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
+    match parse_body::<KeyBody>(&body) {
+        Ok(b) => run_delivery(shared, b.id, Send::Select(b.key), None, json!({"ok": true})).await,
+        Err(response) => response,
+    }
+}
+
+async fn api_text(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    if foreign_origin(&headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
+    match parse_body::<TextBody>(&body) {
+        Ok(b) if b.text.is_empty() => reason(StatusCode::BAD_REQUEST, "text_required"),
+        Ok(b) => {
+            let what = Send::Text {
+                text: b.text,
+                enter: b.enter,
+            };
+            run_delivery(shared, b.id, what, None, json!({"ok": true})).await
+        }
+        Err(response) => response,
+    }
+}
+
+async fn api_star(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    if foreign_origin(&headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
+    match parse_body::<StarBody>(&body) {
+        Ok(b) => {
+            let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
+            if b.starred {
+                memory.starred.insert(b.target);
+            } else {
+                memory.starred.remove(&b.target);
+            }
+            axum::Json(json!({"ok": true})).into_response()
+        }
+        Err(response) => response,
+    }
+}
