@@ -24,11 +24,12 @@ fn bare(line: &str) -> &str {
 
 /// A line that is only a rule or a box edge.
 fn is_rule(line: &str) -> bool {
+    const RULE: &str = "─━╌╍┄┅┈┉═╭╮╰╯┌┐└┘├┤┬┴┼▔▁-_";
     let text = line.trim();
-    !text.is_empty()
+    text.chars().any(|c| RULE.contains(c))
         && text
             .chars()
-            .all(|c| "─━╌╍┄┅┈┉═╭╮╰╯┌┐└┘├┤┬┴┼▔▁-_ ".contains(c) || FRAME.contains(&c))
+            .all(|c| RULE.contains(c) || c == ' ' || FRAME.contains(&c))
 }
 
 /// A menu row: its cursor, its number (for a numbered menu) and label.
@@ -182,13 +183,13 @@ fn arrow_block(lines: &[String]) -> Vec<Row> {
         last += 1;
     }
     let mut rows = Vec::new();
-    for i in first..=last {
+    for (i, line) in lines.iter().enumerate().take(last + 1).skip(first) {
         if i == at {
             rows.push(Row {
                 line: i,
                 ..marked_copy(&marked)
             });
-        } else if let Some(r) = row(i, &lines[i], false) {
+        } else if let Some(r) = row(i, line, false) {
             rows.push(r);
         }
     }
@@ -209,6 +210,8 @@ fn marked_copy(row: &Row) -> Row {
 /// a second blank line, or a row the agent drew before the dialog.
 fn question_above(lines: &[String], top: usize) -> Option<String> {
     let mut found: Vec<String> = Vec::new();
+    // Blank lines in a row: a few may part the menu from its question,
+    // two end the question.
     let mut blanks = 0;
     for line in lines[..top].iter().rev() {
         if is_rule(line) {
@@ -217,11 +220,12 @@ fn question_above(lines: &[String], top: usize) -> Option<String> {
         let text = bare(line);
         if text.is_empty() {
             blanks += 1;
-            if blanks >= 2 || !found.is_empty() {
+            if blanks >= if found.is_empty() { 3 } else { 2 } {
                 break;
             }
             continue;
         }
+        blanks = 0;
         found.push(text.to_string());
         if found.len() >= QUESTION_LINES {
             break;
@@ -395,7 +399,9 @@ mod tests {
         assert!(pi.menu[0].selected);
         assert_eq!(
             pi.question.as_deref(),
-            Some("touch lab-note.txt && chmod 777 lab-note.txt\nAllow?")
+            Some(
+                "⚠\u{fe0f} Dangerous command:\ntouch lab-note.txt && chmod 777 lab-note.txt\nAllow?"
+            )
         );
         // A screen that asks nothing.
         assert!(

@@ -307,23 +307,25 @@ async fn serve_socket(shared: Arc<Shared>, mut socket: WebSocket) {
         open = socket.send(Message::Text(first.into())).await.is_ok();
     }
     frames.mark_unchanged();
-    while open {
-        tokio::select! {
-            changed = frames.changed() => {
-                if changed.is_err() {
-                    break;
+    if open {
+        loop {
+            tokio::select! {
+                changed = frames.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                    let frame = frames.borrow_and_update().clone();
+                    if !frame.is_empty()
+                        && socket.send(Message::Text(frame.as_str().into())).await.is_err()
+                    {
+                        break;
+                    }
                 }
-                let frame = frames.borrow_and_update().clone();
-                if !frame.is_empty()
-                    && socket.send(Message::Text(frame.as_str().into())).await.is_err()
-                {
-                    break;
-                }
-            }
-            got = socket.recv() => {
-                match got {
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                    Some(Ok(_)) => {}
+                got = socket.recv() => {
+                    match got {
+                        Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                        Some(Ok(_)) => {}
+                    }
                 }
             }
         }
@@ -364,12 +366,12 @@ enum Send {
 /// Why an input was not sent.
 struct Refusal(StatusCode, &'static str);
 
-fn parse_body<T: for<'de> Deserialize<'de>>(body: &Bytes) -> std::result::Result<T, Response> {
+fn parse_body<T: for<'de> Deserialize<'de>>(body: &Bytes) -> std::result::Result<T, Box<Response>> {
     serde_json::from_slice(body).map_err(|e| {
-        refuse(
+        Box::new(refuse(
             StatusCode::BAD_REQUEST,
             json!({"reason": "bad_request", "message": e.to_string()}),
-        )
+        ))
     })
 }
 
@@ -479,7 +481,7 @@ async fn api_input(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: 
     }
     let input: Input = match parse_body(&body) {
         Ok(input) => input,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let what = match (
         input.operation.as_str(),
@@ -537,7 +539,7 @@ async fn api_key(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     }
     match parse_body::<KeyBody>(&body) {
         Ok(b) => run_delivery(shared, b.id, Send::Key(b.key), None, json!({"ok": true})).await,
-        Err(response) => response,
+        Err(response) => *response,
     }
 }
 
@@ -551,7 +553,7 @@ async fn api_select(
     }
     match parse_body::<KeyBody>(&body) {
         Ok(b) => run_delivery(shared, b.id, Send::Select(b.key), None, json!({"ok": true})).await,
-        Err(response) => response,
+        Err(response) => *response,
     }
 }
 
@@ -568,7 +570,7 @@ async fn api_text(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
             };
             run_delivery(shared, b.id, what, None, json!({"ok": true})).await
         }
-        Err(response) => response,
+        Err(response) => *response,
     }
 }
 
@@ -586,6 +588,6 @@ async fn api_star(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
             }
             axum::Json(json!({"ok": true})).into_response()
         }
-        Err(response) => response,
+        Err(response) => *response,
     }
 }

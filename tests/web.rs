@@ -1,0 +1,288 @@
+//! `taw web` against a real tmux: the state API as vmux's clients read
+//! it, the token on every endpoint, a stand-in agent's dialog as a menu,
+//! a guarded choice sent and a stale one refused with nothing typed, and
+//! the WebSocket's frames as the screen changes.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::{TmuxServer, taw_bin};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A `taw web` of the test's server on a free loopback port, stopped when
+/// dropped.
+struct Web {
+    child: Child,
+    port: u16,
+    token: String,
+}
+
+impl Drop for Web {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_web(server: &TmuxServer) -> Web {
+    let port = free_port();
+    let mut command = Command::new(taw_bin());
+    server.isolate_command(&mut command);
+    command
+        .args([
+            "-L",
+            &server.socket,
+            "web",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let child = command.spawn().unwrap();
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < WAIT, "taw web did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let token = std::fs::read_to_string(server.state_dir().join("web/token"))
+        .unwrap()
+        .trim()
+        .to_string();
+    Web { child, port, token }
+}
+
+/// One HTTP request; the status and the body.
+fn http(
+    web: &Web,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Length: {}\r\nContent-Type: application/json\r\n",
+        web.port,
+        body.len()
+    );
+    if let Some(token) = token {
+        request.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn state(web: &Web) -> Value {
+    let (status, body) = http(web, "GET", "/api/state", Some(&web.token), None);
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+fn pane_of<'a>(state: &'a Value, id: &str) -> &'a Value {
+    state["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+        .unwrap_or_else(|| panic!("no pane {id} in {state}"))
+}
+
+/// A stand-in agent named claude that shows a permission dialog and then
+/// prints, visibly, each line of keys it gets.
+fn dialog_agent(server: &TmuxServer) -> String {
+    let dir = server.dir.path().join("agent-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("claude");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf ' Bash command\\n Run touch x\\n Do you want to proceed?\\n ❯ 1. Yes\\n   2. Yes, and always allow\\n   3. No\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\" | cat -v; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let pane = server.bash_pane("agent");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        &pane,
+        &script.display().to_string(),
+        "Enter",
+    ]);
+    server.wait_for("the dialog", WAIT, || {
+        screen(server, &pane).contains("3. No")
+    });
+    for (option, value) in [("@agent_kind", "claude"), ("@agent_state", "blocked")] {
+        server.tmux(&["set-option", "-p", "-t", &pane, option, value]);
+    }
+    pane
+}
+
+fn screen(server: &TmuxServer, pane: &str) -> String {
+    server.tmux(&["capture-pane", "-p", "-t", pane])
+}
+
+#[test]
+fn without_the_token_every_endpoint_answers_401() {
+    let server = TmuxServer::start();
+    let web = start_web(&server);
+    let any = json!({"id": "%0", "key": "Enter"});
+    for (method, path) in [
+        ("GET", "/api/state"),
+        ("GET", "/ws"),
+        ("POST", "/api/input"),
+        ("POST", "/api/key"),
+        ("POST", "/api/text"),
+        ("POST", "/api/select"),
+        ("POST", "/api/star"),
+    ] {
+        for token in [None, Some("not-the-token")] {
+            let (status, body) = http(&web, method, path, token, Some(&any));
+            assert_eq!(status, 401, "{method} {path}: {body}");
+        }
+    }
+    // The page itself holds nothing, and asks the token for what it reads.
+    let (status, body) = http(&web, "GET", "/", None, None);
+    assert_eq!(status, 200);
+    assert!(body.contains("app.js"));
+    let mode = std::fs::metadata(server.state_dir().join("web/token")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(mode.permissions().mode() & 0o777, 0o600);
+}
+
+#[test]
+fn a_dialog_is_a_menu_and_only_a_fresh_guard_answers_it() {
+    let server = TmuxServer::start();
+    let agent = dialog_agent(&server);
+    let web = start_web(&server);
+    let now = state(&web);
+    let shell = pane_of(&now, "%0");
+    assert_eq!(shell["kind"], "shell");
+    assert_eq!(shell["actionable"], false);
+    let pane = pane_of(&now, &agent);
+    assert_eq!(pane["kind"], "claude-code");
+    assert_eq!(pane["status"], "needs_input");
+    let question = pane["question"].as_str().unwrap();
+    assert!(
+        question.ends_with("Run touch x\nDo you want to proceed?"),
+        "{question}"
+    );
+    let labels: Vec<&str> = pane["menu"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["Yes", "Yes, and always allow", "No"]);
+    assert_eq!(pane["menu"][0]["selected"], true);
+    assert_eq!(pane["actionable"], true);
+    let guard = pane["action_guard"].clone();
+    let no = pane["menu"][2]["id"].as_str().unwrap().to_string();
+
+    // A guard from another prompt: 409, and nothing typed.
+    let mut stale = guard.clone();
+    stale["prompt_fingerprint"] = json!("fnv1a64:0000000000000000");
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/input",
+        Some(&web.token),
+        Some(&json!({"id": agent, "operation": "select", "option_id": no, "expected": stale})),
+    );
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("prompt_changed"), "{body}");
+    // A key no client may send.
+    let (status, _) = http(
+        &web,
+        "POST",
+        "/api/input",
+        Some(&web.token),
+        Some(&json!({"id": agent, "operation": "key", "key": "C-b", "expected": guard})),
+    );
+    assert_eq!(status, 400);
+    // A shell is never typed into.
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/key",
+        Some(&web.token),
+        Some(&json!({"id": "%0", "key": "Enter"})),
+    );
+    assert_eq!(status, 409, "{body}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!screen(&server, &agent).contains("got:"));
+
+    // The fresh guard: option 3 is two rows down from the highlight.
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/input",
+        Some(&web.token),
+        Some(&json!({"id": agent, "operation": "select", "option_id": no, "expected": guard})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["delivery"],
+        "accepted"
+    );
+    server.wait_for("the choice typed", WAIT, || {
+        screen(&server, &agent).contains("got: ^[[B^[[B")
+    });
+    let after = state(&web);
+    assert!(pane_of(&after, &agent)["interacted"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn the_websocket_sends_hello_then_a_frame_at_each_change() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let web = start_web(&server);
+    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
+    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let mut next = || -> Value {
+        let message = socket.read().unwrap();
+        serde_json::from_str(message.to_text().unwrap()).unwrap()
+    };
+    assert_eq!(next()["type"], "hello");
+    let first = next();
+    assert_eq!(first["type"], "state");
+    server.tmux(&["send-keys", "-t", "%0", "echo web-frame-marker", "Enter"]);
+    let start = Instant::now();
+    loop {
+        let frame = next();
+        if frame.to_string().contains("web-frame-marker") {
+            assert_eq!(frame["type"], "state");
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "no frame with the change");
+    }
+}
