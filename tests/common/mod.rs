@@ -9,6 +9,7 @@
 pub mod lab;
 pub mod recorder;
 pub mod repos;
+pub mod web;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,113 @@
+//! A `taw web` for a test's tmux server, and plain HTTP to it.
+#![allow(clippy::disallowed_methods, dead_code)]
+
+use super::{TmuxServer, taw_bin};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A `taw web` of the test's server on a free loopback port, stopped when
+/// dropped.
+pub struct Web {
+    child: Child,
+    pub port: u16,
+    pub token: String,
+}
+
+impl Drop for Web {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn start_web(server: &TmuxServer) -> Web {
+    let port = free_port();
+    let mut command = Command::new(taw_bin());
+    server.isolate_command(&mut command);
+    command
+        .args([
+            "-L",
+            &server.socket,
+            "web",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let child = command.spawn().unwrap();
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < WAIT, "taw web did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let token = std::fs::read_to_string(server.state_dir().join("web/token"))
+        .unwrap()
+        .trim()
+        .to_string();
+    Web { child, port, token }
+}
+
+/// One HTTP request; the status and the body.
+pub fn http(
+    web: &Web,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Length: {}\r\nContent-Type: application/json\r\n",
+        web.port,
+        body.len()
+    );
+    if let Some(token) = token {
+        request.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+pub fn state(web: &Web) -> Value {
+    let (status, body) = http(web, "GET", "/api/state", Some(&web.token), None);
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+pub fn pane_of<'a>(state: &'a Value, id: &str) -> &'a Value {
+    state["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+        .unwrap_or_else(|| panic!("no pane {id} in {state}"))
+}

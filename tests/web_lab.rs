@@ -1,0 +1,73 @@
+//! `taw web` with real Claude Code from the agents lab: its permission
+//! dialog is needs_input with its question and menu, a stale guard gets
+//! 409 and nothing is typed, and the option's id with the fresh guard
+//! makes Claude go on.
+
+mod common;
+
+use common::lab::Lab;
+use common::web::{http, pane_of, start_web, state};
+use serde_json::json;
+use std::time::Duration;
+
+const SECONDS: fn(u64) -> Duration = Duration::from_secs;
+
+#[test]
+fn lab_claude_codes_dialog_answered_from_the_web() {
+    let Some(lab) = Lab::start() else { return };
+    let pane = lab.start_agent("claude", "web-claude");
+    lab.wait_state(&pane, "idle", SECONDS(40));
+    lab.type_line(&pane, "tool touch web-note.txt");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
+    let web = start_web(&lab.server);
+
+    let now = state(&web);
+    let record = pane_of(&now, &pane);
+    assert_eq!(record["kind"], "claude-code");
+    assert_eq!(record["status"], "needs_input");
+    assert!(
+        record["question"]
+            .as_str()
+            .unwrap()
+            .contains("Do you want to proceed?"),
+        "{record}"
+    );
+    let menu = record["menu"].as_array().unwrap();
+    assert!(menu.len() >= 2, "{record}");
+    assert_eq!(menu[0]["label"], "Yes");
+    assert_eq!(menu[0]["selected"], true);
+    assert_eq!(menu.last().unwrap()["label"], "No");
+    assert_eq!(record["actionable"], true);
+    let guard = record["action_guard"].clone();
+    let yes = menu[0]["id"].as_str().unwrap().to_string();
+
+    // An older revision: refused, and the dialog still waits.
+    let mut stale = guard.clone();
+    stale["endpoint_revision"] = json!("0:0:0");
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/input",
+        Some(&web.token),
+        Some(&json!({"id": pane, "operation": "select", "option_id": yes, "expected": stale})),
+    );
+    assert_eq!(status, 409, "{body}");
+    std::thread::sleep(SECONDS(1));
+    assert_eq!(lab.state(&pane), "blocked");
+    assert!(lab.has(&pane, "Do you want to proceed?"));
+
+    // The fresh one: Claude runs the command and goes on.
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/input",
+        Some(&web.token),
+        Some(&json!({"id": pane, "operation": "select", "option_id": yes, "expected": guard})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let note = lab.scratch().join("web-claude-work/web-note.txt");
+    lab.wait("the command Claude ran", SECONDS(30), || note.exists());
+    lab.wait("Claude past its dialog", SECONDS(30), || {
+        lab.state(&pane) != "blocked"
+    });
+}
