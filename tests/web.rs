@@ -182,3 +182,23 @@ fn the_websocket_sends_hello_then_a_frame_at_each_change() {
         assert!(start.elapsed() < WAIT, "no frame with the change");
     }
 }
+
+/// `@agent-wizard-web on`: the plugin's load starts the server, and it
+/// stops when the tmux server exits.
+#[test]
+fn the_plugin_serves_the_web_while_its_server_runs() {
+    let server = TmuxServer::start();
+    let port = common::web::free_port();
+    server.tmux(&["set-option", "-g", "@agent-wizard-web", "on"]);
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-web-listen",
+        &format!("127.0.0.1:{port}"),
+    ]);
+    server.load_plugin();
+    let up = || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    server.wait_for("taw web listening", WAIT, up);
+    server.tmux(&["kill-server"]);
+    server.wait_for("taw web gone with the server", WAIT, || !up());
+}

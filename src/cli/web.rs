@@ -18,6 +18,9 @@ pub(crate) struct WebArgs {
     /// Serve with no token (only on a loopback address).
     #[arg(long)]
     pub no_token: bool,
+    /// Stop when the tmux server exits (the plugin starts it so).
+    #[arg(long, hide = true)]
+    pub with_server: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -36,7 +39,12 @@ pub(crate) fn run(context: &Context, args: WebArgs) -> (String, Result<Reply>) {
         None => (
             "cli:web".into(),
             web::parse_listen(&args.listen)
-                .and_then(|listen| web::serve(context.tmux(), listen, args.no_token))
+                .and_then(|listen| {
+                    if args.with_server {
+                        web::stop_with_server(context.tmux());
+                    }
+                    web::serve(context.tmux(), listen, args.no_token)
+                })
                 .map(|_| Reply::Nothing),
         ),
     }

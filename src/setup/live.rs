@@ -111,7 +111,35 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     if first_load && state.option(crate::tmux::options::RESTORE_ON_START) == "on" {
         start_restore(tmux);
     }
+    if state.option(crate::tmux::options::WEB) == "on" {
+        start_web(tmux, &state.option(crate::tmux::options::WEB_LISTEN));
+    }
     Ok(Loaded { report, watchers })
+}
+
+/// Starts `taw web` for this server, apart, unless something listens on
+/// its address already (a reload, or one started before): it stops when
+/// the server does.
+fn start_web(tmux: &Tmux, listen: &str) {
+    let listen = if listen.trim().is_empty() {
+        crate::web::DEFAULT_LISTEN
+    } else {
+        listen.trim()
+    };
+    let Ok(address) = crate::web::parse_listen(listen) else {
+        return;
+    };
+    if std::net::TcpStream::connect_timeout(&address, std::time::Duration::from_millis(200)).is_ok()
+    {
+        return;
+    }
+    let Ok(bin) = std::env::current_exe() else {
+        return;
+    };
+    let _ = crate::exec::Program::new(bin)
+        .args(tmux.socket_args())
+        .args(["web", "--listen", listen, "--with-server"])
+        .start_unwatched();
 }
 
 /// Starts `taw session restore` apart, not waited for.

@@ -222,6 +222,22 @@ impl Tmux {
             .map_err(|failure| TawError::tmux(failure.describe("tmux")))
     }
 
+    /// Waits, up to `limit`, on a `wait-for` channel nothing signals: it
+    /// ends early only when the server exits, which is how a process that
+    /// lives as long as its server learns that it is gone, without asking.
+    /// `Ok` when the server is gone.
+    pub(crate) fn wait_for_exit(&self, channel: &str, limit: Duration) -> bool {
+        let gone = self
+            .run_then(
+                &Batch::of(vec![Cmd::new("wait-for").arg(channel)]),
+                Vec::new(),
+                Some(limit),
+                &|_| None,
+            )
+            .is_err_and(|error| error.code != crate::envelope::ErrorCode::Timeout);
+        gone && self.run_one(commands::print_format("#{pid}")).is_err()
+    }
+
     /// Runs one command.
     pub(crate) fn run_one(&self, cmd: Cmd) -> Result<String, TawError> {
         self.run(&Batch::of(vec![cmd]))

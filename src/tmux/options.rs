@@ -78,6 +78,8 @@ pub(crate) const WINDOW_MARK: &str = "@agent-wizard-window-mark";
 pub(crate) const SUMMARY: &str = "@agent-wizard-summary";
 pub(crate) const AUTOSAVE: &str = "@agent-wizard-autosave";
 pub(crate) const RESTORE_ON_START: &str = "@agent-wizard-restore-on-start";
+pub(crate) const WEB: &str = "@agent-wizard-web";
+pub(crate) const WEB_LISTEN: &str = "@agent-wizard-web-listen";
 
 /// Stands for a default that is a format built in `status.rs`
 /// (the status module builds it).
@@ -118,6 +120,19 @@ pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
         name: RESTORE_ON_START,
         default: "off",
         kind: OptionKind::OnOff,
+    },
+    // serve the web state API and the phone page (taw web) while the tmux
+    // server runs (on/off)
+    PluginOption {
+        name: WEB,
+        default: "off",
+        kind: OptionKind::OnOff,
+    },
+    // the address taw web listens on when the plugin starts it
+    PluginOption {
+        name: WEB_LISTEN,
+        default: "127.0.0.1:8787",
+        kind: OptionKind::Text,
     },
     // prefix key that opens the popup: every session, window and agent (empty:
     // not bound)

@@ -78,6 +78,25 @@ pub(crate) fn url(listen: SocketAddr) -> Result<String> {
     Ok(format!("http://{host}:{}/?token={token}", listen.port()))
 }
 
+/// Ends this process when its tmux server exits: a thread waits on a
+/// tmux channel nothing signals, which returns when the server goes.
+pub(crate) fn stop_with_server(tmux: Tmux) {
+    std::thread::spawn(move || {
+        let channel = format!("taw-web-{}", std::process::id());
+        loop {
+            let started = std::time::Instant::now();
+            if tmux.wait_for_exit(&channel, Duration::from_secs(3600)) {
+                std::process::exit(0);
+            }
+            // A wait tmux refused at once (not a gone server): not again
+            // at once.
+            if started.elapsed() < Duration::from_secs(1) {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+    });
+}
+
 /// Runs the server until it is stopped. `no_token` is refused off
 /// loopback.
 pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()> {
