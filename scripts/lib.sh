@@ -57,13 +57,22 @@ ensure_node() {
 		echo "npm is not installed: the agents lab will be skipped" >&2
 }
 
-# Everything the test suite runs: tmux, cargo, git, jq, node.
+# Debian's chromium, in which tests/web_page.rs checks the web page
+# (headless, driven through its DevTools protocol).
+ensure_chromium() {
+	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+		apt_install chromium ||
+		echo "chromium is not installed: the web page test will be skipped" >&2
+}
+
+# Everything the test suite runs: tmux, cargo, git, jq, node, chromium.
 ensure_test_tools() {
 	ensure_tmux
 	ensure_cargo
 	command -v git >/dev/null 2>&1 || apt_install git || true
 	ensure_jq
 	ensure_node
+	ensure_chromium
 }
 
 # start_shared_lab LAB_DIR: one tmux server in a loopback-only network
