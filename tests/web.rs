@@ -168,3 +168,60 @@ fn the_plugin_serves_the_web_while_its_server_runs() {
     server.tmux(&["kill-server"]);
     server.wait_for("taw web gone with the server", WAIT, || !up());
 }
+
+/// Stars outlive the server, a starred target not running is an offline
+/// placeholder, and a rename names the agent by the verbs' rule.
+#[test]
+fn stars_placeholders_and_renames() {
+    let server = TmuxServer::start();
+    let agent = dialog_agent(&server);
+    let web = start_web(&server);
+    let target = pane_of(&state(&web), &agent)["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (target, starred) in [(target.as_str(), true), ("gone:1.0", true)] {
+        let (status, _) = http(
+            &web,
+            "POST",
+            "/api/star",
+            Some(&web.token),
+            Some(&json!({"target": target, "starred": starred})),
+        );
+        assert_eq!(status, 200);
+    }
+    let now = state(&web);
+    assert_eq!(pane_of(&now, &agent)["starred"], true);
+    let gone = pane_of(&now, "cfg:gone:1.0");
+    assert_eq!(gone["status"], "offline");
+    assert_eq!(gone["actionable"], false);
+    let (status, _) = http(
+        &web,
+        "POST",
+        "/api/key",
+        Some(&web.token),
+        Some(&json!({"id": "cfg:gone:1.0", "key": "Enter"})),
+    );
+    assert_eq!(status, 409);
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/rename",
+        Some(&web.token),
+        Some(&json!({"id": agent, "name": "reviewer"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(server.display(&agent, "#{@agent_name}"), "reviewer");
+    let (status, _) = http(
+        &web,
+        "POST",
+        "/api/rename",
+        Some(&web.token),
+        Some(&json!({"id": agent, "name": "Not An Agent Name"})),
+    );
+    assert_eq!(status, 400);
+    drop(web);
+    // Kept: a new server starts with them.
+    let again = start_web(&server);
+    assert_eq!(pane_of(&state(&again), &agent)["starred"], true);
+}

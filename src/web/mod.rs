@@ -12,6 +12,7 @@
 pub(crate) mod auth;
 pub(crate) mod menu;
 pub(crate) mod page;
+mod stars;
 pub(crate) mod state;
 
 use crate::envelope::{ErrorCode, Result, TawError};
@@ -107,10 +108,14 @@ pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()
     }
     let token = if no_token { None } else { Some(auth::token()?) };
     let (frames, _) = tokio::sync::watch::channel(Arc::new(String::new()));
+    let memory = Memory {
+        starred: stars::load(),
+        ..Memory::default()
+    };
     let shared = Arc::new(Shared {
         tmux,
         token,
-        memory: Mutex::new(Memory::default()),
+        memory: Mutex::new(memory),
         frames,
         clients: (Mutex::new(0), Condvar::new()),
         sending: Mutex::new(()),
@@ -146,6 +151,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/api/text", post(api_text))
         .route("/api/select", post(api_select))
         .route("/api/star", post(api_star))
+        .route("/api/rename", post(api_rename))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
@@ -605,8 +611,57 @@ async fn api_star(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
             } else {
                 memory.starred.remove(&b.target);
             }
-            axum::Json(json!({"ok": true})).into_response()
+            match stars::save(&memory.starred) {
+                Ok(()) => axum::Json(json!({"ok": true})).into_response(),
+                Err(error) => refuse(StatusCode::INTERNAL_SERVER_ERROR, json!(error.message)),
+            }
         }
         Err(response) => *response,
+    }
+}
+
+#[derive(Deserialize)]
+struct RenameBody {
+    id: String,
+    name: String,
+}
+
+/// taw's own call: a pane's name (an agent's name for an agent, else the
+/// pane's label; empty takes it off), by the rule every verb follows.
+async fn api_rename(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if foreign_origin(&headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
+    let b = match parse_body::<RenameBody>(&body) {
+        Ok(b) => b,
+        Err(response) => return *response,
+    };
+    let done = tokio::task::spawn_blocking(move || -> Result<()> {
+        let snapshot = Snapshot::read(&shared.tmux)?;
+        let pane = crate::tmux::ids::tmux_number(&b.id, '%')
+            .and_then(|n| snapshot.pane(n, None))
+            .ok_or_else(|| TawError::not_found("unknown pane"))?;
+        let name = Some(b.name.as_str()).filter(|n| !n.is_empty());
+        if pane.agent_kind.is_empty() {
+            crate::ops::pane::rename(&shared.tmux, pane, name).map(|_| ())
+        } else {
+            crate::ops::agent::rename(&shared.tmux, &snapshot, pane, name).map(|_| ())
+        }
+    })
+    .await;
+    match done {
+        Ok(Ok(())) => axum::Json(json!({"ok": true})).into_response(),
+        Ok(Err(error)) if error.code == ErrorCode::NotFound => {
+            reason(StatusCode::NOT_FOUND, "unknown_pane")
+        }
+        Ok(Err(error)) => refuse(
+            StatusCode::BAD_REQUEST,
+            json!({"reason": error.code.as_str(), "message": error.message}),
+        ),
+        Err(_) => reason(StatusCode::INTERNAL_SERVER_ERROR, "rename_unknown"),
     }
 }

@@ -335,6 +335,13 @@ pub(crate) fn build(
             stale: false,
         });
     }
+    // A starred target that runs nowhere now: an offline placeholder,
+    // which takes no input.
+    let running: std::collections::HashSet<String> =
+        panes.iter().map(|p| p.target.clone()).collect();
+    for target in memory.starred.iter().filter(|t| !running.contains(*t)) {
+        panes.push(offline(target));
+    }
     // Panes gone: forgotten.
     let live: std::collections::HashSet<u32> = snapshot.panes.iter().map(|p| p.id).collect();
     memory.screens.retain(|id, _| live.contains(id));
@@ -342,6 +349,44 @@ pub(crate) fn build(
     StateFrame {
         kind: "state",
         panes,
+    }
+}
+
+/// vmux's `cfg:` placeholder for a configured target that is not running.
+fn offline(target: &str) -> PaneState {
+    PaneState {
+        id: format!("cfg:{target}"),
+        target: target.to_string(),
+        name: target.to_string(),
+        kind: "shell",
+        status: "offline",
+        title: String::new(),
+        question: None,
+        menu: Vec::new(),
+        preview: Vec::new(),
+        lines: Vec::new(),
+        updated: 0.0,
+        changed: false,
+        window: String::new(),
+        starred: true,
+        interacted: 0.0,
+        provider: "tmux",
+        hierarchy: Vec::new(),
+        capabilities: Capabilities {
+            capture: false,
+            input: "none",
+            literal_text: false,
+            menu_select: false,
+            keys: Vec::new(),
+            broadcast: false,
+            create: false,
+            delete: false,
+            native_agent_state: false,
+        },
+        native_agent: None,
+        action_guard: None,
+        actionable: false,
+        stale: true,
     }
 }
 
@@ -396,6 +441,18 @@ mod tests {
         assert_eq!(
             (later.panes[1].updated, later.panes[1].changed),
             (110.0, true)
+        );
+        // A starred target that is gone: offline, and no input.
+        memory.starred.insert("work:9.0".into());
+        let starred = build(&snapshot, &moved, &mut memory, 111.0, &no_menu);
+        let gone = starred
+            .panes
+            .iter()
+            .find(|p| p.id == "cfg:work:9.0")
+            .unwrap();
+        assert_eq!(
+            (gone.status, gone.actionable, gone.stale),
+            ("offline", false, true)
         );
         let json = serde_json::to_value(&later).unwrap();
         assert_eq!(json["panes"][0]["provider"], "tmux");

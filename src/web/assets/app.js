@@ -109,6 +109,14 @@ function card(pane) {
     }, "Send");
     box.append(keys, el("div", { class: "send" }, field, send));
   }
+  if (open.has(pane.id) && !pane.id.startsWith("cfg:")) {
+    box.append(el("div", { class: "keys" }, el("button", {
+      onclick: () => {
+        const name = prompt("Name (empty takes it off)", pane.name);
+        if (name !== null) post("api/rename", { id: pane.id, name }).then(refresh);
+      },
+    }, "Rename")));
+  }
   return box;
 }
 
