@@ -71,3 +71,58 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
         lab.state(&pane) != "blocked"
     });
 }
+
+/// Codex, OpenCode, pi and Gemini CLI, each blocked on its permission
+/// prompt: the state API reads its question and menu from the real
+/// screen, and its highlighted choice, sent with the guard, lets it go on.
+#[test]
+fn lab_every_agents_prompt_answered_from_the_web() {
+    let Some(lab) = Lab::start() else { return };
+    let agents = [
+        ("codex", "Yes, proceed"),
+        ("opencode", "Allow once"),
+        ("pi", "Yes"),
+        ("gemini", "Allow once"),
+    ];
+    let web = start_web(&lab.server);
+    // One at a time: four agents starting at once crowd two cores.
+    for (agent, first) in agents {
+        let pane = &lab.start_agent(agent, &format!("web-{agent}"));
+        lab.wait_state(pane, "idle", SECONDS(40));
+        // OpenCode drops what is typed while it still loads.
+        std::thread::sleep(SECONDS(1));
+        lab.type_line(pane, &format!("tool touch web-{agent}.txt"));
+        lab.wait_state(pane, "blocked", SECONDS(60));
+        let mut record = serde_json::Value::Null;
+        lab.wait(&format!("{agent}'s menu"), SECONDS(10), || {
+            record = pane_of(&state(&web), pane).clone();
+            !record["menu"].as_array().unwrap().is_empty()
+        });
+        let menu = record["menu"].as_array().unwrap();
+        assert!(
+            menu[0]["label"].as_str().unwrap().starts_with(first),
+            "{agent}: {record}"
+        );
+        assert_eq!(menu[0]["selected"], true, "{agent}: {record}");
+        assert!(record["question"].is_string(), "{agent}: {record}");
+        let (status, body) = http(
+            &web,
+            "POST",
+            "/api/input",
+            Some(&web.token),
+            Some(&json!({
+                "id": pane,
+                "operation": "select",
+                "option_id": menu[0]["id"],
+                "expected": record["action_guard"],
+            })),
+        );
+        assert_eq!(status, 200, "{agent}: {body}");
+        let note = lab
+            .scratch()
+            .join(format!("web-{agent}-work/web-{agent}.txt"));
+        lab.wait(&format!("the command {agent} ran"), SECONDS(30), || {
+            note.exists()
+        });
+    }
+}

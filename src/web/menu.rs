@@ -255,6 +255,7 @@ pub(crate) fn read(lines: &[String]) -> Asked {
         return Asked {
             question: question_above(lines, top),
             menu,
+            across: false,
         };
     }
     let arrows = arrow_block(lines);
@@ -275,6 +276,7 @@ pub(crate) fn read(lines: &[String]) -> Asked {
         return Asked {
             question: question_above(lines, top),
             menu,
+            across: false,
         };
     }
     // `Overwrite? (y/n)`: yes and no.
@@ -293,21 +295,102 @@ pub(crate) fn read(lines: &[String]) -> Asked {
         return Asked {
             question: Some(cut(bare(line), QUESTION_CHARS)),
             menu: vec![option("y", "Yes"), option("n", "No")],
+            across: false,
         };
     }
     Asked::default()
 }
 
+/// OpenCode's permission row (`Allow once   Allow always   Reject`), whose
+/// choice is marked by its background alone: read from the screen's
+/// colours (`ansi`, the same rows with their escapes), and offered only
+/// when exactly one choice stands out.
+pub(crate) fn read_across(lines: &[String], ansi: &str) -> Asked {
+    let Some(at) = lines
+        .iter()
+        .rposition(|l| l.contains("Allow once") && l.contains("Reject"))
+    else {
+        return Asked::default();
+    };
+    let row = bare(&lines[at]);
+    // The choices come before the key hints, two spaces or more apart.
+    let labels: Vec<&str> = row
+        .split("  ")
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .take_while(|t| !t.starts_with("ctrl+") && !t.starts_with('⇆') && !t.starts_with("enter"))
+        .collect();
+    if labels.len() < 2 {
+        return Asked::default();
+    }
+    use ansi_to_tui::IntoText;
+    let Ok(text) = ansi.as_bytes().into_text() else {
+        return Asked::default();
+    };
+    let Some(line) = text.lines.get(at) else {
+        return Asked::default();
+    };
+    let background = |label: &str| {
+        line.spans
+            .iter()
+            .find(|span| span.content.contains(label))
+            .map(|span| span.style.bg)
+    };
+    let backgrounds: Vec<_> = labels.iter().map(|l| background(l)).collect();
+    let standing_out: Vec<usize> = (0..labels.len())
+        .filter(|&i| {
+            backgrounds
+                .iter()
+                .enumerate()
+                .all(|(j, other)| j == i || *other != backgrounds[i])
+        })
+        .collect();
+    if standing_out.len() != 1 || backgrounds.iter().any(Option::is_none) {
+        return Asked::default();
+    }
+    let start = lines[..at]
+        .iter()
+        .rposition(|l| bare(l).starts_with('△'))
+        .unwrap_or(at.saturating_sub(QUESTION_LINES));
+    let question: Vec<&str> = lines[start..at]
+        .iter()
+        .map(|l| bare(l))
+        .filter(|l| !l.is_empty())
+        .take(QUESTION_LINES)
+        .collect();
+    Asked {
+        question: (!question.is_empty()).then(|| cut(&question.join("\n"), QUESTION_CHARS)),
+        menu: labels
+            .iter()
+            .enumerate()
+            .map(|(i, label)| MenuOption {
+                id: String::new(),
+                key: (i + 1).to_string(),
+                label: label.to_string(),
+                description: String::new(),
+                selected: i == standing_out[0],
+                freeform: false,
+            })
+            .collect(),
+        across: true,
+    }
+}
+
 /// How a menu takes a choice: the keys that move from the highlighted
-/// row to option `index` and take it, or, with no row highlighted, the
-/// option's own key.
-pub(crate) fn keys_to_choose(menu: &[MenuOption], index: usize) -> Vec<String> {
+/// row to option `index` and take it (left and right for a row across the
+/// screen), or, with no row highlighted, the option's own key.
+pub(crate) fn keys_to_choose(menu: &[MenuOption], index: usize, across: bool) -> Vec<String> {
     let Some(option) = menu.get(index) else {
         return Vec::new();
     };
     match menu.iter().position(|o| o.selected) {
         Some(from) => {
-            let step = if index >= from { "Down" } else { "Up" };
+            let step = match (across, index >= from) {
+                (false, true) => "Down",
+                (false, false) => "Up",
+                (true, true) => "Right",
+                (true, false) => "Left",
+            };
             let mut keys = vec![step.to_string(); index.abs_diff(from)];
             keys.push("Enter".into());
             keys
@@ -346,8 +429,11 @@ mod tests {
         assert_eq!(labels(&asked), ["Yes", "Yes, and always allow", "No"]);
         assert!(asked.menu[0].selected && !asked.menu[1].selected);
         assert_eq!(asked.question.as_deref(), Some("Do you want to proceed?"));
-        assert_eq!(keys_to_choose(&asked.menu, 2), ["Down", "Down", "Enter"]);
-        assert_eq!(keys_to_choose(&asked.menu, 0), ["Enter"]);
+        assert_eq!(
+            keys_to_choose(&asked.menu, 2, false),
+            ["Down", "Down", "Enter"]
+        );
+        assert_eq!(keys_to_choose(&asked.menu, 0, false), ["Enter"]);
     }
 
     #[test]
@@ -415,6 +501,34 @@ mod tests {
     fn yes_no_prompts() {
         let asked = read(&screen_lines("Overwrite lab-note.txt? (y/n)\n"));
         assert_eq!(labels(&asked), ["Yes", "No"]);
-        assert_eq!(keys_to_choose(&asked.menu, 1), ["n", "Enter"]);
+        assert_eq!(keys_to_choose(&asked.menu, 1, false), ["n", "Enter"]);
+    }
+
+    #[test]
+    fn opencodes_permission_row_by_its_colours() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/agents-lab/screens/opencode");
+        let (Ok(text), Ok(ansi)) = (
+            std::fs::read_to_string(dir.join("blocked-1.txt")),
+            std::fs::read_to_string(dir.join("blocked-1.ansi")),
+        ) else {
+            return;
+        };
+        let asked = read_across(&screen_lines(&text), &ansi);
+        assert_eq!(labels(&asked), ["Allow once", "Allow always", "Reject"]);
+        assert!(asked.menu[0].selected && !asked.menu[2].selected);
+        assert!(
+            asked
+                .question
+                .as_deref()
+                .unwrap()
+                .starts_with("△ Permission required")
+        );
+        assert_eq!(
+            keys_to_choose(&asked.menu, 2, true),
+            ["Right", "Right", "Enter"]
+        );
+        // With no colours, no choice stands out: no menu.
+        assert!(read_across(&screen_lines(&text), &text).menu.is_empty());
     }
 }

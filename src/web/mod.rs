@@ -235,10 +235,42 @@ fn read_frame(shared: &Shared) -> Result<(Snapshot, StateFrame)> {
         match shared.tmux.run_apart(commands) {
             Ok(texts) => {
                 let screens: HashMap<u32, String> = panes.into_iter().zip(texts).collect();
+                // OpenCode marks its choice by colour: its blocked panes are
+                // read with their escapes too.
+                let coloured: Vec<u32> = snapshot
+                    .unique_panes()
+                    .iter()
+                    .filter(|p| p.agent_kind == "opencode" && p.agent_state == "blocked")
+                    .map(|p| p.id)
+                    .collect();
+                let ansi: HashMap<u32, String> = if coloured.is_empty() {
+                    HashMap::new()
+                } else {
+                    let commands = coloured
+                        .iter()
+                        .map(|p| {
+                            crate::tmux::pane::capture_cmd(
+                                *p,
+                                crate::tmux::pane::ReadSource::Visible,
+                                0,
+                                true,
+                            )
+                        })
+                        .collect();
+                    shared
+                        .tmux
+                        .run_apart(commands)
+                        .map(|texts| coloured.into_iter().zip(texts).collect())
+                        .unwrap_or_default()
+                };
                 let now = crate::clock::now_ms() as f64 / 1000.0;
                 let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
-                let frame = state::build(&snapshot, &screens, &mut memory, now, &|_, lines| {
-                    menu::read(lines)
+                let frame = state::build(&snapshot, &screens, &mut memory, now, &|pane, lines| {
+                    let asked = menu::read(lines);
+                    match ansi.get(&pane.id) {
+                        Some(ansi) if asked.menu.is_empty() => menu::read_across(lines, ansi),
+                        _ => asked,
+                    }
                 });
                 return Ok((snapshot, frame));
             }
@@ -443,7 +475,7 @@ fn deliver(
             else {
                 return Err(Refusal(StatusCode::CONFLICT, "options_changed"));
             };
-            let keys = menu::keys_to_choose(&pane.menu, index);
+            let keys = menu::keys_to_choose(&pane.menu, index, pane.menu_across);
             crate::ops::agent::drive::send_keys(&shared.tmux, id, &keys).map(|_| ())
         }
         Send::Key(key) => {

@@ -100,6 +100,9 @@ pub(crate) struct PaneState {
     pub action_guard: Option<ActionGuard>,
     pub actionable: bool,
     pub stale: bool,
+    /// The menu's choices sit side by side (taw's, for sending a choice).
+    #[serde(skip)]
+    pub menu_across: bool,
 }
 
 /// The full snapshot a client replaces its pane set with.
@@ -200,6 +203,8 @@ pub(crate) fn screen_lines(text: &str) -> Vec<String> {
 pub(crate) struct Asked {
     pub question: Option<String>,
     pub menu: Vec<MenuOption>,
+    /// The choices sit side by side: left and right move between them.
+    pub across: bool,
 }
 
 /// Builds every pane's record. `screens` holds each pane's captured text;
@@ -333,6 +338,7 @@ pub(crate) fn build(
             action_guard,
             actionable,
             stale: false,
+            menu_across: asked.across,
         });
     }
     // A starred target that runs nowhere now: an offline placeholder,
@@ -387,6 +393,7 @@ fn offline(target: &str) -> PaneState {
         action_guard: None,
         actionable: false,
         stale: true,
+        menu_across: false,
     }
 }
 
