@@ -66,6 +66,39 @@ impl Waiter {
     }
 }
 
+impl Waiter {
+    /// [`Waiter::wait`], answering the panes whose looks came (each once):
+    /// empty when the time ran out.
+    pub(crate) fn wait_panes(&self, timeout: Duration) -> Vec<u32> {
+        let timeout = timeout.max(Duration::from_millis(1));
+        if self.socket.set_read_timeout(Some(timeout)).is_err() {
+            return Vec::new();
+        }
+        let mut panes = Vec::new();
+        let mut take = |bytes: &[u8]| {
+            let pane = std::str::from_utf8(bytes)
+                .ok()
+                .and_then(|t| t.strip_prefix('l'))
+                .and_then(|n| n.parse::<u32>().ok());
+            if let Some(pane) = pane
+                && !panes.contains(&pane)
+            {
+                panes.push(pane);
+            }
+        };
+        let mut buffer = [0u8; 32];
+        if let Ok(n) = self.socket.recv(&mut buffer) {
+            take(&buffer[..n]);
+            let _ = self.socket.set_nonblocking(true);
+            while let Ok(n) = self.socket.recv(&mut buffer) {
+                take(&buffer[..n]);
+            }
+            let _ = self.socket.set_nonblocking(false);
+        }
+        panes
+    }
+}
+
 impl Drop for Waiter {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
@@ -91,7 +124,9 @@ pub(crate) fn notify_all(state_dir: &Path, server: u32, pane: u32) {
             continue;
         }
         let path = entry.path();
-        if let Err(error) = sender.send_to(b"l", &path)
+        // The pane's number, for a waiter on every pane (the web server
+        // reads again only the panes that changed).
+        if let Err(error) = sender.send_to(format!("l{pane}").as_bytes(), &path)
             && error.kind() == std::io::ErrorKind::ConnectionRefused
         {
             let _ = std::fs::remove_file(&path);
@@ -116,10 +151,14 @@ mod tests {
         // Another pane's look wakes nobody here.
         notify_all(dir.path(), 7, 4);
         assert!(!waiter.wait(Duration::from_millis(20)));
-        // A waiter on every pane hears both.
+        // A waiter on every pane hears both, and which panes they were.
         let any = Waiter::any(dir.path(), 7).unwrap();
         notify_all(dir.path(), 7, 4);
         assert!(any.wait(Duration::from_secs(2)));
+        notify_all(dir.path(), 7, 4);
+        notify_all(dir.path(), 7, 9);
+        notify_all(dir.path(), 7, 4);
+        assert_eq!(any.wait_panes(Duration::from_secs(2)), [4, 9]);
         notify_all(dir.path(), 8, 4);
         assert!(!any.wait(Duration::from_millis(20)));
         let path = waiter.path.clone();

@@ -52,6 +52,8 @@ struct Shared {
     clients: (Mutex<usize>, Condvar),
     /// Serializes input, so two taps never interleave their keys.
     sending: Mutex<()>,
+    /// Each pane's screen as last read.
+    screens: Mutex<HashMap<u32, String>>,
 }
 
 /// The address a `--listen` names, checked.
@@ -119,6 +121,7 @@ pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()
         frames,
         clients: (Mutex::new(0), Condvar::new()),
         sending: Mutex::new(()),
+        screens: Mutex::new(HashMap::new()),
     });
     let maker = shared.clone();
     std::thread::spawn(move || make_frames(&maker));
@@ -222,62 +225,72 @@ fn foreign_origin(headers: &HeaderMap) -> bool {
 /// Reads tmux and builds the frame: the snapshot, every pane's screen in
 /// one more call.
 fn read_frame(shared: &Shared) -> Result<(Snapshot, StateFrame)> {
+    read_frame_of(shared, None)
+}
+
+fn capture_all(shared: &Shared, panes: &[u32], ansi: bool) -> Result<Vec<String>> {
+    let commands = panes
+        .iter()
+        .map(|p| {
+            crate::tmux::pane::capture_cmd(*p, crate::tmux::pane::ReadSource::Visible, 0, ansi)
+        })
+        .collect();
+    shared.tmux.run_apart(commands)
+}
+
+/// [`read_frame`], reading again only the screens of `changed` panes (and
+/// those not read before), the others as they were last read: what the
+/// frame maker does when watchers say which panes they looked at.
+fn read_frame_of(shared: &Shared, changed: Option<&[u32]>) -> Result<(Snapshot, StateFrame)> {
     let mut tries = 0;
     loop {
         let snapshot = Snapshot::read(&shared.tmux)?;
-        let panes: Vec<u32> = snapshot.unique_panes().iter().map(|p| p.id).collect();
-        let commands = panes
+        let mut kept = shared.screens.lock().unwrap_or_else(|e| e.into_inner());
+        let panes: Vec<u32> = snapshot
+            .unique_panes()
             .iter()
-            .map(|p| {
-                crate::tmux::pane::capture_cmd(*p, crate::tmux::pane::ReadSource::Visible, 0, false)
-            })
+            .map(|p| p.id)
+            .filter(|p| changed.is_none_or(|c| c.contains(p)) || !kept.contains_key(p))
             .collect();
-        match shared.tmux.run_apart(commands) {
-            Ok(texts) => {
-                let screens: HashMap<u32, String> = panes.into_iter().zip(texts).collect();
-                // OpenCode marks its choice by colour: its blocked panes are
-                // read with their escapes too.
-                let coloured: Vec<u32> = snapshot
-                    .unique_panes()
-                    .iter()
-                    .filter(|p| p.agent_kind == "opencode" && p.agent_state == "blocked")
-                    .map(|p| p.id)
-                    .collect();
-                let ansi: HashMap<u32, String> = if coloured.is_empty() {
-                    HashMap::new()
-                } else {
-                    let commands = coloured
-                        .iter()
-                        .map(|p| {
-                            crate::tmux::pane::capture_cmd(
-                                *p,
-                                crate::tmux::pane::ReadSource::Visible,
-                                0,
-                                true,
-                            )
-                        })
-                        .collect();
-                    shared
-                        .tmux
-                        .run_apart(commands)
-                        .map(|texts| coloured.into_iter().zip(texts).collect())
-                        .unwrap_or_default()
-                };
-                let now = crate::clock::now_ms() as f64 / 1000.0;
-                let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
-                let frame = state::build(&snapshot, &screens, &mut memory, now, &|pane, lines| {
-                    let asked = menu::read(lines);
-                    match ansi.get(&pane.id) {
-                        Some(ansi) if asked.menu.is_empty() => menu::read_across(lines, ansi),
-                        _ => asked,
-                    }
-                });
-                return Ok((snapshot, frame));
-            }
+        let texts = match capture_all(shared, &panes, false) {
+            Ok(texts) => texts,
             // A pane closed between the two reads: read again.
-            Err(_) if tries < 3 => tries += 1,
+            Err(_) if tries < 3 => {
+                tries += 1;
+                continue;
+            }
             Err(error) => return Err(error),
-        }
+        };
+        let live: std::collections::HashSet<u32> = snapshot.panes.iter().map(|p| p.id).collect();
+        kept.retain(|p, _| live.contains(p));
+        kept.extend(panes.into_iter().zip(texts));
+        let screens = kept.clone();
+        drop(kept);
+        // OpenCode marks its choice by colour: its blocked panes are read
+        // with their escapes too.
+        let coloured: Vec<u32> = snapshot
+            .unique_panes()
+            .iter()
+            .filter(|p| p.agent_kind == "opencode" && p.agent_state == "blocked")
+            .map(|p| p.id)
+            .collect();
+        let ansi: HashMap<u32, String> = if coloured.is_empty() {
+            HashMap::new()
+        } else {
+            capture_all(shared, &coloured, true)
+                .map(|texts| coloured.into_iter().zip(texts).collect())
+                .unwrap_or_default()
+        };
+        let now = crate::clock::now_ms() as f64 / 1000.0;
+        let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
+        let frame = state::build(&snapshot, &screens, &mut memory, now, &|pane, lines| {
+            let asked = menu::read(lines);
+            match ansi.get(&pane.id) {
+                Some(ansi) if asked.menu.is_empty() => menu::read_across(lines, ansi),
+                _ => asked,
+            }
+        });
+        return Ok((snapshot, frame));
     }
 }
 
@@ -293,6 +306,8 @@ fn make_frames(shared: &Shared) {
         .unwrap_or(0);
     let waiter = crate::watch::waiters::Waiter::any(&crate::paths::state_dir(), server);
     let mut last = String::new();
+    // The panes whose watchers looked; `None`: read every screen.
+    let mut changed: Option<Vec<u32>> = None;
     loop {
         {
             let (count, wake) = &shared.clients;
@@ -300,9 +315,10 @@ fn make_frames(shared: &Shared) {
             while *count == 0 {
                 count = wake.wait(count).unwrap_or_else(|e| e.into_inner());
                 last.clear();
+                changed = None;
             }
         }
-        if let Ok((_, frame)) = read_frame(shared) {
+        if let Ok((_, frame)) = read_frame_of(shared, changed.as_deref()) {
             let json = frame_json(&frame);
             // An unchanged pane set is not sent again.
             if json != last {
@@ -310,12 +326,16 @@ fn make_frames(shared: &Shared) {
                 shared.frames.send_replace(Arc::new(json));
             }
         }
-        match &waiter {
+        changed = match &waiter {
             Some(waiter) => {
-                waiter.wait(STRUCTURE_EVERY);
+                let looked = waiter.wait_panes(STRUCTURE_EVERY);
+                (!looked.is_empty()).then_some(looked)
             }
-            None => std::thread::sleep(STRUCTURE_EVERY),
-        }
+            None => {
+                std::thread::sleep(STRUCTURE_EVERY);
+                None
+            }
+        };
     }
 }
 
