@@ -54,7 +54,12 @@ pub(crate) fn run_in(dir: &Path, args: &[&str], limit: Duration) -> Result<Ran> 
 /// Runs `git <args>` in `dir` and answers its output; a failure is an
 /// `io_error` that quotes git.
 pub(crate) fn output_in(dir: &Path, args: &[&str]) -> Result<String> {
-    let ran = run_in(dir, args, LIMIT)?;
+    output_within(dir, args, LIMIT)
+}
+
+/// [`output_in`] with a time limit of its own (a plugin's clone).
+pub(crate) fn output_within(dir: &Path, args: &[&str], limit: Duration) -> Result<String> {
+    let ran = run_in(dir, args, limit)?;
     if ran.ok {
         return Ok(ran.stdout);
     }

@@ -32,6 +32,16 @@ fn without_the_token_every_endpoint_answers_401() {
             assert_eq!(status, 401, "{method} {path}: {body}");
         }
     }
+    // Another site's page may not act, token or not.
+    let (status, _) = common::web::http_with(
+        &web,
+        "POST",
+        "/api/key",
+        Some(&web.token),
+        Some(&any),
+        &[("Origin", "http://evil.example")],
+    );
+    assert_eq!(status, 403);
     // The page itself holds nothing, and asks the token for what it reads.
     let (status, body) = http(&web, "GET", "/", None, None);
     assert_eq!(status, 200);

@@ -115,15 +115,7 @@ fn repo_dir(request: &Request) -> PathBuf {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String> {
-    let ran = crate::git::run_in(dir, args, GIT_LIMIT)?;
-    if ran.ok {
-        return Ok(ran.stdout);
-    }
-    Err(TawError::io(format!(
-        "git {} failed: {}",
-        args.first().copied().unwrap_or(""),
-        ran.said()
-    )))
+    crate::git::output_within(dir, args, GIT_LIMIT)
 }
 
 /// What the trust preview shows: every command that will run.

@@ -169,15 +169,7 @@ pub(crate) fn read_values(tmux: &Tmux, pane: u32, names: &[&str]) -> Result<Vec<
     let format = RowFormat::of("R", &asked);
     let output = tmux
         .run_one(Cmd::new("display-message").args(["-p", "-t", &target, "--", &format.format()]))
-        .map_err(|error| {
-            if crate::tmux::is_pane_gone(&error) {
-                TawError::not_found(format!(
-                    "pane {target} not found; `taw pane list` shows the panes"
-                ))
-            } else {
-                error
-            }
-        })?;
+        .map_err(|error| pane_gone(error, &target))?;
     let rows = parse_rows(&output, std::slice::from_ref(&format)).map_err(TawError::tmux)?;
     match rows.into_iter().next() {
         Some(row) if row.get(0) == target => Ok(row.fields[1..].to_vec()),
@@ -319,15 +311,18 @@ pub(crate) fn capture(
 ) -> Result<String, TawError> {
     let target = format!("%{pane}");
     tmux.run_one(capture_cmd(pane, source, rows, ansi))
-        .map_err(|error| {
-            if crate::tmux::is_pane_gone(&error) {
-                TawError::not_found(format!(
-                    "pane {target} not found; `taw pane list` shows the panes"
-                ))
-            } else {
-                error
-            }
-        })
+        .map_err(|error| pane_gone(error, &target))
+}
+
+/// tmux's word that a pane is not there, as taw's `not_found`.
+fn pane_gone(error: TawError, target: &str) -> TawError {
+    if crate::tmux::is_pane_gone(&error) {
+        TawError::not_found(format!(
+            "pane {target} not found; `taw pane list` shows the panes"
+        ))
+    } else {
+        error
+    }
 }
 
 /// `capture-pane -p` of pane `%pane`: what [`capture`] runs, for a caller

@@ -236,6 +236,18 @@ fn question_above(lines: &[String], top: usize) -> Option<String> {
     (!joined.is_empty()).then(|| cut(&joined, QUESTION_CHARS))
 }
 
+/// A menu row as an option (its id is given with the prompt's).
+fn option_of(row: Row, key: String, description: String) -> MenuOption {
+    MenuOption {
+        id: String::new(),
+        key,
+        freeform: freeform(&row.label),
+        label: row.label,
+        description,
+        selected: row.selected,
+    }
+}
+
 /// What the screen asks, if it shows a menu or a yes/no prompt.
 pub(crate) fn read(lines: &[String]) -> Asked {
     let block = numbered_block(lines);
@@ -243,13 +255,9 @@ pub(crate) fn read(lines: &[String]) -> Asked {
         let top = block[0].0.line;
         let menu = block
             .into_iter()
-            .map(|(row, description)| MenuOption {
-                id: String::new(),
-                key: row.number.map(|n| n.to_string()).unwrap_or_default(),
-                freeform: freeform(&row.label),
-                label: row.label,
-                description,
-                selected: row.selected,
+            .map(|(row, description)| {
+                let key = row.number.map(|n| n.to_string()).unwrap_or_default();
+                option_of(row, key, description)
             })
             .collect();
         return Asked {
@@ -264,14 +272,7 @@ pub(crate) fn read(lines: &[String]) -> Asked {
         let menu = arrows
             .into_iter()
             .enumerate()
-            .map(|(i, row)| MenuOption {
-                id: String::new(),
-                key: (i + 1).to_string(),
-                freeform: freeform(&row.label),
-                label: row.label,
-                description: String::new(),
-                selected: row.selected,
-            })
+            .map(|(i, row)| option_of(row, (i + 1).to_string(), String::new()))
             .collect();
         return Asked {
             question: question_above(lines, top),

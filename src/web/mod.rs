@@ -179,6 +179,13 @@ async fn check_token(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    // A browser's request from another site: refused before anything
+    // else, for what may act (the WebSocket, every POST).
+    if (request.method() != axum::http::Method::GET || request.uri().path() == "/ws")
+        && foreign_origin(request.headers())
+    {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
+    }
     let Some(token) = &shared.token else {
         return next.run(request).await;
     };
@@ -350,14 +357,7 @@ async fn api_state(State(shared): State<Arc<Shared>>) -> Response {
     }
 }
 
-async fn websocket(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    upgrade: WebSocketUpgrade,
-) -> Response {
-    if foreign_origin(&headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
+async fn websocket(State(shared): State<Arc<Shared>>, upgrade: WebSocketUpgrade) -> Response {
     upgrade.on_upgrade(move |socket| serve_socket(shared, socket))
 }
 
@@ -552,10 +552,7 @@ async fn run_delivery(
     }
 }
 
-async fn api_input(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if foreign_origin(&headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
+async fn api_input(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let input: Input = match parse_body(&body) {
         Ok(input) => input,
         Err(response) => return *response,
@@ -610,34 +607,21 @@ struct StarBody {
 
 /// vmux's legacy calls, with the same checks but for the guard they do
 /// not carry.
-async fn api_key(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if foreign_origin(&headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
+async fn api_key(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     match parse_body::<KeyBody>(&body) {
         Ok(b) => run_delivery(shared, b.id, Send::Key(b.key), None, json!({"ok": true})).await,
         Err(response) => *response,
     }
 }
 
-async fn api_select(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    if foreign_origin(&headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
+async fn api_select(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     match parse_body::<KeyBody>(&body) {
         Ok(b) => run_delivery(shared, b.id, Send::Select(b.key), None, json!({"ok": true})).await,
         Err(response) => *response,
     }
 }
 
-async fn api_text(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if foreign_origin(&headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
+async fn api_text(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     match parse_body::<TextBody>(&body) {
         Ok(b) if b.text.is_empty() => reason(StatusCode::BAD_REQUEST, "text_required"),
         Ok(b) => {
@@ -651,10 +635,7 @@ async fn api_text(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
     }
 }
 
-async fn api_star(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if foreign_origin(&headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
+async fn api_star(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     match parse_body::<StarBody>(&body) {
         Ok(b) => {
             let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
@@ -680,14 +661,7 @@ struct RenameBody {
 
 /// taw's own call: a pane's name (an agent's name for an agent, else the
 /// pane's label; empty takes it off), by the rule every verb follows.
-async fn api_rename(
-    State(shared): State<Arc<Shared>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    if foreign_origin(&headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
+async fn api_rename(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let b = match parse_body::<RenameBody>(&body) {
         Ok(b) => b,
         Err(response) => return *response,

@@ -10,7 +10,14 @@ use std::path::{Path, PathBuf};
 /// fails.
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
@@ -40,23 +47,6 @@ pub fn bare_repo(server: &TmuxServer, owner: &str, repo: &str, files: &[(&str, &
     for (name, text) in files {
         std::fs::write(work.join(name), text).unwrap();
     }
-    let git = |dir: &Path, args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
     git(&work, &["init", "-q"]);
     git(&work, &["add", "-A"]);
     git(&work, &["commit", "-q", "-m", "plugin"]);

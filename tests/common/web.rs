@@ -68,6 +68,18 @@ pub fn http(
     token: Option<&str>,
     body: Option<&Value>,
 ) -> (u16, String) {
+    http_with(web, method, path, token, body, &[])
+}
+
+/// [`http`] with more headers.
+pub fn http_with(
+    web: &Web,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+    headers: &[(&str, &str)],
+) -> (u16, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", web.port)).unwrap();
     stream.set_read_timeout(Some(WAIT)).unwrap();
     let body = body.map(|b| b.to_string()).unwrap_or_default();
@@ -78,6 +90,9 @@ pub fn http(
     );
     if let Some(token) = token {
         request.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str("\r\n");
     request.push_str(&body);
