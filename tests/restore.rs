@@ -106,6 +106,16 @@ fn restore(server: &TmuxServer, extra: &[&str]) -> Value {
     server.taw(&args).result()
 }
 
+/// Marks `pane` as running Codex in conversation `id`, as its integration
+/// would have.
+fn codex_in(server: &TmuxServer, pane: &str, id: &str) {
+    let session = format!(
+        "{{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"{id}\",\"id\":\"{id}\"}}"
+    );
+    server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "codex"]);
+    server.tmux(&["set-option", "-p", "-t", pane, "@agent_session", &session]);
+}
+
 #[test]
 fn a_killed_server_comes_back_whole() {
     let server = TmuxServer::empty();
@@ -228,21 +238,8 @@ fn resumes_are_typed_at_the_prompt_and_the_rest_is_said() {
         &gone.display().to_string(),
     ]);
     std::thread::sleep(Duration::from_millis(300));
-    let session = |id: &str| {
-        format!(
-            "{{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"{id}\",\"id\":\"{id}\"}}"
-        )
-    };
     for (pane, id) in [("=work:0.0", "t-one"), ("=work:0.1", "t-two")] {
-        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "codex"]);
-        server.tmux(&[
-            "set-option",
-            "-p",
-            "-t",
-            pane,
-            "@agent_session",
-            &session(id),
-        ]);
+        codex_in(&server, pane, id);
     }
     server.taw(&["session", "save"]).result();
     kill(&server);
@@ -453,10 +450,8 @@ fn an_open_session_gets_its_agent_windows_back() {
     server.tmux(&["new-window", "-d", "-t", "=api:1", "-n", "agent", "-c", &at]);
     server.tmux(&["split-window", "-d", "-t", "=api:1", "-c", &at]);
     std::thread::sleep(Duration::from_millis(300));
-    let session = "{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"t-9\",\"id\":\"t-9\"}";
     for pane in ["=api:1.0", "=api:1.1"] {
-        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "codex"]);
-        server.tmux(&["set-option", "-p", "-t", pane, "@agent_session", session]);
+        codex_in(&server, pane, "t-9");
     }
     server.taw(&["session", "save"]).result();
     // The agent's window closes; the session stays open.
@@ -516,23 +511,7 @@ fn saved_agent_pane(server: &TmuxServer) {
     ]);
     server.tmux(&["split-window", "-d", "-t", "=work:", "-c", &at]);
     std::thread::sleep(Duration::from_millis(300));
-    let session = "{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"t-5\",\"id\":\"t-5\"}";
-    server.tmux(&[
-        "set-option",
-        "-p",
-        "-t",
-        "=work:0.1",
-        "@agent_kind",
-        "codex",
-    ]);
-    server.tmux(&[
-        "set-option",
-        "-p",
-        "-t",
-        "=work:0.1",
-        "@agent_session",
-        session,
-    ]);
+    codex_in(server, "=work:0.1", "t-5");
     server.taw(&["session", "save"]).result();
     kill(server);
     std::thread::sleep(Duration::from_millis(300));
@@ -774,11 +753,7 @@ fn autosave_waits_for_a_restore_and_then_saves() {
     // Two agents, resumed 1.5 s apart: the restore outlasts the autosave
     // its own split asks for.
     for (pane, id) in [("=made-again:0.0", "t-a"), ("=made-again:0.1", "t-b")] {
-        let session = format!(
-            "{{\"source\":\"integration:codex\",\"agent\":\"codex\",\"kind\":\"id\",\"value\":\"{id}\",\"id\":\"{id}\"}}"
-        );
-        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "codex"]);
-        server.tmux(&["set-option", "-p", "-t", pane, "@agent_session", &session]);
+        codex_in(&server, pane, id);
     }
     server.write_config("[session]\nstartup_per_agent_delay_ms = 1500\n");
     server.taw(&["session", "save"]).result();
