@@ -147,6 +147,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/", get(page::index))
         .route("/app.js", get(page::script))
         .route("/manifest.webmanifest", get(page::manifest))
+        .route("/icon.svg", get(page::icon))
         .route("/api/state", get(api_state))
         .route("/ws", get(websocket))
         .route("/api/input", post(api_input))
@@ -191,7 +192,10 @@ async fn check_token(
     };
     let path = request.uri().path();
     // The page and its script hold nothing; what they fetch asks the token.
-    if matches!(path, "/" | "/app.js" | "/manifest.webmanifest") {
+    if matches!(
+        path,
+        "/" | "/app.js" | "/manifest.webmanifest" | "/icon.svg"
+    ) {
         return next.run(request).await;
     }
     let from_header = request

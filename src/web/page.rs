@@ -7,6 +7,7 @@ use axum::response::IntoResponse;
 const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const MANIFEST: &str = include_str!("assets/manifest.webmanifest");
+const ICON: &str = include_str!("assets/icon.svg");
 
 /// Headers every file of the page carries: no framing by another site,
 /// no script but its own.
@@ -32,4 +33,8 @@ pub(crate) async fn script() -> impl IntoResponse {
 
 pub(crate) async fn manifest() -> impl IntoResponse {
     (page_headers("application/manifest+json"), MANIFEST)
+}
+
+pub(crate) async fn icon() -> impl IntoResponse {
+    (page_headers("image/svg+xml"), ICON)
 }
