@@ -235,3 +235,53 @@ fn stars_placeholders_and_renames() {
     let again = start_web(&server);
     assert_eq!(pane_of(&state(&again), &agent)["starred"], true);
 }
+
+/// Text reaches the agent as it is, with Enter or without; `taw web url`
+/// gives the page's address with its token; no token is refused off
+/// loopback.
+#[test]
+fn text_url_and_the_token_rule() {
+    let server = TmuxServer::start();
+    let agent = dialog_agent(&server);
+    let web = start_web(&server);
+    let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/input",
+        Some(&web.token),
+        Some(
+            &json!({"id": agent, "operation": "text", "text": "it's $HOME; `x`", "enter": false, "expected": guard}),
+        ),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/text",
+        Some(&web.token),
+        Some(&json!({"id": agent, "text": " and more", "enter": true})),
+    );
+    assert_eq!(status, 200, "{body}");
+    server.wait_for("the text, byte for byte", WAIT, || {
+        screen(&server, &agent).contains("got: it's $HOME; `x` and more")
+    });
+    let (status, _) = http(
+        &web,
+        "POST",
+        "/api/text",
+        Some(&web.token),
+        Some(&json!({"id": agent, "text": ""})),
+    );
+    assert_eq!(status, 400);
+
+    let url = server
+        .taw(&["web", "url", "--listen", &format!("127.0.0.1:{}", web.port)])
+        .result();
+    assert_eq!(
+        url["url"],
+        format!("http://127.0.0.1:{}/?token={}", web.port, web.token)
+    );
+    let open = server.taw(&["web", "--listen", "0.0.0.0:1", "--no-token"]);
+    assert_eq!(open.error_code(), "invalid_argument");
+}

@@ -276,6 +276,14 @@ fn two_worktrees_side_by_side_under_their_repository() {
             .contains("is gone"),
     );
     assert_eq!(sessions(&server), ["main"]);
+    // Gone, its repository must be named.
+    let unnamed = server.taw(&[
+        "worktree",
+        "remove",
+        "--path",
+        &b_path.display().to_string(),
+    ]);
+    assert_eq!(unnamed.error_code(), "invalid_argument");
     let finished = server
         .taw(&[
             "worktree",

@@ -50,7 +50,14 @@ pub(crate) struct CreateArgs {
     /// Where the checkout goes (default: <[worktrees] directory>/<repo>/<branch>).
     #[arg(long)]
     pub path: Option<PathBuf>,
-    /// The workspace's name (default: <repo>/<branch>).
+    #[command(flatten)]
+    pub session: SessionArgs,
+}
+
+/// The session a verb makes: its name, and whether to show it.
+#[derive(Debug, Args)]
+pub(crate) struct SessionArgs {
+    /// The workspace's name when one is made (default: <repo>/<branch>).
     #[arg(long)]
     pub label: Option<String>,
     /// Show it on the client used last.
@@ -71,13 +78,8 @@ pub(crate) struct OpenArgs {
     /// The branch checked out in it.
     #[arg(long)]
     pub branch: Option<String>,
-    /// The workspace's name when one is made (default: <repo>/<branch>).
-    #[arg(long)]
-    pub label: Option<String>,
-    #[arg(long, overrides_with = "no_focus")]
-    pub focus: bool,
-    #[arg(long)]
-    pub no_focus: bool,
+    #[command(flatten)]
+    pub session: SessionArgs,
 }
 
 #[derive(Debug, Args)]
@@ -158,8 +160,8 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 branch,
                 base: args.base,
                 path: args.path.map(absolute).transpose()?,
-                label: args.label,
-                focus_client: focus_client(args.focus),
+                label: args.session.label,
+                focus_client: focus_client(args.session.focus),
             };
             Reply::of(op::create(&tmux, &snapshot, new)?)
         }
@@ -172,8 +174,8 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             let wanted = OpenWorktree {
                 source: source(&snapshot, args.source)?,
                 which,
-                label: args.label,
-                focus_client: focus_client(args.focus),
+                label: args.session.label,
+                focus_client: focus_client(args.session.focus),
             };
             Reply::of(op::open(&tmux, &snapshot, wanted)?)
         }
@@ -184,14 +186,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 }
                 (None, Some(path)) => Removal::Path {
                     path: absolute(path)?,
-                    source: source(
-                        &snapshot,
-                        SourceArgs {
-                            workspace: None,
-                            cwd: args.cwd,
-                        },
-                    )
-                    .unwrap_or(Source::Folder(PathBuf::from("/"))),
+                    source: args.cwd.map(absolute).transpose()?.map(Source::Folder),
                 },
                 (None, None) => unreachable!("clap asks for --workspace or --path"),
             };

@@ -638,8 +638,12 @@ pub(crate) fn open(
 pub(crate) enum Removal {
     /// The worktree a workspace runs.
     Workspace(u32),
-    /// The checkout at a path, of the repository found from a source.
-    Path { path: PathBuf, source: Source },
+    /// The checkout at a path; a folder of its repository (`source`) is
+    /// needed only when the checkout is gone.
+    Path {
+        path: PathBuf,
+        source: Option<Source>,
+    },
 }
 
 /// `taw worktree remove`: asks `pre_worktree_remove`, has git remove the
@@ -677,14 +681,17 @@ pub(crate) fn remove(
             (path, dir)
         }
         Removal::Path { path, source } => {
-            let dir = if path.is_dir() {
-                path.clone()
-            } else {
-                match source {
-                    Source::Folder(folder) => folder.clone(),
-                    Source::Workspace(session) => {
-                        workspace_folder(snapshot, *session).unwrap_or_else(|| path.clone())
-                    }
+            let dir = match source {
+                _ if path.is_dir() => path.clone(),
+                Some(Source::Folder(folder)) => folder.clone(),
+                Some(Source::Workspace(session)) => {
+                    workspace_folder(snapshot, *session).unwrap_or_else(|| path.clone())
+                }
+                None => {
+                    return Err(TawError::invalid_argument(format!(
+                        "the folder {} is gone: name a folder of its repository with --cwd",
+                        path.display()
+                    )));
                 }
             };
             (path.clone(), dir)

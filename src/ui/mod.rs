@@ -384,7 +384,7 @@ fn act(
             Effect::RemoveWorktree { head, path, force } => {
                 let removal = ops::worktree::Removal::Path {
                     path: path.clone().into(),
-                    source: ops::worktree::Source::Workspace(head),
+                    source: Some(ops::worktree::Source::Workspace(head)),
                 };
                 match ops::worktree::remove(&tmux, &snapshot, removal, force) {
                     Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
