@@ -169,7 +169,11 @@ impl TmuxServer {
             .env_remove("TMUX_PANE")
             .env_remove("TAW_TMUX_SOCKET")
             .env_remove("XDG_STATE_HOME")
-            .env_remove("XDG_CONFIG_HOME");
+            .env_remove("XDG_CONFIG_HOME")
+            // A CI runner's `CI=true` makes Gemini CLI start headless and
+            // quit: the agents must see the terminal a user has.
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS");
     }
 
     /// A tmux command on this server; panics when it fails.
