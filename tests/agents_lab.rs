@@ -140,3 +140,43 @@ fn lab_codex_states() {
         lab.agent(&pane)
     );
 }
+
+/// OpenCode, pi and Gemini CLI read from their screens alone (no
+/// integration installed): idle at the prompt, working through a turn,
+/// done when it ends in a pane nobody looks at, and blocked on a question.
+#[test]
+fn lab_opencode_pi_and_gemini_turns_end_done() {
+    let Some(lab) = Lab::start() else { return };
+    for (agent, ready, question) in [
+        ("opencode", "ctrl+p commands", "Permission required"),
+        ("pi", "mock-model", "Dangerous command"),
+        ("gemini", "Type your message", "Allow execution of"),
+    ] {
+        let pane = lab.start_agent(agent, agent);
+        lab.wait("its prompt", SECONDS(60), || lab.has(&pane, ready));
+        lab.wait_state(&pane, "idle", SECONDS(20));
+        assert_eq!(lab.agent(&pane).0, agent);
+        // OpenCode drops what is typed while it still loads.
+        std::thread::sleep(SECONDS(1));
+
+        lab.type_line(&pane, "work 6");
+        lab.wait_state(&pane, "working", SECONDS(15));
+        lab.stays_state(&pane, "working", SECONDS(3));
+        lab.wait_state(&pane, "done", SECONDS(30));
+
+        // Seen, then a short turn while the person looks elsewhere: done.
+        let viewer = Viewer::attach(&lab, agent);
+        lab.wait_state(&pane, "idle", SECONDS(10));
+        viewer.switch(&lab, "mock");
+        lab.type_line(&pane, "hello");
+        lab.wait("the reply", SECONDS(20), || {
+            lab.has(&pane, "Hello from the agents-lab mock model")
+        });
+        lab.wait_state(&pane, "done", SECONDS(20));
+
+        lab.type_line(&pane, "tool touch x && chmod 777 x");
+        lab.wait("the question", SECONDS(30), || lab.has(&pane, question));
+        lab.wait_state(&pane, "blocked", SECONDS(10));
+        drop(viewer);
+    }
+}

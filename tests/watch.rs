@@ -236,3 +236,44 @@ fn an_agent_a_pane_command_starts_is_detected() {
         .result();
     assert_eq!(explained["explain"]["agent"], "claude");
 }
+
+/// A turn over before any look could see it working (pi's is, when its
+/// reply comes at once) ends done all the same: its footer's token counts
+/// moved, and they move only when a turn ends.
+#[test]
+fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
+    let server = TmuxServer::start();
+    load(&server);
+    let dir = server.dir.path().join("agent-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("pi");
+    // Clears the screen and draws a reply with the new counts in one write.
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nn=0\nprintf '\\033[2J\\033[H welcome\\n\\n↑0 ↓0 0.0%%/128k   mock-model\\n'\n\
+         while IFS= read -r line; do n=$((n + 10)); \
+         printf '\\033[2J\\033[H %s\\n reply to %s\\n\\n↑%s ↓5 0.1%%/128k   mock-model\\n' \"$line\" \"$line\" \"$n\"; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = server.tmux_run(&[
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-t",
+        "main:",
+        &script.display().to_string(),
+    ]);
+    let pane = run.stdout.trim().to_string();
+    let state = || server.display(&pane, "#{@agent_kind} #{@agent_state}");
+    server.wait_for("pi idle", Duration::from_secs(10), || state() == "pi idle");
+    // Typing alone moves nothing.
+    server.tmux(&["send-keys", "-t", &pane, "-l", "hel"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(state(), "pi idle");
+    server.tmux(&["send-keys", "-t", &pane, "lo", "Enter"]);
+    server.wait_for("pi done", Duration::from_secs(10), || state() == "pi done");
+}

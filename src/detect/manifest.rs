@@ -3,7 +3,7 @@
 //! Unknown keys are errors, as in herdr, so a typo never silently disables
 //! a rule.
 
-use super::region::Region;
+use super::region::{Region, Screen};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +60,20 @@ struct ManifestFile {
     aliases: Vec<String>,
     #[serde(default)]
     rules: Vec<RuleFile>,
+    /// taw's own key: what on the idle screen moves only when a turn ends.
+    turn_mark: Option<TurnMarkFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnMarkFile {
+    #[serde(default = "footer")]
+    region: String,
+    regex: String,
+}
+
+fn footer() -> String {
+    "bottom_non_empty_lines(4)".into()
 }
 
 #[derive(Debug, Deserialize)]
@@ -151,6 +165,24 @@ pub(crate) struct Manifest {
     pub min_engine_version: Option<u32>,
     pub aliases: Vec<String>,
     pub rules: Vec<Rule>,
+    pub turn_mark: Option<TurnMark>,
+}
+
+/// A text of the idle screen that changes only when a turn has ended (a
+/// usage counter in the footer): a turn over between two looks, whose
+/// working screen no look caught, still ends.
+#[derive(Debug, Clone)]
+pub(crate) struct TurnMark {
+    pub region: Region,
+    pub regex: Regex,
+}
+
+impl TurnMark {
+    /// The mark on `screen`, if it shows one.
+    pub(crate) fn read(&self, screen: &Screen) -> Option<String> {
+        let text = self.region.select(screen);
+        self.regex.find(&text).map(|m| m.as_str().to_string())
+    }
 }
 
 /// Counts kept while compiling, for herdr's limits.
@@ -232,12 +264,20 @@ impl Manifest {
                 budget.matchers
             ));
         }
+        let turn_mark = match file.turn_mark {
+            None => None,
+            Some(mark) => Some(TurnMark {
+                region: Region::parse(&mark.region).map_err(|e| format!("turn_mark: {e}"))?,
+                regex: Regex::new(&mark.regex).map_err(|e| format!("turn_mark: {e}"))?,
+            }),
+        };
         Ok(Manifest {
             id,
             version: file.version,
             min_engine_version: file.min_engine_version,
             aliases: file.aliases,
             rules,
+            turn_mark,
         })
     }
 

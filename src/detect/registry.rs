@@ -122,6 +122,9 @@ fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loa
             .unwrap_or_else(|e| panic!("taw's supplement for {id} is broken: {e}"));
         loaded.supplement_rules = extra.rules.len();
         loaded.manifest.rules.extend(extra.rules);
+        if loaded.manifest.turn_mark.is_none() {
+            loaded.manifest.turn_mark = extra.turn_mark;
+        }
     }
     loaded
 }

@@ -158,6 +158,10 @@ pub(crate) struct Watcher {
     toast_agent: Option<&'static str>,
     /// The last turn stamp of a report taken in.
     seen_turn: String,
+    /// The screen's turn mark at the last look that showed one, and at
+    /// this look.
+    turn_mark: Option<String>,
+    turn_mark_read: Option<String>,
     /// The agent's count of state changes.
     state_seq: u64,
     /// Looks in a row that did not find the typed line.
@@ -193,6 +197,8 @@ impl Watcher {
             toast: None,
             toast_agent: None,
             seen_turn: String::new(),
+            turn_mark: None,
+            turn_mark_read: None,
             state_seq: 0,
             typed_misses: 0,
             unwritten: OptionWrites::default(),
@@ -359,33 +365,49 @@ impl Watcher {
         }
         let front = self.front(&view);
         let mut changes = Vec::new();
-        // A turn the integration began and ended between two looks: seen
-        // as its start, then its end.
-        if view.reported_turn != self.seen_turn {
+        // A turn that began and ended between two looks (the integration's
+        // stamp, or the screen's turn mark moved): seen as its start, then
+        // its end.
+        let reported_turn = view.reported_turn != self.seen_turn;
+        if reported_turn {
             self.seen_turn = view.reported_turn.clone();
-            if let Front::Agent { kind, pid, reading } = front
-                && reading.reported
-                && matches!(reading.state, Some(AgentStatus::Idle))
-                && !matches!(
-                    self.tracker.state(),
-                    Some(AgentStatus::Working | AgentStatus::Blocked)
-                )
-            {
-                let work = Reading {
-                    state: Some(AgentStatus::Working),
-                    ..reading
-                };
-                let started = self.tracker.observe(Observation {
-                    now,
-                    front: Front::Agent {
-                        kind,
-                        pid,
-                        reading: work,
-                    },
-                    looking,
-                });
-                changes.extend(started.changes);
-            }
+        }
+        let same_agent = match (&front, &self.tracker.agent) {
+            (Front::Agent { kind, .. }, Some(track)) => *kind == track.kind,
+            _ => false,
+        };
+        if !same_agent {
+            self.turn_mark = None;
+        }
+        let marked_turn = match (&self.turn_mark, &self.turn_mark_read) {
+            (Some(before), Some(now)) => before != now,
+            _ => false,
+        };
+        if self.turn_mark_read.is_some() {
+            self.turn_mark = self.turn_mark_read.take();
+        }
+        if let Front::Agent { kind, pid, reading } = front
+            && matches!(reading.state, Some(AgentStatus::Idle))
+            && ((reported_turn && reading.reported) || (marked_turn && !reading.reported))
+            && !matches!(
+                self.tracker.state(),
+                Some(AgentStatus::Working | AgentStatus::Blocked)
+            )
+        {
+            let work = Reading {
+                state: Some(AgentStatus::Working),
+                ..reading
+            };
+            let started = self.tracker.observe(Observation {
+                now,
+                front: Front::Agent {
+                    kind,
+                    pid,
+                    reading: work,
+                },
+                looking,
+            });
+            changes.extend(started.changes);
         }
         let outcome = self.tracker.observe(Observation {
             now,
@@ -498,6 +520,7 @@ impl Watcher {
         // The first look that misses the typed line may have caught the
         // shell mid-redraw: it reads nothing, and the next look comes at once.
         let first_miss = !view.typed_line.is_empty() && !below_typed && self.typed_misses == 0;
+        self.turn_mark_read = None;
         let (screen, visible_blocker) = match self.registry.get(kind) {
             Some(_) if (below_typed && rows.trim().is_empty()) || first_miss => (
                 // Nothing drawn below the typed line yet, or not read.
@@ -509,8 +532,13 @@ impl Watcher {
                 false,
             ),
             Some(loaded) => {
-                let mut verdict =
-                    engine::classify(&loaded.manifest, &Screen::from_text(&rows, title));
+                let screen = Screen::from_text(&rows, title);
+                let mut verdict = engine::classify(&loaded.manifest, &screen);
+                self.turn_mark_read = loaded
+                    .manifest
+                    .turn_mark
+                    .as_ref()
+                    .and_then(|mark| mark.read(&screen));
                 // What the command prints first (an install's progress) is
                 // no idle screen, for a kind whose rules know its idle one.
                 let knows_idle = loaded.manifest.rules.iter().any(|r| r.visible_idle);
