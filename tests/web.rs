@@ -275,6 +275,26 @@ fn text_url_and_the_token_rule() {
     );
     assert_eq!(status, 400);
 
+    // Sent again with the same idempotency key (its answer was lost): the
+    // first answer again, and the text typed once.
+    let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
+    let once = json!({"id": agent, "operation": "text", "text": "only once", "enter": true,
+        "expected": guard, "idempotency_key": "tap-7"});
+    let first = http(&web, "POST", "/api/input", Some(&web.token), Some(&once));
+    assert_eq!(first.0, 200, "{}", first.1);
+    server.wait_for("the text", WAIT, || {
+        screen(&server, &agent).contains("got: only once")
+    });
+    let again = http(&web, "POST", "/api/input", Some(&web.token), Some(&once));
+    assert_eq!(again, first);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(screen(&server, &agent).matches("got: only once").count(), 1);
+    let long = json!({"id": agent, "operation": "text", "text": "x", "expected": guard,
+        "idempotency_key": "k".repeat(129)});
+    let (status, body) = http(&web, "POST", "/api/input", Some(&web.token), Some(&long));
+    assert_eq!(status, 400);
+    assert!(body.contains("idempotency_key_too_long"), "{body}");
+
     let url = server
         .taw(&["web", "url", "--listen", &format!("127.0.0.1:{}", web.port)])
         .result();

@@ -54,6 +54,62 @@ struct Shared {
     sending: Mutex<()>,
     /// Each pane's screen as last read.
     screens: Mutex<HashMap<u32, String>>,
+    /// What `/api/input` answered to each recent `idempotency_key`.
+    replays: Mutex<Replays>,
+}
+
+/// A client that sends an input again with the same `idempotency_key` (its
+/// network dropped the answer) gets the first answer, and nothing is sent
+/// twice. The newest keys are kept, for a while.
+#[derive(Default)]
+struct Replays {
+    /// Oldest first: the key, when, and the answer (`None` while the first
+    /// request is still being sent).
+    entries: std::collections::VecDeque<(String, std::time::Instant, Option<Answer>)>,
+}
+
+/// An answer kept to be given again.
+type Answer = (StatusCode, Bytes);
+
+const REPLAYS_KEPT: usize = 256;
+const REPLAY_FOR: Duration = Duration::from_secs(600);
+const IDEMPOTENCY_KEY_MAX: usize = 128;
+
+impl Replays {
+    fn find(&mut self, key: &str) -> Option<&Option<Answer>> {
+        while self
+            .entries
+            .front()
+            .is_some_and(|(_, at, _)| at.elapsed() > REPLAY_FOR)
+        {
+            self.entries.pop_front();
+        }
+        self.entries
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, _, answer)| answer)
+    }
+
+    fn begin(&mut self, key: &str) {
+        if self.entries.len() >= REPLAYS_KEPT {
+            self.entries.pop_front();
+        }
+        self.entries
+            .push_back((key.to_string(), std::time::Instant::now(), None));
+    }
+
+    /// The first request's answer; one that sent nothing is forgotten, so
+    /// trying again tries again.
+    fn finish(&mut self, key: &str, answer: Option<Answer>) {
+        match answer {
+            Some(answer) => {
+                if let Some(entry) = self.entries.iter_mut().find(|(k, _, _)| k == key) {
+                    entry.2 = Some(answer);
+                }
+            }
+            None => self.entries.retain(|(k, _, _)| k != key),
+        }
+    }
 }
 
 /// The address a `--listen` names, checked.
@@ -122,6 +178,7 @@ pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()
         clients: (Mutex::new(0), Condvar::new()),
         sending: Mutex::new(()),
         screens: Mutex::new(HashMap::new()),
+        replays: Mutex::new(Replays::default()),
     });
     let maker = shared.clone();
     std::thread::spawn(move || make_frames(&maker));
@@ -433,7 +490,6 @@ struct Input {
     #[serde(default)]
     enter: bool,
     #[serde(default)]
-    #[allow(dead_code)]
     idempotency_key: Option<String>,
 }
 
@@ -579,14 +635,53 @@ async fn api_input(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let Some(expected) = input.expected else {
         return reason(StatusCode::CONFLICT, "revision_stale");
     };
-    run_delivery(
-        shared,
+    let key = input.idempotency_key.filter(|key| !key.is_empty());
+    if let Some(key) = &key {
+        if key.len() > IDEMPOTENCY_KEY_MAX {
+            return reason(StatusCode::BAD_REQUEST, "idempotency_key_too_long");
+        }
+        let mut replays = shared.replays.lock().unwrap();
+        match replays.find(key) {
+            Some(Some((status, body))) => return answer_again(*status, body.clone()),
+            Some(None) => return reason(StatusCode::CONFLICT, "duplicate_in_flight"),
+            None => replays.begin(key),
+        }
+    }
+    let response = run_delivery(
+        shared.clone(),
         input.id,
         what,
         Some(expected),
         json!({"ok": true, "delivery": "accepted"}),
     )
-    .await
+    .await;
+    let Some(key) = key else {
+        return response;
+    };
+    let (parts, body) = response.into_parts();
+    let body = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let sent = parts
+        .status
+        .is_success()
+        .then(|| (parts.status, body.clone()));
+    shared.replays.lock().unwrap().finish(&key, sent);
+    Response::from_parts(parts, axum::body::Body::from(body))
+}
+
+/// The answer a repeated `idempotency_key` gets: the first one, marked.
+fn answer_again(status: StatusCode, body: Bytes) -> Response {
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response.headers_mut().insert(
+        "idempotent-replay",
+        header::HeaderValue::from_static("true"),
+    );
+    response
 }
 
 #[derive(Deserialize)]
