@@ -17,47 +17,112 @@ fn expected(name: &str) -> &'static str {
     }
 }
 
+/// The kinds of screens a recording has, in the table's order.
+const KINDS: [&str; 11] = [
+    "startup", "idle", "working", "blocked", "question", "plan", "trust", "apikey", "done",
+    "error", "retrying",
+];
+
+/// One recording: an agent's release and its folder of screens. Today's
+/// release (the lab's own) is the agent's folder itself, named by its
+/// `VERSION` file; earlier ones are its subfolders (scripts/lab-versions).
+fn recordings(agent: &str) -> Vec<(String, std::path::PathBuf)> {
+    let folder = repo_root().join("tests/fixtures/screens").join(agent);
+    let today = std::fs::read_to_string(folder.join("VERSION")).unwrap();
+    let mut earlier: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| {
+            (
+                entry.file_name().to_string_lossy().to_string(),
+                entry.path(),
+            )
+        })
+        .collect();
+    earlier.sort_by_key(|(version, _)| {
+        version
+            .split('.')
+            .map(|n| n.parse::<u32>().unwrap_or(0))
+            .collect::<Vec<_>>()
+    });
+    earlier.push((format!("{} (today's)", today.trim()), folder));
+    earlier
+}
+
+/// The block of docs/DETECTION.md between these lines is the table the
+/// replay makes.
+const TABLE_START: &str = "<!-- replay table: tests/replay.rs writes it -->";
+const TABLE_END: &str = "<!-- end of the replay table -->";
+
 #[test]
-fn every_recorded_screen_reads_as_its_state() {
+fn every_recorded_screen_of_every_release_reads_as_its_state() {
     let server = TmuxServer::empty();
-    let root = repo_root().join("tests/fixtures/screens");
     let mut checked = 0;
     let mut wrong = Vec::new();
+    let mut table = String::from("| agent | release |");
+    for kind in KINDS {
+        table.push_str(&format!(" {kind} |"));
+    }
+    table.push_str("\n| --- | --- |");
+    table.push_str(&" --- |".repeat(KINDS.len()));
+    table.push('\n');
     for agent in ["claude", "codex", "opencode", "pi", "gemini"] {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(agent))
-            .unwrap()
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-            .collect();
-        files.sort();
-        for screen in files {
-            let name = screen.file_stem().unwrap().to_str().unwrap().to_string();
-            let title = std::fs::read_to_string(screen.with_extension("title")).unwrap();
-            let run = server.taw_bare(
-                &[
-                    "agent",
-                    "explain",
-                    "--file",
-                    screen.to_str().unwrap(),
-                    "--agent",
-                    agent,
-                    "--title",
-                    title.trim_end_matches('\n'),
-                    "--json",
-                ],
-                &[],
-            );
-            let explain = run.result()["explain"].clone();
-            let state = explain["state"].as_str().unwrap().to_string();
-            if state != expected(&name) {
-                wrong.push(format!(
-                    "{agent}/{name}: read as {state}, is {} (rule {})",
-                    expected(&name),
-                    explain["matched_rule"]["id"]
-                ));
+        for (version, folder) in recordings(agent) {
+            let mut files: Vec<_> = std::fs::read_dir(&folder)
+                .unwrap()
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+                .collect();
+            files.sort();
+            // Per kind of screen: how many read right, of how many.
+            let mut tally = [(0, 0); KINDS.len()];
+            for screen in files {
+                let name = screen.file_stem().unwrap().to_str().unwrap().to_string();
+                let kind = name.split('-').next().unwrap_or("");
+                let slot = KINDS
+                    .iter()
+                    .position(|k| *k == kind)
+                    .unwrap_or_else(|| panic!("{}: no such kind of screen", screen.display()));
+                let title = std::fs::read_to_string(screen.with_extension("title")).unwrap();
+                let run = server.taw_bare(
+                    &[
+                        "agent",
+                        "explain",
+                        "--file",
+                        screen.to_str().unwrap(),
+                        "--agent",
+                        agent,
+                        "--title",
+                        title.trim_end_matches('\n'),
+                        "--json",
+                    ],
+                    &[],
+                );
+                let explain = run.result()["explain"].clone();
+                let state = explain["state"].as_str().unwrap().to_string();
+                tally[slot].1 += 1;
+                if state == expected(&name) {
+                    tally[slot].0 += 1;
+                } else {
+                    wrong.push(format!(
+                        "{agent} {version} {name}: read as {state}, is {} (rule {})",
+                        expected(&name),
+                        explain["matched_rule"]["id"]
+                    ));
+                }
+                checked += 1;
             }
-            checked += 1;
+            table.push_str(&format!("| {agent} | {version} |"));
+            for (right, of) in tally {
+                if of == 0 {
+                    table.push_str(" |");
+                } else {
+                    table.push_str(&format!(" {right}/{of} |"));
+                }
+            }
+            table.push('\n');
         }
     }
     assert!(checked >= 70, "only {checked} screens found");
@@ -66,6 +131,25 @@ fn every_recorded_screen_reads_as_its_state() {
         "screens read wrong:\n{}",
         wrong.join("\n")
     );
+    // The table in the docs is this one.
+    let docs_path = repo_root().join("docs/DETECTION.md");
+    let docs = std::fs::read_to_string(&docs_path).unwrap();
+    let start = docs
+        .find(TABLE_START)
+        .expect("the replay table's first line")
+        + TABLE_START.len();
+    let end = docs.find(TABLE_END).expect("the replay table's last line");
+    let written = docs[start..end].trim();
+    if written != table.trim() {
+        if std::env::var("TAW_UPDATE_DOCS").as_deref() == Ok("1") {
+            let updated = format!("{}\n{}\n{}", &docs[..start], table.trim(), &docs[end..]);
+            std::fs::write(&docs_path, updated).unwrap();
+        } else {
+            panic!(
+                "docs/DETECTION.md's replay table is not the replay's (TAW_UPDATE_DOCS=1 writes it):\n{table}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -121,6 +121,12 @@ fn show(agent: &str) -> Result<Reply> {
     manifest["aliases"] = json!(loaded.manifest.aliases);
     manifest["min_engine_version"] = json!(loaded.manifest.min_engine_version);
     manifest["rules"] = Value::Array(loaded.manifest.rules.iter().map(rule_json).collect());
+    if let Some(mark) = &loaded.manifest.turn_mark {
+        manifest["turn_mark"] = json!({
+            "region": mark.region_name,
+            "regex": mark.regex.as_str(),
+        });
+    }
     Ok(Reply::result("manifest", json!({ "manifest": manifest })))
 }
 

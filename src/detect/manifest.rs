@@ -174,6 +174,7 @@ pub(crate) struct Manifest {
 #[derive(Debug, Clone)]
 pub(crate) struct TurnMark {
     pub region: Region,
+    pub region_name: String,
     pub regex: Regex,
 }
 
@@ -268,6 +269,7 @@ impl Manifest {
             None => None,
             Some(mark) => Some(TurnMark {
                 region: Region::parse(&mark.region).map_err(|e| format!("turn_mark: {e}"))?,
+                region_name: mark.region.trim().to_string(),
                 regex: Regex::new(&mark.regex).map_err(|e| format!("turn_mark: {e}"))?,
             }),
         };
