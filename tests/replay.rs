@@ -5,6 +5,8 @@
 mod common;
 
 use common::{TmuxServer, repo_root};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// The state a screen's name says: what a person sees the agent doing.
 fn expected(name: &str) -> &'static str {
@@ -26,7 +28,7 @@ const KINDS: [&str; 11] = [
 /// One recording: an agent's release and its folder of screens. Today's
 /// release (the lab's own) is the agent's folder itself, named by its
 /// `VERSION` file; earlier ones are its subfolders (scripts/lab-versions).
-fn recordings(agent: &str) -> Vec<(String, std::path::PathBuf)> {
+fn recordings(agent: &str) -> Vec<(String, PathBuf)> {
     let folder = repo_root().join("tests/fixtures/screens").join(agent);
     let today = std::fs::read_to_string(folder.join("VERSION")).unwrap();
     let mut earlier: Vec<_> = std::fs::read_dir(&folder)
@@ -50,6 +52,54 @@ fn recordings(agent: &str) -> Vec<(String, std::path::PathBuf)> {
     earlier
 }
 
+/// Each screen's state and the rule that decided, as `taw agent explain`
+/// reads it (three at a time: hundreds of runs of the binary).
+fn read_all(
+    server: &TmuxServer,
+    screens: &[(&str, PathBuf)],
+) -> HashMap<PathBuf, (String, String)> {
+    let chunk = screens.len().div_ceil(3).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = screens
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(agent, screen)| {
+                            let title =
+                                std::fs::read_to_string(screen.with_extension("title")).unwrap();
+                            let run = server.taw_bare(
+                                &[
+                                    "agent",
+                                    "explain",
+                                    "--file",
+                                    screen.to_str().unwrap(),
+                                    "--agent",
+                                    agent,
+                                    "--title",
+                                    title.trim_end_matches('\n'),
+                                    "--json",
+                                ],
+                                &[],
+                            );
+                            let explain = run.result()["explain"].clone();
+                            let state = explain["state"].as_str().unwrap().to_string();
+                            (
+                                screen.clone(),
+                                (state, explain["matched_rule"]["id"].to_string()),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    })
+}
+
 /// The block of docs/DETECTION.md between these lines is the table the
 /// replay makes.
 const TABLE_START: &str = "<!-- replay table: tests/replay.rs writes it -->";
@@ -67,15 +117,27 @@ fn every_recorded_screen_of_every_release_reads_as_its_state() {
     table.push_str("\n| --- | --- |");
     table.push_str(&" --- |".repeat(KINDS.len()));
     table.push('\n');
-    for agent in ["claude", "codex", "opencode", "pi", "gemini"] {
+    let agents = ["claude", "codex", "opencode", "pi", "gemini"];
+    let screens_of = |folder: &Path| {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        files.sort();
+        files
+    };
+    let mut every = Vec::new();
+    for agent in agents {
+        for (_, folder) in recordings(agent) {
+            every.extend(screens_of(&folder).into_iter().map(|file| (agent, file)));
+        }
+    }
+    let readings = read_all(&server, &every);
+    for agent in agents {
         for (version, folder) in recordings(agent) {
-            let mut files: Vec<_> = std::fs::read_dir(&folder)
-                .unwrap()
-                .flatten()
-                .map(|entry| entry.path())
-                .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-                .collect();
-            files.sort();
+            let files = screens_of(&folder);
             // Per kind of screen: how many read right, of how many.
             let mut tally = [(0, 0); KINDS.len()];
             for screen in files {
@@ -85,31 +147,14 @@ fn every_recorded_screen_of_every_release_reads_as_its_state() {
                     .iter()
                     .position(|k| *k == kind)
                     .unwrap_or_else(|| panic!("{}: no such kind of screen", screen.display()));
-                let title = std::fs::read_to_string(screen.with_extension("title")).unwrap();
-                let run = server.taw_bare(
-                    &[
-                        "agent",
-                        "explain",
-                        "--file",
-                        screen.to_str().unwrap(),
-                        "--agent",
-                        agent,
-                        "--title",
-                        title.trim_end_matches('\n'),
-                        "--json",
-                    ],
-                    &[],
-                );
-                let explain = run.result()["explain"].clone();
-                let state = explain["state"].as_str().unwrap().to_string();
+                let (state, rule) = &readings[&screen];
                 tally[slot].1 += 1;
                 if state == expected(&name) {
                     tally[slot].0 += 1;
                 } else {
                     wrong.push(format!(
-                        "{agent} {version} {name}: read as {state}, is {} (rule {})",
+                        "{agent} {version} {name}: read as {state}, is {} (rule {rule})",
                         expected(&name),
-                        explain["matched_rule"]["id"]
                     ));
                 }
                 checked += 1;
@@ -239,4 +284,58 @@ fn explain_reads_standard_input_and_refuses_unknown_agents() {
         "{}",
         plain.stdout
     );
+}
+
+/// What no recording shows, but other releases draw: a recorded screen
+/// with its status line put in another release's words. Each is read by a
+/// structural rule, not by its exact text.
+#[test]
+fn structural_rules_read_other_releases_status_lines() {
+    let server = TmuxServer::empty();
+    let root = repo_root().join("tests/fixtures/screens");
+    let codex = std::fs::read_to_string(root.join("codex/working-1.txt")).unwrap();
+    let claude = std::fs::read_to_string(root.join("claude/idle-2.txt")).unwrap();
+    let codex_status = "◦ Working (1s • esc to interrupt)";
+    let claude_done = "✻ Cooked for 8s · done 1:31 PM";
+    let cases = [
+        ("codex", codex.replace(codex_status, "• Reviewing approval request (3s • esc to interrupt)"), "working"),
+        ("codex", codex.replace(codex_status, "• Booting MCP server: github (0s • esc to interrupt)"), "working"),
+        ("codex", codex.replace(codex_status, "• Working (12s • esc to interr…"), "working"),
+        ("codex", codex.replace(codex_status, "• Working (1m 02s • esc to interrupt) · 1 background terminal running · /ps to view"), "working"),
+        ("codex", codex.replace(codex_status, "• Ran ls"), "idle"),
+        ("claude", claude.replace(claude_done, "✽ Tempering…"), "working"),
+        ("claude", claude.replace(claude_done, "· Channelling… (esc to interrupt · ctrl+t to show todos)"), "working"),
+        ("claude", claude.replace(claude_done, "* Thinking… (12s · ↓ 340 tokens · esc to interrupt)\n  ⎿  Tip: Use /memory to edit"), "working"),
+        ("claude", claude.clone(), "idle"),
+        ("claude", claude.replace(claude_done, "⏺ I looked at the notes, and then…"), "idle"),
+    ];
+    let file = server.dir.path().join("screen.txt");
+    for (agent, screen, state) in cases {
+        std::fs::write(&file, &screen).unwrap();
+        let title = if agent == "claude" {
+            "✳ Claude Code"
+        } else {
+            ""
+        };
+        let run = server.taw_bare(
+            &[
+                "agent",
+                "explain",
+                "--file",
+                file.to_str().unwrap(),
+                "--agent",
+                agent,
+                "--title",
+                title,
+                "--json",
+            ],
+            &[],
+        );
+        let explain = run.result()["explain"].clone();
+        assert_eq!(
+            explain["state"], state,
+            "{agent}:\n{screen}\n{}",
+            explain["matched_rule"]
+        );
+    }
 }

@@ -78,11 +78,12 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
 #[test]
 fn lab_pis_gate_answered_from_the_web() {
     let Some(lab) = Lab::start() else { return };
-    // Codex's, OpenCode's and Gemini CLI's dialogs are read from their
-    // recorded screens (src/web/menu.rs): taw's watcher does not read
-    // their approval prompts as waits in every run yet (the detection
-    // issue), and the web offers a menu only for an agent taw sees waiting.
-    let agents = [("pi", "Yes")];
+    let agents = [
+        ("pi", "Yes"),
+        ("opencode", "Allow once"),
+        ("gemini", "Allow once"),
+        ("codex", "Yes"),
+    ];
     // pi's integration tells taw it waits.
     let pi_home = lab.scratch().join("pi-home");
     std::fs::create_dir_all(pi_home.join(".pi/agent")).unwrap();

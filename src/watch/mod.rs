@@ -571,9 +571,10 @@ impl Watcher {
             && authority != Authority::SessionOnly
         {
             let state = AgentStatus::parse(&view.reported_state);
-            // A custom reporter's word stands, but a question on screen is
-            // still a question.
-            let state = if authority == Authority::Custom && visible_blocker {
+            // The reporter's word stands, but a question on screen is still
+            // a question: an integration can miss one (OpenCode's reports
+            // it works while its permission dialog waits).
+            let state = if visible_blocker {
                 AgentStatus::Blocked
             } else {
                 state

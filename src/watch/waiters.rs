@@ -117,6 +117,13 @@ pub(crate) fn notify_all(state_dir: &Path, server: u32, pane: u32) {
     let Ok(sender) = UnixDatagram::unbound() else {
         return;
     };
+    // A waiter that is not reading (the web server with no page open) has
+    // a full queue after a few looks: its byte is dropped, never waited
+    // for, or the watcher would stop looking. The bytes already queued wake
+    // it all the same.
+    if sender.set_nonblocking(true).is_err() {
+        return;
+    }
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
@@ -137,6 +144,19 @@ pub(crate) fn notify_all(state_dir: &Path, server: u32, pane: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_waiter_that_does_not_read_never_holds_the_watcher() {
+        let dir = tempfile::tempdir().unwrap();
+        let _idle = Waiter::any(dir.path(), 7).unwrap();
+        let start = std::time::Instant::now();
+        // Far more looks than a datagram queue holds.
+        for _ in 0..500 {
+            notify_all(dir.path(), 7, 3);
+        }
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert!(_idle.wait(Duration::from_millis(10)));
+    }
 
     #[test]
     fn a_look_wakes_the_waiter() {

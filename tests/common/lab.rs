@@ -409,10 +409,12 @@ impl Lab {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+        let explain = self.server.taw(&["agent", "explain", pane, "--verbose"]);
         panic!(
-            "{pane} did not become {state} within {limit:?}: it is {:?}; screen:\n{}",
+            "{pane} did not become {state} within {limit:?}: it is {:?}; screen:\n{}\n{}",
             self.agent(pane),
-            self.screen(pane)
+            self.screen(pane),
+            explain.stdout
         );
     }
 
