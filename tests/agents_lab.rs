@@ -141,16 +141,19 @@ fn lab_codex_states() {
     );
 }
 
-/// OpenCode, pi and Gemini CLI read from their screens alone (no
-/// integration installed): idle at the prompt, working through a turn,
-/// done when it ends in a pane nobody looks at, and blocked on a question.
+/// OpenCode, pi, Gemini CLI, Qwen Code and Kilo read from their screens
+/// alone (no integration installed): idle at the prompt, working through a
+/// turn, done when it ends in a pane nobody looks at, and blocked on a
+/// question.
 #[test]
-fn lab_opencode_pi_and_gemini_turns_end_done() {
+fn lab_screen_read_agents_turns_end_done() {
     let Some(lab) = Lab::start() else { return };
     for (agent, ready, question) in [
         ("opencode", "ctrl+p commands", "Permission required"),
         ("pi", "mock-model", "Dangerous command"),
         ("gemini", "Type your message", "Allow execution of"),
+        ("qwen", "Type your message", "Waiting for user confirmation"),
+        ("kilo", "ctrl+p commands", "Permission required"),
     ] {
         let pane = lab.start_agent(agent, agent);
         lab.wait("its prompt", SECONDS(60), || lab.has(&pane, ready));

@@ -106,6 +106,8 @@ pub(crate) const AGENTS: &[Agent] = &[
         false,
     ),
     agent("maki", "Maki", &[], "maki", false),
+    // Not one of herdr's: taw reads it from its screen alone.
+    agent("qwen", "Qwen Code", &["qwen-code"], "qwen", false),
 ];
 
 /// The agent a name stands for: a canonical id or an alias, any case, with

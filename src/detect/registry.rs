@@ -20,6 +20,7 @@ macro_rules! bundled {
 const MANIFESTS: &[Bundled] = bundled!(
     "manifests": "agy", "amp", "claude", "cline", "codex", "copilot", "cursor", "devin", "droid",
     "gemini", "grok", "hermes", "kilo", "kimi", "kiro", "maki", "opencode", "pi", "qodercli",
+    "qwen",
 );
 
 /// taw's own rules, added where herdr's rules read a tmux pane wrongly.

@@ -310,12 +310,23 @@ impl Lab {
         pane
     }
 
+    /// The run script of `agent`: the lab's, or for an agent the lab does
+    /// not have (Qwen Code, Kilo), this project's (scripts/lab).
+    fn run_script(&self, agent: &str) -> PathBuf {
+        let ours = super::repo_root().join(format!("scripts/lab/run-{agent}.sh"));
+        if ours.exists() {
+            ours
+        } else {
+            self.dir.join(format!("run-{agent}.sh"))
+        }
+    }
+
     /// A new session `name` (120x40) running `agent` through the lab's
     /// run script; returns the pane's tmux id.
     pub fn start_agent(&self, agent: &str, name: &str) -> String {
         let work = self.scratch().join(format!("{name}-work"));
         let pane = self.new_session(name, &work);
-        let mut command = Command::new(self.dir.join(format!("run-{agent}.sh")));
+        let mut command = Command::new(self.run_script(agent));
         self.server.isolate_command(&mut command);
         let agent_home = self.scratch().join(format!("{agent}-home"));
         let status = command
@@ -354,7 +365,7 @@ impl Lab {
             fake.display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let status = Command::new(self.dir.join(format!("run-{agent}.sh")))
+        let status = Command::new(self.run_script(agent))
             .args(["unused", "%0", &work.display().to_string()])
             .env("PATH", path)
             .env("RECORD", &recorded)
