@@ -120,7 +120,9 @@ fn every_recorded_screen_of_every_release_reads_as_its_state() {
     table.push_str("\n| --- | --- |");
     table.push_str(&" --- |".repeat(KINDS.len()));
     table.push('\n');
-    let agents = ["claude", "codex", "opencode", "pi", "gemini", "qwen", "kilo"];
+    let agents = [
+        "claude", "codex", "opencode", "pi", "gemini", "qwen", "kilo",
+    ];
     let screens_of = |folder: &Path| {
         let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
             .unwrap()

@@ -1,7 +1,8 @@
-//! `taw web` with real Claude Code from the agents lab: its permission
-//! dialog is needs_input with its question and menu, a stale guard gets
-//! 409 and nothing is typed, and the option's id with the fresh guard
-//! makes Claude go on.
+//! `taw web` with real agents from the agents lab: Claude Code's
+//! permission dialog is needs_input with its question and menu, a stale
+//! guard gets 409 and nothing is typed, and the option's id with the fresh
+//! guard makes Claude go on; pi's, OpenCode's, Gemini CLI's and Codex's
+//! prompts are answered the same way.
 
 mod common;
 
@@ -72,11 +73,11 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
     });
 }
 
-/// pi, blocked on its permission
+/// pi, OpenCode, Gemini CLI and Codex, each blocked on its permission
 /// prompt: the state API reads its question and menu from the real
 /// screen, and its highlighted choice, sent with the guard, lets it go on.
 #[test]
-fn lab_pis_gate_answered_from_the_web() {
+fn lab_pi_opencode_gemini_and_codex_answered_from_the_web() {
     let Some(lab) = Lab::start() else { return };
     let agents = [
         ("pi", "Yes"),
