@@ -498,6 +498,37 @@ mod tests {
         );
     }
 
+    /// The dialogs of the agents and releases this project recorded
+    /// (tests/fixtures/screens): Qwen Code's, Kilo's, an earlier Codex's.
+    #[test]
+    fn recorded_dialogs_of_other_agents_and_releases() {
+        let fixture = |name: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/screens")
+                .join(name);
+            read(&screen_lines(&std::fs::read_to_string(path).unwrap()))
+        };
+        let qwen = fixture("qwen/0.24.4/blocked-1.txt");
+        assert_eq!(qwen.menu.len(), 4);
+        assert_eq!(qwen.menu[0].label, "Yes, allow once");
+        assert!(qwen.menu[0].selected);
+        // Up to six lines above the menu: Qwen Code draws no blank line.
+        assert!(
+            qwen.question.as_deref().unwrap().ends_with(
+                "touch lab-note.txt && chmod 777 lab-note.txt\nAllow execution of: 'touch, chmod'?"
+            ),
+            "{:?}",
+            qwen.question
+        );
+        let codex = fixture("codex/0.77.0/blocked-1.txt");
+        assert_eq!(codex.menu.len(), 3);
+        assert!(codex.menu[0].selected);
+        let claude = fixture("claude/2.0.76/blocked-1.txt");
+        assert_eq!(claude.menu.len(), 3);
+        assert_eq!(claude.menu[0].label, "Yes");
+        assert!(claude.menu[2].freeform);
+    }
+
     #[test]
     fn yes_no_prompts() {
         let asked = read(&screen_lines("Overwrite lab-note.txt? (y/n)\n"));
