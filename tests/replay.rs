@@ -5,6 +5,7 @@
 mod common;
 
 use common::{TmuxServer, repo_root};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -55,6 +56,24 @@ fn recordings(agent: &str) -> Vec<(String, PathBuf)> {
     earlier
 }
 
+/// `taw agent explain --file SCREEN --agent AGENT [--title TITLE] --json`:
+/// herdr's explain record.
+fn explain(server: &TmuxServer, screen: &Path, agent: &str, title: Option<&str>) -> Value {
+    let mut args = vec![
+        "agent",
+        "explain",
+        "--file",
+        screen.to_str().unwrap(),
+        "--agent",
+        agent,
+        "--json",
+    ];
+    if let Some(title) = title {
+        args.extend(["--title", title]);
+    }
+    server.taw_bare(&args, &[]).result()["explain"].clone()
+}
+
 /// Each screen's state and the rule that decided, as `taw agent explain`
 /// reads it (three at a time: hundreds of runs of the binary).
 fn read_all(
@@ -71,21 +90,8 @@ fn read_all(
                         .map(|(agent, screen)| {
                             let title =
                                 std::fs::read_to_string(screen.with_extension("title")).unwrap();
-                            let run = server.taw_bare(
-                                &[
-                                    "agent",
-                                    "explain",
-                                    "--file",
-                                    screen.to_str().unwrap(),
-                                    "--agent",
-                                    agent,
-                                    "--title",
-                                    title.trim_end_matches('\n'),
-                                    "--json",
-                                ],
-                                &[],
-                            );
-                            let explain = run.result()["explain"].clone();
+                            let explain =
+                                explain(server, screen, agent, Some(title.trim_end_matches('\n')));
                             let state = explain["state"].as_str().unwrap().to_string();
                             (
                                 screen.clone(),
@@ -207,36 +213,11 @@ fn supplements_off_leaves_herdrs_rules_alone() {
     let server = TmuxServer::empty();
     server.write_config("[detection]\nsupplements = false\n");
     let screen = repo_root().join("tests/fixtures/screens/claude/working-1.txt");
-    let run = server.taw_bare(
-        &[
-            "agent",
-            "explain",
-            "--file",
-            screen.to_str().unwrap(),
-            "--agent",
-            "claude",
-            "--json",
-        ],
-        &[],
-    );
-    let explain = run.result()["explain"].clone();
-    assert_eq!(explain["supplement_rules"], 0);
+    let explained = explain(&server, &screen, "claude", None);
+    assert_eq!(explained["supplement_rules"], 0);
     // Without taw's footer rule, Claude's fixed title hides the work.
-    assert_eq!(explain["state"], "idle");
-    let on = TmuxServer::empty();
-    let run = on.taw_bare(
-        &[
-            "agent",
-            "explain",
-            "--file",
-            screen.to_str().unwrap(),
-            "--agent",
-            "claude",
-            "--json",
-        ],
-        &[],
-    );
-    let explain = run.result()["explain"].clone();
+    assert_eq!(explained["state"], "idle");
+    let explain = explain(&TmuxServer::empty(), &screen, "claude", None);
     assert_eq!(explain["state"], "working");
     assert_eq!(explain["matched_rule"]["source"], "taw");
 }
@@ -322,21 +303,7 @@ fn structural_rules_read_other_releases_status_lines() {
         } else {
             ""
         };
-        let run = server.taw_bare(
-            &[
-                "agent",
-                "explain",
-                "--file",
-                file.to_str().unwrap(),
-                "--agent",
-                agent,
-                "--title",
-                title,
-                "--json",
-            ],
-            &[],
-        );
-        let explain = run.result()["explain"].clone();
+        let explain = explain(&server, &file, agent, Some(title));
         assert_eq!(
             explain["state"], state,
             "{agent}:\n{screen}\n{}",

@@ -117,24 +117,10 @@ fn seen_marks_what_a_client_shows() {
 fn an_agent_that_is_the_panes_own_process() {
     let server = TmuxServer::start();
     load(&server);
-    let dir = server.dir.path().join("bin");
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("claude");
     // The script is the pane's process (tmux runs it with `sh -c`), and
     // names itself by its file name.
-    std::fs::write(&script, "#!/bin/sh\nprintf 'pretend agent\\n'\nsleep 600\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    server.tmux(&[
-        "new-window",
-        "-d",
-        "-t",
-        "main:",
-        "-n",
-        "agent",
-        script.to_str().unwrap(),
-    ]);
-    let pane = server.display("main:agent", "#{pane_id}");
+    let script = stand_in(&server, "claude", "printf 'pretend agent\\n'\nsleep 600\n");
+    let pane = server.new_window("main", "agent", script.to_str().unwrap());
     server.wait_for("claude to be found", Duration::from_secs(5), || {
         server.display(&pane, "#{@agent_kind}") == "claude"
     });
@@ -179,18 +165,25 @@ fn a_record_for_an_agent_not_in_front_is_taken_off() {
 
 /// A stand-in `claude` in a folder of its own: says it is ready, then
 /// waits for a line.
-fn stand_in_claude(server: &TmuxServer) -> String {
+/// A shell script named `name` in a folder of the test's (an agent taw
+/// knows by that name): its path.
+fn stand_in(server: &TmuxServer, name: &str, body: &str) -> std::path::PathBuf {
     let dir = server.dir.path().join("agent-bin");
     std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("claude");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\nprintf 'stand-in ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
-    )
-    .unwrap();
+    let script = dir.join(name);
+    std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    dir.display().to_string()
+    script
+}
+
+fn stand_in_claude(server: &TmuxServer) -> String {
+    let script = stand_in(
+        server,
+        "claude",
+        "printf 'stand-in ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
+    );
+    script.parent().unwrap().display().to_string()
 }
 
 #[test]
@@ -244,30 +237,15 @@ fn an_agent_a_pane_command_starts_is_detected() {
 fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
     let server = TmuxServer::start();
     load(&server);
-    let dir = server.dir.path().join("agent-bin");
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("pi");
     // Clears the screen and draws a reply with the new counts in one write.
-    std::fs::write(
-        &script,
-        "#!/bin/sh\nn=0\nprintf '\\033[2J\\033[H welcome\\n\\n↑0 ↓0 0.0%%/128k   mock-model\\n'\n\
+    let script = stand_in(
+        &server,
+        "pi",
+        "n=0\nprintf '\\033[2J\\033[H welcome\\n\\n↑0 ↓0 0.0%%/128k   mock-model\\n'\n\
          while IFS= read -r line; do n=$((n + 10)); \
          printf '\\033[2J\\033[H %s\\n reply to %s\\n\\n↑%s ↓5 0.1%%/128k   mock-model\\n' \"$line\" \"$line\" \"$n\"; done\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let run = server.tmux_run(&[
-        "new-window",
-        "-d",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        "-t",
-        "main:",
-        &script.display().to_string(),
-    ]);
-    let pane = run.stdout.trim().to_string();
+    );
+    let pane = server.new_window("main", "pi", &script.display().to_string());
     let state = || server.display(&pane, "#{@agent_kind} #{@agent_state}");
     server.wait_for("pi idle", Duration::from_secs(10), || state() == "pi idle");
     // Typing alone moves nothing.

@@ -15,21 +15,9 @@
 #      KILO_LAB_HOME (scratch HOME, default $AGENTS_LAB_HOME/kilo-home).
 set -euo pipefail
 
-if [ $# -lt 2 ]; then
-    echo "usage: $0 <tmux-socket-name> <target-pane> [workdir] [extra kilo args...]" >&2
-    exit 2
-fi
-SOCK=$1 PANE=$2
-WORKDIR=$(cd "${3:-$PWD}" && pwd -P)
-shift $(($# < 3 ? $# : 3))
-LAB_HOME=${AGENTS_LAB_HOME:-$HOME/.cache/agents-lab}
-PORT=${MOCK_PORT:-8765}
-KILO_BIN=${KILO_BIN:-$LAB_HOME/extra/kilo/node_modules/.bin/kilo}
-if [ ! -x "$KILO_BIN" ]; then
-    echo "run-kilo.sh: no kilo at $KILO_BIN; install it with" >&2
-    echo "  npm install --prefix $LAB_HOME/extra/kilo @kilocode/cli@7.7.7" >&2
-    exit 1
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+lab_start kilo "$@"
+KILO_BIN=$BIN
 KHOME=${KILO_LAB_HOME:-$LAB_HOME/kilo-home}
 CONF=$KHOME/.config/kilo
 mkdir -p "$CONF"
@@ -59,7 +47,5 @@ PROXY=http://127.0.0.1:$PORT
 CMD=$(printf 'cd %q && env HOME=%q XDG_CONFIG_HOME=%q XDG_DATA_HOME=%q XDG_CACHE_HOME=%q XDG_STATE_HOME=%q KILO_DISABLE_AUTOUPDATE=1 KILO_DISABLE_MODELS_FETCH=1 KILO_DISABLE_SHARE=1 KILO_DISABLE_SESSION_INGEST=1 KILO_DISABLE_LSP_DOWNLOAD=1 KILO_DISABLE_DEFAULT_PLUGINS=1 KILO_DISABLE_CLAUDE_CODE=1 KILO_TELEMETRY_LEVEL=off HTTPS_PROXY=%s HTTP_PROXY=%s NO_PROXY=127.0.0.1,localhost %q' \
     "$WORKDIR" "$KHOME" "$KHOME/.config" "$KHOME/.local/share" "$KHOME/.cache" "$KHOME/.local/state" \
     "$PROXY" "$PROXY" "$KILO_BIN")
-for a in "$@"; do CMD+=" $(printf %q "$a")"; done
-tmux -L "$SOCK" send-keys -t "$PANE" -l "$CMD"
-tmux -L "$SOCK" send-keys -t "$PANE" Enter
+lab_type "$CMD"
 echo "run-kilo.sh: started Kilo Code CLI $("$KILO_BIN" --version) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2

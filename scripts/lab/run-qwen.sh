@@ -22,21 +22,9 @@
 #      command and edit asks; also plan, auto-edit, auto = Qwen's own default).
 set -euo pipefail
 
-if [ $# -lt 2 ]; then
-    echo "usage: $0 <tmux-socket-name> <target-pane> [workdir] [extra qwen args...]" >&2
-    exit 2
-fi
-SOCK=$1 PANE=$2
-WORKDIR=$(cd "${3:-$PWD}" && pwd -P)
-shift $(($# < 3 ? $# : 3))
-LAB_HOME=${AGENTS_LAB_HOME:-$HOME/.cache/agents-lab}
-PORT=${MOCK_PORT:-8765}
-QWEN_BIN=${QWEN_BIN:-$LAB_HOME/extra/qwen/node_modules/.bin/qwen}
-if [ ! -x "$QWEN_BIN" ]; then
-    echo "run-qwen.sh: no qwen at $QWEN_BIN; install it with" >&2
-    echo "  npm install --prefix $LAB_HOME/extra/qwen @qwen-code/qwen-code@0.24.4" >&2
-    exit 1
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+lab_start qwen "$@"
+QWEN_BIN=$BIN
 QHOME=${QWEN_LAB_HOME:-$LAB_HOME/qwen-home}
 mkdir -p "$QHOME/.qwen"
 
@@ -66,7 +54,5 @@ EOF
 PROXY=http://127.0.0.1:$PORT
 CMD=$(printf 'cd %q && env HOME=%q OPENAI_API_KEY=sk-test OPENAI_BASE_URL=%s OPENAI_MODEL=mock-model HTTPS_PROXY=%s HTTP_PROXY=%s NO_PROXY=127.0.0.1,localhost %q' \
     "$WORKDIR" "$QHOME" "$PROXY/v1" "$PROXY" "$PROXY" "$QWEN_BIN")
-for a in "$@"; do CMD+=" $(printf %q "$a")"; done
-tmux -L "$SOCK" send-keys -t "$PANE" -l "$CMD"
-tmux -L "$SOCK" send-keys -t "$PANE" Enter
+lab_type "$CMD"
 echo "run-qwen.sh: started Qwen Code $(HOME=$QHOME "$QWEN_BIN" --version) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2
