@@ -87,7 +87,8 @@ start_shared_lab() {
 	mkdir -p "$TAW_LAB_ROOT/tmux" "$TAW_LAB_ROOT/state" "$TAW_LAB_ROOT/config" "$TAW_LAB_ROOT/home"
 	local mock
 	mock="python3 '$lab_dir/mock_model.py' --port 8765"
-	env -u TMUX -u TMUX_PANE TMUX_TMPDIR="$TAW_LAB_ROOT/tmux" LANG=C.UTF-8 SHELL=/bin/sh \
+	# No CI=true for the agents either: it makes Gemini CLI start headless.
+	env -u TMUX -u TMUX_PANE -u CI -u GITHUB_ACTIONS TMUX_TMPDIR="$TAW_LAB_ROOT/tmux" LANG=C.UTF-8 SHELL=/bin/sh \
 		TAW_STATE_DIR="$TAW_LAB_ROOT/state" TAW_CONFIG_DIR="$TAW_LAB_ROOT/config" HOME="$TAW_LAB_ROOT/home" \
 		unshare -n sh -c 'ip link set lo up && exec tmux -u -L "$1" -f /dev/null new-session -d -s mock -x 120 -y 40 "$2"' \
 		sh "$TAW_LAB_SOCKET" "$mock"

@@ -156,7 +156,7 @@ fn lab_screen_read_agents_turns_end_done() {
         ("kilo", "ctrl+p commands", "Permission required"),
     ] {
         let pane = lab.start_agent(agent, agent);
-        lab.wait("its prompt", SECONDS(60), || lab.has(&pane, ready));
+        lab.wait_text(&pane, ready, SECONDS(90));
         lab.wait_state(&pane, "idle", SECONDS(20));
         assert_eq!(lab.agent(&pane).0, agent);
         // OpenCode drops what is typed while it still loads.
@@ -178,8 +178,10 @@ fn lab_screen_read_agents_turns_end_done() {
         lab.wait_state(&pane, "done", SECONDS(20));
 
         lab.type_line(&pane, "tool touch x && chmod 777 x");
-        lab.wait("the question", SECONDS(30), || lab.has(&pane, question));
+        lab.wait_text(&pane, question, SECONDS(30));
         lab.wait_state(&pane, "blocked", SECONDS(10));
         drop(viewer);
+        // Its turn is over: the next agent gets the cores.
+        lab.server.tmux(&["kill-session", "-t", &format!("={agent}")]);
     }
 }

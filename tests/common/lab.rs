@@ -538,6 +538,22 @@ impl Lab {
     pub fn has(&self, pane: &str, text: &str) -> bool {
         self.screen(pane).contains(text)
     }
+
+    /// Waits for `text` on the pane's screen, with the screen in the
+    /// message when it does not come.
+    pub fn wait_text(&self, pane: &str, text: &str, limit: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if self.has(pane, text) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "{pane} did not show {text:?} within {limit:?}; screen:\n{}",
+            self.screen(pane)
+        );
+    }
 }
 
 impl Drop for Lab {
