@@ -182,6 +182,7 @@ fn lab_screen_read_agents_turns_end_done() {
         lab.wait_state(&pane, "blocked", SECONDS(10));
         drop(viewer);
         // Its turn is over: the next agent gets the cores.
-        lab.server.tmux(&["kill-session", "-t", &format!("={agent}")]);
+        lab.server
+            .tmux(&["kill-session", "-t", &format!("={agent}")]);
     }
 }
