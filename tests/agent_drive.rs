@@ -12,13 +12,7 @@ use std::time::Duration;
 
 /// A script named claude in a folder of its own (`folder`), running `body`.
 fn stand_in(server: &TmuxServer, folder: &str, body: &str) -> PathBuf {
-    let dir = server.dir.path().join(folder);
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("claude");
-    std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    server.stand_in(folder, "claude", body)
 }
 
 /// A stand-in agent named claude: it says it is ready and echoes each line.
@@ -33,17 +27,7 @@ fn fake_agent(server: &TmuxServer) -> PathBuf {
 /// bash with `script` running in front of it, once it has said `ready`,
 /// marked as the watcher would mark it.
 fn run_agent(server: &TmuxServer, script: &Path, ready: &str) -> String {
-    let pane = server.bash_pane("agent");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &pane,
-        &script.display().to_string(),
-        "Enter",
-    ]);
-    server.wait_for("the agent", Duration::from_secs(5), || {
-        screen(server, &pane).contains(ready)
-    });
+    let pane = server.run_in_bash(script, ready);
     server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "claude"]);
     server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "idle"]);
     pane

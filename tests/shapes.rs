@@ -758,16 +758,11 @@ const BLOCKED_SCREEN: &str =
 /// A script named claude in a folder of the test's: it says it is ready
 /// and echoes each line (a stand-in; no real agent runs here).
 fn fake_agent(server: &TmuxServer) -> PathBuf {
-    let dir = folder(server, "agent-bin");
-    let script = dir.join("claude");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\nprintf 'fake agent ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
+    server.stand_in(
+        "agent-bin",
+        "claude",
+        "printf 'fake agent ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
     )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
 }
 
 #[test]

@@ -168,13 +168,7 @@ fn a_record_for_an_agent_not_in_front_is_taken_off() {
 /// A shell script named `name` in a folder of the test's (an agent taw
 /// knows by that name): its path.
 fn stand_in(server: &TmuxServer, name: &str, body: &str) -> std::path::PathBuf {
-    let dir = server.dir.path().join("agent-bin");
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join(name);
-    std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    server.stand_in("agent-bin", name, body)
 }
 
 fn stand_in_claude(server: &TmuxServer) -> String {

@@ -7,7 +7,7 @@
 mod common;
 
 use common::TmuxServer;
-use common::web::{dialog_agent, http, pane_of, screen, start_web, state};
+use common::web::{dialog_agent, http, input, pane_of, screen, start_web, state};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -83,22 +83,16 @@ fn a_dialog_is_a_menu_and_only_a_fresh_guard_answers_it() {
     // A guard from another prompt: 409, and nothing typed.
     let mut stale = guard.clone();
     stale["prompt_fingerprint"] = json!("fnv1a64:0000000000000000");
-    let (status, body) = http(
+    let (status, body) = input(
         &web,
-        "POST",
-        "/api/input",
-        Some(&web.token),
-        Some(&json!({"id": agent, "operation": "select", "option_id": no, "expected": stale})),
+        &json!({"id": agent, "operation": "select", "option_id": no, "expected": stale}),
     );
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("prompt_changed"), "{body}");
     // A key no client may send.
-    let (status, _) = http(
+    let (status, _) = input(
         &web,
-        "POST",
-        "/api/input",
-        Some(&web.token),
-        Some(&json!({"id": agent, "operation": "key", "key": "C-b", "expected": guard})),
+        &json!({"id": agent, "operation": "key", "key": "C-b", "expected": guard}),
     );
     assert_eq!(status, 400);
     // A shell is never typed into.
@@ -114,12 +108,9 @@ fn a_dialog_is_a_menu_and_only_a_fresh_guard_answers_it() {
     assert!(!screen(&server, &agent).contains("got:"));
 
     // The fresh guard: option 3 is two rows down from the highlight.
-    let (status, body) = http(
+    let (status, body) = input(
         &web,
-        "POST",
-        "/api/input",
-        Some(&web.token),
-        Some(&json!({"id": agent, "operation": "select", "option_id": no, "expected": guard})),
+        &json!({"id": agent, "operation": "select", "option_id": no, "expected": guard}),
     );
     assert_eq!(status, 200, "{body}");
     assert_eq!(
@@ -245,14 +236,9 @@ fn text_url_and_the_token_rule() {
     let agent = dialog_agent(&server);
     let web = start_web(&server);
     let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
-    let (status, body) = http(
+    let (status, body) = input(
         &web,
-        "POST",
-        "/api/input",
-        Some(&web.token),
-        Some(
-            &json!({"id": agent, "operation": "text", "text": "it's $HOME; `x`", "enter": false, "expected": guard}),
-        ),
+        &json!({"id": agent, "operation": "text", "text": "it's $HOME; `x`", "enter": false, "expected": guard}),
     );
     assert_eq!(status, 200, "{body}");
     let (status, body) = http(
@@ -280,18 +266,18 @@ fn text_url_and_the_token_rule() {
     let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
     let once = json!({"id": agent, "operation": "text", "text": "only once", "enter": true,
         "expected": guard, "idempotency_key": "tap-7"});
-    let first = http(&web, "POST", "/api/input", Some(&web.token), Some(&once));
+    let first = input(&web, &once);
     assert_eq!(first.0, 200, "{}", first.1);
     server.wait_for("the text", WAIT, || {
         screen(&server, &agent).contains("got: only once")
     });
-    let again = http(&web, "POST", "/api/input", Some(&web.token), Some(&once));
+    let again = input(&web, &once);
     assert_eq!(again, first);
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(screen(&server, &agent).matches("got: only once").count(), 1);
     let long = json!({"id": agent, "operation": "text", "text": "x", "expected": guard,
         "idempotency_key": "k".repeat(129)});
-    let (status, body) = http(&web, "POST", "/api/input", Some(&web.token), Some(&long));
+    let (status, body) = input(&web, &long);
     assert_eq!(status, 400);
     assert!(body.contains("idempotency_key_too_long"), "{body}");
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::lab::Lab;
-use common::web::{http, pane_of, start_web, state};
+use common::web::{input, pane_of, start_web, state};
 use serde_json::json;
 use std::time::Duration;
 
@@ -45,12 +45,9 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
     // An older revision: refused, and the dialog still waits.
     let mut stale = guard.clone();
     stale["endpoint_revision"] = json!("0:0:0");
-    let (status, body) = http(
+    let (status, body) = input(
         &web,
-        "POST",
-        "/api/input",
-        Some(&web.token),
-        Some(&json!({"id": pane, "operation": "select", "option_id": yes, "expected": stale})),
+        &json!({"id": pane, "operation": "select", "option_id": yes, "expected": stale}),
     );
     assert_eq!(status, 409, "{body}");
     std::thread::sleep(SECONDS(1));
@@ -58,12 +55,9 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
     assert!(lab.has(&pane, "Do you want to proceed?"));
 
     // The fresh one: Claude runs the command and goes on.
-    let (status, body) = http(
+    let (status, body) = input(
         &web,
-        "POST",
-        "/api/input",
-        Some(&web.token),
-        Some(&json!({"id": pane, "operation": "select", "option_id": yes, "expected": guard})),
+        &json!({"id": pane, "operation": "select", "option_id": yes, "expected": guard}),
     );
     assert_eq!(status, 200, "{body}");
     let note = lab.scratch().join("web-claude-work/web-note.txt");
@@ -118,17 +112,14 @@ fn lab_pi_opencode_gemini_and_codex_answered_from_the_web() {
         );
         assert_eq!(menu[0]["selected"], true, "{agent}: {record}");
         assert!(record["question"].is_string(), "{agent}: {record}");
-        let (status, body) = http(
+        let (status, body) = input(
             web,
-            "POST",
-            "/api/input",
-            Some(&web.token),
-            Some(&json!({
+            &json!({
                 "id": pane,
                 "operation": "select",
                 "option_id": menu[0]["id"],
                 "expected": record["action_guard"],
-            })),
+            }),
         );
         assert_eq!(status, 200, "{agent}: {body}");
         let note = lab

@@ -276,6 +276,40 @@ impl TmuxServer {
     /// A new window named `name` whose own process is bash (no rc files:
     /// `exec`, since dash, the tests' shell, would otherwise wrap it),
     /// once bash is at its prompt; its pane id.
+    /// A shell script `name` running `body`, in the test's folder `folder`
+    /// (a stand-in agent taw knows by that name): its path.
+    pub fn stand_in(&self, folder: &str, name: &str, body: &str) -> PathBuf {
+        let dir = self.dir.path().join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join(name);
+        std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    /// A bash pane with `program` typed at it, once its screen shows
+    /// `ready`: the pane's id.
+    pub fn run_in_bash(&self, program: &Path, ready: &str) -> String {
+        let pane = self.bash_pane("agent");
+        self.tmux(&[
+            "send-keys",
+            "-t",
+            &pane,
+            &program.display().to_string(),
+            "Enter",
+        ]);
+        self.wait_for(
+            &format!("{ready:?} on the screen"),
+            Duration::from_secs(10),
+            || {
+                self.tmux(&["capture-pane", "-p", "-t", &pane])
+                    .contains(ready)
+            },
+        );
+        pane
+    }
+
     pub fn bash_pane(&self, name: &str) -> String {
         let pane = self.new_window("main", name, "exec bash --norc --noprofile");
         self.wait_for("bash at its prompt", Duration::from_secs(5), || {

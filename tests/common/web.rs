@@ -71,6 +71,11 @@ pub fn http(
     http_with(web, method, path, token, body, &[])
 }
 
+/// `POST /api/input` with the token: the status and the body.
+pub fn input(web: &Web, body: &Value) -> (u16, String) {
+    http(web, "POST", "/api/input", Some(&web.token), Some(body))
+}
+
 /// [`http`] with more headers.
 pub fn http_with(
     web: &Web,
@@ -130,27 +135,12 @@ pub fn pane_of<'a>(state: &'a Value, id: &str) -> &'a Value {
 /// A stand-in agent named claude that shows a permission dialog and then
 /// prints, visibly, each line of keys it gets.
 pub fn dialog_agent(server: &TmuxServer) -> String {
-    let dir = server.dir.path().join("agent-bin");
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("claude");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\nprintf ' Bash command\\n Run touch x\\n Do you want to proceed?\\n ❯ 1. Yes\\n   2. Yes, and always allow\\n   3. No\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\" | cat -v; done\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let pane = server.bash_pane("agent");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &pane,
-        &script.display().to_string(),
-        "Enter",
-    ]);
-    server.wait_for("the dialog", WAIT, || {
-        screen(server, &pane).contains("3. No")
-    });
+    let script = server.stand_in(
+        "agent-bin",
+        "claude",
+        "printf ' Bash command\\n Run touch x\\n Do you want to proceed?\\n ❯ 1. Yes\\n   2. Yes, and always allow\\n   3. No\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\" | cat -v; done\n",
+    );
+    let pane = server.run_in_bash(&script, "3. No");
     for (option, value) in [("@agent_kind", "claude"), ("@agent_state", "blocked")] {
         server.tmux(&["set-option", "-p", "-t", &pane, option, value]);
     }
