@@ -171,10 +171,11 @@ fn lab_screen_read_agents_turns_end_done() {
         let viewer = Viewer::attach(&lab, agent);
         lab.wait_state(&pane, "idle", SECONDS(10));
         viewer.switch(&lab, "mock");
-        lab.type_line(&pane, "hello");
-        lab.wait("the reply", SECONDS(20), || {
-            lab.has(&pane, "Hello from the agents-lab mock model")
-        });
+        // Sent as a script sends it: pasted, then Enter.
+        lab.server
+            .taw(&["agent", "prompt", &pane, "hello"])
+            .result();
+        lab.wait_text(&pane, "Hello from the agents-lab mock model", SECONDS(20));
         lab.wait_state(&pane, "done", SECONDS(20));
 
         lab.type_line(&pane, "tool touch x && chmod 777 x");

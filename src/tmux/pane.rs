@@ -387,10 +387,15 @@ impl Buffer {
         Cmd::new("paste-buffer").args(["-r", "-d", "-b", &self.name, "-t", &format!("%{pane}")])
     }
 
-    /// The paste, bracketed as the program asked, then Enter.
+    /// The paste, bracketed as the program asked, then Enter a moment
+    /// later, as a hand would press it. Gemini CLI reads an Enter that
+    /// comes within 30 ms of the last text as a newline typed into a paste,
+    /// not a submission; tmux waits (`run-shell -d`, no shell run) without
+    /// holding taw or the server.
     pub(crate) fn paste_then_enter(&self, pane: u32) -> Vec<Cmd> {
         vec![
             self.paste(pane, true),
+            Cmd::new("run-shell").args(["-d", "0.1"]),
             Cmd::new("send-keys").args(["-t", &format!("%{pane}"), "Enter"]),
         ]
     }

@@ -493,7 +493,9 @@ impl Lab {
     }
 
     /// Types a line as a person would: the text, then Enter once the agent
-    /// has drawn the text in its input.
+    /// has drawn the text in its input, and a moment later, as a hand does.
+    /// Gemini CLI takes an Enter that follows the last key within a few
+    /// milliseconds for a pasted newline, which a loaded machine makes likely.
     pub fn type_line(&self, pane: &str, text: &str) {
         let shown = || self.screen(pane).matches(text).count();
         let before = shown();
@@ -503,6 +505,7 @@ impl Lab {
             Duration::from_secs(10),
             || shown() > before,
         );
+        std::thread::sleep(Duration::from_millis(250));
         self.server.tmux(&["send-keys", "-t", pane, "Enter"]);
     }
 
