@@ -21,6 +21,7 @@ mod paths;
 mod plugin;
 mod report;
 mod resume;
+mod sandbox;
 mod saved;
 mod sessions;
 mod setup;

@@ -112,6 +112,22 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_mode(path, bytes, None)
 }
 
+/// Writes a new file whole, with `mode`, where no file is: the bytes go into
+/// a file beside it first, which is then linked into place, so a file that
+/// came there meanwhile is never written over (`AlreadyExists`).
+pub(crate) fn write_new_mode(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = dir.join(format!(".{name}.new-{}", std::process::id()));
+    write_atomic_mode(&temporary, bytes, Some(mode))?;
+    let linked = std::fs::hard_link(&temporary, path);
+    let _ = std::fs::remove_file(&temporary);
+    linked
+}
+
 /// [`write_atomic`], the new file given `mode` before it takes the old
 /// one's place.
 pub(crate) fn write_atomic_mode(
@@ -223,6 +239,29 @@ pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
             let _ = file.write_all(kept.as_bytes());
         }
     }
+}
+
+/// Whether this process may run the file at `path` (access(2), X_OK).
+pub(crate) fn executable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid C string, only read by the call.
+    path.is_file() && unsafe { libc::access(c_path.as_ptr(), libc::X_OK) == 0 }
+}
+
+/// The program `name` as a `PATH` (a list of folders) finds it.
+pub(crate) fn find_in(path_list: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    env::split_paths(path_list)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| executable(candidate))
+}
+
+/// The program `name` as this process's `PATH` finds it.
+pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
+    find_in(&env::var_os("PATH")?, name)
 }
 
 #[cfg(test)]

@@ -60,6 +60,15 @@ pub(crate) fn resume_line(
     agent: &SavedAgent,
     home: &Path,
 ) -> std::result::Result<ResumeLine, NoResume> {
+    // In its container again; the pane's own `taw` word is put in when
+    // the line is typed.
+    if let Some(kept) = &agent.sandbox {
+        return Ok(ResumeLine {
+            env: Vec::new(),
+            argv: Vec::new(),
+            typed: Some(kept.line("taw")),
+        });
+    }
     if !agent.resume.is_empty() {
         return Ok(ResumeLine {
             env: Vec::new(),

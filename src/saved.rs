@@ -88,6 +88,9 @@ pub(crate) struct SavedAgent {
     /// plain when it has no session to resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<String>,
+    /// A sandboxed agent's kept resume: a restore types `taw sandbox` again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::KeptResume>,
 }
 
 /// `<state>/sessions/`.

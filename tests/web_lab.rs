@@ -73,11 +73,13 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
 #[test]
 fn lab_pi_opencode_gemini_and_codex_answered_from_the_web() {
     let Some(lab) = Lab::start() else { return };
+    // Each agent, the first choice of its menu, and what its ready input
+    // shows (OpenCode drops what is typed while it still loads).
     let agents = [
-        ("pi", "Yes"),
-        ("opencode", "Allow once"),
-        ("gemini", "Allow once"),
-        ("codex", "Yes"),
+        ("pi", "Yes", "mock-model"),
+        ("opencode", "Allow once", "ctrl+p commands"),
+        ("gemini", "Allow once", "Type your message"),
+        ("codex", "Yes", "Ask Codex to do anything"),
     ];
     // pi's integration tells taw it waits.
     let pi_home = lab.scratch().join("pi-home");
@@ -88,8 +90,9 @@ fn lab_pi_opencode_gemini_and_codex_answered_from_the_web() {
         .result();
     let mut web = None;
     // One at a time: four agents starting at once crowd two cores.
-    for (agent, first) in agents {
+    for (agent, first, ready) in agents {
         let pane = &lab.start_agent(agent, &format!("web-{agent}"));
+        lab.wait_text(pane, ready, SECONDS(90));
         lab.wait_state(pane, "idle", SECONDS(40));
         let web = web.get_or_insert_with(|| start_web(&lab.server));
         std::thread::sleep(SECONDS(2));

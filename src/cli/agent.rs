@@ -63,9 +63,15 @@ pub(crate) struct StartArgs {
     /// The pane whose shell runs it.
     #[arg(long)]
     pub pane: String,
-    /// One budget for the whole verb, in milliseconds (default 30000; more than 3000, at most 300000).
+    /// One budget for the whole verb, in milliseconds (default 30000, 300000 with --sandbox; more than 3000, at most 300000).
     #[arg(long)]
     pub timeout: Option<u64>,
+    /// Run it in a container: types `taw sandbox <kind>` into the pane.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// The sandbox profile (default: [sandbox.agents], else default).
+    #[arg(long, requires = "sandbox")]
+    pub profile: Option<String>,
     /// Arguments for the agent.
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -227,6 +233,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 kind: args.kind,
                 timeout: args.timeout,
                 args: args.args,
+                sandbox: args.sandbox.then_some(args.profile),
             };
             Ok(Reply::of(start::start(&tmux, start)?))
         }

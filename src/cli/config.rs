@@ -40,7 +40,23 @@ fn status(config: &Config) -> &'static str {
 }
 
 fn check(as_json: bool) -> Result<Reply> {
-    let config = Config::load()?;
+    let mut config = Config::load()?;
+    // The files of <config>/sandbox/ that are no profile, and profiles
+    // [sandbox.agents] names that are not there.
+    for (key, message) in crate::sandbox::config_warnings(&config) {
+        config.diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            line: key.as_ref().and_then(|key| {
+                config
+                    .table(&crate::config::schema::SANDBOX_AGENTS)
+                    .iter()
+                    .find(|entry| format!("sandbox.agents.{}", entry.key) == *key)
+                    .map(|entry| entry.line)
+            }),
+            key,
+            message,
+        });
+    }
     if as_json {
         let fields = json!({
             "path": config.path.display().to_string(),

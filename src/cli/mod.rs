@@ -10,6 +10,7 @@ pub(crate) mod manifest;
 pub(crate) mod notification;
 pub(crate) mod pane;
 pub(crate) mod plugin;
+pub(crate) mod sandbox;
 pub(crate) mod session;
 pub(crate) mod tab;
 pub(crate) mod tmux;
@@ -98,6 +99,8 @@ pub(crate) enum Group {
     Web(web::WebArgs),
     /// Open (or make) the session for a directory or zoxide's match, and go there.
     Open(session::OpenArgs),
+    /// An agent in a container, in this pane; `taw sandbox list` shows the profiles.
+    Sandbox(sandbox::SandboxArgs),
 }
 
 /// What every verb gets: how to reach tmux.
@@ -144,10 +147,14 @@ pub(crate) fn run() -> i32 {
             path: cli.socket_path.clone(),
         },
     };
-    if let Group::Open(args) = cli.group {
-        return session::open_for_a_person(&context, args);
-    }
-    let (id, answer) = dispatch(&context, cli.group);
+    let group = match cli.group {
+        Group::Open(args) => return session::open_for_a_person(&context, args),
+        Group::Sandbox(sandbox::SandboxArgs { verb: None, run }) => {
+            return sandbox::run_for_a_person(&context, run);
+        }
+        group => group,
+    };
+    let (id, answer) = dispatch(&context, group);
     envelope::emit(&id, answer)
 }
 
@@ -170,8 +177,13 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Ui(args) => ui::run(context, args),
         Group::Session(verb) => session::run(context, verb),
         Group::Web(args) => web::run(context, args),
-        // `run` hands `taw open` to its own answer before this.
+        Group::Sandbox(sandbox::SandboxArgs {
+            verb: Some(verb), ..
+        }) => sandbox::run(verb),
+        // `run` hands `taw open` and `taw sandbox` to their own answers
+        // before this.
         Group::Open(_) => ("cli:open".into(), Ok(Reply::Nothing)),
+        Group::Sandbox(_) => ("cli:sandbox".into(), Ok(Reply::Nothing)),
     }
 }
 

@@ -306,6 +306,17 @@ keys! {
     // [hooks] (taw)
     /// how long an event hook may run before taw stops it; 0: no limit
     HOOKS_TIMEOUT_SECONDS: f64 = float("hooks.timeout_seconds", 0.0, 3600.0, "30");
+    // [sandbox] (taw)
+    /// the agent `taw sandbox` runs when none is named
+    SANDBOX_AGENT: String = text("sandbox.agent", "\"claude\"");
+    /// the container runtime: auto (Docker, else Podman), or a program's name
+    SANDBOX_RUNTIME: String = text("sandbox.runtime", "\"auto\"");
+    /// the image taw's default profile runs (empty: one it builds per agent)
+    SANDBOX_IMAGE: String = text("sandbox.image", "\"\"");
+    /// whether taw's default profile gives the container a network
+    SANDBOX_NETWORK: String = one_of("sandbox.network", &["on", "off"], "\"on\"");
+    /// more variables taw's default profile passes in, by name
+    SANDBOX_ENV: Vec<String> = list("sandbox.env", "[]");
 }
 
 /// Tables whose keys are names the user chooses.

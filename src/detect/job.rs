@@ -39,6 +39,9 @@ pub(crate) enum Front {
 pub(crate) struct Found {
     pub agent: &'static Agent,
     pub pid: u32,
+    /// The container runtime that runs it (`docker`, `podman`...), when the
+    /// process that names it is one.
+    pub runtime: Option<&'static str>,
 }
 
 /// Names of shells: a pane whose process is one of these, in front, holds
@@ -161,6 +164,7 @@ pub(crate) fn identify(
         let found = Found {
             agent,
             pid: process.pid,
+            runtime: container_runtime(process),
         };
         if index == 0 && process.pid == process.pgid {
             return Some(found);
@@ -279,18 +283,91 @@ fn script_argument<'a>(runtime: &str, args: &'a [String]) -> Option<&'a str> {
     None
 }
 
+/// The container runtime a process is, by the name it goes by.
+fn container_runtime(process: &Process) -> Option<&'static str> {
+    let name = effective_name(process);
+    CONTAINER_RUNTIMES.iter().copied().find(|r| *r == name)
+}
+
+/// Options of `run` and `exec` that take a value as the next word: a
+/// folder given to `-v` or `-w` is no program (a checkout called `codex`).
+const VALUE_OPTIONS: &[&str] = &[
+    "-v",
+    "--volume",
+    "-w",
+    "--workdir",
+    "-e",
+    "--env",
+    "--env-file",
+    "-u",
+    "--user",
+    "--name",
+    "-l",
+    "--label",
+    "--network",
+    "--net",
+    "--mount",
+    "--entrypoint",
+    "-h",
+    "--hostname",
+    "-p",
+    "--publish",
+    "--platform",
+    "--userns",
+    "--ulimit",
+    "--device",
+    "--cap-add",
+    "--cap-drop",
+    "--security-opt",
+    "--tmpfs",
+    "--add-host",
+    "--dns",
+    "--group-add",
+    "--cpus",
+    "-m",
+    "--memory",
+    "--shm-size",
+    "--restart",
+    "--ipc",
+    "--pid",
+    "--log-driver",
+    "--log-opt",
+    "--gpus",
+    "--pull",
+    "--runtime",
+    "--cgroups",
+    "--cidfile",
+    "--stop-signal",
+    "--expose",
+    "--annotation",
+    "--arch",
+    "--os",
+    "--detach-keys",
+    "--label-file",
+    "--secret",
+];
+
 /// A container runtime runs the agent its arguments start.
 fn container_agent(
     args: &[String],
     resolve_link: &dyn Fn(&str) -> Option<String>,
 ) -> Option<&'static Agent> {
     let start = args.iter().position(|a| a == "run" || a == "exec")?;
-    args[start + 1..]
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .find_map(|word| {
+    let mut words = args[start + 1..].iter();
+    while let Some(word) = words.next() {
+        if word.starts_with('-') {
+            if VALUE_OPTIONS.contains(&word.as_str()) {
+                words.next();
+            }
+            continue;
+        }
+        if let Some(agent) =
             agents::lookup(basename(word)).or_else(|| resolve_word(word, resolve_link))
-        })
+        {
+            return Some(agent);
+        }
+    }
+    None
 }
 
 /// A path or name: the agent it names, by its basename, a known package
@@ -744,6 +821,36 @@ mod tests {
             Some("claude")
         );
         assert_eq!(id(&[proc(10, 10, "docker", &["docker", "ps"])]), None);
+        // A folder given to an option is no program, whatever it is called.
+        assert_eq!(
+            id(&[proc(
+                10,
+                10,
+                "podman",
+                &[
+                    "podman",
+                    "run",
+                    "-it",
+                    "-v",
+                    "/src/codex:/src/codex",
+                    "-w",
+                    "/src/codex",
+                    "--name",
+                    "pi",
+                    "img",
+                    "claude"
+                ]
+            )]),
+            Some("claude")
+        );
+        let found = identify(
+            &[proc(10, 10, "podman", &["podman", "run", "img", "gemini"])],
+            &|_| None,
+        )
+        .unwrap();
+        assert_eq!(found.runtime, Some("podman"));
+        let plain = identify(&[proc(10, 10, "claude", &["claude"])], &|_| None).unwrap();
+        assert_eq!(plain.runtime, None);
     }
 
     #[test]

@@ -85,6 +85,16 @@ pub(crate) fn build_all(tmux: &Tmux, occurrences: &[&Occurrence]) -> Result<Vec<
             }
             (snapshot, read)
         }
+        // A container that left with its tmux server is still told, with
+        // what its watcher knew.
+        Err(error)
+            if error.code == crate::envelope::ErrorCode::ServerNotRunning
+                && occurrences
+                    .iter()
+                    .all(|o| o.event == super::name::SANDBOX_STOPPED) =>
+        {
+            (Snapshot::default(), Environments::default())
+        }
         // A session named has gone: read what is there.
         Err(_) => {
             let snapshot = Snapshot::read(tmux)?;
@@ -419,6 +429,13 @@ pub(crate) fn build(
         .or_else(crate::paths::home_dir)
         .unwrap_or_else(|| PathBuf::from("/"));
     set("TAW_DIR", Some(dir.display().to_string()));
+    // A pane in a sandbox: its profile (empty for a container typed by
+    // hand) and runtime (empty while it starts).
+    if let Some(sandbox) = pane_record.as_ref().and_then(|p| p.sandbox.as_ref()) {
+        let field = |name: &str| sandbox[name].as_str().unwrap_or_default().to_string();
+        taw.insert("TAW_SANDBOX".into(), field("profile"));
+        taw.insert("TAW_RUNTIME".into(), field("runtime"));
+    }
     for (name, value) in &occurrence.vars {
         taw.insert(name.clone(), value.clone());
     }

@@ -436,7 +436,7 @@ impl<'a> Records<'a> {
                 && pane.agent_kind.is_empty()
                 && pane.reported_kind.is_empty())
             .then(|| pane.restore_error.clone()),
-            sandbox: None,
+            sandbox: crate::sandbox::record_field(&pane.container, &pane.sandbox_profile),
             tmux_id: format!("%{}", pane.id),
             index: pane.index,
             command: pane.current_command.clone(),

@@ -673,6 +673,15 @@ impl Conversations {
             if kind.is_empty() {
                 continue;
             }
+            if !pane.container.is_empty()
+                && let Some(kept) = crate::sandbox::KeptResume::parse(&pane.sandbox_resume)
+            {
+                found.push((
+                    kind.clone(),
+                    sandbox_key(&kept, &pane.current_path),
+                    pane.id,
+                ));
+            }
             if let Some(session) = StoredSession::parse(&pane.agent_session) {
                 found.push((kind.clone(), session.value.clone(), pane.id));
                 if let Some(id) = session.session_id() {
@@ -684,8 +693,12 @@ impl Conversations {
     }
 
     /// The pane that runs `agent`'s conversation, if one does.
-    fn running(&self, agent: &SavedAgent, _cwd: &str) -> Option<u32> {
-        let keys = [agent.session_id.clone(), agent.session_path.clone()];
+    fn running(&self, agent: &SavedAgent, cwd: &str) -> Option<u32> {
+        let keys = [
+            agent.session_id.clone(),
+            agent.session_path.clone(),
+            agent.sandbox.as_ref().map(|kept| sandbox_key(kept, cwd)),
+        ];
         self.0.iter().find_map(|(kind, value, pane)| {
             (kind == &agent.kind && keys.iter().flatten().any(|k| k == value)).then_some(*pane)
         })
@@ -791,6 +804,12 @@ fn same_conversation(a: &SavedAgent, b: &SavedAgent) -> bool {
     some_equal(&a.session_id, &b.session_id)
         || some_equal(&a.session_path, &b.session_path)
         || (!a.resume.is_empty() && a.resume == b.resume)
+}
+
+/// A sandboxed conversation: its kept resume, in its folder (one with no
+/// id yet continues the last conversation there).
+fn sandbox_key(kept: &crate::sandbox::KeptResume, cwd: &str) -> String {
+    format!("sandbox\u{1f}{}\u{1f}{cwd}", kept.value())
 }
 
 /// Types each pending resume as its pane's shell comes to its prompt,
@@ -952,6 +971,9 @@ fn resume_all(
 /// the agent it resumes; a send held back answers why, in the plan's
 /// words.
 fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<std::result::Result<(), String>> {
+    if let Some(kept) = &job.agent.sandbox {
+        return type_sandbox_resume(tmux, job, shell, kept);
+    }
     let line = job.line.line();
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_KIND_HINT, job.kind.as_str());
@@ -999,6 +1021,37 @@ fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<std::result::R
             serde_json::to_string(&job.agent.agent_claude_flags).unwrap_or_default(),
         );
     }
+    let echoed = match type_guarded(tmux, job.pane, shell, &line)? {
+        Ok(echoed) => echoed,
+        Err(found) => return Ok(Err(held_back_words(&found, "typed, so nothing was typed"))),
+    };
+    tmux_pane::write_options(tmux, job.pane, &writes)?;
+    Ok(
+        enter_guarded(tmux, job.pane, shell, &line, &echoed)?.map_err(|found| {
+            held_back_words(
+                &found,
+                "run, and it may be left on the pane's line: clear the line first",
+            )
+        }),
+    )
+}
+
+/// A sandboxed agent's resume: `taw sandbox` typed again (the pane's own
+/// word for taw), the pane marked with its kept resume and no plain option.
+fn type_sandbox_resume(
+    tmux: &Tmux,
+    job: &Pending,
+    shell: &str,
+    kept: &crate::sandbox::KeptResume,
+) -> Result<std::result::Result<(), String>> {
+    let shell_pid = tmux_pane::read_values(tmux, job.pane, &["pane_pid"])?
+        .first()
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or(0);
+    let line = kept.line(&crate::sandbox::taw_word(shell_pid));
+    let mut writes = OptionWrites::default();
+    writes.set(opt::AGENT_KIND_HINT, job.kind.as_str());
+    writes.set(opt::SANDBOX_RESUME, kept.value());
     let echoed = match type_guarded(tmux, job.pane, shell, &line)? {
         Ok(echoed) => echoed,
         Err(found) => return Ok(Err(held_back_words(&found, "typed, so nothing was typed"))),

@@ -164,6 +164,22 @@ fn agent_of(pane: &Pane, extras: Option<&Extras>) -> Option<SavedAgent> {
     let extras = extras.cloned().unwrap_or_default();
     let (resume, flags) = (extras.resume.clone(), extras.claude_flags.clone());
     let words = |text: &str| serde_json::from_str::<Vec<String>>(text).unwrap_or_default();
+    // A sandboxed agent is kept by its kept resume alone: its session is
+    // the container's, resumed there.
+    if !pane.container.is_empty()
+        && let Some(kept) =
+            crate::sandbox::KeptResume::parse(&pane.sandbox_resume).filter(|k| k.agent == kind)
+    {
+        return Some(SavedAgent {
+            kind,
+            session_id: None,
+            session_path: None,
+            resume: Vec::new(),
+            agent_claude_flags: Vec::new(),
+            started: None,
+            sandbox: Some(kept),
+        });
+    }
     Some(SavedAgent {
         session_id: session.as_ref().and_then(StoredSession::session_id),
         session_path: session.as_ref().and_then(StoredSession::session_path),
@@ -171,6 +187,7 @@ fn agent_of(pane: &Pane, extras: Option<&Extras>) -> Option<SavedAgent> {
         agent_claude_flags: words(&flags),
         started: (!extras.started.is_empty() && pane.kind_hint == kind)
             .then(|| extras.started.clone()),
+        sandbox: None,
         kind,
     })
 }

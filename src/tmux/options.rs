@@ -357,6 +357,17 @@ pub(crate) mod pane {
     /// start the agent again when it has no session to resume.
     pub(crate) const STARTED_COMMAND: &str = "@agent_started_command";
 
+    /// The container the agent in front runs in, as the watcher saw it:
+    /// `<runtime>` for one typed by hand, `<runtime>/<profile>` for one
+    /// `taw sandbox` started.
+    pub(crate) const CONTAINER: &str = "@agent_container";
+    /// The profile `taw sandbox` ran in the pane: the container is coming
+    /// (or is there); taken off when the pane's shell is back.
+    pub(crate) const SANDBOX_PROFILE: &str = "@agent_sandbox_profile";
+    /// A sandboxed agent's kept resume (JSON: agent, profile, session), which
+    /// a restore types as `taw sandbox` again.
+    pub(crate) const SANDBOX_RESUME: &str = "@agent_sandbox_resume";
+
     /// The agent `taw agent start` typed into the pane, for an agent run
     /// under a script or a wrapper that no process names.
     pub(crate) const AGENT_KIND_HINT: &str = "@agent_kind_hint";
@@ -415,6 +426,9 @@ pub(crate) mod pane {
         TYPED_LINE,
         TYPED_COMMAND,
         STATE_SEQ,
+        CONTAINER,
+        SANDBOX_PROFILE,
+        SANDBOX_RESUME,
     ];
 
     /// What a report said: taken off when its agent leaves or is released.

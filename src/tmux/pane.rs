@@ -37,6 +37,10 @@ pub(crate) struct PaneView {
     /// The pane's label and the metadata its agent reported (title,
     /// display name), joined: a change of it is pane.updated.
     pub described: String,
+    /// The container the watcher last recorded, and the profile `taw
+    /// sandbox` ran.
+    pub container: String,
+    pub sandbox_profile: String,
     /// The visible screen, plain text.
     pub screen: String,
     /// Attached clients: name and the pane in front of each.
@@ -78,6 +82,8 @@ fn view_format() -> RowFormat {
             opt::LABEL,
             opt::META_TITLE,
             opt::META_DISPLAY_AGENT,
+            opt::CONTAINER,
+            opt::SANDBOX_PROFILE,
         ],
     )
 }
@@ -137,6 +143,8 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         typed_line: field(18).to_string(),
         typed_command: field(19).to_string(),
         described: [field(20), field(21), field(22)].join("\u{1f}"),
+        container: field(23).to_string(),
+        sandbox_profile: field(24).to_string(),
         screen: sections[1].clone(),
         clients,
     })

@@ -95,6 +95,11 @@ pub(crate) struct Pane {
     pub kind_hint: String,
     /// Why a restore left the pane as tmux made it (its saved folder).
     pub restore_error: String,
+    /// The agent's container (`@agent_container`), the profile `taw
+    /// sandbox` ran, and a sandboxed agent's kept resume.
+    pub container: String,
+    pub sandbox_profile: String,
+    pub sandbox_resume: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,6 +210,9 @@ fn panes_format() -> RowFormat {
             pane_opt::REPORTED_TURN,
             pane_opt::AGENT_KIND_HINT,
             pane_opt::RESTORE_ERROR,
+            pane_opt::CONTAINER,
+            pane_opt::SANDBOX_PROFILE,
+            pane_opt::SANDBOX_RESUME,
         ],
     )
 }
@@ -469,6 +477,9 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         reported_turn: row.get(34).to_string(),
         kind_hint: row.get(35).to_string(),
         restore_error: row.get(36).to_string(),
+        container: row.get(37).to_string(),
+        sandbox_profile: row.get(38).to_string(),
+        sandbox_resume: row.get(39).to_string(),
     })
 }
 

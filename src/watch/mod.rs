@@ -29,6 +29,7 @@ use crate::events::{self, Listeners, Occurrence};
 use crate::model::AgentStatus;
 use crate::notify;
 use crate::report::{self, Authority};
+use crate::sandbox::Container;
 use crate::tmux::Tmux;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self, OptionWrites, PaneView};
@@ -91,6 +92,8 @@ enum JobView {
     Agent {
         kind: &'static str,
         pid: u32,
+        /// The container runtime that runs it, if one does.
+        runtime: Option<&'static str>,
     },
 }
 
@@ -177,6 +180,16 @@ pub(crate) struct Watcher {
     described: Option<String>,
     /// What this look announces, once its writes are in.
     told: Vec<Occurrence>,
+    /// The container the agent in front runs in, as last recorded (from
+    /// the pane at the first look: a watcher started again announces no
+    /// container that was there already).
+    container: Option<(Container, Option<&'static str>)>,
+    /// What this look's job says: the runtime of the agent in front, and
+    /// whether the pane's own shell is.
+    runtime_in_front: Option<&'static str>,
+    shell_in_front: bool,
+    /// The pane's session, for an event told once the pane has gone.
+    session_name: String,
 }
 
 impl Watcher {
@@ -206,6 +219,10 @@ impl Watcher {
             announcer: announce::Announcer::default(),
             described: None,
             told: Vec::new(),
+            container: None,
+            runtime_in_front: None,
+            shell_in_front: false,
+            session_name: String::new(),
         }
     }
 
@@ -261,6 +278,14 @@ impl Watcher {
             match event {
                 Some(Event::End) => {
                     let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement());
+                    // The pane went (or its server) with a container in front.
+                    if let Some((gone, kind)) = self.container.take() {
+                        let mut stopped =
+                            sandbox_event(events::name::SANDBOX_STOPPED, self.pane, &gone, kind);
+                        stopped.session_name =
+                            (!self.session_name.is_empty()).then(|| self.session_name.clone());
+                        events::announce(&self.tmux, &self.listeners, vec![stopped]);
+                    }
                     return Ok(());
                 }
                 Some(Event::Output) => {
@@ -318,6 +343,8 @@ impl Watcher {
         self.reload_config_if_moved(&view);
         self.seen_turn = view.reported_turn.clone();
         self.state_seq = view.state_seq;
+        self.container = Container::parse(&view.container)
+            .map(|container| (container, agents::by_id(&view.agent_kind).map(|a| a.id)));
         if let Some(agent) = agents::by_id(&view.agent_kind) {
             let front = self.front(&view);
             if let Front::Agent { kind, pid, .. } = front
@@ -364,6 +391,18 @@ impl Watcher {
             self.tracker.seen(now);
         }
         let front = self.front(&view);
+        self.session_name = view.session_name.clone();
+        let container_now = match &front {
+            Front::Agent { kind, .. } => self.runtime_in_front.map(|runtime| {
+                let container = Container {
+                    runtime: runtime.to_string(),
+                    profile: (!view.sandbox_profile.is_empty())
+                        .then(|| view.sandbox_profile.clone()),
+                };
+                (container, *kind)
+            }),
+            _ => None,
+        };
         let mut changes = Vec::new();
         // A turn that began and ended between two looks (the integration's
         // stamp, or the screen's turn mark moved): seen as its start, then
@@ -449,6 +488,7 @@ impl Watcher {
             view.current_command,
             view.described
         );
+        self.follow_container(container_now, &view, &mut writes);
         if self.described.as_ref().is_some_and(|was| *was != described) {
             self.told
                 .push(Occurrence::new(events::name::PANE_UPDATED).pane(Some(self.pane)));
@@ -486,10 +526,70 @@ impl Watcher {
         wake_at
     }
 
+    /// Records the container the agent in front runs in, and announces a
+    /// container that came or went (a runtime that changed is a stop, then
+    /// a start). The profile `taw sandbox` marked goes once the pane's own
+    /// shell is back.
+    /// Every other event of the look says the container too, the one the
+    /// agent ran in when it has just left (its agent.done).
+    fn follow_container(
+        &mut self,
+        now: Option<(Container, &'static str)>,
+        view: &PaneView,
+        writes: &mut OptionWrites,
+    ) {
+        if self.shell_in_front && !view.sandbox_profile.is_empty() {
+            writes.unset(opt::SANDBOX_PROFILE);
+        }
+        let during = now
+            .as_ref()
+            .map(|(container, _)| container.clone())
+            .or_else(|| self.container.as_ref().map(|(c, _)| c.clone()));
+        if let Some(container) = &during {
+            for told in self.told.iter_mut().filter(|t| t.pane == Some(self.pane)) {
+                told.vars
+                    .entry("TAW_SANDBOX".into())
+                    .or_insert_with(|| container.profile.clone().unwrap_or_default());
+                told.vars
+                    .entry("TAW_RUNTIME".into())
+                    .or_insert_with(|| container.runtime.clone());
+            }
+        }
+        let same = match (&now, &self.container) {
+            (Some((a, _)), Some((b, _))) => a == b,
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return;
+        }
+        if let Some((gone, kind)) = self.container.take() {
+            self.told.push(sandbox_event(
+                events::name::SANDBOX_STOPPED,
+                self.pane,
+                &gone,
+                kind,
+            ));
+            writes.unset(opt::CONTAINER);
+        }
+        if let Some((came, kind)) = &now {
+            self.told.push(sandbox_event(
+                events::name::SANDBOX_STARTED,
+                self.pane,
+                came,
+                Some(*kind),
+            ));
+            writes.set(opt::CONTAINER, came.value());
+        }
+        self.container = now.map(|(container, kind)| (container, Some(kind)));
+    }
+
     /// What is in front of the pane, with its screen read by its rules and
     /// merged with what its integration reported.
     fn front(&mut self, view: &PaneView) -> Front {
         let job = self.job_view(view.pid, &view.current_command);
+        self.runtime_in_front = None;
+        self.shell_in_front = matches!(job, JobView::Shell);
         let reported = (!view.reported_kind.is_empty()).then(|| intern(&view.reported_kind));
         // `taw agent start`'s hint names an agent run under a script or a
         // wrapper, while the process it recorded is in front.
@@ -498,7 +598,10 @@ impl Watcher {
         let (kind, pid) = match (job, reported) {
             (JobView::Unknown, _) => return Front::Unknown,
             (JobView::Shell, _) => return Front::NoAgent,
-            (JobView::Agent { kind, pid }, _) => (kind, Some(pid)),
+            (JobView::Agent { kind, pid, runtime }, _) => {
+                self.runtime_in_front = runtime;
+                (kind, Some(pid))
+            }
             // A program nothing names, that its integration says is an agent.
             (JobView::Other(_), Some(kind)) => (kind, None),
             (JobView::Other(pids), None) => match (hinted, recorded) {
@@ -623,6 +726,7 @@ impl Watcher {
                     Some(found) => JobView::Agent {
                         kind: found.agent.id,
                         pid: found.pid,
+                        runtime: found.runtime,
                     },
                     None => JobView::Other(members.iter().map(|p| p.pid).collect()),
                 }
@@ -841,6 +945,35 @@ fn read_output(sender: mpsc::Sender<Event>) {
         }
     }
     let _ = sender.send(Event::End);
+}
+
+/// `sandbox.started` or `sandbox.stopped` for a pane: the event's own
+/// `sandbox` field is the container that came or went, and TAW_SANDBOX and
+/// TAW_RUNTIME say it (the profile is empty for one typed by hand).
+fn sandbox_event(
+    event: &str,
+    pane: u32,
+    container: &Container,
+    agent: Option<&'static str>,
+) -> Occurrence {
+    let mut occurrence = Occurrence::new(event).pane(Some(pane));
+    occurrence.data.insert(
+        "sandbox".into(),
+        serde_json::json!({"profile": container.profile, "runtime": container.runtime}),
+    );
+    if let Some(agent) = agent {
+        occurrence
+            .data
+            .insert("agent".into(), serde_json::Value::String(agent.into()));
+    }
+    occurrence.vars.insert(
+        "TAW_SANDBOX".into(),
+        container.profile.clone().unwrap_or_default(),
+    );
+    occurrence
+        .vars
+        .insert("TAW_RUNTIME".into(), container.runtime.clone());
+    occurrence
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ use serde_json::Value;
 use std::time::{Duration, Instant};
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// A first sandboxed start builds an image.
+const SANDBOX_TIMEOUT_MS: u64 = 300_000;
 const MAX_TIMEOUT_MS: u64 = 300_000;
 /// A shell that has not come to its prompt by then never will.
 const SHELL_WAIT: Duration = Duration::from_secs(15);
@@ -39,6 +41,9 @@ pub(crate) struct Start {
     pub timeout: Option<u64>,
     /// Arguments for the agent.
     pub args: Vec<String>,
+    /// In a container: `taw sandbox` typed in place of the agent, with
+    /// the profile asked for, if any.
+    pub sandbox: Option<Option<String>>,
 }
 
 /// The agent's record, and the command line typed.
@@ -123,7 +128,11 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
             "the agent argument {arg:?} holds a newline or another control character, which the shell would take as a key; nothing was typed"
         )));
     }
-    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let timeout = args.timeout.unwrap_or(if args.sandbox.is_some() {
+        SANDBOX_TIMEOUT_MS
+    } else {
+        DEFAULT_TIMEOUT_MS
+    });
     if !(3001..=MAX_TIMEOUT_MS).contains(&timeout) {
         return Err(TawError::invalid_argument(format!(
             "--timeout {timeout}: more than 3000 and at most {MAX_TIMEOUT_MS} milliseconds"
@@ -180,6 +189,20 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
             "pane {public}'s own process is not a shell, so nothing is typed into it"
         )));
     }
+    // The profile and the runtime are checked before anything is typed,
+    // as `taw sandbox` would check them.
+    if let Some(profile) = &args.sandbox {
+        let (config, _) = crate::config::Config::load_or_defaults();
+        let dir =
+            crate::detect::job::process_cwd(pane.pid).unwrap_or_else(|| pane.current_path.clone());
+        crate::sandbox::prepare(
+            &config,
+            agent.id,
+            profile.as_deref(),
+            &args.args,
+            std::path::Path::new(&dir),
+        )?;
+    }
     let shell_stop = deadline.min(begun + SHELL_WAIT);
     let pane = wait_for_prompt(tmux, id, &public, shell_stop)?;
 
@@ -196,7 +219,23 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
     writes.set(opt::AGENT_NAME, args.name.as_str());
     tmux_pane::write_options(tmux, id, &writes)?;
 
-    let mut argv = vec![agent.executable.to_string()];
+    let mut argv = match &args.sandbox {
+        Some(profile) => {
+            let mut words = vec![
+                crate::sandbox::taw_word(pane.pid),
+                "sandbox".to_string(),
+                agent.id.to_string(),
+            ];
+            if let Some(profile) = profile {
+                words.extend(["--profile".to_string(), profile.clone()]);
+            }
+            if !args.args.is_empty() {
+                words.push("--".into());
+            }
+            words
+        }
+        None => vec![agent.executable.to_string()],
+    };
     argv.extend(args.args.iter().cloned());
     let line = argv
         .iter()
@@ -216,6 +255,7 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
         line,
         deadline,
         entered: std::cell::Cell::new(false),
+        sandboxed: args.sandbox.is_some(),
     };
     match launch.run() {
         Ok(()) => answer(tmux, id, agent.id, argv),
@@ -247,6 +287,8 @@ struct Launch<'a> {
     deadline: Instant,
     /// Set once the Enter after the command was sent.
     entered: std::cell::Cell<bool>,
+    /// Started by `taw sandbox`: there once a container runtime runs it.
+    sandboxed: bool,
 }
 
 impl Launch<'_> {
@@ -288,8 +330,12 @@ impl Launch<'_> {
                     job::Front::Job { pgid, members } => {
                         if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
                             && found.agent.id == self.agent.id
+                            && (found.runtime.is_some() || !self.sandboxed)
                         {
                             record_pid(self.tmux, self.id, found.pid);
+                            if self.sandboxed {
+                                self.await_container_record();
+                            }
                             return Ok(());
                         }
                         agreed = (last_leader == Some(pgid)).then_some(pgid);
@@ -302,16 +348,31 @@ impl Launch<'_> {
                     job::Front::Unknown => {}
                 }
             }
-            let reported = pane.reported_kind == self.agent.id;
+            // A sandboxed agent is there once it runs in its container.
+            let contained = !self.sandboxed || !pane.container.is_empty();
+            let reported = pane.reported_kind == self.agent.id && contained;
             let read = pane.agent_kind == self.agent.id
                 && !pane.agent_state.is_empty()
-                && pane.agent_state != "unknown";
+                && pane.agent_state != "unknown"
+                && contained;
             if reported || read {
                 let pid = agreed.or_else(|| self.settle_pid(last_leader));
                 if let Some(pid) = pid {
                     record_pid(self.tmux, self.id, pid);
                 }
                 return Ok(());
+            }
+            if shell_back
+                && self.sandboxed
+                && self.shell_at_prompt_again(echoed, &mut shell_screen, entered_at)?
+            {
+                return Err(TawError::new(
+                    ErrorCode::AgentNotStarted,
+                    format!(
+                        "{} did not start in its sandbox in pane {}: the shell is back at its prompt, and the pane shows what the profile said",
+                        self.agent.name, self.public
+                    ),
+                ));
             }
             if shell_back && self.shell_at_prompt_again(echoed, &mut shell_screen, entered_at)? {
                 return Err(TawError::new(
@@ -332,12 +393,28 @@ impl Launch<'_> {
                 return Err(TawError::new(
                     ErrorCode::Timeout,
                     format!(
-                        "{} was not seen running in pane {} within --timeout",
-                        self.agent.name, self.public
+                        "{} was not seen running in pane {}{} within --timeout",
+                        self.agent.name,
+                        self.public,
+                        if self.sandboxed { "'s container" } else { "" }
                     ),
                 ));
             }
             std::thread::sleep(LOOK_EVERY);
+        }
+    }
+
+    /// A container seen in front: the record answered says it once the
+    /// pane's watcher has recorded it, which its next look does (two
+    /// seconds at most, none past --timeout; a pane with no watcher says
+    /// the runtime is still to come).
+    fn await_container_record(&self) {
+        let until = self.deadline.min(Instant::now() + Duration::from_secs(2));
+        while Instant::now() < until {
+            match pane_now(self.tmux, self.id, self.public) {
+                Ok(pane) if pane.container.is_empty() => std::thread::sleep(LOOK_EVERY),
+                _ => return,
+            }
         }
     }
 
