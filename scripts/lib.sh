@@ -65,7 +65,18 @@ ensure_chromium() {
 		echo "chromium is not installed: the web page test will be skipped" >&2
 }
 
-# Everything the test suite runs: tmux, cargo, git, jq, node, chromium.
+# Debian's Podman, with runc (it runs where crun cannot: hybrid cgroups)
+# and busybox-static, of which tests/sandbox.rs builds its image.
+ensure_podman() {
+	command -v podman >/dev/null 2>&1 || apt_install podman || true
+	command -v runc >/dev/null 2>&1 || apt_install runc || true
+	[ -x /bin/busybox ] || apt_install busybox-static || true
+	command -v podman >/dev/null 2>&1 ||
+		echo "podman is not installed: the sandbox tests use their stand-in runtime alone" >&2
+}
+
+# Everything the test suite runs: tmux, cargo, git, jq, node, chromium,
+# podman.
 ensure_test_tools() {
 	ensure_tmux
 	ensure_cargo
@@ -73,6 +84,7 @@ ensure_test_tools() {
 	ensure_jq
 	ensure_node
 	ensure_chromium
+	ensure_podman
 }
 
 # start_shared_lab LAB_DIR: one tmux server in a loopback-only network

@@ -1,7 +1,8 @@
 //! `taw sandbox`: an agent in a container, seen through it. Every machine
 //! runs these with a stand-in runtime named `docker` on the pane's PATH,
-//! which runs the agent's command as its child as a container would;
-//! `sandbox_podman.rs` runs the real Podman where the machine has it.
+//! which runs the agent's command as its child as a container would; the
+//! last test runs the real Podman, in an image it builds from busybox,
+//! where the machine has Podman (`scripts/test` installs it).
 
 mod common;
 
@@ -68,6 +69,8 @@ struct Box {
     recorder: Recorder,
     bin: PathBuf,
     docker_log: PathBuf,
+    /// More variables for the panes' shells (NAME=value).
+    env: Vec<String>,
 }
 
 impl Box {
@@ -92,6 +95,7 @@ impl Box {
             recorder,
             bin,
             docker_log,
+            env: Vec::new(),
         }
     }
 
@@ -108,7 +112,11 @@ impl Box {
     fn pane(&self, name: &str, dir: &Path) -> String {
         // tmux gives a new pane the PATH of the client that asked for it,
         // over `-e`: env sets it, and becomes bash.
-        let command = format!("exec env PATH={} bash --norc --noprofile", self.path());
+        let command = format!(
+            "exec env PATH={} {} bash --norc --noprofile",
+            self.path(),
+            self.env.join(" ")
+        );
         let pane = self
             .server
             .tmux(&[
@@ -477,4 +485,179 @@ fn taw_sandbox_refuses_placement_flags_and_says_why_it_starts_nothing() {
 fn make_executable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Podman's own files for the test: its storage and its settings, in the
+/// test's folder. runc, cgroupfs and the lower limits let it run inside a
+/// container that allows less than a machine does (hybrid cgroups, no
+/// raising of limits).
+fn podman_env(root: &Path) -> Vec<(String, String)> {
+    let storage = root.join("storage.conf");
+    std::fs::write(
+        &storage,
+        format!(
+            "[storage]\ndriver = \"vfs\"\ngraphroot = \"{0}/graph\"\nrunroot = \"{0}/run\"\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let containers = root.join("containers.conf");
+    std::fs::write(
+        &containers,
+        format!(
+            "[containers]\ndefault_ulimits = [\"nofile=1024:1024\", \"nproc=1000:1000\"]\n\
+             [engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n\
+             tmp_dir = \"{}/libpod\"\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    vec![
+        (
+            "CONTAINERS_STORAGE_CONF".into(),
+            storage.display().to_string(),
+        ),
+        ("CONTAINERS_CONF".into(), containers.display().to_string()),
+    ]
+}
+
+fn podman(env: &[(String, String)], args: &[&str]) -> std::process::Output {
+    std::process::Command::new("podman")
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .expect("run podman")
+}
+
+/// An image of busybox and a stand-in Claude Code, made from files here
+/// and imported: no registry.
+fn build_image(root: &Path, env: &[(String, String)]) -> Result<(), String> {
+    let busybox = ["/bin/busybox", "/usr/bin/busybox"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .ok_or("busybox is not installed (Debian's busybox-static)")?;
+    let rootfs = root.join("rootfs");
+    for dir in ["bin", "usr/local/bin", "screens", "tmp", "root", "etc"] {
+        std::fs::create_dir_all(rootfs.join(dir)).unwrap();
+    }
+    std::fs::copy(&busybox, rootfs.join("bin/busybox")).unwrap();
+    for applet in ["sh", "cat", "printf", "sleep", "true"] {
+        std::os::unix::fs::symlink("busybox", rootfs.join("bin").join(applet)).unwrap();
+    }
+    let screens = repo_root().join("tests/fixtures/screens/claude");
+    for screen in ["idle-1.txt", "blocked-1.txt"] {
+        std::fs::copy(screens.join(screen), rootfs.join("screens").join(screen)).unwrap();
+    }
+    let claude = rootfs.join("usr/local/bin/claude");
+    std::fs::write(
+        &claude,
+        "#!/bin/sh
+show() { printf '\\033[2J\\033[H%s' \"$(cat \"/screens/$1\")\"; }
+\
+         show idle-1.txt
+while IFS= read -r line; do
+  [ \"$line\" = quit ] && exit 0
+  show blocked-1.txt
+done
+",
+    )
+    .unwrap();
+    make_executable(&claude);
+    std::fs::write(rootfs.join("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n").unwrap();
+    let tar = root.join("rootfs.tar");
+    let packed = std::process::Command::new("tar")
+        .args(["-C", &rootfs.display().to_string(), "-cf"])
+        .arg(&tar)
+        .arg(".")
+        .status()
+        .unwrap();
+    assert!(packed.success());
+    let imported = podman(
+        env,
+        &[
+            "import",
+            &tar.display().to_string(),
+            "localhost/taw-test:latest",
+        ],
+    );
+    if !imported.status.success() {
+        return Err(format!(
+            "podman import: {}",
+            String::from_utf8_lossy(&imported.stderr)
+        ));
+    }
+    let ran = podman(
+        env,
+        &[
+            "run",
+            "--rm",
+            "--network=none",
+            "localhost/taw-test:latest",
+            "/bin/true",
+        ],
+    );
+    if !ran.status.success() {
+        return Err(format!(
+            "podman run: {}",
+            String::from_utf8_lossy(&ran.stderr)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn taw_sandbox_in_a_real_podman_container() {
+    if std::process::Command::new("podman")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("podman is not installed here: the stand-in runtime's tests cover sandboxes");
+        return;
+    }
+    let mut lab = Box::new(
+        "[sandbox]\nruntime = \"podman\"\nimage = \"localhost/taw-test:latest\"\nnetwork = \"off\"\n",
+    );
+    let root = lab.folder("podman");
+    let env = podman_env(&root);
+    if let Err(why) = build_image(&root, &env) {
+        panic!("Podman is installed but runs no container here: {why}");
+    }
+    lab.env = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let work = lab.folder("work");
+    let pane = lab.pane("podman", &work);
+    lab.type_line(&pane, "taw sandbox claude");
+    let start = std::time::Instant::now();
+    while lab.option(&pane, "@agent_container") != "podman/default" {
+        assert!(
+            start.elapsed() < SECONDS(60),
+            "no container seen; the pane shows:\n{}",
+            lab.screen(&pane)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    lab.wait_option(&pane, "@agent_kind", "claude");
+    lab.wait_option(&pane, "@agent_state", "idle");
+    let sandbox = serde_json::json!({"profile": "default", "runtime": "podman"});
+    assert_eq!(lab.record(&pane)["sandbox"], sandbox);
+    let started = lab.heard_once("sandbox.started");
+    assert_eq!(started.env["TAW_RUNTIME"], "podman");
+    assert_eq!(started.input["data"]["sandbox"], sandbox);
+
+    lab.type_line(&pane, "ask");
+    lab.wait_option(&pane, "@agent_state", "blocked");
+    let blocked = lab.heard_once("agent.blocked");
+    assert_eq!(blocked.env["TAW_RUNTIME"], "podman");
+
+    lab.type_line(&pane, "quit");
+    let start = std::time::Instant::now();
+    while !lab.option(&pane, "@agent_container").is_empty() {
+        assert!(start.elapsed() < SECONDS(30), "the container did not leave");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let stopped = lab.heard_once("sandbox.stopped");
+    assert_eq!(stopped.input["data"]["sandbox"], sandbox);
+    assert_eq!(lab.recorder.heard("sandbox.started").len(), 1);
+    let _ = podman(&env, &["rmi", "-f", "localhost/taw-test:latest"]);
 }
