@@ -3,6 +3,8 @@
 //! which runs the agent's command as its child as a container would; the
 //! last test runs the real Podman, in an image it builds from busybox,
 //! where the machine has Podman (`scripts/test` installs it).
+// The tests run podman and tar themselves.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 
