@@ -291,11 +291,41 @@ fn a_container_typed_by_hand_is_seen_and_its_pane_closing_stops_it() {
     assert_eq!(started.env["TAW_RUNTIME"], "docker");
     assert_eq!(started.input["data"]["sandbox"]["profile"], Value::Null);
 
+    // A watcher started again announces no container that was there.
+    let before = lab.option(&pane, "@agent_wizard_watcher");
+    lab.server
+        .taw(&["watch", "attach-all", "--restart", "--all"])
+        .result();
+    lab.server.wait_for("a new watcher", SECONDS(10), || {
+        let now = lab.option(&pane, "@agent_wizard_watcher");
+        !now.is_empty() && now != before
+    });
+    lab.type_line(&pane, "ask");
+    lab.wait_option(&pane, "@agent_state", "blocked");
+    assert_eq!(lab.recorder.heard("sandbox.started").len(), 1);
+    assert!(lab.recorder.heard("sandbox.stopped").is_empty());
+
     // The pane goes with the container in front.
     lab.server.tmux(&["kill-pane", "-t", &pane]);
     let stopped = lab.heard_once("sandbox.stopped");
     assert_eq!(stopped.env["TAW_RUNTIME"], "docker");
     assert_eq!(stopped.env["TAW_PANE"], pane);
+}
+
+#[test]
+fn a_container_in_front_when_its_tmux_server_ends_is_stopped() {
+    let lab = Box::new("");
+    let work = lab.folder("work");
+    let pane = lab.pane("by-hand", &work);
+    lab.type_line(&pane, "docker run -it --rm img claude");
+    lab.wait_option(&pane, "@agent_container", "docker");
+    lab.heard_once("sandbox.started");
+    lab.server.tmux(&["kill-server"]);
+    let stopped = lab.heard_once("sandbox.stopped");
+    assert_eq!(stopped.env["TAW_RUNTIME"], "docker");
+    assert_eq!(stopped.env["TAW_SANDBOX"], "");
+    assert_eq!(stopped.env["TAW_PANE"], pane);
+    assert_eq!(stopped.input["data"]["agent"], "claude");
 }
 
 #[test]

@@ -278,8 +278,12 @@ impl Watcher {
             match event {
                 Some(Event::End) => {
                     let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement());
-                    // The pane went (or its server) with a container in front.
-                    if let Some((gone, kind)) = self.container.take() {
+                    // The pane went (or its server) with a container in front;
+                    // a pane still there has only changed watchers.
+                    let pane_gone = pane::read_values(&self.tmux, self.pane, &[]).is_err_and(|e| {
+                        matches!(e.code, ErrorCode::NotFound | ErrorCode::ServerNotRunning)
+                    });
+                    if pane_gone && let Some((gone, kind)) = self.container.take() {
                         let mut stopped =
                             sandbox_event(events::name::SANDBOX_STOPPED, self.pane, &gone, kind);
                         stopped.session_name =
