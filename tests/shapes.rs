@@ -955,6 +955,19 @@ fn config_answers() {
 }
 
 #[test]
+fn sandbox_answers() {
+    let server = fresh();
+    server.write_config("[sandbox.agents]\nclaude = \"max\"\n");
+    snap(&server, "sandbox__new", &["sandbox", "new", "max"]);
+    let dir = server.config_dir().join("sandbox");
+    std::fs::write(dir.join("relative"), "#!bash\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.join("relative"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    snap(&server, "sandbox__list", &["sandbox", "list"]);
+    snap(&server, "sandbox__new_taken", &["sandbox", "new", "max"]);
+}
+
+#[test]
 fn hooks_answers() {
     let server = fresh();
     server.write_config(

@@ -123,6 +123,8 @@ const VARIABLES: &[&str] = &[
     "TAW_MESSAGE",
     "TAW_CLOSING",
     "TAW_WORKTREE",
+    "TAW_SANDBOX",
+    "TAW_RUNTIME",
     "TAW_MACHINE",
     "TAW_BIN_PATH",
     "TAW_TEST",
@@ -384,6 +386,17 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
                     .data("machine", machine)
                     .var("TAW_MACHINE", machine);
             }
+        }
+        name::SANDBOX_STARTED | name::SANDBOX_STOPPED => {
+            occurrence = occurrence
+                .data(
+                    "sandbox",
+                    serde_json::json!({"profile": "default", "runtime": "docker"}),
+                )
+                .data("agent", "claude")
+                .var("TAW_AGENT", "claude")
+                .var("TAW_SANDBOX", "default")
+                .var("TAW_RUNTIME", "docker");
         }
         name::PRE_CLOSE => occurrence = occurrence.var("TAW_CLOSING", "pane"),
         name::PRE_WORKTREE_REMOVE

@@ -247,12 +247,12 @@ pub(crate) const EVENTS: &[EventDef] = &[
     ),
     hooks_only(event(
         name::SANDBOX_STARTED,
-        "an agent's container comes into a pane (comes with the sandbox verbs)",
+        "the agent in front of a pane runs in a container (taw sandbox's, or one typed by hand)",
         &[],
     )),
     hooks_only(event(
         name::SANDBOX_STOPPED,
-        "an agent's container leaves its pane (comes with the sandbox verbs)",
+        "that container has left the pane, or the pane or its server went with it in front",
         &[],
     )),
     event(
