@@ -144,6 +144,11 @@ pub(crate) enum ErrorCode {
     /// A repository's workspace whose worktree workspaces are open closes
     /// only with --group (herdr's).
     WorkspaceGroupCloseRequired,
+    /// No answer came from a machine of `[machines]`: ssh could not log in
+    /// or run, no taw is there, or the far taw ended by a signal.
+    MachineUnreachable,
+    /// Something taw cannot do here (no clipboard tool, a far taw too old).
+    Unsupported,
 }
 
 impl ErrorCode {

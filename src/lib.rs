@@ -14,6 +14,7 @@ mod exec;
 mod git;
 mod integration;
 mod keys;
+mod machine;
 mod model;
 mod notify;
 mod ops;

@@ -6,6 +6,7 @@ pub(crate) mod config;
 pub(crate) mod hooks;
 pub(crate) mod integration;
 pub(crate) mod layout;
+pub(crate) mod machine;
 pub(crate) mod manifest;
 pub(crate) mod notification;
 pub(crate) mod pane;
@@ -42,6 +43,9 @@ pub(crate) struct Cli {
     /// The tmux server's socket path, as tmux -S.
     #[arg(short = 'S', global = true, value_name = "PATH")]
     pub socket_path: Option<PathBuf>,
+    /// Run the verb on a machine of [machines], over ssh.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub machine: Option<String>,
     #[command(subcommand)]
     pub group: Group,
 }
@@ -101,6 +105,9 @@ pub(crate) enum Group {
     Open(session::OpenArgs),
     /// An agent in a container, in this pane; `taw sandbox list` shows the profiles.
     Sandbox(sandbox::SandboxArgs),
+    /// Other machines, over ssh: [machines] in config.toml.
+    #[command(subcommand)]
+    Machine(machine::Verb),
 }
 
 /// What every verb gets: how to reach tmux.
@@ -147,6 +154,9 @@ pub(crate) fn run() -> i32 {
             path: cli.socket_path.clone(),
         },
     };
+    if let Some(name) = &cli.machine {
+        return machine::forward(name, args_without_machine());
+    }
     let group = match cli.group {
         Group::Open(args) => return session::open_for_a_person(&context, args),
         Group::Sandbox(sandbox::SandboxArgs { verb: None, run }) => {
@@ -177,6 +187,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Ui(args) => ui::run(context, args),
         Group::Session(verb) => session::run(context, verb),
         Group::Web(args) => web::run(context, args),
+        Group::Machine(verb) => machine::run(context, verb),
         Group::Sandbox(sandbox::SandboxArgs {
             verb: Some(verb), ..
         }) => sandbox::run(verb),
@@ -185,6 +196,28 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Open(_) => ("cli:open".into(), Ok(Reply::Nothing)),
         Group::Sandbox(_) => ("cli:sandbox".into(), Ok(Reply::Nothing)),
     }
+}
+
+/// This process's arguments without `--machine NAME`: what runs there.
+fn args_without_machine() -> Vec<String> {
+    let mut args = Vec::new();
+    let mut words = std::env::args().skip(1);
+    while let Some(word) = words.next() {
+        if word == "--" {
+            args.push(word);
+            args.extend(words.by_ref());
+            break;
+        }
+        if word == "--machine" {
+            words.next();
+            continue;
+        }
+        if word.starts_with("--machine=") {
+            continue;
+        }
+        args.push(word);
+    }
+    args
 }
 
 /// The envelope id of a verb: `cli:pane:list`.

@@ -395,7 +395,7 @@ impl Checker<'_> {
                     continue;
                 }
                 Dynamic::Hooks => self.hook(&key, entry),
-                Dynamic::Machines => check_machine(&entry.value),
+                Dynamic::Machines => check_machine(&entry.key, &entry.value),
                 Dynamic::SoundAgents => {
                     if !schema::SOUND_AGENTS.contains(&entry.key.as_str()) {
                         self.warning(
@@ -647,14 +647,17 @@ pub(crate) fn check_key_spec(text: &str) -> Result<(), String> {
         .map_err(|error| error.message.replace("; nothing was sent", ""))
 }
 
-fn check_machine(value: &Value) -> Result<(), String> {
+fn check_machine(name: &str, value: &Value) -> Result<(), String> {
+    crate::machine::check_name(name)?;
     match value {
-        Value::Str(destination) if !destination.trim().is_empty() => Ok(()),
-        Value::Str(_) => Err("an empty ssh destination".into()),
+        Value::Str(destination) => crate::machine::check_destination(destination),
         Value::Table(fields) => {
             for field in fields {
                 match (field.key.as_str(), &field.value) {
-                    ("ssh" | "taw", Value::Str(_)) => {}
+                    ("ssh", Value::Str(destination)) => {
+                        crate::machine::check_destination(destination)?
+                    }
+                    ("taw", Value::Str(_)) => {}
                     ("ssh" | "taw", other) => {
                         return Err(format!(
                             "{} must be a string, not {}",

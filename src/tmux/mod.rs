@@ -119,6 +119,25 @@ impl Tmux {
         TawError::tmux(format!("could not attach: {error}"))
     }
 
+    /// Becomes a tmux client attached where `id` is (`%N`, `@N` or `$N`),
+    /// that pane or window in front first. Returns only when it could not.
+    pub(crate) fn attach_to(&self, id: &str) -> TawError {
+        let mut words: Vec<String> = Vec::new();
+        if id.starts_with('%') {
+            words.extend(
+                ["select-window", "-t", id, ";", "select-pane", "-t", id, ";"].map(String::from),
+            );
+        } else if id.starts_with('@') {
+            words.extend(["select-window", "-t", id, ";"].map(String::from));
+        }
+        words.extend(["attach-session", "-t", id].map(String::from));
+        let error = Program::new("tmux")
+            .args(self.socket_args())
+            .args(words)
+            .become_it();
+        TawError::tmux(format!("could not attach: {error}"))
+    }
+
     /// `run`, with `silent` answering for a failure tmux said nothing about
     /// (given the exit status), when it knows what it means.
     fn run_then(

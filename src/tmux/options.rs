@@ -367,6 +367,9 @@ pub(crate) mod pane {
     /// A sandboxed agent's kept resume (JSON: agent, profile, session), which
     /// a restore types as `taw sandbox` again.
     pub(crate) const SANDBOX_RESUME: &str = "@agent_sandbox_resume";
+    /// The last toast the watcher showed for the pane (JSON: at, kind,
+    /// text, agent, location): what a machine's feed tells the app.
+    pub(crate) const TOAST: &str = "@agent_toast";
 
     /// The agent `taw agent start` typed into the pane, for an agent run
     /// under a script or a wrapper that no process names.
@@ -429,6 +432,7 @@ pub(crate) mod pane {
         CONTAINER,
         SANDBOX_PROFILE,
         SANDBOX_RESUME,
+        TOAST,
     ];
 
     /// What a report said: taken off when its agent leaves or is released.

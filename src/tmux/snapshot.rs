@@ -100,6 +100,8 @@ pub(crate) struct Pane {
     pub container: String,
     pub sandbox_profile: String,
     pub sandbox_resume: String,
+    /// The last toast its watcher showed (`@agent_toast`).
+    pub toast: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,6 +215,7 @@ fn panes_format() -> RowFormat {
             pane_opt::CONTAINER,
             pane_opt::SANDBOX_PROFILE,
             pane_opt::SANDBOX_RESUME,
+            pane_opt::TOAST,
         ],
     )
 }
@@ -480,6 +483,7 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         container: row.get(37).to_string(),
         sandbox_profile: row.get(38).to_string(),
         sandbox_resume: row.get(39).to_string(),
+        toast: row.get(40).to_string(),
     })
 }
 

@@ -871,6 +871,24 @@ impl Watcher {
             ToastKind::Done => format!("{name} is done in {place}"),
         };
         let clients: Vec<String> = view.clients.iter().map(|(name, _)| name.clone()).collect();
+        // Kept on the pane for a machine's feed, which the look wakes.
+        let mut writes = OptionWrites::default();
+        writes.set(
+            opt::TOAST,
+            serde_json::json!({
+                "at": now_ms(),
+                "kind": match pending.kind {
+                    ToastKind::Request => "request",
+                    ToastKind::Done => "done",
+                },
+                "text": message,
+                "agent": kind_id,
+                "location": place,
+            })
+            .to_string(),
+        );
+        let _ = pane::write_options(&self.tmux, self.pane, &writes);
+        waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
         let sound = match pending.kind {
             ToastKind::Request => notify::Sound::Request,
             ToastKind::Done => notify::Sound::Done,

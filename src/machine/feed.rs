@@ -1,0 +1,260 @@
+//! `taw machine feed`: what a machine tells the app over ssh, one JSON
+//! object a line (protocol 1). The machine sends `hello` first, then
+//! `state` whenever what the list draws changes, `toast` for each toast
+//! its watchers show, and `ping` when it has been quiet; the app sends
+//! `lease` and `walk`. Every field is read with a default, so a field a
+//! newer taw adds stops no older one.
+
+use crate::model::Records;
+use crate::tmux::Tmux;
+use crate::tmux::snapshot::Snapshot;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The one protocol there is.
+pub(crate) const PROTOCOL: u32 = 1;
+/// A quiet feed says it is there this often.
+const PING_EVERY: Duration = Duration::from_secs(15);
+/// A lease the app renewed this recently is fresh.
+const LEASE_FRESH: Duration = Duration::from_secs(60);
+
+/// `hello`, always first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Hello {
+    #[serde(default)]
+    pub taw: String,
+    #[serde(default)]
+    pub protocol: u32,
+    #[serde(default)]
+    pub host: String,
+    /// `<tmux server pid> <start unix seconds>`, empty with no server.
+    #[serde(default)]
+    pub server: String,
+}
+
+/// A line the app sends: `lease` (holder) or `walk` (you, stops). Fields
+/// not known here are ignored.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct FromApp {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default)]
+    holder: String,
+}
+
+/// This machine's host name.
+pub(crate) fn host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the buffer outlives the call, which writes at most its length.
+    let done = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    if done != 0 {
+        return String::new();
+    }
+    let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
+    String::from_utf8_lossy(&buffer[..end]).into_owned()
+}
+
+fn hello(snapshot: Option<&Snapshot>) -> Hello {
+    Hello {
+        taw: env!("CARGO_PKG_VERSION").to_string(),
+        protocol: PROTOCOL,
+        host: host_name(),
+        server: snapshot
+            .map(|s| format!("{} {}", s.server.pid, s.server.start_time))
+            .unwrap_or_default(),
+    }
+}
+
+/// `state`: everything the list draws of this machine.
+fn state(snapshot: Option<&Snapshot>) -> Value {
+    let Some(snapshot) = snapshot else {
+        return json!({"type": "state", "spaces": [], "panes": [], "agents": [], "worktrees": []});
+    };
+    let records = Records::new(snapshot);
+    json!({
+        "type": "state",
+        "spaces": records.workspaces(),
+        "panes": records.panes(None),
+        "agents": records.agents(),
+        "worktrees": [],
+    })
+}
+
+/// The toasts the watchers recorded (`@agent_toast`), by pane.
+fn toasts(snapshot: Option<&Snapshot>) -> HashMap<u32, String> {
+    snapshot
+        .map(|s| {
+            s.unique_panes()
+                .into_iter()
+                .filter(|p| !p.toast.is_empty())
+                .map(|p| (p.id, p.toast.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A toast line from what a watcher recorded.
+fn toast_line(pane: u32, recorded: &str, lease: bool) -> Option<Value> {
+    let toast: Value = serde_json::from_str(recorded).ok()?;
+    let text = toast["text"].as_str().unwrap_or_default().to_string();
+    let agent_kind = toast["agent"].as_str().unwrap_or_default().to_string();
+    let agent = crate::detect::agents::by_id(&agent_kind)
+        .map(|a| a.name.to_string())
+        .unwrap_or_else(|| agent_kind.clone());
+    Some(json!({
+        "type": "toast",
+        "kind": toast["kind"].as_str().unwrap_or("done"),
+        "pane": format!("%{pane}"),
+        "text": text,
+        "title": agent,
+        "body": toast["location"].as_str().unwrap_or_default(),
+        "agent": agent,
+        "agent_kind": agent_kind,
+        "location": toast["location"].as_str().unwrap_or_default(),
+        "lease": lease,
+    }))
+}
+
+/// Writes one line; false once the app has gone (a closed pipe).
+fn send(out: &mut impl Write, line: &Value) -> bool {
+    let Ok(text) = serde_json::to_string(line) else {
+        return true;
+    };
+    writeln!(out, "{text}").and_then(|_| out.flush()).is_ok()
+}
+
+/// Runs the feed until the app goes (its end of the pipe closes, or it
+/// closes our standard input). `once`: hello and one state, then done.
+pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let snapshot = Snapshot::read(tmux).ok();
+    let greeting = serde_json::to_value(hello(snapshot.as_ref())).unwrap_or_default();
+    let mut greeting = greeting;
+    greeting["type"] = json!("hello");
+    if !send(&mut out, &greeting) {
+        return 0;
+    }
+    let mut last_state = state(snapshot.as_ref());
+    if !send(&mut out, &last_state) || once {
+        return 0;
+    }
+    // What the app says, read beside: its lease, and its end.
+    let gone = Arc::new(AtomicBool::new(false));
+    let lease_at = Arc::new(AtomicU64::new(0));
+    let holder = Arc::new(Mutex::new(String::new()));
+    {
+        let (gone, lease_at, holder) = (gone.clone(), lease_at.clone(), holder.clone());
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            for line in stdin.lock().lines() {
+                let Ok(line) = line else { break };
+                let said: FromApp = serde_json::from_str(&line).unwrap_or_default();
+                if said.kind == "lease" {
+                    lease_at.store(crate::clock::now_ms(), Ordering::Relaxed);
+                    if let Ok(mut kept) = holder.lock() {
+                        *kept = said.holder;
+                    }
+                }
+            }
+            gone.store(true, Ordering::Relaxed);
+        });
+    }
+    let server = snapshot.as_ref().map(|s| s.server.pid).unwrap_or(0);
+    let waiter = crate::watch::waiters::Waiter::any(&crate::paths::state_dir(), server);
+    let mut seen_toasts = toasts(snapshot.as_ref());
+    let mut last_sent = Instant::now();
+    loop {
+        let woken = match &waiter {
+            Some(waiter) => !waiter.wait_panes(Duration::from_secs(1)).is_empty(),
+            None => {
+                std::thread::sleep(Duration::from_secs(1));
+                true
+            }
+        };
+        if gone.load(Ordering::Relaxed) {
+            return 0;
+        }
+        if woken {
+            let snapshot = Snapshot::read(tmux).ok();
+            let now_state = state(snapshot.as_ref());
+            if now_state != last_state {
+                if !send(&mut out, &now_state) {
+                    return 0;
+                }
+                last_state = now_state;
+                last_sent = Instant::now();
+            }
+            let fresh = crate::clock::now_ms().saturating_sub(lease_at.load(Ordering::Relaxed))
+                < LEASE_FRESH.as_millis() as u64;
+            let now_toasts = toasts(snapshot.as_ref());
+            for (pane, recorded) in &now_toasts {
+                if seen_toasts.get(pane) == Some(recorded) {
+                    continue;
+                }
+                if let Some(line) = toast_line(*pane, recorded, fresh) {
+                    if !send(&mut out, &line) {
+                        return 0;
+                    }
+                    last_sent = Instant::now();
+                }
+            }
+            seen_toasts = now_toasts;
+        }
+        if last_sent.elapsed() >= PING_EVERY {
+            if !send(&mut out, &json!({"type": "ping"})) {
+                return 0;
+            }
+            last_sent = Instant::now();
+        }
+    }
+}
+
+/// The first line of a feed, read as its hello.
+pub(crate) fn read_hello(text: &str) -> Option<Hello> {
+    let first = text.lines().next()?;
+    let value: Value = serde_json::from_str(first).ok()?;
+    if value["type"] != "hello" {
+        return None;
+    }
+    serde_json::from_value(value).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hello_is_read_with_defaults() {
+        let hello =
+            read_hello("{\"type\":\"hello\",\"taw\":\"0.2.0\",\"protocol\":1,\"new\":true}\n{}")
+                .unwrap();
+        assert_eq!(hello.taw, "0.2.0");
+        assert_eq!(hello.protocol, 1);
+        assert_eq!(hello.host, "");
+        assert!(read_hello("{\"type\":\"state\"}").is_none());
+        assert!(read_hello("garbage").is_none());
+    }
+
+    #[test]
+    fn a_toast_line_from_a_watchers_record() {
+        let line = toast_line(
+            7,
+            "{\"at\":1,\"kind\":\"request\",\"text\":\"Claude Code needs you in main:1 (x)\",\"agent\":\"claude\",\"location\":\"main:1 (x)\"}",
+            true,
+        )
+        .unwrap();
+        assert_eq!(line["type"], "toast");
+        assert_eq!(line["pane"], "%7");
+        assert_eq!(line["kind"], "request");
+        assert_eq!(line["agent"], "Claude Code");
+        assert_eq!(line["agent_kind"], "claude");
+        assert_eq!(line["lease"], true);
+        assert!(toast_line(1, "not json", false).is_none());
+    }
+}

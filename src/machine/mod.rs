@@ -1,0 +1,262 @@
+//! Machines: the computers of `[machines]` in config.toml, reached over
+//! plain ssh. A verb runs there (`taw --machine NAME <verb>`), a machine's
+//! feed tells what it has (`feed.rs`), and `taw machine` adds, removes,
+//! lists, checks and attaches to them.
+
+pub(crate) mod edit;
+pub(crate) mod feed;
+
+use crate::config::{Config, Value, schema};
+use crate::envelope::{ErrorCode, TawError};
+use crate::exec::{Failure, Output, Program};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One machine of `[machines]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Machine {
+    pub name: String,
+    /// What ssh is given: `me@studio.local`, a Host of ~/.ssh/config.
+    pub destination: String,
+    /// The taw binary there (default: `taw`, found on its PATH).
+    pub taw: Option<String>,
+}
+
+/// A machine's name: letters, digits, `_` and `-`, a letter or digit
+/// first, at most 64 (it is written `studio:%16`, and in `--machine`).
+pub(crate) fn check_name(name: &str) -> std::result::Result<(), String> {
+    let fine = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c));
+    if fine {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name:?} is no machine name: letters, digits, _ and -, a letter or digit first"
+        ))
+    }
+}
+
+/// An ssh destination: no spaces or control characters, and not starting
+/// with `-`, which ssh would read as an option.
+pub(crate) fn check_destination(destination: &str) -> std::result::Result<(), String> {
+    if destination.trim().is_empty() {
+        return Err("an empty ssh destination".into());
+    }
+    if destination.starts_with('-') {
+        return Err(format!(
+            "the ssh destination {destination:?} starts with -, which ssh reads as an option"
+        ));
+    }
+    if destination
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "the ssh destination {destination:?} holds a space or a control character"
+        ));
+    }
+    Ok(())
+}
+
+/// The machines the config lists, in its order (the checker has dropped
+/// the ones it refused).
+pub(crate) fn machines(config: &Config) -> Vec<Machine> {
+    config
+        .table(&schema::MACHINES)
+        .iter()
+        .filter_map(|entry| {
+            let (destination, taw) = match &entry.value {
+                Value::Str(destination) => (destination.clone(), None),
+                Value::Table(fields) => {
+                    let field = |name: &str| {
+                        fields
+                            .iter()
+                            .find(|f| f.key == name)
+                            .and_then(|f| f.value.as_str().map(str::to_string))
+                    };
+                    (field("ssh")?, field("taw").filter(|t| !t.is_empty()))
+                }
+                _ => return None,
+            };
+            Some(Machine {
+                name: entry.key.clone(),
+                destination,
+                taw,
+            })
+        })
+        .collect()
+}
+
+/// The machine called `name`; a name the config does not list is refused
+/// with the names it does.
+pub(crate) fn find(config: &Config, name: &str) -> std::result::Result<Machine, String> {
+    let listed = machines(config);
+    if let Some(machine) = listed.iter().find(|m| m.name == name) {
+        return Ok(machine.clone());
+    }
+    Err(if listed.is_empty() {
+        format!("no machine is called {name:?}: [machines] in config.toml lists none")
+    } else {
+        format!(
+            "no machine is called {name:?}; [machines] lists {}",
+            listed
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// The command line ssh runs there: `sh -c '<line>' taw <args>`, every
+/// word POSIX-quoted. The line finds taw where a non-interactive login
+/// leaves it off PATH (~/.local/bin, ~/.cargo/bin).
+pub(crate) fn far_command(machine: &Machine, args: &[String]) -> String {
+    let taw = machine
+        .taw
+        .as_deref()
+        .map(quote)
+        .unwrap_or_else(|| "taw".to_string());
+    let line = format!("PATH=\"$PATH:$HOME/.local/bin:$HOME/.cargo/bin\"; exec {taw} \"$@\"");
+    let mut words = vec![
+        "sh".to_string(),
+        "-c".to_string(),
+        quote(&line),
+        "taw".to_string(),
+    ];
+    words.extend(args.iter().map(|a| quote(a)));
+    words.join(" ")
+}
+
+/// POSIX quoting for the far shell.
+pub(crate) fn quote(word: &str) -> String {
+    crate::tmux::shell_quote(word)
+}
+
+/// ssh to the machine running `args` with its taw. `batch`: no password
+/// prompt, no terminal (BatchMode). `tty`: a terminal there (attach).
+pub(crate) fn ssh(machine: &Machine, args: &[String], tty: bool) -> Program {
+    let mut program = Program::new("ssh");
+    if tty {
+        program = program.arg("-t");
+    } else {
+        program = program.args(["-o", "BatchMode=yes", "-T"]);
+    }
+    program
+        .args(["--", &machine.destination])
+        .arg(far_command(machine, args))
+}
+
+/// `machine_unreachable` for an ssh that gave no answer: its last line on
+/// stderr, or its status.
+pub(crate) fn unreachable(
+    machine: &Machine,
+    output: Option<&Output>,
+    failure: Option<&Failure>,
+) -> TawError {
+    let said = output
+        .and_then(|out| {
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .rev()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .map(str::to_string)
+        })
+        .or_else(|| failure.map(|f| f.describe("ssh")))
+        .unwrap_or_else(|| {
+            format!(
+                "ssh exited {} without saying why",
+                output.and_then(|o| o.status.code()).unwrap_or(255)
+            )
+        });
+    TawError::new(
+        ErrorCode::MachineUnreachable,
+        format!(
+            "{} ({}) did not answer: {said}",
+            machine.name, machine.destination
+        ),
+    )
+}
+
+/// What the app (or `taw machine check`) last heard of each machine:
+/// `<state>/machines.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Heard {
+    #[serde(default)]
+    pub live: bool,
+    /// Unix seconds.
+    #[serde(default)]
+    pub last_seen: Option<u64>,
+    #[serde(default)]
+    pub taw_version: Option<String>,
+    #[serde(default)]
+    pub protocol: Option<u32>,
+    /// What was heard, in words: `taw 0.1.0 on studio`, or why not.
+    #[serde(default)]
+    pub words: String,
+}
+
+fn heard_file() -> PathBuf {
+    crate::paths::state_dir().join("machines.json")
+}
+
+pub(crate) fn read_heard() -> BTreeMap<String, Heard> {
+    std::fs::read(heard_file())
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Records what was heard of one machine (whole, atomically).
+pub(crate) fn record_heard(name: &str, heard: Heard) {
+    let mut all = read_heard();
+    all.insert(name.to_string(), heard);
+    if let Ok(bytes) = serde_json::to_vec_pretty(&all) {
+        let _ = crate::paths::write_atomic(&heard_file(), &bytes);
+    }
+}
+
+/// How long `taw machine check` gives one machine.
+pub(crate) const CHECK_LIMIT: Duration = Duration::from_secs(20);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_destinations() {
+        assert!(check_name("studio").is_ok());
+        assert!(check_name("lab-2").is_ok());
+        assert!(check_name("a:b").is_err());
+        assert!(check_name("").is_err());
+        assert!(check_destination("me@studio.local").is_ok());
+        assert!(check_destination("ssh://me@host:2222").is_ok());
+        assert!(check_destination("-oProxyCommand=x").is_err());
+        assert!(check_destination("a b").is_err());
+        assert!(check_destination(" ").is_err());
+    }
+
+    #[test]
+    fn the_far_command_quotes_every_word() {
+        let machine = Machine {
+            name: "lab".into(),
+            destination: "lab".into(),
+            taw: Some("/opt/my taw/taw".into()),
+        };
+        let line = far_command(
+            &machine,
+            &["pane".into(), "send-text".into(), "it's $(here)".into()],
+        );
+        assert_eq!(
+            line,
+            "sh -c 'PATH=\"$PATH:$HOME/.local/bin:$HOME/.cargo/bin\"; exec '\\''/opt/my taw/taw'\\'' \"$@\"' taw pane send-text 'it'\\''s $(here)'"
+        );
+    }
+}

@@ -1,0 +1,469 @@
+//! Machines over ssh: a real sshd (Debian's openssh-server) on 127.0.0.1 at
+//! a free port, with keys the test makes, is a second machine whose taw is
+//! this same binary with a tmux server of its own.
+// The tests run sshd, ssh-keygen and ssh themselves.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::web::free_port;
+use common::{Run, TmuxServer, repo_root, taw_bin};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SSHD: &str = "/usr/sbin/sshd";
+
+/// The far machine: its tmux server, and the sshd that lets us in.
+struct Far {
+    server: TmuxServer,
+    sshd: Option<Child>,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Far {
+    /// None, saying why, where sshd is not installed (`scripts/test`
+    /// installs it).
+    fn start() -> Option<Far> {
+        if !Path::new(SSHD).exists() {
+            eprintln!("{SSHD} is not installed: the machine tests are skipped");
+            return None;
+        }
+        let server = TmuxServer::start();
+        server.load_plugin();
+        let dir = tempfile::Builder::new()
+            .prefix("taw-far")
+            .tempdir()
+            .unwrap();
+        let keygen = |name: &str| {
+            let done = Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(dir.path().join(name))
+                .status()
+                .unwrap();
+            assert!(done.success());
+        };
+        keygen("host_key");
+        keygen("user_key");
+        std::fs::copy(
+            dir.path().join("user_key.pub"),
+            dir.path().join("authorized_keys"),
+        )
+        .unwrap();
+        let socket = server.display("main:", "#{socket_path}");
+        let port = free_port();
+        let d = dir.path().display();
+        // The far taw finds its own server and folders in what sshd sets.
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\n\
+             AuthorizedKeysFile {d}/authorized_keys\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nPermitRootLogin yes\nUsePAM no\n\
+             StrictModes no\nPidFile {d}/sshd.pid\n\
+             SetEnv TAW_TMUX_SOCKET={socket} TAW_STATE_DIR={state} TAW_CONFIG_DIR={config} LANG=C.UTF-8\n",
+            state = server.state_dir().display(),
+            config = server.config_dir().display(),
+        );
+        std::fs::write(dir.path().join("sshd_config"), config).unwrap();
+        // sshd's own folder for its unprivileged child.
+        let _ = std::fs::create_dir_all("/run/sshd");
+        // The client's settings, and an `ssh` on PATH that reads them.
+        std::fs::write(
+            dir.path().join("ssh_config"),
+            format!(
+                "Host far\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {d}/user_key\n\
+                 IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n",
+                user = std::env::var("USER").unwrap_or_else(|_| "root".into()),
+            ),
+        )
+        .unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let ssh = bin.join("ssh");
+        std::fs::write(
+            &ssh,
+            format!("#!/bin/sh\nexec /usr/bin/ssh -F {d}/ssh_config \"$@\"\n"),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut far = Far {
+            server,
+            sshd: None,
+            dir,
+            port,
+        };
+        far.start_sshd();
+        Some(far)
+    }
+
+    fn start_sshd(&mut self) {
+        let child = Command::new(SSHD)
+            .arg("-D")
+            .arg("-f")
+            .arg(self.dir.path().join("sshd_config"))
+            .arg("-E")
+            .arg(self.dir.path().join("sshd.log"))
+            .spawn()
+            .expect("start sshd");
+        self.sshd = Some(child);
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "sshd did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn stop_sshd(&mut self) {
+        if let Some(mut child) = self.sshd.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// The PATH a near process gets: the `ssh` that knows the far machine.
+    fn path(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.path().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+}
+
+impl Drop for Far {
+    fn drop(&mut self) {
+        self.stop_sshd();
+    }
+}
+
+/// The near machine: taw with its own folders, and `far` in its config.
+fn near(far: &Far, before: &str) -> TmuxServer {
+    let near = TmuxServer::start();
+    near.write_config(before);
+    let added = near
+        .taw_bare(
+            &[
+                "machine",
+                "add",
+                "far",
+                "far",
+                "--taw",
+                taw_bin().to_str().unwrap(),
+            ],
+            &[("PATH", &far.path())],
+        )
+        .result();
+    assert_eq!(added["machine"]["name"], "far");
+    near
+}
+
+fn on(near: &TmuxServer, far: &Far, args: &[&str]) -> Run {
+    near.taw_bare(args, &[("PATH", &far.path())])
+}
+
+/// A stand-in Claude Code on the far machine: idle, then its question
+/// once a line is typed.
+fn far_claude(far: &Far) -> String {
+    let screens = repo_root().join("tests/fixtures/screens/claude");
+    let script = far.server.stand_in(
+        "far-bin",
+        "claude",
+        &format!(
+            "show() {{ printf '\\033[2J\\033[H%s' \"$(cat \"{dir}/$1\")\"; }}\n\
+             show idle-1.txt\nwhile IFS= read -r line; do show blocked-1.txt; done\n",
+            dir = screens.display()
+        ),
+    );
+    far.server
+        .new_window("main", "agent", &script.display().to_string())
+}
+
+#[test]
+fn a_machine_is_added_checked_listed_and_reached_through_machine() {
+    let Some(mut far) = Far::start() else { return };
+    let before = "# my settings\n[ui]\ndepth = \"all\"  # all of it\n";
+    let near = near(&far, before);
+    let config = std::fs::read_to_string(near.config_dir().join("config.toml")).unwrap();
+    assert!(config.starts_with(before), "{config}");
+    assert!(
+        config.contains("[machines.far]\nssh = \"far\"\n"),
+        "{config}"
+    );
+
+    // check: every machine at once, one line each, or the envelope.
+    let checked = on(&near, &far, &["machine", "check", "--json"]).result();
+    let entry = &checked["machines"][0];
+    assert_eq!(entry["name"], "far");
+    assert_eq!(entry["reachable"], true, "{checked}");
+    assert_eq!(entry["taw_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(entry["protocol"], 1);
+    let text = on(&near, &far, &["machine", "check"]);
+    assert_eq!(text.status, 0, "{text:?}");
+    assert!(
+        text.stdout.starts_with("far: reachable: taw "),
+        "{}",
+        text.stdout
+    );
+    // list: what was last heard, with no ssh.
+    let listed = near.taw_bare(&["machine", "list"], &[]).result();
+    assert_eq!(listed["machines"][0]["live"], true);
+    assert_eq!(
+        listed["machines"][0]["taw_version"],
+        env!("CARGO_PKG_VERSION")
+    );
+
+    // A verb runs there, its answer as it gave it.
+    let pane = far_claude(&far);
+    far.server
+        .wait_for("claude on the far machine", Duration::from_secs(10), || {
+            far.server.display(&pane, "#{@agent_kind} #{@agent_state}") == "claude idle"
+        });
+    let agents = on(&near, &far, &["--machine", "far", "agent", "list"]);
+    assert_eq!(agents.json()["id"], "cli:agent:list");
+    let agents = agents.result();
+    assert_eq!(agents["agents"][0]["tmux_id"], pane.as_str());
+    assert_eq!(agents["agents"][0]["agent"], "claude");
+    // Every argument arrives as it was written.
+    // (tmux itself writes a backslash in a session's name as two.)
+    let label = "it's $(not run) \"quoted\" `x`; end";
+    let made = on(
+        &near,
+        &far,
+        &[
+            "--machine",
+            "far",
+            "workspace",
+            "create",
+            "--label",
+            label,
+            "--no-focus",
+        ],
+    )
+    .result();
+    assert_eq!(made["workspace"]["label"], label, "{made}");
+    // A far error is the far envelope, with its status.
+    let missing = on(&near, &far, &["--machine", "far", "pane", "get", "%999"]);
+    assert_eq!(missing.error_code(), "not_found");
+    // Verbs that need a terminal here are refused.
+    for args in [
+        &["--machine", "far", "ui", "open"][..],
+        &["--machine", "far", "machine", "list"],
+        &["--machine", "far", "open", "api"],
+    ] {
+        let run = on(&near, &far, args);
+        assert_eq!(run.status, 2, "{args:?}: {run:?}");
+        assert!(run.stdout.is_empty());
+    }
+    let unknown = on(&near, &far, &["--machine", "nowhere", "pane", "list"]);
+    assert_eq!(unknown.status, 2);
+    assert!(
+        unknown.stderr.contains("no machine is called"),
+        "{}",
+        unknown.stderr
+    );
+
+    // No sshd: no answer.
+    far.stop_sshd();
+    let gone = on(&near, &far, &["--machine", "far", "pane", "list"]);
+    assert_eq!(gone.error_code(), "machine_unreachable", "{gone:?}");
+    assert_eq!(gone.error_json()["id"], "cli:machine");
+    let text = on(&near, &far, &["machine", "check"]);
+    assert_eq!(text.status, 1);
+    assert!(
+        text.stdout.starts_with("far: unreachable: "),
+        "{}",
+        text.stdout
+    );
+    let listed = near.taw_bare(&["machine", "list"], &[]).result();
+    assert_eq!(listed["machines"][0]["live"], false);
+
+    // remove gives the file back as it was.
+    near.taw_bare(&["machine", "remove", "far"], &[]).result();
+    let after = std::fs::read_to_string(near.config_dir().join("config.toml")).unwrap();
+    assert_eq!(after.trim_end(), before.trim_end());
+    let again = near.taw_bare(&["machine", "remove", "far"], &[]);
+    assert_eq!(again.error_code(), "not_found");
+}
+
+#[test]
+fn add_refuses_what_config_check_would_drop_and_leaves_the_file() {
+    let server = TmuxServer::empty();
+    let before = "[machines]\nstudio = \"me@studio\"\n";
+    server.write_config(before);
+    for args in [
+        &["machine", "add", "studio", "other"][..],
+        &["machine", "add", "bad:name", "x"],
+        &["machine", "add", "--", "x", "-oProxyCommand=touch /tmp/x"],
+    ] {
+        let run = server.taw_bare(args, &[]);
+        assert_eq!(run.error_code(), "invalid_argument", "{args:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(server.config_dir().join("config.toml")).unwrap(),
+        before
+    );
+    server.write_config("[ui\n");
+    let run = server.taw_bare(&["machine", "add", "x", "y"], &[]);
+    assert_eq!(run.error_code(), "invalid_argument");
+    assert_eq!(
+        std::fs::read_to_string(server.config_dir().join("config.toml")).unwrap(),
+        "[ui\n"
+    );
+    // config check drops the same machines.
+    server.write_config("[machines]\n\"a:b\" = \"x\"\nc = \"-oX\"\n");
+    let check = server.taw_bare(&["config", "check", "--json"], &[]).json();
+    let said = check["result"]["diagnostics"].to_string();
+    assert!(said.contains("no machine name"), "{said}");
+    assert!(said.contains("starts with -"), "{said}");
+}
+
+/// Reads feed lines until one of `kind` comes.
+fn read_until(lines: &mut impl Iterator<Item = String>, kind: &str, limit: Duration) -> Value {
+    let start = Instant::now();
+    for line in lines {
+        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if value["type"] == kind {
+            return value;
+        }
+        assert!(start.elapsed() < limit, "no {kind} line within {limit:?}");
+    }
+    panic!("the feed ended before a {kind} line");
+}
+
+#[test]
+fn the_feed_says_hello_its_state_and_a_toast_when_an_agent_blocks() {
+    let Some(far) = Far::start() else { return };
+    let pane = far_claude(&far);
+    far.server
+        .wait_for("claude idle", Duration::from_secs(10), || {
+            far.server.display(&pane, "#{@agent_state}") == "idle"
+        });
+    // As the app reads it: over ssh.
+    let mut feed = Command::new(far.dir.path().join("bin/ssh"))
+        .args([
+            "-T",
+            "far",
+            &format!("{} machine feed --protocol 1", taw_bin().display()),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = feed.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = std::iter::from_fn(|| receiver.recv_timeout(Duration::from_secs(30)).ok());
+    let hello = lines.next().expect("a hello");
+    let hello: Value = serde_json::from_str(&hello).unwrap();
+    assert_eq!(hello["type"], "hello", "hello comes first");
+    assert_eq!(hello["protocol"], 1);
+    assert_eq!(hello["taw"], env!("CARGO_PKG_VERSION"));
+    assert!(!hello["server"].as_str().unwrap().is_empty());
+    let state = read_until(&mut lines, "state", Duration::from_secs(10));
+    let agent = state["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["tmux_id"] == pane.as_str())
+        .expect("the agent in the state")
+        .clone();
+    assert_eq!(agent["agent_status"], "idle");
+    // The app says it holds the lease; a field it does not know is fine.
+    let mut stdin = feed.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{{\"type\":\"lease\",\"holder\":\"near-1\",\"new\":1}}"
+    )
+    .unwrap();
+    writeln!(stdin, "{{\"type\":\"walk\",\"you\":\"far\",\"stops\":[]}}").unwrap();
+    stdin.flush().unwrap();
+
+    // It blocks where nobody looks: a new state, and a toast.
+    far.server.tmux(&["send-keys", "-t", &pane, "ask", "Enter"]);
+    let toast = read_until(&mut lines, "toast", Duration::from_secs(30));
+    assert_eq!(toast["kind"], "request", "{toast}");
+    assert_eq!(toast["pane"], pane.as_str());
+    assert_eq!(toast["agent_kind"], "claude");
+    assert!(
+        toast["text"].as_str().unwrap().contains("needs you"),
+        "{toast}"
+    );
+    assert_eq!(toast["lease"], true);
+
+    // The app goes: so does the feed.
+    drop(stdin);
+    let start = Instant::now();
+    while feed.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the feed did not end"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn machine_attach_becomes_tmux_there_and_comes_back() {
+    let Some(far) = Far::start() else { return };
+    let near = near(&far, "");
+    let far_pane = far.server.new_window("main", "target", "");
+    far.server
+        .tmux(&["send-keys", "-t", &far_pane, "echo far-side-here", "Enter"]);
+    // A person's terminal: a pane of the near server.
+    let here = near
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            "main:",
+            &format!(
+                "env PATH={} {} machine attach far {far_pane}; echo back-here; sleep 30",
+                far.path(),
+                taw_bin().display(),
+            ),
+        ])
+        .trim()
+        .to_string();
+    let start = Instant::now();
+    while !near
+        .tmux(&["capture-pane", "-p", "-t", &here])
+        .contains("far-side-here")
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "the near pane shows:\n{}",
+            near.tmux(&["capture-pane", "-p", "-t", &here])
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        far.server
+            .tmux(&["list-clients", "-F", "#{client_name}"])
+            .lines()
+            .count(),
+        1,
+        "a client attached there"
+    );
+    // Detaching there brings the person back.
+    far.server.tmux(&["detach-client", "-s", "main"]);
+    near.wait_for("back on the near machine", Duration::from_secs(15), || {
+        near.tmux(&["capture-pane", "-p", "-t", &here])
+            .contains("back-here")
+    });
+}
