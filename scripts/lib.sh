@@ -75,8 +75,16 @@ ensure_podman() {
 		echo "podman is not installed: the sandbox tests use their stand-in runtime alone" >&2
 }
 
+# Debian's openssh-server, whose sshd tests/machines.rs runs as a second
+# machine on 127.0.0.1 (never as a service of this machine's).
+ensure_sshd() {
+	[ -x /usr/sbin/sshd ] || apt_install openssh-server ||
+		echo "sshd is not installed: the machine tests will be skipped" >&2
+	command -v ssh-keygen >/dev/null 2>&1 || apt_install openssh-client || true
+}
+
 # Everything the test suite runs: tmux, cargo, git, jq, node, chromium,
-# podman.
+# podman, sshd.
 ensure_test_tools() {
 	ensure_tmux
 	ensure_cargo
@@ -85,6 +93,7 @@ ensure_test_tools() {
 	ensure_node
 	ensure_chromium
 	ensure_podman
+	ensure_sshd
 }
 
 # start_shared_lab LAB_DIR: one tmux server in a loopback-only network

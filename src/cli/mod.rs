@@ -43,8 +43,9 @@ pub(crate) struct Cli {
     /// The tmux server's socket path, as tmux -S.
     #[arg(short = 'S', global = true, value_name = "PATH")]
     pub socket_path: Option<PathBuf>,
-    /// Run the verb on a machine of [machines], over ssh.
-    #[arg(long, global = true, value_name = "NAME")]
+    /// Run the verb on a machine of [machines], over ssh (before the verb:
+    /// `hooks test --machine` is that verb's own).
+    #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
     #[command(subcommand)]
     pub group: Group,
@@ -198,21 +199,20 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
     }
 }
 
-/// This process's arguments without `--machine NAME`: what runs there.
+/// This process's arguments without the `--machine NAME` before the verb:
+/// what runs there (a verb's own `--machine` goes along).
 fn args_without_machine() -> Vec<String> {
     let mut args = Vec::new();
     let mut words = std::env::args().skip(1);
+    let mut taken = false;
     while let Some(word) = words.next() {
-        if word == "--" {
-            args.push(word);
-            args.extend(words.by_ref());
-            break;
-        }
-        if word == "--machine" {
+        if !taken && word == "--machine" {
             words.next();
+            taken = true;
             continue;
         }
-        if word.starts_with("--machine=") {
+        if !taken && word.starts_with("--machine=") {
+            taken = true;
             continue;
         }
         args.push(word);

@@ -165,8 +165,13 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
             gone.store(true, Ordering::Relaxed);
         });
     }
-    let server = snapshot.as_ref().map(|s| s.server.pid).unwrap_or(0);
-    let waiter = crate::watch::waiters::Waiter::any(&crate::paths::state_dir(), server);
+    // The watchers of the server wake the feed after each look. With no
+    // server (none to tell us), it looks once a second for one.
+    let state_dir = crate::paths::state_dir();
+    let mut server = snapshot.as_ref().map(|s| s.server.pid).unwrap_or(0);
+    let mut waiter = (server != 0)
+        .then(|| crate::watch::waiters::Waiter::any(&state_dir, server))
+        .flatten();
     let mut seen_toasts = toasts(snapshot.as_ref());
     let mut last_sent = Instant::now();
     loop {
@@ -180,8 +185,17 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
         if gone.load(Ordering::Relaxed) {
             return 0;
         }
-        if woken {
+        // A server that went wakes nothing: looked at when the feed is quiet.
+        if woken || last_sent.elapsed() >= PING_EVERY {
             let snapshot = Snapshot::read(tmux).ok();
+            // A server started (or started again) since: its watchers' wake-ups.
+            let now_server = snapshot.as_ref().map(|s| s.server.pid).unwrap_or(0);
+            if now_server != server {
+                server = now_server;
+                waiter = (server != 0)
+                    .then(|| crate::watch::waiters::Waiter::any(&state_dir, server))
+                    .flatten();
+            }
             let now_state = state(snapshot.as_ref());
             if now_state != last_state {
                 if !send(&mut out, &now_state) {
