@@ -10,7 +10,7 @@ use common::web::free_port;
 use common::{Run, TmuxServer, repo_root, taw_bin};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -466,4 +466,170 @@ fn machine_attach_becomes_tmux_there_and_comes_back() {
         near.tmux(&["capture-pane", "-p", "-t", &here])
             .contains("back-here")
     });
+}
+
+/// A PNG's bytes (its signature, then anything).
+fn png() -> Vec<u8> {
+    let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+    bytes.extend((0..200u8).collect::<Vec<_>>());
+    bytes
+}
+
+/// A stand-in `xclip` in `dir` that prints `body`'s output.
+fn clipboard_tool(dir: &Path, body: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let tool = dir.join("xclip");
+    std::fs::write(&tool, format!("#!/bin/sh\n{body}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn cat_pane(server: &TmuxServer) -> String {
+    let pane = server.new_window("main", "cat", "exec cat");
+    server.wait_for("cat in front", Duration::from_secs(5), || {
+        server.display(&pane, "#{pane_current_command}") == "cat"
+    });
+    pane
+}
+
+#[test]
+fn an_image_from_the_clipboard_is_pasted_here_with_every_refusal() {
+    let server = TmuxServer::start();
+    let image = png();
+    let png_file = server.dir.path().join("clip.png");
+    std::fs::write(&png_file, &image).unwrap();
+    let tools = server.dir.path().join("tools");
+    clipboard_tool(&tools, &format!("cat {}", png_file.display()));
+    let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap());
+    let env = [("PATH", path.as_str()), ("DISPLAY", ":99")];
+    let pane = cat_pane(&server);
+    // An old image of taw's goes; a file of yours stays.
+    let images = server.state_dir().join("images");
+    std::fs::create_dir_all(&images).unwrap();
+    for name in ["image-1.png", "photo.png"] {
+        std::fs::write(images.join(name), b"old").unwrap();
+        let done = Command::new("touch")
+            .args(["-d", "8 days ago"])
+            .arg(images.join(name))
+            .status()
+            .unwrap();
+        assert!(done.success());
+    }
+    let pasted = server
+        .taw_with(&["image", "paste", "--pane", &pane], &env)
+        .result();
+    assert_eq!(pasted["type"], "image_pasted");
+    assert_eq!(pasted["machine"], Value::Null);
+    let kept = PathBuf::from(pasted["path"].as_str().unwrap());
+    assert!(kept.starts_with(&images), "{kept:?}");
+    assert_eq!(std::fs::read(&kept).unwrap(), image);
+    assert!(!images.join("image-1.png").exists());
+    assert!(images.join("photo.png").exists());
+    server.wait_for("the path in the pane", Duration::from_secs(5), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &pane])
+            .contains(kept.file_name().unwrap().to_str().unwrap())
+    });
+
+    let code = |env: &[(&str, &str)], args: &[&str]| server.taw_with(args, env).error_code();
+    let paste = ["image", "paste", "--pane", pane.as_str()];
+    // No clipboard to read.
+    let bare = [
+        ("PATH", path.as_str()),
+        ("DISPLAY", ""),
+        ("WAYLAND_DISPLAY", ""),
+    ];
+    assert_eq!(code(&bare, &paste), "not_found");
+    // No clipboard tool.
+    let system_path = std::env::var("PATH").unwrap();
+    assert_eq!(
+        code(&[("PATH", &system_path), ("DISPLAY", ":99")], &paste),
+        "unsupported"
+    );
+    // No image on it.
+    let empty = server.dir.path().join("empty-tools");
+    clipboard_tool(&empty, "exit 1");
+    let empty_path = format!("{}:{system_path}", empty.display());
+    assert_eq!(
+        code(&[("PATH", &empty_path), ("DISPLAY", ":99")], &paste),
+        "not_found"
+    );
+    // The pane gone.
+    assert_eq!(
+        code(&env, &["image", "paste", "--pane", "%999"]),
+        "not_found"
+    );
+    // A tool that does not answer.
+    let slow = server.dir.path().join("slow-tools");
+    clipboard_tool(&slow, "sleep 30");
+    let slow_path = format!("{}:{system_path}", slow.display());
+    assert_eq!(
+        code(&[("PATH", &slow_path), ("DISPLAY", ":99")], &paste),
+        "timeout"
+    );
+
+    // receive: exactly the bytes said, or nothing.
+    let count = std::fs::read_dir(&images).unwrap().count();
+    let mut short = Command::new(taw_bin());
+    server.isolate_command(&mut short);
+    let run = short
+        .args([
+            "-L",
+            &server.socket,
+            "image",
+            "receive",
+            "--pane",
+            &pane,
+            "--bytes",
+            "9999",
+        ])
+        .stdin(std::fs::File::open(&png_file).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("did not arrive whole"));
+    assert_eq!(std::fs::read_dir(&images).unwrap().count(), count);
+    // A linked images folder is refused.
+    std::fs::rename(&images, server.dir.path().join("moved")).unwrap();
+    std::os::unix::fs::symlink(server.dir.path().join("moved"), &images).unwrap();
+    assert_eq!(code(&env, &paste), "invalid_argument");
+}
+
+#[test]
+fn an_image_is_pasted_into_a_far_pane() {
+    let Some(mut far) = Far::start() else { return };
+    let near = near(&far, "");
+    let image = png();
+    let png_file = near.dir.path().join("clip.png");
+    std::fs::write(&png_file, &image).unwrap();
+    let tools = near.dir.path().join("tools");
+    clipboard_tool(&tools, &format!("cat {}", png_file.display()));
+    let path = format!("{}:{}", tools.display(), far.path());
+    let pane = cat_pane(&far.server);
+    let env = [("PATH", path.as_str()), ("DISPLAY", ":99")];
+    let pasted = near
+        .taw_bare(
+            &["image", "paste", "--pane", &pane, "--machine", "far"],
+            &env,
+        )
+        .result();
+    assert_eq!(pasted["machine"], "far");
+    let kept = PathBuf::from(pasted["path"].as_str().unwrap());
+    assert!(
+        kept.starts_with(far.server.state_dir().join("images")),
+        "{kept:?}"
+    );
+    assert_eq!(std::fs::read(&kept).unwrap(), image);
+    far.server
+        .wait_for("the path in the far pane", Duration::from_secs(5), || {
+            far.server
+                .tmux(&["capture-pane", "-p", "-t", &pane])
+                .contains(kept.file_name().unwrap().to_str().unwrap())
+        });
+    far.stop_sshd();
+    let gone = near.taw_bare(
+        &["image", "paste", "--pane", &pane, "--machine", "far"],
+        &env,
+    );
+    assert_eq!(gone.error_code(), "machine_unreachable");
 }

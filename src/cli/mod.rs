@@ -4,6 +4,7 @@
 pub(crate) mod agent;
 pub(crate) mod config;
 pub(crate) mod hooks;
+pub(crate) mod image;
 pub(crate) mod integration;
 pub(crate) mod layout;
 pub(crate) mod machine;
@@ -109,6 +110,9 @@ pub(crate) enum Group {
     /// Other machines, over ssh: [machines] in config.toml.
     #[command(subcommand)]
     Machine(machine::Verb),
+    /// Images into an agent: the clipboard's PNG pasted into a pane, here or there.
+    #[command(subcommand)]
+    Image(image::Verb),
 }
 
 /// What every verb gets: how to reach tmux.
@@ -189,6 +193,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Session(verb) => session::run(context, verb),
         Group::Web(args) => web::run(context, args),
         Group::Machine(verb) => machine::run(context, verb),
+        Group::Image(verb) => image::run(context, verb),
         Group::Sandbox(sandbox::SandboxArgs {
             verb: Some(verb), ..
         }) => sandbox::run(verb),

@@ -9,6 +9,7 @@
 
 pub(crate) mod agent;
 pub(crate) mod go;
+pub(crate) mod image;
 pub(crate) mod layout;
 pub(crate) mod metadata;
 pub(crate) mod names;

@@ -1,0 +1,152 @@
+//! `taw image paste` and `taw image receive`: the clipboard's PNG into an
+//! agent's pane, here or on another machine.
+
+use super::{Context, envelope_id, pane_number};
+use crate::config::Config;
+use crate::envelope::{ErrorCode, Reply, Result, TawError};
+use crate::machine;
+use crate::model::Records;
+use crate::ops::image::{self as op, ImagePasted};
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Verb {
+    /// Paste the clipboard's image into a pane, here or on --machine.
+    Paste {
+        /// The pane (its id on that machine with --machine).
+        #[arg(long)]
+        pane: String,
+        /// A machine of [machines]: the image goes there over ssh.
+        #[arg(long, value_name = "NAME")]
+        machine: Option<String>,
+        /// The client to tell of a failure (the popup's).
+        #[arg(long, hide = true)]
+        client: Option<String>,
+    },
+    /// Keep a PNG of exactly --bytes bytes from standard input under
+    /// <state>/images/ and paste its path into the pane.
+    Receive {
+        #[arg(long)]
+        pane: String,
+        #[arg(long)]
+        bytes: u64,
+    },
+}
+
+pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+    match verb {
+        Verb::Paste {
+            pane,
+            machine,
+            client,
+        } => {
+            let answer = paste(context, &pane, machine.as_deref());
+            if let (Err(error), Some(client)) = (&answer, client) {
+                let _ = context
+                    .tmux()
+                    .run_one(crate::tmux::commands::show_message_for(
+                        &client,
+                        5000,
+                        &format!("taw image paste: {}", error.message),
+                    ));
+            }
+            (envelope_id("image", "paste"), answer.map(Reply::of))
+        }
+        Verb::Receive { pane, bytes } => (
+            envelope_id("image", "receive"),
+            receive(context, &pane, bytes).map(Reply::of),
+        ),
+    }
+}
+
+/// The pane's number and its public id here.
+fn pane_here(context: &Context, text: &str) -> Result<(u32, String)> {
+    let id = pane_number(context, text)?;
+    let snapshot = context.snapshot()?;
+    let pane = snapshot
+        .pane(id, None)
+        .ok_or_else(|| TawError::not_found(format!("pane {text} is not there")))?;
+    Ok((id, Records::new(&snapshot).pane(pane).pane_id))
+}
+
+fn receive(context: &Context, pane: &str, bytes: u64) -> Result<op::ImageReceived> {
+    use std::io::Read;
+    let mut image = Vec::new();
+    // One byte more than was said tells a longer image from a whole one.
+    std::io::stdin()
+        .take(bytes.saturating_add(1))
+        .read_to_end(&mut image)
+        .map_err(|e| TawError::invalid_argument(format!("could not read the image: {e}")))?;
+    let (id, public) = pane_here(context, pane)?;
+    op::receive(&context.tmux(), id, &public, bytes, &image)
+}
+
+fn paste(context: &Context, pane: &str, machine_name: Option<&str>) -> Result<ImagePasted> {
+    let Some(name) = machine_name else {
+        // The pane first: no clipboard is read for a pane that is not there.
+        let (id, public) = pane_here(context, pane)?;
+        let image = op::clipboard_png()?;
+        let received = op::receive(&context.tmux(), id, &public, image.len() as u64, &image)?;
+        return Ok(ImagePasted {
+            pane: received.pane,
+            machine: None,
+            path: received.path,
+        });
+    };
+    let config = Config::load()?;
+    let far = machine::find(&config, name).map_err(TawError::not_found)?;
+    let image = op::clipboard_png()?;
+    let args: Vec<String> = [
+        "image",
+        "receive",
+        "--pane",
+        pane,
+        "--bytes",
+        &image.len().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let output = machine::ssh(&far, &args, false)
+        .input(image)
+        .limit(None)
+        .output()
+        .map_err(|failure| machine::unreachable(&far, None, Some(&failure)))?;
+    if output.status.code().is_none_or(|code| code == 255) {
+        return Err(machine::unreachable(&far, Some(&output), None));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if let Ok(answer) = serde_json::from_str::<serde_json::Value>(stdout.trim())
+        && let Some(path) = answer["result"]["path"].as_str()
+    {
+        return Ok(ImagePasted {
+            pane: answer["result"]["pane"]
+                .as_str()
+                .unwrap_or(pane)
+                .to_string(),
+            machine: Some(name.to_string()),
+            path: path.to_string(),
+        });
+    }
+    // A far taw without the verb says so as a usage error.
+    if output.status.code() == Some(2) {
+        return Err(TawError::new(
+            ErrorCode::Unsupported,
+            format!("the taw on {name} is too old to receive an image: update it there"),
+        ));
+    }
+    let far_error: serde_json::Value =
+        serde_json::from_str(stderr.trim()).unwrap_or(serde_json::Value::Null);
+    let message = far_error["error"]["message"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| stderr.trim().to_string());
+    let code = match far_error["error"]["code"].as_str() {
+        Some("not_found") => ErrorCode::NotFound,
+        Some("invalid_argument") => ErrorCode::InvalidArgument,
+        Some("timeout") => ErrorCode::Timeout,
+        _ => ErrorCode::TmuxError,
+    };
+    Err(TawError::new(code, format!("on {name}: {message}")))
+}
