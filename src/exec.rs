@@ -305,12 +305,99 @@ impl Program {
         Ok(())
     }
 
+    /// Starts it with a pipe to its standard input and one from its output,
+    /// for a conversation of lines (a machine's feed), with no limit: the
+    /// caller ends it, or dropping the [`Streaming`] does. Its stderr's last
+    /// lines are kept, to say why it ended.
+    pub(crate) fn start_streaming(mut self) -> Result<Streaming, Failure> {
+        use std::os::unix::process::CommandExt;
+        self.command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = self.command.spawn().map_err(|error| {
+            if error.kind() == std::io::ErrorKind::NotFound {
+                Failure::NotFound
+            } else {
+                Failure::Io(error)
+            }
+        })?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let said = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        if let Some(mut stderr) = stderr {
+            let said = said.clone();
+            std::thread::spawn(move || {
+                use std::io::Read;
+                let mut bytes = Vec::new();
+                let _ = stderr.read_to_end(&mut bytes);
+                if let Ok(mut kept) = said.lock() {
+                    *kept = tail_text(&bytes, 4096);
+                }
+            });
+        }
+        Ok(Streaming {
+            child,
+            stdin,
+            stdout,
+            said,
+        })
+    }
+
+    /// Runs it in this terminal (standard input and output its own) and
+    /// waits for its end, with no limit: `machine attach` from the app.
+    pub(crate) fn run_in_terminal(mut self) -> Result<std::process::ExitStatus, Failure> {
+        self.command
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit());
+        let mut child = self.command.spawn().map_err(|error| {
+            if error.kind() == std::io::ErrorKind::NotFound {
+                Failure::NotFound
+            } else {
+                Failure::Io(error)
+            }
+        })?;
+        child.wait().map_err(Failure::Io)
+    }
+
     /// Becomes the program: taw's process is replaced, its standard input
     /// and output go to it. Returns only when that failed.
     pub(crate) fn become_it(mut self) -> std::io::Error {
         use std::os::unix::process::CommandExt;
         self.command.stdin(Stdio::inherit());
         self.command.exec()
+    }
+}
+
+/// A program started with [`Program::start_streaming`]: it is stopped when
+/// this is dropped.
+pub(crate) struct Streaming {
+    child: Child,
+    pub stdin: Option<std::process::ChildStdin>,
+    pub stdout: Option<std::process::ChildStdout>,
+    said: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Streaming {
+    /// Waits for its end: its last words on stderr, and its status.
+    pub(crate) fn finish(mut self) -> (String, Option<i32>) {
+        self.stdin = None;
+        let status = self.child.wait().ok().and_then(|s| s.code());
+        // Its stderr reader is done once the program is.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let said = self.said.lock().map(|s| s.clone()).unwrap_or_default();
+        (said, status)
+    }
+}
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            stop(&mut self.child);
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! options are the store (see docs/ARCHITECTURE.md). The command line is
 //! the only way in: everything here is the crate's own.
 
+mod app;
 mod callback;
 mod cli;
 mod clock;

@@ -119,8 +119,19 @@ impl Far {
         }
     }
 
+    /// Stops sshd and every connection it serves (each its own process,
+    /// which outlives the listener), as a machine that goes away would.
     fn stop_sshd(&mut self) {
         if let Some(mut child) = self.sshd.take() {
+            let mut tree = vec![child.id()];
+            let mut at = 0;
+            while at < tree.len() {
+                tree.extend(children_of(tree[at]));
+                at += 1;
+            }
+            for pid in tree.iter().skip(1) {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -134,6 +145,24 @@ impl Far {
             std::env::var("PATH").unwrap_or_default()
         )
     }
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let child: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // The parent is the second field after the name, which ends in ")".
+            let after = stat.rsplit_once(')')?.1;
+            let parent: u32 = after.split_whitespace().nth(1)?.parse().ok()?;
+            (parent == pid).then_some(child)
+        })
+        .collect()
 }
 
 impl Drop for Far {
@@ -632,4 +661,74 @@ fn an_image_is_pasted_into_a_far_pane() {
         &env,
     );
     assert_eq!(gone.error_code(), "machine_unreachable");
+}
+
+#[test]
+fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
+    let Some(mut far) = Far::start() else { return };
+    let near = near(&far, "");
+    let pane = far_claude(&far);
+    far.server
+        .wait_for("claude idle there", Duration::from_secs(10), || {
+            far.server.display(&pane, "#{@agent_state}") == "idle"
+        });
+    let app = near
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            "main:",
+            &format!(
+                "env PATH={} {} app; echo app-ended; sleep 30",
+                far.path(),
+                taw_bin().display()
+            ),
+        ])
+        .trim()
+        .to_string();
+    let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
+    let shows = |what: &str, limit: u64| {
+        let start = Instant::now();
+        while !screen().contains(what) {
+            assert!(
+                start.elapsed() < Duration::from_secs(limit),
+                "no {what:?} in the app:\n{}",
+                screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    shows("taw app · 2 machines", 10);
+    shows("far — online, taw ", 15);
+    shows("○ claude  idle", 10);
+
+    // It blocks there: its row, and the toast.
+    far.server.tmux(&["send-keys", "-t", &pane, "ask", "Enter"]);
+    shows("▲ claude  blocked", 15);
+    shows("far: Claude Code needs you in", 30);
+
+    // Enter goes there, and detaching comes back.
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    far.server
+        .wait_for("a client there", Duration::from_secs(15), || {
+            !far.server
+                .tmux(&["list-clients", "-F", "#{client_name}"])
+                .trim()
+                .is_empty()
+        });
+    far.server.tmux(&["detach-client", "-s", "main"]);
+    shows("taw app · 2 machines", 15);
+
+    // The machine drops, and comes back by itself.
+    far.stop_sshd();
+    far.server.tmux(&["kill-session", "-t", "main"]);
+    far.server.tmux(&["new-session", "-d", "-s", "again"]);
+    shows("far — offline: ", 30);
+    far.start_sshd();
+    shows("far — online", 30);
+    near.tmux(&["send-keys", "-t", &app, "q"]);
+    shows("app-ended", 10);
 }

@@ -8,6 +8,14 @@ use crate::machine::{self, Heard, Machine, edit, feed};
 use clap::Subcommand;
 use serde_json::json;
 
+/// `taw app [--go TARGET]`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AppArgs {
+    /// Open on `last` (where Enter went last), a pane here (%7) or a far one (studio:%16).
+    #[arg(long, value_name = "TARGET")]
+    pub go: Option<String>,
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Verb {
     /// The machines of [machines], as the app last heard them (no ssh).

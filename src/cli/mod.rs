@@ -113,6 +113,8 @@ pub(crate) enum Group {
     /// Images into an agent: the clipboard's PNG pasted into a pane, here or there.
     #[command(subcommand)]
     Image(image::Verb),
+    /// One list of every machine's sessions and agents, live (a terminal's).
+    App(machine::AppArgs),
 }
 
 /// What every verb gets: how to reach tmux.
@@ -164,6 +166,7 @@ pub(crate) fn run() -> i32 {
     }
     let group = match cli.group {
         Group::Open(args) => return session::open_for_a_person(&context, args),
+        Group::App(args) => return crate::app::run(context.tmux(), args.go),
         Group::Sandbox(sandbox::SandboxArgs { verb: None, run }) => {
             return sandbox::run_for_a_person(&context, run);
         }
@@ -201,6 +204,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         // before this.
         Group::Open(_) => ("cli:open".into(), Ok(Reply::Nothing)),
         Group::Sandbox(_) => ("cli:sandbox".into(), Ok(Reply::Nothing)),
+        Group::App(_) => ("cli:app".into(), Ok(Reply::Nothing)),
     }
 }
 

@@ -128,20 +128,101 @@ fn send(out: &mut impl Write, line: &Value) -> bool {
     writeln!(out, "{text}").and_then(|_| out.flush()).is_ok()
 }
 
+/// What a machine has, read as the lines of its feed: `hello` and `state`
+/// first, then a `state` whenever what the list draws changes and a
+/// `toast` for each toast a watcher shows. The feed and the app's own
+/// machine read it alike.
+pub(crate) struct Source {
+    tmux: Tmux,
+    state_dir: std::path::PathBuf,
+    server: u32,
+    waiter: Option<crate::watch::waiters::Waiter>,
+    last_state: Value,
+    seen_toasts: HashMap<u32, String>,
+    last_read: Instant,
+}
+
+impl Source {
+    /// The source and its first lines: hello, then state.
+    pub(crate) fn start(tmux: &Tmux) -> (Source, Vec<Value>) {
+        let snapshot = Snapshot::read(tmux).ok();
+        let mut greeting = serde_json::to_value(hello(snapshot.as_ref())).unwrap_or_default();
+        greeting["type"] = json!("hello");
+        let first_state = state(snapshot.as_ref());
+        let mut source = Source {
+            tmux: tmux.clone(),
+            state_dir: crate::paths::state_dir(),
+            server: 0,
+            waiter: None,
+            last_state: first_state.clone(),
+            seen_toasts: toasts(snapshot.as_ref()),
+            last_read: Instant::now(),
+        };
+        source.follow_server(snapshot.as_ref());
+        (source, vec![greeting, first_state])
+    }
+
+    /// The watchers of the server wake the source after each look; a
+    /// server started (or started again) since has watchers of its own.
+    fn follow_server(&mut self, snapshot: Option<&Snapshot>) {
+        let now = snapshot.map(|s| s.server.pid).unwrap_or(0);
+        if now != self.server || (now != 0 && self.waiter.is_none()) {
+            self.server = now;
+            self.waiter = (now != 0)
+                .then(|| crate::watch::waiters::Waiter::any(&self.state_dir, now))
+                .flatten();
+        }
+    }
+
+    /// Waits up to a second for a watcher's look; the lines it brings.
+    /// With no server (none to tell us), and every 15 s (a server that
+    /// went wakes nothing), the server is read anyway. `lease`: the app
+    /// holds a fresh lease.
+    pub(crate) fn next(&mut self, lease: bool) -> Vec<Value> {
+        let woken = match &self.waiter {
+            Some(waiter) => !waiter.wait_panes(Duration::from_secs(1)).is_empty(),
+            None => {
+                std::thread::sleep(Duration::from_secs(1));
+                true
+            }
+        };
+        if !woken && self.last_read.elapsed() < PING_EVERY {
+            return Vec::new();
+        }
+        self.last_read = Instant::now();
+        let snapshot = Snapshot::read(&self.tmux).ok();
+        self.follow_server(snapshot.as_ref());
+        let mut lines = Vec::new();
+        let now_state = state(snapshot.as_ref());
+        if now_state != self.last_state {
+            lines.push(now_state.clone());
+            self.last_state = now_state;
+        }
+        let now_toasts = toasts(snapshot.as_ref());
+        for (pane, recorded) in &now_toasts {
+            if self.seen_toasts.get(pane) != Some(recorded)
+                && let Some(line) = toast_line(*pane, recorded, lease)
+            {
+                lines.push(line);
+            }
+        }
+        self.seen_toasts = now_toasts;
+        lines
+    }
+}
+
 /// Runs the feed until the app goes (its end of the pipe closes, or it
 /// closes our standard input). `once`: hello and one state, then done.
 pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let snapshot = Snapshot::read(tmux).ok();
-    let greeting = serde_json::to_value(hello(snapshot.as_ref())).unwrap_or_default();
-    let mut greeting = greeting;
-    greeting["type"] = json!("hello");
-    if !send(&mut out, &greeting) {
-        return 0;
+    let (mut source, first) = Source::start(tmux);
+    for line in &first {
+        if !send(&mut out, line) {
+            return 0;
+        }
     }
-    let mut last_state = state(snapshot.as_ref());
-    if !send(&mut out, &last_state) || once {
+    if once {
         return 0;
     }
     // What the app says, read beside: its lease, and its end.
@@ -165,60 +246,19 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
             gone.store(true, Ordering::Relaxed);
         });
     }
-    // The watchers of the server wake the feed after each look. With no
-    // server (none to tell us), it looks once a second for one.
-    let state_dir = crate::paths::state_dir();
-    let mut server = snapshot.as_ref().map(|s| s.server.pid).unwrap_or(0);
-    let mut waiter = (server != 0)
-        .then(|| crate::watch::waiters::Waiter::any(&state_dir, server))
-        .flatten();
-    let mut seen_toasts = toasts(snapshot.as_ref());
     let mut last_sent = Instant::now();
     loop {
-        let woken = match &waiter {
-            Some(waiter) => !waiter.wait_panes(Duration::from_secs(1)).is_empty(),
-            None => {
-                std::thread::sleep(Duration::from_secs(1));
-                true
-            }
-        };
+        let fresh = crate::clock::now_ms().saturating_sub(lease_at.load(Ordering::Relaxed))
+            < LEASE_FRESH.as_millis() as u64;
+        let lines = source.next(fresh);
         if gone.load(Ordering::Relaxed) {
             return 0;
         }
-        // A server that went wakes nothing: looked at when the feed is quiet.
-        if woken || last_sent.elapsed() >= PING_EVERY {
-            let snapshot = Snapshot::read(tmux).ok();
-            // A server started (or started again) since: its watchers' wake-ups.
-            let now_server = snapshot.as_ref().map(|s| s.server.pid).unwrap_or(0);
-            if now_server != server {
-                server = now_server;
-                waiter = (server != 0)
-                    .then(|| crate::watch::waiters::Waiter::any(&state_dir, server))
-                    .flatten();
+        for line in &lines {
+            if !send(&mut out, line) {
+                return 0;
             }
-            let now_state = state(snapshot.as_ref());
-            if now_state != last_state {
-                if !send(&mut out, &now_state) {
-                    return 0;
-                }
-                last_state = now_state;
-                last_sent = Instant::now();
-            }
-            let fresh = crate::clock::now_ms().saturating_sub(lease_at.load(Ordering::Relaxed))
-                < LEASE_FRESH.as_millis() as u64;
-            let now_toasts = toasts(snapshot.as_ref());
-            for (pane, recorded) in &now_toasts {
-                if seen_toasts.get(pane) == Some(recorded) {
-                    continue;
-                }
-                if let Some(line) = toast_line(*pane, recorded, fresh) {
-                    if !send(&mut out, &line) {
-                        return 0;
-                    }
-                    last_sent = Instant::now();
-                }
-            }
-            seen_toasts = now_toasts;
+            last_sent = Instant::now();
         }
         if last_sent.elapsed() >= PING_EVERY {
             if !send(&mut out, &json!({"type": "ping"})) {
