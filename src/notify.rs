@@ -67,7 +67,12 @@ pub(crate) fn notify(
     sound: Sound,
     about: About,
 ) -> (Outcome, Option<Detached>) {
-    announce(tmux, config, message, sound, about);
+    // Under a fresh lease the app that holds it speaks this machine's
+    // toasts: its sound and its hook, there. The toast still shows here.
+    let leased = crate::machine::fresh_lease().is_some();
+    if !leased {
+        announce(tmux, config, message, sound, about, None);
+    }
     if !enabled(tmux) {
         return (Outcome::Disabled, None);
     }
@@ -77,7 +82,7 @@ pub(crate) fn notify(
         let _ = pane::toast(tmux, clients, message);
         Outcome::Shown
     };
-    let playing = if sound_wanted(config, about.agent) {
+    let playing = if sound_wanted(config, about.agent) && !leased {
         play(tmux, config, sound, message, about.pane)
     } else {
         None
@@ -88,7 +93,14 @@ pub(crate) fn notify(
 /// The `notification` event, at the moment a toast is due: whether or not
 /// toasts are on or a client is attached to show it (a hook that pushes
 /// to a phone is for when nobody is there). One plain line of words.
-fn announce(tmux: &Tmux, config: &Config, message: &str, sound: Sound, about: About) {
+fn announce(
+    tmux: &Tmux,
+    config: &Config,
+    message: &str,
+    sound: Sound,
+    about: About,
+    machine: Option<&str>,
+) {
     let listeners = crate::events::Listeners::from_config(config);
     if !listeners.hears(crate::events::name::NOTIFICATION) {
         return;
@@ -104,7 +116,31 @@ fn announce(tmux: &Tmux, config: &Config, message: &str, sound: Sound, about: Ab
     if let Some(agent) = about.agent {
         occurrence = occurrence.data("agent", agent);
     }
+    if let Some(machine) = machine {
+        occurrence = occurrence
+            .data("machine", machine)
+            .var("TAW_MACHINE", machine);
+    }
     crate::events::announce(tmux, &listeners, vec![occurrence]);
+}
+
+/// A far machine's toast, spoken by the app that holds its lease: the
+/// sound command and the `notification` hook here, with TAW_MACHINE.
+pub(crate) fn speak_for(
+    tmux: &Tmux,
+    config: &Config,
+    machine: &str,
+    message: &str,
+    sound: Sound,
+    agent: Option<&str>,
+) -> Option<Detached> {
+    let about = About { pane: None, agent };
+    announce(tmux, config, message, sound, about, Some(machine));
+    if sound_wanted(config, agent) {
+        play(tmux, config, sound, message, None)
+    } else {
+        None
+    }
 }
 
 /// `[ui.sound] enabled` and the agent's `[ui.sound.agents]` entry (herdr

@@ -666,7 +666,13 @@ fn an_image_is_pasted_into_a_far_pane() {
 #[test]
 fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
     let Some(mut far) = Far::start() else { return };
-    let near = near(&far, "");
+    // Both machines hook the notification: the app's holds the lease.
+    let far_heard = common::recorder::Recorder::new(&far.server);
+    far.server
+        .write_config(&far_heard.config(&["notification"]));
+    let near_server_for_recorder = TmuxServer::empty();
+    let near_heard = common::recorder::Recorder::new(&near_server_for_recorder);
+    let near = near(&far, &near_heard.config(&["notification"]));
     let pane = far_claude(&far);
     far.server
         .wait_for("claude idle there", Duration::from_secs(10), || {
@@ -709,6 +715,16 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
     far.server.tmux(&["send-keys", "-t", &pane, "ask", "Enter"]);
     shows("▲ claude  blocked", 15);
     shows("far: Claude Code needs you in", 30);
+    near.wait_for("the app to speak it", Duration::from_secs(10), || {
+        !near_heard.heard("notification").is_empty()
+    });
+    let spoken = near_heard.heard("notification");
+    assert_eq!(spoken[0].env["TAW_MACHINE"], "far");
+    assert_eq!(spoken[0].env["TAW_KIND"], "request");
+    assert!(
+        far_heard.heard("notification").is_empty(),
+        "under the app's lease the far machine does not speak it"
+    );
 
     // Enter goes there, and detaching comes back.
     near.tmux(&["send-keys", "-t", &app, "Enter"]);

@@ -405,6 +405,21 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
             Msg::Line(index, line) => {
                 if let Some(machine) = app.machines.get_mut(index) {
                     if let Some(toast) = machine.take(&line) {
+                        // This app holds that machine's lease: it speaks.
+                        if index > 0 && line["lease"] == true {
+                            let sound = match line["kind"].as_str() {
+                                Some("request") => crate::notify::Sound::Request,
+                                _ => crate::notify::Sound::Done,
+                            };
+                            let _ = crate::notify::speak_for(
+                                &tmux,
+                                &config,
+                                &machine.name,
+                                line["text"].as_str().unwrap_or_default(),
+                                sound,
+                                line["agent_kind"].as_str(),
+                            );
+                        }
                         app.toasts.push_back(toast);
                         while app.toasts.len() > TOASTS_SHOWN {
                             app.toasts.pop_front();

@@ -89,9 +89,10 @@ pub(crate) fn build_all(tmux: &Tmux, occurrences: &[&Occurrence]) -> Result<Vec<
         // what its watcher knew.
         Err(error)
             if error.code == crate::envelope::ErrorCode::ServerNotRunning
-                && occurrences
-                    .iter()
-                    .all(|o| o.event == super::name::SANDBOX_STOPPED) =>
+                && occurrences.iter().all(|o| {
+                    o.event == super::name::SANDBOX_STOPPED
+                        || (o.event == super::name::NOTIFICATION && o.pane.is_none())
+                }) =>
         {
             (Snapshot::default(), Environments::default())
         }

@@ -20,8 +20,6 @@ use std::time::{Duration, Instant};
 pub(crate) const PROTOCOL: u32 = 1;
 /// A quiet feed says it is there this often.
 const PING_EVERY: Duration = Duration::from_secs(15);
-/// A lease the app renewed this recently is fresh.
-const LEASE_FRESH: Duration = Duration::from_secs(60);
 
 /// `hello`, always first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -238,6 +236,7 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
                 let said: FromApp = serde_json::from_str(&line).unwrap_or_default();
                 if said.kind == "lease" {
                     lease_at.store(crate::clock::now_ms(), Ordering::Relaxed);
+                    super::record_lease(&said.holder);
                     if let Ok(mut kept) = holder.lock() {
                         *kept = said.holder;
                     }
@@ -249,7 +248,7 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
     let mut last_sent = Instant::now();
     loop {
         let fresh = crate::clock::now_ms().saturating_sub(lease_at.load(Ordering::Relaxed))
-            < LEASE_FRESH.as_millis() as u64;
+            < super::LEASE_FRESH.as_millis() as u64;
         let lines = source.next(fresh);
         if gone.load(Ordering::Relaxed) {
             return 0;

@@ -223,6 +223,29 @@ pub(crate) fn record_heard(name: &str, heard: Heard) {
     }
 }
 
+/// A lease the app renewed this recently is fresh: the app that holds it
+/// speaks this machine's toasts (their sound, the `notification` hook).
+pub(crate) const LEASE_FRESH: Duration = Duration::from_secs(60);
+
+fn lease_file() -> PathBuf {
+    crate::paths::state_dir().join("machine-lease.json")
+}
+
+/// Records that the app `holder` holds this machine's lease, now.
+pub(crate) fn record_lease(holder: &str) {
+    let lease = serde_json::json!({"holder": holder, "at": crate::clock::now_ms()});
+    let _ = crate::paths::write_atomic(&lease_file(), lease.to_string().as_bytes());
+}
+
+/// The app that holds a fresh lease on this machine, if one does.
+pub(crate) fn fresh_lease() -> Option<String> {
+    let lease: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(lease_file()).ok()?).ok()?;
+    let at = lease["at"].as_u64()?;
+    (crate::clock::now_ms().saturating_sub(at) < LEASE_FRESH.as_millis() as u64)
+        .then(|| lease["holder"].as_str().unwrap_or_default().to_string())
+}
+
 /// How long `taw machine check` gives one machine.
 pub(crate) const CHECK_LIMIT: Duration = Duration::from_secs(20);
 
