@@ -740,11 +740,12 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
 
     // The machine drops, and comes back by itself.
     far.stop_sshd();
-    far.server.tmux(&["kill-session", "-t", "main"]);
     far.server.tmux(&["new-session", "-d", "-s", "again"]);
+    far.server.tmux(&["kill-session", "-t", "main"]);
     shows("far — offline: ", 30);
     far.start_sshd();
     shows("far — online", 30);
+    shows("  again", 10);
     near.tmux(&["send-keys", "-t", &app, "q"]);
     shows("app-ended", 10);
 }
