@@ -678,6 +678,11 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
         .wait_for("claude idle there", Duration::from_secs(10), || {
             far.server.display(&pane, "#{@agent_state}") == "idle"
         });
+    // A clipboard with an image, for p.
+    let png_file = near.dir.path().join("clip.png");
+    std::fs::write(&png_file, png()).unwrap();
+    let tools = near.dir.path().join("tools");
+    clipboard_tool(&tools, &format!("cat {}", png_file.display()));
     let app = near
         .tmux(&[
             "new-window",
@@ -688,7 +693,8 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
             "-t",
             "main:",
             &format!(
-                "env PATH={} {} app; echo app-ended; sleep 30",
+                "env PATH={}:{} DISPLAY=:99 {} app; echo app-ended; sleep 30",
+                tools.display(),
                 far.path(),
                 taw_bin().display()
             ),
@@ -737,6 +743,16 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
         });
     far.server.tmux(&["detach-client", "-s", "main"]);
     shows("taw app · 2 machines", 15);
+
+    // p: the clipboard's image into that agent, there.
+    near.tmux(&["send-keys", "-t", &app, "p"]);
+    shows("pasting the clipboard's image into far:", 10);
+    far.server
+        .wait_for("the image's path there", Duration::from_secs(15), || {
+            far.server
+                .tmux(&["capture-pane", "-p", "-t", &pane])
+                .contains("image-")
+        });
 
     // The machine drops, and comes back by itself.
     far.stop_sshd();

@@ -271,10 +271,9 @@ fn draw(frame: &mut ratatui::Frame, app: &mut App) {
     );
     let toasts: Vec<Line> = app.toasts.iter().map(|t| Line::from(t.as_str())).collect();
     frame.render_widget(Paragraph::new(toasts), bottom);
-    let help_text = app
-        .note
-        .clone()
-        .unwrap_or_else(|| "↑↓ j k move · Enter go there · q quit".to_string());
+    let help_text = app.note.clone().unwrap_or_else(|| {
+        "↑↓ j k move · Enter go there · p paste the clipboard's image · q quit".to_string()
+    });
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(
             help_text,
@@ -324,6 +323,26 @@ fn go(tmux: &Tmux, target: &Target, paused: &AtomicBool) -> Option<String> {
             status.code().unwrap_or(-1)
         )),
         Err(failure) => Some(failure.describe("taw")),
+    }
+}
+
+/// `p`: the clipboard's image into the agent, by `taw image paste` in a
+/// process (and a group) of its own, which finishes even if the app
+/// quits; the app, outside tmux, has no client to show its failure on.
+fn paste_image(tmux: &Tmux, target: &Target) -> String {
+    let Ok(exe) = std::env::current_exe() else {
+        return "taw cannot find itself to paste".into();
+    };
+    let mut program =
+        Program::new(exe)
+            .args(tmux.socket_args())
+            .args(["image", "paste", "--pane", &target.pane]);
+    if let Some(machine) = &target.machine {
+        program = program.args(["--machine", machine]);
+    }
+    match program.start_unwatched() {
+        Ok(()) => format!("pasting the clipboard's image into {}", target.words()),
+        Err(failure) => failure.describe("taw image paste"),
     }
 }
 
@@ -386,6 +405,11 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                 match key.code {
                     _ if ctrl_c => return 0,
                     KeyCode::Char('q') | KeyCode::Esc => return 0,
+                    KeyCode::Char('p') => {
+                        if let Some(target) = app.target() {
+                            app.note = Some(paste_image(&tmux, &target));
+                        }
+                    }
                     KeyCode::Down | KeyCode::Char('j') => app.step(true),
                     KeyCode::Up | KeyCode::Char('k') => app.step(false),
                     KeyCode::Enter => {
