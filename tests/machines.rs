@@ -491,6 +491,17 @@ fn machine_attach_becomes_tmux_there_and_comes_back() {
     );
     // Detaching there brings the person back.
     far.server.tmux(&["detach-client", "-s", "main"]);
+    // Where the person went is left for the feed.
+    far.server.wait_for(
+        "the attach's end noted there",
+        Duration::from_secs(10),
+        || {
+            far.server
+                .tmux_run(&["show-options", "-gv", "@agent_wizard_left"])
+                .stdout
+                .contains(&format!("\"go\":\"{far_pane}\""))
+        },
+    );
     near.wait_for("back on the near machine", Duration::from_secs(15), || {
         near.tmux(&["capture-pane", "-p", "-t", &here])
             .contains("back-here")

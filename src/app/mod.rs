@@ -305,7 +305,14 @@ fn go(tmux: &Tmux, target: &Target, paused: &AtomicBool) -> Option<String> {
     }
     let exe = std::env::current_exe().ok()?;
     let program = match &target.machine {
-        Some(name) => Program::new(exe).args(["machine", "attach", name, &target.pane]),
+        Some(name) => Program::new(exe).args([
+            "machine",
+            "attach",
+            name,
+            &target.pane,
+            "--holder",
+            &holder(),
+        ]),
         None => Program::new(exe)
             .args(tmux.socket_args())
             .args(["machine", "enter", &target.pane]),
@@ -427,6 +434,17 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                 let _ = terminal.clear();
             }
             Msg::Line(index, line) => {
+                // An attach of ours ended there: the person went to `go`.
+                if line["type"] == "left"
+                    && line["holder"].as_str() == Some(holder().as_str())
+                    && let Some(machine) = app.machines.get(index)
+                {
+                    app.wanted =
+                        Target::parse(line["go"].as_str().unwrap_or_default()).map(|t| Target {
+                            machine: (!machine.here).then(|| machine.name.clone()),
+                            pane: t.pane,
+                        });
+                }
                 if let Some(machine) = app.machines.get_mut(index) {
                     if let Some(toast) = machine.take(&line) {
                         // This app holds that machine's lease: it speaks.

@@ -55,10 +55,17 @@ pub(crate) enum Verb {
         name: String,
         /// A pane (%N), a session ($N) or a window (@N) of that machine.
         id: String,
+        /// The app that attaches (its lease holder), told in the feed's `left`.
+        #[arg(long, hide = true)]
+        holder: Option<String>,
     },
     /// What `machine attach` runs there: tmux attached to the id.
     #[command(hide = true)]
-    Enter { id: String },
+    Enter {
+        id: String,
+        #[arg(long)]
+        holder: Option<String>,
+    },
 }
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
@@ -87,8 +94,14 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             let status = feed::run(&context.tmux(), once);
             ("cli:machine:feed".into(), Ok(exit_with(status)))
         }
-        Verb::Attach { name, id } => (envelope_id("machine", "attach"), attach(&name, &id)),
-        Verb::Enter { id } => (envelope_id("machine", "enter"), enter(context, &id)),
+        Verb::Attach { name, id, holder } => (
+            envelope_id("machine", "attach"),
+            attach(&name, &id, holder.as_deref()),
+        ),
+        Verb::Enter { id, holder } => (
+            envelope_id("machine", "enter"),
+            enter(context, &id, holder.as_deref()),
+        ),
     }
 }
 
@@ -255,17 +268,15 @@ fn check(name: Option<String>, as_json: bool) -> Result<Reply> {
 
 /// `taw machine attach <machine> <id>`: ssh with a terminal, running
 /// `taw machine enter <id>` there.
-fn attach(name: &str, id: &str) -> Result<Reply> {
+fn attach(name: &str, id: &str, holder: Option<&str>) -> Result<Reply> {
     check_id(id)?;
     let config = Config::load()?;
     let machine = machine::find(&config, name).map_err(TawError::not_found)?;
-    let error = machine::ssh(
-        &machine,
-        &["machine".into(), "enter".into(), id.into()],
-        true,
-    )
-    .limit(None)
-    .become_it();
+    let mut args: Vec<String> = vec!["machine".into(), "enter".into(), id.into()];
+    if let Some(holder) = holder {
+        args.extend(["--holder".into(), holder.into()]);
+    }
+    let error = machine::ssh(&machine, &args, true).limit(None).become_it();
     Err(TawError::new(
         crate::envelope::ErrorCode::MachineUnreachable,
         format!("could not run ssh: {error}"),
@@ -286,11 +297,31 @@ fn check_id(id: &str) -> Result<()> {
 }
 
 /// The far side of an attach: the pane (or window) in front, and tmux
-/// attached to its session.
-fn enter(context: &Context, id: &str) -> Result<Reply> {
+/// attached to its session; when that ends, where the person went is left
+/// for the feed to tell (`left`).
+fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
     check_id(id)?;
-    let error = context.tmux().attach_to(id);
-    Err(error)
+    let tmux = context.tmux();
+    let went = tmux.attach_and_wait(id)?;
+    let left = json!({
+        "holder": holder.unwrap_or_default(),
+        "pane": id,
+        "go": went.clone().unwrap_or_else(|| id.to_string()),
+        "at": crate::clock::now_ms(),
+    });
+    let _ = tmux.run_one(crate::tmux::commands::set_global_option(
+        crate::tmux::options::bookkeeping::LEFT,
+        &left.to_string(),
+    ));
+    // The feed wakes as a watcher's look would wake it.
+    if let Ok(snapshot) = context.snapshot() {
+        let pane = went
+            .as_deref()
+            .and_then(|p| crate::tmux::ids::tmux_number(p, '%'))
+            .unwrap_or(0);
+        crate::watch::waiters::notify_all(&crate::paths::state_dir(), snapshot.server.pid, pane);
+    }
+    Ok(Reply::Nothing)
 }
 
 /// The verbs that need a terminal here, refused with `--machine`.

@@ -138,6 +138,8 @@ pub(crate) struct Source {
     last_state: Value,
     seen_toasts: HashMap<u32, String>,
     last_read: Instant,
+    /// `@agent_wizard_left` as last seen: a new one is a `left` line.
+    last_left: String,
 }
 
 impl Source {
@@ -155,6 +157,10 @@ impl Source {
             last_state: first_state.clone(),
             seen_toasts: toasts(snapshot.as_ref()),
             last_read: Instant::now(),
+            last_left: snapshot
+                .as_ref()
+                .map(|s| s.server.left.clone())
+                .unwrap_or_default(),
         };
         source.follow_server(snapshot.as_ref());
         (source, vec![greeting, first_state])
@@ -205,6 +211,19 @@ impl Source {
             }
         }
         self.seen_toasts = now_toasts;
+        if let Some(snapshot) = &snapshot
+            && snapshot.server.left != self.last_left
+        {
+            self.last_left = snapshot.server.left.clone();
+            if let Ok(left) = serde_json::from_str::<Value>(&self.last_left) {
+                lines.push(json!({
+                    "type": "left",
+                    "holder": left["holder"].as_str().unwrap_or_default(),
+                    "pane": left["pane"].as_str().unwrap_or_default(),
+                    "go": left["go"].as_str().unwrap_or_default(),
+                }));
+            }
+        }
         lines
     }
 }

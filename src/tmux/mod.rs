@@ -119,9 +119,11 @@ impl Tmux {
         TawError::tmux(format!("could not attach: {error}"))
     }
 
-    /// Becomes a tmux client attached where `id` is (`%N`, `@N` or `$N`),
-    /// that pane or window in front first. Returns only when it could not.
-    pub(crate) fn attach_to(&self, id: &str) -> TawError {
+    /// A tmux client in this terminal attached where `id` is (`%N`, `@N`
+    /// or `$N`), that pane or window in front first; returns when it
+    /// detaches (or the session ends), with the pane in front of that
+    /// session then, if it is still there.
+    pub(crate) fn attach_and_wait(&self, id: &str) -> Result<Option<String>, TawError> {
         let mut words: Vec<String> = Vec::new();
         if id.starts_with('%') {
             words.extend(
@@ -131,11 +133,28 @@ impl Tmux {
             words.extend(["select-window", "-t", id, ";"].map(String::from));
         }
         words.extend(["attach-session", "-t", id].map(String::from));
-        let error = Program::new("tmux")
+        Program::new("tmux")
             .args(self.socket_args())
             .args(words)
-            .become_it();
-        TawError::tmux(format!("could not attach: {error}"))
+            .limit(None)
+            .run_in_terminal()
+            .map_err(|failure| TawError::tmux(failure.describe("tmux")))?;
+        let front = self
+            .run_one(commands::Cmd::new("list-panes").args([
+                "-s",
+                "-t",
+                id,
+                "-F",
+                "#{?#{&&:#{window_active},#{pane_active}},#{pane_id},}",
+            ]))
+            .ok()
+            .and_then(|out| {
+                out.lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .map(str::to_string)
+            });
+        Ok(front)
     }
 
     /// `run`, with `silent` answering for a failure tmux said nothing about

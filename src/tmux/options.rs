@@ -231,6 +231,9 @@ pub(crate) fn is_on(value: &str) -> bool {
 
 /// Global options taw keeps for itself while loaded.
 pub(crate) mod bookkeeping {
+    /// Where a person went in the last `taw machine attach` to this
+    /// server that ended (JSON: holder, pane, go, at): the feed's `left`.
+    pub(crate) const LEFT: &str = "@agent_wizard_left";
     /// The taw version and binary that loaded the plugin.
     pub(crate) const LOADED: &str = "@agent_wizard_loaded";
     /// The plugin options taw gave a default, a name a line.

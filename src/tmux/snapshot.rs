@@ -16,6 +16,8 @@ pub(crate) struct Server {
     pub host_short: String,
     pub version: String,
     pub start_time: u64,
+    /// `@agent_wizard_left`: where the last attach from another machine ended.
+    pub left: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,6 +134,7 @@ fn server_format() -> RowFormat {
             "host_short",
             "version",
             "start_time",
+            crate::tmux::options::bookkeeping::LEFT,
         ],
     )
 }
@@ -410,6 +413,7 @@ fn server_from(row: &Row) -> Server {
         host_short: row.get(3).to_string(),
         version: row.get(4).to_string(),
         start_time: number(row.get(5)),
+        left: row.get(6).to_string(),
     }
 }
 
