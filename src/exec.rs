@@ -66,6 +66,15 @@ pub(crate) enum Failure {
 }
 
 impl Failure {
+    /// A program that could not be started: not there, or another reason.
+    fn of_spawn(error: std::io::Error) -> Failure {
+        if error.kind() == std::io::ErrorKind::NotFound {
+            Failure::NotFound
+        } else {
+            Failure::Io(error)
+        }
+    }
+
     /// The failure in words, naming the program.
     pub(crate) fn describe(&self, name: &str) -> String {
         match self {
@@ -200,13 +209,7 @@ impl Program {
             use std::os::unix::process::CommandExt;
             self.command.process_group(0);
         }
-        self.command.spawn().map_err(|error| {
-            if error.kind() == std::io::ErrorKind::NotFound {
-                Failure::NotFound
-            } else {
-                Failure::Io(error)
-            }
-        })
+        self.command.spawn().map_err(Failure::of_spawn)
     }
 
     /// Runs it to its end (or its limit) and gives what it printed.
@@ -316,13 +319,7 @@ impl Program {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = self.command.spawn().map_err(|error| {
-            if error.kind() == std::io::ErrorKind::NotFound {
-                Failure::NotFound
-            } else {
-                Failure::Io(error)
-            }
-        })?;
+        let mut child = self.command.spawn().map_err(Failure::of_spawn)?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
@@ -353,13 +350,7 @@ impl Program {
             .stdin(Stdio::inherit())
             .stdout(Stdio::inherit())
             .stderr(Stdio::inherit());
-        let mut child = self.command.spawn().map_err(|error| {
-            if error.kind() == std::io::ErrorKind::NotFound {
-                Failure::NotFound
-            } else {
-                Failure::Io(error)
-            }
-        })?;
+        let mut child = self.command.spawn().map_err(Failure::of_spawn)?;
         child.wait().map_err(Failure::Io)
     }
 

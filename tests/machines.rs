@@ -452,23 +452,15 @@ fn machine_attach_becomes_tmux_there_and_comes_back() {
     far.server
         .tmux(&["send-keys", "-t", &far_pane, "echo far-side-here", "Enter"]);
     // A person's terminal: a pane of the near server.
-    let here = near
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-t",
-            "main:",
-            &format!(
-                "env PATH={} {} machine attach far {far_pane}; echo back-here; sleep 30",
-                far.path(),
-                taw_bin().display(),
-            ),
-        ])
-        .trim()
-        .to_string();
+    let here = near.new_window(
+        "main",
+        "person",
+        &format!(
+            "env PATH={} {} machine attach far {far_pane}; echo back-here; sleep 30",
+            far.path(),
+            taw_bin().display(),
+        ),
+    );
     let start = Instant::now();
     while !near
         .tmux(&["capture-pane", "-p", "-t", &here])
@@ -694,24 +686,16 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
     std::fs::write(&png_file, png()).unwrap();
     let tools = near.dir.path().join("tools");
     clipboard_tool(&tools, &format!("cat {}", png_file.display()));
-    let app = near
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-t",
-            "main:",
-            &format!(
-                "env PATH={}:{} DISPLAY=:99 {} app; echo app-ended; sleep 30",
-                tools.display(),
-                far.path(),
-                taw_bin().display()
-            ),
-        ])
-        .trim()
-        .to_string();
+    let app = near.new_window(
+        "main",
+        "app",
+        &format!(
+            "env PATH={}:{} DISPLAY=:99 {} app; echo app-ended; sleep 30",
+            tools.display(),
+            far.path(),
+            taw_bin().display()
+        ),
+    );
     let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
     let shows = |what: &str, limit: u64| {
         let start = Instant::now();

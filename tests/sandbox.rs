@@ -119,24 +119,9 @@ impl Box {
             self.path(),
             self.env.join(" ")
         );
-        let pane = self
-            .server
-            .tmux(&[
-                "new-window",
-                "-d",
-                "-P",
-                "-F",
-                "#{pane_id}",
-                "-t",
-                "main:",
-                "-n",
-                name,
-                "-c",
-                &dir.display().to_string(),
-                &command,
-            ])
-            .trim()
-            .to_string();
+        let pane =
+            self.server
+                .new_window("main", name, &format!("cd {} && {command}", dir.display()));
         self.server.wait_for("bash at its prompt", SECONDS(5), || {
             self.server.display(&pane, "#{pane_current_command}") == "bash"
                 && !self.screen(&pane).trim().is_empty()

@@ -123,6 +123,11 @@ pub(crate) fn lookup(name: &str) -> Option<&'static Agent> {
 }
 
 /// An agent by its canonical id.
+/// Every agent's id, for a message that lists them: `claude, codex, ...`.
+pub(crate) fn id_list() -> String {
+    AGENTS.iter().map(|a| a.id).collect::<Vec<_>>().join(", ")
+}
+
 pub(crate) fn by_id(id: &str) -> Option<&'static Agent> {
     AGENTS.iter().find(|agent| agent.id == id)
 }

@@ -692,11 +692,7 @@ pub(crate) fn prepare(
     let agent = agents::lookup(agent).ok_or_else(|| {
         TawError::invalid_argument(format!(
             "{agent:?} is no agent taw knows: {}",
-            agents::AGENTS
-                .iter()
-                .map(|a| a.id)
-                .collect::<Vec<_>>()
-                .join(", ")
+            agents::id_list()
         ))
     })?;
     let name = profile_for(config, agent, profile);

@@ -113,11 +113,7 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
             format!(
                 "{:?} is no agent taw can start: {}",
                 args.kind,
-                agents::AGENTS
-                    .iter()
-                    .map(|a| a.id)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                agents::id_list()
             ),
         )
     })?;
