@@ -297,6 +297,17 @@ fn a_machine_is_added_checked_listed_and_reached_through_machine() {
         unknown.stderr
     );
 
+    // No taw there: no answer either.
+    on(
+        &near,
+        &far,
+        &["machine", "add", "ghost", "far", "--taw", "/no/such/taw"],
+    )
+    .result();
+    let ghost = on(&near, &far, &["--machine", "ghost", "pane", "list"]);
+    assert_eq!(ghost.error_code(), "machine_unreachable", "{ghost:?}");
+    near.taw_bare(&["machine", "remove", "ghost"], &[]).result();
+
     // No sshd: no answer.
     far.stop_sshd();
     let gone = on(&near, &far, &["--machine", "far", "pane", "list"]);

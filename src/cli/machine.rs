@@ -370,7 +370,14 @@ pub(crate) fn forward(name: &str, args: Vec<String>) -> i32 {
     };
     let ran = machine::ssh(&machine, &args, false).limit(None).output();
     match ran {
-        Ok(output) if output.status.code().is_some_and(|code| code != 255) => {
+        // 255: ssh's own failure (or a far taw ended by a signal); 127: the
+        // far shell found no taw to run.
+        Ok(output)
+            if output
+                .status
+                .code()
+                .is_some_and(|code| code != 255 && code != 127) =>
+        {
             use std::io::Write;
             let _ = std::io::stdout().write_all(&output.stdout);
             let _ = std::io::stderr().write_all(&output.stderr);

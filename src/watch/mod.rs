@@ -534,6 +534,7 @@ impl Watcher {
     /// container that came or went (a runtime that changed is a stop, then
     /// a start). The profile `taw sandbox` marked goes once the pane's own
     /// shell is back.
+    ///
     /// Every other event of the look says the container too, the one the
     /// agent ran in when it has just left (its agent.done).
     fn follow_container(
