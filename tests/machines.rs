@@ -738,6 +738,14 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
         "under the app's lease the far machine does not speak it"
     );
 
+    // The popup's Tab and filter.
+    near.tmux(&["send-keys", "-t", &app, "Tab"]);
+    near.tmux(&["send-keys", "-t", &app, "/"]);
+    near.tmux(&["send-keys", "-t", &app, "-l", "claude"]);
+    shows("/claude", 5);
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    shows("Tab next that needs you", 5);
+
     // Enter goes there, and detaching comes back.
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     far.server
@@ -750,8 +758,8 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
     far.server.tmux(&["detach-client", "-s", "main"]);
     shows("taw app · 2 machines", 15);
 
-    // p: the clipboard's image into that agent, there.
-    near.tmux(&["send-keys", "-t", &app, "p"]);
+    // v: the clipboard's image into that agent, there.
+    near.tmux(&["send-keys", "-t", &app, "v"]);
     shows("pasting the clipboard's image into far:", 10);
     far.server
         .wait_for("the image's path there", Duration::from_secs(15), || {

@@ -185,6 +185,9 @@ struct App {
     wanted: Option<Target>,
     toasts: VecDeque<String>,
     note: Option<String>,
+    /// What `/` typed: only the agents whose row holds it are gone to.
+    filter: String,
+    filtering: bool,
 }
 
 impl App {
@@ -204,11 +207,54 @@ impl App {
         self.selected.select(index);
     }
 
+    /// The rows that go somewhere (agents), in order.
+    fn targets(&self) -> Vec<usize> {
+        (0..self.rows.len())
+            .filter(|i| self.rows[*i].target.is_some())
+            .filter(|i| {
+                self.filter.is_empty()
+                    || self.rows[*i]
+                        .text
+                        .to_lowercase()
+                        .contains(&self.filter.to_lowercase())
+            })
+            .collect()
+    }
+
+    /// The first or the last agent row.
+    fn end(&mut self, last: bool) {
+        let targets = self.targets();
+        let at = if last {
+            targets.last()
+        } else {
+            targets.first()
+        };
+        if let Some(at) = at {
+            self.selected.select(Some(*at));
+        }
+    }
+
+    /// The popup's Tab: the next agent that needs you (blocked or done)
+    /// after the selection, wrapping; else the next agent.
+    fn next_up(&mut self) {
+        let targets = self.targets();
+        let now = self.selected.selected().unwrap_or(0);
+        let after: Vec<usize> = targets
+            .iter()
+            .copied()
+            .filter(|i| *i > now)
+            .chain(targets.iter().copied().filter(|i| *i <= now))
+            .collect();
+        let needs_you =
+            |i: &usize| matches!(self.rows[*i].state.as_deref(), Some("blocked" | "done"));
+        if let Some(next) = after.iter().find(|i| needs_you(i)).or(after.first()) {
+            self.selected.select(Some(*next));
+        }
+    }
+
     /// Moves the selection to the next agent row up or down.
     fn step(&mut self, down: bool) {
-        let targets: Vec<usize> = (0..self.rows.len())
-            .filter(|i| self.rows[*i].target.is_some())
-            .collect();
+        let targets = self.targets();
         let Some(now) = self.selected.selected() else {
             self.selected.select(targets.first().copied());
             return;
@@ -272,7 +318,8 @@ fn draw(frame: &mut ratatui::Frame, app: &mut App) {
     let toasts: Vec<Line> = app.toasts.iter().map(|t| Line::from(t.as_str())).collect();
     frame.render_widget(Paragraph::new(toasts), bottom);
     let help_text = app.note.clone().unwrap_or_else(|| {
-        "↑↓ j k move · Enter go there · p paste the clipboard's image · q quit".to_string()
+        "↑↓ j k move · Tab next that needs you · / filter · Enter go there · v paste the clipboard's image · q quit"
+            .to_string()
     });
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(
@@ -333,7 +380,7 @@ fn go(tmux: &Tmux, target: &Target, paused: &AtomicBool) -> Option<String> {
     }
 }
 
-/// `p`: the clipboard's image into the agent, by `taw image paste` in a
+/// `v`: the clipboard's image into the agent, by `taw image paste` in a
 /// process (and a group) of its own, which finishes even if the app
 /// quits; the app, outside tmux, has no client to show its failure on.
 fn paste_image(tmux: &Tmux, target: &Target) -> String {
@@ -400,6 +447,8 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         wanted,
         toasts: VecDeque::new(),
         note: None,
+        filter: String::new(),
+        filtering: false,
     };
     app.refresh();
     loop {
@@ -407,12 +456,41 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         let Ok(msg) = rx.recv() else { return 0 };
         match msg {
             Msg::Key(key) => {
-                let ctrl_c =
-                    key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+                let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+                if ctrl && key.code == KeyCode::Char('c') {
+                    return 0;
+                }
+                if app.filtering {
+                    match key.code {
+                        KeyCode::Esc => {
+                            app.filter.clear();
+                            app.filtering = false;
+                        }
+                        KeyCode::Enter => app.filtering = false,
+                        KeyCode::Backspace => {
+                            app.filter.pop();
+                        }
+                        KeyCode::Char(c) => app.filter.push(c),
+                        _ => {}
+                    }
+                    app.note = app.filtering.then(|| format!("/{}", app.filter));
+                    if !app.filter.is_empty() {
+                        app.end(false);
+                    }
+                    continue;
+                }
                 match key.code {
-                    _ if ctrl_c => return 0,
                     KeyCode::Char('q') | KeyCode::Esc => return 0,
-                    KeyCode::Char('p') => {
+                    KeyCode::Char('/') => {
+                        app.filtering = true;
+                        app.note = Some("/".into());
+                    }
+                    KeyCode::Tab => app.next_up(),
+                    KeyCode::Char('g') | KeyCode::Home => app.end(false),
+                    KeyCode::Char('G') | KeyCode::End => app.end(true),
+                    KeyCode::Char('n') if ctrl => app.step(true),
+                    KeyCode::Char('p') if ctrl => app.step(false),
+                    KeyCode::Char('v') => {
                         if let Some(target) = app.target() {
                             app.note = Some(paste_image(&tmux, &target));
                         }
