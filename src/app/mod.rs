@@ -15,7 +15,7 @@ use crate::tmux::snapshot::Snapshot;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crossterm::execute;
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
-use list::{Link, MachineView, Row, Target};
+use list::{MachineView, Row, Target};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::{Constraint, Layout};
@@ -562,16 +562,13 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
             }
             Msg::Dropped(index, why) => {
                 if let Some(machine) = app.machines.get_mut(index) {
-                    let was_online = machine.link == Link::Online;
                     machine.drop_link(&why);
-                    if was_online || !machine.name.is_empty() {
-                        let mut heard = machine::read_heard()
-                            .remove(&machine.name)
-                            .unwrap_or_default();
-                        heard.live = false;
-                        heard.words = why;
-                        machine::record_heard(&machine.name, heard);
-                    }
+                    let mut heard = machine::read_heard()
+                        .remove(&machine.name)
+                        .unwrap_or_default();
+                    heard.live = false;
+                    heard.words = why;
+                    machine::record_heard(&machine.name, heard);
                 }
                 app.refresh();
             }

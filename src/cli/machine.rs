@@ -326,11 +326,16 @@ fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
 
 /// The verbs that need a terminal here, refused with `--machine`.
 fn refused_remotely(args: &[String]) -> Option<String> {
-    let words: Vec<&str> = args
-        .iter()
-        .map(String::as_str)
-        .filter(|w| !w.starts_with('-'))
-        .collect();
+    // The verb's words: not the flags, nor the value of -L and -S.
+    let mut words: Vec<&str> = Vec::new();
+    let mut given = args.iter().map(String::as_str);
+    while let Some(word) = given.next() {
+        if word == "-L" || word == "-S" {
+            given.next();
+        } else if !word.starts_with('-') {
+            words.push(word);
+        }
+    }
     let json = args.iter().any(|a| a == "--json");
     let group = words.first().copied().unwrap_or_default();
     let verb = words.get(1).copied().unwrap_or_default();
@@ -412,5 +417,7 @@ mod tests {
         assert!(refused_remotely(&words("open api --json")).is_none());
         assert!(refused_remotely(&words("agent list")).is_none());
         assert!(refused_remotely(&words("pane list")).is_none());
+        assert!(refused_remotely(&words("-L sock ui open")).is_some());
+        assert!(refused_remotely(&words("-S /tmp/s pane list")).is_none());
     }
 }
