@@ -19,7 +19,7 @@ pub(crate) const EXIT_ERROR: i32 = 1;
 pub(crate) const EXIT_USAGE: i32 = 2;
 
 /// Every error code taw answers with, spelled as herdr spells its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum ErrorCode {
     /// The id, name or path given names nothing that exists.

@@ -779,3 +779,12 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
     near.tmux(&["send-keys", "-t", &app, "q"]);
     shows("app-ended", 10);
 }
+
+#[test]
+fn taw_app_needs_a_terminal() {
+    let server = TmuxServer::empty();
+    let run = server.taw_bare(&["app"], &[]);
+    assert_eq!(run.status, 2, "{run:?}");
+    assert!(run.stderr.contains("not a terminal"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+}

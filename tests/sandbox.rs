@@ -36,7 +36,7 @@ fn stand_in_claude(server: &TmuxServer) -> PathBuf {
 }
 
 /// A stand-in `docker`: it logs its words, answers `image inspect` and
-/// `build`, and runs what follows the image of a `run` as its child, as
+/// `build` (an image is there once it was built), and runs what follows the image of a `run` as its child, as
 /// the client of a container runtime waits for its container. bash's
 /// `exec -a` gives it the name `docker`, which is how taw tells one.
 fn stand_in_docker(server: &TmuxServer) -> (PathBuf, PathBuf) {
@@ -50,8 +50,8 @@ fn stand_in_docker(server: &TmuxServer) -> (PathBuf, PathBuf) {
              [ -z \"$STAND_IN\" ] && STAND_IN=1 exec -a docker /bin/bash \"$0\" \"$@\"\n\
              printf '%s\\n' \"$*\" >> {log}\n\
              case $1 in\n\
-             image) exit 0 ;;\n\
-             build) exit 0 ;;\n\
+             image) [ -f {log}.built ]; exit ;;\n\
+             build) cat \"$5\" >> {log}; touch {log}.built; exit 0 ;;\n\
              run) shift ;;\n\
              *) exit 1 ;;\n\
              esac\n\
@@ -677,4 +677,43 @@ fn taw_sandbox_in_a_real_podman_container() {
     assert_eq!(stopped.input["data"]["sandbox"], sandbox);
     assert_eq!(lab.recorder.heard("sandbox.started").len(), 1);
     let _ = podman(&env, &["rmi", "-f", "localhost/taw-test:latest"]);
+}
+
+#[test]
+fn with_no_image_the_default_profile_builds_one_once_with_the_network_it_is_given() {
+    let mut lab = Box::new(
+        "[sandbox]\nruntime = \"docker\"\nnetwork = \"off\"\nenv = [\"MY_TOKEN\", \"NOT_SET\"]\n",
+    );
+    lab.env = vec!["MY_TOKEN=secret-value".into()];
+    let work = lab.folder("work");
+    let pane = lab.pane("build", &work);
+    for _ in 0..2 {
+        lab.type_line(&pane, "taw sandbox claude");
+        lab.wait_option(&pane, "@agent_container", "docker/default");
+        lab.type_line(&pane, "quit");
+        lab.wait_option(&pane, "@agent_container", "");
+    }
+    let log = std::fs::read_to_string(&lab.docker_log).unwrap();
+    let builds: Vec<&str> = log.lines().filter(|l| l.starts_with("build ")).collect();
+    assert_eq!(builds.len(), 1, "built once: {log}");
+    assert!(
+        builds[0].starts_with("build -t taw-sandbox-claude -f "),
+        "{log}"
+    );
+    assert!(
+        log.contains("npm install -g @anthropic-ai/claude-code"),
+        "{log}"
+    );
+    let runs: Vec<&str> = log.lines().filter(|l| l.starts_with("run ")).collect();
+    assert_eq!(runs.len(), 2, "{log}");
+    for run in runs {
+        assert!(run.ends_with(" taw-sandbox-claude claude"), "{run}");
+        assert!(run.contains("--network=none"), "{run}");
+        assert!(run.contains("--env=MY_TOKEN"), "{run}");
+        assert!(
+            !run.contains("NOT_SET"),
+            "a variable that is not set is not passed: {run}"
+        );
+        assert!(!run.contains("secret-value"), "values never show: {run}");
+    }
 }

@@ -50,7 +50,13 @@ fn check(as_json: bool) -> Result<Reply> {
                 config
                     .table(&crate::config::schema::SANDBOX_AGENTS)
                     .iter()
-                    .find(|entry| format!("sandbox.agents.{}", entry.key) == *key)
+                    .find(|entry| {
+                        format!(
+                            "{}.{}",
+                            crate::config::schema::SANDBOX_AGENTS.path,
+                            entry.key
+                        ) == *key
+                    })
                     .map(|entry| entry.line)
             }),
             key,

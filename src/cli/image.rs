@@ -142,11 +142,8 @@ fn paste(context: &Context, pane: &str, machine_name: Option<&str>) -> Result<Im
         .as_str()
         .map(str::to_string)
         .unwrap_or_else(|| stderr.trim().to_string());
-    let code = match far_error["error"]["code"].as_str() {
-        Some("not_found") => ErrorCode::NotFound,
-        Some("invalid_argument") => ErrorCode::InvalidArgument,
-        Some("timeout") => ErrorCode::Timeout,
-        _ => ErrorCode::TmuxError,
-    };
+    // The far taw's own code, as it said it.
+    let code = serde_json::from_value::<ErrorCode>(far_error["error"]["code"].clone())
+        .unwrap_or(ErrorCode::TmuxError);
     Err(TawError::new(code, format!("on {name}: {message}")))
 }

@@ -284,9 +284,9 @@ fn attach(name: &str, id: &str, holder: Option<&str>) -> Result<Reply> {
 }
 
 fn check_id(id: &str) -> Result<()> {
-    let fine = id.len() > 1
-        && id.starts_with(['%', '$', '@'])
-        && id[1..].chars().all(|c| c.is_ascii_digit());
+    let fine = ['%', '$', '@']
+        .into_iter()
+        .any(|sigil| crate::tmux::ids::tmux_number(id, sigil).is_some());
     if fine {
         Ok(())
     } else {

@@ -122,7 +122,7 @@ pub(crate) fn run_for_a_person(context: &Context, args: RunArgs) -> i32 {
         Err(error) => return say(&error.message),
     };
     // The pane says a container is coming, and keeps how to resume it.
-    let pane = calling_pane();
+    let pane = calling_pane(context);
     let tmux = context.tmux();
     if let Some(pane) = pane {
         let mut writes = OptionWrites::default();
@@ -147,9 +147,8 @@ pub(crate) fn run_for_a_person(context: &Context, args: RunArgs) -> i32 {
     ))
 }
 
-/// The pane taw is typed in, when it runs in one.
-fn calling_pane() -> Option<u32> {
+/// The pane taw is typed in, when it runs in one of a tmux server's.
+fn calling_pane(context: &Context) -> Option<u32> {
     std::env::var("TMUX").ok().filter(|v| !v.is_empty())?;
-    let pane = std::env::var("TMUX_PANE").ok()?;
-    crate::tmux::ids::tmux_number(&pane, '%')
+    super::pane_number(context, super::CALLING_PANE).ok()
 }

@@ -9,6 +9,7 @@ pub(crate) mod feed;
 use crate::config::{Config, Value, schema};
 use crate::envelope::{ErrorCode, TawError};
 use crate::exec::{Failure, Output, Program};
+use crate::tmux::shell_quote;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -121,22 +122,17 @@ pub(crate) fn far_command(machine: &Machine, args: &[String]) -> String {
     let taw = machine
         .taw
         .as_deref()
-        .map(quote)
+        .map(shell_quote)
         .unwrap_or_else(|| "taw".to_string());
     let line = format!("PATH=\"$PATH:$HOME/.local/bin:$HOME/.cargo/bin\"; exec {taw} \"$@\"");
     let mut words = vec![
         "sh".to_string(),
         "-c".to_string(),
-        quote(&line),
+        shell_quote(&line),
         "taw".to_string(),
     ];
-    words.extend(args.iter().map(|a| quote(a)));
+    words.extend(args.iter().map(|a| shell_quote(a)));
     words.join(" ")
-}
-
-/// POSIX quoting for the far shell.
-pub(crate) fn quote(word: &str) -> String {
-    crate::tmux::shell_quote(word)
 }
 
 /// ssh to the machine running `args` with its taw. `batch`: no password

@@ -359,12 +359,12 @@ pub(crate) fn config_warnings(config: &Config) -> Vec<(Option<String>, String)> 
         };
         if agents::lookup(&entry.key).is_none() {
             said.push((
-                Some(format!("sandbox.agents.{}", entry.key)),
+                Some(format!("{}.{}", schema::SANDBOX_AGENTS.path, entry.key)),
                 format!("{:?} is no agent taw knows", entry.key),
             ));
         } else if find(profile).is_err_and(|e| e.code == crate::envelope::ErrorCode::NotFound) {
             said.push((
-                Some(format!("sandbox.agents.{}", entry.key)),
+                Some(format!("{}.{}", schema::SANDBOX_AGENTS.path, entry.key)),
                 format!("no sandbox profile is called {profile:?}; `taw sandbox list` shows them"),
             ));
         }
