@@ -287,7 +287,7 @@ impl Program {
         })))
     }
 
-    /// Starts it in a process group of its own and forgets it: it runs on
+    /// Starts it in a session of its own and forgets it: it runs on
     /// after this process ends (a deliverer of events that a verb or the
     /// watcher must not wait for). A thread of this process reaps it if it
     /// ends first. It has no limit here: it keeps its own. Its output is
@@ -298,9 +298,19 @@ impl Program {
         self.stderr = Sink::Discarded;
         self.input = Input::Closed;
         self.limit = None;
-        // Out of the caller's group: a Ctrl-C or a hang-up of the
-        // caller's terminal does not reach it.
-        self.command.process_group(0);
+        // In a session of its own, with no terminal: a Ctrl-C or a
+        // hang-up of the caller's terminal (a popup closing) does not
+        // reach it.
+        // SAFETY: setsid is async-signal-safe, and the only call made
+        // between the fork and the exec.
+        unsafe {
+            self.command.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         let mut child = self.spawn()?;
         std::thread::spawn(move || {
             let _ = child.wait();

@@ -1,5 +1,5 @@
-//! What `taw app` lists: each machine (this one first), its sessions and
-//! their agents, from the lines of its feed. Pure.
+//! The machines `taw app` lists (this one first): how each one's feed
+//! stands and what it last said. Pure.
 
 use serde_json::Value;
 
@@ -20,8 +20,9 @@ pub(crate) struct MachineView {
     pub here: bool,
     pub link: Link,
     pub hello: Value,
-    pub spaces: Vec<Value>,
-    pub agents: Vec<Value>,
+    /// Its last `state` line, and that state as the popup's snapshot.
+    pub state: Value,
+    pub snapshot: crate::tmux::snapshot::Snapshot,
 }
 
 impl MachineView {
@@ -31,14 +32,14 @@ impl MachineView {
             here,
             link: Link::Connecting,
             hello: Value::Null,
-            spaces: Vec::new(),
-            agents: Vec::new(),
+            state: Value::Null,
+            snapshot: Default::default(),
         }
     }
 
-    /// Takes in one line of its feed; a toast is given back for the app
-    /// to show.
-    pub(crate) fn take(&mut self, line: &Value) -> Option<String> {
+    /// Takes in one line of its feed (machine number `index` of the list);
+    /// a toast is given back for the app to show.
+    pub(crate) fn take(&mut self, index: usize, line: &Value) -> Option<String> {
         match line["type"].as_str().unwrap_or_default() {
             "hello" => {
                 self.hello = line.clone();
@@ -46,9 +47,10 @@ impl MachineView {
             }
             "state" => {
                 self.link = Link::Online;
-                let list = |field: &str| line[field].as_array().cloned().unwrap_or_default();
-                self.spaces = list("spaces");
-                self.agents = list("agents");
+                self.state = line.clone();
+                if !self.here {
+                    self.snapshot = super::far::snapshot_of(line, index, &self.name);
+                }
             }
             "toast" => {
                 let text = line["text"].as_str().unwrap_or_default();
@@ -59,127 +61,76 @@ impl MachineView {
         None
     }
 
+    /// It dropped: nothing of it is listed until it is back.
     pub(crate) fn drop_link(&mut self, why: &str) {
         self.link = Link::Offline(why.to_string());
+        self.state = Value::Null;
+        self.snapshot = Default::default();
     }
 }
 
-/// Where Enter goes: a pane of a machine (`None`: this one).
+/// Where Enter went, or `--go` asks to open on: a pane, window or session
+/// of a machine (`None`: this one), by its own id there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Target {
+pub(crate) struct Place {
     pub machine: Option<String>,
-    pub pane: String,
+    pub id: String,
 }
 
-impl Target {
-    /// `%7` (a pane here) or `studio:%16`.
-    pub(crate) fn parse(text: &str) -> Option<Target> {
-        let (machine, pane) = match text.rsplit_once(':') {
-            Some((machine, pane)) => (Some(machine.to_string()), pane),
+impl Place {
+    /// `%7` (here), or `studio:%16`; `$N` and `@N` too.
+    pub(crate) fn parse(text: &str) -> Option<Place> {
+        let (machine, id) = match text.rsplit_once(':') {
+            Some((machine, id)) if !machine.is_empty() => (Some(machine.to_string()), id),
+            Some(_) => return None,
             None => (None, text),
         };
-        (pane.len() > 1 && pane.starts_with('%') && pane[1..].bytes().all(|b| b.is_ascii_digit()))
-            .then(|| Target {
-                machine,
-                pane: pane.to_string(),
-            })
+        let fine = ['%', '$', '@']
+            .into_iter()
+            .any(|sigil| crate::tmux::ids::tmux_number(id, sigil).is_some());
+        fine.then(|| Place {
+            machine,
+            id: id.to_string(),
+        })
     }
 
     pub(crate) fn words(&self) -> String {
         match &self.machine {
-            Some(machine) => format!("{machine}:{}", self.pane),
-            None => self.pane.clone(),
+            Some(machine) => format!("{machine}:{}", self.id),
+            None => self.id.clone(),
         }
     }
 }
 
-/// One row of the list.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Row {
-    /// 0: a machine, 1: a session, 2: an agent.
-    pub depth: u8,
-    pub text: String,
-    /// The agent's state, for its mark and colour.
-    pub state: Option<String>,
-    pub target: Option<Target>,
-}
-
-/// A state's mark, as the window marks have it.
-pub(crate) fn mark(state: &str) -> &'static str {
-    match state {
-        "blocked" => "▲",
-        "done" => "✓",
-        "working" => "●",
-        "idle" => "○",
-        _ => "·",
-    }
-}
-
-/// Every row: each machine, then its sessions, each with its agents.
-pub(crate) fn rows(machines: &[MachineView]) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for machine in machines {
-        let how = match &machine.link {
-            Link::Connecting => "connecting".to_string(),
-            Link::Online => {
-                let host = machine.hello["host"].as_str().unwrap_or_default();
-                let taw = machine.hello["taw"].as_str().unwrap_or_default();
-                match (host.is_empty(), taw.is_empty()) {
-                    (false, false) => format!("online, taw {taw} on {host}"),
-                    _ => "online".to_string(),
+/// Each machine's heading in the list: its name and how its link stands.
+pub(crate) fn sections(machines: &[MachineView]) -> Vec<crate::ui::rows::Section> {
+    machines
+        .iter()
+        .enumerate()
+        .map(|(index, machine)| {
+            let detail = match &machine.link {
+                Link::Connecting => "connecting".to_string(),
+                Link::Online => {
+                    let host = machine.hello["host"].as_str().unwrap_or_default();
+                    let taw = machine.hello["taw"].as_str().unwrap_or_default();
+                    match (host.is_empty(), taw.is_empty()) {
+                        (false, false) => format!("online, taw {taw} on {host}"),
+                        _ => "online".to_string(),
+                    }
                 }
-            }
-            Link::Offline(why) => format!("offline: {why}"),
-        };
-        let title = if machine.here {
-            format!("{} (this machine)", machine.name)
-        } else {
-            machine.name.clone()
-        };
-        rows.push(Row {
-            depth: 0,
-            text: format!("{title} — {how}"),
-            state: None,
-            target: None,
-        });
-        if matches!(machine.link, Link::Offline(_)) {
-            continue;
-        }
-        for space in &machine.spaces {
-            let id = space["workspace_id"].as_str().unwrap_or_default();
-            rows.push(Row {
-                depth: 1,
-                text: space["label"].as_str().unwrap_or(id).to_string(),
-                state: None,
-                target: None,
-            });
-            for agent in machine
-                .agents
-                .iter()
-                .filter(|a| a["workspace_id"].as_str() == Some(id))
-            {
-                let state = agent["agent_status"].as_str().unwrap_or("unknown");
-                let kind = agent["agent"].as_str().unwrap_or_default();
-                let name = agent["name"].as_str().unwrap_or_default();
-                let pane = agent["tmux_id"].as_str().unwrap_or_default();
-                let text = if name.is_empty() {
-                    format!("{} {kind}  {state}", mark(state))
+                Link::Offline(why) => format!("offline: {why}"),
+            };
+            crate::ui::rows::Section {
+                first: super::far::first_id(index),
+                title: if machine.here {
+                    format!("{} (this machine)", machine.name)
                 } else {
-                    format!("{} {name} ({kind})  {state}", mark(state))
-                };
-                rows.push(Row {
-                    depth: 2,
-                    text,
-                    state: Some(state.to_string()),
-                    target: Some(Target {
-                        machine: (!machine.here).then(|| machine.name.clone()),
-                        pane: pane.to_string(),
-                    }),
-                });
+                    machine.name.clone()
+                },
+                detail,
             }
-        }
-    }
-    rows
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -189,51 +140,39 @@ mod tests {
 
     fn machine() -> MachineView {
         let mut far = MachineView::new("studio", false);
-        far.take(&json!({"type": "hello", "taw": "0.1.0", "host": "studio.local", "protocol": 1}));
-        far.take(&json!({
+        far.take(
+            1,
+            &json!({"type": "hello", "taw": "0.1.0", "host": "studio.local", "protocol": 1}),
+        );
+        far.take(1, &json!({
             "type": "state",
-            "spaces": [{"workspace_id": "w1", "label": "api"}],
-            "agents": [
-                {"workspace_id": "w1", "agent_status": "blocked", "agent": "claude", "name": "reviewer", "tmux_id": "%16"},
-                {"workspace_id": "w2", "agent_status": "idle", "agent": "codex", "tmux_id": "%3"}
-            ],
+            "spaces": [{"workspace_id": "w1", "tmux_id": "$0", "label": "api"}],
+            "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "tmux_id": "@0", "label": "code"}],
+            "panes": [{"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%16", "agent": "claude", "agent_status": "blocked"}],
         }));
         far
     }
 
     #[test]
-    fn a_machine_lists_its_sessions_and_their_agents() {
+    fn each_machine_heads_the_list_with_how_it_stands() {
         let here = MachineView::new("here", true);
-        let rows = rows(&[here, machine()]);
-        let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
-        assert_eq!(
-            texts,
-            [
-                "here (this machine) — connecting",
-                "studio — online, taw 0.1.0 on studio.local",
-                "api",
-                "▲ reviewer (claude)  blocked",
-            ]
-        );
-        assert_eq!(
-            rows[3].target,
-            Some(Target {
-                machine: Some("studio".into()),
-                pane: "%16".into()
-            })
-        );
+        let far = machine();
+        assert_eq!(far.snapshot.panes.len(), 1);
+        let sections = sections(&[here, far]);
+        assert_eq!(sections[0].title, "here (this machine)");
+        assert_eq!(sections[0].detail, "connecting");
+        assert_eq!(sections[1].detail, "online, taw 0.1.0 on studio.local");
+        assert_eq!(sections[1].first, super::super::far::first_id(1));
     }
 
     #[test]
-    fn an_offline_machine_shows_why_and_nothing_of_it() {
+    fn an_offline_machine_says_why_and_lists_nothing() {
         let mut far = machine();
         far.drop_link("ssh: connect to host studio port 22: Connection refused");
-        let rows = rows(&[far]);
-        assert_eq!(rows.len(), 1);
-        assert!(
-            rows[0]
-                .text
-                .ends_with("offline: ssh: connect to host studio port 22: Connection refused")
+        assert!(far.snapshot.panes.is_empty());
+        assert_eq!(
+            sections(&[far])[0].detail,
+            "offline: ssh: connect to host studio port 22: Connection refused"
         );
     }
 
@@ -241,23 +180,29 @@ mod tests {
     fn a_toast_is_given_back_with_its_machine() {
         let mut far = machine();
         assert_eq!(
-            far.take(&json!({"type": "toast", "text": "Claude Code needs you in api:1"})),
+            far.take(
+                1,
+                &json!({"type": "toast", "text": "Claude Code needs you in api:1"})
+            ),
             Some("studio: Claude Code needs you in api:1".into())
         );
-        assert_eq!(far.take(&json!({"type": "ping"})), None);
+        assert_eq!(far.take(1, &json!({"type": "ping"})), None);
     }
 
     #[test]
-    fn targets() {
+    fn places() {
         assert_eq!(
-            Target::parse("studio:%16"),
-            Some(Target {
+            Place::parse("studio:%16"),
+            Some(Place {
                 machine: Some("studio".into()),
-                pane: "%16".into()
+                id: "%16".into()
             })
         );
-        assert_eq!(Target::parse("%7").unwrap().machine, None);
-        assert_eq!(Target::parse("studio:w1"), None);
-        assert_eq!(Target::parse("%7").unwrap().words(), "%7");
+        assert_eq!(Place::parse("%7").unwrap().machine, None);
+        assert_eq!(Place::parse("studio:$2").unwrap().id, "$2");
+        assert_eq!(Place::parse("studio:w1"), None);
+        assert_eq!(Place::parse(":%1"), None);
+        assert_eq!(Place::parse("%x"), None);
+        assert_eq!(Place::parse("studio:@3").unwrap().words(), "studio:@3");
     }
 }

@@ -1,48 +1,87 @@
-//! `taw app`: one full-screen list of this machine and every machine of
-//! `[machines]`, each read from its feed (this one's in-process, the
-//! others' over ssh), live. Enter goes to an agent (a far one through
-//! `taw machine attach`) and comes back to the list when that ends;
-//! toasts from every machine show at the bottom. A machine that drops is
-//! marked offline and tried again by itself.
+//! `taw app`: the popup's list, full-screen, of this machine and every
+//! machine of `[machines]`, each read from its feed (this one's in this
+//! process, the others' over ssh), live. It is the popup itself (its
+//! rows, keys, questions and preview) over one snapshot of every machine
+//! (`far`): what a key does on a far row runs there as its verb, over ssh.
+//! Enter goes there (a far one through `taw machine attach`) and comes back
+//! to the list when that ends; toasts from every machine show at the
+//! bottom. A machine that drops is marked offline and tried again by
+//! itself.
 
+pub(crate) mod far;
 pub(crate) mod list;
 
 use crate::config::Config;
 use crate::exec::Program;
 use crate::machine::{self, Heard, Machine, feed};
+use crate::ops;
 use crate::tmux::Tmux;
+use crate::tmux::pane::{self as tmux_pane, ReadSource};
 use crate::tmux::snapshot::Snapshot;
-use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crate::ui::app::{App as ListApp, Effect};
+use crate::ui::keymap::Keymap;
+use crate::ui::rows::{ClosedWorktree, Target};
+use crossterm::event::{self, Event, KeyEventKind};
 use crossterm::execute;
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
-use list::{MachineView, Row, Target};
+use list::{MachineView, Place};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::{Constraint, Layout};
-use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{List, ListItem, ListState, Paragraph};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Sender};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
 
 /// A dropped machine is tried again after this long.
 const RETRY: Duration = Duration::from_secs(5);
 /// The app renews its lease on each machine this often.
 const LEASE_EVERY: Duration = Duration::from_secs(20);
+/// A far pane's preview costs an ssh: the same pane is read again at most
+/// this often.
+const FAR_PREVIEW_EVERY: Duration = Duration::from_secs(2);
+/// What a key does on a far row (a rename, a close) may take this long.
+const FAR_VERB_LIMIT: Duration = Duration::from_secs(60);
 const TOASTS_SHOWN: usize = 3;
 
 enum Msg {
-    Key(KeyEvent),
-    Redraw,
-    /// A line of machine `n`'s feed.
+    Key(crossterm::event::KeyEvent),
+    Resize,
+    /// This machine's tmux, read again.
+    Here(Snapshot),
+    /// A line of machine `n`'s feed (0: this one's toasts).
     Line(usize, Value),
     /// Machine `n`'s feed ended, and why.
     Dropped(usize, String),
+    Preview(u32, String),
+    Directories(String, Vec<String>),
+    Projects(String, Vec<String>),
+    /// This machine's worktrees that no session runs.
+    Worktrees(Vec<ClosedWorktree>),
+    Acted(Acted),
+}
+
+/// How an action on some machine ended.
+enum Acted {
+    Fine,
+    Failed(String),
+    /// A question a yes answers by doing `Effect`.
+    Ask(String, Effect),
+    /// A far session was made or opened: attach to it there.
+    Attach(usize, String),
+}
+
+enum Job {
+    Preview(u32),
+    Directories(String),
+    Projects(String),
+    Worktrees(Vec<u32>),
 }
 
 /// `<host>-<pid>`: who holds the lease.
@@ -50,21 +89,24 @@ fn holder() -> String {
     format!("{}-{}", feed::host_name(), std::process::id())
 }
 
-/// This machine's feed, read in this process.
+/// This machine: its tmux read after each watcher's look (and at least
+/// every second, for what no watcher tells), and its feed's toasts.
 fn spawn_here(tmux: Tmux, tx: Sender<Msg>) {
     std::thread::spawn(move || {
         let (mut source, first) = feed::Source::start(&tmux);
-        for line in first {
-            if tx.send(Msg::Line(0, line)).is_err() {
-                return;
-            }
-        }
+        let mut lines = first;
         loop {
-            for line in source.next(true) {
+            for line in lines {
                 if tx.send(Msg::Line(0, line)).is_err() {
                     return;
                 }
             }
+            if let Ok(snapshot) = Snapshot::read(&tmux)
+                && tx.send(Msg::Here(snapshot)).is_err()
+            {
+                return;
+            }
+            lines = source.next(true);
         }
     });
 }
@@ -72,10 +114,7 @@ fn spawn_here(tmux: Tmux, tx: Sender<Msg>) {
 /// A far machine's feed over ssh, started again when it drops.
 fn spawn_far(index: usize, far: Machine, tx: Sender<Msg>) {
     std::thread::spawn(move || {
-        let args: Vec<String> = ["machine", "feed", "--protocol", "1"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let args = words(&["machine", "feed", "--protocol", "1"]);
         loop {
             let why = match machine::ssh(&far, &args, false).start_streaming() {
                 Err(failure) => failure.describe("ssh"),
@@ -122,6 +161,10 @@ fn spawn_far(index: usize, far: Machine, tx: Sender<Msg>) {
     });
 }
 
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
 /// Keys, read only while the list is on the screen (an attach has the
 /// terminal to itself).
 fn spawn_keys(tx: Sender<Msg>, paused: Arc<AtomicBool>) {
@@ -139,7 +182,7 @@ fn spawn_keys(tx: Sender<Msg>, paused: Arc<AtomicBool>) {
             }
             let msg = match event::read() {
                 Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => Msg::Key(key),
-                Ok(Event::Resize(..)) => Msg::Redraw,
+                Ok(Event::Resize(..)) => Msg::Resize,
                 Ok(_) => continue,
                 Err(_) => return,
             };
@@ -150,13 +193,98 @@ fn spawn_keys(tx: Sender<Msg>, paused: Arc<AtomicBool>) {
     });
 }
 
+/// The calls the list asks for that may take a while (a preview over ssh,
+/// git), one at a time, repeated asks folded into one.
+fn spawn_worker(
+    tmux: Tmux,
+    config: Config,
+    far: Vec<Machine>,
+    jobs: Receiver<Job>,
+    tx: Sender<Msg>,
+) {
+    std::thread::spawn(move || {
+        let mut last_far: Option<(u32, Instant)> = None;
+        while let Ok(job) = jobs.recv() {
+            let (mut preview, mut directories, mut projects, mut worktrees) =
+                (None, None, Vec::new(), None);
+            for job in std::iter::once(job).chain(jobs.try_iter()) {
+                match job {
+                    Job::Preview(id) => preview = Some(id),
+                    Job::Directories(query) => directories = Some(query),
+                    Job::Projects(query) => {
+                        projects.retain(|q: &String| q.is_empty());
+                        projects.push(query);
+                    }
+                    Job::Worktrees(heads) => worktrees = Some(heads),
+                }
+            }
+            let mut out = Vec::new();
+            for query in projects {
+                let found = crate::sessions::directories(&config, &query);
+                out.push(Msg::Projects(query, found));
+            }
+            if let Some(query) = directories {
+                let found = crate::sessions::directories(&config, &query);
+                out.push(Msg::Directories(query, found));
+            }
+            if let Some(heads) = worktrees
+                && let Ok(snapshot) = Snapshot::read(&tmux)
+            {
+                let closed = heads
+                    .into_iter()
+                    .flat_map(|head| {
+                        ops::worktree::closed_worktrees(&snapshot, head)
+                            .into_iter()
+                            .map(move |w| ClosedWorktree {
+                                head,
+                                path: w.path,
+                                branch: w.branch,
+                            })
+                    })
+                    .collect();
+                out.push(Msg::Worktrees(closed));
+            }
+            if let Some(id) = preview {
+                let (index, pane) = far::lower(id);
+                let text = if index == 0 {
+                    tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true).ok()
+                } else if last_far
+                    .is_some_and(|(was, at)| was == id && at.elapsed() < FAR_PREVIEW_EVERY)
+                {
+                    None
+                } else {
+                    last_far = Some((id, Instant::now()));
+                    far.get(index - 1).and_then(|m| read_far_pane(m, pane))
+                };
+                if let Some(text) = text {
+                    out.push(Msg::Preview(id, text));
+                }
+            }
+            for msg in out {
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+}
+
+/// A far pane's screen, in colour, as `pane read` gives it there.
+fn read_far_pane(far: &Machine, pane: u32) -> Option<String> {
+    let args = words(&["pane", "read", &format!("%{pane}"), "--format", "ansi"]);
+    let output = machine::ssh(far, &args, false)
+        .limit(Some(Duration::from_secs(10)))
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
 fn enter_screen() -> std::io::Result<()> {
     terminal::enable_raw_mode()?;
-    execute!(
-        std::io::stdout(),
-        EnterAlternateScreen,
-        crossterm::cursor::Hide
-    )
+    execute!(std::io::stdout(), EnterAlternateScreen)
 }
 
 fn leave_screen() {
@@ -176,193 +304,260 @@ impl Drop for LeaveOnDrop {
     }
 }
 
-/// The list's state: the machines, the rows, where the selection is.
+/// The id a row's target has on its own machine, and that machine.
+fn own_id(target: Target) -> Option<(usize, String)> {
+    let (id, sigil) = match target {
+        Target::Pane { pane, .. } => (pane, '%'),
+        Target::Window { window, .. } => (window, '@'),
+        Target::Session(session) => (session, '$'),
+        Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => return None,
+    };
+    let (index, own) = far::lower(id);
+    Some((index, format!("{sigil}{own}")))
+}
+
+/// The app: the popup's list over every machine, and what it knows of each.
 struct App {
+    list: ListApp,
     machines: Vec<MachineView>,
-    rows: Vec<Row>,
-    selected: ListState,
-    /// The row to select once it is there (`--go`).
-    wanted: Option<Target>,
+    here: Snapshot,
+    /// This machine's closed worktrees (the far ones come with their state).
+    here_worktrees: Vec<ClosedWorktree>,
+    /// The row to select once it is there (`--go`, or where an attach
+    /// there went).
+    wanted: Option<Place>,
     toasts: VecDeque<String>,
-    note: Option<String>,
-    /// What `/` typed: only the agents whose row holds it are gone to.
-    filter: String,
-    filtering: bool,
 }
 
 impl App {
-    fn refresh(&mut self) {
-        let at = self
-            .selected
-            .selected()
-            .and_then(|i| self.rows.get(i))
-            .and_then(|r| r.target.clone());
-        self.rows = list::rows(&self.machines);
-        let want = self.wanted.clone().or(at);
-        let found = want.and_then(|t| self.rows.iter().position(|r| r.target.as_ref() == Some(&t)));
-        if found.is_some() && self.wanted.is_some() {
+    /// Every machine's snapshot and worktrees, into the list.
+    fn refresh(&mut self) -> Vec<Effect> {
+        self.list.sections = list::sections(&self.machines);
+        let merged = far::merge(
+            &self.here,
+            self.machines.iter().skip(1).map(|m| &m.snapshot),
+        );
+        let mut closed = self.here_worktrees.clone();
+        for (index, machine) in self.machines.iter().enumerate().skip(1) {
+            closed.extend(far::closed_worktrees(&machine.state, index));
+        }
+        self.list.set_closed_worktrees(closed);
+        let effects = self.list.update(merged);
+        if let Some(place) = self.wanted.clone()
+            && self.select(&place)
+        {
             self.wanted = None;
+            return self.list.preview_effect();
         }
-        let index = found.or_else(|| self.rows.iter().position(|r| r.target.is_some()));
-        self.selected.select(index);
+        effects
     }
 
-    /// The rows that go somewhere (agents), in order.
-    fn targets(&self) -> Vec<usize> {
-        (0..self.rows.len())
-            .filter(|i| self.rows[*i].target.is_some())
-            .filter(|i| {
-                self.filter.is_empty()
-                    || self.rows[*i]
-                        .text
-                        .to_lowercase()
-                        .contains(&self.filter.to_lowercase())
-            })
-            .collect()
-    }
-
-    /// The first or the last agent row.
-    fn end(&mut self, last: bool) {
-        let targets = self.targets();
-        let at = if last {
-            targets.last()
-        } else {
-            targets.first()
+    /// Selects the row of a place, if it is listed.
+    fn select(&mut self, place: &Place) -> bool {
+        let index = match &place.machine {
+            None => Some(0),
+            Some(name) => self
+                .machines
+                .iter()
+                .skip(1)
+                .position(|m| &m.name == name)
+                .map(|i| i + 1),
         };
-        if let Some(at) = at {
-            self.selected.select(Some(*at));
+        let Some(index) = index else { return false };
+        let at = self
+            .list
+            .shown_rows()
+            .position(|row| own_id(row.target) == Some((index, place.id.clone())));
+        match at {
+            Some(at) => {
+                self.list.selected = at;
+                true
+            }
+            None => false,
         }
     }
 
-    /// The popup's Tab: the next agent that needs you (blocked or done)
-    /// after the selection, wrapping; else the next agent.
-    fn next_up(&mut self) {
-        let targets = self.targets();
-        let now = self.selected.selected().unwrap_or(0);
-        let after: Vec<usize> = targets
-            .iter()
-            .copied()
-            .filter(|i| *i > now)
-            .chain(targets.iter().copied().filter(|i| *i <= now))
-            .collect();
-        let needs_you =
-            |i: &usize| matches!(self.rows[*i].state.as_deref(), Some("blocked" | "done"));
-        if let Some(next) = after.iter().find(|i| needs_you(i)).or(after.first()) {
-            self.selected.select(Some(*next));
-        }
-    }
-
-    /// Moves the selection to the next agent row up or down.
-    fn step(&mut self, down: bool) {
-        let targets = self.targets();
-        let Some(now) = self.selected.selected() else {
-            self.selected.select(targets.first().copied());
-            return;
-        };
-        let next = if down {
-            targets.iter().find(|i| **i > now)
-        } else {
-            targets.iter().rev().find(|i| **i < now)
-        };
-        if let Some(next) = next {
-            self.selected.select(Some(*next));
-        }
-    }
-
-    fn target(&self) -> Option<Target> {
-        self.selected
-            .selected()
-            .and_then(|i| self.rows.get(i))
-            .and_then(|r| r.target.clone())
+    fn machine_name(&self, index: usize) -> Option<String> {
+        (index > 0)
+            .then(|| self.machines.get(index).map(|m| m.name.clone()))
+            .flatten()
     }
 }
 
-fn draw(frame: &mut ratatui::Frame, app: &mut App) {
-    let [top, middle, bottom, help] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(1),
-        Constraint::Length(TOASTS_SHOWN as u16),
-        Constraint::Length(1),
-    ])
-    .areas(frame.area());
-    frame.render_widget(
-        Paragraph::new(Line::from(Span::styled(
-            format!("taw app · {} machines", app.machines.len()),
-            Style::default().add_modifier(Modifier::BOLD),
-        ))),
-        top,
-    );
-    let items: Vec<ListItem> = app
-        .rows
-        .iter()
-        .map(|row| {
-            let indent = "  ".repeat(row.depth as usize);
-            let style = match (row.depth, row.state.as_deref()) {
-                (0, _) => Style::default().add_modifier(Modifier::BOLD),
-                (_, Some("blocked")) => Style::default().fg(Color::Red),
-                (_, Some("done")) => Style::default().fg(Color::Green),
-                (_, Some("working")) => Style::default().fg(Color::Yellow),
-                _ => Style::default(),
+/// The verb (and its arguments) that does an action on a far machine, by
+/// that machine's own ids; none for what is not done there.
+fn far_verb(snapshot: &Snapshot, effect: &Effect) -> Option<Vec<String>> {
+    let id = |target: Target| own_id(target).map(|(_, id)| id);
+    let session = |head: u32| format!("${}", far::lower(head).1);
+    let verb: Vec<String> = match effect {
+        Effect::Rename(target, name) => {
+            let own = id(*target)?;
+            let (group, clear) = match target {
+                Target::Session(_) => ("workspace", false),
+                Target::Window { .. } => ("tab", false),
+                Target::Pane { pane, .. } => {
+                    let agent = snapshot
+                        .pane(*pane, None)
+                        .is_some_and(|p| !p.agent_kind.is_empty());
+                    (if agent { "agent" } else { "pane" }, name.is_empty())
+                }
+                _ => return None,
             };
-            ListItem::new(Line::from(Span::styled(
-                format!("{indent}{}", row.text),
-                style,
-            )))
-        })
-        .collect();
-    frame.render_stateful_widget(
-        List::new(items).highlight_style(Style::default().add_modifier(Modifier::REVERSED)),
-        middle,
-        &mut app.selected,
-    );
-    let toasts: Vec<Line> = app.toasts.iter().map(|t| Line::from(t.as_str())).collect();
-    frame.render_widget(Paragraph::new(toasts), bottom);
-    let help_text = app.note.clone().unwrap_or_else(|| {
-        "↑↓ j k move · Tab next that needs you · / filter · Enter go there · v paste the clipboard's image · q quit"
-            .to_string()
-    });
-    frame.render_widget(
-        Paragraph::new(Line::from(Span::styled(
-            help_text,
-            Style::default().add_modifier(Modifier::DIM),
-        ))),
-        help,
-    );
+            let mut verb = words(&[group, "rename", &own]);
+            verb.push(if clear {
+                "--clear".into()
+            } else {
+                name.clone()
+            });
+            verb
+        }
+        Effect::Close(target) => {
+            let own = id(*target)?;
+            let group = match target {
+                Target::Session(_) => "workspace",
+                Target::Window { .. } => "tab",
+                _ => "pane",
+            };
+            words(&[group, "close", &own])
+        }
+        Effect::CloseGroup(head) => words(&["workspace", "close", &session(*head), "--group"]),
+        Effect::NewWorktree { head, branch } => words(&[
+            "worktree",
+            "create",
+            "--workspace",
+            &session(*head),
+            "--no-focus",
+            branch,
+        ]),
+        Effect::OpenWorktree { head, path } => words(&[
+            "worktree",
+            "open",
+            "--workspace",
+            &session(*head),
+            "--path",
+            path,
+            "--no-focus",
+        ]),
+        Effect::RemoveWorktree { path, force, .. } => {
+            let mut verb = words(&["worktree", "remove", "--path", path]);
+            if *force {
+                verb.push("--force".into());
+            }
+            verb
+        }
+        _ => return None,
+    };
+    Some(verb)
 }
 
-/// Goes to the target: a far pane through `taw machine attach`, one here
-/// by moving this client (inside tmux) or attaching (outside); back to
-/// the list when that ends.
-fn go(tmux: &Tmux, target: &Target, paused: &AtomicBool) -> Option<String> {
-    let inside = std::env::var("TMUX").is_ok_and(|v| !v.is_empty());
-    if target.machine.is_none() && inside {
-        let snapshot = Snapshot::read(tmux).ok()?;
-        let id = crate::tmux::ids::tmux_number(&target.pane, '%')?;
-        let pane = snapshot.pane(id, None)?;
-        let mine = std::env::var("TMUX_PANE").ok();
-        let client = snapshot
-            .clients
-            .iter()
-            .find(|c| snapshot.client_pane(c).map(|p| format!("%{}", p.id)) == mine)
-            .or_else(|| snapshot.last_client())
-            .map(|c| c.name.clone());
-        return crate::ops::go::to_pane(tmux, &snapshot, pane, client.as_deref())
-            .err()
-            .map(|e| e.message);
+/// Does an action on machine `index` on a thread of its own: here as the
+/// popup does it, there as its verb over ssh.
+fn act(
+    tmux: &Tmux,
+    config: &Config,
+    here: Snapshot,
+    target_machine: Option<(usize, Machine)>,
+    merged: Snapshot,
+    effect: Effect,
+    tx: Sender<Msg>,
+) {
+    let (tmux, config) = (tmux.clone(), config.clone());
+    std::thread::spawn(move || {
+        let acted = match target_machine {
+            None => {
+                let client = here_client(&here);
+                match crate::ui::perform(&tmux, &config, client.as_deref(), &here, effect) {
+                    crate::ui::Outcome::Done(_) => Acted::Fine,
+                    crate::ui::Outcome::Failed(message) => Acted::Failed(message),
+                    crate::ui::Outcome::Ask(question, on_yes) => Acted::Ask(question, on_yes),
+                }
+            }
+            Some((index, far)) => match far_verb(&merged, &effect) {
+                None => Acted::Fine,
+                Some(verb) => {
+                    match machine::answer_there(&far, &verb, None, Some(FAR_VERB_LIMIT)) {
+                        Ok(result) => {
+                            // A worktree's session made or opened there: go in.
+                            let session = result["session_id"]
+                                .as_str()
+                                .or(result["workspace"]["tmux_id"].as_str())
+                                .map(str::to_string);
+                            match (&effect, session) {
+                                (
+                                    Effect::NewWorktree { .. } | Effect::OpenWorktree { .. },
+                                    Some(id),
+                                ) => Acted::Attach(index, id),
+                                _ => Acted::Fine,
+                            }
+                        }
+                        Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
+                            match effect {
+                                Effect::RemoveWorktree { head, path, .. } => Acted::Ask(
+                                    crate::ui::dirty_question(&path),
+                                    Effect::RemoveWorktree {
+                                        head,
+                                        path,
+                                        force: true,
+                                    },
+                                ),
+                                _ => Acted::Failed(error.message),
+                            }
+                        }
+                        Err(error) => Acted::Failed(error.message),
+                    }
+                }
+            },
+        };
+        let _ = tx.send(Msg::Acted(acted));
+    });
+}
+
+/// The client the app runs in, when it runs inside tmux on this machine's
+/// server: where going to a pane here moves it.
+fn here_client(snapshot: &Snapshot) -> Option<String> {
+    if std::env::var("TMUX").is_ok_and(|v| v.is_empty()) || std::env::var_os("TMUX").is_none() {
+        return None;
+    }
+    let mine = std::env::var("TMUX_PANE").ok();
+    snapshot
+        .clients
+        .iter()
+        .find(|c| snapshot.client_pane(c).map(|p| format!("%{}", p.id)) == mine)
+        .map(|c| c.name.clone())
+}
+
+/// Goes to a row: a far one through `taw machine attach`, one here by
+/// moving this client (inside tmux) or attaching (outside); back to the
+/// list when that ends. Some words for the person, when there are any.
+fn go(tmux: &Tmux, app: &App, index: usize, id: &str, paused: &AtomicBool) -> Option<String> {
+    let place = Place {
+        machine: app.machine_name(index),
+        id: id.to_string(),
+    };
+    let _ = crate::paths::write_atomic(&last_file(), place.words().as_bytes());
+    if index == 0
+        && let Some(client) = here_client(&app.here)
+    {
+        let target = app.list.selected_row().map(|r| r.target)?;
+        return match crate::ui::perform(
+            tmux,
+            &Config::load_or_defaults().0,
+            Some(&client),
+            &app.here,
+            Effect::Go(target),
+        ) {
+            crate::ui::Outcome::Failed(message) => Some(message),
+            _ => None,
+        };
     }
     let exe = std::env::current_exe().ok()?;
-    let program = match &target.machine {
-        Some(name) => Program::new(exe).args([
-            "machine",
-            "attach",
-            name,
-            &target.pane,
-            "--holder",
-            &holder(),
-        ]),
+    let program = match &place.machine {
+        Some(name) => {
+            Program::new(exe).args(["machine", "attach", name, id, "--holder", &holder()])
+        }
         None => Program::new(exe)
             .args(tmux.socket_args())
-            .args(["machine", "enter", &target.pane]),
+            .args(["machine", "enter", id]),
     };
     paused.store(true, Ordering::Relaxed);
     leave_screen();
@@ -373,31 +568,26 @@ fn go(tmux: &Tmux, target: &Target, paused: &AtomicBool) -> Option<String> {
         Ok(status) if status.success() => None,
         Ok(status) => Some(format!(
             "{} ended with status {}",
-            target.words(),
+            place.words(),
             status.code().unwrap_or(-1)
         )),
         Err(failure) => Some(failure.describe("taw")),
     }
 }
 
-/// `v`: the clipboard's image into the agent, by `taw image paste` in a
-/// process (and a group) of its own, which finishes even if the app
-/// quits; the app, outside tmux, has no client to show its failure on.
-fn paste_image(tmux: &Tmux, target: &Target) -> String {
-    let Ok(exe) = std::env::current_exe() else {
-        return "taw cannot find itself to paste".into();
-    };
-    let mut program =
-        Program::new(exe)
-            .args(tmux.socket_args())
-            .args(["image", "paste", "--pane", &target.pane]);
-    if let Some(machine) = &target.machine {
-        program = program.args(["--machine", machine]);
-    }
-    match program.start_unwatched() {
-        Ok(()) => format!("pasting the clipboard's image into {}", target.words()),
-        Err(failure) => failure.describe("taw image paste"),
-    }
+fn draw(frame: &mut ratatui::Frame, app: &App) {
+    let [list, toasts] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(TOASTS_SHOWN as u16)])
+            .areas(frame.area());
+    // The popup's own drawing, above the toasts. No git status: a far
+    // session's folder is not here to ask.
+    crate::ui::draw::draw_in(frame, list, &app.list, &|_| None);
+    let lines: Vec<Line> = app
+        .toasts
+        .iter()
+        .map(|t| Line::styled(t.clone(), Style::default().add_modifier(Modifier::DIM)))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), toasts);
 }
 
 /// `taw app [--go TARGET]`: status 0 when it quits, 2 with no terminal.
@@ -412,24 +602,36 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     let wanted = match go_to.as_deref() {
         None | Some("last") => std::fs::read_to_string(last_file())
             .ok()
-            .and_then(|t| Target::parse(t.trim())),
-        Some(text) => match Target::parse(text) {
-            Some(target) => Some(target),
+            .and_then(|t| Place::parse(t.trim())),
+        Some(text) => match Place::parse(text) {
+            Some(place) => Some(place),
             None => {
                 eprintln!("taw app: --go {text:?} is no target: last, %7 or <machine>:%16");
                 return 2;
             }
         },
     };
-    let (config, _) = Config::load_or_defaults();
-    let far = machine::machines(&config);
+    let (config, config_problem) = Config::load_or_defaults();
+    let far_machines = machine::machines(&config);
     let mut machines = vec![MachineView::new(&feed::host_name(), true)];
-    machines.extend(far.iter().map(|m| MachineView::new(&m.name, false)));
+    machines.extend(
+        far_machines
+            .iter()
+            .map(|m| MachineView::new(&m.name, false)),
+    );
     let (tx, rx) = mpsc::channel::<Msg>();
+    let (jobs, job_rx) = mpsc::channel::<Job>();
     spawn_here(tmux.clone(), tx.clone());
-    for (index, m) in far.iter().enumerate() {
+    for (index, m) in far_machines.iter().enumerate() {
         spawn_far(index + 1, m.clone(), tx.clone());
     }
+    spawn_worker(
+        tmux.clone(),
+        config.clone(),
+        far_machines.clone(),
+        job_rx,
+        tx.clone(),
+    );
     let paused = Arc::new(AtomicBool::new(false));
     spawn_keys(tx.clone(), paused.clone());
     if enter_screen().is_err() {
@@ -440,143 +642,242 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     let Ok(mut terminal) = Terminal::new(CrosstermBackend::new(std::io::stdout())) else {
         return 1;
     };
+    let mut list = ListApp::new(
+        Keymap::from_config(&config),
+        crate::ui::app::Options {
+            config_problem,
+            ..crate::ui::options_from(&config, false)
+        },
+        Snapshot::default(),
+    );
+    list.sidebar_agents =
+        crate::ui::tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS);
+    list.sidebar_sessions =
+        crate::ui::tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_SESSIONS);
     let mut app = App {
+        list,
         machines,
-        rows: Vec::new(),
-        selected: ListState::default(),
+        here: Snapshot::default(),
+        here_worktrees: Vec::new(),
         wanted,
         toasts: VecDeque::new(),
-        note: None,
-        filter: String::new(),
-        filtering: false,
     };
-    app.refresh();
+    let mut effects = app.refresh();
+    let mut heads: Vec<u32> = Vec::new();
     loop {
-        let _ = terminal.draw(|frame| draw(frame, &mut app));
+        for effect in std::mem::take(&mut effects) {
+            match effect {
+                Effect::Quit => return 0,
+                Effect::Preview(id) => {
+                    let _ = jobs.send(Job::Preview(id));
+                }
+                Effect::Directories(query) => {
+                    let _ = jobs.send(Job::Directories(query));
+                }
+                Effect::Projects(query) => {
+                    let _ = jobs.send(Job::Projects(query));
+                }
+                // tmux's prefix keys are not read here: nothing asks it.
+                Effect::OpenTarget => {}
+                Effect::Go(target) => match own_id(target) {
+                    Some((index, id)) => {
+                        app.list.message = go(&tmux, &app, index, &id, &paused);
+                        let _ = terminal.clear();
+                    }
+                    None => {
+                        app.list.message =
+                            Some("Enter on a session, a window or an agent goes there".into());
+                    }
+                },
+                Effect::PasteImage(id) => {
+                    let (index, pane) = far::lower(id);
+                    let place = Place {
+                        machine: app.machine_name(index),
+                        id: format!("%{pane}"),
+                    };
+                    app.list.message = Some(
+                        match crate::ui::paste_image(
+                            &tmux,
+                            &place.id,
+                            place.machine.as_deref(),
+                            None,
+                        ) {
+                            Ok(_) => {
+                                format!("pasting the clipboard's image into {}", place.words())
+                            }
+                            Err(error) => error.message,
+                        },
+                    );
+                }
+                action => {
+                    // Where it is done: the machine of the row it is about.
+                    let index = action_machine(&action);
+                    let target_machine = (index > 0)
+                        .then(|| far_machines.get(index - 1).cloned().map(|m| (index, m)))
+                        .flatten();
+                    if index > 0 && target_machine.is_none() {
+                        continue;
+                    }
+                    app.list.message = Some("…".into());
+                    act(
+                        &tmux,
+                        &config,
+                        app.here.clone(),
+                        target_machine,
+                        app.list.snapshot.clone(),
+                        action,
+                        tx.clone(),
+                    );
+                }
+            }
+        }
+        let _ = terminal.draw(|frame| draw(frame, &app));
         let Ok(msg) = rx.recv() else { return 0 };
-        match msg {
-            Msg::Key(key) => {
-                let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-                if ctrl && key.code == KeyCode::Char('c') {
-                    return 0;
+        let mut batch = vec![msg];
+        batch.extend(rx.try_iter());
+        let mut changed = false;
+        for msg in batch {
+            match msg {
+                Msg::Key(key) => {
+                    if matches!(
+                        app.list.mode,
+                        crate::ui::app::Mode::Help | crate::ui::app::Mode::Options
+                    ) {
+                        app.list.leave_page();
+                    } else {
+                        effects.extend(app.list.key(key));
+                    }
                 }
-                if app.filtering {
-                    match key.code {
-                        KeyCode::Esc => {
-                            app.filter.clear();
-                            app.filtering = false;
-                        }
-                        KeyCode::Enter => app.filtering = false,
-                        KeyCode::Backspace => {
-                            app.filter.pop();
-                        }
-                        KeyCode::Char(c) => app.filter.push(c),
-                        _ => {}
-                    }
-                    app.note = app.filtering.then(|| format!("/{}", app.filter));
-                    if !app.filter.is_empty() {
-                        app.end(false);
-                    }
-                    continue;
+                Msg::Resize => {
+                    let _ = terminal.clear();
                 }
-                match key.code {
-                    KeyCode::Char('q') | KeyCode::Esc => return 0,
-                    KeyCode::Char('/') => {
-                        app.filtering = true;
-                        app.note = Some("/".into());
+                Msg::Here(snapshot) => {
+                    let now = ops::worktree::heads(&snapshot);
+                    if now != heads {
+                        heads = now.clone();
+                        let _ = jobs.send(Job::Worktrees(now));
                     }
-                    KeyCode::Tab => app.next_up(),
-                    KeyCode::Char('g') | KeyCode::Home => app.end(false),
-                    KeyCode::Char('G') | KeyCode::End => app.end(true),
-                    KeyCode::Char('n') if ctrl => app.step(true),
-                    KeyCode::Char('p') if ctrl => app.step(false),
-                    KeyCode::Char('v') => {
-                        if let Some(target) = app.target() {
-                            app.note = Some(paste_image(&tmux, &target));
-                        }
+                    app.here = snapshot;
+                    changed = true;
+                }
+                Msg::Line(index, line) => {
+                    take_line(&tmux, &config, &mut app, index, &line);
+                    changed |= line["type"] != "ping";
+                }
+                Msg::Dropped(index, why) => {
+                    if let Some(machine) = app.machines.get_mut(index) {
+                        machine.drop_link(&why);
+                        let mut heard = machine::read_heard()
+                            .remove(&machine.name)
+                            .unwrap_or_default();
+                        heard.live = false;
+                        heard.words = why;
+                        machine::record_heard(&machine.name, heard);
                     }
-                    KeyCode::Down | KeyCode::Char('j') => app.step(true),
-                    KeyCode::Up | KeyCode::Char('k') => app.step(false),
-                    KeyCode::Enter => {
-                        if let Some(target) = app.target() {
-                            let _ =
-                                crate::paths::write_atomic(&last_file(), target.words().as_bytes());
-                            app.note = go(&tmux, &target, &paused);
+                    changed = true;
+                }
+                Msg::Preview(id, text) => app.list.preview = Some((id, text)),
+                Msg::Directories(query, found) => {
+                    app.list.directories = found;
+                    app.list.directories_for = query;
+                }
+                Msg::Projects(query, found) => app.list.set_projects(query, found),
+                Msg::Worktrees(closed) => {
+                    app.here_worktrees = closed;
+                    changed = true;
+                }
+                Msg::Acted(acted) => {
+                    app.list.message = None;
+                    match acted {
+                        Acted::Fine => {}
+                        Acted::Failed(message) => app.list.message = Some(message),
+                        Acted::Ask(question, on_yes) => app.list.ask(question, on_yes),
+                        Acted::Attach(index, id) => {
+                            app.list.message = go(&tmux, &app, index, &id, &paused);
                             let _ = terminal.clear();
                         }
                     }
-                    _ => {}
+                    let _ = jobs.send(Job::Worktrees(heads.clone()));
                 }
             }
-            Msg::Redraw => {
-                let _ = terminal.clear();
-            }
-            Msg::Line(index, line) => {
-                // An attach of ours ended there: the person went to `go`.
-                if line["type"] == "left"
-                    && line["holder"].as_str() == Some(holder().as_str())
-                    && let Some(machine) = app.machines.get(index)
-                {
-                    app.wanted =
-                        Target::parse(line["go"].as_str().unwrap_or_default()).map(|t| Target {
-                            machine: (!machine.here).then(|| machine.name.clone()),
-                            pane: t.pane,
-                        });
-                }
-                if let Some(machine) = app.machines.get_mut(index) {
-                    if let Some(toast) = machine.take(&line) {
-                        // This app holds that machine's lease: it speaks.
-                        if index > 0 && line["lease"] == true {
-                            let sound = match line["kind"].as_str() {
-                                Some("request") => crate::notify::Sound::Request,
-                                _ => crate::notify::Sound::Done,
-                            };
-                            let _ = crate::notify::speak_for(
-                                &tmux,
-                                &config,
-                                &machine.name,
-                                line["text"].as_str().unwrap_or_default(),
-                                sound,
-                                line["agent_kind"].as_str(),
-                            );
-                        }
-                        app.toasts.push_back(toast);
-                        while app.toasts.len() > TOASTS_SHOWN {
-                            app.toasts.pop_front();
-                        }
-                    }
-                    if index > 0 && line["type"] == "hello" {
-                        machine::record_heard(
-                            &machine.name,
-                            Heard {
-                                live: true,
-                                last_seen: Some(crate::clock::now_ms() / 1000),
-                                taw_version: line["taw"].as_str().map(str::to_string),
-                                protocol: line["protocol"].as_u64().map(|p| p as u32),
-                                words: "online".into(),
-                            },
-                        );
-                    }
-                }
-                app.refresh();
-            }
-            Msg::Dropped(index, why) => {
-                if let Some(machine) = app.machines.get_mut(index) {
-                    machine.drop_link(&why);
-                    let mut heard = machine::read_heard()
-                        .remove(&machine.name)
-                        .unwrap_or_default();
-                    heard.live = false;
-                    heard.words = why;
-                    machine::record_heard(&machine.name, heard);
-                }
-                app.refresh();
-            }
+        }
+        if changed {
+            effects.extend(app.refresh());
         }
     }
 }
 
-/// Where `--go last` is kept: the last target Enter went to.
+/// The machine an action is about, by the ids it names.
+fn action_machine(effect: &Effect) -> usize {
+    match effect {
+        Effect::Go(target) | Effect::Rename(target, _) | Effect::Close(target) => {
+            own_id(*target).map_or(0, |(index, _)| index)
+        }
+        Effect::CloseGroup(session) => far::lower(*session).0,
+        Effect::NewWorktree { head, .. }
+        | Effect::OpenWorktree { head, .. }
+        | Effect::RemoveWorktree { head, .. } => far::lower(*head).0,
+        Effect::PasteImage(pane) | Effect::Preview(pane) => far::lower(*pane).0,
+        _ => 0,
+    }
+}
+
+/// One line of a machine's feed: its state into the list, a toast shown
+/// (and spoken when this app holds that machine's lease), what was heard
+/// of it recorded, and where an attach of ours there went.
+fn take_line(tmux: &Tmux, config: &Config, app: &mut App, index: usize, line: &Value) {
+    // An attach of ours ended there: the person went to `go`.
+    if line["type"] == "left"
+        && line["holder"].as_str() == Some(holder().as_str())
+        && let Some(id) = line["go"].as_str()
+    {
+        app.wanted = Place::parse(id).map(|place| match place.machine {
+            // The walk took the person to another machine's stop.
+            Some(_) => place,
+            None => Place {
+                machine: app.machine_name(index),
+                id: place.id,
+            },
+        });
+    }
+    let Some(machine) = app.machines.get_mut(index) else {
+        return;
+    };
+    if let Some(toast) = machine.take(index, line) {
+        if index > 0 && line["lease"] == true {
+            let sound = match line["kind"].as_str() {
+                Some("request") => crate::notify::Sound::Request,
+                _ => crate::notify::Sound::Done,
+            };
+            let _ = crate::notify::speak_for(
+                tmux,
+                config,
+                &machine.name,
+                line["text"].as_str().unwrap_or_default(),
+                sound,
+                line["agent_kind"].as_str(),
+            );
+        }
+        app.toasts.push_back(toast);
+        while app.toasts.len() > TOASTS_SHOWN {
+            app.toasts.pop_front();
+        }
+    }
+    if index > 0 && line["type"] == "hello" {
+        machine::record_heard(
+            &machine.name,
+            Heard {
+                live: true,
+                last_seen: Some(crate::clock::now_ms() / 1000),
+                taw_version: line["taw"].as_str().map(str::to_string),
+                protocol: line["protocol"].as_u64().map(|p| p as u32),
+                words: "online".into(),
+            },
+        );
+    }
+}
+
+/// Where `--go last` is kept: the last place Enter went to.
 fn last_file() -> std::path::PathBuf {
     crate::paths::state_dir().join("app-last")
 }

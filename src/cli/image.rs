@@ -107,43 +107,16 @@ fn paste(context: &Context, pane: &str, machine_name: Option<&str>) -> Result<Im
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let output = machine::ssh(&far, &args, false)
-        .input(image)
-        .limit(None)
-        .output()
-        .map_err(|failure| machine::unreachable(&far, None, Some(&failure)))?;
-    if output.status.code().is_none_or(|code| code == 255) {
-        return Err(machine::unreachable(&far, Some(&output), None));
-    }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if let Ok(answer) = serde_json::from_str::<serde_json::Value>(stdout.trim())
-        && let Some(path) = answer["result"]["path"].as_str()
-    {
-        return Ok(ImagePasted {
-            pane: answer["result"]["pane"]
-                .as_str()
-                .unwrap_or(pane)
-                .to_string(),
-            machine: Some(name.to_string()),
-            path: path.to_string(),
-        });
-    }
-    // A far taw without the verb says so as a usage error.
-    if output.status.code() == Some(2) {
-        return Err(TawError::new(
+    let answer = machine::answer_there(&far, &args, Some(image), None)?;
+    let path = answer["path"].as_str().ok_or_else(|| {
+        TawError::new(
             ErrorCode::Unsupported,
-            format!("the taw on {name} is too old to receive an image: update it there"),
-        ));
-    }
-    let far_error: serde_json::Value =
-        serde_json::from_str(stderr.trim()).unwrap_or(serde_json::Value::Null);
-    let message = far_error["error"]["message"]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| stderr.trim().to_string());
-    // The far taw's own code, as it said it.
-    let code = serde_json::from_value::<ErrorCode>(far_error["error"]["code"].clone())
-        .unwrap_or(ErrorCode::TmuxError);
-    Err(TawError::new(code, format!("on {name}: {message}")))
+            format!("the taw on {name} answered the image with no path"),
+        )
+    })?;
+    Ok(ImagePasted {
+        pane: answer["pane"].as_str().unwrap_or(pane).to_string(),
+        machine: Some(name.to_string()),
+        path: path.to_string(),
+    })
 }

@@ -426,6 +426,7 @@ pub(crate) const ACTIONS: &[&str] = &[
     "next_session",
     "previous_session",
     "options",
+    "paste_image",
 ];
 
 /// herdr's spellings of popup actions.

@@ -68,19 +68,102 @@ fn hello(snapshot: Option<&Snapshot>) -> Hello {
     }
 }
 
-/// `state`: everything the list draws of this machine.
-fn state(snapshot: Option<&Snapshot>) -> Value {
+/// `state`: everything the list draws of this machine. `tabs` (the
+/// windows, with `active`: the session's current one) is taw's, for the
+/// list's window rows.
+fn state(snapshot: Option<&Snapshot>, worktrees: &Worktrees) -> Value {
     let Some(snapshot) = snapshot else {
-        return json!({"type": "state", "spaces": [], "panes": [], "agents": [], "worktrees": []});
+        return json!({"type": "state", "spaces": [], "tabs": [], "panes": [], "agents": [], "worktrees": []});
     };
     let records = Records::new(snapshot);
-    json!({
+    let tabs: Vec<Value> = snapshot
+        .windows
+        .iter()
+        .map(|window| {
+            let mut tab = serde_json::to_value(records.tab(window)).unwrap_or_default();
+            tab["active"] = json!(window.active);
+            tab
+        })
+        .collect();
+    let mut state = json!({
         "type": "state",
         "spaces": records.workspaces(),
+        "tabs": tabs,
         "panes": records.panes(None),
         "agents": records.agents(),
-        "worktrees": [],
-    })
+        "worktrees": worktrees.closed,
+    });
+    if !worktrees.open.is_empty() {
+        state["open_worktrees"] = json!(worktrees.open);
+    }
+    state
+}
+
+/// The worktrees of the repositories' sessions, read with git: those no
+/// session runs (which the list draws under their repository's session),
+/// and those one does.
+#[derive(Debug, Default)]
+struct Worktrees {
+    heads: Vec<u32>,
+    read_at: Option<Instant>,
+    closed: Vec<Value>,
+    open: Vec<Value>,
+}
+
+/// git is asked again this often even when no repository's session came
+/// or went (a worktree made or removed by hand).
+const WORKTREES_EVERY: Duration = Duration::from_secs(15);
+
+impl Worktrees {
+    fn refresh(&mut self, snapshot: Option<&Snapshot>) {
+        let heads = snapshot
+            .map(crate::ops::worktree::heads)
+            .unwrap_or_default();
+        let fresh = self
+            .read_at
+            .is_some_and(|at| at.elapsed() < WORKTREES_EVERY);
+        if heads == self.heads && fresh {
+            return;
+        }
+        self.heads = heads;
+        self.read_at = Some(Instant::now());
+        self.closed.clear();
+        self.open.clear();
+        let Some(snapshot) = snapshot else { return };
+        for head in &self.heads {
+            let source = crate::ops::worktree::Source::Workspace(*head);
+            let Ok(listed) = crate::ops::worktree::list(snapshot, &source) else {
+                continue;
+            };
+            let real_root = real_path(&listed.source.repo_root);
+            for worktree in listed
+                .worktrees
+                .into_iter()
+                .filter(|w| w.is_linked_worktree)
+            {
+                let open = worktree.open_workspace_id.is_some();
+                let mut record = serde_json::to_value(&worktree).unwrap_or_default();
+                record["head"] = json!(format!("${head}"));
+                if let Some(real) = real_path(&worktree.path) {
+                    record["real_path"] = json!(real);
+                }
+                if let Some(real) = &real_root {
+                    record["real_repo_root"] = json!(real);
+                }
+                if open {
+                    self.open.push(record);
+                } else {
+                    self.closed.push(record);
+                }
+            }
+        }
+    }
+}
+
+/// A folder that sits behind a link, resolved; none for one that does not.
+fn real_path(path: &str) -> Option<String> {
+    let real = std::fs::canonicalize(path).ok()?;
+    (real != std::path::Path::new(path)).then(|| real.display().to_string())
 }
 
 /// The toasts the watchers recorded (`@agent_toast`), by pane.
@@ -140,6 +223,7 @@ pub(crate) struct Source {
     last_read: Instant,
     /// `@agent_wizard_left` as last seen: a new one is a `left` line.
     last_left: String,
+    worktrees: Worktrees,
 }
 
 impl Source {
@@ -148,7 +232,9 @@ impl Source {
         let snapshot = Snapshot::read(tmux).ok();
         let mut greeting = serde_json::to_value(hello(snapshot.as_ref())).unwrap_or_default();
         greeting["type"] = json!("hello");
-        let first_state = state(snapshot.as_ref());
+        let mut worktrees = Worktrees::default();
+        worktrees.refresh(snapshot.as_ref());
+        let first_state = state(snapshot.as_ref(), &worktrees);
         let mut source = Source {
             tmux: tmux.clone(),
             state_dir: crate::paths::state_dir(),
@@ -161,6 +247,7 @@ impl Source {
                 .as_ref()
                 .map(|s| s.server.left.clone())
                 .unwrap_or_default(),
+            worktrees,
         };
         source.follow_server(snapshot.as_ref());
         (source, vec![greeting, first_state])
@@ -197,7 +284,8 @@ impl Source {
         let snapshot = Snapshot::read(&self.tmux).ok();
         self.follow_server(snapshot.as_ref());
         let mut lines = Vec::new();
-        let now_state = state(snapshot.as_ref());
+        self.worktrees.refresh(snapshot.as_ref());
+        let now_state = state(snapshot.as_ref(), &self.worktrees);
         if now_state != self.last_state {
             lines.push(now_state.clone());
             self.last_state = now_state;

@@ -149,6 +149,63 @@ pub(crate) fn ssh(machine: &Machine, args: &[String], tty: bool) -> Program {
         .arg(far_command(machine, args))
 }
 
+/// Runs a verb on the machine and reads its envelope: the result, or the
+/// error as the far taw gave it (its own code, the message saying where).
+/// No answer is `machine_unreachable`; a far taw that does not know the
+/// verb (a usage error, no envelope) is `unsupported`. `input` goes to its
+/// standard input.
+pub(crate) fn answer_there(
+    machine: &Machine,
+    args: &[String],
+    input: Option<Vec<u8>>,
+    limit: Option<Duration>,
+) -> Result<serde_json::Value, TawError> {
+    let mut program = ssh(machine, args, false).limit(limit);
+    if let Some(bytes) = input {
+        program = program.input(bytes);
+    }
+    let output = program
+        .output()
+        .map_err(|failure| unreachable(machine, None, Some(&failure)))?;
+    if output
+        .status
+        .code()
+        .is_none_or(|code| code == 255 || code == 127)
+    {
+        return Err(unreachable(machine, Some(&output), None));
+    }
+    let read = |bytes: &[u8]| {
+        serde_json::from_str::<serde_json::Value>(String::from_utf8_lossy(bytes).trim())
+            .unwrap_or(serde_json::Value::Null)
+    };
+    let answer = read(&output.stdout);
+    if output.status.success() && answer.get("result").is_some() {
+        return Ok(answer["result"].clone());
+    }
+    let said = read(&output.stderr);
+    let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+    if output.status.code() == Some(2) && said.is_null() {
+        let verb = args.iter().take(2).cloned().collect::<Vec<_>>().join(" ");
+        return Err(TawError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "the taw on {} is too old for `{verb}`: update it there",
+                machine.name
+            ),
+        ));
+    }
+    let message = said["error"]["message"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or(stderr);
+    let code = serde_json::from_value::<ErrorCode>(said["error"]["code"].clone())
+        .unwrap_or(ErrorCode::TmuxError);
+    Err(TawError::new(
+        code,
+        format!("on {}: {message}", machine.name),
+    ))
+}
+
 /// `machine_unreachable` for an ssh that gave no answer: its last line on
 /// stderr, or its status.
 pub(crate) fn unreachable(

@@ -82,6 +82,17 @@ pub(crate) fn head_of(snapshot: &Snapshot, session: u32) -> Option<u32> {
         .map(|s| s.id)
 }
 
+/// The sessions that head a repository's group: whose closed worktrees
+/// the list shows.
+pub(crate) fn heads(snapshot: &Snapshot) -> Vec<u32> {
+    snapshot
+        .sessions
+        .iter()
+        .filter(|s| head_of(snapshot, s.id) == Some(s.id))
+        .map(|s| s.id)
+        .collect()
+}
+
 /// The linked worktrees of a repository's session that no session runs,
 /// for the popup to offer to open or remove.
 pub(crate) fn closed_worktrees(snapshot: &Snapshot, head: u32) -> Vec<WorktreeInfo> {

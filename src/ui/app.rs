@@ -73,6 +73,8 @@ pub(crate) enum Effect {
     },
     /// Open (or create) a session for a directory, and go there.
     OpenSession(String),
+    /// Paste the clipboard's image into an agent's pane.
+    PasteImage(u32),
     /// Fetch the preview of a pane.
     Preview(u32),
     /// List the directories the new-session picker offers for a query.
@@ -145,6 +147,9 @@ pub(crate) struct App {
     folder_hits: Vec<String>,
     /// The worktrees of the repositories' sessions that no session runs.
     pub closed_worktrees: Vec<rows::ClosedWorktree>,
+    /// taw app's machines, each heading its own sessions (none in the
+    /// popup).
+    pub sections: Vec<rows::Section>,
     matcher: Matcher,
 }
 
@@ -177,6 +182,7 @@ impl App {
             completions: (String::new(), Vec::new()),
             folder_hits: Vec::new(),
             closed_worktrees: Vec::new(),
+            sections: Vec::new(),
             sidebar_agents: None,
             sidebar_sessions: None,
             tmux_keys: TmuxKeys::default(),
@@ -240,6 +246,7 @@ impl App {
             folds,
             &self.options.home,
             &self.closed_worktrees,
+            &self.sections,
         );
         self.refilter();
         if let Some(at) = keep.and_then(|target| self.find_row(|r| r.target == target)) {
@@ -338,7 +345,8 @@ impl App {
         effects
     }
 
-    fn preview_effect(&self) -> Vec<Effect> {
+    /// The preview of the selected row, when the preview is on.
+    pub(crate) fn preview_effect(&self) -> Vec<Effect> {
         match self.selected_row().and_then(|r| r.preview_pane) {
             Some(pane) if self.preview_on => vec![Effect::Preview(pane)],
             _ => Vec::new(),
@@ -567,6 +575,18 @@ impl App {
                 self.mode = Mode::Options;
                 Vec::new()
             }
+            Action::PasteImage => match self.selected_row() {
+                // The list pastes only into an agent's row.
+                Some(Row {
+                    target: Target::Pane { pane, .. },
+                    state: Some(_),
+                    ..
+                }) => vec![Effect::PasteImage(*pane)],
+                _ => {
+                    self.message = Some("the clipboard's image goes into an agent's row".into());
+                    Vec::new()
+                }
+            },
         }
     }
 
@@ -680,7 +700,7 @@ impl App {
             Target::Pane { window, .. } => {
                 windows == 1 && self.snapshot.panes_of(session, window).count() == 1
             }
-            Target::Folder(_) | Target::Worktree(_) => false,
+            Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => false,
         };
         (ends_session && !crate::ops::worktree::group_of(&self.snapshot, session).is_empty())
             .then_some(session)
@@ -827,7 +847,7 @@ impl App {
                     }
                 })
                 .unwrap_or_default(),
-            Target::Folder(_) | Target::Worktree(_) => String::new(),
+            Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => String::new(),
         }
     }
 
@@ -910,7 +930,7 @@ impl App {
                     format!("close the pane of {what}? y/n")
                 }
             }
-            Target::Folder(_) | Target::Worktree(_) => String::new(),
+            Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => String::new(),
         }
     }
 }

@@ -76,6 +76,15 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
             spans.push(Span::raw(row.label.clone()));
             spans.push(Span::styled(format!("  {}", row.detail), dim()));
         }
+        Target::Machine(_) => {
+            spans.push(Span::styled(
+                format!("▌{}", row.label),
+                Style::default()
+                    .fg(Color::Cyan)
+                    .add_modifier(Modifier::BOLD),
+            ));
+            spans.push(Span::styled(format!(" — {}", row.detail), dim()));
+        }
         Target::Worktree(_) => {
             spans.push(Span::styled("⎇ ", dim()));
             spans.push(Span::styled(row.label.clone(), dim()));
@@ -110,14 +119,24 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
 
 /// The popup, whole.
 pub(crate) fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<Git>) {
+    draw_in(frame, frame.area(), app, git);
+}
+
+/// The popup in one part of the frame (taw app keeps a part for toasts).
+pub(crate) fn draw_in(
+    frame: &mut Frame,
+    whole: Rect,
+    app: &App,
+    git: &dyn Fn(&str) -> Option<Git>,
+) {
     // tmux draws the popup without a frame (-B): this is its frame.
     let frame_block = Block::default()
         .borders(Borders::ALL)
         .border_type(ratatui::widgets::BorderType::Rounded)
         .border_style(dim())
         .title(Span::styled(" tmux-agent-wizard ", dim()));
-    let area = frame_block.inner(frame.area());
-    frame.render_widget(frame_block, frame.area());
+    let area = frame_block.inner(whole);
+    frame.render_widget(frame_block, whole);
     let [header, body, footer] = Layout::default()
         .direction(Direction::Vertical)
         .constraints([

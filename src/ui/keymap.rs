@@ -27,6 +27,7 @@ pub(crate) enum Action {
     NextSession,
     PreviousSession,
     Options,
+    PasteImage,
 }
 
 impl Action {
@@ -50,6 +51,7 @@ impl Action {
             "next_session" => Action::NextSession,
             "previous_session" => Action::PreviousSession,
             "options" => Action::Options,
+            "paste_image" => Action::PasteImage,
             _ => return None,
         })
     }
@@ -75,10 +77,11 @@ impl Action {
             Action::NextSession => "next session",
             Action::PreviousSession => "previous session",
             Action::Options => "the settings in use",
+            Action::PasteImage => "paste the clipboard's image into the agent",
         }
     }
 
-    pub(crate) const ALL: [Action; 18] = [
+    pub(crate) const ALL: [Action; 19] = [
         Action::Go,
         Action::NextUp,
         Action::Filter,
@@ -93,6 +96,7 @@ impl Action {
         Action::Rename,
         Action::Close,
         Action::NewSession,
+        Action::PasteImage,
         Action::TogglePreview,
         Action::Options,
         Action::Help,
@@ -235,6 +239,7 @@ fn preset_keys(preset: Preset) -> Vec<(&'static str, Action)> {
             ("K", PreviousSession),
             ("[", PreviousSession),
             ("o", Options),
+            ("v", PasteImage),
         ],
         Preset::Search => vec![
             ("enter", Go),
@@ -255,6 +260,7 @@ fn preset_keys(preset: Preset) -> Vec<(&'static str, Action)> {
             ("pageup", PreviousSession),
             ("pagedown", NextSession),
             ("alt+p", TogglePreview),
+            ("ctrl+v", PasteImage),
         ],
     }
 }

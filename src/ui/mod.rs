@@ -161,7 +161,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                 if app.options.projects_in_filter {
                     let _ = jobs.send(Job::Projects(String::new()));
                 }
-                let _ = jobs.send(Job::Worktrees(heads(&app.snapshot)));
+                let _ = jobs.send(Job::Worktrees(ops::worktree::heads(&app.snapshot)));
             }
             let Ok(msg) = rx.recv() else {
                 return Ok(());
@@ -182,10 +182,10 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                     }
                     Msg::Resize => Vec::new(),
                     Msg::Snapshot(snapshot) => {
-                        let heads_before = heads(&app.snapshot);
+                        let heads_before = ops::worktree::heads(&app.snapshot);
                         let effects = app.update(snapshot);
-                        if heads(&app.snapshot) != heads_before {
-                            let _ = jobs.send(Job::Worktrees(heads(&app.snapshot)));
+                        if ops::worktree::heads(&app.snapshot) != heads_before {
+                            let _ = jobs.send(Job::Worktrees(ops::worktree::heads(&app.snapshot)));
                         }
                         effects
                     }
@@ -219,7 +219,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                     Msg::Acted(outcome) => {
                         app.message = outcome.err();
                         let _ = jobs.send(Job::Refresh);
-                        let _ = jobs.send(Job::Worktrees(heads(&app.snapshot)));
+                        let _ = jobs.send(Job::Worktrees(ops::worktree::heads(&app.snapshot)));
                         Vec::new()
                     }
                 };
@@ -335,7 +335,6 @@ fn send_job(jobs: &Sender<Job>, effect: Effect) {
 }
 
 /// Carries out an action on a thread of its own, and says when it is done.
-/// Every action is an operation of `ops`, the same the command line runs.
 fn act(
     tmux: &Tmux,
     config: &Config,
@@ -347,76 +346,139 @@ fn act(
     let tmux = tmux.clone();
     let config = config.clone();
     std::thread::spawn(move || {
-        let client = client.as_deref();
-        // Ok(true): done, and the popup closes.
-        let outcome = match effect {
-            Effect::OpenTarget => ops::go::next_up(&tmux, &snapshot, client).map(|_| true),
-            Effect::Go(target) => go(&tmux, &snapshot, client, target).map(|_| true),
-            Effect::Rename(target, name) => rename(&tmux, &snapshot, target, &name).map(|_| false),
-            Effect::Close(target) => close(&tmux, &snapshot, target).map(|_| false),
-            Effect::CloseGroup(session) => {
-                ops::workspace::close(&tmux, &snapshot, session, true).map(|_| false)
-            }
-            Effect::NewWorktree { head, branch } => ops::worktree::create(
-                &tmux,
-                &snapshot,
-                ops::worktree::NewWorktree {
-                    source: ops::worktree::Source::Workspace(head),
-                    branch,
-                    base: None,
-                    path: None,
-                    label: None,
-                    focus_client: client.map(str::to_string),
-                },
-            )
-            .map(|_| true),
-            Effect::OpenWorktree { head, path } => ops::worktree::open(
-                &tmux,
-                &snapshot,
-                ops::worktree::OpenWorktree {
-                    source: ops::worktree::Source::Workspace(head),
-                    which: ops::worktree::Which::Path(path.into()),
-                    label: None,
-                    focus_client: client.map(str::to_string),
-                },
-            )
-            .map(|_| true),
-            Effect::RemoveWorktree { head, path, force } => {
-                let removal = ops::worktree::Removal::Path {
-                    path: path.clone().into(),
-                    source: Some(ops::worktree::Source::Workspace(head)),
-                };
-                match ops::worktree::remove(&tmux, &snapshot, removal, force) {
-                    Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
-                        // The question first: a long path would push it
-                        // off the line.
-                        let folder = std::path::Path::new(&path)
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_default();
-                        let question = format!(
-                            "{folder} has changes: remove anyway? uncommitted changes are lost. y/n"
-                        );
-                        let again = Effect::RemoveWorktree {
+        let msg = match perform(&tmux, &config, client.as_deref(), &snapshot, effect) {
+            Outcome::Done(closes) => Msg::Acted(Ok(closes)),
+            Outcome::Failed(message) => Msg::Acted(Err(message)),
+            Outcome::Ask(question, on_yes) => Msg::Ask(question, on_yes),
+        };
+        let _ = tx.send(msg);
+    });
+}
+
+/// How an action ended.
+pub(crate) enum Outcome {
+    /// Done; whether the popup closes now.
+    Done(bool),
+    Failed(String),
+    /// Refused for a reason a yes overrides: the question, and what a yes
+    /// does.
+    Ask(String, Effect),
+}
+
+/// Carries out one action of the list on this machine's tmux: the popup's,
+/// and taw app's for its own machine. Every action is an operation of
+/// `ops`, the same the command line runs.
+pub(crate) fn perform(
+    tmux: &Tmux,
+    config: &Config,
+    client: Option<&str>,
+    snapshot: &Snapshot,
+    effect: Effect,
+) -> Outcome {
+    let snapshot = snapshot.clone();
+    let outcome = match effect {
+        Effect::OpenTarget => ops::go::next_up(tmux, &snapshot, client).map(|_| true),
+        Effect::Go(target) => go(tmux, &snapshot, client, target).map(|_| true),
+        Effect::Rename(target, name) => rename(tmux, &snapshot, target, &name).map(|_| false),
+        Effect::Close(target) => close(tmux, &snapshot, target).map(|_| false),
+        Effect::CloseGroup(session) => {
+            ops::workspace::close(tmux, &snapshot, session, true).map(|_| false)
+        }
+        Effect::NewWorktree { head, branch } => ops::worktree::create(
+            tmux,
+            &snapshot,
+            ops::worktree::NewWorktree {
+                source: ops::worktree::Source::Workspace(head),
+                branch,
+                base: None,
+                path: None,
+                label: None,
+                focus_client: client.map(str::to_string),
+            },
+        )
+        .map(|_| true),
+        Effect::OpenWorktree { head, path } => ops::worktree::open(
+            tmux,
+            &snapshot,
+            ops::worktree::OpenWorktree {
+                source: ops::worktree::Source::Workspace(head),
+                which: ops::worktree::Which::Path(path.into()),
+                label: None,
+                focus_client: client.map(str::to_string),
+            },
+        )
+        .map(|_| true),
+        Effect::RemoveWorktree { head, path, force } => {
+            let removal = ops::worktree::Removal::Path {
+                path: path.clone().into(),
+                source: Some(ops::worktree::Source::Workspace(head)),
+            };
+            match ops::worktree::remove(tmux, &snapshot, removal, force) {
+                Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
+                    return Outcome::Ask(
+                        dirty_question(&path),
+                        Effect::RemoveWorktree {
                             head,
                             path,
                             force: true,
-                        };
-                        let _ = tx.send(Msg::Ask(question, again));
-                        return;
-                    }
-                    other => other.map(|_| false),
+                        },
+                    );
                 }
+                other => other.map(|_| false),
             }
-            Effect::OpenSession(dir) => crate::sessions::resolve_dir(&dir)
-                .and_then(|dir| ops::session::open(&tmux, &config, &dir, client))
-                .map(|_| true),
-            Effect::Quit | Effect::Preview(_) | Effect::Directories(_) | Effect::Projects(_) => {
-                Ok(false)
-            }
-        };
-        let _ = tx.send(Msg::Acted(outcome.map_err(|e| e.message)));
-    });
+        }
+        Effect::OpenSession(dir) => crate::sessions::resolve_dir(&dir)
+            .and_then(|dir| ops::session::open(tmux, config, &dir, client))
+            .map(|_| true),
+        Effect::PasteImage(pane) => paste_image(tmux, &format!("%{pane}"), None, client),
+        Effect::Quit | Effect::Preview(_) | Effect::Directories(_) | Effect::Projects(_) => {
+            Ok(false)
+        }
+    };
+    match outcome {
+        Ok(closes) => Outcome::Done(closes),
+        Err(error) => Outcome::Failed(error.message),
+    }
+}
+
+/// What a removal of a worktree with changes asks: the question first, as
+/// a long path would push it off the line.
+pub(crate) fn dirty_question(path: &str) -> String {
+    let folder = std::path::Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{folder} has changes: remove anyway? uncommitted changes are lost. y/n")
+}
+
+/// The clipboard's image into a pane (of `machine`, else here), by `taw
+/// image paste` in a session of its own, which finishes after the list
+/// has gone; a failure is shown on `client` (the popup's), when there is
+/// one. The list stays open.
+pub(crate) fn paste_image(
+    tmux: &Tmux,
+    pane: &str,
+    machine: Option<&str>,
+    client: Option<&str>,
+) -> Result<bool> {
+    let exe = std::env::current_exe()
+        .map_err(|e| TawError::new(crate::envelope::ErrorCode::IoError, e.to_string()))?;
+    let mut program = crate::exec::Program::new(exe)
+        .args(tmux.socket_args())
+        .args(["image", "paste", "--pane", pane]);
+    if let Some(machine) = machine {
+        program = program.args(["--machine", machine]);
+    }
+    if let Some(client) = client {
+        program = program.args(["--client", client]);
+    }
+    program.start_unwatched().map_err(|failure| {
+        TawError::new(
+            crate::envelope::ErrorCode::IoError,
+            failure.describe("taw image paste"),
+        )
+    })?;
+    Ok(false)
 }
 
 fn gone() -> TawError {
@@ -431,7 +493,7 @@ fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) ->
         }
         Target::Window { window, .. } => ops::go::to_window(tmux, window, client),
         Target::Session(session) => ops::go::to_session(tmux, session, client),
-        Target::Folder(_) | Target::Worktree(_) => Ok(()),
+        Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
     }
 }
 
@@ -440,7 +502,7 @@ fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) ->
 fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Result<()> {
     let name = Some(name).filter(|n| !n.is_empty());
     match target {
-        Target::Folder(_) | Target::Worktree(_) => Ok(()),
+        Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
         Target::Session(id) => {
             ops::workspace::rename(tmux, snapshot, id, name.unwrap_or("")).map(|_| ())
         }
@@ -470,7 +532,7 @@ fn close(tmux: &Tmux, snapshot: &Snapshot, target: Target) -> Result<()> {
             let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
             ops::pane::close(tmux, row).map(|_| ())
         }
-        Target::Folder(_) | Target::Worktree(_) => Ok(()),
+        Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
     }
 }
 
@@ -578,17 +640,6 @@ fn spawn_looks(server: u32, jobs: Sender<Job>) {
             std::thread::sleep(REFRESH_GAP);
         }
     });
-}
-
-/// The sessions that head a repository's group: whose closed worktrees
-/// the list shows.
-fn heads(snapshot: &Snapshot) -> Vec<u32> {
-    snapshot
-        .sessions
-        .iter()
-        .filter(|s| ops::worktree::head_of(snapshot, s.id) == Some(s.id))
-        .map(|s| s.id)
-        .collect()
 }
 
 /// Starts reading the git status of sessions not asked about yet.

@@ -26,6 +26,18 @@ pub(crate) enum Target {
     /// A worktree of a repository's session that no session runs: an
     /// index into the closed worktrees the rows were built with.
     Worktree(u32),
+    /// A machine's heading in `taw app`'s list: an index into its sections.
+    Machine(u32),
+}
+
+/// A machine in `taw app`'s list: its heading, over the sessions whose ids
+/// run from `first` up to the next section's `first`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Section {
+    pub first: u32,
+    pub title: String,
+    /// How its link stands: online, offline and why.
+    pub detail: String,
 }
 
 /// A worktree no session runs, listed under its repository's session.
@@ -56,7 +68,7 @@ impl Target {
             Target::Session(session)
             | Target::Window { session, .. }
             | Target::Pane { session, .. } => Some(session),
-            Target::Folder(_) | Target::Worktree(_) => None,
+            Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => None,
         }
     }
 }
@@ -210,7 +222,9 @@ fn grouped_order(snapshot: &Snapshot) -> Vec<&Session> {
 }
 
 /// Builds the rows. `collapsed` sessions show no children (tree only).
-/// `closed` worktrees are listed under their repository's session.
+/// `closed` worktrees are listed under their repository's session. With
+/// `sections` (taw app's machines), each machine's heading comes before
+/// its own sessions.
 pub(crate) fn build(
     snapshot: &Snapshot,
     layout: Layout,
@@ -218,9 +232,52 @@ pub(crate) fn build(
     collapsed: &HashSet<u32>,
     home: &str,
     closed: &[ClosedWorktree],
+    sections: &[Section],
+) -> Vec<Row> {
+    let order = grouped_order(snapshot);
+    let of =
+        |session: &Session| session_rows(snapshot, session, layout, depth, collapsed, home, closed);
+    if sections.is_empty() {
+        return order.into_iter().flat_map(of).collect();
+    }
+    let mut rows = Vec::new();
+    for (i, section) in sections.iter().enumerate() {
+        let end = sections.get(i + 1).map_or(u32::MAX, |next| next.first);
+        rows.push(Row {
+            target: Target::Machine(i as u32),
+            depth: 0,
+            label: section.title.clone(),
+            detail: section.detail.clone(),
+            place: String::new(),
+            state: None,
+            counts: Counts::default(),
+            preview_pane: None,
+            path: String::new(),
+            search: section.title.clone(),
+        });
+        for session in order
+            .iter()
+            .filter(|s| (section.first..end).contains(&s.id))
+        {
+            rows.extend(of(session));
+        }
+    }
+    rows
+}
+
+/// One session's rows: its own, its windows' and panes', its closed
+/// worktrees'.
+fn session_rows(
+    snapshot: &Snapshot,
+    session: &Session,
+    layout: Layout,
+    depth: Depth,
+    collapsed: &HashSet<u32>,
+    home: &str,
+    closed: &[ClosedWorktree],
 ) -> Vec<Row> {
     let mut rows = Vec::new();
-    for session in grouped_order(snapshot) {
+    {
         let windows: Vec<_> = snapshot
             .windows
             .iter()
@@ -304,7 +361,7 @@ pub(crate) fn build(
             });
         }
         if layout == Layout::Tree && collapsed.contains(&session.id) {
-            continue;
+            return rows;
         }
         rows.extend(children);
         for (i, worktree) in closed
@@ -478,6 +535,7 @@ mod tests {
             &HashSet::new(),
             "/home/u",
             &[],
+            &[],
         );
         assert_eq!(
             labels(&rows),
@@ -504,6 +562,7 @@ mod tests {
             &HashSet::new(),
             "",
             &[],
+            &[],
         );
         assert_eq!(all.len(), 2 + 3 + 4);
         let sessions = build(
@@ -512,6 +571,7 @@ mod tests {
             Depth::Sessions,
             &HashSet::new(),
             "",
+            &[],
             &[],
         );
         assert_eq!(labels(&sessions), ["api", "web"]);
@@ -522,6 +582,7 @@ mod tests {
             Depth::Agents,
             &collapsed,
             "",
+            &[],
             &[],
         );
         assert_eq!(labels(&rows), ["api", "web", "  2: main", "    Codex"]);
@@ -535,6 +596,7 @@ mod tests {
             Depth::Agents,
             &HashSet::new(),
             "",
+            &[],
             &[],
         );
         assert_eq!(labels(&rows), ["Claude Code", "Codex"]);
@@ -571,9 +633,51 @@ mod tests {
             &HashSet::new(),
             "/home/u",
             &closed,
+            &[],
         );
         assert_eq!(labels(&rows), ["lone", "api", "  old", "web"]);
         assert_eq!(rows[2].target, Target::Worktree(0));
         assert_eq!(rows[3].detail, "worktree of api · /wt/api/feat-x");
+    }
+
+    #[test]
+    fn each_machine_heads_its_own_sessions() {
+        let mut snapshot = snapshot();
+        // The second machine's ids start at 1000: web (id 1) is here.
+        let mut far = fixture::session(1000, "far-api");
+        far.path = "/far".into();
+        snapshot.sessions.push(far);
+        let sections = [
+            Section {
+                first: 0,
+                title: "here".into(),
+                detail: "this machine".into(),
+            },
+            Section {
+                first: 1000,
+                title: "studio".into(),
+                detail: "online".into(),
+            },
+            Section {
+                first: 2000,
+                title: "laptop".into(),
+                detail: "offline".into(),
+            },
+        ];
+        let rows = build(
+            &snapshot,
+            Layout::Tree,
+            Depth::Sessions,
+            &HashSet::new(),
+            "",
+            &[],
+            &sections,
+        );
+        assert_eq!(
+            labels(&rows),
+            ["here", "api", "web", "studio", "far-api", "laptop"]
+        );
+        assert_eq!(rows[3].target, Target::Machine(1));
+        assert_eq!(rows[5].detail, "offline");
     }
 }

@@ -1,0 +1,287 @@
+//! A far machine's list as the popup's snapshot, from the records of its
+//! feed's `state`, so the popup's rows, keys and questions work on every
+//! machine alike. Each machine's tmux ids are lifted into a span of their
+//! own (this machine's stay as they are), and lowered again for what is
+//! done there. Pure.
+
+use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The ids of one machine: a tmux server numbers far below this.
+const SPAN: u32 = 1 << 24;
+
+/// Machine `machine`'s `id` in the merged list.
+pub(crate) fn lift(machine: usize, id: u32) -> u32 {
+    machine as u32 * SPAN + id % SPAN
+}
+
+/// The machine an id of the merged list is of, and its own id there.
+pub(crate) fn lower(id: u32) -> (usize, u32) {
+    ((id / SPAN) as usize, id % SPAN)
+}
+
+/// The first id of machine `machine`'s span.
+pub(crate) fn first_id(machine: usize) -> u32 {
+    lift(machine, 0)
+}
+
+/// `$3`, `@4`, `%5`'s number.
+fn number(text: Option<&str>, sign: char) -> Option<u32> {
+    crate::tmux::ids::tmux_number(text?, sign)
+}
+
+fn text(value: &Value, field: &str) -> String {
+    value[field].as_str().unwrap_or_default().to_string()
+}
+
+/// A live tokens map as the snapshot stores tokens.
+fn stored_tokens(tokens: &Value) -> String {
+    match tokens.as_object() {
+        Some(map) if !map.is_empty() => {
+            let stored: serde_json::Map<String, Value> = map
+                .iter()
+                .map(|(name, value)| (name.clone(), serde_json::json!({ "value": value })))
+                .collect();
+            Value::Object(stored).to_string()
+        }
+        _ => String::new(),
+    }
+}
+
+/// A session's worktree provenance, with its repository's key made the
+/// machine's own: the same folder on two machines is two repositories.
+fn provenance(worktree: &Value, machine: &str) -> String {
+    let mut worktree = worktree.clone();
+    if !worktree.is_object() {
+        return String::new();
+    }
+    let key = worktree["repo_key"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    worktree["repo_key"] = Value::String(format!("{machine}\u{0}{key}"));
+    worktree.to_string()
+}
+
+/// Machine number `machine` (called `name`) as a snapshot, from its
+/// `state` line: its sessions, windows and panes with lifted ids.
+pub(crate) fn snapshot_of(state: &Value, machine: usize, name: &str) -> Snapshot {
+    let list = |field: &str| state[field].as_array().cloned().unwrap_or_default();
+    let (spaces, tabs, panes, agents) =
+        (list("spaces"), list("tabs"), list("panes"), list("agents"));
+    // Records name each other by public id; the snapshot by tmux's.
+    let session_of: HashMap<String, u32> = spaces
+        .iter()
+        .filter_map(|s| Some((text(s, "workspace_id"), number(s["tmux_id"].as_str(), '$')?)))
+        .collect();
+    let window_of: HashMap<String, u32> = tabs
+        .iter()
+        .filter_map(|t| Some((text(t, "tab_id"), number(t["tmux_id"].as_str(), '@')?)))
+        .collect();
+    let agent_of: HashMap<String, &Value> =
+        agents.iter().map(|a| (text(a, "tmux_id"), a)).collect();
+    let mut snapshot = Snapshot::default();
+    for pane in &panes {
+        let (Some(session), Some(window), Some(id)) = (
+            session_of.get(&text(pane, "workspace_id")),
+            window_of.get(&text(pane, "tab_id")),
+            number(pane["tmux_id"].as_str(), '%'),
+        ) else {
+            continue;
+        };
+        let agent = agent_of.get(&text(pane, "tmux_id"));
+        let kind = text(pane, "agent");
+        snapshot.panes.push(Pane {
+            session: lift(machine, *session),
+            window: lift(machine, *window),
+            id: lift(machine, id),
+            index: pane["index"].as_i64().unwrap_or(0),
+            active: pane["focused"].as_bool().unwrap_or(false),
+            title: text(pane, "terminal_title"),
+            current_path: pane["cwd"]
+                .as_str()
+                .or(pane["foreground_cwd"].as_str())
+                .unwrap_or_default()
+                .to_string(),
+            current_command: text(pane, "command"),
+            agent_state: if kind.is_empty() {
+                String::new()
+            } else {
+                text(pane, "agent_status")
+            },
+            agent_name: agent.map(|a| text(a, "name")).unwrap_or_default(),
+            agent_kind: kind,
+            label: text(pane, "label"),
+            meta_title: text(pane, "title"),
+            state_since: agent.and_then(|a| a["state_since"].as_u64()).unwrap_or(0),
+            ..Pane::default()
+        });
+    }
+    for tab in &tabs {
+        let (Some(session), Some(id)) = (
+            session_of.get(&text(tab, "workspace_id")),
+            number(tab["tmux_id"].as_str(), '@'),
+        ) else {
+            continue;
+        };
+        let active = tab["active"]
+            .as_bool()
+            .or(tab["focused"].as_bool())
+            .unwrap_or(false);
+        snapshot.windows.push(Window {
+            session: lift(machine, *session),
+            id: lift(machine, id),
+            index: tab["index"].as_i64().unwrap_or(0),
+            name: text(tab, "label"),
+            active,
+            pane_count: tab["pane_count"].as_u64().unwrap_or(0) as usize,
+            zoomed: false,
+            layout: String::new(),
+        });
+    }
+    for space in &spaces {
+        let Some(id) = number(space["tmux_id"].as_str(), '$') else {
+            continue;
+        };
+        let id = lift(machine, id);
+        // The folder its checkout, else its first pane, is in.
+        let path = space["worktree"]["checkout_path"]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| {
+                snapshot
+                    .panes
+                    .iter()
+                    .find(|p| p.session == id)
+                    .map(|p| p.current_path.clone())
+            })
+            .unwrap_or_default();
+        snapshot.sessions.push(Session {
+            id,
+            name: text(space, "label"),
+            window_count: space["tab_count"].as_u64().unwrap_or(0) as usize,
+            attached: 0,
+            activity: 0,
+            created: 0,
+            path,
+            tokens: stored_tokens(&space["tokens"]),
+            token_seqs: String::new(),
+            worktree: provenance(&space["worktree"], name),
+        });
+    }
+    snapshot
+}
+
+/// One snapshot of every machine: this machine's own (its server and
+/// clients with it) first, then the far ones, in the list's order.
+pub(crate) fn merge<'a>(here: &Snapshot, far: impl Iterator<Item = &'a Snapshot>) -> Snapshot {
+    let mut merged = here.clone();
+    for snapshot in far {
+        merged.sessions.extend(snapshot.sessions.iter().cloned());
+        merged.windows.extend(snapshot.windows.iter().cloned());
+        merged.panes.extend(snapshot.panes.iter().cloned());
+    }
+    merged
+}
+
+/// The closed worktrees of a far machine's state (its `worktrees`, each
+/// with the tmux id of the repository's session as `head`), for the list.
+pub(crate) fn closed_worktrees(
+    state: &Value,
+    machine: usize,
+) -> Vec<crate::ui::rows::ClosedWorktree> {
+    state["worktrees"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| {
+            Some(crate::ui::rows::ClosedWorktree {
+                head: lift(machine, number(w["head"].as_str(), '$')?),
+                path: w["path"].as_str()?.to_string(),
+                branch: w["branch"].as_str().map(str::to_string),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn state() -> Value {
+        json!({
+            "type": "state",
+            "spaces": [{
+                "workspace_id": "w1", "tmux_id": "$2", "label": "api", "tab_count": 1,
+                "tokens": {"branch": "main"},
+                "worktree": {"repo_key": "/src/api/.git", "checkout_path": "/src/api", "is_linked_worktree": false}
+            }],
+            "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "tmux_id": "@4", "index": 0, "label": "code", "active": true, "pane_count": 2}],
+            "panes": [
+                {"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%7", "index": 0, "focused": true,
+                 "cwd": "/src/api", "command": "claude", "agent": "claude", "agent_status": "blocked", "terminal_title": "✳ Claude"},
+                {"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%8", "index": 1, "cwd": "/src/api",
+                 "command": "bash", "agent_status": "unknown", "label": "logs"},
+                {"workspace_id": "w9", "tab_id": "w9:t1", "tmux_id": "%9"}
+            ],
+            "agents": [{"tmux_id": "%7", "name": "reviewer", "state_since": 1700}],
+            "worktrees": [{"head": "$2", "path": "/wt/api/old", "branch": "old"}, {"path": "/no/head"}]
+        })
+    }
+
+    #[test]
+    fn a_far_state_becomes_a_snapshot_with_lifted_ids() {
+        let snapshot = snapshot_of(&state(), 2, "studio");
+        let session = &snapshot.sessions[0];
+        assert_eq!(lower(session.id), (2, 2));
+        assert_eq!(session.name, "api");
+        assert_eq!(session.path, "/src/api");
+        assert!(session.worktree.contains("studio\\u0000/src/api/.git"));
+        assert_eq!(
+            crate::model::live_tokens(&session.tokens, 0)["branch"],
+            "main"
+        );
+        let window = &snapshot.windows[0];
+        assert_eq!((lower(window.id), window.name.as_str()), ((2, 4), "code"));
+        assert!(window.active);
+        // The pane of a workspace the state does not list is left out.
+        assert_eq!(snapshot.panes.len(), 2);
+        let agent = &snapshot.panes[0];
+        assert_eq!(lower(agent.id), (2, 7));
+        assert_eq!(agent.session, session.id);
+        assert_eq!(
+            (agent.agent_kind.as_str(), agent.agent_state.as_str()),
+            ("claude", "blocked")
+        );
+        assert_eq!(agent.agent_name, "reviewer");
+        assert_eq!(agent.state_since, 1700);
+        let shell = &snapshot.panes[1];
+        assert_eq!(
+            (shell.label.as_str(), shell.agent_state.as_str()),
+            ("logs", "")
+        );
+    }
+
+    #[test]
+    fn this_machine_keeps_its_ids_and_the_far_ones_follow() {
+        assert_eq!(lift(0, 5), 5);
+        assert_eq!(lower(5), (0, 5));
+        assert_eq!(lower(lift(3, 5)), (3, 5));
+        let here = snapshot_of(&state(), 0, "here");
+        let far = snapshot_of(&state(), 1, "studio");
+        let merged = merge(&here, [&far].into_iter());
+        assert_eq!(merged.sessions.len(), 2);
+        assert_eq!(merged.panes.len(), 4);
+        assert_eq!(lower(merged.sessions[1].id), (1, 2));
+    }
+
+    #[test]
+    fn closed_worktrees_name_their_repositorys_session() {
+        let closed = closed_worktrees(&state(), 1);
+        assert_eq!(closed.len(), 1);
+        assert_eq!(lower(closed[0].head), (1, 2));
+        assert_eq!(closed[0].name(), "old");
+    }
+}
