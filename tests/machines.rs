@@ -719,13 +719,13 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
             std::thread::sleep(Duration::from_millis(100));
         }
     };
-    shows("taw app · 2 machines", 10);
-    shows("far — online, taw ", 15);
-    shows("○ claude  idle", 10);
+    shows("▌far — online, taw ", 15);
+    shows("this machine) — online", 10);
+    shows("○ Claude Code idle", 10);
 
     // It blocks there: its row, and the toast.
     far.server.tmux(&["send-keys", "-t", &pane, "ask", "Enter"]);
-    shows("▲ claude  blocked", 15);
+    shows("▲ Claude Code blocked", 15);
     shows("far: Claude Code needs you in", 30);
     near.wait_for("the app to speak it", Duration::from_secs(10), || {
         !near_heard.heard("notification").is_empty()
@@ -738,25 +738,40 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
         "under the app's lease the far machine does not speak it"
     );
 
-    // The popup's Tab and filter.
+    // The popup's Tab selects it, and its preview is the far screen.
     near.tmux(&["send-keys", "-t", &app, "Tab"]);
+    let blocked_words = "Do you want to";
+    shows(blocked_words, 15);
+
+    // r renames the far session, there.
+    near.tmux(&["send-keys", "-t", &app, "K"]);
+    near.tmux(&["send-keys", "-t", &app, "r"]);
+    shows("rename to: main", 5);
+    near.tmux(&["send-keys", "-t", &app, "C-u"]);
+    near.tmux(&["send-keys", "-t", &app, "-l", "far-work"]);
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    far.server
+        .wait_for("the session renamed there", Duration::from_secs(15), || {
+            far.server
+                .tmux(&["list-sessions", "-F", "#{session_name}"])
+                .contains("far-work")
+        });
+    shows("far-work", 10);
+
+    // The filter, and Enter goes there; detaching comes back.
     near.tmux(&["send-keys", "-t", &app, "/"]);
     near.tmux(&["send-keys", "-t", &app, "-l", "claude"]);
-    shows("/claude", 5);
-    near.tmux(&["send-keys", "-t", &app, "Enter"]);
-    shows("Tab next that needs you", 5);
-
-    // Enter goes there, and detaching comes back.
+    shows("/ claude", 5);
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     far.server
         .wait_for("a client there", Duration::from_secs(15), || {
-            !far.server
-                .tmux(&["list-clients", "-F", "#{client_name}"])
+            far.server
+                .tmux(&["list-clients", "-F", "#{pane_id}"])
                 .trim()
-                .is_empty()
+                == pane
         });
-    far.server.tmux(&["detach-client", "-s", "main"]);
-    shows("taw app · 2 machines", 15);
+    far.server.tmux(&["detach-client", "-s", "far-work"]);
+    shows("▌far — online", 15);
 
     // v: the clipboard's image into that agent, there.
     near.tmux(&["send-keys", "-t", &app, "v"]);
@@ -771,13 +786,79 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
     // The machine drops, and comes back by itself.
     far.stop_sshd();
     far.server.tmux(&["new-session", "-d", "-s", "again"]);
-    far.server.tmux(&["kill-session", "-t", "main"]);
-    shows("far — offline: ", 30);
+    far.server.tmux(&["kill-session", "-t", "far-work"]);
+    shows("▌far — offline: ", 30);
     far.start_sshd();
-    shows("far — online", 30);
-    shows("  again", 10);
+    shows("▌far — online", 30);
+    shows("again", 10);
     near.tmux(&["send-keys", "-t", &app, "q"]);
     shows("app-ended", 10);
+}
+
+#[test]
+fn taw_app_go_opens_on_a_far_agent_and_last_on_the_one_enter_went_to() {
+    let Some(far) = Far::start() else { return };
+    let near = near(&far, "");
+    let pane = far_claude(&far);
+    let other = far_claude(&far);
+    for p in [&pane, &other] {
+        far.server
+            .wait_for("claude idle there", Duration::from_secs(10), || {
+                far.server.display(p, "#{@agent_state}") == "idle"
+            });
+    }
+    let open_app = |go: &str| {
+        near.new_window(
+            "main",
+            "app",
+            &format!(
+                "env PATH={} {} app {go}; echo app-ended; sleep 30",
+                far.path(),
+                taw_bin().display()
+            ),
+        )
+    };
+    let attached_to = |want: &str| {
+        far.server.wait_for(
+            "a client on that pane there",
+            Duration::from_secs(20),
+            || {
+                far.server
+                    .tmux(&["list-clients", "-F", "#{pane_id}"])
+                    .trim()
+                    == want
+            },
+        );
+        far.server.tmux(&["detach-client", "-s", "main"]);
+    };
+    // --go far:<the second agent>: Enter, once it is listed, goes there.
+    let app = open_app(&format!("--go far:{other}"));
+    let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
+    near.wait_for("the far agents listed", Duration::from_secs(20), || {
+        screen().matches("Claude Code idle").count() == 2
+    });
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    attached_to(&other);
+    near.wait_for("back in the app", Duration::from_secs(15), || {
+        screen().contains("▌far — online")
+    });
+    near.tmux(&["send-keys", "-t", &app, "q"]);
+    near.wait_for("the app ended", Duration::from_secs(10), || {
+        screen().contains("app-ended")
+    });
+    // No --go: last, the agent Enter went to.
+    let app = open_app("");
+    let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
+    near.wait_for("the far agents listed", Duration::from_secs(20), || {
+        screen().matches("Claude Code idle").count() == 2
+    });
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    attached_to(&other);
+    near.tmux(&["send-keys", "-t", &app, "q"]);
+    // A --go that names nothing it can be is refused.
+    let run = near.taw_bare(&["app", "--go", "far:w1"], &[]);
+    assert_eq!(run.status, 2, "{run:?}");
+    assert!(run.stderr.contains("is no target"), "{}", run.stderr);
 }
 
 #[test]

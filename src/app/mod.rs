@@ -529,7 +529,7 @@ fn here_client(snapshot: &Snapshot) -> Option<String> {
 /// Goes to a row: a far one through `taw machine attach`, one here by
 /// moving this client (inside tmux) or attaching (outside); back to the
 /// list when that ends. Some words for the person, when there are any.
-fn go(tmux: &Tmux, app: &App, index: usize, id: &str, paused: &AtomicBool) -> Option<String> {
+fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -> Option<String> {
     let place = Place {
         machine: app.machine_name(index),
         id: id.to_string(),
@@ -559,6 +559,7 @@ fn go(tmux: &Tmux, app: &App, index: usize, id: &str, paused: &AtomicBool) -> Op
             .args(tmux.socket_args())
             .args(["machine", "enter", id]),
     };
+    app.list.clear_query();
     paused.store(true, Ordering::Relaxed);
     leave_screen();
     let ran = program.limit(None).run_in_terminal();
@@ -593,12 +594,6 @@ fn draw(frame: &mut ratatui::Frame, app: &App) {
 /// `taw app [--go TARGET]`: status 0 when it quits, 2 with no terminal.
 pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        eprintln!(
-            "taw app: this is not a terminal; `taw machine list` and `taw --machine NAME agent list` print the same as JSON"
-        );
-        return 2;
-    }
     let wanted = match go_to.as_deref() {
         None | Some("last") => std::fs::read_to_string(last_file())
             .ok()
@@ -611,6 +606,12 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
             }
         },
     };
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        eprintln!(
+            "taw app: this is not a terminal; `taw machine list` and `taw --machine NAME agent list` print the same as JSON"
+        );
+        return 2;
+    }
     let (config, config_problem) = Config::load_or_defaults();
     let far_machines = machine::machines(&config);
     let mut machines = vec![MachineView::new(&feed::host_name(), true)];
@@ -681,7 +682,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                 Effect::OpenTarget => {}
                 Effect::Go(target) => match own_id(target) {
                     Some((index, id)) => {
-                        app.list.message = go(&tmux, &app, index, &id, &paused);
+                        app.list.message = go(&tmux, &mut app, index, &id, &paused);
                         let _ = terminal.clear();
                     }
                     None => {
@@ -793,7 +794,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                         Acted::Failed(message) => app.list.message = Some(message),
                         Acted::Ask(question, on_yes) => app.list.ask(question, on_yes),
                         Acted::Attach(index, id) => {
-                            app.list.message = go(&tmux, &app, index, &id, &paused);
+                            app.list.message = go(&tmux, &mut app, index, &id, &paused);
                             let _ = terminal.clear();
                         }
                     }

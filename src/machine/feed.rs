@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 pub(crate) const PROTOCOL: u32 = 1;
 /// A quiet feed says it is there this often.
 const PING_EVERY: Duration = Duration::from_secs(15);
+/// With no look from any watcher, the server is read again this often.
+const STRUCTURE_EVERY: Duration = Duration::from_secs(1);
 
 /// `hello`, always first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -220,7 +222,6 @@ pub(crate) struct Source {
     waiter: Option<crate::watch::waiters::Waiter>,
     last_state: Value,
     seen_toasts: HashMap<u32, String>,
-    last_read: Instant,
     /// `@agent_wizard_left` as last seen: a new one is a `left` line.
     last_left: String,
     worktrees: Worktrees,
@@ -242,7 +243,6 @@ impl Source {
             waiter: None,
             last_state: first_state.clone(),
             seen_toasts: toasts(snapshot.as_ref()),
-            last_read: Instant::now(),
             last_left: snapshot
                 .as_ref()
                 .map(|s| s.server.left.clone())
@@ -266,21 +266,16 @@ impl Source {
     }
 
     /// Waits up to a second for a watcher's look; the lines it brings.
-    /// With no server (none to tell us), and every 15 s (a server that
-    /// went wakes nothing), the server is read anyway. `lease`: the app
-    /// holds a fresh lease.
+    /// The server is read then whether a look came or not, as the popup
+    /// reads it, for what no watcher tells (a session renamed, a window
+    /// closed, a server gone). `lease`: the app holds a fresh lease.
     pub(crate) fn next(&mut self, lease: bool) -> Vec<Value> {
-        let woken = match &self.waiter {
-            Some(waiter) => !waiter.wait_panes(Duration::from_secs(1)).is_empty(),
-            None => {
-                std::thread::sleep(Duration::from_secs(1));
-                true
+        match &self.waiter {
+            Some(waiter) => {
+                waiter.wait_panes(STRUCTURE_EVERY);
             }
-        };
-        if !woken && self.last_read.elapsed() < PING_EVERY {
-            return Vec::new();
+            None => std::thread::sleep(STRUCTURE_EVERY),
         }
-        self.last_read = Instant::now();
         let snapshot = Snapshot::read(&self.tmux).ok();
         self.follow_server(snapshot.as_ref());
         let mut lines = Vec::new();

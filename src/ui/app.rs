@@ -777,6 +777,16 @@ impl App {
         }
     }
 
+    /// The list as it opens: no query, the selection kept (taw app, back
+    /// from where Enter went, as the popup would open again).
+    pub(crate) fn clear_query(&mut self) {
+        self.mode = Mode::List;
+        if self.filtering() {
+            self.query.clear();
+            self.rebuild(self.selected_row().map(|r| r.target));
+        }
+    }
+
     /// Any key leaves the help and the settings screens.
     pub(crate) fn leave_page(&mut self) {
         if matches!(self.mode, Mode::Help | Mode::Options) {
