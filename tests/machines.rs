@@ -199,8 +199,13 @@ fn on(near: &TmuxServer, far: &Far, args: &[&str]) -> Run {
 /// A stand-in Claude Code on the far machine: idle, then its question
 /// once a line is typed.
 fn far_claude(far: &Far) -> String {
+    claude_in(&far.server)
+}
+
+/// A stand-in Claude Code in a new window of `server`'s session main.
+fn claude_in(server: &TmuxServer) -> String {
     let screens = repo_root().join("tests/fixtures/screens/claude");
-    let script = far.server.stand_in(
+    let script = server.stand_in(
         "far-bin",
         "claude",
         &format!(
@@ -209,8 +214,7 @@ fn far_claude(far: &Far) -> String {
             dir = screens.display()
         ),
     );
-    far.server
-        .new_window("main", "agent", &script.display().to_string())
+    server.new_window("main", "agent", &script.display().to_string())
 }
 
 #[test]
@@ -868,4 +872,82 @@ fn taw_app_needs_a_terminal() {
     assert_eq!(run.status, 2, "{run:?}");
     assert!(run.stderr.contains("not a terminal"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
+}
+
+#[test]
+fn the_notification_key_of_an_attach_goes_on_along_the_walk_to_another_machine() {
+    let Some(far) = Far::start() else { return };
+    let near = near(&far, "");
+    near.load_plugin();
+    let here_agent = claude_in(&near);
+    let far_agent = far_claude(&far);
+    for (server, pane) in [(&near, &here_agent), (&far.server, &far_agent)] {
+        server.wait_for("claude idle", Duration::from_secs(10), || {
+            server.display(pane, "#{@agent_state}") == "idle"
+        });
+        server.tmux(&["send-keys", "-t", pane, "ask", "Enter"]);
+        server.wait_for("claude blocked", Duration::from_secs(15), || {
+            server.display(pane, "#{@agent_state}") == "blocked"
+        });
+    }
+    // The app outside tmux, as in a terminal of its own.
+    let app = near.new_window(
+        "main",
+        "app",
+        &format!(
+            "env -u TMUX PATH={} {} -L {} app --go far:{far_agent}; echo app-ended; sleep 30",
+            far.path(),
+            taw_bin().display(),
+            near.socket,
+        ),
+    );
+    let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
+    let start = Instant::now();
+    while screen().matches("Claude Code blocked").count() != 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "not both agents in the app:\n{}",
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The far machine heard the walk: both stops, in the app's names.
+    far.server
+        .wait_for("the walk there", Duration::from_secs(15), || {
+            let walk = far
+                .server
+                .tmux_run(&["show-options", "-gv", "@agent_wizard_walk"])
+                .stdout;
+            walk.contains(&format!("far:{far_agent}")) && walk.contains(&format!(":{here_agent}\""))
+        });
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    far.server
+        .wait_for("the attach there", Duration::from_secs(15), || {
+            far.server
+                .tmux(&["list-clients", "-F", "#{pane_id}"])
+                .trim()
+                == far_agent
+        });
+    // The notification key there: the next stop is on the app's machine.
+    let next = far.server.taw(&["notification", "open-target"]);
+    assert!(
+        next.stdout.contains(&format!(":{here_agent}\"")),
+        "{next:?}"
+    );
+    far.server
+        .wait_for("the attach there ended", Duration::from_secs(15), || {
+            far.server
+                .tmux(&["list-clients", "-F", "#{pane_id}"])
+                .trim()
+                .is_empty()
+        });
+    // ...and the app went on to it, here.
+    near.wait_for("the app on the near agent", Duration::from_secs(15), || {
+        near.tmux(&["list-clients", "-F", "#{pane_id}"]).trim() == here_agent
+    });
+    near.tmux(&["detach-client", "-s", "main"]);
+    near.wait_for("back in the app", Duration::from_secs(15), || {
+        screen().contains("▌far — online")
+    });
+    near.tmux(&["send-keys", "-t", &app, "q"]);
 }

@@ -12,6 +12,7 @@ pub(crate) mod far;
 pub(crate) mod list;
 
 use crate::config::Config;
+use crate::envelope::TawError;
 use crate::exec::Program;
 use crate::machine::{self, Heard, Machine, feed};
 use crate::ops;
@@ -34,9 +35,9 @@ use ratatui::widgets::Paragraph;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// A dropped machine is tried again after this long.
@@ -111,24 +112,73 @@ fn spawn_here(tmux: Tmux, tx: Sender<Msg>) {
     });
 }
 
+/// What the app says to one machine: its walk (its `walk` line, and a
+/// count that goes up with each new one), told to the feed's writer.
+#[derive(Default)]
+struct Outbox {
+    walk: Mutex<(u64, Value)>,
+    changed: Condvar,
+}
+
+impl Outbox {
+    fn set_walk(&self, walk: Value) {
+        if let Ok(mut kept) = self.walk.lock() {
+            *kept = (kept.0 + 1, walk);
+            self.changed.notify_all();
+        }
+    }
+}
+
+/// Writes the app's lines to a feed: the lease and the walk first, the
+/// walk again each time it changes, and both every LEASE_EVERY (the far
+/// side keeps a walk only while it is renewed). Ends when the feed has.
+fn write_to_feed(mut stdin: impl Write, outbox: &Outbox) {
+    let lease = json!({"type": "lease", "holder": holder()}).to_string();
+    let mut sent: Option<u64> = None;
+    let mut leased: Option<Instant> = None;
+    loop {
+        let renew = leased.is_none_or(|at| at.elapsed() >= LEASE_EVERY);
+        let (version, walk) = match outbox.walk.lock() {
+            Ok(kept) => kept.clone(),
+            Err(_) => return,
+        };
+        let mut lines = Vec::new();
+        if renew {
+            lines.push(lease.clone());
+            leased = Some(Instant::now());
+        }
+        if (renew || sent != Some(version)) && !walk.is_null() {
+            lines.push(walk.to_string());
+        }
+        sent = Some(version);
+        for line in lines {
+            if writeln!(stdin, "{line}")
+                .and_then(|_| stdin.flush())
+                .is_err()
+            {
+                return;
+            }
+        }
+        // Until the walk changes, or the lease is due.
+        let due = LEASE_EVERY.saturating_sub(leased.map_or(Duration::ZERO, |at| at.elapsed()));
+        let Ok(kept) = outbox.walk.lock() else { return };
+        let _ = outbox
+            .changed
+            .wait_timeout_while(kept, due, |k| Some(k.0) == sent);
+    }
+}
+
 /// A far machine's feed over ssh, started again when it drops.
-fn spawn_far(index: usize, far: Machine, tx: Sender<Msg>) {
+fn spawn_far(index: usize, far: Machine, outbox: Arc<Outbox>, tx: Sender<Msg>) {
     std::thread::spawn(move || {
         let args = words(&["machine", "feed", "--protocol", "1"]);
         loop {
             let why = match machine::ssh(&far, &args, false).start_streaming() {
                 Err(failure) => failure.describe("ssh"),
                 Ok(mut stream) => {
-                    if let Some(mut stdin) = stream.stdin.take() {
-                        std::thread::spawn(move || {
-                            let lease = json!({"type": "lease", "holder": holder()}).to_string();
-                            while writeln!(stdin, "{lease}")
-                                .and_then(|_| stdin.flush())
-                                .is_ok()
-                            {
-                                std::thread::sleep(LEASE_EVERY);
-                            }
-                        });
+                    if let Some(stdin) = stream.stdin.take() {
+                        let outbox = outbox.clone();
+                        std::thread::spawn(move || write_to_feed(stdin, &outbox));
                     }
                     if let Some(stdout) = stream.stdout.take() {
                         for line in BufReader::new(stdout).lines() {
@@ -327,6 +377,10 @@ struct App {
     /// there went).
     wanted: Option<Place>,
     toasts: VecDeque<String>,
+    /// What the app tells each far machine (index 1 is `outboxes[0]`).
+    outboxes: Vec<Arc<Outbox>>,
+    /// The walk last told: the agents that need you, in the app's names.
+    stops: Vec<String>,
 }
 
 impl App {
@@ -343,6 +397,7 @@ impl App {
         }
         self.list.set_closed_worktrees(closed);
         let effects = self.list.update(merged);
+        self.tell_walk();
         if let Some(place) = self.wanted.clone()
             && self.select(&place)
         {
@@ -352,18 +407,38 @@ impl App {
         effects
     }
 
+    /// The walk: every machine's agents that need you (blocked, done), in
+    /// the list's order and the app's names, told to each far machine
+    /// with its own name when it changes. The notification key of an
+    /// attach there goes on along it, to another machine too.
+    fn tell_walk(&mut self) {
+        let stops: Vec<String> = self
+            .list
+            .snapshot
+            .unique_panes()
+            .into_iter()
+            .filter(|p| {
+                !p.agent_kind.is_empty() && matches!(p.agent_state.as_str(), "blocked" | "done")
+            })
+            .filter_map(|p| {
+                let (index, own) = far::lower(p.id);
+                Some(format!("{}:%{own}", self.machines.get(index)?.name))
+            })
+            .collect();
+        if stops == self.stops {
+            return;
+        }
+        for (outbox, machine) in self.outboxes.iter().zip(self.machines.iter().skip(1)) {
+            outbox.set_walk(json!({"type": "walk", "you": machine.name, "stops": stops}));
+        }
+        self.stops = stops;
+    }
+
     /// Selects the row of a place, if it is listed.
     fn select(&mut self, place: &Place) -> bool {
-        let index = match &place.machine {
-            None => Some(0),
-            Some(name) => self
-                .machines
-                .iter()
-                .skip(1)
-                .position(|m| &m.name == name)
-                .map(|i| i + 1),
+        let Some(index) = self.machine_index(place) else {
+            return false;
         };
-        let Some(index) = index else { return false };
         let at = self
             .list
             .shown_rows()
@@ -374,6 +449,14 @@ impl App {
                 true
             }
             None => false,
+        }
+    }
+
+    /// The machine a place is on (no name, or this machine's: 0).
+    fn machine_index(&self, place: &Place) -> Option<usize> {
+        match &place.machine {
+            None => Some(0),
+            Some(name) => self.machines.iter().position(|m| &m.name == name),
         }
     }
 
@@ -538,17 +621,20 @@ fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -
     if index == 0
         && let Some(client) = here_client(&app.here)
     {
-        let target = app.list.selected_row().map(|r| r.target)?;
-        return match crate::ui::perform(
-            tmux,
-            &Config::load_or_defaults().0,
-            Some(&client),
-            &app.here,
-            Effect::Go(target),
-        ) {
-            crate::ui::Outcome::Failed(message) => Some(message),
-            _ => None,
+        use crate::tmux::ids::tmux_number;
+        let snapshot = &app.here;
+        let went = if let Some(pane) = tmux_number(id, '%') {
+            match snapshot.pane(pane, None) {
+                Some(row) => ops::go::to_pane(tmux, snapshot, row, Some(&client)),
+                None => Err(TawError::not_found(format!("pane {id} has closed"))),
+            }
+        } else if let Some(window) = tmux_number(id, '@') {
+            ops::go::to_window(tmux, window, Some(&client))
+        } else {
+            let session = tmux_number(id, '$')?;
+            ops::go::to_session(tmux, session, Some(&client))
         };
+        return went.err().map(|e| e.message);
     }
     let exe = std::env::current_exe().ok()?;
     let program = match &place.machine {
@@ -623,8 +709,9 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     let (tx, rx) = mpsc::channel::<Msg>();
     let (jobs, job_rx) = mpsc::channel::<Job>();
     spawn_here(tmux.clone(), tx.clone());
+    let outboxes: Vec<Arc<Outbox>> = far_machines.iter().map(|_| Arc::default()).collect();
     for (index, m) in far_machines.iter().enumerate() {
-        spawn_far(index + 1, m.clone(), tx.clone());
+        spawn_far(index + 1, m.clone(), outboxes[index].clone(), tx.clone());
     }
     spawn_worker(
         tmux.clone(),
@@ -662,6 +749,8 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         here_worktrees: Vec::new(),
         wanted,
         toasts: VecDeque::new(),
+        outboxes,
+        stops: Vec::new(),
     };
     let mut effects = app.refresh();
     let mut heads: Vec<u32> = Vec::new();
@@ -737,6 +826,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         let mut batch = vec![msg];
         batch.extend(rx.try_iter());
         let mut changed = false;
+        let mut hops = Vec::new();
         for msg in batch {
             match msg {
                 Msg::Key(key) => {
@@ -762,7 +852,9 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                     changed = true;
                 }
                 Msg::Line(index, line) => {
-                    take_line(&tmux, &config, &mut app, index, &line);
+                    if let Some(hop) = take_line(&tmux, &config, &mut app, index, &line) {
+                        hops.push(hop);
+                    }
                     changed |= line["type"] != "ping";
                 }
                 Msg::Dropped(index, why) => {
@@ -805,6 +897,11 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         if changed {
             effects.extend(app.refresh());
         }
+        // The walk went on to another machine: so does the app.
+        if let Some((to, id)) = hops.pop() {
+            app.list.message = go(&tmux, &mut app, to, &id, &paused);
+            let _ = terminal.clear();
+        }
     }
 }
 
@@ -826,23 +923,36 @@ fn action_machine(effect: &Effect) -> usize {
 /// One line of a machine's feed: its state into the list, a toast shown
 /// (and spoken when this app holds that machine's lease), what was heard
 /// of it recorded, and where an attach of ours there went.
-fn take_line(tmux: &Tmux, config: &Config, app: &mut App, index: usize, line: &Value) {
-    // An attach of ours ended there: the person went to `go`.
+fn take_line(
+    tmux: &Tmux,
+    config: &Config,
+    app: &mut App,
+    index: usize,
+    line: &Value,
+) -> Option<(usize, String)> {
+    // An attach of ours ended there: the person went to `go`, there, or
+    // (the walk's next) to a stop the app names with its machine, which
+    // the app goes on to.
+    let mut hop = None;
     if line["type"] == "left"
         && line["holder"].as_str() == Some(holder().as_str())
-        && let Some(id) = line["go"].as_str()
+        && let Some(place) = line["go"].as_str().and_then(Place::parse)
     {
-        app.wanted = Place::parse(id).map(|place| match place.machine {
-            // The walk took the person to another machine's stop.
-            Some(_) => place,
-            None => Place {
-                machine: app.machine_name(index),
-                id: place.id,
-            },
-        });
+        match place.machine {
+            Some(_) => {
+                hop = app.machine_index(&place).map(|to| (to, place.id.clone()));
+                app.wanted = Some(place);
+            }
+            None => {
+                app.wanted = Some(Place {
+                    machine: app.machine_name(index),
+                    id: place.id,
+                })
+            }
+        }
     }
     let Some(machine) = app.machines.get_mut(index) else {
-        return;
+        return hop;
     };
     if let Some(toast) = machine.take(index, line) {
         if index > 0 && line["lease"] == true {
@@ -876,6 +986,7 @@ fn take_line(tmux: &Tmux, config: &Config, app: &mut App, index: usize, line: &V
             },
         );
     }
+    hop
 }
 
 /// Where `--go last` is kept: the last place Enter went to.

@@ -300,19 +300,35 @@ fn check_id(id: &str) -> Result<()> {
 /// attached to its session; when that ends, where the person went is left
 /// for the feed to tell (`left`).
 fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
+    use crate::tmux::commands::{set_global_option, show_global_value, unset_global_option};
+    use crate::tmux::options::bookkeeping::{ENTERED, HOP, LEFT};
     check_id(id)?;
     let tmux = context.tmux();
+    // The client about to attach has this terminal: the walk is for it.
+    if let Some(holder) = holder {
+        let entered = json!({"tty": terminal_name(), "holder": holder});
+        let _ = tmux.run(&crate::tmux::Batch::of(vec![
+            set_global_option(ENTERED, &entered.to_string()),
+            unset_global_option(HOP),
+        ]));
+    }
     let went = tmux.attach_and_wait(id)?;
+    // The walk's next went to another machine's stop: that is where to go.
+    let hop = tmux
+        .run_one(show_global_value(HOP))
+        .ok()
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty() && holder.is_some());
     let left = json!({
         "holder": holder.unwrap_or_default(),
         "pane": id,
-        "go": went.clone().unwrap_or_else(|| id.to_string()),
+        "go": hop.clone().or(went.clone()).unwrap_or_else(|| id.to_string()),
         "at": crate::clock::now_ms(),
     });
-    let _ = tmux.run_one(crate::tmux::commands::set_global_option(
-        crate::tmux::options::bookkeeping::LEFT,
-        &left.to_string(),
-    ));
+    let _ = tmux.run(&crate::tmux::Batch::of(vec![
+        set_global_option(LEFT, &left.to_string()),
+        unset_global_option(HOP),
+    ]));
     // The feed wakes as a watcher's look would wake it.
     if let Ok(snapshot) = context.snapshot() {
         let pane = went
@@ -322,6 +338,21 @@ fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
         crate::watch::waiters::notify_all(&crate::paths::state_dir(), snapshot.server.pid, pane);
     }
     Ok(Reply::Nothing)
+}
+
+/// The terminal on standard input (`/dev/pts/3`), as tmux names a
+/// client's tty; empty without one.
+fn terminal_name() -> String {
+    // SAFETY: ttyname returns null or a string owned by libc, copied at once.
+    unsafe {
+        let name = libc::ttyname(0);
+        if name.is_null() {
+            return String::new();
+        }
+        std::ffi::CStr::from_ptr(name)
+            .to_string_lossy()
+            .into_owned()
+    }
 }
 
 /// The verbs that need a terminal here, refused with `--machine`.

@@ -45,6 +45,10 @@ struct FromApp {
     kind: String,
     #[serde(default)]
     holder: String,
+    #[serde(default)]
+    you: String,
+    #[serde(default)]
+    stops: Vec<String>,
 }
 
 /// This machine's host name.
@@ -331,6 +335,7 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
     let holder = Arc::new(Mutex::new(String::new()));
     {
         let (gone, lease_at, holder) = (gone.clone(), lease_at.clone(), holder.clone());
+        let tmux = tmux.clone();
         std::thread::spawn(move || {
             let stdin = std::io::stdin();
             for line in stdin.lock().lines() {
@@ -342,6 +347,20 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
                     if let Ok(mut kept) = holder.lock() {
                         *kept = said.holder;
                     }
+                } else if said.kind == "walk" {
+                    // Kept in the server, where the notification key of
+                    // the app's attach reads it.
+                    let by = holder.lock().map(|h| h.clone()).unwrap_or_default();
+                    let walk = json!({
+                        "you": said.you,
+                        "stops": said.stops,
+                        "holder": by,
+                        "at": crate::clock::now_ms(),
+                    });
+                    let _ = tmux.run_one(crate::tmux::commands::set_global_option(
+                        crate::tmux::options::bookkeeping::WALK,
+                        &walk.to_string(),
+                    ));
                 }
             }
             gone.store(true, Ordering::Relaxed);

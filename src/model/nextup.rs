@@ -57,6 +57,39 @@ pub(crate) fn next_up(
         .or_else(|| agents().next())
 }
 
+/// A stop of taw app's walk: the agents that need you on every machine,
+/// in the app's order, each named as the app names it (`studio:%16`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// A pane of this machine.
+    Here(u32),
+    /// Another machine's pane, as the app names it.
+    There(String),
+}
+
+/// The walk's next stop after the current pane of this machine (`you`
+/// is this machine's name in the app): the one after it, coming round;
+/// from a pane that is not a stop, the first. None for an empty walk, or
+/// one whose only stop is the current pane.
+pub(crate) fn walk_next(stops: &[String], you: &str, current: Option<u32>) -> Option<Stop> {
+    let here = |stop: &str| {
+        stop.strip_prefix(you)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .and_then(|id| crate::tmux::ids::tmux_number(id, '%'))
+    };
+    let at = current.and_then(|pane| stops.iter().position(|s| here(s) == Some(pane)));
+    let next = match at {
+        Some(at) => (1..stops.len())
+            .map(|i| &stops[(at + i) % stops.len()])
+            .next()?,
+        None => stops.first()?,
+    };
+    Some(match here(next) {
+        Some(pane) => Stop::Here(pane),
+        None => Stop::There(next.clone()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +127,30 @@ mod tests {
     fn from_a_pane_with_no_agent_the_next_in_tmux_order() {
         let panes = [(5, Some(Done)), (6, None), (7, Some(Blocked))];
         assert_eq!(next_up(&panes, Some(6)), Some((7, Group::NeedsYou)));
+    }
+
+    #[test]
+    fn the_walk_goes_on_to_the_next_stop_on_any_machine() {
+        let stops: Vec<String> = ["mac:%3", "studio:%16", "studio:%2", "laptop:%9"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(walk_next(&stops, "studio", Some(16)), Some(Stop::Here(2)));
+        assert_eq!(
+            walk_next(&stops, "studio", Some(2)),
+            Some(Stop::There("laptop:%9".into()))
+        );
+        // From a pane that is no stop: the walk's first.
+        assert_eq!(
+            walk_next(&stops, "studio", Some(40)),
+            Some(Stop::There("mac:%3".into()))
+        );
+        // studio:%1 is not studio:%16.
+        assert_eq!(
+            walk_next(&stops, "studio", Some(1)),
+            Some(Stop::There("mac:%3".into()))
+        );
+        assert_eq!(walk_next(&["studio:%2".into()], "studio", Some(2)), None);
+        assert_eq!(walk_next(&[], "studio", Some(2)), None);
     }
 }

@@ -27,6 +27,31 @@ pub(crate) fn client<'a>(snapshot: &'a Snapshot, name: Option<&str>) -> Result<O
     }
 }
 
+/// The walk's next stop, for the client of taw app's attach under a walk
+/// its app renewed lately; none otherwise (a person's own client there,
+/// an app that has gone).
+fn walk_stop(snapshot: &Snapshot, client: &Client, current: Option<u32>) -> Option<nextup::Stop> {
+    let read = |text: &str| serde_json::from_str::<serde_json::Value>(text).ok();
+    let walk = read(&snapshot.server.walk)?;
+    let entered = read(&snapshot.server.entered)?;
+    let fresh = walk["at"].as_u64().is_some_and(|at| {
+        now_ms().saturating_sub(at) < crate::machine::LEASE_FRESH.as_millis() as u64
+    });
+    let ours = !client.tty.is_empty()
+        && entered["tty"].as_str() == Some(client.tty.as_str())
+        && entered["holder"].as_str().is_some_and(|h| !h.is_empty())
+        && entered["holder"] == walk["holder"];
+    if !fresh || !ours {
+        return None;
+    }
+    let stops: Vec<String> = walk["stops"]
+        .as_array()?
+        .iter()
+        .filter_map(|s| s.as_str().map(str::to_string))
+        .collect();
+    nextup::walk_next(&stops, walk["you"].as_str()?, current)
+}
+
 /// Brings `pane` in front: its window, itself, and the client onto it; a
 /// done agent there is seen (idle).
 pub(crate) fn to_pane(
@@ -145,11 +170,42 @@ answers!(NextUp => "ok");
 /// Moves `client` (else the client used last) to the agent "next up"
 /// after the pane it shows: the next that needs you, else the next agent
 /// of any kind. `not_found` when no pane holds an agent.
+///
+/// On the client of taw app's attach, under a fresh walk, the next is the
+/// walk's next stop instead: on this machine it is gone to; on another,
+/// the attach ends (the app then attaches there), and `pane_id` names
+/// that stop as the app does (`laptop:%9`).
 pub(crate) fn next_up(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>) -> Result<NextUp> {
     let client = self::client(snapshot, client)?;
     let current = client
         .and_then(|c| snapshot.client_pane(c))
         .map(|pane| pane.id);
+    if let Some(client) = client
+        && let Some(stop) = walk_stop(snapshot, client, current)
+    {
+        match stop {
+            nextup::Stop::Here(id) => {
+                if let Some(pane) = snapshot.pane(id, None) {
+                    to_pane(tmux, snapshot, pane, Some(&client.name))?;
+                    return Ok(NextUp {
+                        pane_id: format!("%{id}"),
+                        target: nextup::Group::NeedsYou.as_str(),
+                    });
+                }
+            }
+            nextup::Stop::There(stop) => {
+                use crate::tmux::options::bookkeeping::HOP;
+                tmux.run(&Batch::of(vec![
+                    cmd::set_global_option(HOP, &stop),
+                    cmd::detach_client(&client.name),
+                ]))?;
+                return Ok(NextUp {
+                    pane_id: stop,
+                    target: nextup::Group::NeedsYou.as_str(),
+                });
+            }
+        }
+    }
     let panes: Vec<(u32, Option<AgentStatus>)> = snapshot
         .unique_panes()
         .into_iter()

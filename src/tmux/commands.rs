@@ -105,6 +105,11 @@ pub(crate) fn unset_global_environment(name: &str) -> Cmd {
     Cmd::new("set-environment").args(["-gu", "--", name])
 }
 
+/// `detach-client -t CLIENT`: ends that client's attach.
+pub(crate) fn detach_client(client: &str) -> Cmd {
+    Cmd::new("detach-client").args(["-t", client])
+}
+
 /// `switch-client -c CLIENT -t TARGET`: shows the target on a client.
 pub(crate) fn switch_client(client: &str, target: &str) -> Cmd {
     Cmd::new("switch-client").args(["-c", client, "-t", target])

@@ -234,6 +234,15 @@ pub(crate) mod bookkeeping {
     /// Where a person went in the last `taw machine attach` to this
     /// server that ended (JSON: holder, pane, go, at): the feed's `left`.
     pub(crate) const LEFT: &str = "@agent_wizard_left";
+    /// taw app's walk, as its feed here last heard it (JSON: you, stops,
+    /// holder, at): the notification key of the app's attach follows it.
+    pub(crate) const WALK: &str = "@agent_wizard_walk";
+    /// The client of the last `taw machine attach` to this server (JSON:
+    /// tty, holder): the one the walk is for.
+    pub(crate) const ENTERED: &str = "@agent_wizard_entered";
+    /// The stop on another machine the walk's next took the person to,
+    /// for the attach's end to tell the app.
+    pub(crate) const HOP: &str = "@agent_wizard_hop";
     /// The taw version and binary that loaded the plugin.
     pub(crate) const LOADED: &str = "@agent_wizard_loaded";
     /// The plugin options taw gave a default, a name a line.

@@ -18,6 +18,10 @@ pub(crate) struct Server {
     pub start_time: u64,
     /// `@agent_wizard_left`: where the last attach from another machine ended.
     pub left: String,
+    /// `@agent_wizard_walk` and `@agent_wizard_entered`: taw app's walk,
+    /// and the client of its attach.
+    pub walk: String,
+    pub entered: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,6 +139,8 @@ fn server_format() -> RowFormat {
             "version",
             "start_time",
             crate::tmux::options::bookkeeping::LEFT,
+            crate::tmux::options::bookkeeping::WALK,
+            crate::tmux::options::bookkeeping::ENTERED,
         ],
     )
 }
@@ -414,6 +420,8 @@ fn server_from(row: &Row) -> Server {
         version: row.get(4).to_string(),
         start_time: number(row.get(5)),
         left: row.get(6).to_string(),
+        walk: row.get(7).to_string(),
+        entered: row.get(8).to_string(),
     }
 }
 

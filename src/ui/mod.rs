@@ -53,7 +53,7 @@ pub(crate) struct Launch {
 enum Msg {
     Key(crossterm::event::KeyEvent),
     Resize,
-    Snapshot(Snapshot),
+    Snapshot(Box<Snapshot>),
     Preview(u32, String),
     Directories(String, Vec<String>),
     Projects(String, Vec<String>),
@@ -182,6 +182,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
                     }
                     Msg::Resize => Vec::new(),
                     Msg::Snapshot(snapshot) => {
+                        let snapshot = *snapshot;
                         let heads_before = ops::worktree::heads(&app.snapshot);
                         let effects = app.update(snapshot);
                         if ops::worktree::heads(&app.snapshot) != heads_before {
@@ -588,7 +589,7 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             }
             if refresh
                 && let Ok(snapshot) = Snapshot::read(&tmux)
-                && tx.send(Msg::Snapshot(snapshot)).is_err()
+                && tx.send(Msg::Snapshot(Box::new(snapshot))).is_err()
             {
                 return;
             }
