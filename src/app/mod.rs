@@ -486,13 +486,11 @@ fn far_verb(snapshot: &Snapshot, effect: &Effect) -> Option<Vec<String>> {
                 }
                 _ => return None,
             };
-            let mut verb = words(&[group, "rename", &own]);
-            verb.push(if clear {
-                "--clear".into()
-            } else {
-                name.clone()
-            });
-            verb
+            // A name is a name even when it starts with a dash.
+            match clear {
+                true => words(&[group, "rename", &own, "--clear"]),
+                false => words(&[group, "rename", &own, "--", name]),
+            }
         }
         Effect::Close(target) => {
             let own = id(*target)?;
@@ -510,19 +508,18 @@ fn far_verb(snapshot: &Snapshot, effect: &Effect) -> Option<Vec<String>> {
             "--workspace",
             &session(*head),
             "--no-focus",
-            branch,
+            &format!("--branch={branch}"),
         ]),
         Effect::OpenWorktree { head, path } => words(&[
             "worktree",
             "open",
             "--workspace",
             &session(*head),
-            "--path",
-            path,
+            &format!("--path={path}"),
             "--no-focus",
         ]),
         Effect::RemoveWorktree { path, force, .. } => {
-            let mut verb = words(&["worktree", "remove", "--path", path]);
+            let mut verb = words(&["worktree", "remove", &format!("--path={path}")]);
             if *force {
                 verb.push("--force".into());
             }
@@ -992,4 +989,73 @@ fn take_line(
 /// Where `--go last` is kept: the last place Enter went to.
 fn last_file() -> std::path::PathBuf {
     crate::paths::state_dir().join("app-last")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn far_snapshot() -> Snapshot {
+        let state = json!({
+            "spaces": [{"workspace_id": "w1", "tmux_id": "$2", "label": "api"}],
+            "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "tmux_id": "@4", "label": "code"}],
+            "panes": [
+                {"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%7", "agent": "claude", "agent_status": "idle"},
+                {"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%8", "command": "bash"}
+            ],
+        });
+        far::snapshot_of(&state, 1, "studio")
+    }
+
+    #[test]
+    fn a_key_on_a_far_row_is_its_verb_there_by_that_machines_ids() {
+        let snapshot = far_snapshot();
+        let (session, window) = (far::lift(1, 2), far::lift(1, 4));
+        let pane = |id| Target::Pane {
+            session,
+            window,
+            pane: far::lift(1, id),
+        };
+        let verb = |effect: Effect| far_verb(&snapshot, &effect).map(|v| v.join(" "));
+        assert_eq!(
+            verb(Effect::Rename(Target::Session(session), "-x y".into())).as_deref(),
+            Some("workspace rename $2 -- -x y")
+        );
+        assert_eq!(
+            verb(Effect::Rename(pane(7), "reviewer".into())).as_deref(),
+            Some("agent rename %7 -- reviewer")
+        );
+        assert_eq!(
+            verb(Effect::Rename(pane(8), String::new())).as_deref(),
+            Some("pane rename %8 --clear")
+        );
+        assert_eq!(
+            verb(Effect::Close(Target::Window { session, window })).as_deref(),
+            Some("tab close @4")
+        );
+        assert_eq!(
+            verb(Effect::CloseGroup(session)).as_deref(),
+            Some("workspace close $2 --group")
+        );
+        assert_eq!(
+            verb(Effect::NewWorktree {
+                head: session,
+                branch: "feat/x".into()
+            })
+            .as_deref(),
+            Some("worktree create --workspace $2 --no-focus --branch=feat/x")
+        );
+        assert_eq!(
+            verb(Effect::RemoveWorktree {
+                head: session,
+                path: "/wt/a b".into(),
+                force: true
+            })
+            .as_deref(),
+            Some("worktree remove --path=/wt/a b --force")
+        );
+        assert_eq!(verb(Effect::Quit), None);
+        assert_eq!(action_machine(&Effect::Close(pane(7))), 1);
+        assert_eq!(action_machine(&Effect::Close(Target::Session(3))), 0);
+    }
 }
