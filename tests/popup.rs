@@ -509,3 +509,57 @@ fn worktrees_in_the_popup() {
     })
     .result();
 }
+
+#[test]
+fn v_pastes_the_clipboards_image_into_the_agent_and_says_why_not_on_the_client() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = TmuxServer::start();
+    // A stand-in xclip, which the popup's paste finds on tmux's PATH.
+    let tools = server.dir.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let clip = server.dir.path().join("clip.png");
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend([7u8; 64]);
+    std::fs::write(&clip, &png).unwrap();
+    let tool = tools.join("xclip");
+    let with_image = format!("#!/bin/sh\ncat {}\n", clip.display());
+    std::fs::write(&tool, &with_image).unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap());
+    server.tmux(&["set-environment", "-g", "PATH", &path]);
+    // The test's client has no DISPLAY for its attach to bring (tmux's
+    // update-environment); a desktop's would.
+    server.tmux(&["set-environment", "-t", "main", "DISPLAY", ":99"]);
+    server.tmux(&["set-option", "-g", "update-environment", ""]);
+    let pane = server.new_window("main", "asker", "exec cat");
+    for (option, value) in [
+        ("@agent_kind", "claude"),
+        ("@agent_state", "blocked"),
+        ("@agent_name", "asker"),
+    ] {
+        server.tmux(&["set-option", "-p", "-t", &pane, option, value]);
+    }
+    let pasted = || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &pane])
+            .contains("image-")
+    };
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("asker");
+        popup.keys(&["Tab"]);
+        popup.keys(&["v"]);
+        popup
+            .server
+            .wait_for("the image's path in the agent", WAIT, pasted);
+        // A session row takes no image.
+        popup.keys(&["g"]);
+        popup.keys(&["v"]);
+        popup.wait_for("the clipboard's image goes into an agent's row");
+        // No image on the clipboard: said on the popup's client.
+        std::fs::write(&tool, "#!/bin/sh\nexit 1\n").unwrap();
+        popup.keys(&["Tab"]);
+        popup.keys(&["v"]);
+        popup.keys(&["q"]);
+        popup.wait_for("taw image paste:");
+    });
+}
