@@ -531,6 +531,14 @@ fn clipboard_tool(dir: &Path, body: &str) {
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// The pane the server's one client shows (empty with none).
+fn client_pane(server: &TmuxServer) -> String {
+    server
+        .tmux(&["list-clients", "-F", "#{pane_id}"])
+        .trim()
+        .to_string()
+}
+
 fn cat_pane(server: &TmuxServer) -> String {
     let pane = server.new_window("main", "cat", "exec cat");
     server.wait_for("cat in front", Duration::from_secs(5), || {
@@ -769,10 +777,7 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     far.server
         .wait_for("a client there", Duration::from_secs(15), || {
-            far.server
-                .tmux(&["list-clients", "-F", "#{pane_id}"])
-                .trim()
-                == pane
+            client_pane(&far.server) == pane
         });
     far.server.tmux(&["detach-client", "-s", "far-work"]);
     shows("▌far — online", 15);
@@ -826,12 +831,7 @@ fn taw_app_go_opens_on_a_far_agent_and_last_on_the_one_enter_went_to() {
         far.server.wait_for(
             "a client on that pane there",
             Duration::from_secs(20),
-            || {
-                far.server
-                    .tmux(&["list-clients", "-F", "#{pane_id}"])
-                    .trim()
-                    == want
-            },
+            || client_pane(&far.server) == want,
         );
         far.server.tmux(&["detach-client", "-s", "main"]);
     };
@@ -923,10 +923,7 @@ fn the_notification_key_of_an_attach_goes_on_along_the_walk_to_another_machine()
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     far.server
         .wait_for("the attach there", Duration::from_secs(15), || {
-            far.server
-                .tmux(&["list-clients", "-F", "#{pane_id}"])
-                .trim()
-                == far_agent
+            client_pane(&far.server) == far_agent
         });
     // The notification key there: the next stop is on the app's machine.
     let next = far.server.taw(&["notification", "open-target"]);
@@ -936,14 +933,11 @@ fn the_notification_key_of_an_attach_goes_on_along_the_walk_to_another_machine()
     );
     far.server
         .wait_for("the attach there ended", Duration::from_secs(15), || {
-            far.server
-                .tmux(&["list-clients", "-F", "#{pane_id}"])
-                .trim()
-                .is_empty()
+            client_pane(&far.server).is_empty()
         });
     // ...and the app went on to it, here.
     near.wait_for("the app on the near agent", Duration::from_secs(15), || {
-        near.tmux(&["list-clients", "-F", "#{pane_id}"]).trim() == here_agent
+        client_pane(&near) == here_agent
     });
     near.tmux(&["detach-client", "-s", "main"]);
     near.wait_for("back in the app", Duration::from_secs(15), || {

@@ -280,19 +280,9 @@ fn spawn_worker(
             if let Some(heads) = worktrees
                 && let Ok(snapshot) = Snapshot::read(&tmux)
             {
-                let closed = heads
-                    .into_iter()
-                    .flat_map(|head| {
-                        ops::worktree::closed_worktrees(&snapshot, head)
-                            .into_iter()
-                            .map(move |w| ClosedWorktree {
-                                head,
-                                path: w.path,
-                                branch: w.branch,
-                            })
-                    })
-                    .collect();
-                out.push(Msg::Worktrees(closed));
+                out.push(Msg::Worktrees(crate::ui::closed_worktrees(
+                    &snapshot, heads,
+                )));
             }
             if let Some(id) = preview {
                 let (index, pane) = far::lower(id);

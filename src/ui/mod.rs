@@ -596,18 +596,7 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             if let Some(heads) = worktrees_of
                 && let Ok(snapshot) = Snapshot::read(&tmux)
             {
-                let closed = heads
-                    .into_iter()
-                    .flat_map(|head| {
-                        ops::worktree::closed_worktrees(&snapshot, head)
-                            .into_iter()
-                            .map(move |w| rows::ClosedWorktree {
-                                head,
-                                path: w.path,
-                                branch: w.branch,
-                            })
-                    })
-                    .collect();
+                let closed = closed_worktrees(&snapshot, heads);
                 if tx.send(Msg::Worktrees(closed)).is_err() {
                     return;
                 }
@@ -620,6 +609,23 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             }
         }
     });
+}
+
+/// The worktrees of these repositories' sessions that no session runs, as
+/// the list shows them (git is asked).
+pub(crate) fn closed_worktrees(snapshot: &Snapshot, heads: Vec<u32>) -> Vec<rows::ClosedWorktree> {
+    heads
+        .into_iter()
+        .flat_map(|head| {
+            ops::worktree::closed_worktrees(snapshot, head)
+                .into_iter()
+                .map(move |w| rows::ClosedWorktree {
+                    head,
+                    path: w.path,
+                    branch: w.branch,
+                })
+        })
+        .collect()
 }
 
 /// Asks for a new snapshot after each look of any pane's watcher, and at
