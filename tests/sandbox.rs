@@ -298,6 +298,44 @@ fn a_container_typed_by_hand_is_seen_and_its_pane_closing_stops_it() {
 }
 
 #[test]
+fn a_runtime_that_changes_in_front_is_a_stop_then_a_start() {
+    let lab = Box::new("");
+    // A stand-in podman: the docker one, under podman's name.
+    let docker = lab.bin.join("docker");
+    let podman = lab.bin.join("podman");
+    let script = std::fs::read_to_string(&docker)
+        .unwrap()
+        .replace("exec -a docker", "exec -a podman");
+    std::fs::write(&podman, script).unwrap();
+    make_executable(&podman);
+    let work = lab.folder("work");
+    let pane = lab.pane("both", &work);
+    // One line: podman's container follows docker's, with no prompt
+    // between them for a look to see.
+    lab.type_line(
+        &pane,
+        "docker run -it --rm img claude; podman run -it --rm img claude",
+    );
+    lab.wait_option(&pane, "@agent_container", "docker");
+    lab.wait_option(&pane, "@agent_kind", "claude");
+    lab.heard_once("sandbox.started");
+    lab.type_line(&pane, "quit");
+    lab.wait_option(&pane, "@agent_container", "podman");
+    let stopped = lab.heard_once("sandbox.stopped");
+    assert_eq!(stopped.env["TAW_RUNTIME"], "docker");
+    lab.server
+        .wait_for("podman's start heard", SECONDS(10), || {
+            lab.recorder.heard("sandbox.started").len() == 2
+        });
+    let started = lab.recorder.heard("sandbox.started");
+    assert_eq!(started[1].env["TAW_RUNTIME"], "podman");
+    assert_eq!(
+        lab.record(&pane)["sandbox"],
+        serde_json::json!({"profile": null, "runtime": "podman"})
+    );
+}
+
+#[test]
 fn a_container_in_front_when_its_tmux_server_ends_is_stopped() {
     let lab = Box::new("");
     let work = lab.folder("work");

@@ -687,7 +687,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     }
     let (config, config_problem) = Config::load_or_defaults();
     let far_machines = machine::machines(&config);
-    let mut machines = vec![MachineView::new(&feed::host_name(), true)];
+    let mut machines = vec![MachineView::new(&here_name(&far_machines), true)];
     machines.extend(
         far_machines
             .iter()
@@ -890,6 +890,17 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
             let _ = terminal.clear();
         }
     }
+}
+
+/// This machine's name in the list and the walk: its host name, unless a
+/// machine of `[machines]` has that name (then `<host>-here`), so that no
+/// stop of the walk is taken for another machine's.
+fn here_name(far: &[Machine]) -> String {
+    let mut name = feed::host_name();
+    while far.iter().any(|m| m.name == name) {
+        name.push_str("-here");
+    }
+    name
 }
 
 /// The machine an action is about, by the ids it names.
