@@ -277,111 +277,109 @@ fn session_rows(
     closed: &[ClosedWorktree],
 ) -> Vec<Row> {
     let mut rows = Vec::new();
+    let windows: Vec<_> = snapshot
+        .windows
+        .iter()
+        .filter(|w| w.session == session.id)
+        .collect();
+    let mut session_counts = Counts::default();
+    let mut children = Vec::new();
+    for window in &windows {
+        let panes: Vec<&Pane> = snapshot.panes_of(session.id, window.id).collect();
+        let mut window_counts = Counts::default();
+        let mut pane_rows = Vec::new();
+        for pane in &panes {
+            let state = pane_state(pane);
+            if let Some(state) = state {
+                window_counts.add(state);
+            }
+            if depth == Depth::All || (depth == Depth::Agents && state.is_some()) {
+                pane_rows.push(pane_row(session.name.as_str(), window, pane, layout, home));
+            }
+        }
+        for (n, state) in [
+            (window_counts.blocked, AgentStatus::Blocked),
+            (window_counts.done, AgentStatus::Done),
+            (window_counts.working, AgentStatus::Working),
+            (window_counts.idle, AgentStatus::Idle),
+            (window_counts.unknown, AgentStatus::Unknown),
+        ] {
+            for _ in 0..n {
+                session_counts.add(state);
+            }
+        }
+        if depth == Depth::Sessions || pane_rows.is_empty() {
+            continue;
+        }
+        let active = panes.iter().find(|p| p.active).or(panes.first());
+        if layout == Layout::Tree {
+            children.push(Row {
+                target: Target::Window {
+                    session: session.id,
+                    window: window.id,
+                },
+                depth: 1,
+                label: format!("{}: {}", window.index, window.name),
+                detail: String::new(),
+                place: format!("{}:{}", session.name, window.index),
+                state: window_counts.most_urgent(),
+                counts: window_counts,
+                preview_pane: active.map(|p| p.id),
+                path: String::new(),
+                search: format!("{} {}", session.name, window.name),
+            });
+        }
+        children.extend(pane_rows);
+    }
+    let active_pane = windows
+        .iter()
+        .find(|w| w.active)
+        .and_then(|w| snapshot.panes_of(session.id, w.id).find(|p| p.active))
+        .map(|p| p.id);
+    let worktree = crate::ops::worktree::provenance(session);
+    let detail = match &worktree {
+        Some(w) if w.is_linked_worktree => format!(
+            "worktree of {} · {}",
+            w.repo_name,
+            short_path(&w.checkout_path, home)
+        ),
+        _ => short_path(&session.path, home),
+    };
+    if layout == Layout::Tree || depth == Depth::Sessions {
+        rows.push(Row {
+            target: Target::Session(session.id),
+            depth: 0,
+            label: session.name.clone(),
+            detail,
+            place: String::new(),
+            state: session_counts.most_urgent(),
+            counts: session_counts,
+            preview_pane: active_pane,
+            path: session.path.clone(),
+            search: session.name.clone(),
+        });
+    }
+    if layout == Layout::Tree && collapsed.contains(&session.id) {
+        return rows;
+    }
+    rows.extend(children);
+    for (i, worktree) in closed
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.head == session.id)
     {
-        let windows: Vec<_> = snapshot
-            .windows
-            .iter()
-            .filter(|w| w.session == session.id)
-            .collect();
-        let mut session_counts = Counts::default();
-        let mut children = Vec::new();
-        for window in &windows {
-            let panes: Vec<&Pane> = snapshot.panes_of(session.id, window.id).collect();
-            let mut window_counts = Counts::default();
-            let mut pane_rows = Vec::new();
-            for pane in &panes {
-                let state = pane_state(pane);
-                if let Some(state) = state {
-                    window_counts.add(state);
-                }
-                if depth == Depth::All || (depth == Depth::Agents && state.is_some()) {
-                    pane_rows.push(pane_row(session.name.as_str(), window, pane, layout, home));
-                }
-            }
-            for (n, state) in [
-                (window_counts.blocked, AgentStatus::Blocked),
-                (window_counts.done, AgentStatus::Done),
-                (window_counts.working, AgentStatus::Working),
-                (window_counts.idle, AgentStatus::Idle),
-                (window_counts.unknown, AgentStatus::Unknown),
-            ] {
-                for _ in 0..n {
-                    session_counts.add(state);
-                }
-            }
-            if depth == Depth::Sessions || pane_rows.is_empty() {
-                continue;
-            }
-            let active = panes.iter().find(|p| p.active).or(panes.first());
-            if layout == Layout::Tree {
-                children.push(Row {
-                    target: Target::Window {
-                        session: session.id,
-                        window: window.id,
-                    },
-                    depth: 1,
-                    label: format!("{}: {}", window.index, window.name),
-                    detail: String::new(),
-                    place: format!("{}:{}", session.name, window.index),
-                    state: window_counts.most_urgent(),
-                    counts: window_counts,
-                    preview_pane: active.map(|p| p.id),
-                    path: String::new(),
-                    search: format!("{} {}", session.name, window.name),
-                });
-            }
-            children.extend(pane_rows);
-        }
-        let active_pane = windows
-            .iter()
-            .find(|w| w.active)
-            .and_then(|w| snapshot.panes_of(session.id, w.id).find(|p| p.active))
-            .map(|p| p.id);
-        let worktree = crate::ops::worktree::provenance(session);
-        let detail = match &worktree {
-            Some(w) if w.is_linked_worktree => format!(
-                "worktree of {} · {}",
-                w.repo_name,
-                short_path(&w.checkout_path, home)
-            ),
-            _ => short_path(&session.path, home),
-        };
-        if layout == Layout::Tree || depth == Depth::Sessions {
-            rows.push(Row {
-                target: Target::Session(session.id),
-                depth: 0,
-                label: session.name.clone(),
-                detail,
-                place: String::new(),
-                state: session_counts.most_urgent(),
-                counts: session_counts,
-                preview_pane: active_pane,
-                path: session.path.clone(),
-                search: session.name.clone(),
-            });
-        }
-        if layout == Layout::Tree && collapsed.contains(&session.id) {
-            return rows;
-        }
-        rows.extend(children);
-        for (i, worktree) in closed
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.head == session.id)
-        {
-            rows.push(Row {
-                target: Target::Worktree(i as u32),
-                depth: if layout == Layout::Tree { 1 } else { 0 },
-                label: worktree.name(),
-                detail: format!("closed worktree · {}", short_path(&worktree.path, home)),
-                place: session.name.clone(),
-                state: None,
-                counts: Counts::default(),
-                preview_pane: None,
-                path: worktree.path.clone(),
-                search: format!("{} {} worktree", session.name, worktree.name()),
-            });
-        }
+        rows.push(Row {
+            target: Target::Worktree(i as u32),
+            depth: if layout == Layout::Tree { 1 } else { 0 },
+            label: worktree.name(),
+            detail: format!("closed worktree · {}", short_path(&worktree.path, home)),
+            place: session.name.clone(),
+            state: None,
+            counts: Counts::default(),
+            preview_pane: None,
+            path: worktree.path.clone(),
+            search: format!("{} {} worktree", session.name, worktree.name()),
+        });
     }
     rows
 }
