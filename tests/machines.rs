@@ -56,13 +56,17 @@ impl Far {
         let socket = server.display("main:", "#{socket_path}");
         let port = free_port();
         let d = dir.path().display();
-        // The far taw finds its own server and folders in what sshd sets.
+        // The far taw finds its own server and folders in what sshd sets,
+        // and the login shell there its HOME: the test's, so that it reads
+        // none of this machine's dotfiles (a shell's startup that a killed
+        // connection can leave half done, as pyenv's rehash lock).
         let config = format!(
             "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\n\
              AuthorizedKeysFile {d}/authorized_keys\nPasswordAuthentication no\n\
              KbdInteractiveAuthentication no\nPermitRootLogin yes\nUsePAM no\n\
              StrictModes no\nPidFile {d}/sshd.pid\n\
-             SetEnv TAW_TMUX_SOCKET={socket} TAW_STATE_DIR={state} TAW_CONFIG_DIR={config} LANG=C.UTF-8\n",
+             SetEnv TAW_TMUX_SOCKET={socket} TAW_STATE_DIR={state} TAW_CONFIG_DIR={config} HOME={home} LANG=C.UTF-8\n",
+            home = server.dir.path().join("home").display(),
             state = server.state_dir().display(),
             config = server.config_dir().display(),
         );
