@@ -862,6 +862,28 @@ fn taw_app_go_opens_on_a_far_agent_and_last_on_the_one_enter_went_to() {
     });
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     attached_to(&other);
+    // x asks first, and y closes that agent's pane there.
+    near.wait_for("back in the app", Duration::from_secs(15), || {
+        screen().contains("▌far — online")
+    });
+    near.tmux(&["send-keys", "-t", &app, "x"]);
+    near.wait_for("the question", Duration::from_secs(10), || {
+        screen().contains("the window's last pane, so the window closes too? y/n")
+    });
+    near.tmux(&["send-keys", "-t", &app, "y"]);
+    far.server
+        .wait_for("the pane closed there", Duration::from_secs(15), || {
+            !far.server
+                .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+                .lines()
+                .any(|p| p == other)
+        });
+    assert!(
+        far.server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .any(|p| p == pane)
+    );
     near.tmux(&["send-keys", "-t", &app, "q"]);
     // A --go that names nothing it can be is refused.
     let run = near.taw_bare(&["app", "--go", "far:w1"], &[]);
@@ -947,5 +969,111 @@ fn the_notification_key_of_an_attach_goes_on_along_the_walk_to_another_machine()
     near.wait_for("back in the app", Duration::from_secs(15), || {
         screen().contains("▌far — online")
     });
+    near.tmux(&["send-keys", "-t", &app, "q"]);
+}
+
+#[test]
+fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one_there() {
+    let Some(far) = Far::start() else { return };
+    let near = near(&far, "");
+    let api = common::repos::repo(&far.server, "api");
+    let wt = far.server.dir.path().join("wt");
+    far.server.write_config(&format!(
+        "[worktrees]\ndirectory = {:?}\n",
+        wt.display().to_string()
+    ));
+    far.server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "api",
+        "-c",
+        &api.display().to_string(),
+    ]);
+    let head = far.server.display("=api:", "#{session_id}");
+    for branch in ["feat/a", "feat/b"] {
+        far.server
+            .taw(&[
+                "worktree",
+                "create",
+                branch,
+                "--workspace",
+                &head,
+                "--no-focus",
+            ])
+            .result();
+    }
+    // feat/b's session closed: a worktree no session runs.
+    far.server
+        .taw(&[
+            "workspace",
+            "close",
+            &far.server.display("=api/feat-b:", "#{session_id}"),
+        ])
+        .result();
+    // As the app reads it: over ssh.
+    let feed = Command::new(far.dir.path().join("bin/ssh"))
+        .args([
+            "-T",
+            "far",
+            &format!("{} machine feed --once", taw_bin().display()),
+        ])
+        .output()
+        .unwrap();
+    let state: Value = String::from_utf8_lossy(&feed.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["type"] == "state")
+        .expect("a state line");
+    let closed = state["worktrees"].as_array().unwrap();
+    assert_eq!(closed.len(), 1, "{state}");
+    assert_eq!(closed[0]["branch"], "feat/b");
+    assert_eq!(closed[0]["head"], head);
+    let open = state["open_worktrees"].as_array().unwrap();
+    assert_eq!(open.len(), 1, "{state}");
+    assert_eq!(open[0]["branch"], "feat/a");
+    assert!(
+        state["tabs"][0]["active"].is_boolean(),
+        "tabs with active: {state}"
+    );
+
+    // In the app: the closed worktree under the far repository's session;
+    // x asks, and y removes it there.
+    let app = near.new_window(
+        "main",
+        "app",
+        &format!(
+            "env PATH={} {} app; echo app-ended; sleep 30",
+            far.path(),
+            taw_bin().display()
+        ),
+    );
+    let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
+    let shows = |what: &str| {
+        let start = Instant::now();
+        while !screen().contains(what) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no {what:?} in the app:\n{}",
+                screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    shows("closed worktree");
+    // The last rows are the far main and api/feat-a sessions; above
+    // them, the closed worktree.
+    near.tmux(&["send-keys", "-t", &app, "G"]);
+    near.tmux(&["send-keys", "-t", &app, "k"]);
+    near.tmux(&["send-keys", "-t", &app, "k"]);
+    near.tmux(&["send-keys", "-t", &app, "x"]);
+    shows("remove worktree feat/b at");
+    near.tmux(&["send-keys", "-t", &app, "y"]);
+    far.server.wait_for(
+        "the worktree removed there",
+        Duration::from_secs(20),
+        || !wt.join("api/feat-b").exists(),
+    );
+    assert!(wt.join("api/feat-a").exists());
     near.tmux(&["send-keys", "-t", &app, "q"]);
 }
