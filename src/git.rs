@@ -258,6 +258,83 @@ pub(crate) fn branch_slug(branch: &str) -> String {
     slug
 }
 
+/// A session folder's checkout, as `git status --branch` tells it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct Status {
+    pub branch: String,
+    pub dirty: bool,
+    pub ahead: u32,
+    pub behind: u32,
+}
+
+impl Status {
+    /// `main*`: the branch, `*` when the checkout has changes.
+    pub(crate) fn short(&self) -> String {
+        format!("{}{}", self.branch, if self.dirty { "*" } else { "" })
+    }
+
+    /// `↑1 ↓2`: commits ahead of and behind its upstream, when not zero.
+    pub(crate) fn counts(&self) -> String {
+        let mut parts = Vec::new();
+        if self.ahead > 0 {
+            parts.push(format!("↑{}", self.ahead));
+        }
+        if self.behind > 0 {
+            parts.push(format!("↓{}", self.behind));
+        }
+        parts.join(" ")
+    }
+
+    /// Reads `git status --porcelain=v1 --branch` output.
+    pub(crate) fn parse(text: &str) -> Option<Status> {
+        let mut lines = text.lines();
+        let head = lines.next()?.strip_prefix("## ")?;
+        let (names, tracking) = match head.split_once(" [") {
+            Some((names, rest)) => (names, rest.trim_end_matches(']')),
+            None => (head, ""),
+        };
+        let branch = names
+            .split("...")
+            .next()
+            .unwrap_or(names)
+            .trim_start_matches("No commits yet on ")
+            .to_string();
+        let count = |word: &str| {
+            tracking
+                .split(", ")
+                .find_map(|part| part.strip_prefix(word))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0)
+        };
+        Some(Status {
+            branch,
+            dirty: lines.next().is_some(),
+            ahead: count("ahead "),
+            behind: count("behind "),
+        })
+    }
+
+    /// The checkout at `path`; none where git cannot tell.
+    pub(crate) fn read(path: &Path) -> Option<Status> {
+        let ran = run_in(
+            path,
+            &[
+                "status",
+                "--porcelain=v1",
+                "--branch",
+                "--untracked-files=no",
+            ],
+            crate::exec::DEFAULT_LIMIT,
+        )
+        .ok()?;
+        if !ran.ok {
+            return None;
+        }
+        Status::parse(&ran.stdout)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,5 +361,18 @@ mod tests {
         assert_eq!(branch_slug("../../etc"), "-.-..-etc");
         assert_eq!(branch_slug(".hidden"), "-hidden");
         assert_eq!(branch_slug("a b;c"), "a-b-c");
+    }
+
+    #[test]
+    fn status_headers() {
+        let git =
+            Status::parse("## main...origin/main [ahead 2, behind 1]\n M src/x.rs\n").unwrap();
+        assert_eq!(
+            (git.short(), git.counts()),
+            ("main*".into(), "↑2 ↓1".into())
+        );
+        let git = Status::parse("## No commits yet on trunk\n").unwrap();
+        assert_eq!((git.short(), git.counts()), ("trunk".into(), String::new()));
+        assert!(Status::parse("fatal").is_none());
     }
 }

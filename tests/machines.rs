@@ -977,6 +977,8 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
     let Some(far) = Far::start() else { return };
     let near = near(&far, "");
     let api = common::repos::repo(&far.server, "api");
+    // A change there: the app draws the far branch as main*.
+    std::fs::write(api.join("README"), "changed\n").unwrap();
     let wt = far.server.dir.path().join("wt");
     far.server.write_config(&format!(
         "[worktrees]\ndirectory = {:?}\n",
@@ -1036,6 +1038,14 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
         state["tabs"][0]["active"].is_boolean(),
         "tabs with active: {state}"
     );
+    // The far checkout's git status, read there, by session.
+    let git = state["git"].as_array().expect("git in the state");
+    let api_git = git
+        .iter()
+        .find(|g| g["tmux_id"] == head.as_str())
+        .unwrap_or_else(|| panic!("no git for {head}: {state}"));
+    assert_eq!(api_git["branch"], "main");
+    assert_eq!(api_git["dirty"], true);
 
     // In the app: the closed worktree under the far repository's session;
     // x asks, and y removes it there.
@@ -1061,6 +1071,7 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
         }
     };
     shows("closed worktree");
+    shows("main*");
     // The last rows are the far main and api/feat-a sessions; above
     // them, the closed worktree.
     near.tmux(&["send-keys", "-t", &app, "G"]);
@@ -1076,4 +1087,81 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
     );
     assert!(wt.join("api/feat-a").exists());
     near.tmux(&["send-keys", "-t", &app, "q"]);
+}
+
+#[test]
+fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_there() {
+    let Some(far) = Far::start() else { return };
+    let near = near(&far, "");
+    let folder = far.server.dir.path().join("far-only-project");
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = folder.canonicalize().unwrap();
+    // What the picker asks that machine: its folders for what is typed.
+    let typed = format!("{}/far-only", far.server.dir.path().display());
+    let listed = on(
+        &near,
+        &far,
+        &["--machine", "far", "session", "folders", "--", &typed],
+    )
+    .result();
+    assert_eq!(listed["type"], "session_folders", "{listed}");
+    assert!(
+        listed["folders"].to_string().contains("far-only-project"),
+        "{listed}"
+    );
+
+    let app = near.new_window(
+        "main",
+        "app",
+        &format!(
+            "env PATH={} {} app; echo app-ended; sleep 30",
+            far.path(),
+            taw_bin().display()
+        ),
+    );
+    let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
+    let shows = |what: &str| {
+        let start = Instant::now();
+        while !screen().contains(what) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no {what:?} in the app:\n{}",
+                screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    shows("▌far — online");
+    // The last row is the far machine's session: n there is its picker.
+    near.tmux(&["send-keys", "-t", &app, "G"]);
+    near.tmux(&["send-keys", "-t", &app, "n"]);
+    shows("new session on far in:");
+    near.tmux(&["send-keys", "-t", &app, "-l", &typed]);
+    shows("far-only-project");
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    // Made there, and the app attaches to it there.
+    far.server
+        .wait_for("a client there", Duration::from_secs(20), || {
+            !client_pane(&far.server).is_empty()
+        });
+    let made = far
+        .server
+        .tmux(&["list-sessions", "-F", "#{session_name}\t#{session_path}"]);
+    assert!(
+        made.lines()
+            .any(|l| l.ends_with(&format!("\t{}", folder.display()))),
+        "{made}"
+    );
+    assert!(
+        !near
+            .tmux(&["list-sessions", "-F", "#{session_path}"])
+            .contains("far-only-project"),
+        "nothing is made on this machine"
+    );
+    let there = far.server.tmux(&["list-clients", "-F", "#{session_name}"]);
+    far.server
+        .tmux(&["detach-client", "-s", &format!("={}", there.trim())]);
+    shows("▌far — online");
+    near.tmux(&["send-keys", "-t", &app, "q"]);
+    shows("app-ended");
 }

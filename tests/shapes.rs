@@ -916,6 +916,12 @@ fn session_answers() {
     );
     let site = folder(&server, "site");
     snap(&server, "open__json", &["open", "--json", path_str(&site)]);
+    let projects = format!("{}/", path_str(&first.parent().unwrap()));
+    snap(
+        &server,
+        "session__folders",
+        &["session", "folders", &projects],
+    );
     server.write_config(
         "[sessions]\npre_create_hook = \"sh -c 'echo no thanks >&2; exit 3' hook\"\n",
     );

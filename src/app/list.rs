@@ -61,6 +61,17 @@ impl MachineView {
         None
     }
 
+    /// The git status its feed read of a session's folder (`session`: its
+    /// own number there).
+    pub(crate) fn git(&self, session: u32) -> Option<crate::git::Status> {
+        let id = format!("${session}");
+        let found = self.state["git"]
+            .as_array()?
+            .iter()
+            .find(|entry| entry["tmux_id"].as_str() == Some(&id))?;
+        serde_json::from_value(found.clone()).ok()
+    }
+
     /// It dropped: nothing of it is listed until it is back.
     pub(crate) fn drop_link(&mut self, why: &str) {
         self.link = Link::Offline(why.to_string());
@@ -149,8 +160,18 @@ mod tests {
             "spaces": [{"workspace_id": "w1", "tmux_id": "$0", "label": "api"}],
             "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "tmux_id": "@0", "label": "code"}],
             "panes": [{"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%16", "agent": "claude", "agent_status": "blocked"}],
+            "git": [{"tmux_id": "$0", "branch": "main", "dirty": true}],
         }));
         far
+    }
+
+    #[test]
+    fn a_sessions_branch_as_its_machine_read_it() {
+        let far = machine();
+        let git = far.git(0).unwrap();
+        assert_eq!((git.short(), git.ahead), ("main*".into(), 0));
+        assert_eq!(far.git(1), None);
+        assert_eq!(MachineView::new("here", true).git(0), None);
     }
 
     #[test]

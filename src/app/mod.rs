@@ -80,7 +80,8 @@ enum Acted {
 
 enum Job {
     Preview(u32),
-    Directories(String),
+    /// The new-session picker's folders on machine `n`, for a query.
+    Directories(usize, String),
     Projects(String),
     Worktrees(Vec<u32>),
 }
@@ -260,7 +261,7 @@ fn spawn_worker(
             for job in std::iter::once(job).chain(jobs.try_iter()) {
                 match job {
                     Job::Preview(id) => preview = Some(id),
-                    Job::Directories(query) => directories = Some(query),
+                    Job::Directories(index, query) => directories = Some((index, query)),
                     Job::Projects(query) => {
                         projects.retain(|q: &String| q.is_empty());
                         projects.push(query);
@@ -273,8 +274,14 @@ fn spawn_worker(
                 let found = crate::sessions::directories(&config, &query);
                 out.push(Msg::Projects(query, found));
             }
-            if let Some(query) = directories {
-                let found = crate::sessions::directories(&config, &query);
+            if let Some((index, query)) = directories {
+                let found = match index {
+                    0 => crate::sessions::directories(&config, &query),
+                    _ => far
+                        .get(index - 1)
+                        .map(|m| far_folders(m, &query))
+                        .unwrap_or_default(),
+                };
                 out.push(Msg::Directories(query, found));
             }
             if let Some(heads) = worktrees
@@ -310,6 +317,16 @@ fn spawn_worker(
 }
 
 /// A far pane's screen, in colour, as `pane read` gives it there.
+/// A far machine's folders for its new-session picker (none when it
+/// does not answer).
+fn far_folders(far: &Machine, query: &str) -> Vec<String> {
+    let verb = words(&["session", "folders", "--", query]);
+    machine::answer_there(far, &verb, None, Some(Duration::from_secs(10)))
+        .ok()
+        .and_then(|result| serde_json::from_value(result["folders"].clone()).ok())
+        .unwrap_or_default()
+}
+
 fn read_far_pane(far: &Machine, pane: u32) -> Option<String> {
     let args = words(&["pane", "read", &format!("%{pane}"), "--format", "ansi"]);
     let output = machine::ssh(far, &args, false)
@@ -450,6 +467,22 @@ impl App {
         }
     }
 
+    /// The machine the new-session picker opens a session on: the
+    /// selected row's (the list stays as it was under the picker).
+    fn picker_machine(&self) -> usize {
+        let Some(row) = self.list.selected_row() else {
+            return 0;
+        };
+        match row.target {
+            Target::Machine(index) => index as usize,
+            Target::Worktree(_) => self
+                .list
+                .closed_worktree(row.target)
+                .map_or(0, |w| far::lower(w.head).0),
+            target => own_id(target).map_or(0, |(index, _)| index),
+        }
+    }
+
     fn machine_name(&self, index: usize) -> Option<String> {
         (index > 0)
             .then(|| self.machines.get(index).map(|m| m.name.clone()))
@@ -508,6 +541,7 @@ fn far_verb(snapshot: &Snapshot, effect: &Effect) -> Option<Vec<String>> {
             &format!("--path={path}"),
             "--no-focus",
         ]),
+        Effect::OpenSession(folder) => words(&["session", "open", "--no-focus", "--", folder]),
         Effect::RemoveWorktree { path, force, .. } => {
             let mut verb = words(&["worktree", "remove", &format!("--path={path}")]);
             if *force {
@@ -554,7 +588,9 @@ fn act(
                                 .map(str::to_string);
                             match (&effect, session) {
                                 (
-                                    Effect::NewWorktree { .. } | Effect::OpenWorktree { .. },
+                                    Effect::NewWorktree { .. }
+                                    | Effect::OpenWorktree { .. }
+                                    | Effect::OpenSession(_),
                                     Some(id),
                                 ) => Acted::Attach(index, id),
                                 _ => Acted::Fine,
@@ -653,9 +689,16 @@ fn draw(frame: &mut ratatui::Frame, app: &App) {
     let [list, toasts] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(TOASTS_SHOWN as u16)])
             .areas(frame.area());
-    // The popup's own drawing, above the toasts. No git status: a far
-    // session's folder is not here to ask.
-    crate::ui::draw::draw_in(frame, list, &app.list, &|_| None);
+    // The popup's own drawing, above the toasts; a session's branch as its
+    // machine's feed read it there.
+    let git = |row: &crate::ui::rows::Row| match row.target {
+        crate::ui::rows::Target::Session(id) => {
+            let (machine, own) = far::lower(id);
+            app.machines.get(machine)?.git(own)
+        }
+        _ => None,
+    };
+    crate::ui::draw::draw_in(frame, list, &app.list, &git);
     let lines: Vec<Line> = app
         .toasts
         .iter()
@@ -749,7 +792,9 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                     let _ = jobs.send(Job::Preview(id));
                 }
                 Effect::Directories(query) => {
-                    let _ = jobs.send(Job::Directories(query));
+                    let index = app.picker_machine();
+                    app.list.picker_on = app.machine_name(index);
+                    let _ = jobs.send(Job::Directories(index, query));
                 }
                 Effect::Projects(query) => {
                     let _ = jobs.send(Job::Projects(query));
@@ -788,7 +833,10 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                 }
                 action => {
                     // Where it is done: the machine of the row it is about.
-                    let index = action_machine(&action);
+                    let index = match action {
+                        Effect::OpenSession(_) => app.picker_machine(),
+                        _ => action_machine(&action),
+                    };
                     let target_machine = (index > 0)
                         .then(|| far_machines.get(index - 1).cloned().map(|m| (index, m)))
                         .flatten();

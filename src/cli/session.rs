@@ -18,6 +18,15 @@ pub(crate) enum Verb {
     Open {
         /// The directory.
         path: String,
+        /// Make or find the session and move no client (taw app's, on a far machine).
+        #[arg(long)]
+        no_focus: bool,
+    },
+    /// The folders the new-session picker offers for a query.
+    Folders {
+        /// What is typed: a path to complete, or words to rank by.
+        #[arg(default_value = "")]
+        query: String,
     },
     /// Save every session, window and pane, with each pane's agent and what resumes it.
     Save {
@@ -41,7 +50,11 @@ pub(crate) enum Verb {
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
-        Verb::Open { path } => (envelope_id("session", "open"), open(context, &path)),
+        Verb::Open { path, no_focus } => (
+            envelope_id("session", "open"),
+            open(context, &path, no_focus),
+        ),
+        Verb::Folders { query } => (envelope_id("session", "folders"), folders(&query)),
         Verb::Save { name } => (
             envelope_id("session", "save"),
             crate::ops::save::save(
@@ -74,10 +87,25 @@ fn restore(context: &Context, name: Option<String>, dry_run: bool) -> Result<Rep
     crate::ops::restore::restore(&context.tmux(), &args).map(Reply::of)
 }
 
-fn open(context: &Context, path: &str) -> Result<Reply> {
+/// The picker's folders, as `session_folders`: the query and its list.
+fn folders(query: &str) -> Result<Reply> {
+    let config = Config::load()?;
+    Ok(Reply::result(
+        "session_folders",
+        serde_json::json!({
+            "query": query,
+            "folders": sessions::directories(&config, query),
+        }),
+    ))
+}
+
+fn open(context: &Context, path: &str, no_focus: bool) -> Result<Reply> {
     let dir = sessions::resolve_dir(path)?;
     let config = Config::load()?;
-    let client = context.snapshot()?.last_client().map(|c| c.name.clone());
+    let client = match no_focus {
+        true => None,
+        false => context.snapshot()?.last_client().map(|c| c.name.clone()),
+    };
     Ok(Reply::of(op::open(
         &context.tmux(),
         &config,

@@ -77,7 +77,7 @@ fn hello(snapshot: Option<&Snapshot>) -> Hello {
 /// `state`: everything the list draws of this machine. `tabs` (the
 /// windows, with `active`: the session's current one) is taw's, for the
 /// list's window rows.
-fn state(snapshot: Option<&Snapshot>, worktrees: &Worktrees) -> Value {
+fn state(snapshot: Option<&Snapshot>, worktrees: &Worktrees, checkouts: &Checkouts) -> Value {
     let Some(snapshot) = snapshot else {
         return json!({"type": "state", "spaces": [], "tabs": [], "panes": [], "agents": [], "worktrees": []});
     };
@@ -102,7 +102,56 @@ fn state(snapshot: Option<&Snapshot>, worktrees: &Worktrees) -> Value {
     if !worktrees.open.is_empty() {
         state["open_worktrees"] = json!(worktrees.open);
     }
+    if !checkouts.found.is_empty() {
+        state["git"] = json!(checkouts.found);
+    }
     state
+}
+
+/// The git status of each session's folder, for the branch the list
+/// draws beside a session (by its `$N`): read when the sessions or their
+/// folders change, and every WORKTREES_EVERY (a commit or a checkout
+/// made there).
+#[derive(Debug, Default)]
+struct Checkouts {
+    folders: Vec<(u32, String)>,
+    read_at: Option<Instant>,
+    found: Vec<Value>,
+}
+
+impl Checkouts {
+    fn refresh(&mut self, snapshot: Option<&Snapshot>) {
+        let folders: Vec<(u32, String)> = snapshot
+            .map(|s| {
+                s.sessions
+                    .iter()
+                    .filter(|s| !s.path.is_empty())
+                    .map(|s| (s.id, s.path.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let fresh = self
+            .read_at
+            .is_some_and(|at| at.elapsed() < WORKTREES_EVERY);
+        if folders == self.folders && fresh {
+            return;
+        }
+        self.read_at = Some(Instant::now());
+        let mut read: HashMap<&str, Option<crate::git::Status>> = HashMap::new();
+        self.found = folders
+            .iter()
+            .filter_map(|(session, folder)| {
+                let status = read
+                    .entry(folder)
+                    .or_insert_with(|| crate::git::Status::read(std::path::Path::new(folder)))
+                    .clone()?;
+                let mut entry = serde_json::to_value(status).ok()?;
+                entry["tmux_id"] = json!(format!("${session}"));
+                Some(entry)
+            })
+            .collect();
+        self.folders = folders;
+    }
 }
 
 /// The worktrees of the repositories' sessions, read with git: those no
@@ -229,6 +278,7 @@ pub(crate) struct Source {
     /// `@agent_wizard_left` as last seen: a new one is a `left` line.
     last_left: String,
     worktrees: Worktrees,
+    checkouts: Checkouts,
 }
 
 impl Source {
@@ -239,7 +289,9 @@ impl Source {
         greeting["type"] = json!("hello");
         let mut worktrees = Worktrees::default();
         worktrees.refresh(snapshot.as_ref());
-        let first_state = state(snapshot.as_ref(), &worktrees);
+        let mut checkouts = Checkouts::default();
+        checkouts.refresh(snapshot.as_ref());
+        let first_state = state(snapshot.as_ref(), &worktrees, &checkouts);
         let mut source = Source {
             tmux: tmux.clone(),
             state_dir: crate::paths::state_dir(),
@@ -252,6 +304,7 @@ impl Source {
                 .map(|s| s.server.left.clone())
                 .unwrap_or_default(),
             worktrees,
+            checkouts,
         };
         source.follow_server(snapshot.as_ref());
         (source, vec![greeting, first_state])
@@ -284,7 +337,8 @@ impl Source {
         self.follow_server(snapshot.as_ref());
         let mut lines = Vec::new();
         self.worktrees.refresh(snapshot.as_ref());
-        let now_state = state(snapshot.as_ref(), &self.worktrees);
+        self.checkouts.refresh(snapshot.as_ref());
+        let now_state = state(snapshot.as_ref(), &self.worktrees, &self.checkouts);
         if now_state != self.last_state {
             lines.push(now_state.clone());
             self.last_state = now_state;

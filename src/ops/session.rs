@@ -26,6 +26,8 @@ pub(crate) struct Opened {
     pub collision: Option<String>,
     /// False when there was no client to move.
     pub switched: bool,
+    /// The session's tmux id (`$N`), which `taw app` attaches to.
+    pub session_id: String,
 }
 
 answers!(Opened => "session_open");
@@ -53,6 +55,7 @@ pub(crate) fn open(
             created: false,
             collision: None,
             switched: client.is_some(),
+            session_id: format!("${}", session.id),
         });
     }
     let names = sessions::candidate_names(dir, &config.get(&crate::config::schema::SESSIONS_NAME));
@@ -97,7 +100,10 @@ pub(crate) fn open(
         cwd: Some(dir.to_string_lossy().into_owned()),
         ..Spawn::default()
     };
-    tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
+    let made = tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
+    let session_id = arrange::parse_new_ids(&made)
+        .map(|(session, _, _)| format!("${session}"))
+        .unwrap_or_default();
     let post = config.get(&crate::config::schema::SESSIONS_POST_CREATE_HOOK);
     if !post.trim().is_empty() {
         // A failing post hook does not undo the session.
@@ -112,6 +118,7 @@ pub(crate) fn open(
         created: true,
         collision,
         switched: client.is_some(),
+        session_id,
     })
 }
 

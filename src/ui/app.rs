@@ -150,6 +150,8 @@ pub(crate) struct App {
     /// taw app's machines, each heading its own sessions (none in the
     /// popup).
     pub sections: Vec<rows::Section>,
+    /// taw app's far machine the new-session picker opens a session on.
+    pub picker_on: Option<String>,
     matcher: Matcher,
 }
 
@@ -183,6 +185,7 @@ impl App {
             folder_hits: Vec::new(),
             closed_worktrees: Vec::new(),
             sections: Vec::new(),
+            picker_on: None,
             sidebar_agents: None,
             sidebar_sessions: None,
             tmux_keys: TmuxKeys::default(),
@@ -682,7 +685,7 @@ impl App {
     }
 
     /// The closed worktree a row stands for.
-    fn closed_worktree(&self, target: Target) -> Option<&rows::ClosedWorktree> {
+    pub(crate) fn closed_worktree(&self, target: Target) -> Option<&rows::ClosedWorktree> {
         match target {
             Target::Worktree(i) => self.closed_worktrees.get(i as usize),
             _ => None,

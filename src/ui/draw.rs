@@ -1,11 +1,11 @@
 //! Drawing the popup with ratatui: a header, the list beside the preview
 //! of the selected pane, and a line for prompts and hints.
 
-use super::Git;
 use super::app::{App, Mode};
 use super::field::Field;
 use super::keymap::{Action, Preset};
 use super::rows::{self, Counts, Row, Target};
+use crate::git::Status as Git;
 use crate::model::AgentStatus;
 use ansi_to_tui::IntoText;
 use ratatui::Frame;
@@ -118,7 +118,7 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
 }
 
 /// The popup, whole.
-pub(crate) fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&str) -> Option<Git>) {
+pub(crate) fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&Row) -> Option<Git>) {
     draw_in(frame, frame.area(), app, git);
 }
 
@@ -127,7 +127,7 @@ pub(crate) fn draw_in(
     frame: &mut Frame,
     whole: Rect,
     app: &App,
-    git: &dyn Fn(&str) -> Option<Git>,
+    git: &dyn Fn(&Row) -> Option<Git>,
 ) {
     // tmux draws the popup without a frame (-B): this is its frame.
     let frame_block = Block::default()
@@ -194,7 +194,7 @@ fn draw_header(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<Git>) {
+fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&Row) -> Option<Git>) {
     let side = app.preview_on && area.width >= 70;
     let (list_area, preview_area) = if side {
         let list_width = (area.width * 2 / 5).max(34).min(area.width - 20);
@@ -214,9 +214,9 @@ fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Opt
 
 /// A row's lines: herdr's sidebar rows when config.toml sets them for its
 /// kind (an agent, a session), else one line of the popup's own.
-fn row_lines(app: &App, row: &Row, git: &dyn Fn(&str) -> Option<Git>) -> Vec<Line<'static>> {
+fn row_lines(app: &App, row: &Row, git: &dyn Fn(&Row) -> Option<Git>) -> Vec<Line<'static>> {
     let status = match row.target {
-        Target::Session(_) if app.options.show_git => git(&row.path),
+        Target::Session(_) if app.options.show_git => git(row),
         _ => None,
     };
     let indent = "  ".repeat(row.depth as usize);
@@ -311,7 +311,7 @@ fn row_lines(app: &App, row: &Row, git: &dyn Fn(&str) -> Option<Git>) -> Vec<Lin
     lines
 }
 
-fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&str) -> Option<Git>) {
+fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&Row) -> Option<Git>) {
     let height = area.height as usize;
     if app.shown.is_empty() {
         let text = if app.filtering() {
@@ -445,10 +445,13 @@ fn draw_picker(frame: &mut Frame, app: &App, area: Rect, field: &Field, selected
         .direction(Direction::Vertical)
         .constraints([Constraint::Length(1), Constraint::Min(1)])
         .areas(area);
-    let prompt = "new session in: ";
+    let prompt = match &app.picker_on {
+        Some(machine) => format!("new session on {machine} in: "),
+        None => "new session in: ".to_string(),
+    };
     frame.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled(prompt, Style::default().fg(Color::Cyan)),
+            Span::styled(prompt.clone(), Style::default().fg(Color::Cyan)),
             Span::raw(field.text()),
         ])),
         top,

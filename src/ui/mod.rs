@@ -18,6 +18,7 @@ pub(crate) mod tokens;
 
 use crate::config::Config;
 use crate::envelope::{Result, TawError};
+use crate::git::Status as Git;
 use crate::ops;
 use crate::tmux::Tmux;
 use crate::tmux::commands as cmd;
@@ -149,7 +150,9 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
             }
             terminal
                 .draw(|frame| {
-                    draw::draw(frame, &app, &|path: &str| git.get(path).cloned().flatten())
+                    draw::draw(frame, &app, &|row: &rows::Row| {
+                        git.get(&row.path).cloned().flatten()
+                    })
                 })
                 .map_err(io)?;
             if first {
@@ -659,100 +662,8 @@ fn ask_git(app: &App, known: &mut HashMap<String, Option<Git>>, tx: &Sender<Msg>
         let path = session.path.clone();
         let tx = tx.clone();
         std::thread::spawn(move || {
-            let status = git_status(&path);
+            let status = Git::read(std::path::Path::new(&path));
             let _ = tx.send(Msg::Git(path, status));
         });
-    }
-}
-
-/// A session folder's checkout, as `git status --branch` tells it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Git {
-    pub branch: String,
-    pub dirty: bool,
-    pub ahead: u32,
-    pub behind: u32,
-}
-
-impl Git {
-    /// `main*`: the branch, `*` when the checkout has changes.
-    pub(crate) fn short(&self) -> String {
-        format!("{}{}", self.branch, if self.dirty { "*" } else { "" })
-    }
-
-    /// `↑1 ↓2`: commits ahead of and behind its upstream, when not zero.
-    pub(crate) fn counts(&self) -> String {
-        let mut parts = Vec::new();
-        if self.ahead > 0 {
-            parts.push(format!("↑{}", self.ahead));
-        }
-        if self.behind > 0 {
-            parts.push(format!("↓{}", self.behind));
-        }
-        parts.join(" ")
-    }
-
-    /// Reads `git status --porcelain=v1 --branch` output.
-    pub(crate) fn parse(text: &str) -> Option<Git> {
-        let mut lines = text.lines();
-        let head = lines.next()?.strip_prefix("## ")?;
-        let (names, tracking) = match head.split_once(" [") {
-            Some((names, rest)) => (names, rest.trim_end_matches(']')),
-            None => (head, ""),
-        };
-        let branch = names
-            .split("...")
-            .next()
-            .unwrap_or(names)
-            .trim_start_matches("No commits yet on ")
-            .to_string();
-        let count = |word: &str| {
-            tracking
-                .split(", ")
-                .find_map(|part| part.strip_prefix(word))
-                .and_then(|n| n.trim().parse().ok())
-                .unwrap_or(0)
-        };
-        Some(Git {
-            branch,
-            dirty: lines.next().is_some(),
-            ahead: count("ahead "),
-            behind: count("behind "),
-        })
-    }
-}
-
-fn git_status(path: &str) -> Option<Git> {
-    let ran = crate::git::run_in(
-        std::path::Path::new(path),
-        &[
-            "status",
-            "--porcelain=v1",
-            "--branch",
-            "--untracked-files=no",
-        ],
-        crate::exec::DEFAULT_LIMIT,
-    )
-    .ok()?;
-    if !ran.ok {
-        return None;
-    }
-    Git::parse(&ran.stdout)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Git;
-
-    #[test]
-    fn git_status_headers() {
-        let git = Git::parse("## main...origin/main [ahead 2, behind 1]\n M src/x.rs\n").unwrap();
-        assert_eq!(
-            (git.short(), git.counts()),
-            ("main*".into(), "↑2 ↓1".into())
-        );
-        let git = Git::parse("## No commits yet on trunk\n").unwrap();
-        assert_eq!((git.short(), git.counts()), ("trunk".into(), String::new()));
-        assert!(Git::parse("fatal").is_none());
     }
 }
