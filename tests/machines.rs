@@ -1086,6 +1086,79 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
         || !wt.join("api/feat-b").exists(),
     );
     assert!(wt.join("api/feat-a").exists());
+    // The far feed reads the worktrees again at once: the row goes.
+    let start = Instant::now();
+    while screen().contains("feat/b") {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "feat/b still listed:\n{}",
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // n in the far repository's group: a new worktree there, and the app
+    // attaches to its session there.
+    let detach_there = || {
+        let there = far.server.tmux(&["list-clients", "-F", "#{session_name}"]);
+        far.server
+            .tmux(&["detach-client", "-s", &format!("={}", there.trim())]);
+    };
+    let client_session = || {
+        far.server
+            .tmux(&["list-clients", "-F", "#{session_name}"])
+            .trim()
+            .to_string()
+    };
+    near.tmux(&["send-keys", "-t", &app, "G"]);
+    near.tmux(&["send-keys", "-t", &app, "n"]);
+    std::thread::sleep(Duration::from_millis(300));
+    if !screen().contains("new worktree of api") {
+        // The last row was the far main session's picker.
+        near.tmux(&["send-keys", "-t", &app, "Escape"]);
+        near.tmux(&["send-keys", "-t", &app, "k"]);
+        near.tmux(&["send-keys", "-t", &app, "n"]);
+    }
+    shows("new worktree of api, branch:");
+    near.tmux(&["send-keys", "-t", &app, "-l", "feat/c"]);
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    far.server.wait_for(
+        "an attach to api/feat-c there",
+        Duration::from_secs(20),
+        || client_session() == "api/feat-c",
+    );
+    assert!(wt.join("api/feat-c").exists());
+    detach_there();
+    shows("▌far — online");
+
+    // Its session closed there, Enter on the closed worktree opens it
+    // again there and attaches.
+    far.server
+        .taw(&[
+            "workspace",
+            "close",
+            &far.server.display("=api/feat-c:", "#{session_id}"),
+        ])
+        .result();
+    // The rows there: api, the closed feat/c, api/feat-a, main.
+    shows("⎇ feat/c  closed worktree");
+    near.tmux(&["send-keys", "-t", &app, "G"]);
+    near.tmux(&["send-keys", "-t", &app, "k"]);
+    near.tmux(&["send-keys", "-t", &app, "k"]);
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    let start = Instant::now();
+    while client_session() != "api/feat-c" {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "api/feat-c not opened there ({:?}, {}):\n{}",
+            client_session(),
+            far.server.tmux(&["list-sessions"]),
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    detach_there();
+    shows("▌far — online");
     near.tmux(&["send-keys", "-t", &app, "q"]);
 }
 

@@ -916,7 +916,7 @@ fn session_answers() {
     );
     let site = folder(&server, "site");
     snap(&server, "open__json", &["open", "--json", path_str(&site)]);
-    let projects = format!("{}/", path_str(&first.parent().unwrap()));
+    let projects = format!("{}/", path_str(first.parent().unwrap()));
     snap(
         &server,
         "session__folders",

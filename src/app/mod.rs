@@ -55,7 +55,7 @@ enum Msg {
     Key(crossterm::event::KeyEvent),
     Resize,
     /// This machine's tmux, read again.
-    Here(Snapshot),
+    Here(Box<Snapshot>),
     /// A line of machine `n`'s feed (0: this one's toasts).
     Line(usize, Value),
     /// Machine `n`'s feed ended, and why.
@@ -104,7 +104,7 @@ fn spawn_here(tmux: Tmux, tx: Sender<Msg>) {
                 }
             }
             if let Ok(snapshot) = Snapshot::read(&tmux)
-                && tx.send(Msg::Here(snapshot)).is_err()
+                && tx.send(Msg::Here(Box::new(snapshot))).is_err()
             {
                 return;
             }
@@ -883,7 +883,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                         heads = now.clone();
                         let _ = jobs.send(Job::Worktrees(now));
                     }
-                    app.here = snapshot;
+                    app.here = *snapshot;
                     changed = true;
                 }
                 Msg::Line(index, line) => {

@@ -159,7 +159,10 @@ impl Checkouts {
 /// and those one does.
 #[derive(Debug, Default)]
 struct Worktrees {
-    heads: Vec<u32>,
+    /// What a change of makes git be asked again: the repositories'
+    /// sessions, every session (a worktree's opened or closed) and the
+    /// server's mark of a removal.
+    heads: (Vec<u32>, Vec<u32>, String),
     read_at: Option<Instant>,
     closed: Vec<Value>,
     open: Vec<Value>,
@@ -172,7 +175,13 @@ const WORKTREES_EVERY: Duration = Duration::from_secs(15);
 impl Worktrees {
     fn refresh(&mut self, snapshot: Option<&Snapshot>) {
         let heads = snapshot
-            .map(crate::ops::worktree::heads)
+            .map(|s| {
+                (
+                    crate::ops::worktree::heads(s),
+                    s.sessions.iter().map(|s| s.id).collect(),
+                    s.server.worktrees_changed.clone(),
+                )
+            })
             .unwrap_or_default();
         let fresh = self
             .read_at
@@ -185,7 +194,7 @@ impl Worktrees {
         self.closed.clear();
         self.open.clear();
         let Some(snapshot) = snapshot else { return };
-        for head in &self.heads {
+        for head in &self.heads.0 {
             let source = crate::ops::worktree::Source::Workspace(*head);
             let Ok(listed) = crate::ops::worktree::list(snapshot, &source) else {
                 continue;

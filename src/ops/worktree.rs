@@ -659,8 +659,24 @@ pub(crate) enum Removal {
 
 /// `taw worktree remove`: asks `pre_worktree_remove`, has git remove the
 /// checkout (`--force` for one with changes), and closes its session. A
-/// worktree whose checkout is gone already is taken off git's list.
+/// worktree whose checkout is gone already is taken off git's list. The
+/// server is marked, so that its feed reads the worktrees again now: a
+/// worktree no session ran changes no session.
 pub(crate) fn remove(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    removal: Removal,
+    force: bool,
+) -> Result<WorktreeRemoved> {
+    let removed = remove_checkout(tmux, snapshot, removal, force)?;
+    let _ = tmux.run_one(crate::tmux::commands::set_global_option(
+        crate::tmux::options::bookkeeping::WORKTREES_CHANGED,
+        &crate::clock::now_ms().to_string(),
+    ));
+    Ok(removed)
+}
+
+fn remove_checkout(
     tmux: &Tmux,
     snapshot: &Snapshot,
     removal: Removal,

@@ -240,6 +240,9 @@ pub(crate) mod bookkeeping {
     /// The client of the last `taw machine attach` to this server (JSON:
     /// tty, holder): the one the walk is for.
     pub(crate) const ENTERED: &str = "@agent_wizard_entered";
+    /// When a worktree was last removed here (Unix ms): the feed reads
+    /// the worktrees again.
+    pub(crate) const WORKTREES_CHANGED: &str = "@agent_wizard_worktrees_changed";
     /// The stop on another machine the walk's next took the person to,
     /// for the attach's end to tell the app.
     pub(crate) const HOP: &str = "@agent_wizard_hop";
@@ -290,6 +293,7 @@ pub(crate) mod bookkeeping {
         RESTORING,
         AUTOSAVE_ASKED,
         AUTOSAVE_HELD,
+        WORKTREES_CHANGED,
     ];
 }
 

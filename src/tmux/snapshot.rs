@@ -22,6 +22,8 @@ pub(crate) struct Server {
     /// and the client of its attach.
     pub walk: String,
     pub entered: String,
+    /// `@agent_wizard_worktrees_changed`: when a worktree was last removed.
+    pub worktrees_changed: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,6 +143,7 @@ fn server_format() -> RowFormat {
             crate::tmux::options::bookkeeping::LEFT,
             crate::tmux::options::bookkeeping::WALK,
             crate::tmux::options::bookkeeping::ENTERED,
+            crate::tmux::options::bookkeeping::WORKTREES_CHANGED,
         ],
     )
 }
@@ -422,6 +425,7 @@ fn server_from(row: &Row) -> Server {
         left: row.get(6).to_string(),
         walk: row.get(7).to_string(),
         entered: row.get(8).to_string(),
+        worktrees_changed: row.get(9).to_string(),
     }
 }
 
