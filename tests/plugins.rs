@@ -550,21 +550,28 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
     // looked (the window's shell, or sleep once it runs).
     // Each rename it makes is an event it hears again, until the names
     // hold still: give it time on a busy machine.
-    server.wait_for(
-        "tabs and sessions numbered",
-        Duration::from_secs(40),
-        || {
-            let windows =
-                server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
-            let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
-            windows.lines().any(|w| w == "[1] main|[1] sh")
-                && windows
-                    .lines()
-                    .any(|w| w == "[1] main|[2] sh" || w == "[1] main|[2] sleep")
-                && sessions.lines().any(|s| s == "[1] main")
-                && sessions.lines().any(|s| s == "[2] other")
-        },
-    );
+    let start = std::time::Instant::now();
+    loop {
+        let windows = server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
+        let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
+        let numbered = windows.lines().any(|w| w == "[1] main|[1] sh")
+            && windows
+                .lines()
+                .any(|w| w == "[1] main|[2] sh" || w == "[1] main|[2] sleep")
+            && sessions.lines().any(|s| s == "[1] main")
+            && sessions.lines().any(|s| s == "[2] other");
+        if numbered {
+            break;
+        }
+        // What the names were, and what taw ran of the plugin, when they
+        // did not come.
+        assert!(
+            start.elapsed() < Duration::from_secs(40),
+            "tabs and sessions not numbered:\n{windows}\n{sessions}\n{}",
+            server.taw(&["plugin", "log"]).stdout
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]
