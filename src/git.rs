@@ -315,8 +315,8 @@ impl Status {
         })
     }
 
-    /// The checkout at `path`; none where git cannot tell.
-    pub(crate) fn read(path: &Path) -> Option<Status> {
+    /// The checkout at `path`; none where git cannot tell within `limit`.
+    pub(crate) fn read(path: &Path, limit: Duration) -> Option<Status> {
         let ran = run_in(
             path,
             &[
@@ -325,7 +325,7 @@ impl Status {
                 "--branch",
                 "--untracked-files=no",
             ],
-            crate::exec::DEFAULT_LIMIT,
+            limit,
         )
         .ok()?;
         if !ran.ok {

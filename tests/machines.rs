@@ -543,6 +543,20 @@ fn client_pane(server: &TmuxServer) -> String {
         .to_string()
 }
 
+/// The session the server's one client is on (empty with none).
+fn client_session(server: &TmuxServer) -> String {
+    server
+        .tmux(&["list-clients", "-F", "#{session_name}"])
+        .trim()
+        .to_string()
+}
+
+/// Detaches the server's one client, as its person would.
+fn detach_all(server: &TmuxServer) {
+    let session = client_session(server);
+    server.tmux(&["detach-client", "-s", &format!("={session}")]);
+}
+
 fn cat_pane(server: &TmuxServer) -> String {
     let pane = server.new_window("main", "cat", "exec cat");
     server.wait_for("cat in front", Duration::from_secs(5), || {
@@ -1097,38 +1111,21 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
         std::thread::sleep(Duration::from_millis(100));
     }
 
-    // n in the far repository's group: a new worktree there, and the app
-    // attaches to its session there.
-    let detach_there = || {
-        let there = far.server.tmux(&["list-clients", "-F", "#{session_name}"]);
-        far.server
-            .tmux(&["detach-client", "-s", &format!("={}", there.trim())]);
-    };
-    let client_session = || {
-        far.server
-            .tmux(&["list-clients", "-F", "#{session_name}"])
-            .trim()
-            .to_string()
-    };
+    // n in the far repository's group (the rows there: api, api/feat-a,
+    // main): a new worktree there, and the app attaches to its session.
     near.tmux(&["send-keys", "-t", &app, "G"]);
+    near.tmux(&["send-keys", "-t", &app, "k"]);
     near.tmux(&["send-keys", "-t", &app, "n"]);
-    std::thread::sleep(Duration::from_millis(300));
-    if !screen().contains("new worktree of api") {
-        // The last row was the far main session's picker.
-        near.tmux(&["send-keys", "-t", &app, "Escape"]);
-        near.tmux(&["send-keys", "-t", &app, "k"]);
-        near.tmux(&["send-keys", "-t", &app, "n"]);
-    }
     shows("new worktree of api, branch:");
     near.tmux(&["send-keys", "-t", &app, "-l", "feat/c"]);
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     far.server.wait_for(
         "an attach to api/feat-c there",
         Duration::from_secs(20),
-        || client_session() == "api/feat-c",
+        || client_session(&far.server) == "api/feat-c",
     );
     assert!(wt.join("api/feat-c").exists());
-    detach_there();
+    detach_all(&far.server);
     shows("▌far — online");
 
     // Its session closed there, Enter on the closed worktree opens it
@@ -1147,17 +1144,17 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
     near.tmux(&["send-keys", "-t", &app, "k"]);
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     let start = Instant::now();
-    while client_session() != "api/feat-c" {
+    while client_session(&far.server) != "api/feat-c" {
         assert!(
             start.elapsed() < Duration::from_secs(20),
             "api/feat-c not opened there ({:?}, {}):\n{}",
-            client_session(),
+            client_session(&far.server),
             far.server.tmux(&["list-sessions"]),
             screen()
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    detach_there();
+    detach_all(&far.server);
     shows("▌far — online");
     near.tmux(&["send-keys", "-t", &app, "q"]);
 }
@@ -1209,8 +1206,19 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
     near.tmux(&["send-keys", "-t", &app, "G"]);
     near.tmux(&["send-keys", "-t", &app, "n"]);
     shows("new session on far in:");
-    near.tmux(&["send-keys", "-t", &app, "-l", &typed]);
-    shows("far-only-project");
+    // The whole folder: whichever answer is in when Enter comes, it is
+    // that folder.
+    near.tmux(&["send-keys", "-t", &app, "-l", &folder.display().to_string()]);
+    // The field, and the row the far machine listed for it.
+    let start = Instant::now();
+    while screen().matches("far-only-project").count() < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the far folder is not listed:\n{}",
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     // Made there, and the app attaches to it there.
     far.server
@@ -1231,9 +1239,7 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
             .contains("far-only-project"),
         "nothing is made on this machine"
     );
-    let there = far.server.tmux(&["list-clients", "-F", "#{session_name}"]);
-    far.server
-        .tmux(&["detach-client", "-s", &format!("={}", there.trim())]);
+    detach_all(&far.server);
     shows("▌far — online");
     near.tmux(&["send-keys", "-t", &app, "q"]);
     shows("app-ended");

@@ -2,6 +2,7 @@
 //! stands and what it last said. Pure.
 
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// How a machine's feed stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +24,8 @@ pub(crate) struct MachineView {
     /// Its last `state` line, and that state as the popup's snapshot.
     pub state: Value,
     pub snapshot: crate::tmux::snapshot::Snapshot,
+    /// Its state's `git`: each session's checkout, by its own number.
+    checkouts: HashMap<u32, crate::git::Status>,
 }
 
 impl MachineView {
@@ -34,6 +37,7 @@ impl MachineView {
             hello: Value::Null,
             state: Value::Null,
             snapshot: Default::default(),
+            checkouts: HashMap::new(),
         }
     }
 
@@ -48,6 +52,7 @@ impl MachineView {
             "state" => {
                 self.link = Link::Online;
                 self.state = line.clone();
+                self.checkouts = checkouts_of(line);
                 if !self.here {
                     self.snapshot = super::far::snapshot_of(line, index, &self.name);
                 }
@@ -64,12 +69,7 @@ impl MachineView {
     /// The git status its feed read of a session's folder (`session`: its
     /// own number there).
     pub(crate) fn git(&self, session: u32) -> Option<crate::git::Status> {
-        let id = format!("${session}");
-        let found = self.state["git"]
-            .as_array()?
-            .iter()
-            .find(|entry| entry["tmux_id"].as_str() == Some(&id))?;
-        serde_json::from_value(found.clone()).ok()
+        self.checkouts.get(&session).cloned()
     }
 
     /// It dropped: nothing of it is listed until it is back.
@@ -77,7 +77,23 @@ impl MachineView {
         self.link = Link::Offline(why.to_string());
         self.state = Value::Null;
         self.snapshot = Default::default();
+        self.checkouts.clear();
     }
+}
+
+/// A state line's `git` entries, by session number.
+fn checkouts_of(state: &Value) -> HashMap<u32, crate::git::Status> {
+    let entries = state["git"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let session = crate::tmux::ids::tmux_number(entry["tmux_id"].as_str()?, '$')?;
+            Some((session, serde_json::from_value(entry.clone()).ok()?))
+        })
+        .collect()
 }
 
 /// Where Enter went, or `--go` asks to open on: a pane, window or session

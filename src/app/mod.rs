@@ -61,7 +61,8 @@ enum Msg {
     /// Machine `n`'s feed ended, and why.
     Dropped(usize, String),
     Preview(u32, String),
-    Directories(String, Vec<String>),
+    /// Machine `n`'s folders for a query, or why it gave none.
+    Directories(usize, String, Result<Vec<String>, String>),
     Projects(String, Vec<String>),
     /// This machine's worktrees that no session runs.
     Worktrees(Vec<ClosedWorktree>),
@@ -276,13 +277,12 @@ fn spawn_worker(
             }
             if let Some((index, query)) = directories {
                 let found = match index {
-                    0 => crate::sessions::directories(&config, &query),
+                    0 => Ok(crate::sessions::directories(&config, &query)),
                     _ => far
                         .get(index - 1)
-                        .map(|m| far_folders(m, &query))
-                        .unwrap_or_default(),
+                        .map_or(Ok(Vec::new()), |m| far_folders(m, &query)),
                 };
-                out.push(Msg::Directories(query, found));
+                out.push(Msg::Directories(index, query, found));
             }
             if let Some(heads) = worktrees
                 && let Ok(snapshot) = Snapshot::read(&tmux)
@@ -316,17 +316,16 @@ fn spawn_worker(
     });
 }
 
-/// A far pane's screen, in colour, as `pane read` gives it there.
-/// A far machine's folders for its new-session picker (none when it
-/// does not answer).
-fn far_folders(far: &Machine, query: &str) -> Vec<String> {
+/// A far machine's folders for its new-session picker, or why there are
+/// none (it does not answer, or its taw has no `session folders`).
+fn far_folders(far: &Machine, query: &str) -> Result<Vec<String>, String> {
     let verb = words(&["session", "folders", "--", query]);
-    machine::answer_there(far, &verb, None, Some(Duration::from_secs(10)))
-        .ok()
-        .and_then(|result| serde_json::from_value(result["folders"].clone()).ok())
-        .unwrap_or_default()
+    let result = machine::answer_there(far, &verb, None, Some(Duration::from_secs(10)))
+        .map_err(|error| format!("{}: {}", far.name, error.message))?;
+    Ok(serde_json::from_value(result["folders"].clone()).unwrap_or_default())
 }
 
+/// A far pane's screen, in colour, as `pane read` gives it there.
 fn read_far_pane(far: &Machine, pane: u32) -> Option<String> {
     let args = words(&["pane", "read", &format!("%{pane}"), "--format", "ansi"]);
     let output = machine::ssh(far, &args, false)
@@ -388,6 +387,8 @@ struct App {
     outboxes: Vec<Arc<Outbox>>,
     /// The walk last told: the agents that need you, in the app's names.
     stops: Vec<String>,
+    /// The machine the new-session picker was last opened on.
+    picker: usize,
 }
 
 impl App {
@@ -467,9 +468,19 @@ impl App {
         }
     }
 
-    /// The machine the new-session picker opens a session on: the
-    /// selected row's (the list stays as it was under the picker).
-    fn picker_machine(&self) -> usize {
+    fn in_picker(&self) -> bool {
+        matches!(self.list.mode, crate::ui::app::Mode::NewSession { .. })
+    }
+
+    /// The new-session picker has opened: on the selected row's machine,
+    /// which it keeps while it is open whatever the list does under it.
+    fn open_picker(&mut self) {
+        self.picker = self.selected_machine();
+        self.list.picker_on = self.machine_name(self.picker);
+    }
+
+    /// The machine of the selected row (0: this one).
+    fn selected_machine(&self) -> usize {
         let Some(row) = self.list.selected_row() else {
             return 0;
         };
@@ -568,6 +579,21 @@ fn act(
     let (tmux, config) = (tmux.clone(), config.clone());
     std::thread::spawn(move || {
         let acted = match target_machine {
+            // The picker's session made here: go in, as Enter does.
+            None if matches!(effect, Effect::OpenSession(_)) => {
+                let Effect::OpenSession(folder) = &effect else {
+                    unreachable!()
+                };
+                match crate::sessions::resolve_dir(folder)
+                    .and_then(|dir| crate::ops::session::open(&tmux, &config, &dir, None))
+                {
+                    Ok(opened) => match opened.session_id {
+                        Some(id) => Acted::Attach(0, id),
+                        None => Acted::Fine,
+                    },
+                    Err(error) => Acted::Failed(error.message),
+                }
+            }
             None => {
                 let client = here_client(&here);
                 match crate::ui::perform(&tmux, &config, client.as_deref(), &here, effect) {
@@ -584,6 +610,7 @@ fn act(
                             // A worktree's session made or opened there: go in.
                             let session = result["session_id"]
                                 .as_str()
+                                .filter(|id| !id.is_empty())
                                 .or(result["workspace"]["tmux_id"].as_str())
                                 .map(str::to_string);
                             match (&effect, session) {
@@ -781,6 +808,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         toasts: VecDeque::new(),
         outboxes,
         stops: Vec::new(),
+        picker: 0,
     };
     let mut effects = app.refresh();
     let mut heads: Vec<u32> = Vec::new();
@@ -792,9 +820,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                     let _ = jobs.send(Job::Preview(id));
                 }
                 Effect::Directories(query) => {
-                    let index = app.picker_machine();
-                    app.list.picker_on = app.machine_name(index);
-                    let _ = jobs.send(Job::Directories(index, query));
+                    let _ = jobs.send(Job::Directories(app.picker, query));
                 }
                 Effect::Projects(query) => {
                     let _ = jobs.send(Job::Projects(query));
@@ -833,8 +859,10 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                 }
                 action => {
                     // Where it is done: the machine of the row it is about.
+                    // The picker's folder is of the machine it was opened
+                    // on; a folder row of the filter is this machine's.
                     let index = match action {
-                        Effect::OpenSession(_) => app.picker_machine(),
+                        Effect::OpenSession(_) if app.in_picker() => app.picker,
                         _ => action_machine(&action),
                     };
                     let target_machine = (index > 0)
@@ -871,7 +899,11 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                     ) {
                         app.list.leave_page();
                     } else {
+                        let was_in_picker = app.in_picker();
                         effects.extend(app.list.key(key));
+                        if app.in_picker() && !was_in_picker {
+                            app.open_picker();
+                        }
                     }
                 }
                 Msg::Resize => {
@@ -905,10 +937,16 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                     changed = true;
                 }
                 Msg::Preview(id, text) => app.list.preview = Some((id, text)),
-                Msg::Directories(query, found) => {
-                    app.list.directories = found;
-                    app.list.directories_for = query;
-                }
+                // An answer for a picker opened on another machine since
+                // is dropped.
+                Msg::Directories(index, query, found) if index == app.picker => match found {
+                    Ok(found) => {
+                        app.list.directories = found;
+                        app.list.directories_for = query;
+                    }
+                    Err(why) => app.list.message = Some(why),
+                },
+                Msg::Directories(..) => {}
                 Msg::Projects(query, found) => app.list.set_projects(query, found),
                 Msg::Worktrees(closed) => {
                     app.here_worktrees = closed;
@@ -921,6 +959,8 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                         Acted::Failed(message) => app.list.message = Some(message),
                         Acted::Ask(question, on_yes) => app.list.ask(question, on_yes),
                         Acted::Attach(index, id) => {
+                            // Made: the picker or the branch prompt is done.
+                            app.list.clear_query();
                             app.list.message = go(&tmux, &mut app, index, &id, &paused);
                             let _ = terminal.clear();
                         }
@@ -1085,6 +1125,11 @@ mod tests {
         assert_eq!(
             verb(Effect::CloseGroup(session)).as_deref(),
             Some("workspace close $2 --group")
+        );
+        // A folder is a folder even when it starts with a dash.
+        assert_eq!(
+            verb(Effect::OpenSession("-x".into())).as_deref(),
+            Some("session open --no-focus -- -x")
         );
         assert_eq!(
             verb(Effect::NewWorktree {

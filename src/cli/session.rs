@@ -24,7 +24,7 @@ pub(crate) enum Verb {
     },
     /// The folders the new-session picker offers for a query.
     Folders {
-        /// What is typed: a path to complete, or words to rank by.
+        /// What is typed, as one argument: a path to complete, or text to rank by.
         #[arg(default_value = "")]
         query: String,
     },
@@ -89,7 +89,9 @@ fn restore(context: &Context, name: Option<String>, dry_run: bool) -> Result<Rep
 
 /// The picker's folders, as `session_folders`: the query and its list.
 fn folders(query: &str) -> Result<Reply> {
-    let config = Config::load()?;
+    // A config that does not parse lists the defaults' folders, as the
+    // picker does.
+    let (config, _) = Config::load_or_defaults();
     Ok(Reply::result(
         "session_folders",
         serde_json::json!({

@@ -110,8 +110,9 @@ fn state(snapshot: Option<&Snapshot>, worktrees: &Worktrees, checkouts: &Checkou
 
 /// The git status of each session's folder, for the branch the list
 /// draws beside a session (by its `$N`): read when the sessions or their
-/// folders change, and every WORKTREES_EVERY (a commit or a checkout
-/// made there).
+/// folders change, and every GIT_EVERY (a commit or a checkout made
+/// there). A folder git does not answer for within GIT_STATUS_LIMIT (a
+/// slow mount) has none, so that the feed's lines are not held up.
 #[derive(Debug, Default)]
 struct Checkouts {
     folders: Vec<(u32, String)>,
@@ -130,10 +131,7 @@ impl Checkouts {
                     .collect()
             })
             .unwrap_or_default();
-        let fresh = self
-            .read_at
-            .is_some_and(|at| at.elapsed() < WORKTREES_EVERY);
-        if folders == self.folders && fresh {
+        if folders == self.folders && fresh(self.read_at) {
             return;
         }
         self.read_at = Some(Instant::now());
@@ -143,7 +141,9 @@ impl Checkouts {
             .filter_map(|(session, folder)| {
                 let status = read
                     .entry(folder)
-                    .or_insert_with(|| crate::git::Status::read(std::path::Path::new(folder)))
+                    .or_insert_with(|| {
+                        crate::git::Status::read(std::path::Path::new(folder), GIT_STATUS_LIMIT)
+                    })
                     .clone()?;
                 let mut entry = serde_json::to_value(status).ok()?;
                 entry["tmux_id"] = json!(format!("${session}"));
@@ -159,42 +159,52 @@ impl Checkouts {
 /// and those one does.
 #[derive(Debug, Default)]
 struct Worktrees {
-    /// What a change of makes git be asked again: the repositories'
-    /// sessions, every session (a worktree's opened or closed) and the
-    /// server's mark of a removal.
-    heads: (Vec<u32>, Vec<u32>, String),
+    asked_for: WorktreesKey,
     read_at: Option<Instant>,
     closed: Vec<Value>,
     open: Vec<Value>,
 }
 
-/// git is asked again this often even when no repository's session came
-/// or went (a worktree made or removed by hand).
-const WORKTREES_EVERY: Duration = Duration::from_secs(15);
+/// What a change of makes git be asked about worktrees again.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct WorktreesKey {
+    /// The repositories' sessions.
+    heads: Vec<u32>,
+    /// Every session: a worktree's opened or closed.
+    sessions: Vec<u32>,
+    /// The server's mark of the last removal.
+    removed_at: String,
+}
+
+/// git is asked again this often even when nothing here says a checkout
+/// changed (a worktree made or removed by hand, a commit).
+const GIT_EVERY: Duration = Duration::from_secs(15);
+/// How long the feed waits for one folder's `git status`.
+const GIT_STATUS_LIMIT: Duration = Duration::from_secs(2);
+
+/// Read within GIT_EVERY.
+fn fresh(read_at: Option<Instant>) -> bool {
+    read_at.is_some_and(|at| at.elapsed() < GIT_EVERY)
+}
 
 impl Worktrees {
     fn refresh(&mut self, snapshot: Option<&Snapshot>) {
-        let heads = snapshot
-            .map(|s| {
-                (
-                    crate::ops::worktree::heads(s),
-                    s.sessions.iter().map(|s| s.id).collect(),
-                    s.server.worktrees_changed.clone(),
-                )
+        let key = snapshot
+            .map(|s| WorktreesKey {
+                heads: crate::ops::worktree::heads(s),
+                sessions: s.sessions.iter().map(|s| s.id).collect(),
+                removed_at: s.server.worktrees_changed.clone(),
             })
             .unwrap_or_default();
-        let fresh = self
-            .read_at
-            .is_some_and(|at| at.elapsed() < WORKTREES_EVERY);
-        if heads == self.heads && fresh {
+        if key == self.asked_for && fresh(self.read_at) {
             return;
         }
-        self.heads = heads;
+        self.asked_for = key;
         self.read_at = Some(Instant::now());
         self.closed.clear();
         self.open.clear();
         let Some(snapshot) = snapshot else { return };
-        for head in &self.heads.0 {
+        for head in &self.asked_for.heads {
             let source = crate::ops::worktree::Source::Workspace(*head);
             let Ok(listed) = crate::ops::worktree::list(snapshot, &source) else {
                 continue;

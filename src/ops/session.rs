@@ -26,8 +26,9 @@ pub(crate) struct Opened {
     pub collision: Option<String>,
     /// False when there was no client to move.
     pub switched: bool,
-    /// The session's tmux id (`$N`), which `taw app` attaches to.
-    pub session_id: String,
+    /// The session's tmux id (`$N`), which `taw app` attaches to; null
+    /// when tmux did not say it.
+    pub session_id: Option<String>,
 }
 
 answers!(Opened => "session_open");
@@ -55,7 +56,7 @@ pub(crate) fn open(
             created: false,
             collision: None,
             switched: client.is_some(),
-            session_id: format!("${}", session.id),
+            session_id: Some(format!("${}", session.id)),
         });
     }
     let names = sessions::candidate_names(dir, &config.get(&crate::config::schema::SESSIONS_NAME));
@@ -101,9 +102,7 @@ pub(crate) fn open(
         ..Spawn::default()
     };
     let made = tmux.run_one(arrange::new_session(Some(&name), &spawn, None))?;
-    let session_id = arrange::parse_new_ids(&made)
-        .map(|(session, _, _)| format!("${session}"))
-        .unwrap_or_default();
+    let session_id = arrange::parse_new_ids(&made).map(|(session, _, _)| format!("${session}"));
     let post = config.get(&crate::config::schema::SESSIONS_POST_CREATE_HOOK);
     if !post.trim().is_empty() {
         // A failing post hook does not undo the session.

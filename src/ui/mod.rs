@@ -662,7 +662,7 @@ fn ask_git(app: &App, known: &mut HashMap<String, Option<Git>>, tx: &Sender<Msg>
         let path = session.path.clone();
         let tx = tx.clone();
         std::thread::spawn(move || {
-            let status = Git::read(std::path::Path::new(&path));
+            let status = Git::read(std::path::Path::new(&path), crate::exec::DEFAULT_LIMIT);
             let _ = tx.send(Msg::Git(path, status));
         });
     }
