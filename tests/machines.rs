@@ -1180,13 +1180,15 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
         "{listed}"
     );
 
+    // As from a terminal outside tmux: Enter here attaches this terminal.
     let app = near.new_window(
         "main",
         "app",
         &format!(
-            "env PATH={} {} app; echo app-ended; sleep 30",
+            "env -u TMUX -u TMUX_PANE PATH={} {} app -L {}; echo app-ended; sleep 30",
             far.path(),
-            taw_bin().display()
+            taw_bin().display(),
+            near.socket
         ),
     );
     let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
@@ -1240,6 +1242,45 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
         "nothing is made on this machine"
     );
     detach_all(&far.server);
+    shows("▌far — online");
+
+    // On this machine's heading, the picker is this machine's: the session
+    // is made here, and the app goes there as Enter does.
+    let here_folder = near.dir.path().join("here-only-project");
+    std::fs::create_dir_all(&here_folder).unwrap();
+    let here_folder = here_folder.canonicalize().unwrap();
+    near.tmux(&["send-keys", "-t", &app, "g"]);
+    near.tmux(&["send-keys", "-t", &app, "n"]);
+    shows("new session in:");
+    near.tmux(&[
+        "send-keys",
+        "-t",
+        &app,
+        "-l",
+        &here_folder.display().to_string(),
+    ]);
+    near.tmux(&["send-keys", "-t", &app, "Enter"]);
+    near.wait_for("the session made here", Duration::from_secs(20), || {
+        near.tmux(&["list-sessions", "-F", "#{session_path}"])
+            .lines()
+            .any(|l| l == here_folder.display().to_string())
+    });
+    let start = Instant::now();
+    while client_session(&near).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no attach here:\n{}",
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        !far.server
+            .tmux(&["list-sessions", "-F", "#{session_path}"])
+            .contains("here-only-project"),
+        "nothing is made there"
+    );
+    detach_all(&near);
     shows("▌far — online");
     near.tmux(&["send-keys", "-t", &app, "q"]);
     shows("app-ended");
