@@ -1269,7 +1269,8 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
     while client_session(&near).is_empty() {
         assert!(
             start.elapsed() < Duration::from_secs(20),
-            "no attach here:\n{}",
+            "no attach here ({}):\n{}",
+            near.tmux(&["list-clients"]),
             screen()
         );
         std::thread::sleep(Duration::from_millis(100));

@@ -133,12 +133,20 @@ impl Tmux {
             words.extend(["select-window", "-t", id, ";"].map(String::from));
         }
         words.extend(["attach-session", "-t", id].map(String::from));
-        Program::new("tmux")
+        let status = Program::new("tmux")
             .args(self.socket_args())
             .args(words)
             .limit(None)
             .run_in_terminal()
             .map_err(|failure| TawError::tmux(failure.describe("tmux")))?;
+        // A detach and a session that ended are 0; an attach tmux refused
+        // (no such session, no terminal) is not.
+        if !status.success() {
+            return Err(TawError::tmux(format!(
+                "tmux could not attach to {id} (status {})",
+                status.code().unwrap_or(-1)
+            )));
+        }
         let front = self
             .run_one(commands::Cmd::new("list-panes").args([
                 "-s",
