@@ -543,6 +543,21 @@ fn client_pane(server: &TmuxServer) -> String {
         .to_string()
 }
 
+/// Waits up to 20 s for `done`, with the app's screen (in pane `app` of
+/// `near`) and the clients of `near` in the failure.
+fn app_until(near: &TmuxServer, app: &str, what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{what:?} did not come (clients here: {:?}); the app:\n{}",
+            near.tmux(&["list-clients"]),
+            near.tmux(&["capture-pane", "-p", "-t", app])
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The session the server's one client is on (empty with none).
 fn client_session(server: &TmuxServer) -> String {
     server
@@ -1073,17 +1088,7 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
         ),
     );
     let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
-    let shows = |what: &str| {
-        let start = Instant::now();
-        while !screen().contains(what) {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "no {what:?} in the app:\n{}",
-                screen()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let shows = |what: &str| app_until(&near, &app, what, || screen().contains(what));
     shows("closed worktree");
     shows("main*");
     // The last rows are the far main and api/feat-a sessions; above
@@ -1101,15 +1106,12 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
     );
     assert!(wt.join("api/feat-a").exists());
     // The far feed reads the worktrees again at once: the row goes.
-    let start = Instant::now();
-    while screen().contains("feat/b") {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "feat/b still listed:\n{}",
-            screen()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let removed_at = Instant::now();
+    app_until(&near, &app, "feat/b gone", || !screen().contains("feat/b"));
+    assert!(
+        removed_at.elapsed() < Duration::from_secs(5),
+        "not at once, as git's 15 s would be"
+    );
 
     // n in the far repository's group (the rows there: api, api/feat-a,
     // main): a new worktree there, and the app attaches to its session.
@@ -1143,17 +1145,9 @@ fn a_far_repositorys_worktrees_come_in_the_feed_and_the_app_removes_a_closed_one
     near.tmux(&["send-keys", "-t", &app, "k"]);
     near.tmux(&["send-keys", "-t", &app, "k"]);
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
-    let start = Instant::now();
-    while client_session(&far.server) != "api/feat-c" {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "api/feat-c not opened there ({:?}, {}):\n{}",
-            client_session(&far.server),
-            far.server.tmux(&["list-sessions"]),
-            screen()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    app_until(&near, &app, "api/feat-c opened there", || {
+        client_session(&far.server) == "api/feat-c"
+    });
     detach_all(&far.server);
     shows("▌far — online");
     near.tmux(&["send-keys", "-t", &app, "q"]);
@@ -1192,17 +1186,7 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
         ),
     );
     let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
-    let shows = |what: &str| {
-        let start = Instant::now();
-        while !screen().contains(what) {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "no {what:?} in the app:\n{}",
-                screen()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let shows = |what: &str| app_until(&near, &app, what, || screen().contains(what));
     shows("▌far — online");
     // The last row is the far machine's session: n there is its picker.
     near.tmux(&["send-keys", "-t", &app, "G"]);
@@ -1212,15 +1196,9 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
     // that folder.
     near.tmux(&["send-keys", "-t", &app, "-l", &folder.display().to_string()]);
     // The field, and the row the far machine listed for it.
-    let start = Instant::now();
-    while screen().matches("far-only-project").count() < 2 {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the far folder is not listed:\n{}",
-            screen()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    app_until(&near, &app, "the far folder listed", || {
+        screen().matches("far-only-project").count() >= 2
+    });
     near.tmux(&["send-keys", "-t", &app, "Enter"]);
     // Made there, and the app attaches to it there.
     far.server
@@ -1265,16 +1243,9 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
             .lines()
             .any(|l| l == here_folder.display().to_string())
     });
-    let start = Instant::now();
-    while client_session(&near).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no attach here ({}):\n{}",
-            near.tmux(&["list-clients"]),
-            screen()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    app_until(&near, &app, "an attach here", || {
+        !client_session(&near).is_empty()
+    });
     assert!(
         !far.server
             .tmux(&["list-sessions", "-F", "#{session_path}"])
