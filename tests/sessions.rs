@@ -129,6 +129,67 @@ fn the_client_is_moved_there() {
 }
 
 #[test]
+fn no_focus_makes_the_session_and_moves_no_client() {
+    let server = TmuxServer::start();
+    let _viewer = attach_client(&server, "main");
+    let dir = folder(&server, "quiet");
+    let opened = server
+        .taw(&["session", "open", "--no-focus", dir.to_str().unwrap()])
+        .result();
+    assert_eq!(opened["switched"], false);
+    let id = opened["session_id"].as_str().unwrap().to_string();
+    assert_eq!(server.display(&id, "#{session_name}"), "quiet");
+    assert_eq!(
+        server
+            .tmux(&["list-clients", "-F", "#{session_name}"])
+            .trim(),
+        "main"
+    );
+    // Found again: the same id.
+    let again = server
+        .taw(&["session", "open", "--no-focus", dir.to_str().unwrap()])
+        .result();
+    assert_eq!(
+        (again["created"].as_bool(), again["session_id"].as_str()),
+        (Some(false), Some(id.as_str()))
+    );
+}
+
+#[test]
+fn machine_enter_says_when_tmux_refuses_the_attach() {
+    let server = TmuxServer::start();
+    let outer = TmuxServer::empty();
+    let line = format!(
+        "env -u TMUX TAW_STATE_DIR='{}' TAW_CONFIG_DIR='{}' '{}' -S '{}' machine enter '$999'; echo status=$?; sleep 30",
+        server.state_dir().display(),
+        server.config_dir().display(),
+        common::taw_bin().display(),
+        server.socket_path_of_server(),
+    );
+    outer.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "term",
+        "-x",
+        "150",
+        "-y",
+        "30",
+        &line,
+    ]);
+    let screen = || outer.tmux(&["capture-pane", "-p", "-t", "term:"]);
+    outer.wait_for(
+        "machine enter to end",
+        std::time::Duration::from_secs(10),
+        || screen().contains("status="),
+    );
+    let shown = screen();
+    assert!(shown.contains("tmux_error"), "{shown}");
+    assert!(shown.contains("could not attach to $999"), "{shown}");
+    assert!(!shown.contains("status=0"), "{shown}");
+}
+
+#[test]
 fn taw_open_for_a_person_and_for_a_script() {
     let server = TmuxServer::start();
     let dir = folder(&server, "site");

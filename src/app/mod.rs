@@ -578,12 +578,9 @@ fn act(
 ) {
     let (tmux, config) = (tmux.clone(), config.clone());
     std::thread::spawn(move || {
-        let acted = match target_machine {
+        let acted = match (target_machine, &effect) {
             // The picker's session made here: go in, as Enter does.
-            None if matches!(effect, Effect::OpenSession(_)) => {
-                let Effect::OpenSession(folder) = &effect else {
-                    unreachable!()
-                };
+            (None, Effect::OpenSession(folder)) => {
                 match crate::sessions::resolve_dir(folder)
                     .and_then(|dir| crate::ops::session::open(&tmux, &config, &dir, None))
                 {
@@ -594,7 +591,7 @@ fn act(
                     Err(error) => Acted::Failed(error.message),
                 }
             }
-            None => {
+            (None, _) => {
                 let client = here_client(&here);
                 match crate::ui::perform(&tmux, &config, client.as_deref(), &here, effect) {
                     crate::ui::Outcome::Done(_) => Acted::Fine,
@@ -602,7 +599,7 @@ fn act(
                     crate::ui::Outcome::Ask(question, on_yes) => Acted::Ask(question, on_yes),
                 }
             }
-            Some((index, far)) => match far_verb(&merged, &effect) {
+            (Some((index, far)), _) => match far_verb(&merged, &effect) {
                 None => Acted::Fine,
                 Some(verb) => {
                     match machine::answer_there(&far, &verb, None, Some(FAR_VERB_LIMIT)) {
