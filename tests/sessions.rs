@@ -155,12 +155,12 @@ fn no_focus_makes_the_session_and_moves_no_client() {
     );
 }
 
-#[test]
-fn machine_enter_says_when_tmux_refuses_the_attach() {
-    let server = TmuxServer::start();
+/// Runs `taw -S <server's socket> <rest>` (a shell line) in a terminal
+/// outside tmux: the pane of another private server, session `term`.
+fn in_a_terminal(server: &TmuxServer, rest: &str) -> TmuxServer {
     let outer = TmuxServer::empty();
     let line = format!(
-        "env -u TMUX TAW_STATE_DIR='{}' TAW_CONFIG_DIR='{}' '{}' -S '{}' machine enter '$999'; echo status=$?; sleep 30",
+        "env -u TMUX TAW_STATE_DIR='{}' TAW_CONFIG_DIR='{}' '{}' -S '{}' {rest}",
         server.state_dir().display(),
         server.config_dir().display(),
         common::taw_bin().display(),
@@ -177,6 +177,13 @@ fn machine_enter_says_when_tmux_refuses_the_attach() {
         "30",
         &line,
     ]);
+    outer
+}
+
+#[test]
+fn machine_enter_says_when_tmux_refuses_the_attach() {
+    let server = TmuxServer::start();
+    let outer = in_a_terminal(&server, "machine enter '$999'; echo status=$?; sleep 30");
     let screen = || outer.tmux(&["capture-pane", "-p", "-t", "term:"]);
     outer.wait_for(
         "machine enter to end",
@@ -235,27 +242,7 @@ fn taw_open_for_a_person_and_for_a_script() {
 fn taw_open_outside_tmux_attaches_the_terminal() {
     let server = TmuxServer::start();
     let dir = folder(&server, "attached");
-    // A terminal of another private server's pane, outside the tested one.
-    let outer = TmuxServer::empty();
-    let line = format!(
-        "exec env -u TMUX TAW_STATE_DIR='{}' TAW_CONFIG_DIR='{}' '{}' -S '{}' open '{}'",
-        server.state_dir().display(),
-        server.config_dir().display(),
-        common::taw_bin().display(),
-        server.socket_path_of_server(),
-        dir.display()
-    );
-    outer.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "term",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        &line,
-    ]);
+    let _outer = in_a_terminal(&server, &format!("open '{}'", dir.display()));
     server.wait_for(
         "a client on the new session",
         std::time::Duration::from_secs(10),
