@@ -4,7 +4,6 @@
 //! the only way in: everything here is the crate's own.
 
 mod app;
-mod callback;
 mod cli;
 mod clock;
 mod config;
@@ -13,8 +12,8 @@ mod envelope;
 mod events;
 mod exec;
 mod git;
+mod hooks;
 mod integration;
-mod keys;
 mod machine;
 mod model;
 mod notify;
@@ -29,7 +28,6 @@ mod sessions;
 mod setup;
 mod tmux;
 mod ui;
-mod veto;
 mod watch;
 mod web;
 

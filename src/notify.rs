@@ -101,12 +101,12 @@ fn announce(
     about: About,
     machine: Option<&str>,
 ) {
-    let listeners = crate::events::Listeners::from_config(config);
-    if !listeners.hears(crate::events::name::NOTIFICATION) {
+    let listeners = crate::hooks::Listeners::from_config(config);
+    if !listeners.hears(crate::events::Event::Notification) {
         return;
     }
     let message = one_line(message, usize::MAX);
-    let mut occurrence = crate::events::Occurrence::new(crate::events::name::NOTIFICATION)
+    let mut occurrence = crate::events::Occurrence::new(crate::events::Event::Notification)
         .pane(about.pane)
         .data("message", message.clone())
         .var("TAW_MESSAGE", message);
@@ -121,7 +121,7 @@ fn announce(
             .data("machine", machine)
             .var("TAW_MACHINE", machine);
     }
-    crate::events::announce(tmux, &listeners, vec![occurrence]);
+    crate::hooks::announce(tmux, &listeners, vec![occurrence]);
 }
 
 /// A far machine's toast, spoken by the app that holds its lease: the

@@ -6,10 +6,11 @@
 use super::{Context, envelope_id};
 use crate::config::{Config, schema};
 use crate::envelope::{Reply, Result, TawError};
-use crate::events::payload::{self, Delivery, Environments};
-use crate::events::run::{self, HookRun};
-use crate::events::source::{self, HookFire};
-use crate::events::{self, EVENTS, Listeners, Occurrence, VETOES, name};
+use crate::events::{Event, Occurrence};
+use crate::hooks::payload::{self, Delivery, Environments};
+use crate::hooks::run::{self, HookRun};
+use crate::hooks::source::{self, HookFire};
+use crate::hooks::{self, Listeners};
 use crate::tmux::ids;
 use crate::tmux::snapshot::Snapshot;
 use clap::Subcommand;
@@ -96,7 +97,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             let listeners = Listeners::from_config(&Config::load_or_defaults().0);
             match serde_json::from_str::<Vec<Occurrence>>(&occurrences) {
                 Ok(found) => {
-                    events::deliver(&context.tmux(), &listeners, &found);
+                    hooks::deliver(&context.tmux(), &listeners, &found);
                 }
                 Err(error) => run::log_line(&format!("events not delivered: {error}")),
             }
@@ -157,22 +158,16 @@ struct Unknown {
 
 fn list() -> Result<Reply> {
     let config = Config::load()?;
-    let hooks: Vec<HookEntry> = EVENTS
-        .iter()
+    let hooks: Vec<HookEntry> = crate::events::events()
+        .chain(crate::events::vetoes())
         .map(|def| HookEntry {
             name: def.name,
-            kind: "event",
+            kind: if def.veto { "veto" } else { "event" },
             when: def.when,
-            commands: events::hook_commands(&config, def.name),
+            commands: hooks::hook_commands(&config, def.name),
         })
-        .chain(VETOES.iter().map(|veto| HookEntry {
-            name: veto.name,
-            kind: "veto",
-            when: veto.when,
-            commands: events::hook_commands(&config, veto.name),
-        }))
         .collect();
-    let unknown: Vec<Unknown> = events::unknown_names(&config)
+    let unknown: Vec<Unknown> = hooks::unknown_names(&config)
         .into_iter()
         .map(|(name, commands)| Unknown { name, commands })
         .collect();
@@ -209,24 +204,23 @@ fn test(
     force: bool,
     machine: Option<&str>,
 ) -> Result<Reply> {
-    let def = events::find(event);
-    let veto = VETOES.iter().find(|v| v.name == event);
-    if def.is_none() && veto.is_none() {
+    let Some(event) = Event::from_name(event) else {
         return Err(TawError::invalid_argument(format!(
             "{event:?} is no event or veto taw knows; taw hooks list names them"
         )));
-    }
-    let going_away = def.is_some_and(|d| d.going_away) || veto.is_some();
+    };
+    let (veto, name) = (event.def().veto, event.name());
+    let going_away = event.def().going_away || veto;
     if pane.is_some() && going_away && !force {
         return Ok(Reply::Usage(format!(
-            "taw hooks test: {event} is about something going away, and with --pane its hooks may close, remove or respawn that real pane; add --force to run them against it"
+            "taw hooks test: {name} is about something going away, and with --pane its hooks may close, remove or respawn that real pane; add --force to run them against it"
         )));
     }
     let config = Config::load()?;
     if let Some(name) = machine {
-        if event != name::NOTIFICATION {
+        if event != Event::Notification {
             return Ok(Reply::Usage(format!(
-                "taw hooks test: --machine is for the notification event only, not {event}"
+                "taw hooks test: --machine is for the notification event only, not {name}"
             )));
         }
         if !config
@@ -275,13 +269,13 @@ fn test(
             (delivery, None)
         }
     };
-    let commands = events::hook_commands(&config, event);
-    let (kind, limit_seconds, limit) = if veto.is_some() {
+    let commands = hooks::hook_commands(&config, name);
+    let (kind, limit_seconds, limit) = if veto {
         let seconds = config.get(&schema::SESSIONS_HOOK_TIMEOUT_SECONDS);
         (
             "veto",
             seconds,
-            run::Limit::veto(crate::veto::veto_limit(&config)),
+            run::Limit::veto(crate::hooks::veto::veto_limit(&config)),
         )
     } else {
         let seconds = config.get(&schema::HOOKS_TIMEOUT_SECONDS);
@@ -293,7 +287,7 @@ fn test(
         .collect();
     let note = commands
         .is_empty()
-        .then(|| format!("nothing in [hooks] of config.toml is hooked to {event}, so nothing ran"));
+        .then(|| format!("nothing in [hooks] of config.toml is hooked to {name}, so nothing ran"));
     let sample = match &real_pane {
         Some(pane) => {
             format!("the real pane {pane}: its ids, session, window and folder, with TAW_TEST=1")
@@ -303,7 +297,7 @@ fn test(
     Ok(Reply::Result {
         kind: "hooks_test",
         fields: json!({
-            "event": event,
+            "event": name,
             "kind": kind,
             "limit_seconds": limit_seconds,
             "count": commands.len(),
@@ -333,36 +327,36 @@ fn own_environment() -> Environments {
 
 /// The sample occurrence of an event: the ids no server has, and the
 /// facts its source would give.
-fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
+fn sample_occurrence(event: Event, machine: Option<&str>) -> Occurrence {
     let n = SAMPLE_NUMBER;
     let mut occurrence = Occurrence::new(event)
         .session(Some(n))
         .window(Some(n))
         .pane(Some(n));
-    occurrence.session_name = Some(if event.starts_with("worktree.") {
+    occurrence.session_name = Some(if event.name().starts_with("worktree.") {
         format!("{SAMPLE_SESSION}--feat-x")
     } else {
         SAMPLE_SESSION.to_string()
     });
-    let state = |event: &str| match event {
-        name::AGENT_BLOCKED => "blocked",
-        name::AGENT_WORKING => "working",
-        name::AGENT_IDLE => "idle",
+    let state = |event: Event| match event {
+        Event::AgentBlocked => "blocked",
+        Event::AgentWorking => "working",
+        Event::AgentIdle => "idle",
         _ => "done",
     };
     match event {
-        name::PANE_AGENT_STATUS_CHANGED
-        | name::AGENT_BLOCKED
-        | name::AGENT_WORKING
-        | name::AGENT_IDLE
-        | name::AGENT_DONE => {
+        Event::PaneAgentStatusChanged
+        | Event::AgentBlocked
+        | Event::AgentWorking
+        | Event::AgentIdle
+        | Event::AgentDone => {
             occurrence = occurrence
                 .data("agent", "claude")
                 .data("agent_status", state(event))
                 .var("TAW_AGENT", "claude")
                 .var("TAW_STATE", state(event));
-            if event.starts_with("agent.") {
-                let previous = if event == name::AGENT_WORKING {
+            if event.name().starts_with("agent.") {
+                let previous = if event == Event::AgentWorking {
                     "idle"
                 } else {
                     "working"
@@ -372,8 +366,8 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
                     .var("TAW_PREVIOUS_STATE", previous);
             }
         }
-        name::PANE_AGENT_DETECTED => occurrence = occurrence.data("agent", "claude"),
-        name::NOTIFICATION => {
+        Event::PaneAgentDetected => occurrence = occurrence.data("agent", "claude"),
+        Event::Notification => {
             let message = format!("Claude Code is done in {SAMPLE_SESSION}:1 (main)");
             occurrence = occurrence
                 .data("kind", "done")
@@ -387,7 +381,7 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
                     .var("TAW_MACHINE", machine);
             }
         }
-        name::SANDBOX_STARTED | name::SANDBOX_STOPPED => {
+        Event::SandboxStarted | Event::SandboxStopped => {
             occurrence = occurrence
                 .data(
                     "sandbox",
@@ -398,11 +392,11 @@ fn sample_occurrence(event: &str, machine: Option<&str>) -> Occurrence {
                 .var("TAW_SANDBOX", "default")
                 .var("TAW_RUNTIME", "docker");
         }
-        name::PRE_CLOSE => occurrence = occurrence.var("TAW_CLOSING", "pane"),
-        name::PRE_WORKTREE_REMOVE
-        | name::WORKTREE_CREATED
-        | name::WORKTREE_OPENED
-        | name::WORKTREE_REMOVED => {
+        Event::PreClose => occurrence = occurrence.var("TAW_CLOSING", "pane"),
+        Event::PreWorktreeRemove
+        | Event::WorktreeCreated
+        | Event::WorktreeOpened
+        | Event::WorktreeRemoved => {
             occurrence = occurrence.var("TAW_WORKTREE", "/tmp/taw-hooks-test--feat-x")
         }
         _ => {}

@@ -4,7 +4,6 @@ use super::{
     CALLING_PANE, Context, calling_pane, envelope_id, no_current_pane, pane_number, parse_env,
 };
 use crate::envelope::{Reply, Result, TawError};
-use crate::keys;
 use crate::model::resolve;
 use crate::ops::pane::arrange::{self, Direction, ZoomMode};
 pub(crate) use crate::ops::pane::input::Source;
@@ -13,6 +12,7 @@ use crate::ops::pane::moving::{self, Destination};
 use crate::ops::pane::report::{self, Reporter, SessionRef};
 use crate::ops::pane::{self as op, NewPane, clear};
 use crate::tmux::arrange::Spawn;
+use crate::tmux::keys;
 use crate::tmux::snapshot::{Pane, Snapshot};
 use clap::{Args, Subcommand, ValueEnum};
 

@@ -5,7 +5,9 @@
 
 use super::{Context, envelope_id};
 use crate::envelope::{Reply, Result};
-use crate::events::{Listeners, Occurrence, payload};
+use crate::events::{Event, Occurrence};
+use crate::hooks::Listeners;
+use crate::hooks::payload::{self, Ids};
 use crate::model::resolve;
 use crate::plugin;
 use clap::Subcommand;
@@ -304,27 +306,13 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 ..
             } = *args;
             let found = plugin::registry::plugin(&plugin_id)?;
-            let occurrence = subject(
-                context,
-                Occurrence::new("action"),
-                target_pane.as_deref(),
-                None,
-                workspace.as_deref(),
-            )?;
-            let target = occurrence
+            let about = subject(context, target_pane.as_deref(), None, workspace.as_deref())?;
+            let target = about
                 .pane
-                .and_then(|p| snapshot.pane(p, occurrence.session))
+                .and_then(|p| snapshot.pane(p, about.session))
                 .cloned()
                 .ok_or_else(super::no_current_pane)?;
-            let mut delivery = payload::build_all(&tmux, &[&occurrence])?
-                .pop()
-                .unwrap_or_default();
-            delivery
-                .context
-                .insert("invocation_source".into(), "cli".into());
-            delivery
-                .context
-                .insert("correlation_id".into(), "cli".into());
+            let invoked = payload::invoked(&tmux, about)?;
             let request = panes::OpenRequest {
                 cwd,
                 entrypoint,
@@ -335,7 +323,7 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 width,
                 height,
             };
-            panes::open(&tmux, &snapshot, &found, &target, delivery, &request)
+            panes::open(&tmux, &snapshot, &found, &target, invoked, &request)
         }
         PaneVerb::Focus { pane } => {
             let found = resolve::pane(&snapshot, &pane)?;
@@ -354,16 +342,15 @@ fn changed<A: crate::envelope::Answer>(context: &Context, answer: A) -> Reply {
     Reply::of(answer)
 }
 
-/// The subject an invocation names, as an occurrence's ids: a pane, a
-/// tab's active pane, a workspace's; else the pane taw runs in, else the
-/// active pane of the session in front.
+/// The subject an invocation names: a pane, a tab's active pane, a
+/// workspace's; else the pane taw runs in, else the active pane of the
+/// session in front.
 fn subject(
     context: &Context,
-    occurrence: Occurrence,
     pane: Option<&str>,
     tab: Option<&str>,
     workspace: Option<&str>,
-) -> Result<Occurrence> {
+) -> Result<Ids> {
     let snapshot = context.snapshot()?;
     let found = if let Some(text) = pane {
         Some(resolve::pane(&snapshot, text)?.clone())
@@ -382,13 +369,11 @@ fn subject(
             .or_else(|| snapshot.focused_pane())
             .cloned()
     };
-    Ok(match found {
-        Some(p) => occurrence
-            .session(Some(p.session))
-            .window(Some(p.window))
-            .pane(Some(p.id)),
-        None => occurrence,
-    })
+    Ok(found.map_or(Ids::default(), |p| Ids {
+        session: Some(p.session),
+        window: Some(p.window),
+        pane: Some(p.id),
+    }))
 }
 
 fn invoke(
@@ -400,21 +385,15 @@ fn invoke(
     workspace: Option<String>,
 ) -> Result<Reply> {
     let (found, action) = plugin::find_action(action_id, plugin_id)?;
-    let occurrence = subject(
+    let about = subject(
         context,
-        Occurrence::new("action"),
         pane.as_deref(),
         tab.as_deref(),
         workspace.as_deref(),
     )?;
-    let tmux = context.tmux();
-    let delivery = payload::build_all(&tmux, &[&occurrence])?
-        .pop()
-        .unwrap_or_default();
-    let socket = Some(delivery.socket_path.clone());
-    let mut invocation_context = delivery.context;
-    invocation_context.insert("invocation_source".into(), "cli".into());
-    invocation_context.insert("correlation_id".into(), "cli".into());
+    let invoked = payload::invoked(&context.tmux(), about)?;
+    let socket = Some(invoked.socket_path.clone());
+    let mut invocation_context = invoked.context;
     if let Ok(snapshot) = context.snapshot()
         && let Some(caller) = super::calling_pane(&snapshot).and_then(|p| snapshot.pane(p, None))
     {
@@ -432,18 +411,24 @@ fn invoke(
 }
 
 fn fire(context: &Context, name: &str, pane: Option<&str>) -> Result<Reply> {
-    if crate::events::find(name).is_none() {
+    let Some(event) = Event::from_name(name).filter(|e| !e.def().veto) else {
         return Err(crate::envelope::TawError::invalid_argument(format!(
             "{name:?} is no event taw knows; taw hooks list names them"
         )));
-    }
+    };
     let occurrence = match pane {
-        Some(_) => subject(context, Occurrence::new(name), pane, None, None)?,
-        None => Occurrence::new(name),
+        Some(_) => {
+            let about = subject(context, pane, None, None)?;
+            Occurrence::new(event)
+                .session(about.session)
+                .window(about.window)
+                .pane(about.pane)
+        }
+        None => Occurrence::new(event),
     };
     let config = crate::config::Config::load_or_defaults().0;
     let listeners = Listeners::from_config(&config);
-    let delivered = crate::events::deliver(&context.tmux(), &listeners, &[occurrence]);
+    let delivered = crate::hooks::deliver(&context.tmux(), &listeners, &[occurrence]);
     Ok(Reply::of(plugin::EventFired {
         event: name.to_string(),
         delivered: delivered.plugin_runs,

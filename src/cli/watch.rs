@@ -1,10 +1,10 @@
 //! `taw watch`: the per-pane watchers that detect agents.
 
 use super::{Context, envelope_id};
-use crate::callback::Callback;
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
 use crate::ops::go;
+use crate::tmux::callback::Callback;
 use crate::watch::{self, attach};
 use clap::Subcommand;
 

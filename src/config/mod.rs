@@ -642,7 +642,7 @@ pub(crate) fn check_key_spec(text: &str) -> Result<(), String> {
         ));
     }
     // The same reading of a key as the popup's (and `send-keys`').
-    crate::keys::to_tmux(spec)
+    crate::tmux::keys::to_tmux(spec)
         .map(|_| ())
         .map_err(|error| error.message.replace("; nothing was sent", ""))
 }

@@ -565,10 +565,9 @@ mod tests {
                 key.path
             );
         }
-        let hook_names = crate::events::EVENTS
-            .iter()
-            .map(|def| def.name)
-            .chain(crate::events::VETOES.iter().map(|veto| veto.name));
+        let hook_names = crate::events::events()
+            .chain(crate::events::vetoes())
+            .map(|def| def.name);
         for name in hook_names.chain(ACTIONS.iter().copied()) {
             assert!(doc.contains(&format!("`{name}`")), "{name} missing");
         }

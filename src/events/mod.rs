@@ -1,76 +1,20 @@
-//! Events: what happened in tmux or to an agent, told to whoever listens.
-//!
-//! Every event has one name in [`EVENTS`]. A source (a tmux hook's job in
-//! `source.rs`, the watcher, a verb) describes what happened as an
-//! [`Occurrence`]: the event's name, the tmux ids it is about and the
-//! facts only the source knows. [`announce`] hands it to the listeners;
-//! when nothing listens it does nothing at all. The payload is built once
-//! (`payload.rs`, in herdr's record shapes) and given to each listener:
-//! the `[hooks]` commands of config.toml now, plugins' `[[events]]` next,
-//! from the same [`deliver`].
+//! Events: what happened in tmux or to an agent, in words every layer
+//! shares. Each event (and each veto, a `[hooks]` key asked before taw
+//! closes or removes something) is a variant of [`Event`] with its one row
+//! in the table below: its name, where it comes from, the tmux hooks its
+//! source needs. A source (a tmux hook's job, the watcher, a verb)
+//! describes what happened as an [`Occurrence`]; `hooks` delivers it to
+//! whoever listens.
 
-pub(crate) mod payload;
-pub(crate) mod roster;
-pub(crate) mod run;
-pub(crate) mod source;
-
-use crate::config::{Config, schema};
-use crate::tmux::Tmux;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// Every event's name, spelled once: the sources and the list use these.
-pub(crate) mod name {
-    pub(crate) const WORKSPACE_CREATED: &str = "workspace.created";
-    pub(crate) const WORKSPACE_UPDATED: &str = "workspace.updated";
-    pub(crate) const WORKSPACE_CLOSED: &str = "workspace.closed";
-    pub(crate) const WORKSPACE_RENAMED: &str = "workspace.renamed";
-    pub(crate) const WORKSPACE_FOCUSED: &str = "workspace.focused";
-    pub(crate) const WORKTREE_CREATED: &str = "worktree.created";
-    pub(crate) const WORKTREE_OPENED: &str = "worktree.opened";
-    pub(crate) const WORKTREE_REMOVED: &str = "worktree.removed";
-    pub(crate) const TAB_CREATED: &str = "tab.created";
-    pub(crate) const TAB_CLOSED: &str = "tab.closed";
-    pub(crate) const TAB_RENAMED: &str = "tab.renamed";
-    pub(crate) const TAB_FOCUSED: &str = "tab.focused";
-    pub(crate) const PANE_CREATED: &str = "pane.created";
-    pub(crate) const PANE_CLOSED: &str = "pane.closed";
-    pub(crate) const PANE_FOCUSED: &str = "pane.focused";
-    pub(crate) const PANE_MOVED: &str = "pane.moved";
-    pub(crate) const PANE_EXITED: &str = "pane.exited";
-    pub(crate) const PANE_AGENT_DETECTED: &str = "pane.agent_detected";
-    pub(crate) const PANE_AGENT_STATUS_CHANGED: &str = "pane.agent_status_changed";
-    pub(crate) const PANE_UPDATED: &str = "pane.updated";
-    pub(crate) const LAYOUT_UPDATED: &str = "layout.updated";
-    pub(crate) const AGENT_BLOCKED: &str = "agent.blocked";
-    pub(crate) const AGENT_WORKING: &str = "agent.working";
-    pub(crate) const AGENT_IDLE: &str = "agent.idle";
-    pub(crate) const AGENT_DONE: &str = "agent.done";
-    pub(crate) const SANDBOX_STARTED: &str = "sandbox.started";
-    pub(crate) const SANDBOX_STOPPED: &str = "sandbox.stopped";
-    pub(crate) const NOTIFICATION: &str = "notification";
-    /// The vetoes.
-    pub(crate) const PRE_CLOSE: &str = "pre_close";
-    pub(crate) const PRE_WORKTREE_REMOVE: &str = "pre_worktree_remove";
-
-    /// taw's agent event for a state: `agent.done` for done.
-    pub(crate) fn agent_event(state: crate::model::AgentStatus) -> Option<&'static str> {
-        use crate::model::AgentStatus;
-        match state {
-            AgentStatus::Blocked => Some(AGENT_BLOCKED),
-            AgentStatus::Working => Some(AGENT_WORKING),
-            AgentStatus::Idle => Some(AGENT_IDLE),
-            AgentStatus::Done => Some(AGENT_DONE),
-            AgentStatus::Unknown => None,
-        }
-    }
-}
-
-/// One event taw fires: its name, where it comes from, and the tmux hooks
-/// that must be in place for it to fire.
+/// One row of the table: an event's name and what `taw hooks list`,
+/// docs/EVENTS.md and the load know of it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct EventDef {
+    pub event: Event,
     pub name: &'static str,
     /// Where it comes from, for `taw hooks list` and docs/EVENTS.md.
     pub when: &'static str,
@@ -83,6 +27,8 @@ pub(crate) struct EventDef {
     /// Whether plugins' `[[events]]` hear it: all but the sandbox events,
     /// which are for `[hooks]` only.
     pub for_plugins: bool,
+    /// Asked before taw does something, and can refuse (`pre_close`).
+    pub veto: bool,
 }
 
 const fn event(
@@ -91,11 +37,14 @@ const fn event(
     tmux_hooks: &'static [&'static str],
 ) -> EventDef {
     EventDef {
+        // Each row's own variant is set by `events!`.
+        event: Event::Notification,
         name,
         when,
         going_away: false,
         tmux_hooks,
         for_plugins: true,
+        veto: false,
     }
 }
 
@@ -109,6 +58,13 @@ const fn hooks_only(mut def: EventDef) -> EventDef {
     def
 }
 
+const fn veto(name: &'static str, when: &'static str) -> EventDef {
+    let mut def = event(name, when, &[]);
+    def.veto = true;
+    def.for_plugins = false;
+    def
+}
+
 /// The tmux hooks behind pane.closed: every way a pane goes, and the exit
 /// marks (pane-exited) that keep an exit from being read as a close.
 const CLOSE_HOOKS: &[&str] = &[
@@ -118,254 +74,231 @@ const CLOSE_HOOKS: &[&str] = &[
     "pane-exited",
 ];
 
-/// Every event taw fires, herdr's names first, then taw's own.
-pub(crate) const EVENTS: &[EventDef] = &[
-    event(
-        name::WORKSPACE_CREATED,
+/// The enum and its table from one list, so that a variant cannot lack
+/// its row: a variant's discriminant is its row's index.
+macro_rules! events {
+    ($($variant:ident => $def:expr,)*) => {
+        /// Every event taw fires, herdr's first, then taw's own, then the
+        /// vetoes.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub(crate) enum Event {
+            $($variant,)*
+        }
+
+        const TABLE: &[EventDef] = &[$(EventDef {
+            event: Event::$variant,
+            ..$def
+        },)*];
+    };
+}
+
+events! {
+    WorkspaceCreated => event(
+        "workspace.created",
         "a session is made (taw workspace create, tmux new-session): tmux's session-created",
         &["session-created"],
     ),
-    event(
-        name::WORKSPACE_UPDATED,
+    WorkspaceUpdated => event(
+        "workspace.updated",
         "a session gains its repository's worktree (the one a taw worktree create started from), or its metadata is reported (taw workspace report-metadata)",
         &[],
     ),
-    going(event(
-        name::WORKSPACE_CLOSED,
+    WorkspaceClosed => going(event(
+        "workspace.closed",
         "a session ends (taw workspace close, tmux kill-session, its last pane closing): tmux's session-closed",
         &["session-closed"],
     )),
-    event(
-        name::WORKSPACE_RENAMED,
+    WorkspaceRenamed => event(
+        "workspace.renamed",
         "a session is renamed (taw workspace rename, prefix + $): tmux's after-rename-session",
         &["after-rename-session"],
     ),
-    event(
-        name::WORKSPACE_FOCUSED,
+    WorkspaceFocused => event(
+        "workspace.focused",
         "a client goes to another session: tmux's client-session-changed",
         &["client-session-changed"],
     ),
-    event(
-        name::WORKTREE_CREATED,
+    WorktreeCreated => event(
+        "worktree.created",
         "taw worktree create made a worktree and its session (after workspace.created, tab.created and pane.created)",
         &[],
     ),
-    event(
-        name::WORKTREE_OPENED,
+    WorktreeOpened => event(
+        "worktree.opened",
         "taw worktree open, whether it made the session or found it open",
         &[],
     ),
-    going(event(
-        name::WORKTREE_REMOVED,
+    WorktreeRemoved => going(event(
+        "worktree.removed",
         "taw worktree remove removed a worktree (workspace.closed follows when its session was open)",
         &[],
     )),
-    event(
-        name::TAB_CREATED,
+    TabCreated => event(
+        "tab.created",
         "a window is made or linked into a session (taw tab create, prefix + c, a new session's first window): tmux's window-linked",
         &["window-linked"],
     ),
-    going(event(
-        name::TAB_CLOSED,
+    TabClosed => going(event(
+        "tab.closed",
         "a window leaves a session (taw tab close, prefix + &, its last pane closing): tmux's window-unlinked",
         &["window-unlinked"],
     )),
-    event(
-        name::TAB_RENAMED,
+    TabRenamed => event(
+        "tab.renamed",
         "a window is renamed (taw tab rename, prefix + ,): tmux's after-rename-window",
         &["after-rename-window"],
     ),
-    event(
-        name::TAB_FOCUSED,
+    TabFocused => event(
+        "tab.focused",
         "a session's current window changes: tmux's session-window-changed",
         &["session-window-changed"],
     ),
-    event(
-        name::PANE_CREATED,
+    PaneCreated => event(
+        "pane.created",
         "a pane is made (taw pane split, prefix + %, a new window's or session's first pane): tmux's after-split-window, after-new-window, session-created",
         &["after-split-window", "after-new-window", "session-created"],
     ),
-    going(event(
-        name::PANE_CLOSED,
+    PaneClosed => going(event(
+        "pane.closed",
         "a pane is closed (taw pane close, prefix + x, its window or session killed): tmux's after-kill-pane, window-unlinked and session-closed, against the pane roster",
         CLOSE_HOOKS,
     )),
-    event(
-        name::PANE_FOCUSED,
+    PaneFocused => event(
+        "pane.focused",
         "a pane is selected (taw pane focus, prefix + arrow, a click): tmux's after-select-pane",
         &["after-select-pane"],
     ),
-    event(
-        name::PANE_MOVED,
+    PaneMoved => event(
+        "pane.moved",
         "taw pane move takes a pane to another tab or workspace (a hand join-pane or break-pane is not told: no tmux hook names the pane)",
         &[],
     ),
-    going(event(
-        name::PANE_EXITED,
+    PaneExited => going(event(
+        "pane.exited",
         "a pane's own process ends: tmux's pane-exited (the pane goes) and pane-died (remain-on-exit keeps it)",
         &["pane-exited", "pane-died"],
     )),
-    event(
-        name::PANE_AGENT_DETECTED,
+    PaneAgentDetected => event(
+        "pane.agent_detected",
         "an agent comes into a pane or leaves it, as its watcher sees",
         &[],
     ),
-    event(
-        name::PANE_AGENT_STATUS_CHANGED,
+    PaneAgentStatusChanged => event(
+        "pane.agent_status_changed",
         "the state the pane's watcher records changes (an agent comes, works, asks, ends its turn, leaves)",
         &[],
     ),
-    event(
-        name::PANE_UPDATED,
+    PaneUpdated => event(
+        "pane.updated",
         "a pane's title or command, or what its agent reported about itself, changes, as its watcher sees",
         &[],
     ),
-    event(
-        name::LAYOUT_UPDATED,
+    LayoutUpdated => event(
+        "layout.updated",
         "a window's layout changes (a split, a close, a resize, taw layout apply): tmux's window-layout-changed",
         &["window-layout-changed"],
     ),
-    event(
-        name::AGENT_BLOCKED,
+    AgentBlocked => event(
+        "agent.blocked",
         "an agent asks you something (with pane.agent_status_changed)",
         &[],
     ),
-    event(
-        name::AGENT_WORKING,
+    AgentWorking => event(
+        "agent.working",
         "an agent starts working (with pane.agent_status_changed)",
         &[],
     ),
-    event(
-        name::AGENT_IDLE,
+    AgentIdle => event(
+        "agent.idle",
         "an agent waits for you, its turn over in a pane you look at (with pane.agent_status_changed)",
         &[],
     ),
-    event(
-        name::AGENT_DONE,
+    AgentDone => event(
+        "agent.done",
         "an agent ends its turn in a pane nobody looks at, or exits mid-turn (with pane.agent_status_changed)",
         &[],
     ),
-    hooks_only(event(
-        name::SANDBOX_STARTED,
+    SandboxStarted => hooks_only(event(
+        "sandbox.started",
         "the agent in front of a pane runs in a container (taw sandbox's, or one typed by hand)",
         &[],
     )),
-    hooks_only(event(
-        name::SANDBOX_STOPPED,
+    SandboxStopped => hooks_only(event(
+        "sandbox.stopped",
         "that container has left the pane, or the pane or its server went with it in front",
         &[],
     )),
-    event(
-        name::NOTIFICATION,
+    Notification => event(
+        "notification",
         "taw shows a toast (an agent needs you or is done, taw notification show)",
         &[],
     ),
-];
-
-/// A `[hooks]` key that is asked before taw does something, and can refuse.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct VetoDef {
-    pub name: &'static str,
-    pub when: &'static str,
+    PreClose => veto(
+        "pre_close",
+        "before taw closes a session, a window or a pane (workspace close, tab close, pane close, the popup's x); a non-zero exit keeps it",
+    ),
+    PreWorktreeRemove => veto(
+        "pre_worktree_remove",
+        "before taw removes a worktree; a non-zero exit keeps it",
+    ),
 }
 
-pub(crate) const VETOES: &[VetoDef] = &[
-    VetoDef {
-        name: name::PRE_CLOSE,
-        when: "before taw closes a session, a window or a pane (workspace close, tab close, pane close, the popup's x); a non-zero exit keeps it",
-    },
-    VetoDef {
-        name: name::PRE_WORKTREE_REMOVE,
-        when: "before taw removes a worktree; a non-zero exit keeps it",
-    },
-];
+impl Event {
+    pub(crate) fn def(self) -> &'static EventDef {
+        &TABLE[self as usize]
+    }
 
-/// The event of this name.
-pub(crate) fn find(name: &str) -> Option<&'static EventDef> {
-    EVENTS.iter().find(|def| def.name == name)
+    /// Its name: `pane.agent_status_changed`.
+    pub(crate) fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// The event or veto of this name.
+    pub(crate) fn from_name(name: &str) -> Option<Event> {
+        TABLE
+            .iter()
+            .find(|def| def.name == name)
+            .map(|def| def.event)
+    }
+
+    /// herdr's spelling in its envelope: `pane_agent_status_changed`.
+    pub(crate) fn snake_name(self) -> String {
+        self.name().replace('.', "_")
+    }
+}
+
+/// Every event taw fires (the vetoes aside), in the table's order.
+pub(crate) fn events() -> impl Iterator<Item = &'static EventDef> {
+    TABLE.iter().filter(|def| !def.veto)
+}
+
+/// The vetoes.
+pub(crate) fn vetoes() -> impl Iterator<Item = &'static EventDef> {
+    TABLE.iter().filter(|def| def.veto)
 }
 
 /// Whether `[hooks]` may name it: an event or a veto.
 pub(crate) fn is_hook_name(name: &str) -> bool {
-    find(name).is_some() || VETOES.iter().any(|veto| veto.name == name)
+    Event::from_name(name).is_some()
 }
 
-/// herdr's spelling of an event in its envelope: `pane.agent_status_changed`
-/// is `pane_agent_status_changed`.
-pub(crate) fn snake_name(name: &str) -> String {
-    name.replace('.', "_")
+impl std::fmt::Display for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// The command lines `[hooks]` gives `name`, in the file's order.
-pub(crate) fn hook_commands(config: &Config, name: &str) -> Vec<String> {
-    config
-        .table(&schema::HOOKS)
-        .iter()
-        .filter(|entry| entry.key == name)
-        .flat_map(|entry| match &entry.value {
-            crate::config::Value::Str(line) => vec![line.clone()],
-            crate::config::Value::Array(items) => items
-                .iter()
-                .filter_map(|item| item.as_str().map(str::to_string))
-                .collect(),
-            _ => Vec::new(),
-        })
-        .filter(|line| !line.trim().is_empty())
-        .collect()
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
 }
 
-/// Who listens, as read from the config (plugins will add theirs here).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Listeners {
-    hooks: BTreeMap<String, Vec<String>>,
-    /// The `[[events]]` of the enabled plugins that run here.
-    plugins: Vec<crate::plugin::EventListener>,
-    /// `[hooks] timeout_seconds`.
-    limit_seconds: f64,
-}
-
-impl Listeners {
-    pub(crate) fn from_config(config: &Config) -> Listeners {
-        let hooks = EVENTS
-            .iter()
-            .map(|def| (def.name.to_string(), hook_commands(config, def.name)))
-            .filter(|(_, commands)| !commands.is_empty())
-            .collect();
-        Listeners {
-            hooks,
-            plugins: crate::plugin::event_listeners(),
-            limit_seconds: config.get(&schema::HOOKS_TIMEOUT_SECONDS),
-        }
-    }
-
-    /// Whether anything listens to `name`.
-    pub(crate) fn hears(&self, name: &str) -> bool {
-        self.hooks.contains_key(name) || self.plugins.iter().any(|p| p.hook.on == name)
-    }
-
-    /// The `[hooks]` commands of `name`.
-    pub(crate) fn commands(&self, name: &str) -> &[String] {
-        self.hooks.get(name).map(Vec::as_slice).unwrap_or(&[])
-    }
-
-    /// The tmux hooks the events listened to need, each once, in the
-    /// order of [`EVENTS`].
-    pub(crate) fn tmux_hooks(&self) -> Vec<&'static str> {
-        let mut needed: Vec<&'static str> = Vec::new();
-        for def in EVENTS.iter().filter(|def| self.hears(def.name)) {
-            for hook in def.tmux_hooks {
-                if !needed.contains(hook) {
-                    needed.push(hook);
-                }
-            }
-        }
-        needed
-    }
-
-    /// Whether the pane roster must be kept: a close or an exit is told
-    /// only by comparing it with the live panes.
-    pub(crate) fn needs_roster(&self) -> bool {
-        self.hears(name::PANE_CLOSED) || self.hears(name::PANE_EXITED)
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Event, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Event::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no event is called {name:?}")))
     }
 }
 
@@ -373,9 +306,9 @@ impl Listeners {
 /// about (numbers: `$3` is 3), and the facts only the source has (the ids
 /// of what has gone, a state, a toast's words). The rest of the payload
 /// is read when it is delivered.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Occurrence {
-    pub event: String,
+    pub event: Event,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -394,10 +327,15 @@ pub(crate) struct Occurrence {
 }
 
 impl Occurrence {
-    pub(crate) fn new(event: &str) -> Occurrence {
+    pub(crate) fn new(event: Event) -> Occurrence {
         Occurrence {
-            event: event.to_string(),
-            ..Occurrence::default()
+            event,
+            session: None,
+            window: None,
+            pane: None,
+            session_name: None,
+            data: Map::new(),
+            vars: BTreeMap::new(),
         }
     }
 
@@ -427,198 +365,39 @@ impl Occurrence {
     }
 }
 
-/// Delivers what happened to its listeners and waits for them: for a
-/// process that was started to do just that (a tmux hook's job, `taw hooks
-/// deliver`). Nothing is read when nothing listens.
-pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurrence]) -> Delivered {
-    let heard: Vec<&Occurrence> = occurrences
-        .iter()
-        .filter(|occurrence| listeners.hears(&occurrence.event))
-        .collect();
-    if heard.is_empty() {
-        return Delivered::default();
-    }
-    let deliveries = match payload::build_all(tmux, &heard) {
-        Ok(deliveries) => deliveries,
-        Err(error) => {
-            run::log_line(&format!(
-                "{} not delivered: {}",
-                heard[0].event, error.message
-            ));
-            return Delivered::default();
-        }
-    };
-    let limit = run::Limit::event(listeners.limit_seconds);
-    // Each command line gets its occurrences in order, in a thread of its
-    // own: a hook hears a turn's end before the agent leaves, and a slow
-    // hook holds up no other.
-    let mut queues: Vec<(String, Vec<payload::Delivery>)> = Vec::new();
-    // Each plugin hook hears its occurrences in order, in a thread of its
-    // own, as a [hooks] command line does.
-    let mut plugin_queues: Vec<(crate::plugin::EventListener, Vec<payload::Delivery>)> = Vec::new();
-    for delivery in &deliveries {
-        for listener in listeners
-            .plugins
-            .iter()
-            .filter(|p| p.hook.on == delivery.event)
-        {
-            let same =
-                |(queued, _): &&mut (crate::plugin::EventListener, Vec<payload::Delivery>)| {
-                    queued.plugin.manifest.plugin_id == listener.plugin.manifest.plugin_id
-                        && queued.hook.command == listener.hook.command
-                };
-            match plugin_queues.iter_mut().find(|q| same(q)) {
-                Some((_, queued)) => queued.push(delivery.clone()),
-                None => plugin_queues.push((listener.clone(), vec![delivery.clone()])),
-            }
-        }
-    }
-    let plugin_limit = limit.limit;
-    let plugin_runs: Vec<_> = plugin_queues
-        .into_iter()
-        .map(|(listener, queued)| {
-            std::thread::spawn(move || {
-                queued
-                    .iter()
-                    .map(|delivery| crate::plugin::deliver_event(&listener, delivery, plugin_limit))
-                    .collect::<Vec<_>>()
-            })
-        })
-        .collect();
-    let hook_runs = deliveries
-        .iter()
-        .map(|d| listeners.commands(&d.event).len())
-        .sum();
-    for delivery in deliveries {
-        for command in listeners.commands(&delivery.event) {
-            match queues.iter_mut().find(|(line, _)| line == command) {
-                Some((_, queued)) => queued.push(delivery.clone()),
-                None => queues.push((command.clone(), vec![delivery.clone()])),
-            }
-        }
-    }
-    let mut running = Vec::new();
-    for (command, queued) in queues {
-        running.push(std::thread::spawn(move || {
-            for delivery in queued {
-                let outcome = run::run_command(&command, &delivery, limit);
-                run::log_failure(&delivery.event, &command, &outcome);
-            }
-        }));
-    }
-    for handle in running {
-        let _ = handle.join();
-    }
-    Delivered {
-        plugin_runs: plugin_runs
-            .into_iter()
-            .filter_map(|handle| handle.join().ok())
-            .flatten()
-            .collect(),
-        hook_runs,
-    }
-}
-
-/// What a delivery ran.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Delivered {
-    /// Each plugin hook's run, as its log has it.
-    pub plugin_runs: Vec<crate::plugin::run::LogRecord>,
-    /// How many `[hooks]` command runs.
-    pub hook_runs: usize,
-}
-
-/// Announces what happened from a process that must not wait for the
-/// listeners (the watcher, a verb): when something listens, a `taw hooks
-/// deliver` of its own delivers it, detached. Nothing starts otherwise.
-pub(crate) fn announce(tmux: &Tmux, listeners: &Listeners, occurrences: Vec<Occurrence>) {
-    let heard: Vec<Occurrence> = occurrences
-        .into_iter()
-        .filter(|occurrence| listeners.hears(&occurrence.event))
-        .collect();
-    if heard.is_empty() {
-        return;
-    }
-    let Ok(json) = serde_json::to_string(&heard) else {
-        return;
-    };
-    if let Err(failure) = run::start_deliverer(tmux, &json) {
-        run::log_line(&format!(
-            "{} not delivered: {}",
-            heard[0].event,
-            failure.describe("taw hooks deliver")
-        ));
-    }
-}
-
-/// [`announce`] with the listeners of the config as it is now on disk: for
-/// a short-lived verb.
-pub(crate) fn announce_now(tmux: &Tmux, occurrences: Vec<Occurrence>) {
-    if let Ok(config) = Config::load() {
-        announce(tmux, &Listeners::from_config(&config), occurrences);
-    }
-}
-
-/// The result of checking a `[hooks]` name, for `taw config check`.
-pub(crate) fn unknown_names(config: &Config) -> Vec<(String, Vec<String>)> {
-    let mut unknown: Vec<(String, Vec<String>)> = Vec::new();
-    for entry in config.table(&schema::HOOKS) {
-        if entry.key == "timeout_seconds" || is_hook_name(&entry.key) {
-            continue;
-        }
-        let commands = hook_commands(config, &entry.key);
-        unknown.push((entry.key.clone(), commands));
-    }
-    unknown
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_and_dotted() {
-        for (index, def) in EVENTS.iter().enumerate() {
-            assert!(def.name.contains('.') || def.name == "notification");
+    fn each_row_is_its_variants_and_names_are_unique() {
+        for (index, def) in TABLE.iter().enumerate() {
+            assert_eq!(def.event as usize, index);
+            assert_eq!(Event::from_name(def.name), Some(def.event));
+            assert!(def.veto || def.name.contains('.') || def.name == "notification");
             assert!(
-                EVENTS[index + 1..]
+                TABLE[index + 1..]
                     .iter()
                     .all(|other| other.name != def.name),
                 "{} twice",
                 def.name
             );
         }
+        assert_eq!(events().count(), 28);
+        assert_eq!(vetoes().count(), 2);
         assert_eq!(
-            snake_name("pane.agent_status_changed"),
+            Event::PaneAgentStatusChanged.snake_name(),
             "pane_agent_status_changed"
         );
+        assert!(is_hook_name("pre_close") && !is_hook_name("pane.gone"));
     }
 
     #[test]
-    fn listeners_ask_only_for_the_tmux_hooks_they_need() {
-        let config = Config::parse(
-            std::path::Path::new("config.toml"),
-            "[hooks]\n\"tab.created\" = \"true\"\n\"pane.closed\" = [\"a\", \"b\"]\n\"agent.done\" = \"\"\n",
-        );
-        let listeners = Listeners::from_config(&config);
-        assert!(listeners.hears("tab.created"));
-        assert!(
-            !listeners.hears("agent.done"),
-            "an empty line is no listener"
-        );
-        assert_eq!(listeners.commands("pane.closed"), ["a", "b"]);
-        assert_eq!(
-            listeners.tmux_hooks(),
-            [
-                "window-linked",
-                "after-kill-pane",
-                "window-unlinked",
-                "session-closed",
-                "pane-exited"
-            ]
-        );
-        assert!(listeners.needs_roster());
-        let none = Listeners::from_config(&Config::default());
-        assert!(!none.hears("pane.closed") && none.tmux_hooks().is_empty() && !none.needs_roster());
+    fn an_occurrence_travels_by_its_events_name() {
+        let sent = Occurrence::new(Event::TabCreated).session(Some(3));
+        let text = serde_json::to_string(&sent).unwrap();
+        assert!(text.contains("\"event\":\"tab.created\""), "{text}");
+        assert_eq!(serde_json::from_str::<Occurrence>(&text).unwrap(), sent);
+        assert!(serde_json::from_str::<Occurrence>("{\"event\":\"x.y\"}").is_err());
     }
 }

@@ -247,9 +247,9 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
         names::check(Named::Tab, label)?;
     }
     if let Some(old) = apply.replacing {
-        crate::veto::may_close(
+        crate::hooks::veto::may_close(
             tmux,
-            &crate::veto::Closing::Window {
+            &crate::hooks::veto::Closing::Window {
                 session: old.session,
                 window: old.id,
             },

@@ -136,10 +136,10 @@ pub(crate) fn report(
         cmd::set_session_option(&target, opt::TOKENS, &Value::Object(stored).to_string()),
         cmd::set_session_option(&target, opt::TOKEN_SEQS, &seqs.render()),
     ]))?;
-    crate::events::announce_now(
+    crate::hooks::announce_now(
         tmux,
         vec![
-            crate::events::Occurrence::new(crate::events::name::WORKSPACE_UPDATED)
+            crate::events::Occurrence::new(crate::events::Event::WorkspaceUpdated)
                 .session(Some(session)),
         ],
     );

@@ -3,11 +3,11 @@
 use super::names::{self, Named};
 use super::{go, unread};
 use crate::envelope::{Result, TawError, answers};
+use crate::hooks::veto;
 use crate::model::{PaneInfo, Records, TabInfo};
 use crate::tmux::arrange::{self, Spawn};
 use crate::tmux::snapshot::{Snapshot, Window};
 use crate::tmux::{Tmux, ids};
-use crate::veto;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]

@@ -3,12 +3,12 @@
 use super::names::{self, Named};
 use super::{go, unread};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::hooks::veto;
 use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::tmux::arrange::{self, Spawn};
 use crate::tmux::commands as cmd;
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, Tmux, ids};
-use crate::veto;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]

@@ -7,15 +7,16 @@
 use super::workspace::{self, NewWorkspace};
 use crate::config::{Config, schema};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
-use crate::events::{self, Occurrence, name};
+use crate::events::{Event, Occurrence};
 use crate::git::{self, Repo};
+use crate::hooks;
+use crate::hooks::veto;
 use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::tmux::arrange;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::session as session_opt;
 use crate::tmux::snapshot::{Session, Snapshot};
 use crate::tmux::{Tmux, ids};
-use crate::veto;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -399,14 +400,14 @@ fn gain_provenance(tmux: &Tmux, snapshot: &Snapshot, session: Option<u32>, repo:
         ))
         .is_ok()
     {
-        events::announce_now(
+        hooks::announce_now(
             tmux,
-            vec![Occurrence::new(name::WORKSPACE_UPDATED).session(Some(row.id))],
+            vec![Occurrence::new(Event::WorkspaceUpdated).session(Some(row.id))],
         );
     }
 }
 
-fn worktree_event(event: &str, session: Option<u32>, worktree: &WorktreeInfo) -> Occurrence {
+fn worktree_event(event: Event, session: Option<u32>, worktree: &WorktreeInfo) -> Occurrence {
     Occurrence::new(event)
         .session(session)
         .data(
@@ -507,10 +508,10 @@ pub(crate) fn create(
     let worktree_info = info(&after, repo, &worktree);
     let session = made.workspace.as_ref().map(|w| w.tmux_id.clone());
     let session = session.and_then(|s| ids::tmux_number(&s, '$'));
-    events::announce_now(
+    hooks::announce_now(
         tmux,
         vec![worktree_event(
-            name::WORKTREE_CREATED,
+            Event::WorktreeCreated,
             session,
             &worktree_info,
         )],
@@ -628,10 +629,10 @@ pub(crate) fn open(
     let window = after.active_window(session).ok_or_else(gone)?;
     let pane = after.active_pane(session, window.id).ok_or_else(gone)?;
     let worktree_info = info(&after, repo, &worktree);
-    events::announce_now(
+    hooks::announce_now(
         tmux,
         vec![
-            worktree_event(name::WORKTREE_OPENED, Some(session), &worktree_info)
+            worktree_event(Event::WorktreeOpened, Some(session), &worktree_info)
                 .data("already_open", already_open),
         ],
     );
@@ -804,7 +805,7 @@ fn remove_checkout(
         let _ = tmux.run_one(arrange::kill_session(&format!("${session}")));
     }
     let workspace_id = session.map(ids::workspace_id);
-    let mut occurrence = worktree_event(name::WORKTREE_REMOVED, None, &worktree_info)
+    let mut occurrence = worktree_event(Event::WorktreeRemoved, None, &worktree_info)
         .data("forced", force)
         .data(
             "workspace_id",
@@ -820,7 +821,7 @@ fn remove_checkout(
         );
         occurrence.session_name = Some(record.label.clone());
     }
-    events::announce_now(tmux, vec![occurrence]);
+    hooks::announce_now(tmux, vec![occurrence]);
     Ok(WorktreeRemoved {
         workspace_id,
         path: path_text,

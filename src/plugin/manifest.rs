@@ -343,7 +343,7 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
                 format!("{key}.on: required, an event's name such as \"tab.created\""),
             );
         }
-        if !crate::events::find(&on).is_some_and(|def| def.for_plugins) {
+        if !crate::events::Event::from_name(&on).is_some_and(|e| e.def().for_plugins) {
             warnings.push(format!("unknown event '{on}': taw never fires it"));
         }
         events.push(EventHook {

@@ -236,7 +236,9 @@ pub(crate) fn event_listeners() -> Vec<EventListener> {
                 .events
                 .iter()
                 .filter(|hook| manifest::runs_here(&hook.platforms, &plugin.manifest.platforms))
-                .filter(|hook| crate::events::find(&hook.on).is_some_and(|def| def.for_plugins))
+                .filter(|hook| {
+                    crate::events::Event::from_name(&hook.on).is_some_and(|e| e.def().for_plugins)
+                })
                 .cloned()
                 .collect();
             hooks.into_iter().map(move |hook| EventListener {
@@ -245,31 +247,6 @@ pub(crate) fn event_listeners() -> Vec<EventListener> {
             })
         })
         .collect()
-}
-
-/// Runs one plugin's hook for an event: herdr's envelope in
-/// HERDR_PLUGIN_EVENT_JSON, the event's subject as its context.
-pub(crate) fn deliver_event(
-    listener: &EventListener,
-    delivery: &crate::events::payload::Delivery,
-    limit: Option<std::time::Duration>,
-) -> run::LogRecord {
-    let invocation = env::Invocation {
-        event: delivery.event.clone(),
-        context: delivery.context.clone(),
-        event_json: Some(serde_json::json!({
-            "event": crate::events::snake_name(&delivery.event),
-            "data": delivery.data,
-        })),
-        tmux_socket: Some(delivery.socket_path.clone()),
-    };
-    run::run(
-        &listener.plugin,
-        &listener.hook.command,
-        &invocation,
-        None,
-        limit,
-    )
 }
 
 /// The longest a plugin's startup command or action may run.

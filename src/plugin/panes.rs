@@ -123,7 +123,7 @@ pub(crate) fn open(
     snapshot: &Snapshot,
     plugin: &PluginInfo,
     target: &Pane,
-    delivery: crate::events::payload::Delivery,
+    invoked: crate::hooks::payload::Invoked,
     request: &OpenRequest,
 ) -> Result<crate::envelope::Reply> {
     if !plugin.enabled {
@@ -161,9 +161,9 @@ pub(crate) fn open(
     }
     let invocation = env::Invocation {
         event: "action".into(),
-        context: delivery.context.clone(),
+        context: invoked.context.clone(),
         event_json: None,
-        tmux_socket: Some(delivery.socket_path.clone()),
+        tmux_socket: Some(invoked.socket_path.clone()),
     };
     // What the caller adds comes first, and taw's own variables win over
     // it; no one sets a socket path.
@@ -184,7 +184,7 @@ pub(crate) fn open(
     set.extend(own);
     // tmux gives the pane its own environment: every herdr or taw name of
     // it that this invocation does not set is taken out.
-    let unset: Vec<String> = delivery
+    let unset: Vec<String> = invoked
         .base_env
         .keys()
         .filter(|name| name.starts_with("HERDR_") || name.starts_with("TAW_"))

@@ -6,7 +6,7 @@ use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, 
 use crate::config::Config;
 use crate::detect::job;
 use crate::envelope::{Result, TawError, answers};
-use crate::events::Listeners;
+use crate::hooks::Listeners;
 use crate::paths;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::{pane as pane_opt, session as session_opt};
@@ -49,7 +49,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         .option(crate::tmux::options::bookkeeping::LOADED)
         .is_empty();
     let bin_dir = paths::bin_dir();
-    let callback = crate::callback::Callback::current(bin.display().to_string());
+    let callback = crate::tmux::callback::Callback::current(bin.display().to_string());
     let listeners = Listeners::from_config(&Config::load_or_defaults().0);
     let desired = Desired {
         bin: bin.display().to_string(),
@@ -165,7 +165,7 @@ pub(crate) fn rehook(tmux: &Tmux, config: &Config) -> Result<Vec<String>> {
     }
     // The binary the load put in the hooks: `<version> <bin>`.
     let bin = resolve_bin(loaded.split_once(' ').map(|(_, bin)| PathBuf::from(bin)))?;
-    let callback = crate::callback::Callback::current(bin.display().to_string());
+    let callback = crate::tmux::callback::Callback::current(bin.display().to_string());
     let listeners = Listeners::from_config(config);
     let mut report = Report::default();
     let cmds = super::plan_hooks(&state, &table::hooks(&callback, &listeners), &mut report);
@@ -193,7 +193,7 @@ pub(crate) fn listeners_changed(tmux: &Tmux) {
 fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) {
     use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION};
     if listeners.needs_roster() {
-        crate::events::roster::start(tmux);
+        crate::hooks::roster::start(tmux);
         return;
     }
     let set: Vec<Cmd> = [PANES, PANES_GENERATION, EXITED]

@@ -171,11 +171,11 @@ impl ServerState {
 }
 
 /// Whether a `show-hooks` line is an entry taw made: it runs taw with the
-/// word every taw hook carries ([`crate::callback::HOOK_MARK`]), or, as an earlier
+/// word every taw hook carries ([`crate::tmux::callback::HOOK_MARK`]), or, as an earlier
 /// taw's did, `taw -S #{q:socket_path} watch attach-all|seen`. Anything
 /// else at taw's indexes is someone else's.
 pub(crate) fn is_taw_hook_command(line: &str) -> bool {
-    line.contains(crate::callback::HOOK_MARK)
+    line.contains(crate::tmux::callback::HOOK_MARK)
         // The roster's own commands, which run in tmux: no shell line.
         || line.contains(bookkeeping::PANES_GENERATION)
         || (line.contains("#{q:socket_path}")

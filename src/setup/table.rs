@@ -1,7 +1,7 @@
 //! The hooks and key bindings taw puts into tmux, in one table each.
 
-use crate::callback::Callback;
-use crate::events::{Listeners, source};
+use crate::hooks::{Listeners, source};
+use crate::tmux::callback::Callback;
 use crate::tmux::commands::{self as cmd, ShellWord};
 use crate::tmux::options;
 use crate::tmux::roster;

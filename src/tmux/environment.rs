@@ -66,12 +66,17 @@ fn skip_line(text: &str) -> &str {
     }
 }
 
+/// tmux's global environment and each session's own: what a new pane of
+/// a session starts with, the session's entries over the global ones.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Environments {
+    pub global: BTreeMap<String, EnvValue>,
+    pub sessions: BTreeMap<u32, BTreeMap<String, EnvValue>>,
+}
+
 /// tmux's global environment and the own environment of each session, in
 /// one call; a session that has gone meanwhile leaves only the global one.
-pub(crate) fn read_for_sessions(
-    tmux: &super::Tmux,
-    sessions: &[u32],
-) -> crate::events::payload::Environments {
+pub(crate) fn read_for_sessions(tmux: &super::Tmux, sessions: &[u32]) -> Environments {
     use super::commands as cmd;
     let mut cmds = vec![cmd::show_global_environment()];
     cmds.extend(
@@ -85,7 +90,7 @@ pub(crate) fn read_for_sessions(
             .run_apart(vec![cmd::show_global_environment()])
             .unwrap_or_default(),
     };
-    let mut read = crate::events::payload::Environments::default();
+    let mut read = Environments::default();
     let mut outputs = outputs.into_iter();
     read.global = parse_shell_environment(&outputs.next().unwrap_or_default());
     for (session, text) in sessions.iter().zip(outputs) {

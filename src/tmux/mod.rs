@@ -7,10 +7,12 @@
 //! [`snapshot`] reads sessions, windows, panes and clients in one call.
 
 pub(crate) mod arrange;
+pub(crate) mod callback;
 pub(crate) mod commands;
 pub(crate) mod environment;
 pub(crate) mod format;
 pub(crate) mod ids;
+pub(crate) mod keys;
 pub(crate) mod layout;
 pub(crate) mod options;
 pub(crate) mod pane;

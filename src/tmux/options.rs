@@ -33,7 +33,7 @@ impl PluginOption {
     pub(crate) fn refuse(&self, value: &str) -> Option<String> {
         let value = value.trim();
         match self.kind {
-            OptionKind::Key if !value.is_empty() && !crate::keys::is_tmux_key(value) => Some(
+            OptionKind::Key if !value.is_empty() && !crate::tmux::keys::is_tmux_key(value) => Some(
                 "is not a tmux key (a, C-a, M-x, F5, Tab...), so no key was bound for it".into(),
             ),
             OptionKind::OnOff

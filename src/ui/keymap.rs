@@ -1,7 +1,7 @@
 //! The popup's keys: a preset (`modal`, vim-like; `search`, type to filter
 //! as in fzf), with `[keys]` entries of config.toml replacing a preset's
 //! keys for their action. Keys are written in herdr's syntax (`ctrl+d`,
-//! `shift+tab`, `g`), read through `crate::keys`.
+//! `shift+tab`, `g`), read through `crate::tmux::keys`.
 
 use crate::config::Config;
 use crate::config::schema;
@@ -134,7 +134,7 @@ impl Key {
 
     /// A key in herdr's syntax (or tmux's), if it names one.
     pub(crate) fn parse(spec: &str) -> Option<Key> {
-        let tmux = crate::keys::to_tmux(spec).ok()?;
+        let tmux = crate::tmux::keys::to_tmux(spec).ok()?;
         Key::from_tmux(&tmux)
     }
 

@@ -1,9 +1,9 @@
 //! `taw ui open`: the popup opened over a client, with `display-popup`,
 //! at the size the plugin options say, centred.
 
-use crate::callback::Callback;
 use crate::envelope::{Result, TawError, answers};
 use crate::tmux::Tmux;
+use crate::tmux::callback::Callback;
 use crate::tmux::commands::{self as cmd, ShellWord};
 use crate::tmux::snapshot::Snapshot;
 use serde::Serialize;

@@ -4,7 +4,7 @@
 //! delivers what this returns.
 
 use super::tracker::Change;
-use crate::events::{Occurrence, name};
+use crate::events::{Event, Occurrence};
 use crate::model::AgentStatus;
 
 /// The state the pane's agent.* events last announced: only a change from
@@ -36,7 +36,7 @@ impl Announcer {
         match change {
             Change::Started { kind, state, .. } => {
                 found.push(
-                    Occurrence::new(name::PANE_AGENT_DETECTED)
+                    Occurrence::new(Event::PaneAgentDetected)
                         .pane(Some(pane))
                         .data("agent", *kind),
                 );
@@ -57,7 +57,7 @@ impl Announcer {
                 }
                 found.push(status(pane, AgentStatus::Unknown, None));
                 found.push(
-                    Occurrence::new(name::PANE_AGENT_DETECTED)
+                    Occurrence::new(Event::PaneAgentDetected)
                         .pane(Some(pane))
                         .data("released", true)
                         .data("final_status", last.as_str()),
@@ -68,7 +68,13 @@ impl Announcer {
     }
 
     fn agent_event(&mut self, pane: u32, kind: &str, state: AgentStatus) -> Option<Occurrence> {
-        let event = name::agent_event(state)?;
+        let event = match state {
+            AgentStatus::Blocked => Event::AgentBlocked,
+            AgentStatus::Working => Event::AgentWorking,
+            AgentStatus::Idle => Event::AgentIdle,
+            AgentStatus::Done => Event::AgentDone,
+            AgentStatus::Unknown => return None,
+        };
         if self.last_known == Some(state) {
             return None;
         }
@@ -89,7 +95,7 @@ impl Announcer {
 }
 
 fn status(pane: u32, state: AgentStatus, kind: Option<&str>) -> Occurrence {
-    let occurrence = Occurrence::new(name::PANE_AGENT_STATUS_CHANGED)
+    let occurrence = Occurrence::new(Event::PaneAgentStatusChanged)
         .pane(Some(pane))
         .data("agent_status", state.as_str());
     match kind {
@@ -104,7 +110,7 @@ mod tests {
     use AgentStatus::*;
 
     fn names(found: &[Occurrence]) -> Vec<String> {
-        found.iter().map(|o| o.event.clone()).collect()
+        found.iter().map(|o| o.event.name().to_string()).collect()
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Starting watchers: `taw watch attach-all` puts one on every pane that
 //! has none, and `--restart` starts again those of another taw version.
 
-use crate::callback::Callback;
 use crate::envelope::Result;
+use crate::tmux::callback::Callback;
 use crate::tmux::commands::ShellWord;
 use crate::tmux::pane;
 use crate::tmux::snapshot::{Pane, Snapshot};

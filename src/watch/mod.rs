@@ -25,7 +25,8 @@ use crate::detect::manifest::RuleState;
 use crate::detect::region::Screen;
 use crate::detect::registry::Registry;
 use crate::envelope::{ErrorCode, TawError};
-use crate::events::{self, Listeners, Occurrence};
+use crate::events::{Event, Occurrence};
+use crate::hooks::{self, Listeners};
 use crate::model::AgentStatus;
 use crate::notify;
 use crate::report::{self, Authority};
@@ -55,7 +56,7 @@ const JOB_CACHE: Duration = Duration::from_secs(5);
 
 /// What wakes the watcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Event {
+pub(crate) enum Wake {
     /// The pane printed something.
     Output,
     /// Someone asked for a look (a report, a focus change).
@@ -229,13 +230,13 @@ impl Watcher {
     /// Runs until the pane ends. `events` brings output and nudges. A tmux
     /// that does not answer (a stopped server: each call ends in `timeout`)
     /// is asked again a moment later; the watcher ends only with its pane.
-    pub(crate) fn run(mut self, events: mpsc::Receiver<Event>) -> Result<(), TawError> {
+    pub(crate) fn run(mut self, events: mpsc::Receiver<Wake>) -> Result<(), TawError> {
         while let Err(error) = self.announce() {
             // Only a server that does not answer is asked again.
             if error.code != ErrorCode::Timeout {
                 return Err(error);
             }
-            if let Ok(Event::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
+            if let Ok(Wake::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
             {
                 return Ok(());
             }
@@ -271,12 +272,12 @@ impl Watcher {
                 Some(timeout) => match events.recv_timeout(timeout) {
                     Ok(event) => Some(event),
                     Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => Some(Event::End),
+                    Err(RecvTimeoutError::Disconnected) => Some(Wake::End),
                 },
-                None => Some(events.recv().unwrap_or(Event::End)),
+                None => Some(events.recv().unwrap_or(Wake::End)),
             };
             match event {
-                Some(Event::End) => {
+                Some(Wake::End) => {
                     let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement());
                     // The pane went (or its server) with a container in front;
                     // a pane still there has only changed watchers.
@@ -285,14 +286,14 @@ impl Watcher {
                     });
                     if pane_gone && let Some((gone, kind)) = self.container.take() {
                         let mut stopped =
-                            sandbox_event(events::name::SANDBOX_STOPPED, self.pane, &gone, kind);
+                            sandbox_event(Event::SandboxStopped, self.pane, &gone, kind);
                         stopped.session_name =
                             (!self.session_name.is_empty()).then(|| self.session_name.clone());
-                        events::announce(&self.tmux, &self.listeners, vec![stopped]);
+                        hooks::announce(&self.tmux, &self.listeners, vec![stopped]);
                     }
                     return Ok(());
                 }
-                Some(Event::Output) => {
+                Some(Wake::Output) => {
                     last_output = Instant::now();
                     if first_dirty.is_none() {
                         first_dirty = Some(last_output);
@@ -306,7 +307,7 @@ impl Watcher {
                     }
                     continue;
                 }
-                Some(Event::Nudge) => {
+                Some(Wake::Nudge) => {
                     first_dirty = None;
                     wake_at = self.look();
                     last_look = Instant::now();
@@ -495,7 +496,7 @@ impl Watcher {
         self.follow_container(container_now, &view, &mut writes);
         if self.described.as_ref().is_some_and(|was| *was != described) {
             self.told
-                .push(Occurrence::new(events::name::PANE_UPDATED).pane(Some(self.pane)));
+                .push(Occurrence::new(Event::PaneUpdated).pane(Some(self.pane)));
         }
         self.described = Some(described);
         // A record no look of this watcher made (`taw agent start` wrote it
@@ -526,7 +527,7 @@ impl Watcher {
         // Told once the writes are in, so a listener reads the new state.
         // Nothing starts when nothing listens.
         let told = std::mem::take(&mut self.told);
-        events::announce(&self.tmux, &self.listeners, told);
+        hooks::announce(&self.tmux, &self.listeners, told);
         wake_at
     }
 
@@ -569,17 +570,13 @@ impl Watcher {
             return;
         }
         if let Some((gone, kind)) = self.container.take() {
-            self.told.push(sandbox_event(
-                events::name::SANDBOX_STOPPED,
-                self.pane,
-                &gone,
-                kind,
-            ));
+            self.told
+                .push(sandbox_event(Event::SandboxStopped, self.pane, &gone, kind));
             writes.unset(opt::CONTAINER);
         }
         if let Some((came, kind)) = &now {
             self.told.push(sandbox_event(
-                events::name::SANDBOX_STARTED,
+                Event::SandboxStarted,
                 self.pane,
                 came,
                 Some(*kind),
@@ -932,7 +929,7 @@ pub(crate) fn watch_pane(tmux: Tmux, pane: u32) -> Result<(), TawError> {
             Ok(pid) => break pid,
             Err(error) if error.code != ErrorCode::Timeout => return Err(error),
             Err(_) => {
-                if let Ok(Event::End) | Err(RecvTimeoutError::Disconnected) =
+                if let Ok(Wake::End) | Err(RecvTimeoutError::Disconnected) =
                     events.recv_timeout(RETRY)
                 {
                     return Ok(());
@@ -952,14 +949,14 @@ pub(crate) fn watch_pane(tmux: Tmux, pane: u32) -> Result<(), TawError> {
 }
 
 /// Reads the pane's output from standard input, turning it into events.
-fn read_output(sender: mpsc::Sender<Event>) {
+fn read_output(sender: mpsc::Sender<Wake>) {
     let mut stdin = std::io::stdin().lock();
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
         match stdin.read(&mut buffer) {
             Ok(0) => break,
             Ok(_) => {
-                if sender.send(Event::Output).is_err() {
+                if sender.send(Wake::Output).is_err() {
                     return;
                 }
             }
@@ -967,14 +964,14 @@ fn read_output(sender: mpsc::Sender<Event>) {
             Err(_) => break,
         }
     }
-    let _ = sender.send(Event::End);
+    let _ = sender.send(Wake::End);
 }
 
 /// `sandbox.started` or `sandbox.stopped` for a pane: the event's own
 /// `sandbox` field is the container that came or went, and TAW_SANDBOX and
 /// TAW_RUNTIME say it (the profile is empty for one typed by hand).
 fn sandbox_event(
-    event: &str,
+    event: Event,
     pane: u32,
     container: &Container,
     agent: Option<&'static str>,

@@ -2,7 +2,7 @@
 //! datagram socket in taw's state folder, and `taw pane report-agent` (or
 //! a focus hook) sends it a byte. No daemon, no polling.
 
-use super::Event;
+use super::Wake;
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -18,7 +18,7 @@ pub(crate) fn socket_path(state_dir: &Path, server: u32, pane: u32) -> Option<Pa
 
 /// Listens on `path` and turns each datagram into a nudge. A socket left
 /// by a watcher that died is replaced.
-pub(crate) fn listen(path: &Path, sender: mpsc::Sender<Event>) -> std::io::Result<()> {
+pub(crate) fn listen(path: &Path, sender: mpsc::Sender<Wake>) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -27,7 +27,7 @@ pub(crate) fn listen(path: &Path, sender: mpsc::Sender<Event>) -> std::io::Resul
     std::thread::spawn(move || {
         let mut byte = [0u8; 16];
         while socket.recv(&mut byte).is_ok() {
-            if sender.send(Event::Nudge).is_err() {
+            if sender.send(Wake::Nudge).is_err() {
                 return;
             }
         }
@@ -66,7 +66,7 @@ mod tests {
         assert!(nudge(&path));
         assert_eq!(
             receiver.recv_timeout(std::time::Duration::from_secs(2)),
-            Ok(Event::Nudge)
+            Ok(Wake::Nudge)
         );
         assert!(!nudge(&dir.path().join("none.sock")));
     }

@@ -640,7 +640,7 @@ pub(crate) fn wait(
     )
 }
 
-/// Sends an agent keys in tmux's spelling (`crate::keys` checks them),
+/// Sends an agent keys in tmux's spelling (`crate::tmux::keys` checks them),
 /// checked and guarded as a prompt is.
 pub(crate) fn send_keys(tmux: &Tmux, target: &str, keys: &[String]) -> Result<KeysSent> {
     let snapshot = once_drawn(tmux, target, Verb::SendKeys, None)?;

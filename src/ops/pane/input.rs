@@ -125,7 +125,7 @@ fn forget(tmux: &Tmux, buffer: &tmux_pane::Buffer, error: &TawError) {
     }
 }
 
-/// Sends keys already in tmux's spelling (`crate::keys` checks them).
+/// Sends keys already in tmux's spelling (`crate::tmux::keys` checks them).
 pub(crate) fn send_keys(tmux: &Tmux, pane: u32, keys: &[String]) -> Result<()> {
     existing(tmux, pane)?;
     tmux.run(&Batch::of(vec![tmux_pane::send_keys(pane, keys)]))

@@ -11,13 +11,13 @@ pub(crate) mod report;
 use super::names::{self, Named};
 use super::unread;
 use crate::envelope::{Result, TawError, answers};
+use crate::hooks::veto;
 use crate::model::{PaneInfo, Records};
 use crate::tmux::arrange::{self as tmux_arrange, Spawn};
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites};
 use crate::tmux::snapshot::{Pane, Snapshot};
 use crate::tmux::{Tmux, commands as cmd, ids};
-use crate::veto;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]

@@ -228,7 +228,7 @@ pub(crate) fn move_pane(
     // A pane in another session: the pane roster (when kept) learns it,
     // so its close is told with the session it is in.
     if session != pane.session {
-        crate::events::roster::refresh(tmux);
+        crate::hooks::roster::refresh(tmux);
     }
     let after = Snapshot::read(tmux)?;
     let records = Records::new(&after);
@@ -272,7 +272,7 @@ pub(crate) fn move_pane(
 /// closed. Only a move taw makes is told: tmux has no hook that names a
 /// pane a hand `join-pane` moved.
 fn announce_move(tmux: &Tmux, moved: &Moved, session: u32, window: u32, pane: u32) {
-    let mut occurrence = crate::events::Occurrence::new(crate::events::name::PANE_MOVED)
+    let mut occurrence = crate::events::Occurrence::new(crate::events::Event::PaneMoved)
         .session(Some(session))
         .window(Some(window))
         .pane(Some(pane));
@@ -291,5 +291,5 @@ fn announce_move(tmux: &Tmux, moved: &Moved, session: u32, window: u32, pane: u3
             }
         }
     }
-    crate::events::announce_now(tmux, vec![occurrence]);
+    crate::hooks::announce_now(tmux, vec![occurrence]);
 }

@@ -5,10 +5,11 @@
 //! `[sessions] hook_timeout_seconds`, refuses with `hook_refused`, and the
 //! caller closes nothing.
 
+use super::payload;
 use crate::config::Config;
 use crate::envelope::{ErrorCode, Result, TawError};
-use crate::events::run::{self, HookRun};
-use crate::events::{self, Occurrence, name, payload};
+use crate::events::{Event, Occurrence};
+use crate::hooks::run::{self, HookRun};
 use crate::tmux::Tmux;
 
 /// What is about to close: a tmux session, window or pane, with the
@@ -27,7 +28,7 @@ impl Closing {
             Closing::Window { session, window } => ("window", session, Some(window), None),
             Closing::Pane { session, pane } => ("pane", session, None, Some(pane)),
         };
-        Occurrence::new(name::PRE_CLOSE)
+        Occurrence::new(Event::PreClose)
             .session(Some(session))
             .window(window)
             .pane(pane)
@@ -53,7 +54,7 @@ pub(crate) fn may_close(tmux: &Tmux, closing: &Closing) -> Result<()> {
 pub(crate) fn may_remove_worktree(tmux: &Tmux, session: Option<u32>, path: &str) -> Result<()> {
     ask(
         tmux,
-        Occurrence::new(name::PRE_WORKTREE_REMOVE)
+        Occurrence::new(Event::PreWorktreeRemove)
             .session(session)
             .var("TAW_WORKTREE", path),
         &format!("the worktree {path}"),
@@ -63,19 +64,19 @@ pub(crate) fn may_remove_worktree(tmux: &Tmux, session: Option<u32>, path: &str)
 /// Runs the veto's commands in turn; the first that says no refuses.
 fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str) -> Result<()> {
     let config = Config::load_or_defaults().0;
-    let commands = events::hook_commands(&config, &occurrence.event);
+    let commands = super::hook_commands(&config, occurrence.event.name());
     if commands.is_empty() {
         return Ok(());
     }
-    let delivery = payload::build_all(tmux, &[&occurrence])?
-        .pop()
-        .unwrap_or_default();
+    let Some(delivery) = payload::build_all(tmux, &[&occurrence])?.pop() else {
+        return Ok(());
+    };
     let limit = veto_limit(&config);
     for command in &commands {
         let outcome = run::run_command(command, &delivery, run::Limit::veto(limit));
         if !outcome.ok {
-            run::log_failure(&occurrence.event, command, &outcome);
-            return Err(refusal(&occurrence.event, command, what, &outcome));
+            run::log_failure(occurrence.event, command, &outcome);
+            return Err(refusal(occurrence.event, command, what, &outcome));
         }
     }
     Ok(())
@@ -87,7 +88,7 @@ pub(crate) fn veto_limit(config: &Config) -> Option<std::time::Duration> {
     (!limit.is_zero()).then_some(limit)
 }
 
-fn refusal(name: &str, command: &str, what: &str, outcome: &HookRun) -> TawError {
+fn refusal(veto: Event, command: &str, what: &str, outcome: &HookRun) -> TawError {
     let why = if outcome.timed_out {
         "it ran past [sessions] hook_timeout_seconds".to_string()
     } else {
@@ -100,6 +101,7 @@ fn refusal(name: &str, command: &str, what: &str, outcome: &HookRun) -> TawError
         }
     };
     let said = outcome.stderr.trim_end();
+    let name = veto.name();
     let mut message = format!("[hooks] {name} `{command}` refused to let {what} go: {why}");
     if !said.is_empty() {
         message.push_str(": ");

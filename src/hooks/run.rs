@@ -119,7 +119,7 @@ pub(crate) fn log_path() -> PathBuf {
 }
 
 /// Logs a run that failed or timed out; a run that went well leaves no line.
-pub(crate) fn log_failure(event: &str, command: &str, run: &HookRun) {
+pub(crate) fn log_failure(event: crate::events::Event, command: &str, run: &HookRun) {
     if run.ok {
         return;
     }
@@ -198,6 +198,31 @@ pub(crate) fn start_deliverer(tmux: &Tmux, occurrences_json: &str) -> Result<(),
         .args(tmux.socket_args())
         .args(["hooks", "deliver", occurrences_json])
         .start_unwatched()
+}
+
+/// Runs one plugin's hook for an event: herdr's envelope in
+/// HERDR_PLUGIN_EVENT_JSON, the event's subject as its context.
+pub(crate) fn run_plugin_hook(
+    listener: &crate::plugin::EventListener,
+    delivery: &Delivery,
+    limit: Option<std::time::Duration>,
+) -> crate::plugin::run::LogRecord {
+    let invocation = crate::plugin::env::Invocation {
+        event: delivery.event.name().to_string(),
+        context: delivery.context.clone(),
+        event_json: Some(serde_json::json!({
+            "event": delivery.event.snake_name(),
+            "data": delivery.data,
+        })),
+        tmux_socket: Some(delivery.socket_path.clone()),
+    };
+    crate::plugin::run::run(
+        &listener.plugin,
+        &listener.hook.command,
+        &invocation,
+        None,
+        limit,
+    )
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! tmux hook becomes its events, which are delivered in this process: tmux
 //! started it with `run-shell -b` and waits for nothing.
 
-use super::{Listeners, Occurrence, name, roster};
+use super::{Listeners, roster};
+use crate::events::{Event, Occurrence};
 use crate::tmux::Tmux;
 
 /// What a tmux hook's entry passes: the ids of what the hook is about.
@@ -53,7 +54,7 @@ pub(crate) fn hook_arguments(hook: &str) -> &'static [(&'static str, &'static st
 
 /// The events one firing of a tmux hook stands for.
 pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -> Vec<Occurrence> {
-    let at = |event: &str| {
+    let at = |event: Event| {
         Occurrence::new(event)
             .session(fire.session)
             .window(fire.window)
@@ -62,20 +63,20 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
     let mut found = Vec::new();
     let mut detect_closes = false;
     match fire.hook.as_str() {
-        "after-split-window" | "after-new-window" => found.push(at(name::PANE_CREATED)),
+        "after-split-window" | "after-new-window" => found.push(at(Event::PaneCreated)),
         "session-created" => {
-            found.push(at(name::WORKSPACE_CREATED).window(None).pane(None));
-            found.push(at(name::PANE_CREATED));
+            found.push(at(Event::WorkspaceCreated).window(None).pane(None));
+            found.push(at(Event::PaneCreated));
         }
-        "window-linked" => found.push(at(name::TAB_CREATED)),
+        "window-linked" => found.push(at(Event::TabCreated)),
         "window-unlinked" => {
-            let mut closed = at(name::TAB_CLOSED);
+            let mut closed = at(Event::TabClosed);
             closed.session_name = fire.session_name.clone();
             found.push(closed);
             detect_closes = true;
         }
         "session-closed" => {
-            let mut closed = at(name::WORKSPACE_CLOSED);
+            let mut closed = at(Event::WorkspaceClosed);
             closed.session_name = fire.session_name.clone();
             found.push(closed);
             detect_closes = true;
@@ -85,12 +86,12 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
             // Its own take of the roster names the pane's session, and
             // reports any close that came in the same moment.
             let (closed, exiting) = roster::detect(tmux, fire.pane);
-            found.push(at(name::PANE_EXITED).session(exiting.map(|e| e.session)));
-            if listeners.hears(name::PANE_CLOSED) {
+            found.push(at(Event::PaneExited).session(exiting.map(|e| e.session)));
+            if listeners.hears(Event::PaneClosed) {
                 found.extend(closed);
             }
         }
-        "pane-died" => found.push(at(name::PANE_EXITED)),
+        "pane-died" => found.push(at(Event::PaneExited)),
         "after-select-pane" => {
             // The hook names the pane the command was aimed at; the focus
             // may have moved from it to a neighbour.
@@ -98,16 +99,16 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
                 .pane
                 .and_then(|p| crate::tmux::pane::active_pane_beside(tmux, p))
                 .or(fire.pane);
-            found.push(at(name::PANE_FOCUSED).pane(focused));
+            found.push(at(Event::PaneFocused).pane(focused));
         }
-        "session-window-changed" => found.push(at(name::TAB_FOCUSED)),
-        "client-session-changed" => found.push(at(name::WORKSPACE_FOCUSED)),
-        "after-rename-window" => found.push(at(name::TAB_RENAMED)),
-        "after-rename-session" => found.push(at(name::WORKSPACE_RENAMED)),
-        "window-layout-changed" => found.push(at(name::LAYOUT_UPDATED)),
+        "session-window-changed" => found.push(at(Event::TabFocused)),
+        "client-session-changed" => found.push(at(Event::WorkspaceFocused)),
+        "after-rename-window" => found.push(at(Event::TabRenamed)),
+        "after-rename-session" => found.push(at(Event::WorkspaceRenamed)),
+        "window-layout-changed" => found.push(at(Event::LayoutUpdated)),
         _ => {}
     }
-    if detect_closes && listeners.hears(name::PANE_CLOSED) {
+    if detect_closes && listeners.hears(Event::PaneClosed) {
         // A pane of a session that has gone is named with that session.
         found.extend(roster::detect(tmux, None).0.into_iter().map(|mut closed| {
             if closed.session == fire.session {

@@ -9,7 +9,7 @@
 //! before another wrote cannot write its older view back, and two
 //! detections that overlap report a close once.
 
-use super::Occurrence;
+use crate::events::{Event, Occurrence};
 use crate::tmux::Tmux;
 use crate::tmux::roster as tmux_roster;
 
@@ -145,7 +145,7 @@ pub(crate) fn detect(tmux: &Tmux, exiting: Option<u32>) -> (Vec<Occurrence>, Opt
                     .closed
                     .iter()
                     .map(|e| {
-                        Occurrence::new(super::name::PANE_CLOSED)
+                        Occurrence::new(Event::PaneClosed)
                             .session(Some(e.session))
                             .pane(Some(e.pane))
                     })
