@@ -26,6 +26,7 @@ mod sandbox;
 mod saved;
 mod sessions;
 mod setup;
+mod text;
 mod tmux;
 mod ui;
 mod watch;

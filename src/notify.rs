@@ -105,7 +105,7 @@ fn announce(
     if !listeners.hears(crate::events::Event::Notification) {
         return;
     }
-    let message = one_line(message, usize::MAX);
+    let message = crate::text::one_line(message, usize::MAX);
     let mut occurrence = crate::events::Occurrence::new(crate::events::Event::Notification)
         .pane(about.pane)
         .data("message", message.clone())
@@ -225,26 +225,4 @@ fn play(
         child = child.env("TAW_SOUND", file);
     }
     child.start_detached().ok()
-}
-
-/// One plain line: whitespace collapsed, at most `limit` characters.
-pub(crate) fn one_line(text: &str, limit: usize) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(limit)
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_is_one_bounded_line() {
-        assert_eq!(one_line("  a\n\tb  c ", 80), "a b c");
-        assert_eq!(one_line(&"x".repeat(100), 80).len(), 80);
-    }
 }

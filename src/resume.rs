@@ -3,7 +3,7 @@
 //! each agent takes (herdr's table), with Claude Code's profile and flags.
 
 use crate::saved::SavedAgent;
-use crate::tmux::shell_quote;
+use crate::text::shell_word;
 use std::path::Path;
 
 /// A command line to type at a shell's prompt.
@@ -24,8 +24,8 @@ impl ResumeLine {
         }
         self.env
             .iter()
-            .map(|(name, value)| format!("{name}={}", shell_quote(value)))
-            .chain(self.argv.iter().map(|word| shell_quote(word)))
+            .map(|(name, value)| format!("{name}={}", shell_word(value)))
+            .chain(self.argv.iter().map(|word| shell_word(word)))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -314,7 +314,7 @@ mod tests {
             line,
             format!(
                 "CLAUDE_CONFIG_DIR={} claude --model opus --resume abc",
-                shell_quote(&home.join(".claude-alt").display().to_string())
+                shell_word(&home.join(".claude-alt").display().to_string())
             )
         );
         // The default profile, and a path of another shape: no profile.

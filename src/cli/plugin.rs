@@ -286,7 +286,7 @@ fn update(context: &Context, targets: &[String], yes: bool) -> Result<Reply> {
 }
 
 fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
-    use plugin::panes;
+    use crate::ops::plugin as panes;
     let tmux = context.tmux();
     let snapshot = context.snapshot()?;
     match verb {

@@ -94,6 +94,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 cwd: args.cwd,
                 label: args.label,
                 env,
+                command: None,
                 focus: args.focus.then_some(client),
             };
             Reply::of(op::create(&tmux, new)?)

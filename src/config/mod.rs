@@ -647,16 +647,54 @@ pub(crate) fn check_key_spec(text: &str) -> Result<(), String> {
         .map_err(|error| error.message.replace("; nothing was sent", ""))
 }
 
+/// A machine's name: letters, digits, `_` and `-`, a letter or digit
+/// first, at most 64 (it is written `studio:%16`, and in `--machine`).
+pub(crate) fn check_machine_name(name: &str) -> std::result::Result<(), String> {
+    let fine = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c));
+    if fine {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name:?} is no machine name: letters, digits, _ and -, a letter or digit first"
+        ))
+    }
+}
+
+/// An ssh destination: no spaces or control characters, and not starting
+/// with `-`, which ssh would read as an option.
+pub(crate) fn check_destination(destination: &str) -> std::result::Result<(), String> {
+    if destination.trim().is_empty() {
+        return Err("an empty ssh destination".into());
+    }
+    if destination.starts_with('-') {
+        return Err(format!(
+            "the ssh destination {destination:?} starts with -, which ssh reads as an option"
+        ));
+    }
+    if destination
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "the ssh destination {destination:?} holds a space or a control character"
+        ));
+    }
+    Ok(())
+}
+
 fn check_machine(name: &str, value: &Value) -> Result<(), String> {
-    crate::machine::check_name(name)?;
+    check_machine_name(name)?;
     match value {
-        Value::Str(destination) => crate::machine::check_destination(destination),
+        Value::Str(destination) => check_destination(destination),
         Value::Table(fields) => {
             for field in fields {
                 match (field.key.as_str(), &field.value) {
-                    ("ssh", Value::Str(destination)) => {
-                        crate::machine::check_destination(destination)?
-                    }
+                    ("ssh", Value::Str(destination)) => check_destination(destination)?,
                     ("taw", Value::Str(_)) => {}
                     ("ssh" | "taw", other) => {
                         return Err(format!(
@@ -897,6 +935,19 @@ fn value_of(value: &toml_edit::Value, text: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_destinations() {
+        assert!(check_machine_name("studio").is_ok());
+        assert!(check_machine_name("lab-2").is_ok());
+        assert!(check_machine_name("a:b").is_err());
+        assert!(check_machine_name("").is_err());
+        assert!(check_destination("me@studio.local").is_ok());
+        assert!(check_destination("ssh://me@host:2222").is_ok());
+        assert!(check_destination("-oProxyCommand=x").is_err());
+        assert!(check_destination("a b").is_err());
+        assert!(check_destination(" ").is_err());
+    }
 
     fn check(text: &str) -> Config {
         Config::parse(Path::new("/x/config.toml"), text)

@@ -380,8 +380,8 @@ fn event_data(subject: &Subject, records: &Records, occurrence: &Occurrence) -> 
     if occurrence.event == Event::PaneAgentStatusChanged
         && let Some(pane) = &s.pane_record
     {
-        put(&mut data, "title", text(&pane.title));
-        put(&mut data, "display_agent", text(&pane.display_agent));
+        put(&mut data, "title", text(&pane.shown.title));
+        put(&mut data, "display_agent", text(&pane.shown.display_agent));
     }
     for (name, value) in &occurrence.data {
         data.insert(name.clone(), value.clone());
@@ -438,11 +438,11 @@ fn context(
     put(&mut context, "focused_pane_id", text(&s.pane_id));
     if let Some(pane) = &s.pane_record {
         put(&mut context, "focused_pane_cwd", text(&pane.cwd));
-        put(&mut context, "focused_pane_agent", text(&pane.agent));
+        put(&mut context, "focused_pane_agent", text(&pane.shown.agent));
         put(
             &mut context,
             "focused_pane_status",
-            serde_json::to_value(pane.agent_status).ok(),
+            serde_json::to_value(pane.shown.agent_status).ok(),
         );
     }
     context.insert("invocation_source".into(), source.into());
@@ -520,7 +520,7 @@ fn taw_vars(
         from_data("agent_status").or_else(|| {
             s.pane_record
                 .as_ref()
-                .map(|p| p.agent_status.as_str().into())
+                .map(|p| p.shown.agent_status.as_str().into())
         }),
     );
     set(

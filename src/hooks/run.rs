@@ -143,7 +143,7 @@ pub(crate) fn log_failure(event: crate::events::Event, command: &str, run: &Hook
         .unwrap_or_default();
     log_line(&format!(
         "{event} {how}: {}{said}",
-        crate::notify::one_line(command, usize::MAX)
+        crate::text::one_line(command, usize::MAX)
     ));
 }
 
@@ -153,7 +153,7 @@ pub(crate) fn log_line(text: &str) {
     let line = format!(
         "{} {}",
         utc_time(crate::clock::now_ms() / 1000),
-        crate::notify::one_line(text, usize::MAX)
+        crate::text::one_line(text, usize::MAX)
     );
     crate::paths::append_line(&log_path(), &line, LOG_BOUND);
 }

@@ -194,7 +194,10 @@ fn fill(template: &str, target: &Target, env: &Env) -> String {
         .replace("@AGENT@", target.agent)
         .replace("@SOURCE@", &target.source())
         .replace("@VERSION@", &target.version.to_string())
-        .replace("@FALLBACK@", &sh_quote(&env.taw.display().to_string()))
+        .replace(
+            "@FALLBACK@",
+            &crate::text::single_quoted(&env.taw.display().to_string()),
+        )
         .replace(
             "@FALLBACK_JSON@",
             &json_string(&env.taw.display().to_string()),
@@ -205,14 +208,12 @@ fn json_string(text: &str) -> String {
     serde_json::Value::String(text.to_string()).to_string()
 }
 
-/// A word for `sh`: single-quoted.
-pub(crate) fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
-}
-
 /// The command an agent's hook runs: `sh '<script>' <action>`.
 fn hook_command(script: &Path, action: &str) -> String {
-    format!("sh {} {action}", sh_quote(&script.display().to_string()))
+    format!(
+        "sh {} {action}",
+        crate::text::single_quoted(&script.display().to_string())
+    )
 }
 
 const HOOK_SCRIPT: &str = include_str!("assets/hook.sh");

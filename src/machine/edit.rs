@@ -2,8 +2,9 @@
 //! taken out, every other byte of the file kept, written whole or not at
 //! all.
 
-use super::{Machine, check_destination, check_name};
+use super::Machine;
 use crate::config::Config;
+use crate::config::{check_destination, check_machine_name as check_name};
 use crate::envelope::{Result, TawError, answers};
 use crate::paths;
 use serde::Serialize;

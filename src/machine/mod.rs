@@ -9,7 +9,7 @@ pub(crate) mod feed;
 use crate::config::{Config, Value, schema};
 use crate::envelope::{ErrorCode, TawError};
 use crate::exec::{Failure, Output, Program};
-use crate::tmux::shell_quote;
+use crate::text::shell_word;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -23,46 +23,6 @@ pub(crate) struct Machine {
     pub destination: String,
     /// The taw binary there (default: `taw`, found on its PATH).
     pub taw: Option<String>,
-}
-
-/// A machine's name: letters, digits, `_` and `-`, a letter or digit
-/// first, at most 64 (it is written `studio:%16`, and in `--machine`).
-pub(crate) fn check_name(name: &str) -> std::result::Result<(), String> {
-    let fine = !name.is_empty()
-        && name.len() <= 64
-        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c));
-    if fine {
-        Ok(())
-    } else {
-        Err(format!(
-            "{name:?} is no machine name: letters, digits, _ and -, a letter or digit first"
-        ))
-    }
-}
-
-/// An ssh destination: no spaces or control characters, and not starting
-/// with `-`, which ssh would read as an option.
-pub(crate) fn check_destination(destination: &str) -> std::result::Result<(), String> {
-    if destination.trim().is_empty() {
-        return Err("an empty ssh destination".into());
-    }
-    if destination.starts_with('-') {
-        return Err(format!(
-            "the ssh destination {destination:?} starts with -, which ssh reads as an option"
-        ));
-    }
-    if destination
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control())
-    {
-        return Err(format!(
-            "the ssh destination {destination:?} holds a space or a control character"
-        ));
-    }
-    Ok(())
 }
 
 /// The machines the config lists, in its order (the checker has dropped
@@ -122,16 +82,16 @@ pub(crate) fn far_command(machine: &Machine, args: &[String]) -> String {
     let taw = machine
         .taw
         .as_deref()
-        .map(shell_quote)
+        .map(shell_word)
         .unwrap_or_else(|| "taw".to_string());
     let line = format!("PATH=\"$PATH:$HOME/.local/bin:$HOME/.cargo/bin\"; exec {taw} \"$@\"");
     let mut words = vec![
         "sh".to_string(),
         "-c".to_string(),
-        shell_quote(&line),
+        shell_word(&line),
         "taw".to_string(),
     ];
-    words.extend(args.iter().map(|a| shell_quote(a)));
+    words.extend(args.iter().map(|a| shell_word(a)));
     words.join(" ")
 }
 
@@ -305,19 +265,6 @@ pub(crate) const CHECK_LIMIT: Duration = Duration::from_secs(20);
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_and_destinations() {
-        assert!(check_name("studio").is_ok());
-        assert!(check_name("lab-2").is_ok());
-        assert!(check_name("a:b").is_err());
-        assert!(check_name("").is_err());
-        assert!(check_destination("me@studio.local").is_ok());
-        assert!(check_destination("ssh://me@host:2222").is_ok());
-        assert!(check_destination("-oProxyCommand=x").is_err());
-        assert!(check_destination("a b").is_err());
-        assert!(check_destination(" ").is_err());
-    }
 
     #[test]
     fn the_far_command_quotes_every_word() {

@@ -10,13 +10,14 @@ pub(crate) mod resolve;
 use crate::report::StoredSession;
 use crate::tmux::ids;
 use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// herdr's AgentStatus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum AgentStatus {
+    #[default]
     Unknown,
     Idle,
     Working,
@@ -66,7 +67,8 @@ impl AgentStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub(crate) struct WorkspaceInfo {
     pub workspace_id: String,
     pub number: usize,
@@ -82,7 +84,8 @@ pub(crate) struct WorkspaceInfo {
     pub tmux_id: String,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub(crate) struct TabInfo {
     pub tab_id: String,
     pub workspace_id: String,
@@ -96,14 +99,16 @@ pub(crate) struct TabInfo {
     pub index: i64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub(crate) struct ScrollInfo {
     pub offset_from_bottom: u64,
     pub max_offset_from_bottom: u64,
     pub viewport_rows: u32,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub(crate) struct PaneInfo {
     pub pane_id: String,
     pub terminal_id: String,
@@ -113,19 +118,10 @@ pub(crate) struct PaneInfo {
     pub cwd: Option<String>,
     pub foreground_cwd: Option<String>,
     pub label: Option<String>,
-    pub agent: Option<String>,
-    pub title: Option<String>,
-    pub terminal_title: Option<String>,
-    pub terminal_title_stripped: Option<String>,
-    pub display_agent: Option<String>,
-    pub agent_status: AgentStatus,
-    pub state_labels: Option<serde_json::Map<String, serde_json::Value>>,
-    pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
-    pub agent_session: Option<serde_json::Value>,
-    /// The session id and path the agent's integration reported (taw's
-    /// fields beside herdr's reference; a session restore resumes from them).
-    pub agent_session_id: Option<String>,
-    pub agent_session_path: Option<String>,
+    #[serde(flatten)]
+    pub shown: Shown,
+    #[serde(flatten)]
+    pub reported: Reported,
     pub scroll: ScrollInfo,
     pub revision: u64,
     /// herdr's field for a pane a session restore could not put back.
@@ -138,23 +134,42 @@ pub(crate) struct PaneInfo {
     pub command: String,
 }
 
-/// herdr's AgentInfo: a pane that hosts an agent, seen as the agent.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub(crate) struct AgentInfo {
-    pub terminal_id: String,
-    pub name: Option<String>,
+/// What a pane shows of its agent, in its record and its agent's alike.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub(crate) struct Shown {
     pub agent: Option<String>,
     pub title: Option<String>,
     pub terminal_title: Option<String>,
     pub terminal_title_stripped: Option<String>,
     pub display_agent: Option<String>,
     pub agent_status: AgentStatus,
-    pub screen_detection_skipped: bool,
+}
+
+/// What a pane's agent reported of itself, in both records alike.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub(crate) struct Reported {
     pub state_labels: Option<serde_json::Map<String, serde_json::Value>>,
     pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
     pub agent_session: Option<serde_json::Value>,
+    /// The session id and path the agent's integration reported (taw's
+    /// fields beside herdr's reference; a session restore resumes from them).
     pub agent_session_id: Option<String>,
     pub agent_session_path: Option<String>,
+}
+
+/// herdr's AgentInfo: a pane that hosts an agent, seen as the agent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub(crate) struct AgentInfo {
+    pub terminal_id: String,
+    pub name: Option<String>,
+    #[serde(flatten)]
+    pub shown: Shown,
+    pub screen_detection_skipped: bool,
+    #[serde(flatten)]
+    pub reported: Reported,
     pub workspace_id: String,
     pub tab_id: String,
     pub pane_id: String,
@@ -358,24 +373,15 @@ impl<'a> Records<'a> {
         Some(AgentInfo {
             terminal_id: record.terminal_id,
             name: non_empty(&pane.agent_name),
-            agent: record.agent,
-            title: record.title,
-            terminal_title: record.terminal_title,
-            terminal_title_stripped: record.terminal_title_stripped,
-            display_agent: record.display_agent,
-            agent_status: record.agent_status,
+            interactive_ready: record.shown.agent_status != AgentStatus::Unknown,
+            shown: record.shown,
             screen_detection_skipped: skipped,
-            state_labels: record.state_labels,
-            tokens: record.tokens,
-            agent_session: record.agent_session,
-            agent_session_id: record.agent_session_id,
-            agent_session_path: record.agent_session_path,
+            reported: record.reported,
             workspace_id: record.workspace_id,
             tab_id: record.tab_id,
             pane_id: record.pane_id,
             focused: record.focused,
             launch_pending: false,
-            interactive_ready: record.agent_status != AgentStatus::Unknown,
             state_change_seq: pane.state_seq,
             cwd: record.cwd,
             foreground_cwd: record.foreground_cwd,
@@ -410,17 +416,21 @@ impl<'a> Records<'a> {
                 .or_else(|| non_empty(&pane.current_path)),
             foreground_cwd: non_empty(&pane.current_path),
             label: non_empty(&pane.label),
-            agent: non_empty(&pane.agent_kind),
-            title: non_empty(&pane.meta_title),
-            terminal_title_stripped: terminal_title.as_deref().map(strip_title_glyph),
-            terminal_title,
-            display_agent: non_empty(&pane.meta_display_agent),
-            agent_status: pane_status(pane),
-            state_labels: None,
-            tokens: None,
-            agent_session: session.as_ref().map(StoredSession::record),
-            agent_session_id: session.as_ref().and_then(StoredSession::session_id),
-            agent_session_path: session.as_ref().and_then(StoredSession::session_path),
+            shown: Shown {
+                agent: non_empty(&pane.agent_kind),
+                title: non_empty(&pane.meta_title),
+                terminal_title_stripped: terminal_title.as_deref().map(strip_title_glyph),
+                terminal_title,
+                display_agent: non_empty(&pane.meta_display_agent),
+                agent_status: pane_status(pane),
+            },
+            reported: Reported {
+                state_labels: None,
+                tokens: None,
+                agent_session: session.as_ref().map(StoredSession::record),
+                agent_session_id: session.as_ref().and_then(StoredSession::session_id),
+                agent_session_path: session.as_ref().and_then(StoredSession::session_path),
+            },
             scroll: ScrollInfo {
                 offset_from_bottom: if pane.in_mode {
                     pane.scroll_position.unwrap_or(0)

@@ -7,12 +7,13 @@ use super::pane::new_pane_percent;
 use super::unread;
 use crate::envelope::{Result, TawError, answers};
 use crate::model::Records;
+use crate::text::shell_word;
 use crate::tmux::arrange::{self, Spawn};
 use crate::tmux::layout;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::OptionWrites;
 use crate::tmux::snapshot::{Snapshot, Window};
-use crate::tmux::{Batch, Tmux, shell_quote};
+use crate::tmux::{Batch, Tmux};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -122,7 +123,7 @@ fn leaf_of(node: &Value) -> Result<Leaf> {
         Value::Array(words) => {
             let words: Vec<String> = words
                 .iter()
-                .map(|w| w.as_str().map(shell_quote))
+                .map(|w| w.as_str().map(shell_word))
                 .collect::<Option<_>>()
                 .ok_or_else(|| {
                     TawError::invalid_argument("a pane's command is a list of strings")

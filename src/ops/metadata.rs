@@ -86,7 +86,7 @@ pub(crate) fn report(
             TawError::invalid_argument(format!("--token {pair:?} is not NAME=VALUE"))
         })?;
         check_name(name)?;
-        let value = crate::notify::one_line(value, 80);
+        let value = crate::text::one_line(value, 80);
         changes.push((name.to_string(), (!value.is_empty()).then_some(value)));
     }
     for name in &args.clear {

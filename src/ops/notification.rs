@@ -26,11 +26,11 @@ pub(crate) fn show(
     body: Option<&str>,
     sound: Sound,
 ) -> Result<Shown> {
-    let title = notify::one_line(title, 80);
+    let title = crate::text::one_line(title, 80);
     if title.is_empty() {
         return Err(TawError::invalid_argument("the title is empty"));
     }
-    let message = match body.map(|b| notify::one_line(b, 240)) {
+    let message = match body.map(|b| crate::text::one_line(b, 240)) {
         Some(body) if !body.is_empty() => format!("{title}: {body}"),
         _ => title,
     };

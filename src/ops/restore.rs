@@ -9,6 +9,7 @@ use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::report::StoredSession;
 use crate::resume::{self, ResumeLine};
 use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
+use crate::text::shell_word;
 use crate::tmux::arrange::{self, parse_new_ids};
 use crate::tmux::commands::{
     HeldBack, select_pane, select_window, set_global_option, show_global_value, unset_global_option,
@@ -17,7 +18,7 @@ use crate::tmux::options::bookkeeping::{AUTOSAVE_HELD, RESTORING};
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
 use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Batch, Tmux, shell_quote};
+use crate::tmux::{Batch, Tmux};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -295,7 +296,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     {
         out.attach = Some(format!(
             "tmux attach -t {}",
-            shell_quote(&format!("={first}"))
+            shell_word(&format!("={first}"))
         ));
     }
     match first_failure {
@@ -830,7 +831,7 @@ fn resume_all(
         for job in pending {
             let by_hand = |cd: bool| {
                 if cd {
-                    format!("cd {} && {}", shell_quote(&job.cwd), job.line.line())
+                    format!("cd {} && {}", shell_word(&job.cwd), job.line.line())
                 } else {
                     job.line.line()
                 }

@@ -67,6 +67,8 @@ pub(crate) struct NewTab {
     pub cwd: Option<String>,
     pub label: Option<String>,
     pub env: Vec<(String, String)>,
+    /// The shell line its pane runs (default: the user's shell).
+    pub command: Option<String>,
     /// The client to show it on; `Some(None)` selects it with no client.
     pub focus: Option<Option<String>>,
 }
@@ -79,7 +81,7 @@ pub(crate) fn create(tmux: &Tmux, new: NewTab) -> Result<TabCreated> {
     let spawn = Spawn {
         cwd: new.cwd.clone(),
         env: new.env.clone(),
-        command: None,
+        command: new.command.clone(),
     };
     let output = tmux.run_one(arrange::new_window(
         &format!("${}", new.session),

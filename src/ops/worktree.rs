@@ -446,7 +446,7 @@ pub(crate) fn create(
             "branch {} is checked out at {} already; open it with: taw worktree open --branch {}",
             new.branch,
             there.path.display(),
-            crate::tmux::shell_quote(&new.branch)
+            crate::text::shell_word(&new.branch)
         )));
     }
     let path = match &new.path {
@@ -571,7 +571,7 @@ pub(crate) fn open(
                 Which::Branch(branch) => format!(
                     "no worktree of {} has branch {branch} checked out; make one with: taw worktree create {}",
                     repo.name(),
-                    crate::tmux::shell_quote(branch)
+                    crate::text::shell_word(branch)
                 ),
             },
         ));

@@ -216,7 +216,7 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
             ErrorCode::PluginManifestParseFailed,
             format!(
                 "not a manifest herdr reads: {}",
-                crate::notify::one_line(&error.to_string(), usize::MAX)
+                crate::text::one_line(&error.to_string(), usize::MAX)
             ),
         )
     })?;
@@ -256,7 +256,7 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
         .map(str::trim)
         .unwrap_or("")
         .to_string();
-    let Some(wanted) = parse_version(&min_herdr_version) else {
+    let Some(wanted) = crate::text::parse_version(&min_herdr_version) else {
         return fail(
             ErrorCode::InvalidPluginMinHerdrVersion,
             format!(
@@ -264,7 +264,7 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
             ),
         );
     };
-    if let Some(have) = parse_version(compat)
+    if let Some(have) = crate::text::parse_version(compat)
         && wanted > have
     {
         return fail(
@@ -423,7 +423,7 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
                 ErrorCode::InvalidPluginLinkHandlerPattern,
                 format!(
                     "{key}.pattern: not a regular expression: {}",
-                    crate::notify::one_line(&error.to_string(), usize::MAX)
+                    crate::text::one_line(&error.to_string(), usize::MAX)
                 ),
             );
         }
@@ -572,21 +572,6 @@ pub(crate) fn runs_here(own: &Option<Vec<String>>, plugin: &Option<Vec<String>>)
         Some(list) => list.iter().any(|p| p == this_platform()),
         None => true,
     }
-}
-
-/// `major.minor.patch` (a missing part is 0; a pre-release or build suffix
-/// is left out of the comparison).
-pub(crate) fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
-    let core = text.trim().trim_start_matches('v');
-    let core = core.split(['-', '+']).next()?;
-    let mut parts = core.split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor = parts.next().map_or(Some(0), |p| p.parse().ok())?;
-    let patch = parts.next().map_or(Some(0), |p| p.parse().ok())?;
-    if parts.next().is_some() {
-        return None;
-    }
-    Some((major, minor, patch))
 }
 
 #[cfg(test)]
@@ -747,10 +732,6 @@ action = "alpha"
 
     #[test]
     fn versions_and_platforms() {
-        assert_eq!(parse_version("0.9.3"), Some((0, 9, 3)));
-        assert_eq!(parse_version("0.7"), Some((0, 7, 0)));
-        assert_eq!(parse_version("1.2.3-beta.1"), Some((1, 2, 3)));
-        assert_eq!(parse_version("x"), None);
         assert!(runs_here(&None, &None));
         assert!(runs_here(&None, &Some(vec![this_platform().to_string()])));
         assert!(!runs_here(&Some(vec!["windows".into()]), &None));

@@ -5,7 +5,6 @@
 pub(crate) mod env;
 pub(crate) mod install;
 pub(crate) mod manifest;
-pub(crate) mod panes;
 pub(crate) mod registry;
 pub(crate) mod run;
 

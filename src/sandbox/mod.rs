@@ -556,7 +556,7 @@ impl KeptResume {
         }
         words
             .iter()
-            .map(|w| crate::tmux::shell_quote(w))
+            .map(|w| crate::text::shell_word(w))
             .collect::<Vec<_>>()
             .join(" ")
     }

@@ -272,10 +272,13 @@ pub(crate) fn shell_line(words: &[ShellWord]) -> String {
     words
         .iter()
         .map(|word| match word {
-            ShellWord::Literal(text) => escape_format(&single_quote(text)),
+            ShellWord::Literal(text) => escape_format(&crate::text::single_quoted(text)),
             ShellWord::Format(name) => format!("#{{q:{name}}}"),
             ShellWord::Assign(name, value) => {
-                format!("{name}={}", escape_format(&single_quote(value)))
+                format!(
+                    "{name}={}",
+                    escape_format(&crate::text::single_quoted(value))
+                )
             }
             ShellWord::Keyword(word) => word.to_string(),
         })
@@ -289,9 +292,11 @@ pub(crate) fn plain_shell_line(words: &[ShellWord]) -> String {
     words
         .iter()
         .filter_map(|word| match word {
-            ShellWord::Literal(text) => Some(single_quote(text)),
+            ShellWord::Literal(text) => Some(crate::text::single_quoted(text)),
             ShellWord::Format(_) => None,
-            ShellWord::Assign(name, value) => Some(format!("{name}={}", single_quote(value))),
+            ShellWord::Assign(name, value) => {
+                Some(format!("{name}={}", crate::text::single_quoted(value)))
+            }
             ShellWord::Keyword(word) => Some(word.to_string()),
         })
         .collect::<Vec<_>>()
@@ -338,11 +343,6 @@ pub(crate) fn quote_for_tmux(word: &str) -> String {
     }
     quoted.push('"');
     quoted
-}
-
-/// POSIX single quotes.
-fn single_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Doubles `#` so tmux's format expansion gives back the text as it was.

@@ -300,7 +300,7 @@ impl Tmux {
                     self.describe(),
                     self.socket_args()
                         .iter()
-                        .map(|arg| format!(" {}", shell_quote(arg)))
+                        .map(|arg| format!(" {}", crate::text::shell_word(arg)))
                         .collect::<String>()
                 ),
             );
@@ -454,18 +454,6 @@ fn escape_argv_word(word: &str) -> String {
         Some(head) => format!("{head}\\;"),
         None => word.to_string(),
     }
-}
-
-/// POSIX single-quoting, for messages that show a command to copy.
-pub(crate) fn shell_quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c))
-    {
-        return word.to_string();
-    }
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 #[cfg(test)]

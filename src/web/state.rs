@@ -235,7 +235,7 @@ pub(crate) fn build(
         };
         memory.screens.insert(pane.id, (print, updated));
         let agent = records.agent(pane);
-        let state = agent.as_ref().map(|a| a.agent_status);
+        let state = agent.as_ref().map(|a| a.shown.agent_status);
         let status = status_of(state);
         let asked = if state == Some(AgentStatus::Blocked) {
             ask(pane, &lines)
@@ -331,7 +331,7 @@ pub(crate) fn build(
                 present: true,
                 kind: pane.agent_kind.clone(),
                 name: a.name.clone(),
-                status: a.agent_status,
+                status: a.shown.agent_status,
                 state_change_seq: pane.state_seq,
                 interactive_ready: a.interactive_ready,
             }),

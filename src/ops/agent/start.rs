@@ -6,11 +6,12 @@ use crate::detect::{agents, job};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::Records;
 use crate::ops::names;
+use crate::text::shell_word;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, Buffer, OptionWrites, ReadSource};
 use crate::tmux::snapshot::{Pane, Snapshot};
-use crate::tmux::{Batch, Tmux, shell_quote};
+use crate::tmux::{Batch, Tmux};
 use crate::watch::typed;
 use serde::Serialize;
 use serde_json::Value;
@@ -235,7 +236,7 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
     argv.extend(args.args.iter().cloned());
     let line = argv
         .iter()
-        .map(|w| shell_quote(w))
+        .map(|w| shell_word(w))
         .collect::<Vec<_>>()
         .join(" ");
     // Kept for a restore, to start it again when it has no session.

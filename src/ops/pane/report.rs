@@ -202,9 +202,7 @@ pub(crate) fn report_agent(
         }
         writes.set(opt::REPORTED_SOURCE, source.as_str());
         match message {
-            Some(message) => {
-                writes.set(opt::REPORTED_MESSAGE, crate::notify::one_line(message, 240))
-            }
+            Some(message) => writes.set(opt::REPORTED_MESSAGE, crate::text::one_line(message, 240)),
             None => writes.unset(opt::REPORTED_MESSAGE),
         };
     }

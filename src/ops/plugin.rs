@@ -1,18 +1,22 @@
 //! A plugin's `[[panes]]` entrypoints opened in tmux: `overlay` and
 //! `popup` as a `display-popup` over the client, `split`/`side` beside the
-//! target pane and `bottom` below it (`split-window`), `tab` as a window of
-//! the target's session, `zoomed` as a split zoomed at once. The command
-//! runs in the plugin's root, with the plugin's environment and the
-//! invocation's ids only (`env -u` takes out what tmux's own environment
-//! would give the pane of those names). A pane is marked as the plugin's,
-//! so `plugin pane focus|close` know it.
+//! target pane and `bottom` below it, `tab` as a window of the target's
+//! session, `zoomed` as a split zoomed at once. The panes are made, shown
+//! and closed by the operations every pane goes through (`pane::split`,
+//! `tab::create`, `go::to_pane`, `pane::close`), so the names rule, the
+//! veto and the events apply to them alike. The command runs in the
+//! plugin's root, with the plugin's environment and the invocation's ids
+//! only (`env -u` takes out what tmux's own environment would give the
+//! pane of those names). A pane is marked as the plugin's, so `plugin pane
+//! focus|close` know it.
 
-use super::registry::PluginInfo;
-use super::{env, manifest};
-use crate::envelope::{ErrorCode, Result, TawError, answers};
+use crate::envelope::{ErrorCode, Reply, Result, TawError, answers};
+use crate::hooks::payload::Invoked;
 use crate::model::{PaneInfo, Records};
+use crate::plugin::registry::PluginInfo;
+use crate::plugin::{env, manifest};
 use crate::tmux::Tmux;
-use crate::tmux::arrange::{self, Spawn};
+use crate::tmux::arrange::Spawn;
 use crate::tmux::commands as cmd;
 use crate::tmux::snapshot::{Pane, Snapshot};
 use serde::Serialize;
@@ -123,9 +127,64 @@ pub(crate) fn open(
     snapshot: &Snapshot,
     plugin: &PluginInfo,
     target: &Pane,
-    invoked: crate::hooks::payload::Invoked,
+    invoked: Invoked,
     request: &OpenRequest,
-) -> Result<crate::envelope::Reply> {
+) -> Result<Reply> {
+    let entry = entrypoint(plugin, &request.entrypoint)?;
+    let placement = request.placement.clone().unwrap_or(entry.placement.clone());
+    if !manifest::PLACEMENTS.contains(&placement.as_str()) {
+        return Err(TawError::invalid_argument(format!(
+            "--placement {placement}: one of {}",
+            manifest::PLACEMENTS.join(", ")
+        )));
+    }
+    let line = pane_line(plugin, entry, &invoked, request)?;
+    let root = request.cwd.clone().unwrap_or(plugin.plugin_root.clone());
+    let spawn = Spawn {
+        cwd: Some(root),
+        env: Vec::new(),
+        command: Some(line),
+    };
+    let made = match shape(&placement, request.direction.as_deref()) {
+        Shape::Popup => return popup(tmux, snapshot, plugin, entry, target, spawn, request),
+        Shape::Split { right, zoom } => {
+            let new = super::pane::NewPane {
+                right,
+                ratio: 0.5,
+                spawn,
+                focus: request.focus || zoom,
+            };
+            let made = super::pane::split(tmux, target, new)?.pane;
+            if zoom {
+                tmux.run_one(crate::tmux::arrange::toggle_zoom(&made.tmux_id))?;
+            }
+            made
+        }
+        Shape::Window => {
+            let new = super::tab::NewTab {
+                session: target.session,
+                cwd: spawn.cwd,
+                label: Some(entry.title.clone()),
+                env: Vec::new(),
+                command: spawn.command,
+                focus: request.focus.then_some(None),
+            };
+            super::tab::create(tmux, new)?.root_pane
+        }
+    };
+    let mark = format!("{}\t{}", plugin.manifest.plugin_id, entry.id);
+    tmux.run_one(cmd::set_pane_option(&made.tmux_id, MARK, &mark))?;
+    Ok(Reply::of(Opened {
+        plugin_pane: PluginPane {
+            plugin_id: plugin.manifest.plugin_id.clone(),
+            entrypoint: entry.id.clone(),
+            pane: made,
+        },
+    }))
+}
+
+/// The pane entrypoint `id` of an enabled plugin, for this platform.
+fn entrypoint<'a>(plugin: &'a PluginInfo, id: &str) -> Result<&'a manifest::PaneEntry> {
     if !plugin.enabled {
         return Err(TawError::new(
             ErrorCode::PluginDisabled,
@@ -136,13 +195,13 @@ pub(crate) fn open(
         .manifest
         .panes
         .iter()
-        .find(|p| p.id == request.entrypoint)
+        .find(|p| p.id == id)
         .ok_or_else(|| {
             TawError::new(
                 ErrorCode::InvalidPluginEntrypoint,
                 format!(
-                    "{} has no pane entrypoint {:?}",
-                    plugin.manifest.plugin_id, request.entrypoint
+                    "{} has no pane entrypoint {id:?}",
+                    plugin.manifest.plugin_id
                 ),
             )
         })?;
@@ -152,13 +211,17 @@ pub(crate) fn open(
             format!("{} does not run on {}", entry.id, manifest::this_platform()),
         ));
     }
-    let placement = request.placement.clone().unwrap_or(entry.placement.clone());
-    if !manifest::PLACEMENTS.contains(&placement.as_str()) {
-        return Err(TawError::invalid_argument(format!(
-            "--placement {placement}: one of {}",
-            manifest::PLACEMENTS.join(", ")
-        )));
-    }
+    Ok(entry)
+}
+
+/// The shell line the entrypoint's pane runs: its command with the
+/// plugin's environment over tmux's.
+fn pane_line(
+    plugin: &PluginInfo,
+    entry: &manifest::PaneEntry,
+    invoked: &Invoked,
+    request: &OpenRequest,
+) -> Result<String> {
     let invocation = env::Invocation {
         event: "action".into(),
         context: invoked.context.clone(),
@@ -198,80 +261,43 @@ pub(crate) fn open(
         .collect::<std::collections::BTreeSet<String>>()
         .into_iter()
         .collect();
-    let line = command_line(&entry.command, &set, &unset);
-    let root = request.cwd.clone().unwrap_or(plugin.plugin_root.clone());
-    let mark = format!("{}\t{}", plugin.manifest.plugin_id, entry.id);
-    match shape(&placement, request.direction.as_deref()) {
-        Shape::Popup => {
-            let client = snapshot
-                .clients
-                .iter()
-                .find(|c| c.session == Some(target.session))
-                .or_else(|| snapshot.last_client())
-                .ok_or_else(|| {
-                    TawError::new(
-                        ErrorCode::PluginPaneOpenFailed,
-                        "a popup needs an attached client, and none is",
-                    )
-                })?;
-            let width = popup_size("--width", request.width.clone().or(entry.width.clone()))?;
-            let height = popup_size("--height", request.height.clone().or(entry.height.clone()))?;
-            tmux.start(cmd::display_popup_sized(
-                &client.name,
-                (&width, &height),
-                &root,
-                &line,
-            ))?;
-            Ok(crate::envelope::Reply::of(PopupShown {
-                plugin_id: plugin.manifest.plugin_id.clone(),
-                entrypoint: entry.id.clone(),
-            }))
-        }
-        Shape::Split { right, zoom } => {
-            let spawn = Spawn {
-                cwd: Some(root),
-                env: Vec::new(),
-                command: Some(line),
-            };
-            let made = tmux.run_one(arrange::split_window(
-                &format!("%{}", target.id),
-                right,
-                50,
-                &spawn,
-            ))?;
-            let (_, _, pane) = arrange::parse_new_ids(&made)
-                .ok_or_else(|| TawError::tmux("tmux did not say which pane it made"))?;
-            let mut after = vec![cmd::set_pane_option(&format!("%{pane}"), MARK, &mark)];
-            if zoom {
-                after.push(arrange::toggle_zoom(&format!("%{pane}")));
-            }
-            if request.focus || zoom {
-                after.push(cmd::select_pane(&format!("%{pane}")));
-            }
-            tmux.run(&crate::tmux::Batch::of(after))?;
-            opened(tmux, plugin, &entry.id, pane)
-        }
-        Shape::Window => {
-            let spawn = Spawn {
-                cwd: Some(root),
-                env: Vec::new(),
-                command: Some(line),
-            };
-            let made = tmux.run_one(arrange::new_window(
-                &format!("${}", target.session),
-                Some(&entry.title),
-                &spawn,
-            ))?;
-            let (_, window, pane) = arrange::parse_new_ids(&made)
-                .ok_or_else(|| TawError::tmux("tmux did not say which pane it made"))?;
-            let mut after = vec![cmd::set_pane_option(&format!("%{pane}"), MARK, &mark)];
-            if request.focus {
-                after.push(cmd::select_window(&format!("@{window}")));
-            }
-            tmux.run(&crate::tmux::Batch::of(after))?;
-            opened(tmux, plugin, &entry.id, pane)
-        }
-    }
+    Ok(command_line(&entry.command, &set, &unset))
+}
+
+/// An `overlay` or `popup` entrypoint: a `display-popup` over the client
+/// of the target's session (else the last one), which is no pane.
+fn popup(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    plugin: &PluginInfo,
+    entry: &manifest::PaneEntry,
+    target: &Pane,
+    spawn: Spawn,
+    request: &OpenRequest,
+) -> Result<Reply> {
+    let client = snapshot
+        .clients
+        .iter()
+        .find(|c| c.session == Some(target.session))
+        .or_else(|| snapshot.last_client())
+        .ok_or_else(|| {
+            TawError::new(
+                ErrorCode::PluginPaneOpenFailed,
+                "a popup needs an attached client, and none is",
+            )
+        })?;
+    let width = popup_size("--width", request.width.clone().or(entry.width.clone()))?;
+    let height = popup_size("--height", request.height.clone().or(entry.height.clone()))?;
+    tmux.start(cmd::display_popup_sized(
+        &client.name,
+        (&width, &height),
+        spawn.cwd.as_deref().unwrap_or("/"),
+        spawn.command.as_deref().unwrap_or_default(),
+    ))?;
+    Ok(Reply::of(PopupShown {
+        plugin_id: plugin.manifest.plugin_id.clone(),
+        entrypoint: entry.id.clone(),
+    }))
 }
 
 /// A popup's size as tmux takes it: cells, or a percentage from 1 to 100
@@ -290,28 +316,6 @@ fn popup_size(flag: &str, size: Option<String>) -> Result<String> {
             "{flag} {size:?}: cells, or a percentage from 1% to 100%"
         ))),
     }
-}
-
-fn opened(
-    tmux: &Tmux,
-    plugin: &PluginInfo,
-    entrypoint: &str,
-    pane: u32,
-) -> Result<crate::envelope::Reply> {
-    let snapshot = Snapshot::read(tmux)?;
-    let found = snapshot.pane(pane, None).ok_or_else(|| {
-        TawError::new(
-            ErrorCode::PluginPaneOpenFailed,
-            "the plugin's pane closed at once",
-        )
-    })?;
-    Ok(crate::envelope::Reply::of(Opened {
-        plugin_pane: PluginPane {
-            plugin_id: plugin.manifest.plugin_id.clone(),
-            entrypoint: entrypoint.to_string(),
-            pane: Records::new(&snapshot).pane(found),
-        },
-    }))
 }
 
 /// The plugin pane `pane` is, from its mark.
@@ -335,17 +339,14 @@ pub(crate) fn marked(tmux: &Tmux, snapshot: &Snapshot, pane: &Pane) -> Result<Pl
 /// `plugin pane focus`: the pane in front of its window and session.
 pub(crate) fn focus(tmux: &Tmux, snapshot: &Snapshot, pane: &Pane) -> Result<Focused> {
     let plugin_pane = marked(tmux, snapshot, pane)?;
-    tmux.run(&crate::tmux::Batch::of(vec![
-        cmd::select_window(&format!("@{}", pane.window)),
-        cmd::select_pane(&format!("%{}", pane.id)),
-    ]))?;
+    super::go::to_pane(tmux, snapshot, pane, None)?;
     Ok(Focused { plugin_pane })
 }
 
-/// `plugin pane close`: closes it without asking (no pre_close).
+/// `plugin pane close`: closed as any pane is, once `pre_close` lets it.
 pub(crate) fn close(tmux: &Tmux, snapshot: &Snapshot, pane: &Pane) -> Result<Closed> {
     let plugin_pane = marked(tmux, snapshot, pane)?;
-    tmux.run_one(arrange::kill_pane(&format!("%{}", pane.id)))?;
+    super::pane::close(tmux, pane)?;
     Ok(Closed {
         pane_id: plugin_pane.pane.pane_id,
     })

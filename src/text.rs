@@ -1,0 +1,93 @@
+//! Small rules for text that several layers share: one plain line of
+//! words, a word quoted for a POSIX shell, a version number.
+
+/// One plain line: whitespace collapsed, at most `limit` characters.
+pub(crate) fn one_line(text: &str, limit: usize) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(limit)
+        .collect()
+}
+
+/// A word for a POSIX shell: as it is when every character is plain,
+/// else single-quoted. Stricter than `shell_words::quote`, which leaves
+/// `{a,b}` and `!` bare: these lines are also typed at a person's bash,
+/// where those expand.
+pub(crate) fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        single_quoted(word)
+    }
+}
+
+/// A word in single quotes whatever it holds (`'` written as `'\''`):
+/// where a line must look the same for every word, such as a hook command
+/// written into an agent's config, which a later taw finds again.
+pub(crate) fn single_quoted(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// A version as `(major, minor, patch)`: `v1.2.3`, `1.2` (a missing part
+/// is 0), `0.13.0-beta` (a pre-release or build suffix is left out of the
+/// comparison), `0.14.2,` as a word of a sentence. None for anything
+/// else, or more than three parts.
+pub(crate) fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+    let core = text
+        .trim()
+        .trim_start_matches('v')
+        .trim_end_matches([',', ')']);
+    let core = core.split(['-', '+']).next()?;
+    let mut parts = core.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().map_or(Some(0), |p| p.parse().ok())?;
+    let patch = parts.next().map_or(Some(0), |p| p.parse().ok())?;
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((major, minor, patch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_one_bounded_line() {
+        assert_eq!(one_line("  a\n\tb  c ", 80), "a b c");
+        assert_eq!(one_line(&"x".repeat(100), 80).len(), 80);
+    }
+
+    #[test]
+    fn words_are_quoted_only_when_they_must_be() {
+        assert_eq!(shell_word("/usr/bin/taw"), "/usr/bin/taw");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("x{a,b}"), "'x{a,b}'");
+        assert_eq!(shell_word("hi!"), "'hi!'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(single_quoted("plain"), "'plain'");
+        for word in ["a b", "it's", "$(x)", "x{a,b}", ""] {
+            assert_eq!(shell_words::split(&shell_word(word)).unwrap(), [word]);
+        }
+    }
+
+    #[test]
+    fn versions() {
+        assert_eq!(parse_version("0.9.3"), Some((0, 9, 3)));
+        assert_eq!(parse_version("v0.14.2"), Some((0, 14, 2)));
+        assert_eq!(parse_version("0.7"), Some((0, 7, 0)));
+        assert_eq!(parse_version("1.2.3-beta.1"), Some((1, 2, 3)));
+        assert_eq!(parse_version("0.13.0-beta"), Some((0, 13, 0)));
+        assert_eq!(parse_version("0.14.2,"), Some((0, 14, 2)));
+        assert_eq!(parse_version("1.2.3.4"), None);
+        assert_eq!(parse_version("kimi"), None);
+    }
+}
