@@ -4,6 +4,8 @@
 //! own (this machine's stay as they are), and lowered again for what is
 //! done there. Pure.
 
+use crate::machine::protocol::State;
+use crate::model::AgentInfo;
 use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -27,17 +29,17 @@ pub(crate) fn first_id(machine: usize) -> u32 {
 }
 
 /// `$3`, `@4`, `%5`'s number.
-fn number(text: Option<&str>, sign: char) -> Option<u32> {
-    crate::tmux::ids::tmux_number(text?, sign)
+fn number(text: &str, sigil: char) -> Option<u32> {
+    crate::tmux::ids::tmux_number(text, sigil)
 }
 
-fn text(value: &Value, field: &str) -> String {
-    value[field].as_str().unwrap_or_default().to_string()
+fn text(value: &Option<String>) -> String {
+    value.clone().unwrap_or_default()
 }
 
-/// A live tokens map as the snapshot stores tokens.
-fn stored_tokens(tokens: &Value) -> String {
-    match tokens.as_object() {
+/// Live tokens as the snapshot stores tokens.
+fn stored_tokens(tokens: &Option<serde_json::Map<String, Value>>) -> String {
+    match tokens {
         Some(map) if !map.is_empty() => {
             let stored: serde_json::Map<String, Value> = map
                 .iter()
@@ -51,11 +53,10 @@ fn stored_tokens(tokens: &Value) -> String {
 
 /// A session's worktree provenance, with its repository's key made the
 /// machine's own: the same folder on two machines is two repositories.
-fn provenance(worktree: &Value, machine: &str) -> String {
-    let mut worktree = worktree.clone();
-    if !worktree.is_object() {
+fn provenance(worktree: &Option<Value>, machine: &str) -> String {
+    let Some(mut worktree) = worktree.clone().filter(Value::is_object) else {
         return String::new();
-    }
+    };
     let key = worktree["repo_key"]
         .as_str()
         .unwrap_or_default()
@@ -65,89 +66,51 @@ fn provenance(worktree: &Value, machine: &str) -> String {
 }
 
 /// Machine number `machine` (called `name`) as a snapshot, from its
-/// `state` line: its sessions, windows and panes with lifted ids.
-pub(crate) fn snapshot_of(state: &Value, machine: usize, name: &str) -> Snapshot {
-    let list = |field: &str| state[field].as_array().cloned().unwrap_or_default();
-    let (spaces, tabs, panes, agents) =
-        (list("spaces"), list("tabs"), list("panes"), list("agents"));
+/// `state`: its sessions, windows and panes with lifted ids.
+pub(crate) fn snapshot_of(state: &State, machine: usize, name: &str) -> Snapshot {
     // Records name each other by public id; the snapshot by tmux's.
-    let session_of: HashMap<String, u32> = spaces
+    let session_of: HashMap<&str, u32> = state
+        .spaces
         .iter()
-        .filter_map(|s| Some((text(s, "workspace_id"), number(s["tmux_id"].as_str(), '$')?)))
+        .filter_map(|s| Some((s.workspace_id.as_str(), number(&s.tmux_id, '$')?)))
         .collect();
-    let window_of: HashMap<String, u32> = tabs
+    let window_of: HashMap<&str, u32> = state
+        .tabs
         .iter()
-        .filter_map(|t| Some((text(t, "tab_id"), number(t["tmux_id"].as_str(), '@')?)))
+        .filter_map(|t| Some((t.tab.tab_id.as_str(), number(&t.tab.tmux_id, '@')?)))
         .collect();
-    let agent_of: HashMap<String, &Value> =
-        agents.iter().map(|a| (text(a, "tmux_id"), a)).collect();
-    let mut snapshot = Snapshot::default();
-    for pane in &panes {
-        let (Some(session), Some(window), Some(id)) = (
-            session_of.get(&text(pane, "workspace_id")),
-            window_of.get(&text(pane, "tab_id")),
-            number(pane["tmux_id"].as_str(), '%'),
-        ) else {
-            continue;
-        };
-        let agent = agent_of.get(&text(pane, "tmux_id"));
-        let kind = text(pane, "agent");
-        snapshot.panes.push(Pane {
-            session: lift(machine, *session),
-            window: lift(machine, *window),
-            id: lift(machine, id),
-            index: pane["index"].as_i64().unwrap_or(0),
-            active: pane["focused"].as_bool().unwrap_or(false),
-            title: text(pane, "terminal_title"),
-            current_path: pane["cwd"]
-                .as_str()
-                .or(pane["foreground_cwd"].as_str())
-                .unwrap_or_default()
-                .to_string(),
-            current_command: text(pane, "command"),
-            agent_state: if kind.is_empty() {
-                String::new()
-            } else {
-                text(pane, "agent_status")
-            },
-            agent_name: agent.map(|a| text(a, "name")).unwrap_or_default(),
-            agent_kind: kind,
-            label: text(pane, "label"),
-            meta_title: text(pane, "title"),
-            state_since: agent.and_then(|a| a["state_since"].as_u64()).unwrap_or(0),
-            ..Pane::default()
-        });
-    }
-    for tab in &tabs {
+    let mut snapshot = Snapshot {
+        panes: panes_of(state, machine, &session_of, &window_of),
+        ..Snapshot::default()
+    };
+    for tab in &state.tabs {
         let (Some(session), Some(id)) = (
-            session_of.get(&text(tab, "workspace_id")),
-            number(tab["tmux_id"].as_str(), '@'),
+            session_of.get(tab.tab.workspace_id.as_str()),
+            number(&tab.tab.tmux_id, '@'),
         ) else {
             continue;
         };
-        let active = tab["active"]
-            .as_bool()
-            .or(tab["focused"].as_bool())
-            .unwrap_or(false);
         snapshot.windows.push(Window {
             session: lift(machine, *session),
             id: lift(machine, id),
-            index: tab["index"].as_i64().unwrap_or(0),
-            name: text(tab, "label"),
-            active,
-            pane_count: tab["pane_count"].as_u64().unwrap_or(0) as usize,
+            index: tab.tab.index,
+            name: tab.tab.label.clone(),
+            active: tab.active,
+            pane_count: tab.tab.pane_count,
             zoomed: false,
             layout: String::new(),
         });
     }
-    for space in &spaces {
-        let Some(id) = number(space["tmux_id"].as_str(), '$') else {
+    for space in &state.spaces {
+        let Some(id) = number(&space.tmux_id, '$') else {
             continue;
         };
         let id = lift(machine, id);
         // The folder its checkout, else its first pane, is in.
-        let path = space["worktree"]["checkout_path"]
-            .as_str()
+        let path = space
+            .worktree
+            .as_ref()
+            .and_then(|w| w["checkout_path"].as_str())
             .map(str::to_string)
             .or_else(|| {
                 snapshot
@@ -159,18 +122,69 @@ pub(crate) fn snapshot_of(state: &Value, machine: usize, name: &str) -> Snapshot
             .unwrap_or_default();
         snapshot.sessions.push(Session {
             id,
-            name: text(space, "label"),
-            window_count: space["tab_count"].as_u64().unwrap_or(0) as usize,
+            name: space.label.clone(),
+            window_count: space.tab_count,
             attached: 0,
             activity: 0,
             created: 0,
             path,
-            tokens: stored_tokens(&space["tokens"]),
+            tokens: stored_tokens(&space.tokens),
             token_seqs: String::new(),
-            worktree: provenance(&space["worktree"], name),
+            worktree: provenance(&space.worktree, name),
         });
     }
     snapshot
+}
+
+/// The panes of a state whose workspace and tab it lists, with their
+/// agents' names.
+fn panes_of(
+    state: &State,
+    machine: usize,
+    session_of: &HashMap<&str, u32>,
+    window_of: &HashMap<&str, u32>,
+) -> Vec<Pane> {
+    let agent_of: HashMap<&str, &AgentInfo> = state
+        .agents
+        .iter()
+        .map(|a| (a.tmux_id.as_str(), a))
+        .collect();
+    state
+        .panes
+        .iter()
+        .filter_map(|pane| {
+            let session = session_of.get(pane.workspace_id.as_str())?;
+            let window = window_of.get(pane.tab_id.as_str())?;
+            let id = number(&pane.tmux_id, '%')?;
+            let agent = agent_of.get(pane.tmux_id.as_str());
+            let kind = text(&pane.shown.agent);
+            Some(Pane {
+                session: lift(machine, *session),
+                window: lift(machine, *window),
+                id: lift(machine, id),
+                index: pane.index,
+                active: pane.focused,
+                title: text(&pane.shown.terminal_title),
+                current_path: pane
+                    .cwd
+                    .clone()
+                    .or(pane.foreground_cwd.clone())
+                    .unwrap_or_default(),
+                current_command: pane.command.clone(),
+                agent_state: if kind.is_empty() {
+                    String::new()
+                } else {
+                    pane.shown.agent_status.as_str().to_string()
+                },
+                agent_name: agent.map(|a| text(&a.name)).unwrap_or_default(),
+                agent_kind: kind,
+                label: text(&pane.label),
+                meta_title: text(&pane.shown.title),
+                state_since: agent.and_then(|a| a.state_since).unwrap_or(0),
+                ..Pane::default()
+            })
+        })
+        .collect()
 }
 
 /// One snapshot of every machine: this machine's own (its server and
@@ -188,18 +202,17 @@ pub(crate) fn merge<'a>(here: &Snapshot, far: impl Iterator<Item = &'a Snapshot>
 /// The closed worktrees of a far machine's state (its `worktrees`, each
 /// with the tmux id of the repository's session as `head`), for the list.
 pub(crate) fn closed_worktrees(
-    state: &Value,
+    state: &State,
     machine: usize,
 ) -> Vec<crate::ui::rows::ClosedWorktree> {
-    state["worktrees"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    state
+        .worktrees
+        .iter()
         .filter_map(|w| {
             Some(crate::ui::rows::ClosedWorktree {
-                head: lift(machine, number(w["head"].as_str(), '$')?),
-                path: w["path"].as_str()?.to_string(),
-                branch: w["branch"].as_str().map(str::to_string),
+                head: lift(machine, number(&w.head, '$')?),
+                path: Some(w.worktree.path.clone()).filter(|p| !p.is_empty())?,
+                branch: w.worktree.branch.clone(),
             })
         })
         .collect()
@@ -210,8 +223,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn state() -> Value {
-        json!({
+    fn state() -> State {
+        serde_json::from_value(json!({
             "type": "state",
             "spaces": [{
                 "workspace_id": "w1", "tmux_id": "$2", "label": "api", "tab_count": 1,
@@ -228,7 +241,8 @@ mod tests {
             ],
             "agents": [{"tmux_id": "%7", "name": "reviewer", "state_since": 1700}],
             "worktrees": [{"head": "$2", "path": "/wt/api/old", "branch": "old"}, {"path": "/no/head"}]
-        })
+        }))
+        .unwrap()
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The machines `taw app` lists (this one first): how each one's feed
 //! stands and what it last said. Pure.
 
-use serde_json::Value;
+use crate::machine::protocol::{FeedLine, Hello, State};
 use std::collections::HashMap;
 
 /// How a machine's feed stands.
@@ -20,9 +20,9 @@ pub(crate) struct MachineView {
     /// This machine (its panes are reached with tmux, not ssh).
     pub here: bool,
     pub link: Link,
-    pub hello: Value,
+    pub hello: Hello,
     /// Its last `state` line, and that state as the popup's snapshot.
-    pub state: Value,
+    pub state: State,
     pub snapshot: crate::tmux::snapshot::Snapshot,
     /// Its state's `git`: each session's checkout, by its own number.
     checkouts: HashMap<u32, crate::git::Status>,
@@ -34,8 +34,8 @@ impl MachineView {
             name: name.to_string(),
             here,
             link: Link::Connecting,
-            hello: Value::Null,
-            state: Value::Null,
+            hello: Hello::default(),
+            state: State::default(),
             snapshot: Default::default(),
             checkouts: HashMap::new(),
         }
@@ -43,25 +43,22 @@ impl MachineView {
 
     /// Takes in one line of its feed (machine number `index` of the list);
     /// a toast is given back for the app to show.
-    pub(crate) fn take(&mut self, index: usize, line: &Value) -> Option<String> {
-        match line["type"].as_str().unwrap_or_default() {
-            "hello" => {
-                self.hello = line.clone();
+    pub(crate) fn take(&mut self, index: usize, line: &FeedLine) -> Option<String> {
+        match line {
+            FeedLine::Hello(hello) => {
+                self.hello = hello.clone();
                 self.link = Link::Online;
             }
-            "state" => {
+            FeedLine::State(state) => {
                 self.link = Link::Online;
-                self.state = line.clone();
-                self.checkouts = checkouts_of(line);
+                self.checkouts = checkouts_of(state);
                 if !self.here {
-                    self.snapshot = super::far::snapshot_of(line, index, &self.name);
+                    self.snapshot = super::far::snapshot_of(state, index, &self.name);
                 }
+                self.state = state.clone();
             }
-            "toast" => {
-                let text = line["text"].as_str().unwrap_or_default();
-                return Some(format!("{}: {text}", self.name));
-            }
-            _ => {}
+            FeedLine::Toast(toast) => return Some(format!("{}: {}", self.name, toast.text)),
+            FeedLine::Left(_) | FeedLine::Ping | FeedLine::Other => {}
         }
         None
     }
@@ -75,23 +72,20 @@ impl MachineView {
     /// It dropped: nothing of it is listed until it is back.
     pub(crate) fn drop_link(&mut self, why: &str) {
         self.link = Link::Offline(why.to_string());
-        self.state = Value::Null;
+        self.state = State::default();
         self.snapshot = Default::default();
         self.checkouts.clear();
     }
 }
 
 /// A state line's `git` entries, by session number.
-fn checkouts_of(state: &Value) -> HashMap<u32, crate::git::Status> {
-    let entries = state["git"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    entries
+fn checkouts_of(state: &State) -> HashMap<u32, crate::git::Status> {
+    state
+        .git
         .iter()
         .filter_map(|entry| {
-            let session = crate::tmux::ids::tmux_number(entry["tmux_id"].as_str()?, '$')?;
-            Some((session, serde_json::from_value(entry.clone()).ok()?))
+            let session = crate::tmux::ids::tmux_number(&entry.tmux_id, '$')?;
+            Some((session, entry.status.clone()))
         })
         .collect()
 }
@@ -138,8 +132,7 @@ pub(crate) fn sections(machines: &[MachineView]) -> Vec<crate::ui::rows::Section
             let detail = match &machine.link {
                 Link::Connecting => "connecting".to_string(),
                 Link::Online => {
-                    let host = machine.hello["host"].as_str().unwrap_or_default();
-                    let taw = machine.hello["taw"].as_str().unwrap_or_default();
+                    let (host, taw) = (&machine.hello.host, &machine.hello.taw);
                     match (host.is_empty(), taw.is_empty()) {
                         (false, false) => format!("online, taw {taw} on {host}"),
                         _ => "online".to_string(),
@@ -165,19 +158,23 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn line(value: serde_json::Value) -> FeedLine {
+        serde_json::from_value(value).unwrap()
+    }
+
     fn machine() -> MachineView {
         let mut far = MachineView::new("studio", false);
         far.take(
             1,
-            &json!({"type": "hello", "taw": "0.1.0", "host": "studio.local", "protocol": 1}),
+            &line(json!({"type": "hello", "taw": "0.1.0", "host": "studio.local", "protocol": 1})),
         );
-        far.take(1, &json!({
+        far.take(1, &line(json!({
             "type": "state",
             "spaces": [{"workspace_id": "w1", "tmux_id": "$0", "label": "api"}],
             "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "tmux_id": "@0", "label": "code"}],
             "panes": [{"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%16", "agent": "claude", "agent_status": "blocked"}],
             "git": [{"tmux_id": "$0", "branch": "main", "dirty": true}],
-        }));
+        })));
         far
     }
 
@@ -219,11 +216,11 @@ mod tests {
         assert_eq!(
             far.take(
                 1,
-                &json!({"type": "toast", "text": "Claude Code needs you in api:1"})
+                &line(json!({"type": "toast", "text": "Claude Code needs you in api:1"}))
             ),
             Some("studio: Claude Code needs you in api:1".into())
         );
-        assert_eq!(far.take(1, &json!({"type": "ping"})), None);
+        assert_eq!(far.take(1, &line(json!({"type": "ping"}))), None);
     }
 
     #[test]

@@ -14,8 +14,10 @@ pub(crate) mod list;
 use crate::config::Config;
 use crate::envelope::TawError;
 use crate::exec::Program;
-use crate::machine::{self, Heard, Machine, feed};
+use crate::machine::protocol::{AppLine, FeedLine};
+use crate::machine::{self, Heard, Machine};
 use crate::ops;
+use crate::ops::feed;
 use crate::tmux::Tmux;
 use crate::tmux::pane::{self as tmux_pane, ReadSource};
 use crate::tmux::snapshot::Snapshot;
@@ -32,7 +34,6 @@ use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
-use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -57,7 +58,7 @@ enum Msg {
     /// This machine's tmux, read again.
     Here(Box<Snapshot>),
     /// A line of machine `n`'s feed (0: this one's toasts).
-    Line(usize, Value),
+    Line(usize, FeedLine),
     /// Machine `n`'s feed ended, and why.
     Dropped(usize, String),
     Preview(u32, String),
@@ -89,7 +90,7 @@ enum Job {
 
 /// `<host>-<pid>`: who holds the lease.
 fn holder() -> String {
-    format!("{}-{}", feed::host_name(), std::process::id())
+    format!("{}-{}", machine::host_name(), std::process::id())
 }
 
 /// This machine: its tmux read after each watcher's look (and at least
@@ -118,12 +119,12 @@ fn spawn_here(tmux: Tmux, tx: Sender<Msg>) {
 /// count that goes up with each new one), told to the feed's writer.
 #[derive(Default)]
 struct Outbox {
-    walk: Mutex<(u64, Value)>,
+    walk: Mutex<(u64, Option<AppLine>)>,
     changed: Condvar,
 }
 
 impl Outbox {
-    fn set_walk(&self, walk: Value) {
+    fn set_walk(&self, walk: Option<AppLine>) {
         if let Ok(mut kept) = self.walk.lock() {
             *kept = (kept.0 + 1, walk);
             self.changed.notify_all();
@@ -135,7 +136,7 @@ impl Outbox {
 /// walk again each time it changes, and both every LEASE_EVERY (the far
 /// side keeps a walk only while it is renewed). Ends when the feed has.
 fn write_to_feed(mut stdin: impl Write, outbox: &Outbox) {
-    let lease = json!({"type": "lease", "holder": holder()}).to_string();
+    let lease = AppLine::Lease { holder: holder() }.to_line();
     let mut sent: Option<u64> = None;
     let mut leased: Option<Instant> = None;
     loop {
@@ -149,8 +150,10 @@ fn write_to_feed(mut stdin: impl Write, outbox: &Outbox) {
             lines.push(lease.clone());
             leased = Some(Instant::now());
         }
-        if (renew || sent != Some(version)) && !walk.is_null() {
-            lines.push(walk.to_string());
+        if (renew || sent != Some(version))
+            && let Some(walk) = walk
+        {
+            lines.push(walk.to_line());
         }
         sent = Some(version);
         for line in lines {
@@ -185,7 +188,7 @@ fn spawn_far(index: usize, far: Machine, outbox: Arc<Outbox>, tx: Sender<Msg>) {
                     if let Some(stdout) = stream.stdout.take() {
                         for line in BufReader::new(stdout).lines() {
                             let Ok(line) = line else { break };
-                            let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                            let Ok(value) = serde_json::from_str::<FeedLine>(&line) else {
                                 continue;
                             };
                             if tx.send(Msg::Line(index, value)).is_err() {
@@ -320,9 +323,10 @@ fn spawn_worker(
 /// none (it does not answer, or its taw has no `session folders`).
 fn far_folders(far: &Machine, query: &str) -> Result<Vec<String>, String> {
     let verb = words(&["session", "folders", "--", query]);
-    let result = machine::answer_there(far, &verb, None, Some(Duration::from_secs(10)))
-        .map_err(|error| format!("{}: {}", far.name, error.message))?;
-    Ok(serde_json::from_value(result["folders"].clone()).unwrap_or_default())
+    let answer: ops::session::Folders =
+        machine::answer_there(far, &verb, None, Some(Duration::from_secs(10)))
+            .map_err(|error| format!("{}: {}", far.name, error.message))?;
+    Ok(answer.folders)
 }
 
 /// A far pane's screen, in colour, as `pane read` gives it there.
@@ -437,7 +441,10 @@ impl App {
             return;
         }
         for (outbox, machine) in self.outboxes.iter().zip(self.machines.iter().skip(1)) {
-            outbox.set_walk(json!({"type": "walk", "you": machine.name, "stops": stops}));
+            outbox.set_walk(Some(AppLine::Walk {
+                you: machine.name.clone(),
+                stops: stops.clone(),
+            }));
         }
         self.stops = stops;
     }
@@ -603,13 +610,14 @@ fn act(
                 None => Acted::Fine,
                 Some(verb) => {
                     match machine::answer_there(&far, &verb, None, Some(FAR_VERB_LIMIT)) {
-                        Ok(result) => {
+                        Ok(MadeThere {
+                            session_id,
+                            workspace,
+                        }) => {
                             // A worktree's session made or opened there: go in.
-                            let session = result["session_id"]
-                                .as_str()
+                            let session = session_id
                                 .filter(|id| !id.is_empty())
-                                .or(result["workspace"]["tmux_id"].as_str())
-                                .map(str::to_string);
+                                .or(workspace.map(|w| w.tmux_id).filter(|id| !id.is_empty()));
                             match (&effect, session) {
                                 (
                                     Effect::NewWorktree { .. }
@@ -640,6 +648,16 @@ fn act(
         };
         let _ = tx.send(Msg::Acted(acted));
     });
+}
+
+/// Of what a far verb answers, what the app needs: the session it made or
+/// opened there (`session open`'s `session_id`, `worktree create`'s and
+/// `open`'s `workspace`).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct MadeThere {
+    session_id: Option<String>,
+    workspace: Option<crate::model::WorkspaceInfo>,
 }
 
 /// The client the app runs in, when it runs inside tmux on this machine's
@@ -919,7 +937,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                     if let Some(hop) = take_line(&tmux, &config, &mut app, index, &line) {
                         hops.push(hop);
                     }
-                    changed |= line["type"] != "ping";
+                    changed |= line != FeedLine::Ping;
                 }
                 Msg::Dropped(index, why) => {
                     if let Some(machine) = app.machines.get_mut(index) {
@@ -981,7 +999,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
 /// machine of `[machines]` has that name (then `<host>-here`), so that no
 /// stop of the walk is taken for another machine's.
 fn here_name(far: &[Machine]) -> String {
-    let mut name = feed::host_name();
+    let mut name = machine::host_name();
     while far.iter().any(|m| m.name == name) {
         name.push_str("-here");
     }
@@ -1011,15 +1029,15 @@ fn take_line(
     config: &Config,
     app: &mut App,
     index: usize,
-    line: &Value,
+    line: &FeedLine,
 ) -> Option<(usize, String)> {
     // An attach of ours ended there: the person went to `go`, there, or
     // (the walk's next) to a stop the app names with its machine, which
     // the app goes on to.
     let mut hop = None;
-    if line["type"] == "left"
-        && line["holder"].as_str() == Some(holder().as_str())
-        && let Some(place) = line["go"].as_str().and_then(Place::parse)
+    if let FeedLine::Left(left) = line
+        && left.holder == holder()
+        && let Some(place) = Place::parse(&left.go)
     {
         match place.machine {
             Some(_) => {
@@ -1037,34 +1055,40 @@ fn take_line(
     let Some(machine) = app.machines.get_mut(index) else {
         return hop;
     };
-    if let Some(toast) = machine.take(index, line) {
-        if index > 0 && line["lease"] == true {
-            let sound = match line["kind"].as_str() {
-                Some("request") => crate::notify::Sound::Request,
+    if let Some(shown) = machine.take(index, line) {
+        if let FeedLine::Toast(toast) = line
+            && index > 0
+            && toast.lease
+        {
+            let sound = match toast.kind.as_str() {
+                "request" => crate::notify::Sound::Request,
                 _ => crate::notify::Sound::Done,
             };
+            // The sound plays on its own; the app does not wait for it.
             let _ = crate::notify::speak_for(
                 tmux,
                 config,
                 &machine.name,
-                line["text"].as_str().unwrap_or_default(),
+                &toast.text,
                 sound,
-                line["agent_kind"].as_str(),
+                Some(toast.agent_kind.as_str()).filter(|k| !k.is_empty()),
             );
         }
-        app.toasts.push_back(toast);
+        app.toasts.push_back(shown);
         while app.toasts.len() > TOASTS_SHOWN {
             app.toasts.pop_front();
         }
     }
-    if index > 0 && line["type"] == "hello" {
+    if let FeedLine::Hello(hello) = line
+        && index > 0
+    {
         machine::record_heard(
             &machine.name,
             Heard {
                 live: true,
                 last_seen: Some(crate::clock::now_ms() / 1000),
-                taw_version: line["taw"].as_str().map(str::to_string),
-                protocol: line["protocol"].as_u64().map(|p| p as u32),
+                taw_version: Some(hello.taw.clone()).filter(|taw| !taw.is_empty()),
+                protocol: Some(hello.protocol),
                 words: "online".into(),
             },
         );
@@ -1082,14 +1106,15 @@ mod tests {
     use super::*;
 
     fn far_snapshot() -> Snapshot {
-        let state = json!({
+        let state = serde_json::from_value(serde_json::json!({
             "spaces": [{"workspace_id": "w1", "tmux_id": "$2", "label": "api"}],
             "tabs": [{"tab_id": "w1:t1", "workspace_id": "w1", "tmux_id": "@4", "label": "code"}],
             "panes": [
                 {"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%7", "agent": "claude", "agent_status": "idle"},
                 {"workspace_id": "w1", "tab_id": "w1:t1", "tmux_id": "%8", "command": "bash"}
             ],
-        });
+        }))
+        .unwrap();
         far::snapshot_of(&state, 1, "studio")
     }
 

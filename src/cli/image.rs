@@ -107,16 +107,18 @@ fn paste(context: &Context, pane: &str, machine_name: Option<&str>) -> Result<Im
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let answer = machine::answer_there(&far, &args, Some(image), None)?;
-    let path = answer["path"].as_str().ok_or_else(|| {
-        TawError::new(
+    let answer: op::ImageReceived = machine::answer_there(&far, &args, Some(image), None)?;
+    if answer.path.is_empty() {
+        return Err(TawError::new(
             ErrorCode::Unsupported,
             format!("the taw on {name} answered the image with no path"),
-        )
-    })?;
+        ));
+    }
     Ok(ImagePasted {
-        pane: answer["pane"].as_str().unwrap_or(pane).to_string(),
+        pane: Some(answer.pane)
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| pane.to_string()),
         machine: Some(name.to_string()),
-        path: path.to_string(),
+        path: answer.path,
     })
 }

@@ -4,7 +4,7 @@
 use super::{Context, envelope_id};
 use crate::config::Config;
 use crate::envelope::{self, Reply, Result, TawError};
-use crate::machine::{self, Heard, Machine, edit, feed};
+use crate::machine::{self, Heard, Machine, edit, protocol};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -42,7 +42,7 @@ pub(crate) enum Verb {
     /// JSON lines for the app to read over ssh: hello, state, toast, ping.
     Feed {
         /// The protocol the app speaks (1, the only one).
-        #[arg(long, default_value_t = feed::PROTOCOL)]
+        #[arg(long, default_value_t = protocol::PROTOCOL)]
         protocol: u32,
         /// hello and one state, then done.
         #[arg(long)]
@@ -91,7 +91,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         ),
         Verb::Check { name, json } => (envelope_id("machine", "check"), check(name, json)),
         Verb::Feed { once, .. } => {
-            let status = feed::run(&context.tmux(), once);
+            let status = crate::ops::feed::run(&context.tmux(), once);
             ("cli:machine:feed".into(), Ok(exit_with(status)))
         }
         Verb::Attach { name, id, holder } => (
@@ -136,7 +136,7 @@ fn list() -> Result<Reply> {
 }
 
 /// What one machine answered to `taw machine feed --once`.
-fn try_machine(machine: &Machine) -> (Heard, Option<feed::Hello>, Option<TawError>) {
+fn try_machine(machine: &Machine) -> (Heard, Option<protocol::Hello>, Option<TawError>) {
     let args: Vec<String> = ["machine", "feed", "--once", "--protocol", "1"]
         .iter()
         .map(|s| s.to_string())
@@ -150,7 +150,7 @@ fn try_machine(machine: &Machine) -> (Heard, Option<feed::Hello>, Option<TawErro
         .unwrap_or(0);
     let (hello, error) = match &ran {
         Ok(output) if output.status.success() => {
-            match feed::read_hello(&String::from_utf8_lossy(&output.stdout)) {
+            match protocol::read_hello(&String::from_utf8_lossy(&output.stdout)) {
                 Some(hello) => (Some(hello), None),
                 None => (
                     None,
@@ -187,7 +187,7 @@ fn try_machine(machine: &Machine) -> (Heard, Option<feed::Hello>, Option<TawErro
     (heard, hello, error)
 }
 
-fn describe(hello: &feed::Hello) -> String {
+fn describe(hello: &protocol::Hello) -> String {
     format!(
         "taw {} (protocol {}) on {}, {}",
         hello.taw,
@@ -306,9 +306,12 @@ fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
     let tmux = context.tmux();
     // The client about to attach has this terminal: the walk is for it.
     if let Some(holder) = holder {
-        let entered = json!({"tty": terminal_name(), "holder": holder});
+        let entered = protocol::Entered {
+            tty: terminal_name(),
+            holder: holder.to_string(),
+        };
         let _ = tmux.run(&crate::tmux::Batch::of(vec![
-            set_global_option(ENTERED, &entered.to_string()),
+            set_global_option(ENTERED, &protocol::kept(&entered)),
             unset_global_option(HOP),
         ]));
     }
@@ -319,14 +322,17 @@ fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
         .ok()
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty() && holder.is_some());
-    let left = json!({
-        "holder": holder.unwrap_or_default(),
-        "pane": id,
-        "go": hop.clone().or(went.clone()).unwrap_or_else(|| id.to_string()),
-        "at": crate::clock::now_ms(),
-    });
+    let left = protocol::Left {
+        holder: holder.unwrap_or_default().to_string(),
+        pane: id.to_string(),
+        go: hop
+            .clone()
+            .or(went.clone())
+            .unwrap_or_else(|| id.to_string()),
+        at: Some(crate::clock::now_ms()),
+    };
     let _ = tmux.run(&crate::tmux::Batch::of(vec![
-        set_global_option(LEFT, &left.to_string()),
+        set_global_option(LEFT, &protocol::kept(&left)),
         unset_global_option(HOP),
     ]));
     // The feed wakes as a watcher's look would wake it.

@@ -92,13 +92,10 @@ fn folders(query: &str) -> Result<Reply> {
     // A config that does not parse lists the defaults' folders, as the
     // picker does.
     let (config, _) = Config::load_or_defaults();
-    Ok(Reply::result(
-        "session_folders",
-        serde_json::json!({
-            "query": query,
-            "folders": sessions::directories(&config, query),
-        }),
-    ))
+    Ok(Reply::of(crate::ops::session::Folders {
+        query: query.to_string(),
+        folders: sessions::directories(&config, query),
+    }))
 }
 
 fn open(context: &Context, path: &str, no_focus: bool) -> Result<Reply> {

@@ -4,7 +4,7 @@
 //! lists, checks and attaches to them.
 
 pub(crate) mod edit;
-pub(crate) mod feed;
+pub(crate) mod protocol;
 
 use crate::config::{Config, Value, schema};
 use crate::envelope::{ErrorCode, TawError};
@@ -112,14 +112,15 @@ pub(crate) fn ssh(machine: &Machine, args: &[String], tty: bool) -> Program {
 /// Runs a verb on the machine and reads its envelope: the result, or the
 /// error as the far taw gave it (its own code, the message saying where).
 /// No answer is `machine_unreachable`; a far taw that does not know the
-/// verb (a usage error, no envelope) is `unsupported`. `input` goes to its
-/// standard input.
-pub(crate) fn answer_there(
+/// verb (a usage error, no envelope) is `unsupported`, as is a result
+/// that is not the record `T` (read with its defaults). `input` goes to
+/// its standard input.
+pub(crate) fn answer_there<T: serde::de::DeserializeOwned>(
     machine: &Machine,
     args: &[String],
     input: Option<Vec<u8>>,
     limit: Option<Duration>,
-) -> Result<serde_json::Value, TawError> {
+) -> Result<T, TawError> {
     let mut program = ssh(machine, args, false).limit(limit);
     if let Some(bytes) = input {
         program = program.input(bytes);
@@ -140,7 +141,15 @@ pub(crate) fn answer_there(
     };
     let answer = read(&output.stdout);
     if output.status.success() && answer.get("result").is_some() {
-        return Ok(answer["result"].clone());
+        return serde_json::from_value(answer["result"].clone()).map_err(|error| {
+            TawError::new(
+                ErrorCode::Unsupported,
+                format!(
+                    "the taw on {} answered with a record this taw cannot read: {error}",
+                    machine.name
+                ),
+            )
+        });
     }
     let said = read(&output.stderr);
     let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
@@ -236,27 +245,37 @@ pub(crate) fn record_heard(name: &str, heard: Heard) {
     }
 }
 
-/// A lease the app renewed this recently is fresh: the app that holds it
-/// speaks this machine's toasts (their sound, the `notification` hook).
-pub(crate) const LEASE_FRESH: Duration = Duration::from_secs(60);
-
 fn lease_file() -> PathBuf {
     crate::paths::state_dir().join("machine-lease.json")
 }
 
-/// Records that the app `holder` holds this machine's lease, now.
+/// Records that the app `holder` holds this machine's lease, now. A lease
+/// not written is one the app's next renewal writes.
 pub(crate) fn record_lease(holder: &str) {
-    let lease = serde_json::json!({"holder": holder, "at": crate::clock::now_ms()});
-    let _ = crate::paths::write_atomic(&lease_file(), lease.to_string().as_bytes());
+    let lease = protocol::Lease {
+        holder: holder.to_string(),
+        at: crate::clock::now_ms(),
+    };
+    let _ = crate::paths::write_atomic(&lease_file(), protocol::kept(&lease).as_bytes());
 }
 
 /// The app that holds a fresh lease on this machine, if one does.
 pub(crate) fn fresh_lease() -> Option<String> {
-    let lease: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(lease_file()).ok()?).ok()?;
-    let at = lease["at"].as_u64()?;
-    (crate::clock::now_ms().saturating_sub(at) < LEASE_FRESH.as_millis() as u64)
-        .then(|| lease["holder"].as_str().unwrap_or_default().to_string())
+    let text = std::fs::read_to_string(lease_file()).ok()?;
+    let lease: protocol::Lease = protocol::read_kept(&text)?;
+    protocol::fresh(lease.at).then_some(lease.holder)
+}
+
+/// This machine's host name.
+pub(crate) fn host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the buffer outlives the call, which writes at most its length.
+    let done = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    if done != 0 {
+        return String::new();
+    }
+    let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
+    String::from_utf8_lossy(&buffer[..end]).into_owned()
 }
 
 /// How long `taw machine check` gives one machine.

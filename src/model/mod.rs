@@ -187,6 +187,21 @@ pub(crate) struct AgentInfo {
     pub state_since: Option<u64>,
 }
 
+/// herdr's WorktreeInfo: one checkout of a repository.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub(crate) struct WorktreeInfo {
+    pub path: String,
+    pub branch: Option<String>,
+    pub is_bare: bool,
+    pub is_detached: bool,
+    pub is_prunable: bool,
+    pub is_linked_worktree: bool,
+    pub open_workspace_id: Option<String>,
+    /// The repository's name.
+    pub label: String,
+}
+
 /// Builds records from one snapshot, so every record of an answer agrees.
 pub(crate) struct Records<'a> {
     snapshot: &'a Snapshot,

@@ -31,25 +31,17 @@ pub(crate) fn client<'a>(snapshot: &'a Snapshot, name: Option<&str>) -> Result<O
 /// its app renewed lately; none otherwise (a person's own client there,
 /// an app that has gone).
 fn walk_stop(snapshot: &Snapshot, client: &Client, current: Option<u32>) -> Option<nextup::Stop> {
-    let read = |text: &str| serde_json::from_str::<serde_json::Value>(text).ok();
-    let walk = read(&snapshot.server.walk)?;
-    let entered = read(&snapshot.server.entered)?;
-    let fresh = walk["at"].as_u64().is_some_and(|at| {
-        now_ms().saturating_sub(at) < crate::machine::LEASE_FRESH.as_millis() as u64
-    });
+    use crate::machine::protocol::{self, Entered, Walk};
+    let walk: Walk = protocol::read_kept(&snapshot.server.walk)?;
+    let entered: Entered = protocol::read_kept(&snapshot.server.entered)?;
     let ours = !client.tty.is_empty()
-        && entered["tty"].as_str() == Some(client.tty.as_str())
-        && entered["holder"].as_str().is_some_and(|h| !h.is_empty())
-        && entered["holder"] == walk["holder"];
-    if !fresh || !ours {
+        && entered.tty == client.tty
+        && !entered.holder.is_empty()
+        && entered.holder == walk.holder;
+    if !protocol::fresh(walk.at) || !ours {
         return None;
     }
-    let stops: Vec<String> = walk["stops"]
-        .as_array()?
-        .iter()
-        .filter_map(|s| s.as_str().map(str::to_string))
-        .collect();
-    nextup::walk_next(&stops, walk["you"].as_str()?, current)
+    nextup::walk_next(&walk.stops, &walk.you, current)
 }
 
 /// Brings `pane` in front: its window, itself, and the client onto it; a

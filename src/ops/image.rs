@@ -17,7 +17,8 @@ const CLIPBOARD_LIMIT: Duration = Duration::from_secs(10);
 const KEEP_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
 const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub(crate) struct ImageReceived {
     pub pane: String,
     pub path: String,

@@ -3,8 +3,9 @@
 //! target pane and `bottom` below it, `tab` as a window of the target's
 //! session, `zoomed` as a split zoomed at once. The panes are made, shown
 //! and closed by the operations every pane goes through (`pane::split`,
-//! `tab::create`, `go::to_pane`, `pane::close`), so the names rule, the
-//! veto and the events apply to them alike. The command runs in the
+//! `tab::create`, `go::to_pane`, `pane::close_unasked`), so the names
+//! rule and the events apply to them alike; as the spec says, `plugin pane
+//! close` asks no `pre_close`. The command runs in the
 //! plugin's root, with the plugin's environment and the invocation's ids
 //! only (`env -u` takes out what tmux's own environment would give the
 //! pane of those names). A pane is marked as the plugin's, so `plugin pane
@@ -343,10 +344,11 @@ pub(crate) fn focus(tmux: &Tmux, snapshot: &Snapshot, pane: &Pane) -> Result<Foc
     Ok(Focused { plugin_pane })
 }
 
-/// `plugin pane close`: closed as any pane is, once `pre_close` lets it.
+/// `plugin pane close`: closes it without asking (no `pre_close`: the
+/// plugin opened it, and closes it as its own).
 pub(crate) fn close(tmux: &Tmux, snapshot: &Snapshot, pane: &Pane) -> Result<Closed> {
     let plugin_pane = marked(tmux, snapshot, pane)?;
-    super::pane::close(tmux, pane)?;
+    super::pane::close_unasked(tmux, pane)?;
     Ok(Closed {
         pane_id: plugin_pane.pane.pane_id,
     })

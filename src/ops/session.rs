@@ -12,7 +12,7 @@ use crate::tmux::Tmux;
 use crate::tmux::arrange::{self, Spawn};
 use crate::tmux::commands as cmd;
 use crate::tmux::snapshot::Snapshot;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// What opening did.
@@ -31,7 +31,16 @@ pub(crate) struct Opened {
     pub session_id: Option<String>,
 }
 
-answers!(Opened => "session_open");
+/// `session folders`: the folders the new-session picker offers for a
+/// query (taw app asks a far machine for its own).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct Folders {
+    pub query: String,
+    pub folders: Vec<String>,
+}
+
+answers!(Opened => "session_open", Folders => "session_folders");
 
 /// Opens the session for `dir` (a resolved directory), and moves `client`
 /// onto it.

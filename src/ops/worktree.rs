@@ -108,19 +108,7 @@ pub(crate) fn closed_worktrees(snapshot: &Snapshot, head: u32) -> Vec<WorktreeIn
         .unwrap_or_default()
 }
 
-/// herdr's WorktreeInfo: one checkout of a repository.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub(crate) struct WorktreeInfo {
-    pub path: String,
-    pub branch: Option<String>,
-    pub is_bare: bool,
-    pub is_detached: bool,
-    pub is_prunable: bool,
-    pub is_linked_worktree: bool,
-    pub open_workspace_id: Option<String>,
-    /// The repository's name.
-    pub label: String,
-}
+pub(crate) use crate::model::WorktreeInfo;
 
 /// herdr's WorktreeSourceInfo: the repository a listing is of.
 #[derive(Debug, Clone, Serialize)]

@@ -871,20 +871,18 @@ impl Watcher {
         let clients: Vec<String> = view.clients.iter().map(|(name, _)| name.clone()).collect();
         // Kept on the pane for a machine's feed, which the look wakes.
         let mut writes = OptionWrites::default();
-        writes.set(
-            opt::TOAST,
-            serde_json::json!({
-                "at": now_ms(),
-                "kind": match pending.kind {
-                    ToastKind::Request => "request",
-                    ToastKind::Done => "done",
-                },
-                "text": message,
-                "agent": kind_id,
-                "location": place,
-            })
-            .to_string(),
-        );
+        let kept = crate::machine::protocol::PaneToast {
+            at: now_ms(),
+            kind: match pending.kind {
+                ToastKind::Request => "request",
+                ToastKind::Done => "done",
+            }
+            .into(),
+            text: message.clone(),
+            agent: kind_id.to_string(),
+            location: place,
+        };
+        writes.set(opt::TOAST, crate::machine::protocol::kept(&kept));
         let _ = pane::write_options(&self.tmux, self.pane, &writes);
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
         let sound = match pending.kind {

@@ -116,6 +116,12 @@ pub(crate) fn close(tmux: &Tmux, pane: &Pane) -> Result<PaneClosed> {
             pane: pane.id,
         },
     )?;
+    close_unasked(tmux, pane)
+}
+
+/// Closes the pane without asking `pre_close`: a plugin's own pane, which
+/// `plugin pane close` closes unasked (the spec's rule).
+pub(crate) fn close_unasked(tmux: &Tmux, pane: &Pane) -> Result<PaneClosed> {
     tmux.run_one(tmux_arrange::kill_pane(&format!("%{}", pane.id)))?;
     Ok(PaneClosed {
         pane_id: ids::pane_id(pane.session, pane.id),

@@ -1,123 +1,84 @@
-//! `taw machine feed`: what a machine tells the app over ssh, one JSON
-//! object a line (protocol 1). The machine sends `hello` first, then
+//! `taw machine feed`: what a machine has, as the lines of protocol 1
+//! (`machine::protocol`), one JSON object a line. [`Source`] reads the
+//! server and says what changed; the far `machine feed` and `taw app`'s
+//! own machine share it. [`run`] is the feed itself: `hello` first, then
 //! `state` whenever what the list draws changes, `toast` for each toast
-//! its watchers show, and `ping` when it has been quiet; the app sends
-//! `lease` and `walk`. Every field is read with a default, so a field a
-//! newer taw adds stops no older one.
+//! its watchers show, `left` when an attach of the app's ends, `ping` when
+//! it has been quiet; it reads the app's `lease` and `walk` beside.
 
+use crate::machine::protocol::{
+    self, AppLine, Checkout, FeedLine, FeedTab, FeedWorktree, Hello, Left, PaneToast, State, Toast,
+    Walk,
+};
 use crate::model::Records;
 use crate::tmux::Tmux;
 use crate::tmux::snapshot::Snapshot;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The one protocol there is.
-pub(crate) const PROTOCOL: u32 = 1;
 /// A quiet feed says it is there this often.
 const PING_EVERY: Duration = Duration::from_secs(15);
 /// With no look from any watcher, the server is read again this often.
 const STRUCTURE_EVERY: Duration = Duration::from_secs(1);
-
-/// `hello`, always first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Hello {
-    #[serde(default)]
-    pub taw: String,
-    #[serde(default)]
-    pub protocol: u32,
-    #[serde(default)]
-    pub host: String,
-    /// `<tmux server pid> <start unix seconds>`, empty with no server.
-    #[serde(default)]
-    pub server: String,
-}
-
-/// A line the app sends: `lease` (holder) or `walk` (you, stops). Fields
-/// not known here are ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
-struct FromApp {
-    #[serde(default, rename = "type")]
-    kind: String,
-    #[serde(default)]
-    holder: String,
-    #[serde(default)]
-    you: String,
-    #[serde(default)]
-    stops: Vec<String>,
-}
-
-/// This machine's host name.
-pub(crate) fn host_name() -> String {
-    let mut buffer = [0u8; 256];
-    // SAFETY: the buffer outlives the call, which writes at most its length.
-    let done = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
-    if done != 0 {
-        return String::new();
-    }
-    let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
-    String::from_utf8_lossy(&buffer[..end]).into_owned()
-}
+/// git is asked again this often even when nothing here says a checkout
+/// changed (a worktree made or removed by hand, a commit).
+const GIT_EVERY: Duration = Duration::from_secs(15);
+/// How long the feed waits for one folder's `git status`.
+const GIT_STATUS_LIMIT: Duration = Duration::from_secs(2);
 
 fn hello(snapshot: Option<&Snapshot>) -> Hello {
     Hello {
         taw: env!("CARGO_PKG_VERSION").to_string(),
-        protocol: PROTOCOL,
-        host: host_name(),
+        protocol: protocol::PROTOCOL,
+        host: crate::machine::host_name(),
         server: snapshot
             .map(|s| format!("{} {}", s.server.pid, s.server.start_time))
             .unwrap_or_default(),
     }
 }
 
-/// `state`: everything the list draws of this machine. `tabs` (the
-/// windows, with `active`: the session's current one) is taw's, for the
-/// list's window rows.
-fn state(snapshot: Option<&Snapshot>, worktrees: &Worktrees, checkouts: &Checkouts) -> Value {
+/// `state`: everything the list draws of this machine.
+fn state(snapshot: Option<&Snapshot>, worktrees: &Worktrees, checkouts: &Checkouts) -> State {
     let Some(snapshot) = snapshot else {
-        return json!({"type": "state", "spaces": [], "tabs": [], "panes": [], "agents": [], "worktrees": []});
+        return State::default();
     };
     let records = Records::new(snapshot);
-    let tabs: Vec<Value> = snapshot
-        .windows
-        .iter()
-        .map(|window| {
-            let mut tab = serde_json::to_value(records.tab(window)).unwrap_or_default();
-            tab["active"] = json!(window.active);
-            tab
-        })
-        .collect();
-    let mut state = json!({
-        "type": "state",
-        "spaces": records.workspaces(),
-        "tabs": tabs,
-        "panes": records.panes(None),
-        "agents": records.agents(),
-        "worktrees": worktrees.closed,
-    });
-    if !worktrees.open.is_empty() {
-        state["open_worktrees"] = json!(worktrees.open);
+    State {
+        spaces: records.workspaces(),
+        tabs: snapshot
+            .windows
+            .iter()
+            .map(|window| FeedTab {
+                tab: records.tab(window),
+                active: window.active,
+            })
+            .collect(),
+        panes: records.panes(None),
+        agents: records.agents(),
+        worktrees: worktrees.closed.clone(),
+        open_worktrees: worktrees.open.clone(),
+        git: checkouts.found.clone(),
     }
-    if !checkouts.found.is_empty() {
-        state["git"] = json!(checkouts.found);
-    }
-    state
+}
+
+/// Read within GIT_EVERY.
+fn fresh(read_at: Option<Instant>) -> bool {
+    read_at.is_some_and(|at| at.elapsed() < GIT_EVERY)
 }
 
 /// The git status of each session's folder, for the branch the list
-/// draws beside a session (by its `$N`): read when the sessions or their
-/// folders change, and every GIT_EVERY (a commit or a checkout made
-/// there). A folder git does not answer for within GIT_STATUS_LIMIT (a
-/// slow mount) has none, so that the feed's lines are not held up.
+/// draws beside a session: read when the sessions or their folders
+/// change, and every GIT_EVERY (a commit or a checkout made there). A
+/// folder git does not answer for within GIT_STATUS_LIMIT (a slow mount)
+/// has none, so that the feed's lines are not held up.
 #[derive(Debug, Default)]
 struct Checkouts {
     folders: Vec<(u32, String)>,
     read_at: Option<Instant>,
-    found: Vec<Value>,
+    found: Vec<Checkout>,
 }
 
 impl Checkouts {
@@ -145,9 +106,10 @@ impl Checkouts {
                         crate::git::Status::read(std::path::Path::new(folder), GIT_STATUS_LIMIT)
                     })
                     .clone()?;
-                let mut entry = serde_json::to_value(status).ok()?;
-                entry["tmux_id"] = json!(format!("${session}"));
-                Some(entry)
+                Some(Checkout {
+                    status,
+                    tmux_id: format!("${session}"),
+                })
             })
             .collect();
         self.folders = folders;
@@ -161,8 +123,8 @@ impl Checkouts {
 struct Worktrees {
     asked_for: WorktreesKey,
     read_at: Option<Instant>,
-    closed: Vec<Value>,
-    open: Vec<Value>,
+    closed: Vec<FeedWorktree>,
+    open: Vec<FeedWorktree>,
 }
 
 /// What a change of makes git be asked about worktrees again.
@@ -176,22 +138,11 @@ struct WorktreesKey {
     removed_at: String,
 }
 
-/// git is asked again this often even when nothing here says a checkout
-/// changed (a worktree made or removed by hand, a commit).
-const GIT_EVERY: Duration = Duration::from_secs(15);
-/// How long the feed waits for one folder's `git status`.
-const GIT_STATUS_LIMIT: Duration = Duration::from_secs(2);
-
-/// Read within GIT_EVERY.
-fn fresh(read_at: Option<Instant>) -> bool {
-    read_at.is_some_and(|at| at.elapsed() < GIT_EVERY)
-}
-
 impl Worktrees {
     fn refresh(&mut self, snapshot: Option<&Snapshot>) {
         let key = snapshot
             .map(|s| WorktreesKey {
-                heads: crate::ops::worktree::heads(s),
+                heads: super::worktree::heads(s),
                 sessions: s.sessions.iter().map(|s| s.id).collect(),
                 removed_at: s.server.worktrees_changed.clone(),
             })
@@ -205,8 +156,8 @@ impl Worktrees {
         self.open.clear();
         let Some(snapshot) = snapshot else { return };
         for head in &self.asked_for.heads {
-            let source = crate::ops::worktree::Source::Workspace(*head);
-            let Ok(listed) = crate::ops::worktree::list(snapshot, &source) else {
+            let source = super::worktree::Source::Workspace(*head);
+            let Ok(listed) = super::worktree::list(snapshot, &source) else {
                 continue;
             };
             let real_root = real_path(&listed.source.repo_root);
@@ -216,14 +167,12 @@ impl Worktrees {
                 .filter(|w| w.is_linked_worktree)
             {
                 let open = worktree.open_workspace_id.is_some();
-                let mut record = serde_json::to_value(&worktree).unwrap_or_default();
-                record["head"] = json!(format!("${head}"));
-                if let Some(real) = real_path(&worktree.path) {
-                    record["real_path"] = json!(real);
-                }
-                if let Some(real) = &real_root {
-                    record["real_repo_root"] = json!(real);
-                }
+                let record = FeedWorktree {
+                    real_path: real_path(&worktree.path),
+                    real_repo_root: real_root.clone(),
+                    head: format!("${head}"),
+                    worktree,
+                };
                 if open {
                     self.open.push(record);
                 } else {
@@ -254,33 +203,33 @@ fn toasts(snapshot: Option<&Snapshot>) -> HashMap<u32, String> {
 }
 
 /// A toast line from what a watcher recorded.
-fn toast_line(pane: u32, recorded: &str, lease: bool) -> Option<Value> {
-    let toast: Value = serde_json::from_str(recorded).ok()?;
-    let text = toast["text"].as_str().unwrap_or_default().to_string();
-    let agent_kind = toast["agent"].as_str().unwrap_or_default().to_string();
-    let agent = crate::detect::agents::by_id(&agent_kind)
+fn toast_line(pane: u32, recorded: &str, lease: bool) -> Option<Toast> {
+    let toast: PaneToast = protocol::read_kept(recorded)?;
+    let agent = crate::detect::agents::by_id(&toast.agent)
         .map(|a| a.name.to_string())
-        .unwrap_or_else(|| agent_kind.clone());
-    Some(json!({
-        "type": "toast",
-        "kind": toast["kind"].as_str().unwrap_or("done"),
-        "pane": format!("%{pane}"),
-        "text": text,
-        "title": agent,
-        "body": toast["location"].as_str().unwrap_or_default(),
-        "agent": agent,
-        "agent_kind": agent_kind,
-        "location": toast["location"].as_str().unwrap_or_default(),
-        "lease": lease,
-    }))
+        .unwrap_or_else(|| toast.agent.clone());
+    Some(Toast {
+        kind: if toast.kind.is_empty() {
+            "done".into()
+        } else {
+            toast.kind
+        },
+        pane: format!("%{pane}"),
+        text: toast.text,
+        title: agent.clone(),
+        body: toast.location.clone(),
+        agent,
+        agent_kind: toast.agent,
+        location: toast.location,
+        lease,
+    })
 }
 
 /// Writes one line; false once the app has gone (a closed pipe).
-fn send(out: &mut impl Write, line: &Value) -> bool {
-    let Ok(text) = serde_json::to_string(line) else {
-        return true;
-    };
-    writeln!(out, "{text}").and_then(|_| out.flush()).is_ok()
+fn send(out: &mut impl Write, line: &FeedLine) -> bool {
+    writeln!(out, "{}", line.to_line())
+        .and_then(|_| out.flush())
+        .is_ok()
 }
 
 /// What a machine has, read as the lines of its feed: `hello` and `state`
@@ -292,7 +241,7 @@ pub(crate) struct Source {
     state_dir: std::path::PathBuf,
     server: u32,
     waiter: Option<crate::watch::waiters::Waiter>,
-    last_state: Value,
+    last_state: State,
     seen_toasts: HashMap<u32, String>,
     /// `@agent_wizard_left` as last seen: a new one is a `left` line.
     last_left: String,
@@ -302,10 +251,9 @@ pub(crate) struct Source {
 
 impl Source {
     /// The source and its first lines: hello, then state.
-    pub(crate) fn start(tmux: &Tmux) -> (Source, Vec<Value>) {
+    pub(crate) fn start(tmux: &Tmux) -> (Source, Vec<FeedLine>) {
         let snapshot = Snapshot::read(tmux).ok();
-        let mut greeting = serde_json::to_value(hello(snapshot.as_ref())).unwrap_or_default();
-        greeting["type"] = json!("hello");
+        let greeting = FeedLine::Hello(hello(snapshot.as_ref()));
         let mut worktrees = Worktrees::default();
         worktrees.refresh(snapshot.as_ref());
         let mut checkouts = Checkouts::default();
@@ -326,7 +274,7 @@ impl Source {
             checkouts,
         };
         source.follow_server(snapshot.as_ref());
-        (source, vec![greeting, first_state])
+        (source, vec![greeting, FeedLine::State(first_state)])
     }
 
     /// The watchers of the server wake the source after each look; a
@@ -345,7 +293,7 @@ impl Source {
     /// The server is read then whether a look came or not, as the popup
     /// reads it, for what no watcher tells (a session renamed, a window
     /// closed, a server gone). `lease`: the app holds a fresh lease.
-    pub(crate) fn next(&mut self, lease: bool) -> Vec<Value> {
+    pub(crate) fn next(&mut self, lease: bool) -> Vec<FeedLine> {
         match &self.waiter {
             Some(waiter) => {
                 waiter.wait_panes(STRUCTURE_EVERY);
@@ -359,15 +307,15 @@ impl Source {
         self.checkouts.refresh(snapshot.as_ref());
         let now_state = state(snapshot.as_ref(), &self.worktrees, &self.checkouts);
         if now_state != self.last_state {
-            lines.push(now_state.clone());
+            lines.push(FeedLine::State(now_state.clone()));
             self.last_state = now_state;
         }
         let now_toasts = toasts(snapshot.as_ref());
         for (pane, recorded) in &now_toasts {
             if self.seen_toasts.get(pane) != Some(recorded)
-                && let Some(line) = toast_line(*pane, recorded, lease)
+                && let Some(toast) = toast_line(*pane, recorded, lease)
             {
-                lines.push(line);
+                lines.push(FeedLine::Toast(toast));
             }
         }
         self.seen_toasts = now_toasts;
@@ -375,16 +323,61 @@ impl Source {
             && snapshot.server.left != self.last_left
         {
             self.last_left = snapshot.server.left.clone();
-            if let Ok(left) = serde_json::from_str::<Value>(&self.last_left) {
-                lines.push(json!({
-                    "type": "left",
-                    "holder": left["holder"].as_str().unwrap_or_default(),
-                    "pane": left["pane"].as_str().unwrap_or_default(),
-                    "go": left["go"].as_str().unwrap_or_default(),
-                }));
+            if let Some(left) = protocol::read_kept::<Left>(&self.last_left) {
+                lines.push(FeedLine::Left(Left { at: None, ..left }));
             }
         }
         lines
+    }
+}
+
+/// What the app has said so far: the lease's holder and when it was last
+/// renewed, and whether it has gone.
+#[derive(Default)]
+struct FromApp {
+    gone: AtomicBool,
+    lease_at: AtomicU64,
+    holder: Mutex<String>,
+}
+
+impl FromApp {
+    /// Reads the app's lines until it goes: a lease is recorded here (its
+    /// holder speaks this machine's toasts), a walk kept in the server,
+    /// where the notification key of the app's attach reads it.
+    fn read(&self, tmux: &Tmux, input: impl BufRead) {
+        for line in input.lines() {
+            let Ok(line) = line else { break };
+            match serde_json::from_str::<AppLine>(&line) {
+                Ok(AppLine::Lease { holder }) => {
+                    self.lease_at
+                        .store(crate::clock::now_ms(), Ordering::Relaxed);
+                    crate::machine::record_lease(&holder);
+                    if let Ok(mut kept) = self.holder.lock() {
+                        *kept = holder;
+                    }
+                }
+                Ok(AppLine::Walk { you, stops }) => {
+                    let walk = Walk {
+                        you,
+                        stops,
+                        holder: self.holder.lock().map(|h| h.clone()).unwrap_or_default(),
+                        at: crate::clock::now_ms(),
+                    };
+                    // A walk that does not reach the server is a walk the
+                    // next renewal brings again.
+                    let _ = tmux.run_one(crate::tmux::commands::set_global_option(
+                        crate::tmux::options::bookkeeping::WALK,
+                        &protocol::kept(&walk),
+                    ));
+                }
+                Ok(AppLine::Other) | Err(_) => {}
+            }
+        }
+        self.gone.store(true, Ordering::Relaxed);
+    }
+
+    fn leased(&self) -> bool {
+        protocol::fresh(self.lease_at.load(Ordering::Relaxed))
     }
 }
 
@@ -402,49 +395,15 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
     if once {
         return 0;
     }
-    // What the app says, read beside: its lease, and its end.
-    let gone = Arc::new(AtomicBool::new(false));
-    let lease_at = Arc::new(AtomicU64::new(0));
-    let holder = Arc::new(Mutex::new(String::new()));
+    let app = Arc::new(FromApp::default());
     {
-        let (gone, lease_at, holder) = (gone.clone(), lease_at.clone(), holder.clone());
-        let tmux = tmux.clone();
-        std::thread::spawn(move || {
-            let stdin = std::io::stdin();
-            for line in stdin.lock().lines() {
-                let Ok(line) = line else { break };
-                let said: FromApp = serde_json::from_str(&line).unwrap_or_default();
-                if said.kind == "lease" {
-                    lease_at.store(crate::clock::now_ms(), Ordering::Relaxed);
-                    super::record_lease(&said.holder);
-                    if let Ok(mut kept) = holder.lock() {
-                        *kept = said.holder;
-                    }
-                } else if said.kind == "walk" {
-                    // Kept in the server, where the notification key of
-                    // the app's attach reads it.
-                    let by = holder.lock().map(|h| h.clone()).unwrap_or_default();
-                    let walk = json!({
-                        "you": said.you,
-                        "stops": said.stops,
-                        "holder": by,
-                        "at": crate::clock::now_ms(),
-                    });
-                    let _ = tmux.run_one(crate::tmux::commands::set_global_option(
-                        crate::tmux::options::bookkeeping::WALK,
-                        &walk.to_string(),
-                    ));
-                }
-            }
-            gone.store(true, Ordering::Relaxed);
-        });
+        let (app, tmux) = (app.clone(), tmux.clone());
+        std::thread::spawn(move || app.read(&tmux, std::io::stdin().lock()));
     }
     let mut last_sent = Instant::now();
     loop {
-        let fresh = crate::clock::now_ms().saturating_sub(lease_at.load(Ordering::Relaxed))
-            < super::LEASE_FRESH.as_millis() as u64;
-        let lines = source.next(fresh);
-        if gone.load(Ordering::Relaxed) {
+        let lines = source.next(app.leased());
+        if app.gone.load(Ordering::Relaxed) {
             return 0;
         }
         for line in &lines {
@@ -454,7 +413,7 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
             last_sent = Instant::now();
         }
         if last_sent.elapsed() >= PING_EVERY {
-            if !send(&mut out, &json!({"type": "ping"})) {
+            if !send(&mut out, &FeedLine::Ping) {
                 return 0;
             }
             last_sent = Instant::now();
@@ -462,46 +421,28 @@ pub(crate) fn run(tmux: &Tmux, once: bool) -> i32 {
     }
 }
 
-/// The first line of a feed, read as its hello.
-pub(crate) fn read_hello(text: &str) -> Option<Hello> {
-    let first = text.lines().next()?;
-    let value: Value = serde_json::from_str(first).ok()?;
-    if value["type"] != "hello" {
-        return None;
-    }
-    serde_json::from_value(value).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_hello_is_read_with_defaults() {
-        let hello =
-            read_hello("{\"type\":\"hello\",\"taw\":\"0.2.0\",\"protocol\":1,\"new\":true}\n{}")
-                .unwrap();
-        assert_eq!(hello.taw, "0.2.0");
-        assert_eq!(hello.protocol, 1);
-        assert_eq!(hello.host, "");
-        assert!(read_hello("{\"type\":\"state\"}").is_none());
-        assert!(read_hello("garbage").is_none());
-    }
-
-    #[test]
     fn a_toast_line_from_a_watchers_record() {
-        let line = toast_line(
+        let toast = toast_line(
             7,
             "{\"at\":1,\"kind\":\"request\",\"text\":\"Claude Code needs you in main:1 (x)\",\"agent\":\"claude\",\"location\":\"main:1 (x)\"}",
             true,
         )
         .unwrap();
-        assert_eq!(line["type"], "toast");
-        assert_eq!(line["pane"], "%7");
-        assert_eq!(line["kind"], "request");
-        assert_eq!(line["agent"], "Claude Code");
-        assert_eq!(line["agent_kind"], "claude");
-        assert_eq!(line["lease"], true);
+        assert_eq!(toast.pane, "%7");
+        assert_eq!(toast.kind, "request");
+        assert_eq!(toast.agent, "Claude Code");
+        assert_eq!(toast.agent_kind, "claude");
+        assert!(toast.lease);
+        let line = FeedLine::Toast(toast).to_line();
+        assert!(
+            line.starts_with("{\"type\":\"toast\",\"kind\":\"request\""),
+            "{line}"
+        );
         assert!(toast_line(1, "not json", false).is_none());
     }
 }
