@@ -14,6 +14,7 @@ mod exec;
 mod git;
 mod hooks;
 mod integration;
+mod list;
 mod machine;
 mod model;
 mod notify;

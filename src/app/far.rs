@@ -204,12 +204,12 @@ pub(crate) fn merge<'a>(here: &Snapshot, far: impl Iterator<Item = &'a Snapshot>
 pub(crate) fn closed_worktrees(
     state: &State,
     machine: usize,
-) -> Vec<crate::ui::rows::ClosedWorktree> {
+) -> Vec<crate::list::rows::ClosedWorktree> {
     state
         .worktrees
         .iter()
         .filter_map(|w| {
-            Some(crate::ui::rows::ClosedWorktree {
+            Some(crate::list::rows::ClosedWorktree {
                 head: lift(machine, number(&w.head, '$')?),
                 path: Some(w.worktree.path.clone()).filter(|p| !p.is_empty())?,
                 branch: w.worktree.branch.clone(),

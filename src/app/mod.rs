@@ -9,11 +9,14 @@
 //! itself.
 
 pub(crate) mod far;
-pub(crate) mod list;
+pub(crate) mod machines;
 
 use crate::config::Config;
 use crate::envelope::TawError;
 use crate::exec::Program;
+use crate::list::keymap::Keymap;
+use crate::list::rows::{ClosedWorktree, Target};
+use crate::list::{Effect, List};
 use crate::machine::protocol::{AppLine, FeedLine};
 use crate::machine::{self, Heard, Machine};
 use crate::ops;
@@ -21,13 +24,10 @@ use crate::ops::feed;
 use crate::tmux::Tmux;
 use crate::tmux::pane::{self as tmux_pane, ReadSource};
 use crate::tmux::snapshot::Snapshot;
-use crate::ui::app::{App as ListApp, Effect};
-use crate::ui::keymap::Keymap;
-use crate::ui::rows::{ClosedWorktree, Target};
 use crossterm::event::{self, Event, KeyEventKind};
 use crossterm::execute;
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
-use list::{MachineView, Place};
+use machines::{MachineView, Place};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::{Constraint, Layout};
@@ -290,7 +290,7 @@ fn spawn_worker(
             if let Some(heads) = worktrees
                 && let Ok(snapshot) = Snapshot::read(&tmux)
             {
-                out.push(Msg::Worktrees(crate::ui::closed_worktrees(
+                out.push(Msg::Worktrees(crate::list::closed_worktrees(
                     &snapshot, heads,
                 )));
             }
@@ -378,7 +378,7 @@ fn own_id(target: Target) -> Option<(usize, String)> {
 
 /// The app: the popup's list over every machine, and what it knows of each.
 struct App {
-    list: ListApp,
+    list: List,
     machines: Vec<MachineView>,
     here: Snapshot,
     /// This machine's closed worktrees (the far ones come with their state).
@@ -398,7 +398,7 @@ struct App {
 impl App {
     /// Every machine's snapshot and worktrees, into the list.
     fn refresh(&mut self) -> Vec<Effect> {
-        self.list.sections = list::sections(&self.machines);
+        self.list.sections = machines::sections(&self.machines);
         let merged = far::merge(
             &self.here,
             self.machines.iter().skip(1).map(|m| &m.snapshot),
@@ -476,14 +476,14 @@ impl App {
     }
 
     fn in_picker(&self) -> bool {
-        matches!(self.list.mode, crate::ui::app::Mode::NewSession { .. })
+        matches!(self.list.mode, crate::list::Mode::NewSession { .. })
     }
 
     /// The new-session picker has opened: on the selected row's machine,
     /// which it keeps while it is open whatever the list does under it.
     fn open_picker(&mut self) {
         self.picker = self.selected_machine();
-        self.list.picker_on = self.machine_name(self.picker);
+        self.list.picker_place = self.machine_name(self.picker);
     }
 
     /// The machine of the selected row (0: this one).
@@ -600,10 +600,10 @@ fn act(
             }
             (None, _) => {
                 let client = here_client(&here);
-                match crate::ui::perform(&tmux, &config, client.as_deref(), &here, effect) {
-                    crate::ui::Outcome::Done(_) => Acted::Fine,
-                    crate::ui::Outcome::Failed(message) => Acted::Failed(message),
-                    crate::ui::Outcome::Ask(question, on_yes) => Acted::Ask(question, on_yes),
+                match crate::list::perform(&tmux, &config, client.as_deref(), &here, effect) {
+                    crate::list::Outcome::Done(_) => Acted::Fine,
+                    crate::list::Outcome::Failed(message) => Acted::Failed(message),
+                    crate::list::Outcome::Ask(question, on_yes) => Acted::Ask(question, on_yes),
                 }
             }
             (Some((index, far)), _) => match far_verb(&merged, &effect) {
@@ -631,7 +631,7 @@ fn act(
                         Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
                             match effect {
                                 Effect::RemoveWorktree { head, path, .. } => Acted::Ask(
-                                    crate::ui::dirty_question(&path),
+                                    crate::list::dirty_question(&path),
                                     Effect::RemoveWorktree {
                                         head,
                                         path,
@@ -733,14 +733,14 @@ fn draw(frame: &mut ratatui::Frame, app: &App) {
             .areas(frame.area());
     // The popup's own drawing, above the toasts; a session's branch as its
     // machine's feed read it there.
-    let git = |row: &crate::ui::rows::Row| match row.target {
-        crate::ui::rows::Target::Session(id) => {
+    let git = |row: &crate::list::rows::Row| match row.target {
+        crate::list::rows::Target::Session(id) => {
             let (machine, own) = far::lower(id);
             app.machines.get(machine)?.git(own)
         }
         _ => None,
     };
-    crate::ui::draw::draw_in(frame, list, &app.list, &git);
+    crate::list::draw::draw_in(frame, list, &app.list, &git);
     let lines: Vec<Line> = app
         .toasts
         .iter()
@@ -802,18 +802,20 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     let Ok(mut terminal) = Terminal::new(CrosstermBackend::new(std::io::stdout())) else {
         return 1;
     };
-    let mut list = ListApp::new(
+    let mut list = List::new(
         Keymap::from_config(&config),
-        crate::ui::app::Options {
+        crate::list::Options {
             config_problem,
-            ..crate::ui::options_from(&config, false)
+            ..crate::list::options_from(&config, false)
         },
         Snapshot::default(),
     );
     list.sidebar_agents =
-        crate::ui::tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS);
-    list.sidebar_sessions =
-        crate::ui::tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_SESSIONS);
+        crate::list::tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS);
+    list.sidebar_sessions = crate::list::tokens::Sidebar::from_config(
+        &config,
+        &crate::config::schema::SIDEBAR_SESSIONS,
+    );
     let mut app = App {
         list,
         machines,
@@ -859,7 +861,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                         id: format!("%{pane}"),
                     };
                     app.list.message = Some(
-                        match crate::ui::paste_image(
+                        match crate::list::paste_image(
                             &tmux,
                             &place.id,
                             place.machine.as_deref(),
@@ -910,7 +912,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
                 Msg::Key(key) => {
                     if matches!(
                         app.list.mode,
-                        crate::ui::app::Mode::Help | crate::ui::app::Mode::Options
+                        crate::list::Mode::Help | crate::list::Mode::Options
                     ) {
                         app.list.leave_page();
                     } else {

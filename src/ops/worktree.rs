@@ -836,7 +836,7 @@ mod tests {
         assert_eq!(json["checkout_path"], "/wt/api/feat-x");
         let session = Session {
             worktree: serde_json::to_string(&p).unwrap(),
-            ..crate::ui::rows::fixture::session(0, "api/feat-x")
+            ..crate::list::rows::fixture::session(0, "api/feat-x")
         };
         assert_eq!(provenance(&session), Some(p));
     }

@@ -8,31 +8,24 @@
 //! after each look, which asks the worker for a new snapshot. The loop
 //! draws after each batch of messages.
 
-pub(crate) mod app;
-pub(crate) mod draw;
-pub(crate) mod field;
-pub(crate) mod keymap;
 pub(crate) mod launch;
-pub(crate) mod rows;
-pub(crate) mod tokens;
 
 use crate::config::Config;
 use crate::envelope::{Result, TawError};
 use crate::git::Status as Git;
+use crate::list::{self, Effect, List, Options, draw, keymap, rows, tokens};
 use crate::ops;
 use crate::tmux::Tmux;
 use crate::tmux::commands as cmd;
 use crate::tmux::pane::{self as tmux_pane, ReadSource};
 use crate::tmux::snapshot::Snapshot;
 use crate::watch::waiters::Waiter;
-use app::{App, Effect, Options};
 use crossterm::event::{self, Event, KeyEventKind};
 use crossterm::execute;
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use keymap::Keymap;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use rows::{Depth, Layout, Target};
 use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
@@ -78,20 +71,6 @@ enum Job {
     Projects(String),
 }
 
-pub(crate) fn options_from(config: &Config, new_session: bool) -> Options {
-    Options {
-        layout: Layout::parse(&config.get(&crate::config::schema::UI_LAYOUT)),
-        depth: Depth::parse(&config.get(&crate::config::schema::UI_DEPTH)),
-        preview: config.get(&crate::config::schema::UI_PREVIEW),
-        show_git: config.get(&crate::config::schema::UI_SHOW_GIT),
-        confirm_close: config.get(&crate::config::schema::UI_CONFIRM_CLOSE),
-        projects_in_filter: config.get(&crate::config::schema::UI_PROJECTS_IN_FILTER),
-        home: std::env::var("HOME").unwrap_or_default(),
-        new_session,
-        config_problem: config.errors_summary(),
-    }
-}
-
 /// Runs the popup until it is closed; the terminal is put back on any end.
 pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let (config, config_problem) = Config::load_or_defaults();
@@ -105,11 +84,11 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
         snapshot.client_pane(c).map(|p| p.id)
     });
     let server = snapshot.server.pid;
-    let mut app = App::new(
+    let mut app = List::new(
         Keymap::from_config(&config),
         Options {
             config_problem,
-            ..options_from(&config, launch.new_session)
+            ..list::options_from(&config, launch.new_session)
         },
         snapshot,
     );
@@ -176,7 +155,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
             for msg in batch {
                 let effects = match msg {
                     Msg::Key(key) => {
-                        if matches!(app.mode, app::Mode::Help | app::Mode::Options) {
+                        if matches!(app.mode, list::Mode::Help | list::Mode::Options) {
                             app.leave_page();
                             Vec::new()
                         } else {
@@ -282,7 +261,7 @@ fn note_first_frame() {
 }
 
 /// tmux's prefix keys and taw's key options, read in one call.
-fn tmux_keys(tmux: &Tmux) -> app::TmuxKeys {
+fn tmux_keys(tmux: &Tmux) -> list::state::TmuxKeys {
     use crate::tmux::options;
     let format = format!(
         "#{{prefix}}\t#{{prefix2}}\t#{{{}}}\t#{{{}}}",
@@ -290,7 +269,7 @@ fn tmux_keys(tmux: &Tmux) -> app::TmuxKeys {
         options::KEY
     );
     let Ok(output) = tmux.run_one(cmd::print_format(&format)) else {
-        return app::TmuxKeys::default();
+        return list::state::TmuxKeys::default();
     };
     let mut words = output.trim_end_matches('\n').split('\t');
     let mut key = || {
@@ -300,7 +279,7 @@ fn tmux_keys(tmux: &Tmux) -> app::TmuxKeys {
             .and_then(keymap::Key::from_tmux)
     };
     let prefixes = [key(), key()].into_iter().flatten().collect();
-    app::TmuxKeys {
+    list::state::TmuxKeys {
         prefixes,
         notification: key(),
         popup: key(),
@@ -316,14 +295,14 @@ fn restore_terminal() {
     );
 }
 
-fn startup_effects(app: &App) -> Vec<Effect> {
+fn startup_effects(app: &List) -> Vec<Effect> {
     let mut effects = Vec::new();
     if let Some(pane) = app.selected_row().and_then(|r| r.preview_pane)
         && app.preview_on
     {
         effects.push(Effect::Preview(pane));
     }
-    if matches!(app.mode, app::Mode::NewSession { .. }) {
+    if matches!(app.mode, list::Mode::NewSession { .. }) {
         effects.push(Effect::Directories(String::new()));
     }
     effects
@@ -350,194 +329,13 @@ fn act(
     let tmux = tmux.clone();
     let config = config.clone();
     std::thread::spawn(move || {
-        let msg = match perform(&tmux, &config, client.as_deref(), &snapshot, effect) {
-            Outcome::Done(closes) => Msg::Acted(Ok(closes)),
-            Outcome::Failed(message) => Msg::Acted(Err(message)),
-            Outcome::Ask(question, on_yes) => Msg::Ask(question, on_yes),
+        let msg = match list::perform(&tmux, &config, client.as_deref(), &snapshot, effect) {
+            list::Outcome::Done(closes) => Msg::Acted(Ok(closes)),
+            list::Outcome::Failed(message) => Msg::Acted(Err(message)),
+            list::Outcome::Ask(question, on_yes) => Msg::Ask(question, on_yes),
         };
         let _ = tx.send(msg);
     });
-}
-
-/// How an action ended.
-pub(crate) enum Outcome {
-    /// Done; whether the popup closes now.
-    Done(bool),
-    Failed(String),
-    /// Refused for a reason a yes overrides: the question, and what a yes
-    /// does.
-    Ask(String, Effect),
-}
-
-/// Carries out one action of the list on this machine's tmux: the popup's,
-/// and taw app's for its own machine. Every action is an operation of
-/// `ops`, the same the command line runs.
-pub(crate) fn perform(
-    tmux: &Tmux,
-    config: &Config,
-    client: Option<&str>,
-    snapshot: &Snapshot,
-    effect: Effect,
-) -> Outcome {
-    let snapshot = snapshot.clone();
-    let outcome = match effect {
-        Effect::OpenTarget => ops::go::next_up(tmux, &snapshot, client).map(|_| true),
-        Effect::Go(target) => go(tmux, &snapshot, client, target).map(|_| true),
-        Effect::Rename(target, name) => rename(tmux, &snapshot, target, &name).map(|_| false),
-        Effect::Close(target) => close(tmux, &snapshot, target).map(|_| false),
-        Effect::CloseGroup(session) => {
-            ops::workspace::close(tmux, &snapshot, session, true).map(|_| false)
-        }
-        Effect::NewWorktree { head, branch } => ops::worktree::create(
-            tmux,
-            &snapshot,
-            ops::worktree::NewWorktree {
-                source: ops::worktree::Source::Workspace(head),
-                branch,
-                base: None,
-                path: None,
-                label: None,
-                focus_client: client.map(str::to_string),
-            },
-        )
-        .map(|_| true),
-        Effect::OpenWorktree { head, path } => ops::worktree::open(
-            tmux,
-            &snapshot,
-            ops::worktree::OpenWorktree {
-                source: ops::worktree::Source::Workspace(head),
-                which: ops::worktree::Which::Path(path.into()),
-                label: None,
-                focus_client: client.map(str::to_string),
-            },
-        )
-        .map(|_| true),
-        Effect::RemoveWorktree { head, path, force } => {
-            let removal = ops::worktree::Removal::Path {
-                path: path.clone().into(),
-                source: Some(ops::worktree::Source::Workspace(head)),
-            };
-            match ops::worktree::remove(tmux, &snapshot, removal, force) {
-                Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
-                    return Outcome::Ask(
-                        dirty_question(&path),
-                        Effect::RemoveWorktree {
-                            head,
-                            path,
-                            force: true,
-                        },
-                    );
-                }
-                other => other.map(|_| false),
-            }
-        }
-        Effect::OpenSession(dir) => crate::sessions::resolve_dir(&dir)
-            .and_then(|dir| ops::session::open(tmux, config, &dir, client))
-            .map(|_| true),
-        Effect::PasteImage(pane) => paste_image(tmux, &format!("%{pane}"), None, client),
-        Effect::Quit | Effect::Preview(_) | Effect::Directories(_) | Effect::Projects(_) => {
-            Ok(false)
-        }
-    };
-    match outcome {
-        Ok(closes) => Outcome::Done(closes),
-        Err(error) => Outcome::Failed(error.message),
-    }
-}
-
-/// What a removal of a worktree with changes asks: the question first, as
-/// a long path would push it off the line.
-pub(crate) fn dirty_question(path: &str) -> String {
-    let folder = std::path::Path::new(path)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    format!("{folder} has changes: remove anyway? uncommitted changes are lost. y/n")
-}
-
-/// The clipboard's image into a pane (of `machine`, else here), by `taw
-/// image paste` in a session of its own, which finishes after the list
-/// has gone; a failure is shown on `client` (the popup's), when there is
-/// one. The list stays open.
-pub(crate) fn paste_image(
-    tmux: &Tmux,
-    pane: &str,
-    machine: Option<&str>,
-    client: Option<&str>,
-) -> Result<bool> {
-    let exe = std::env::current_exe()
-        .map_err(|e| TawError::new(crate::envelope::ErrorCode::IoError, e.to_string()))?;
-    let mut program = crate::exec::Program::new(exe)
-        .args(tmux.socket_args())
-        .args(["image", "paste", "--pane", pane]);
-    if let Some(machine) = machine {
-        program = program.args(["--machine", machine]);
-    }
-    if let Some(client) = client {
-        program = program.args(["--client", client]);
-    }
-    program.start_unwatched().map_err(|failure| {
-        TawError::new(
-            crate::envelope::ErrorCode::IoError,
-            failure.describe("taw image paste"),
-        )
-    })?;
-    Ok(false)
-}
-
-fn gone() -> TawError {
-    TawError::not_found("it has closed")
-}
-
-fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) -> Result<()> {
-    match target {
-        Target::Pane { pane, session, .. } => {
-            let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
-            ops::go::to_pane(tmux, snapshot, row, client)
-        }
-        Target::Window { window, .. } => ops::go::to_window(tmux, window, client),
-        Target::Session(session) => ops::go::to_session(tmux, session, client),
-        Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
-    }
-}
-
-/// A rename from the popup's field: an empty name takes a pane's label or
-/// an agent's name off, and is refused for a session or a window.
-fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Result<()> {
-    let name = Some(name).filter(|n| !n.is_empty());
-    match target {
-        Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
-        Target::Session(id) => {
-            ops::workspace::rename(tmux, snapshot, id, name.unwrap_or("")).map(|_| ())
-        }
-        Target::Window { session, window } => {
-            let row = snapshot.window(session, window).ok_or_else(gone)?;
-            ops::tab::rename(tmux, row, name.unwrap_or("")).map(|_| ())
-        }
-        Target::Pane { pane, session, .. } => {
-            let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
-            if row.agent_kind.is_empty() {
-                ops::pane::rename(tmux, row, name).map(|_| ())
-            } else {
-                ops::agent::rename(tmux, snapshot, row, name).map(|_| ())
-            }
-        }
-    }
-}
-
-fn close(tmux: &Tmux, snapshot: &Snapshot, target: Target) -> Result<()> {
-    match target {
-        Target::Session(id) => ops::workspace::close(tmux, snapshot, id, false).map(|_| ()),
-        Target::Window { session, window } => {
-            let row = snapshot.window(session, window).ok_or_else(gone)?;
-            ops::tab::close(tmux, row).map(|_| ())
-        }
-        Target::Pane { pane, session, .. } => {
-            let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
-            ops::pane::close(tmux, row).map(|_| ())
-        }
-        Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
-    }
 }
 
 fn spawn_keys(tx: Sender<Msg>) {
@@ -599,7 +397,7 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             if let Some(heads) = worktrees_of
                 && let Ok(snapshot) = Snapshot::read(&tmux)
             {
-                let closed = closed_worktrees(&snapshot, heads);
+                let closed = list::closed_worktrees(&snapshot, heads);
                 if tx.send(Msg::Worktrees(closed)).is_err() {
                     return;
                 }
@@ -612,23 +410,6 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             }
         }
     });
-}
-
-/// The worktrees of these repositories' sessions that no session runs, as
-/// the list shows them (git is asked).
-pub(crate) fn closed_worktrees(snapshot: &Snapshot, heads: Vec<u32>) -> Vec<rows::ClosedWorktree> {
-    heads
-        .into_iter()
-        .flat_map(|head| {
-            ops::worktree::closed_worktrees(snapshot, head)
-                .into_iter()
-                .map(move |w| rows::ClosedWorktree {
-                    head,
-                    path: w.path,
-                    branch: w.branch,
-                })
-        })
-        .collect()
 }
 
 /// Asks for a new snapshot after each look of any pane's watcher, and at
@@ -653,7 +434,7 @@ fn spawn_looks(server: u32, jobs: Sender<Job>) {
 }
 
 /// Starts reading the git status of sessions not asked about yet.
-fn ask_git(app: &App, known: &mut HashMap<String, Option<Git>>, tx: &Sender<Msg>) {
+fn ask_git(app: &List, known: &mut HashMap<String, Option<Git>>, tx: &Sender<Msg>) {
     for session in &app.snapshot.sessions {
         if session.path.is_empty() || known.contains_key(&session.path) {
             continue;

@@ -400,10 +400,10 @@ fn offline(target: &str) -> PaneState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::rows::fixture::{session, window};
+    use crate::list::rows::fixture::{session, window};
 
     fn pane(id: u32, kind: &str, state: &str) -> Pane {
-        let mut pane = crate::ui::rows::fixture::pane(0, 0, id, kind, state, "");
+        let mut pane = crate::list::rows::fixture::pane(0, 0, id, kind, state, "");
         pane.title = format!("title {id}");
         pane
     }

@@ -1,10 +1,10 @@
 //! Drawing the popup with ratatui: a header, the list beside the preview
 //! of the selected pane, and a line for prompts and hints.
 
-use super::app::{App, Mode};
 use super::field::Field;
 use super::keymap::{Action, Preset};
 use super::rows::{self, Counts, Row, Target};
+use super::state::{List, Mode};
 use crate::git::Status as Git;
 use crate::model::AgentStatus;
 use ansi_to_tui::IntoText;
@@ -118,7 +118,7 @@ fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
 }
 
 /// The popup, whole.
-pub(crate) fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&Row) -> Option<Git>) {
+pub(crate) fn draw(frame: &mut Frame, app: &List, git: &dyn Fn(&Row) -> Option<Git>) {
     draw_in(frame, frame.area(), app, git);
 }
 
@@ -126,7 +126,7 @@ pub(crate) fn draw(frame: &mut Frame, app: &App, git: &dyn Fn(&Row) -> Option<Gi
 pub(crate) fn draw_in(
     frame: &mut Frame,
     whole: Rect,
-    app: &App,
+    app: &List,
     git: &dyn Fn(&Row) -> Option<Git>,
 ) {
     // tmux draws the popup without a frame (-B): this is its frame.
@@ -155,7 +155,7 @@ pub(crate) fn draw_in(
     draw_footer(frame, app, footer);
 }
 
-fn draw_header(frame: &mut Frame, app: &App, area: Rect) {
+fn draw_header(frame: &mut Frame, app: &List, area: Rect) {
     let mut total = Counts::default();
     for pane in app.snapshot.unique_panes() {
         match AgentStatus::parse(&pane.agent_state) {
@@ -194,7 +194,7 @@ fn draw_header(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&Row) -> Option<Git>) {
+fn draw_body(frame: &mut Frame, app: &List, area: Rect, git: &dyn Fn(&Row) -> Option<Git>) {
     let side = app.preview_on && area.width >= 70;
     let (list_area, preview_area) = if side {
         let list_width = (area.width * 2 / 5).max(34).min(area.width - 20);
@@ -214,7 +214,7 @@ fn draw_body(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&Row) -> Opt
 
 /// A row's lines: herdr's sidebar rows when config.toml sets them for its
 /// kind (an agent, a session), else one line of the popup's own.
-fn row_lines(app: &App, row: &Row, git: &dyn Fn(&Row) -> Option<Git>) -> Vec<Line<'static>> {
+fn row_lines(app: &List, row: &Row, git: &dyn Fn(&Row) -> Option<Git>) -> Vec<Line<'static>> {
     let status = match row.target {
         Target::Session(_) if app.options.show_git => git(row),
         _ => None,
@@ -311,7 +311,7 @@ fn row_lines(app: &App, row: &Row, git: &dyn Fn(&Row) -> Option<Git>) -> Vec<Lin
     lines
 }
 
-fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&Row) -> Option<Git>) {
+fn draw_list(frame: &mut Frame, app: &List, area: Rect, git: &dyn Fn(&Row) -> Option<Git>) {
     let height = area.height as usize;
     if app.shown.is_empty() {
         let text = if app.filtering() {
@@ -344,7 +344,7 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect, git: &dyn Fn(&Row) -> Opt
     frame.render_widget(Paragraph::new(shown), area);
 }
 
-fn draw_preview(frame: &mut Frame, app: &App, area: Rect) {
+fn draw_preview(frame: &mut Frame, app: &List, area: Rect) {
     let block = Block::default().borders(Borders::LEFT).border_style(dim());
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -368,7 +368,7 @@ fn draw_preview(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(shown), inner);
 }
 
-fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
+fn draw_help(frame: &mut Frame, app: &List, area: Rect) {
     let mut lines = vec![Line::from(Span::styled(
         format!(
             "keys ({} preset; [keys] in config.toml changes them)",
@@ -402,7 +402,7 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-fn draw_options(frame: &mut Frame, app: &App, area: Rect) {
+fn draw_options(frame: &mut Frame, app: &List, area: Rect) {
     let o = &app.options;
     let mut lines: Vec<Line> = Vec::new();
     if let Some(problem) = &o.config_problem {
@@ -440,12 +440,12 @@ fn draw_options(frame: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-fn draw_picker(frame: &mut Frame, app: &App, area: Rect, field: &Field, selected: usize) {
+fn draw_picker(frame: &mut Frame, app: &List, area: Rect, field: &Field, selected: usize) {
     let [top, list] = Layout::default()
         .direction(Direction::Vertical)
         .constraints([Constraint::Length(1), Constraint::Min(1)])
         .areas(area);
-    let prompt = match &app.picker_on {
+    let prompt = match &app.picker_place {
         Some(machine) => format!("new session on {machine} in: "),
         None => "new session in: ".to_string(),
     };
@@ -484,7 +484,7 @@ fn draw_picker(frame: &mut Frame, app: &App, area: Rect, field: &Field, selected
     }
 }
 
-fn draw_footer(frame: &mut Frame, app: &App, area: Rect) {
+fn draw_footer(frame: &mut Frame, app: &List, area: Rect) {
     let line = match &app.mode {
         Mode::Rename { field, .. } => {
             let prompt = "rename to: ";
@@ -541,7 +541,7 @@ fn draw_footer(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(line), area);
 }
 
-fn hints(app: &App) -> String {
+fn hints(app: &List) -> String {
     let key = |action: Action| app.keymap.keys_of(action).first().cloned();
     [
         (Action::Go, "go"),

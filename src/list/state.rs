@@ -111,7 +111,7 @@ pub(crate) enum Mode {
     Options,
 }
 
-pub(crate) struct App {
+pub(crate) struct List {
     pub keymap: Keymap,
     pub options: Options,
     pub snapshot: Snapshot,
@@ -147,16 +147,17 @@ pub(crate) struct App {
     folder_hits: Vec<String>,
     /// The worktrees of the repositories' sessions that no session runs.
     pub closed_worktrees: Vec<rows::ClosedWorktree>,
-    /// taw app's machines, each heading its own sessions (none in the
-    /// popup).
+    /// Headings, each over the sessions of a span of ids (taw app's
+    /// machines; none in the popup).
     pub sections: Vec<rows::Section>,
-    /// taw app's far machine the new-session picker opens a session on.
-    pub picker_on: Option<String>,
+    /// Where the new-session picker opens a session when that is not here
+    /// (a machine's name, said in its prompt).
+    pub picker_place: Option<String>,
     matcher: Matcher,
 }
 
-impl App {
-    pub(crate) fn new(keymap: Keymap, options: Options, snapshot: Snapshot) -> App {
+impl List {
+    pub(crate) fn new(keymap: Keymap, options: Options, snapshot: Snapshot) -> List {
         let mode = if options.new_session {
             Mode::NewSession {
                 field: Field::default(),
@@ -165,7 +166,7 @@ impl App {
         } else {
             Mode::List
         };
-        let mut app = App {
+        let mut app = List {
             keymap,
             preview_on: options.preview,
             options,
@@ -185,7 +186,7 @@ impl App {
             folder_hits: Vec::new(),
             closed_worktrees: Vec::new(),
             sections: Vec::new(),
-            picker_on: None,
+            picker_place: None,
             sidebar_agents: None,
             sidebar_sessions: None,
             tmux_keys: TmuxKeys::default(),
@@ -978,7 +979,7 @@ fn is_text_key(key: KeyEvent) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::rows::fixture::{pane, session, window};
+    use crate::list::rows::fixture::{pane, session, window};
 
     fn snapshot() -> Snapshot {
         Snapshot {
@@ -993,7 +994,7 @@ mod tests {
         }
     }
 
-    fn app(preset: Preset) -> App {
+    fn app(preset: Preset) -> List {
         let options = Options {
             layout: Layout::Tree,
             depth: Depth::Agents,
@@ -1005,24 +1006,24 @@ mod tests {
             new_session: false,
             config_problem: None,
         };
-        App::new(Keymap::new(preset, &[]), options, snapshot())
+        List::new(Keymap::new(preset, &[]), options, snapshot())
     }
 
-    fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    fn press(app: &mut List, code: KeyCode) -> Vec<Effect> {
         app.key(KeyEvent::new(code, KeyModifiers::NONE))
     }
 
-    fn ctrl(app: &mut App, c: char) -> Vec<Effect> {
+    fn ctrl(app: &mut List, c: char) -> Vec<Effect> {
         app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
     }
 
-    fn typed(app: &mut App, text: &str) {
+    fn typed(app: &mut List, text: &str) {
         for c in text.chars() {
             press(app, KeyCode::Char(c));
         }
     }
 
-    fn selected(app: &App) -> String {
+    fn selected(app: &List) -> String {
         app.selected_row()
             .map(|r| r.label.clone())
             .unwrap_or_default()
@@ -1190,7 +1191,7 @@ mod tests {
     }
 
     /// api heads a repository's group; web runs one of its worktrees.
-    fn grouped() -> App {
+    fn grouped() -> List {
         let mut app = app(Preset::Modal);
         let worktree = |checkout: &str, linked: bool| {
             format!(

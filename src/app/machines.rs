@@ -124,7 +124,7 @@ impl Place {
 }
 
 /// Each machine's heading in the list: its name and how its link stands.
-pub(crate) fn sections(machines: &[MachineView]) -> Vec<crate::ui::rows::Section> {
+pub(crate) fn sections(machines: &[MachineView]) -> Vec<crate::list::rows::Section> {
     machines
         .iter()
         .enumerate()
@@ -140,7 +140,7 @@ pub(crate) fn sections(machines: &[MachineView]) -> Vec<crate::ui::rows::Section
                 }
                 Link::Offline(why) => format!("offline: {why}"),
             };
-            crate::ui::rows::Section {
+            crate::list::rows::Section {
                 first: super::far::first_id(index),
                 title: if machine.here {
                     format!("{} (this machine)", machine.name)
