@@ -275,12 +275,12 @@ fn spawn_worker(
             }
             let mut out = Vec::new();
             for query in projects {
-                let found = crate::sessions::directories(&config, &query);
+                let found = crate::sessions::folders::directories(&config, &query);
                 out.push(Msg::Projects(query, found));
             }
             if let Some((index, query)) = directories {
                 let found = match index {
-                    0 => Ok(crate::sessions::directories(&config, &query)),
+                    0 => Ok(crate::sessions::folders::directories(&config, &query)),
                     _ => far
                         .get(index - 1)
                         .map_or(Ok(Vec::new()), |m| far_folders(m, &query)),
@@ -588,7 +588,7 @@ fn act(
         let acted = match (target_machine, &effect) {
             // The picker's session made here: go in, as Enter does.
             (None, Effect::OpenSession(folder)) => {
-                match crate::sessions::resolve_dir(folder)
+                match crate::sessions::folders::resolve_dir(folder)
                     .and_then(|dir| crate::ops::session::open(&tmux, &config, &dir, None))
                 {
                     Ok(opened) => match opened.session_id {

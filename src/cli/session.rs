@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::envelope::{self, Reply, Result, TawError};
 use crate::exec::Program;
 use crate::ops::session::{self as op, Opened};
-use crate::sessions;
+use crate::sessions::folders;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -59,7 +59,8 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("session", "save"),
             crate::ops::save::save(
                 &context.tmux(),
-                name.as_deref().unwrap_or(crate::saved::DEFAULT_NAME),
+                name.as_deref()
+                    .unwrap_or(crate::sessions::saved::DEFAULT_NAME),
             )
             .map(Reply::of),
         ),
@@ -94,12 +95,12 @@ fn folders(query: &str) -> Result<Reply> {
     let (config, _) = Config::load_or_defaults();
     Ok(Reply::of(crate::ops::session::Folders {
         query: query.to_string(),
-        folders: sessions::directories(&config, query),
+        folders: folders::directories(&config, query),
     }))
 }
 
 fn open(context: &Context, path: &str, no_focus: bool) -> Result<Reply> {
-    let dir = sessions::resolve_dir(path)?;
+    let dir = folders::resolve_dir(path)?;
     let config = Config::load()?;
     let client = match no_focus {
         true => None,
@@ -224,7 +225,7 @@ fn find_dir(terms: &[String]) -> Result<PathBuf> {
         || joined.starts_with('.')
         || terms.len() == 1 && std::path::Path::new(&joined).is_dir();
     if as_path {
-        return sessions::resolve_dir(&joined);
+        return folders::resolve_dir(&joined);
     }
     let output = Program::new("zoxide")
         .arg("query")
@@ -242,5 +243,5 @@ fn find_dir(terms: &[String]) -> Result<PathBuf> {
             "no directory and no zoxide entry matches {joined:?}"
         )));
     }
-    sessions::resolve_dir(&found)
+    folders::resolve_dir(&found)
 }

@@ -84,7 +84,7 @@ fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str) -> Result<()> {
 
 /// `[sessions] hook_timeout_seconds` as a limit: `None` for 0.
 pub(crate) fn veto_limit(config: &Config) -> Option<std::time::Duration> {
-    let limit = crate::sessions::hook_limit(config);
+    let limit = crate::sessions::folders::hook_limit(config);
     (!limit.is_zero()).then_some(limit)
 }
 

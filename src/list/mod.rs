@@ -111,7 +111,7 @@ pub(crate) fn perform(
                 other => other.map(|_| false),
             }
         }
-        Effect::OpenSession(dir) => crate::sessions::resolve_dir(&dir)
+        Effect::OpenSession(dir) => crate::sessions::folders::resolve_dir(&dir)
             .and_then(|dir| ops::session::open(tmux, config, &dir, client))
             .map(|_| true),
         Effect::PasteImage(pane) => paste_image(tmux, &format!("%{pane}"), None, client),

@@ -291,7 +291,7 @@ impl List {
                     Vec::new()
                 }
             } else {
-                crate::sessions::rank(&self.projects, &query)
+                crate::sessions::folders::rank(&self.projects, &query)
                     .into_iter()
                     .take(8)
                     .collect()

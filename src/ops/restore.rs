@@ -7,8 +7,8 @@
 use super::agent::start::{enter_guarded, shell_in_front, type_guarded};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::report::StoredSession;
-use crate::resume::{self, ResumeLine};
-use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
+use crate::sessions::resume::{self, ResumeLine};
+use crate::sessions::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
 use crate::text::shell_word;
 use crate::tmux::arrange::{self, parse_new_ids};
 use crate::tmux::commands::{

@@ -4,7 +4,7 @@
 
 use crate::envelope::{Result, answers};
 use crate::report::StoredSession;
-use crate::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
+use crate::sessions::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
 use crate::tmux::Tmux;
 use crate::tmux::commands as cmd;
 use crate::tmux::format::RowFormat;

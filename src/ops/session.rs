@@ -7,7 +7,7 @@ use super::go;
 use crate::config::Config;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::exec::Program;
-use crate::sessions::{self, tilde};
+use crate::sessions::folders::{self, tilde};
 use crate::tmux::Tmux;
 use crate::tmux::arrange::{self, Spawn};
 use crate::tmux::commands as cmd;
@@ -68,7 +68,7 @@ pub(crate) fn open(
             session_id: Some(format!("${}", session.id)),
         });
     }
-    let names = sessions::candidate_names(dir, &config.get(&crate::config::schema::SESSIONS_NAME));
+    let names = folders::candidate_names(dir, &config.get(&crate::config::schema::SESSIONS_NAME));
     let taken = |name: &str| snapshot.sessions.iter().find(|s| s.name == name);
     let mut collision = None;
     let mut chosen = None;
@@ -96,10 +96,10 @@ pub(crate) fn open(
                 .unwrap_or(base)
         }
     };
-    let limit = sessions::hook_limit(config);
+    let limit = folders::hook_limit(config);
     let pre = config.get(&crate::config::schema::SESSIONS_PRE_CREATE_HOOK);
     if !pre.trim().is_empty() {
-        sessions::run_hook(&pre, &name, dir, limit).map_err(|why| {
+        folders::run_hook(&pre, &name, dir, limit).map_err(|why| {
             TawError::new(
                 ErrorCode::HookRefused,
                 format!("the pre-create hook {pre:?} refused session {name}: it {why}; nothing was created"),
@@ -115,7 +115,7 @@ pub(crate) fn open(
     let post = config.get(&crate::config::schema::SESSIONS_POST_CREATE_HOOK);
     if !post.trim().is_empty() {
         // A failing post hook does not undo the session.
-        let _ = sessions::run_hook(&post, &name, dir, limit);
+        let _ = folders::run_hook(&post, &name, dir, limit);
     }
     if let Some(client) = client {
         tmux.run_one(cmd::switch_client(client, &format!("={name}")))?;

@@ -377,13 +377,13 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
                 }
             }
             for query in projects {
-                let found = crate::sessions::directories(&config, &query);
+                let found = crate::sessions::folders::directories(&config, &query);
                 if tx.send(Msg::Projects(query, found)).is_err() {
                     return;
                 }
             }
             if let Some(query) = directories {
-                let dirs = crate::sessions::directories(&config, &query);
+                let dirs = crate::sessions::folders::directories(&config, &query);
                 if tx.send(Msg::Directories(query, dirs)).is_err() {
                     return;
                 }

@@ -2,7 +2,7 @@
 //! layout says of it: the command its integration reported, else the one
 //! each agent takes (herdr's table), with Claude Code's profile and flags.
 
-use crate::saved::SavedAgent;
+use crate::sessions::saved::SavedAgent;
 use crate::text::shell_word;
 use std::path::Path;
 
