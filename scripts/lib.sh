@@ -57,7 +57,7 @@ ensure_node() {
 		echo "npm is not installed: the agents lab will be skipped" >&2
 }
 
-# Debian's chromium, in which tests/web_page.rs checks the web page
+# Debian's chromium, in which tests/suite/web_page.rs checks the web page
 # (headless, driven through its DevTools protocol).
 ensure_chromium() {
 	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
@@ -66,7 +66,7 @@ ensure_chromium() {
 }
 
 # Debian's Podman, with runc (it runs where crun cannot: hybrid cgroups)
-# and busybox-static, of which tests/sandbox.rs builds its image.
+# and busybox-static, of which tests/suite/sandbox.rs builds its image.
 ensure_podman() {
 	command -v podman >/dev/null 2>&1 || apt_install podman || true
 	command -v runc >/dev/null 2>&1 || apt_install runc || true
@@ -75,7 +75,7 @@ ensure_podman() {
 		echo "podman is not installed: the sandbox tests use their stand-in runtime alone" >&2
 }
 
-# Debian's openssh-server, whose sshd tests/machines.rs runs as a second
+# Debian's openssh-server, whose sshd tests/suite/machines.rs runs as a second
 # machine on 127.0.0.1 (never as a service of this machine's).
 ensure_sshd() {
 	[ -x /usr/sbin/sshd ] || apt_install openssh-server ||
@@ -98,7 +98,7 @@ ensure_test_tools() {
 
 # start_shared_lab LAB_DIR: one tmux server in a loopback-only network
 # namespace, with the lab's mock model in its session `mock`, for every
-# real-agent test (tests/common/lab.rs reads TAW_LAB_SOCKET and
+# real-agent test (tests/suite/common/lab.rs reads TAW_LAB_SOCKET and
 # TAW_LAB_ROOT). Its folders (tmux's socket folder, taw's state, config
 # and home) are in TAW_LAB_ROOT.
 start_shared_lab() {

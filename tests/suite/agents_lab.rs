@@ -1,0 +1,187 @@
+//! Real Claude Code and Codex from the agents lab, in a tmux server with
+//! the plugin loaded, against the lab's mock model, inside a loopback-only
+//! network namespace: the states the watcher writes, as a person would see
+//! them. Skipped (with a message) where the lab cannot run; see
+//! tests/common/lab.rs.
+
+use crate::common::lab::{Lab, Viewer};
+use std::time::Duration;
+
+const SECONDS: fn(u64) -> Duration = Duration::from_secs;
+
+#[test]
+fn lab_claude_code_states() {
+    let Some(lab) = Lab::start() else { return };
+    lab.server
+        .write_config("[ui.toast]\ndone_delay_seconds = 0.5\ndelay_seconds = 0\n");
+    let pane = lab.start_agent("claude", "agent");
+
+    // Idle at its prompt, once its grace is over.
+    lab.wait_state(&pane, "idle", SECONDS(40));
+    assert_eq!(lab.agent(&pane).0, "claude");
+
+    // Working while `work 8` runs: its silent half, then while it streams.
+    lab.type_line(&pane, "work 8");
+    lab.wait_state(&pane, "working", SECONDS(10));
+    lab.stays_state(&pane, "working", SECONDS(5));
+
+    // Done when the turn ends in a pane nobody looks at.
+    lab.wait_state(&pane, "done", SECONDS(20));
+
+    // Blocked on the permission prompt of a writing command.
+    lab.type_line(&pane, "tool touch x");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
+    assert!(lab.has(&pane, "Do you want to proceed?"));
+
+    // A person comes to the pane and answers: idle after.
+    let rows = lab.rows(&pane);
+    let viewer = Viewer::attach(&lab, "agent");
+    // The client's size makes Claude draw again; answer the dialog it shows.
+    lab.wait("the pane at the client's size", SECONDS(10), || {
+        lab.rows(&pane) != rows
+    });
+    lab.wait("the permission dialog", SECONDS(10), || {
+        lab.has(&pane, "Do you want to proceed?")
+    });
+    lab.key(&pane, "Enter");
+    lab.wait_state(&pane, "idle", SECONDS(20));
+
+    // The person looks elsewhere; the next turn ends done, with a toast.
+    viewer.switch(&lab, "mock");
+    lab.type_line(&pane, "work 2");
+    lab.wait_state(&pane, "done", SECONDS(20));
+    lab.wait("the done toast on the client", SECONDS(10), || {
+        viewer
+            .outer
+            .tmux(&["capture-pane", "-p", "-t", "viewer"])
+            .contains("Claude Code is done in agent:")
+    });
+
+    // Coming back to it marks it seen.
+    viewer.switch(&lab, "agent");
+    lab.wait_state(&pane, "idle", SECONDS(10));
+
+    // The agent exits: its record goes, its final state stays.
+    lab.type_line(&pane, "/exit");
+    lab.wait("claude to exit", SECONDS(20), || {
+        lab.agent(&pane).0.is_empty()
+    });
+    let (_, state, last) = lab.agent(&pane);
+    assert_eq!(state, "");
+    assert!(last.starts_with("idle "), "final state {last:?}");
+}
+
+#[test]
+fn lab_codex_states() {
+    let Some(lab) = Lab::start() else { return };
+    lab.server.write_config("[ui.toast]\ndelay_seconds = 0\n");
+    let pane = lab.start_agent("codex", "agent");
+
+    lab.wait_state(&pane, "idle", SECONDS(40));
+    assert_eq!(lab.agent(&pane).0, "codex");
+
+    lab.type_line(&pane, "work 8");
+    lab.wait_state(&pane, "working", SECONDS(10));
+    lab.stays_state(&pane, "working", SECONDS(5));
+    lab.wait_state(&pane, "done", SECONDS(20));
+
+    // Someone is attached, looking at another session: told when Codex asks.
+    let viewer = Viewer::attach(&lab, "mock");
+    lab.type_line(&pane, "tool touch x");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
+    assert!(lab.has(&pane, "Would you like to run the following command?"));
+    lab.wait("the request toast on the client", SECONDS(10), || {
+        viewer
+            .outer
+            .tmux(&["capture-pane", "-p", "-t", "viewer"])
+            .contains("Codex needs you in agent:")
+    });
+
+    // The person comes to it and answers: idle after.
+    let rows = lab.rows(&pane);
+    viewer.switch(&lab, "agent");
+    // The client's size makes Codex draw again; answer the prompt it shows.
+    lab.wait("the pane at the client's size", SECONDS(10), || {
+        lab.rows(&pane) != rows
+    });
+    lab.wait("the approval prompt", SECONDS(10), || {
+        lab.has(&pane, "Would you like to run the following command?")
+    });
+    lab.key(&pane, "Enter");
+    lab.wait_state(&pane, "idle", SECONDS(20));
+
+    // Answered by a script while the person looks elsewhere: done.
+    viewer.switch(&lab, "mock");
+    lab.type_line(&pane, "tool touch y");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
+    lab.key(&pane, "Enter");
+    lab.wait_state(&pane, "done", SECONDS(20));
+
+    // Coming back to it marks it seen.
+    viewer.switch(&lab, "agent");
+    lab.wait_state(&pane, "idle", SECONDS(10));
+
+    // Ctrl-C quits Codex at an empty input, or asks for a second one.
+    let gone = || lab.agent(&pane).0.is_empty();
+    let asks = || lab.screen(&pane).to_lowercase().contains("again to quit");
+    lab.key(&pane, "C-c");
+    lab.wait("codex to exit or ask again", SECONDS(20), || {
+        gone() || asks()
+    });
+    if !gone() {
+        lab.key(&pane, "C-c");
+    }
+    lab.wait("codex to exit", SECONDS(20), gone);
+    assert!(
+        lab.agent(&pane).2.starts_with("idle "),
+        "{:?}",
+        lab.agent(&pane)
+    );
+}
+
+/// OpenCode, pi, Gemini CLI, Qwen Code and Kilo read from their screens
+/// alone (no integration installed): idle at the prompt, working through a
+/// turn, done when it ends in a pane nobody looks at, and blocked on a
+/// question.
+#[test]
+fn lab_screen_read_agents_turns_end_done() {
+    let Some(lab) = Lab::start() else { return };
+    for (agent, ready, question) in [
+        ("opencode", "ctrl+p commands", "Permission required"),
+        ("pi", "mock-model", "Dangerous command"),
+        ("gemini", "Type your message", "Allow execution of"),
+        ("qwen", "Type your message", "Waiting for user confirmation"),
+        ("kilo", "ctrl+p commands", "Permission required"),
+    ] {
+        let pane = lab.start_agent(agent, agent);
+        lab.wait_text(&pane, ready, SECONDS(90));
+        lab.wait_state(&pane, "idle", SECONDS(20));
+        assert_eq!(lab.agent(&pane).0, agent);
+        // OpenCode drops what is typed while it still loads.
+        std::thread::sleep(SECONDS(1));
+
+        lab.type_line(&pane, "work 6");
+        lab.wait_state(&pane, "working", SECONDS(15));
+        lab.stays_state(&pane, "working", SECONDS(3));
+        lab.wait_state(&pane, "done", SECONDS(30));
+
+        // Seen, then a short turn while the person looks elsewhere: done.
+        let viewer = Viewer::attach(&lab, agent);
+        lab.wait_state(&pane, "idle", SECONDS(10));
+        viewer.switch(&lab, "mock");
+        // Sent as a script sends it: pasted, then Enter.
+        lab.server
+            .taw(&["agent", "prompt", &pane, "hello"])
+            .result();
+        lab.wait_text(&pane, "Hello from the agents-lab mock model", SECONDS(20));
+        lab.wait_state(&pane, "done", SECONDS(20));
+
+        lab.type_line(&pane, "tool touch x && chmod 777 x");
+        lab.wait_text(&pane, question, SECONDS(30));
+        lab.wait_state(&pane, "blocked", SECONDS(10));
+        drop(viewer);
+        // Its turn is over: the next agent gets the cores.
+        lab.server
+            .tmux(&["kill-session", "-t", &format!("={agent}")]);
+    }
+}

@@ -1,0 +1,712 @@
+//! Events and `[hooks]` against a real tmux with the plugin loaded: each
+//! hand action and each verb fires its events once, with herdr's payload;
+//! closes under load are each told once; a pre_close veto keeps what it
+//! refuses; `taw hooks test|list|log`.
+
+use crate::common::recorder::Recorder;
+use crate::common::{TmuxServer, attach_client};
+use serde_json::Value;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn loaded_with(server: &TmuxServer, config: &str) {
+    server.write_config(config);
+    server.load_plugin();
+}
+
+fn public_pane(server: &TmuxServer, pane: &str) -> String {
+    let record = server.taw(&["pane", "get", pane]).result();
+    record["pane"]["pane_id"].as_str().unwrap().to_string()
+}
+
+const ALL: &[&str] = &[
+    "workspace.created",
+    "workspace.closed",
+    "workspace.renamed",
+    "workspace.focused",
+    "workspace.updated",
+    "tab.created",
+    "tab.closed",
+    "tab.renamed",
+    "tab.focused",
+    "pane.created",
+    "pane.closed",
+    "pane.exited",
+    "pane.focused",
+    "layout.updated",
+    "pane.updated",
+];
+
+#[test]
+fn hand_actions_fire_each_event_once() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(ALL));
+
+    // A split by hand: pane.created with the pane's record.
+    let split = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main"]);
+    let split = split.trim();
+    let created = recorder.once(&server, "pane.created", "tmux_id", split);
+    assert_eq!(created.input["data"]["type"], "pane_created");
+    assert_eq!(created.input["event"], "pane.created");
+    assert_eq!(created.env["TAW_PANE"], split);
+    assert_eq!(created.env["TAW_SESSION"], "=main:");
+    assert!(created.env["TMUX"].contains(&server.socket_path_of_server()));
+    assert_eq!(created.input["workspace_label"], "main");
+    let window = server.display(split, "#{window_id}");
+    recorder.once(
+        &server,
+        "layout.updated",
+        "tab_id",
+        server.taw(&["tab", "get", &window]).result()["tab"]["tab_id"]
+            .as_str()
+            .unwrap(),
+    );
+
+    // A window by hand: tab.created and its first pane.
+    let pane = server.new_window("main", "second", "");
+    let window = server.display(&pane, "#{window_id}");
+    let tab = recorder.once(&server, "tab.created", "tmux_id", &window);
+    assert_eq!(tab.input["data"]["tab"]["label"], "second");
+    recorder.once(&server, "pane.created", "tmux_id", &pane);
+
+    // Renames, focus.
+    server.tmux(&["rename-window", "-t", &window, "renamed $(touch pwned) $3"]);
+    let renamed = recorder.once(&server, "tab.renamed", "label", "renamed $(touch pwned) $3");
+    assert_eq!(renamed.input["data"]["type"], "tab_renamed");
+    server.tmux(&["select-window", "-t", &window]);
+    let first_window = window.clone();
+    let first_tab = server.taw(&["tab", "get", &first_window]).result()["tab"]["tab_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    recorder.once(&server, "tab.focused", "tab_id", &first_tab);
+    server.tmux(&["select-pane", "-t", split]);
+    let split_id = public_pane(&server, split);
+    recorder.once(&server, "pane.focused", "pane_id", &split_id);
+
+    // A close by hand: pane.closed with the ids it had.
+    server.tmux(&["kill-pane", "-t", split]);
+    let closed = recorder.once(&server, "pane.closed", "pane_id", &split_id);
+    assert_eq!(closed.input["data"]["workspace_id"], "w1");
+    assert_eq!(closed.env["TAW_PANE"], split);
+
+    // A process that ends: pane.exited, never pane.closed.
+    // Long enough for its ids to be read first on a busy machine.
+    let exits = server.new_window("main", "exits", "sleep 3");
+    let exits_id = public_pane(&server, &exits);
+    let exits_window = server.display(&exits, "#{window_id}");
+    let exits_tab = server.taw(&["tab", "get", &exits_window]).result()["tab"]["tab_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    recorder.once(&server, "pane.exited", "pane_id", &exits_id);
+    recorder.once(&server, "tab.closed", "tab_id", &exits_tab);
+    assert!(
+        recorder
+            .about("pane.closed", "pane_id", &exits_id)
+            .is_empty()
+    );
+
+    // A session by hand, with a name a shell would run: as itself.
+    let name = "s$(touch pwned)`id`$3";
+    server.tmux(&["new-session", "-d", "-s", name]);
+    let made = recorder.once(&server, "workspace.created", "label", name);
+    assert_eq!(made.env["TAW_SESSION"], format!("={name}:"));
+    let workspace = made.input["data"]["workspace"]["workspace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    server.tmux(&["rename-session", "-t", name, "other"]);
+    recorder.once(&server, "workspace.renamed", "workspace_id", &workspace);
+    let first = server.tmux(&["list-panes", "-t", "other", "-F", "#{pane_id}"]);
+    let first_id = public_pane(&server, first.trim());
+    server.tmux(&["kill-session", "-t", "other"]);
+    recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
+    recorder.once(&server, "pane.closed", "pane_id", &first_id);
+
+    // A client going to another session.
+    server.tmux(&["new-session", "-d", "-s", "elsewhere"]);
+    let viewer = attach_client(&server, "main");
+    let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
+    server.tmux(&["switch-client", "-c", client.trim(), "-t", "elsewhere"]);
+    let elsewhere_session = server.display("elsewhere:", "#{session_id}");
+    let elsewhere = server
+        .taw(&["workspace", "get", &elsewhere_session])
+        .result();
+    let elsewhere_id = elsewhere["workspace"]["workspace_id"].as_str().unwrap();
+    recorder.once(&server, "workspace.focused", "workspace_id", elsewhere_id);
+    drop(viewer);
+
+    // Nothing ran what a name held, and nothing was heard twice.
+    std::thread::sleep(Duration::from_millis(300));
+    for event in ALL {
+        let heard = recorder.heard(event);
+        let mut seen = std::collections::BTreeSet::new();
+        for h in &heard {
+            let key = h.input["data"].to_string();
+            assert!(
+                seen.insert(key.clone())
+                    || *event == "layout.updated"
+                    || *event == "tab.focused"
+                    || *event == "pane.focused"
+                    || *event == "pane.updated",
+                "{event} twice: {key}"
+            );
+        }
+    }
+    assert!(!server.dir.path().join("home/pwned").exists());
+    assert!(!recorder.dir.join("pwned").exists());
+}
+
+#[test]
+fn verbs_fire_each_event_once() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(ALL));
+
+    let made = server
+        .taw(&["workspace", "create", "--label", "api", "--no-focus"])
+        .result();
+    let workspace = made["workspace"]["workspace_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let heard = recorder.once(&server, "workspace.created", "workspace_id", &workspace);
+    assert_eq!(heard.input["data"]["workspace"]["label"], "api");
+
+    let tab = server
+        .taw(&[
+            "tab",
+            "create",
+            "--workspace",
+            &workspace,
+            "--label",
+            "build",
+        ])
+        .result();
+    let tab_id = tab["tab"]["tab_id"].as_str().unwrap().to_string();
+    recorder.once(&server, "tab.created", "tab_id", &tab_id);
+    server.taw(&["tab", "rename", &tab_id, "tests"]).result();
+    recorder.once(&server, "tab.renamed", "label", "tests");
+
+    let root = tab["root_pane"]["pane_id"].as_str().unwrap().to_string();
+    let split = server
+        .taw(&["pane", "split", &root, "--direction", "right"])
+        .result();
+    let pane_id = split["pane"]["pane_id"].as_str().unwrap().to_string();
+    recorder.once(&server, "pane.created", "pane_id", &pane_id);
+    // Focus moves: a pane (the split is made without the focus, so the
+    // split pane is selected first), then the other tab of the workspace.
+    let split_tmux = split["pane"]["tmux_id"].as_str().unwrap().to_string();
+    server.tmux(&["select-pane", "-t", &split_tmux]);
+    recorder.once(&server, "pane.focused", "pane_id", &pane_id);
+    server
+        .taw(&["pane", "focus", "--pane", &pane_id, "--direction", "left"])
+        .result();
+    recorder.once(&server, "pane.focused", "pane_id", &root);
+    let active =
+        server.taw(&["workspace", "get", &workspace]).result()["workspace"]["active_tab_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    let other = server
+        .taw(&["tab", "list", "--workspace", &workspace])
+        .result()["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tab_id"].as_str().unwrap().to_string())
+        .find(|t| *t != active)
+        .unwrap();
+    server.taw(&["tab", "focus", &other]).result();
+    recorder.once(&server, "tab.focused", "tab_id", &other);
+    // A label: the pane's watcher tells pane.updated.
+    server.taw(&["pane", "rename", &root, "helper"]).result();
+    server.wait_for("pane.updated with the label", WAIT, || {
+        recorder
+            .heard("pane.updated")
+            .iter()
+            .any(|h| h.input["data"]["pane"]["label"] == "helper")
+    });
+
+    server
+        .taw(&[
+            "workspace",
+            "report-metadata",
+            &workspace,
+            "--source",
+            "t",
+            "--token",
+            "build=green",
+        ])
+        .result();
+    recorder.once(&server, "workspace.updated", "workspace_id", &workspace);
+
+    server.taw(&["pane", "close", &pane_id]).result();
+    recorder.once(&server, "pane.closed", "pane_id", &pane_id);
+    server.taw(&["tab", "close", &tab_id]).result();
+    recorder.once(&server, "tab.closed", "tab_id", &tab_id);
+    server
+        .taw(&["workspace", "rename", &workspace, "web"])
+        .result();
+    recorder.once(&server, "workspace.renamed", "label", "web");
+    server.taw(&["workspace", "close", &workspace]).result();
+    recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(recorder.about("pane.closed", "pane_id", &pane_id).len(), 1);
+    assert_eq!(recorder.about("tab.closed", "tab_id", &tab_id).len(), 1);
+}
+
+#[test]
+fn a_hundred_closes_from_ten_loops_are_each_told_once() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(&["pane.closed", "pane.exited"]));
+    let killed = std::sync::Mutex::new(Vec::new());
+    let exited = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..10 {
+            scope.spawn(|| {
+                for _ in 0..10 {
+                    let pane = server.new_window("main", "k", "sleep 60");
+                    server.tmux(&["kill-pane", "-t", &pane]);
+                    killed.lock().unwrap().push(pane);
+                }
+            });
+        }
+        for _ in 0..2 {
+            scope.spawn(|| {
+                for _ in 0..5 {
+                    let pane = server.new_window("main", "e", "sleep 0.2");
+                    exited.lock().unwrap().push(pane);
+                }
+            });
+        }
+    });
+    let killed = killed.into_inner().unwrap();
+    let exited = exited.into_inner().unwrap();
+    let panes_of = |event: &str| -> Vec<String> {
+        recorder
+            .heard(event)
+            .iter()
+            .map(|h| h.env.get("TAW_PANE").cloned().unwrap_or_default())
+            .collect()
+    };
+    server.wait_for(
+        "100 pane.closed and 10 pane.exited",
+        Duration::from_secs(30),
+        || panes_of("pane.closed").len() >= 100 && panes_of("pane.exited").len() >= 10,
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let mut closed = panes_of("pane.closed");
+    closed.sort();
+    let mut expected = killed.clone();
+    expected.sort();
+    assert_eq!(closed, expected, "each killed pane once, and no other");
+    let mut told_exits = panes_of("pane.exited");
+    told_exits.sort();
+    let mut expected = exited.clone();
+    expected.sort();
+    assert_eq!(told_exits, expected);
+
+    // With remain-on-exit the pane stays: pane.exited, and no close.
+    recorder.clear();
+    server.tmux(&["set-option", "-gw", "remain-on-exit", "on"]);
+    let stays = server.new_window("main", "stays", "sleep 0.2");
+    server.wait_for("pane.exited of a pane that stays", WAIT, || {
+        panes_of("pane.exited").contains(&stays)
+    });
+    assert_eq!(server.display(&stays, "#{pane_dead}"), "1");
+    assert!(!panes_of("pane.closed").contains(&stays));
+    assert_eq!(
+        panes_of("pane.exited")
+            .iter()
+            .filter(|p| **p == stays)
+            .count(),
+        1
+    );
+}
+
+fn refusing_config(recorder: &Recorder) -> String {
+    format!(
+        "{}\"pre_close\" = \"echo \\\"not while $TAW_CLOSING $TAW_PANE runs\\\" >&2; exit 1\"\n",
+        recorder.config(&["pane.closed"])
+    )
+}
+
+#[test]
+fn a_pre_close_that_says_no_keeps_everything() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &refusing_config(&recorder));
+    let pane = server.new_window("main", "keep", "");
+    let window = server.display(&pane, "#{window_id}");
+    for (args, what) in [
+        (vec!["pane", "close", pane.as_str()], "pane"),
+        (vec!["tab", "close", window.as_str()], "window"),
+        (vec!["workspace", "close", "w1"], "session"),
+    ] {
+        let run = server.taw(&args);
+        assert_eq!(run.error_code(), "hook_refused", "{run:?}");
+        let message = run.error_json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(message.contains("pre_close"), "{message}");
+        assert!(message.contains(&format!("not while {what}")), "{message}");
+    }
+    server.stays_for("everything kept", Duration::from_millis(300), || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .any(|p| p == pane)
+    });
+    assert!(recorder.heard("pane.closed").is_empty());
+    // A veto past [sessions] hook_timeout_seconds refuses too.
+    server
+        .write_config("[sessions]\nhook_timeout_seconds = 0.3\n[hooks]\npre_close = \"sleep 5\"\n");
+    let started = std::time::Instant::now();
+    let slow = server.taw(&["pane", "close", &pane]);
+    assert_eq!(slow.error_code(), "hook_refused");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(
+        slow.error_json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("hook_timeout_seconds"),
+        "{slow:?}"
+    );
+    // A veto that answers yes lets it go.
+    server.write_config("[hooks]\npre_close = \"true\"\n");
+    server.taw(&["pane", "close", &pane]).result();
+}
+
+#[test]
+fn a_hook_that_fails_or_hangs_is_logged_and_holds_nothing_up() {
+    let server = TmuxServer::start();
+    loaded_with(
+        &server,
+        "[hooks]\ntimeout_seconds = 0.5\n\"pane.created\" = [\"echo broken >&2; exit 6\", \"sleep 30\"]\n",
+    );
+    let started = std::time::Instant::now();
+    server
+        .taw(&["pane", "split", "%0", "--direction", "right"])
+        .result();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    server.wait_for("two lines in the log", WAIT, || {
+        server.taw(&["hooks", "log"]).result()["count"] == 2
+    });
+    let log = server.taw(&["hooks", "log", "--lines", "5"]).result();
+    let lines: Vec<String> = log["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l
+                .contains("pane.created failed (exit status 6): echo broken >&2; exit 6 | broken")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("pane.created timed out: sleep 30")),
+        "{lines:?}"
+    );
+    assert!(log["path"].as_str().unwrap().ends_with("logs/hooks.log"));
+}
+
+/// No hook entry of taw's runs an event's job or keeps the roster.
+fn assert_no_event_hooks(server: &TmuxServer) {
+    let hooks = crate::common::taw_hook_lines(server);
+    assert!(
+        hooks
+            .iter()
+            .all(|h| !h.contains("'hooks'") && !h.contains("@agent_wizard_panes")),
+        "{hooks:#?}"
+    );
+}
+
+#[test]
+fn no_listener_no_tmux_hooks() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    assert_no_event_hooks(&server);
+    // A reload with a listener puts its hooks in; taking it out takes them out.
+    let recorder = Recorder::new(&server);
+    server.write_config(&recorder.config(&["pane.closed"]));
+    server.taw(&["config", "reload"]).result();
+    let hooks = crate::common::taw_hook_lines(&server);
+    assert!(
+        hooks.iter().any(|h| h.starts_with("after-kill-pane")),
+        "{hooks:#?}"
+    );
+    let pane = server.new_window("main", "x", "");
+    let pane_id = public_pane(&server, &pane);
+    server.tmux(&["kill-pane", "-t", &pane]);
+    recorder.once(&server, "pane.closed", "pane_id", &pane_id);
+    server.write_config("");
+    server.taw(&["config", "reload"]).result();
+    assert_no_event_hooks(&server);
+    assert_eq!(server.display("%0", "#{@agent_wizard_panes}"), "");
+}
+
+#[test]
+fn agent_events_follow_the_state() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    let mut config = recorder.config(&[
+        "pane.agent_status_changed",
+        "pane.agent_detected",
+        "agent.working",
+        "agent.idle",
+        "agent.done",
+        "agent.blocked",
+        "notification",
+    ]);
+    config.push_str("[ui.toast]\ndone_delay_seconds = 0\n");
+    loaded_with(&server, &config);
+    server.tmux(&["send-keys", "-t", "%0", "sleep 600", "Enter"]);
+    server.wait_for("sleep in front", WAIT, || {
+        server.display("%0", "#{pane_current_command}") == "sleep"
+    });
+    let report = |state: &str| {
+        server
+            .taw(&[
+                "pane",
+                "report-agent",
+                "%0",
+                "--source",
+                "custom:test",
+                "--agent",
+                "mybot",
+                "--state",
+                state,
+            ])
+            .result();
+    };
+    report("working");
+    let working = recorder.once(&server, "agent.working", "agent", "mybot");
+    assert_eq!(working.env["TAW_STATE"], "working");
+    assert_eq!(working.env["TAW_AGENT"], "mybot");
+    report("idle");
+    let done = recorder.once(&server, "agent.done", "agent", "mybot");
+    assert_eq!(done.env["TAW_PREVIOUS_STATE"], "working");
+    let toast = recorder.once(&server, "notification", "kind", "done");
+    assert_eq!(toast.env["TAW_KIND"], "done");
+    assert!(
+        toast.env["TAW_MESSAGE"].contains("is done in main"),
+        "{:?}",
+        toast.env
+    );
+    // The same report again: nothing.
+    report("idle");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(recorder.heard("agent.done").len(), 1);
+    assert!(recorder.heard("agent.idle").is_empty());
+    // Working, and the program ends mid-turn: its turn ends done first.
+    report("working");
+    server.wait_for("a second agent.working", WAIT, || {
+        recorder.heard("agent.working").len() == 2
+    });
+    server.tmux(&["send-keys", "-t", "%0", "C-c"]);
+    server.wait_for("the turn's end", WAIT, || {
+        recorder.heard("agent.done").len() == 2
+    });
+    server.wait_for("the agent released", WAIT, || {
+        recorder
+            .heard("pane.agent_detected")
+            .iter()
+            .any(|h| h.input["data"]["released"] == true)
+    });
+    let statuses: Vec<String> = recorder
+        .heard("pane.agent_status_changed")
+        .iter()
+        .map(|h| {
+            h.input["data"]["agent_status"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert!(
+        statuses.ends_with(&["done".to_string(), "unknown".to_string()]),
+        "{statuses:?}"
+    );
+}
+
+#[test]
+fn hooks_test_runs_the_hook_against_the_sample() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    server.write_config(&recorder.config(&["agent.done", "pane.closed"]));
+    let run = server.taw(&["hooks", "test", "agent.done"]);
+    let result = run.result();
+    assert_eq!(result["type"], "hooks_test");
+    assert_eq!(result["kind"], "event");
+    assert_eq!(result["count"], 1);
+    assert_eq!(result["limit_seconds"], 30.0);
+    assert_eq!(result["env"]["TAW_TEST"], "1");
+    assert_eq!(result["env"]["TAW_PANE"], "%999999");
+    assert_eq!(result["env"]["TAW_SESSION"], "=taw-hooks-test:");
+    assert!(
+        result["env"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .all(|k| k.starts_with("TAW_"))
+    );
+    assert_eq!(result["input"]["event"], "agent.done");
+    assert_eq!(result["hooks"][0]["ok"], true);
+    assert_eq!(result["real_pane"], Value::Null);
+    let heard = recorder.heard("agent.done");
+    assert_eq!(heard.len(), 1);
+    assert_eq!(heard[0].env["TAW_TEST"], "1");
+
+    // With a real pane; a going-away event needs --force.
+    let real = server
+        .taw(&["hooks", "test", "agent.done", "--pane", "%0"])
+        .result();
+    assert_eq!(real["real_pane"], "%0");
+    assert_eq!(real["env"]["TAW_SESSION"], "=main:");
+    let refused = server.taw(&["hooks", "test", "pane.closed", "--pane", "%0"]);
+    assert_eq!(refused.status, 2);
+    assert!(refused.stdout.is_empty());
+    assert!(refused.stderr.contains("--force"), "{}", refused.stderr);
+    assert!(recorder.heard("pane.closed").is_empty());
+    let forced = server
+        .taw(&["hooks", "test", "pane.closed", "--pane", "%0", "--force"])
+        .result();
+    assert_eq!(forced["hooks"][0]["ok"], true);
+    assert_eq!(
+        server
+            .taw(&["hooks", "test", "pane.closed", "--force"])
+            .status,
+        2
+    );
+    let missing = server.taw(&["hooks", "test", "pane.closed", "--pane", "%77", "--force"]);
+    assert_eq!(missing.error_code(), "not_found");
+    assert_eq!(
+        server
+            .taw(&["hooks", "test", "agent.finished"])
+            .error_code(),
+        "invalid_argument"
+    );
+    assert_eq!(
+        server
+            .taw(&["hooks", "test", "notification", "--machine", "nowhere"])
+            .status,
+        2
+    );
+    // A [machines] name: TAW_MACHINE, and machine in the JSON.
+    let mut config = recorder.config(&["notification"]);
+    config.push_str("[machines]\nstudio = \"me@studio\"\n");
+    server.write_config(&config);
+    let far = server
+        .taw(&["hooks", "test", "notification", "--machine", "studio"])
+        .result();
+    assert_eq!(far["env"]["TAW_MACHINE"], "studio");
+    assert_eq!(far["input"]["data"]["machine"], "studio");
+    assert_eq!(far["hooks"][0]["ok"], true);
+    // A veto's test says it is one, with the veto's limit.
+    let veto = server.taw(&["hooks", "test", "pre_close"]).result();
+    assert_eq!(veto["kind"], "veto");
+    assert_eq!(veto["count"], 0);
+    assert_eq!(veto["limit_seconds"], 10.0);
+    assert!(veto["note"].as_str().unwrap().contains("pre_close"));
+}
+
+#[test]
+fn hooks_list_and_config_check_name_what_taw_never_fires() {
+    let server = TmuxServer::start();
+    server
+        .write_config("[hooks]\n\"agent.done\" = \"~/bin/log\"\n\"agent.finished\" = [\"true\"]\n");
+    let list = server.taw(&["hooks", "list"]).result();
+    assert_eq!(list["timeout_seconds"], 30.0);
+    assert_eq!(list["veto_timeout_seconds"], 10.0);
+    let done = list["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "agent.done")
+        .unwrap();
+    assert_eq!(done["commands"], serde_json::json!(["~/bin/log"]));
+    assert_eq!(done["kind"], "event");
+    assert!(
+        list["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["name"] == "pre_close" && h["kind"] == "veto")
+    );
+    assert_eq!(
+        list["unknown"],
+        serde_json::json!([{"name": "agent.finished", "commands": ["true"]}])
+    );
+    let check = server.taw(&["config", "check"]);
+    assert!(check.stdout.contains("agent.finished"), "{check:?}");
+}
+
+#[test]
+fn a_pane_moved_to_another_session_closes_there() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(&["pane.closed", "pane.moved"]));
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    let pane = server.new_window("main", "mover", "");
+    server.new_window("main", "stays", "");
+    let window = server.display("other:0", "#{window_id}");
+    server
+        .taw(&[
+            "pane",
+            "move",
+            &pane,
+            "--tab",
+            &window,
+            "--split",
+            "right",
+            "--no-focus",
+        ])
+        .result();
+    let moved_id = public_pane(&server, &pane);
+    assert!(!moved_id.starts_with("w1:"), "{moved_id}");
+    let moved = recorder.once(&server, "pane.moved", "pane_id", &moved_id);
+    assert!(
+        moved.input["data"]["previous_pane_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("w1:")
+    );
+    assert!(!moved.input["data"]["closed_tab_id"].is_null());
+    server.tmux(&["kill-pane", "-t", &pane]);
+    let closed = recorder.once(&server, "pane.closed", "pane_id", &moved_id);
+    assert_eq!(closed.env["TAW_SESSION"], "=other:");
+}
+
+#[test]
+fn notification_show_fires_the_notification_event() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(&["notification"]));
+    server
+        .taw(&[
+            "notification",
+            "show",
+            "Deploy  done",
+            "--body",
+            "$(touch pwned)",
+            "--sound",
+            "request",
+        ])
+        .result();
+    let heard = recorder.once(&server, "notification", "kind", "request");
+    assert_eq!(heard.env["TAW_MESSAGE"], "Deploy done: $(touch pwned)");
+    assert_eq!(heard.env["TAW_KIND"], "request");
+    assert!(!heard.env.contains_key("TAW_PANE"));
+    assert!(!server.dir.path().join("home/pwned").exists());
+}

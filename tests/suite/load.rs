@@ -1,0 +1,519 @@
+//! `agent-wizard.tmux`, `taw tmux load` and `taw tmux unload` against a real
+//! tmux server: what they put in is there once, and all of it comes out.
+
+use crate::common::{TmuxServer, path_count, repo_root, taw_bin, taw_hook_lines, taw_keys};
+
+/// Runs the TPM entry script inside the server, as TPM does.
+fn run_entry_script(server: &TmuxServer) {
+    let script = repo_root().join("agent-wizard.tmux");
+    server.tmux(&["run-shell", &script.display().to_string()]);
+}
+
+fn loaded_server() -> TmuxServer {
+    let server = TmuxServer::start();
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-bin",
+        &taw_bin().display().to_string(),
+    ]);
+    server
+}
+
+#[test]
+fn entry_script_twice_leaves_one_set() {
+    let server = loaded_server();
+    // The user's own hook and binding, which must survive everything.
+    server.tmux(&[
+        "set-hook",
+        "-g",
+        "after-split-window[3]",
+        "display-message mine",
+    ]);
+    server.tmux(&["bind-key", "-T", "prefix", "y", "display-message mine"]);
+
+    run_entry_script(&server);
+    let hooks_once = taw_hook_lines(&server);
+    let keys_once = taw_keys(&server);
+    run_entry_script(&server);
+
+    let hooks_twice = taw_hook_lines(&server);
+    assert_eq!(hooks_once.len(), hooks_twice.len(), "{hooks_twice:?}");
+    let mut once = taw_keys(&server);
+    once.sort();
+    let mut keys = keys_once.clone();
+    keys.sort();
+    assert_eq!(once, keys);
+    assert_eq!(keys_once, vec!["Tab", "a"]);
+    assert_eq!(path_count(&server, &server.state_dir().join("bin")), 1);
+
+    // The link in the bin folder points at the binary the option named.
+    let link = std::fs::read_link(server.state_dir().join("bin/taw")).unwrap();
+    assert_eq!(link, std::fs::canonicalize(taw_bin()).unwrap());
+
+    // Option defaults are set where the user set none.
+    assert_eq!(
+        server
+            .tmux(&["show-option", "-gv", "@agent-wizard-key"])
+            .trim(),
+        "a"
+    );
+    assert_eq!(
+        server
+            .tmux(&["show-option", "-gv", "@agent-wizard-path"])
+            .trim(),
+        "on"
+    );
+
+    // The user's hook and key are as they were.
+    assert!(
+        server
+            .tmux(&["show-hooks", "-g", "after-split-window"])
+            .contains("after-split-window[3] display-message mine")
+    );
+    assert!(
+        server
+            .tmux(&["list-keys", "-T", "prefix", "y"])
+            .contains("display-message mine")
+    );
+}
+
+#[test]
+fn unload_takes_everything_out_and_keeps_the_users() {
+    let server = loaded_server();
+    server.tmux(&[
+        "set-hook",
+        "-g",
+        "after-split-window[3]",
+        "display-message mine",
+    ]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "on"]);
+    let path_before = server.tmux(&["show-environment", "-g", "PATH"]);
+    run_entry_script(&server);
+    assert_eq!(
+        server
+            .tmux(&["show-environment", "-g", "HERDR_PANE_ID"])
+            .trim(),
+        "HERDR_PANE_ID=%calling"
+    );
+
+    let unloaded = server.taw(&["tmux", "unload"]).result();
+    assert_eq!(unloaded["type"], "tmux_unloaded");
+    assert!(taw_hook_lines(&server).is_empty());
+    assert!(taw_keys(&server).is_empty());
+    assert_eq!(path_count(&server, &server.state_dir().join("bin")), 0);
+    assert_eq!(
+        server.tmux(&["show-environment", "-g", "PATH"]),
+        path_before
+    );
+    // Defaults taw set are gone; the option the user set stays.
+    let options = server.tmux(&["show-options", "-g"]);
+    assert!(!options.contains("@agent-wizard-key"), "{options}");
+    assert!(!options.contains("@agent_wizard_"), "{options}");
+    assert!(options.contains("@agent-wizard-herdr-env on"), "{options}");
+    assert!(options.contains("@agent-wizard-bin"), "{options}");
+    let herdr = server.tmux_run(&["show-environment", "-g", "HERDR_PANE_ID"]);
+    assert_ne!(herdr.status, 0, "HERDR_PANE_ID should be gone: {herdr:?}");
+    assert!(
+        server
+            .tmux(&["show-hooks", "-g", "after-split-window"])
+            .contains("after-split-window[3] display-message mine")
+    );
+}
+
+#[test]
+fn path_off_and_reload_takes_the_folder_out() {
+    let server = loaded_server();
+    run_entry_script(&server);
+    let bin_dir = server.state_dir().join("bin");
+    assert_eq!(path_count(&server, &bin_dir), 1);
+    server.tmux(&["set-option", "-g", "@agent-wizard-path", "off"]);
+    run_entry_script(&server);
+    assert_eq!(path_count(&server, &bin_dir), 0);
+    server.tmux(&["set-option", "-g", "@agent-wizard-path", "on"]);
+    run_entry_script(&server);
+    assert_eq!(path_count(&server, &bin_dir), 1);
+    let path = server.tmux(&["show-environment", "-g", "PATH"]);
+    assert!(
+        path.starts_with(&format!("PATH={}:", bin_dir.display())),
+        "{path}"
+    );
+}
+
+#[test]
+fn herdr_env_off_after_on_removes_only_taws_word() {
+    let server = loaded_server();
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "on"]);
+    run_entry_script(&server);
+    let bin = server.tmux(&["show-environment", "-g", "HERDR_BIN_PATH"]);
+    assert_eq!(
+        bin.trim(),
+        format!(
+            "HERDR_BIN_PATH={}",
+            std::fs::canonicalize(taw_bin()).unwrap().display()
+        )
+    );
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "off"]);
+    run_entry_script(&server);
+    assert_ne!(
+        server
+            .tmux_run(&["show-environment", "-g", "HERDR_ENV"])
+            .status,
+        0
+    );
+
+    // A HERDR_PANE_ID of the user's own is theirs: left alone.
+    server.tmux(&["set-environment", "-g", "HERDR_PANE_ID", "w9:p9"]);
+    server.tmux(&["set-environment", "-g", "HERDR_ENV", "1"]);
+    run_entry_script(&server);
+    assert_eq!(
+        server.tmux(&["show-environment", "-g", "HERDR_ENV"]).trim(),
+        "HERDR_ENV=1"
+    );
+}
+
+#[test]
+fn key_options_bind_move_and_unbind() {
+    let server = loaded_server();
+    run_entry_script(&server);
+    assert_eq!(taw_keys(&server), vec!["Tab", "a"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "C-g"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-clear-key", "C-l"]);
+    run_entry_script(&server);
+    assert_eq!(taw_keys(&server), vec!["C-g", "Tab", "C-l"]);
+    assert_ne!(
+        server.tmux_run(&["list-keys", "-T", "prefix", "a"]).status,
+        0
+    );
+    for option in [
+        "@agent-wizard-key",
+        "@agent-wizard-notification-key",
+        "@agent-wizard-clear-key",
+    ] {
+        server.tmux(&["set-option", "-g", option, ""]);
+    }
+    run_entry_script(&server);
+    assert!(taw_keys(&server).is_empty());
+}
+
+#[test]
+fn a_taken_default_key_is_left_alone() {
+    let server = loaded_server();
+    server.tmux(&["bind-key", "-T", "prefix", "a", "display-message mine"]);
+    run_entry_script(&server);
+    assert_eq!(taw_keys(&server), vec!["Tab"]);
+    assert!(
+        server
+            .tmux(&["list-keys", "-T", "prefix", "a"])
+            .contains("display-message mine")
+    );
+    // The load says why (and shows it on the attached clients).
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    let warnings = loaded["warnings"].to_string();
+    assert!(
+        warnings.contains("prefix + a is already bound"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn a_key_chosen_in_tmux_conf_is_bound_over_another() {
+    let server = loaded_server();
+    server.tmux(&["bind-key", "-T", "prefix", "a", "display-message mine"]);
+    // As tmux.conf would, before the plugin loads.
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "a"]);
+    run_entry_script(&server);
+    assert_eq!(taw_keys(&server), vec!["Tab", "a"]);
+}
+
+#[test]
+fn load_reports_what_it_did() {
+    let server = TmuxServer::start();
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    assert_eq!(loaded["type"], "tmux_loaded");
+    assert_eq!(loaded["keys"], serde_json::json!(["a", "Tab"]));
+    assert_eq!(
+        loaded["path_dir"],
+        server.state_dir().join("bin").display().to_string()
+    );
+    let bad = server.taw(&["tmux", "load", "--bin", "/nonexistent/taw"]);
+    assert_eq!(bad.error_code(), "invalid_argument");
+}
+
+/// A copy of the plugin's entry script in a folder of its own, with no
+/// build, so the script has to build one.
+fn plugin_without_build(server: &TmuxServer) -> std::path::PathBuf {
+    let dir = server.dir.path().join("plugin");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::copy(
+        repo_root().join("agent-wizard.tmux"),
+        dir.join("agent-wizard.tmux"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("Cargo.toml"), "[package]\n").unwrap();
+    std::fs::write(dir.join("Cargo.lock"), "").unwrap();
+    dir
+}
+
+#[test]
+fn with_no_binary_cargo_builds_then_the_plugin_loads() {
+    let server = TmuxServer::start();
+    let plugin = plugin_without_build(&server);
+    // A cargo that "builds" by copying the real binary into place.
+    let fake = server.dir.path().join("fakebin");
+    std::fs::create_dir_all(&fake).unwrap();
+    let cargo = fake.join("cargo");
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\nsleep 0.5\nmkdir -p target/release && cp '{}' target/release/taw\n",
+            taw_bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    server.tmux(&[
+        "set-environment",
+        "-g",
+        "PATH",
+        &format!("{}:/usr/bin:/bin", fake.display()),
+    ]);
+    let outer = crate::common::attach_client(&server, "main");
+    server.tmux(&[
+        "run-shell",
+        &plugin.join("agent-wizard.tmux").display().to_string(),
+    ]);
+    server.wait_for(
+        "the build and the load",
+        std::time::Duration::from_secs(15),
+        || {
+            server
+                .tmux(&["show-option", "-gqv", "@agent_wizard_loaded"])
+                .contains("plugin/target/release/taw")
+        },
+    );
+    server.wait_for(
+        "the message that it is built",
+        std::time::Duration::from_secs(5),
+        || {
+            outer
+                .tmux(&["capture-pane", "-p", "-t", "viewer"])
+                .contains("taw is built and loaded")
+        },
+    );
+    assert_eq!(taw_keys(&server), vec!["Tab", "a"]);
+}
+
+#[test]
+fn with_no_binary_and_no_cargo_it_says_so() {
+    let server = TmuxServer::start();
+    let plugin = plugin_without_build(&server);
+    server.tmux(&["set-environment", "-g", "PATH", "/usr/bin:/bin"]);
+    let outer = crate::common::attach_client(&server, "main");
+    server.tmux(&[
+        "run-shell",
+        &plugin.join("agent-wizard.tmux").display().to_string(),
+    ]);
+    server.wait_for("the message", std::time::Duration::from_secs(5), || {
+        outer
+            .tmux(&["capture-pane", "-p", "-t", "viewer"])
+            .contains("no taw binary and no cargo")
+    });
+    assert!(
+        server
+            .tmux(&["show-option", "-gqv", "@agent_wizard_loaded"])
+            .is_empty()
+    );
+}
+
+/// The watchers `taw watch status` lists: pane and pid.
+fn watcher_pids(server: &TmuxServer) -> Vec<(String, u64)> {
+    server.taw(&["watch", "status"]).result()["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| Some((p["tmux_id"].as_str()?.to_string(), p["pid"].as_u64()?)))
+        .collect()
+}
+
+#[test]
+fn unload_stops_the_watchers_and_leaves_nothing_of_taws() {
+    let server = loaded_server();
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    run_entry_script(&server);
+    server.wait_for("two watchers", std::time::Duration::from_secs(10), || {
+        watcher_pids(&server).len() == 2
+    });
+    let pids: Vec<u64> = watcher_pids(&server)
+        .into_iter()
+        .map(|(_, pid)| pid)
+        .collect();
+    // Options of taw's on a pane and a session.
+    server.taw(&["pane", "rename", "%0", "mine"]).result();
+    server
+        .taw(&[
+            "workspace",
+            "report-metadata",
+            "w1",
+            "--source",
+            "t",
+            "--token",
+            "a=b",
+        ])
+        .result();
+    server.tmux(&["set-option", "-p", "-t", "%1", "@agent_kind", "claude"]);
+    server.tmux(&["set-option", "-p", "-t", "%1", "@agent_state", "done"]);
+
+    let unloaded = server.taw(&["tmux", "unload"]).result();
+    assert_eq!(
+        unloaded["watchers_stopped"],
+        serde_json::json!(["%0", "%1"])
+    );
+    for pane in ["%0", "%1"] {
+        assert_eq!(server.display(pane, "#{pane_pipe}"), "0", "{pane}'s pipe");
+        let options = server.tmux(&["show-options", "-p", "-t", pane]);
+        assert!(!options.contains("@agent"), "{pane}: {options}");
+    }
+    let session = server.tmux(&["show-options", "-t", "main"]);
+    assert!(!session.contains("@agent_wizard"), "{session}");
+    server.wait_for(
+        "the watchers to end",
+        std::time::Duration::from_secs(5),
+        || {
+            pids.iter()
+                .all(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
+        },
+    );
+    // Nothing of taw's acts on the server any more: output in a pane, a
+    // split, and no watcher comes or writes.
+    server.tmux(&["send-keys", "-t", "%0", "echo hello", "Enter"]);
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    server.stays_for("no watcher", std::time::Duration::from_millis(1500), || {
+        server
+            .tmux(&[
+                "list-panes",
+                "-a",
+                "-F",
+                "#{pane_pipe}#{@agent_wizard_watcher}#{@agent_state}",
+            ])
+            .lines()
+            .all(|line| line == "0")
+    });
+}
+
+#[test]
+fn load_leaves_a_users_hooks_at_taws_indexes() {
+    let server = loaded_server();
+    let mine = [
+        ("after-split-window[9100]", "display-message mine-split"),
+        ("pane-focus-in[9150]", "display-message mine-focus"),
+        ("after-new-window[9151]", "display-message mine-window"),
+    ];
+    for (hook, command) in mine {
+        server.tmux(&["set-hook", "-g", hook, command]);
+    }
+    let shown = |server: &TmuxServer| {
+        format!(
+            "{}{}",
+            server.tmux(&["show-hooks", "-g"]),
+            server.tmux(&["show-hooks", "-gw"])
+        )
+    };
+    for _ in 0..3 {
+        run_entry_script(&server);
+        let hooks = shown(&server);
+        for (hook, command) in mine {
+            assert!(
+                hooks.contains(&format!("{hook} {command}")),
+                "{hook}: {hooks}"
+            );
+        }
+        // taw's own entry for the hook went beside the user's.
+        assert!(
+            taw_hook_lines(&server)
+                .iter()
+                .any(|l| l.starts_with("after-split-window[")),
+            "{hooks}"
+        );
+    }
+    server.taw(&["tmux", "unload"]).result();
+    let hooks = shown(&server);
+    for (hook, command) in mine {
+        assert!(
+            hooks.contains(&format!("{hook} {command}")),
+            "{hook}: {hooks}"
+        );
+    }
+    assert!(taw_hook_lines(&server).is_empty());
+}
+
+#[test]
+fn a_bad_option_is_left_out_and_the_rest_loads() {
+    let server = loaded_server();
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "NotAKey!!"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-notify", "maybe"]);
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    let warnings = loaded["warnings"].to_string();
+    assert!(
+        warnings.contains("@agent-wizard-key is \\\"NotAKey!!\\\", which is not a tmux key"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("@agent-wizard-notify"), "{warnings}");
+    // Everything else is in: hooks, the other keys, the marks, watchers.
+    assert!(!taw_hook_lines(&server).is_empty());
+    assert_eq!(taw_keys(&server), ["Tab"]);
+    let right = server.tmux(&["show-options", "-gv", "status-right"]);
+    assert!(right.contains("@agent-wizard-summary"), "{right}");
+    assert_eq!(loaded["watchers"]["attached"], serde_json::json!(["%0"]));
+    // Through the entry script too: it loads, and says nothing of JSON.
+    run_entry_script(&server);
+    assert!(!taw_hook_lines(&server).is_empty());
+}
+
+#[test]
+fn a_config_that_does_not_parse_is_said_at_load() {
+    let server = loaded_server();
+    server.write_config("[ui\nlayout = \"flat\"\n");
+    let loaded = server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    let warnings = loaded["warnings"].to_string();
+    assert!(warnings.contains("config.toml has 1 error"), "{warnings}");
+    assert!(warnings.contains("taw config check"), "{warnings}");
+    // The plugin runs on the defaults.
+    assert!(!taw_hook_lines(&server).is_empty());
+}
+
+#[test]
+fn a_server_of_many_panes_loads_and_unloads_whole() {
+    let server = loaded_server();
+    // 40 panes: one tmux command line could not hold a call for each.
+    for n in 1..40 {
+        server.tmux(&["new-window", "-d", "-t", "main:", "-n", &format!("w{n}")]);
+    }
+    run_entry_script(&server);
+    server.wait_for(
+        "a watcher on every pane",
+        std::time::Duration::from_secs(30),
+        || watcher_pids(&server).len() == 40,
+    );
+    for pane in ["%0", "%39"] {
+        server.tmux(&["set-option", "-p", "-t", pane, "@agent_kind", "claude"]);
+    }
+    let unloaded = server.taw(&["tmux", "unload"]).result();
+    assert_eq!(unloaded["watchers_stopped"].as_array().unwrap().len(), 40);
+    let left = server.tmux(&[
+        "list-panes",
+        "-a",
+        "-F",
+        "#{pane_pipe}#{@agent_wizard_watcher}#{@agent_kind}",
+    ]);
+    assert!(left.lines().all(|line| line == "0"), "{left}");
+}

@@ -1,0 +1,932 @@
+//! herdr plugins linked from a folder, against a real tmux with the plugin
+//! loaded: the registry verbs, a malformed manifest, and the environment
+//! every plugin process sees (an action, a startup hook, an event hook);
+//! installs from local bare repositories through `TAW_GITHUB_URL`.
+
+// The tests make git repositories with git itself.
+#![allow(clippy::disallowed_methods)]
+
+use crate::common::TmuxServer;
+use crate::common::repos::{bare_repo, mirror};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A plugin whose every command writes its HERDR_/TAW_ environment into
+/// its state folder, as `<what>.env`.
+fn env_plugin(server: &TmuxServer, id: &str) -> PathBuf {
+    let dir = server.dir.path().join("plugins-src").join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        format!(
+            r#"id = "{id}"
+name = "Env dump"
+version = "1.0.0"
+min_herdr_version = "0.7.1"
+platforms = ["linux", "macos"]
+
+[[startup]]
+command = ["sh", "dump.sh", "startup"]
+
+[[actions]]
+id = "dump"
+title = "Dump the environment"
+command = ["sh", "dump.sh", "action"]
+
+[[events]]
+on = "tab.created"
+command = ["sh", "dump.sh", "event"]
+"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("dump.sh"),
+        "\"$HERDR_BIN_PATH\" workspace list > \"$HERDR_PLUGIN_STATE_DIR/$1.called\" 2>&1\nenv | grep -E '^(HERDR|TAW)_' > \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\npwd >> \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\"\nmv \"$HERDR_PLUGIN_STATE_DIR/$1.tmp\" \"$HERDR_PLUGIN_STATE_DIR/$1.env\"\necho \"ran $1\"\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn dumped(server: &TmuxServer, id: &str, what: &str) -> Option<BTreeMap<String, String>> {
+    let path = server
+        .state_dir()
+        .join("plugins/state")
+        .join(id)
+        .join(format!("{what}.env"));
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut env: BTreeMap<String, String> = text
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    env.insert(
+        "PWD_SEEN".into(),
+        text.lines().last().unwrap_or("").to_string(),
+    );
+    Some(env)
+}
+
+/// Every herdr variable has its TAW_ twin with the same value, and no
+/// socket path is there.
+fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
+    for (name, value) in env.iter().filter(|(n, _)| n.starts_with("HERDR_")) {
+        let twin = format!("TAW_{}", &name["HERDR_".len()..]);
+        assert_eq!(env.get(&twin), Some(value), "{twin} beside {name}");
+    }
+    assert!(!env.contains_key("HERDR_SOCKET_PATH"), "{env:#?}");
+    assert!(!env.contains_key("TAW_SOCKET_PATH"), "{env:#?}");
+    assert_eq!(env["HERDR_ENV"], "1");
+    assert_eq!(env["HERDR_PLUGIN_ID"], "test.envdump");
+    let root = std::fs::canonicalize(root).unwrap();
+    assert_eq!(env["HERDR_PLUGIN_ROOT"], root.display().to_string());
+    assert_eq!(env["PWD_SEEN"], root.display().to_string());
+    assert!(env["HERDR_BIN_PATH"].ends_with("/taw"));
+    assert!(env["HERDR_PLUGIN_CONFIG_DIR"].ends_with("config/plugins/test.envdump"));
+    assert!(env["HERDR_PLUGIN_STATE_DIR"].ends_with("state/plugins/state/test.envdump"));
+    let context: Value = serde_json::from_str(&env["HERDR_PLUGIN_CONTEXT_JSON"]).unwrap();
+    for field in [
+        "workspace_id",
+        "tab_id",
+        "focused_pane_id",
+        "focused_pane_cwd",
+        "focused_pane_agent",
+        "focused_pane_status",
+        "workspace_cwd",
+        "workspace_label",
+        "tab_label",
+        "worktree",
+        "selected_text",
+        "clicked_url",
+        "link_handler_id",
+        "invocation_source",
+        "correlation_id",
+    ] {
+        assert!(context.get(field).is_some(), "{field} missing in {context}");
+    }
+    // herdr's own names taw does not set, and nothing of the caller's.
+    for name in [
+        "HERDR_PLUGIN_ACTION_ID",
+        "HERDR_PLUGIN_ENTRYPOINT_ID",
+        "HERDR_SESSION",
+    ] {
+        assert!(!env.contains_key(name), "{name} set");
+    }
+    for name in env.keys().filter(|n| n.starts_with("TAW_")) {
+        let herdr = format!("HERDR_{}", &name["TAW_".len()..]);
+        assert!(
+            env.contains_key(&herdr)
+                || ["TAW_STATE_DIR", "TAW_CONFIG_DIR", "TAW_TMUX_SOCKET"].contains(&name.as_str()),
+            "{name} has no twin"
+        );
+    }
+}
+
+/// What the plugin's call back through HERDR_BIN_PATH answered.
+fn called(server: &TmuxServer, id: &str, what: &str) -> String {
+    std::fs::read_to_string(
+        server
+            .state_dir()
+            .join("plugins/state")
+            .join(id)
+            .join(format!("{what}.called")),
+    )
+    .unwrap_or_default()
+}
+
+/// taw, with a socket path of a herdr the caller runs in.
+fn taw_in_herdr(server: &TmuxServer, args: &[&str]) -> crate::common::Run {
+    server.taw_with(
+        args,
+        &[
+            ("HERDR_SOCKET_PATH", "/tmp/herdr.sock"),
+            ("TAW_SOCKET_PATH", "/tmp/herdr.sock"),
+            ("HERDR_PANE_ID", "w9:p9"),
+        ],
+    )
+}
+
+#[test]
+fn link_list_enable_disable_unlink() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = env_plugin(&server, "test.envdump");
+    let linked = server
+        .taw(&["plugin", "link", dir.to_str().unwrap(), "--disabled"])
+        .result();
+    assert_eq!(linked["type"], "plugin_linked");
+    assert_eq!(linked["plugin"]["plugin_id"], "test.envdump");
+    assert_eq!(linked["plugin"]["enabled"], false);
+    assert_eq!(linked["plugin"]["source"]["kind"], "local");
+    let list = server.taw(&["plugin", "list"]).result();
+    assert_eq!(list["plugins"].as_array().unwrap().len(), 1);
+    let refused = server.taw(&["plugin", "action", "invoke", "dump"]);
+    assert_eq!(refused.error_code(), "plugin_disabled");
+    let enabled = server.taw(&["plugin", "enable", "test.envdump"]).result();
+    assert_eq!(enabled["type"], "plugin_enabled");
+    assert_eq!(enabled["plugin"]["enabled"], true);
+    let actions = server.taw(&["plugin", "action", "list"]).result();
+    assert_eq!(actions["actions"][0]["action_id"], "dump");
+    assert_eq!(
+        actions["actions"][0]["platforms"],
+        serde_json::json!(["linux", "macos"])
+    );
+    let config_dir = server.taw(&["plugin", "config-dir", "test.envdump"]);
+    assert!(
+        config_dir.stdout.trim().ends_with("plugins/test.envdump"),
+        "{config_dir:?}"
+    );
+    assert!(Path::new(config_dir.stdout.trim()).is_dir());
+    let disabled = server.taw(&["plugin", "disable", "test.envdump"]).result();
+    assert_eq!(disabled["type"], "plugin_disabled");
+    let unlinked = server.taw(&["plugin", "unlink", "test.envdump"]).result();
+    assert_eq!(unlinked["removed"], true);
+    assert!(
+        dir.join("herdr-plugin.toml").exists(),
+        "unlink keeps the files"
+    );
+    let again = server.taw(&["plugin", "unlink", "test.envdump"]).result();
+    assert_eq!(again["removed"], false);
+    assert_eq!(
+        server
+            .taw(&["plugin", "enable", "test.envdump"])
+            .error_code(),
+        "plugin_not_found"
+    );
+}
+
+#[test]
+fn a_malformed_manifest_names_file_key_and_rule_and_registers_nothing() {
+    let server = TmuxServer::start();
+    let dir = server.dir.path().join("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        "id = \"bad\"\nname = \"Bad\"\nversion = \"1\"\nmin_herdr_version = \"0.7.1\"\n[[actions]]\nid = \"go\"\ntitle = \"Go\"\ncommand = []\n",
+    )
+    .unwrap();
+    let run = server.taw(&["plugin", "link", dir.to_str().unwrap()]);
+    assert_eq!(run.error_code(), "invalid_plugin_command");
+    let message = run.error_json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("herdr-plugin.toml"), "{message}");
+    assert!(message.contains("actions[0].command"), "{message}");
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        "id = \"bad\"\nname = \"Bad\"\nversion = \"1\"\nmin_herdr_version = \"9.0.0\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        server
+            .taw(&["plugin", "link", dir.to_str().unwrap()])
+            .error_code(),
+        "plugin_requires_newer_herdr"
+    );
+    // [plugins] compat_herdr_version raises what taw answers for.
+    server.write_config("[plugins]\ncompat_herdr_version = \"9.1.0\"\n");
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    server.write_config("");
+    let list = server.taw(&["plugin", "list"]).result();
+    let warnings = list["plugins"][0]["warnings"].to_string();
+    assert!(warnings.contains("manifest unavailable"), "{warnings}");
+    let empty = server.dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert_eq!(
+        server
+            .taw(&["plugin", "link", empty.to_str().unwrap()])
+            .error_code(),
+        "plugin_manifest_not_found"
+    );
+}
+
+#[test]
+fn every_plugin_process_sees_the_environment_contract() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = env_plugin(&server, "test.envdump");
+    taw_in_herdr(&server, &["plugin", "link", dir.to_str().unwrap()]).result();
+    let pane = server.new_window("main", "work", "");
+    let window = server.display(&pane, "#{window_id}");
+    let pane_record = server.taw(&["pane", "get", &pane]).result();
+    let pane_id = pane_record["pane"]["pane_id"].as_str().unwrap().to_string();
+
+    // An action with --pane: that pane's ids, its tab's, its workspace's.
+    let invoked = taw_in_herdr(
+        &server,
+        &["plugin", "action", "invoke", "dump", "--pane", &pane],
+    )
+    .result();
+    assert_eq!(invoked["type"], "plugin_action_invoked");
+    assert_eq!(invoked["log"]["status"], "succeeded");
+    assert_eq!(invoked["log"]["stdout"], "ran action\n");
+    let action = dumped(&server, "test.envdump", "action").unwrap();
+    check_contract(&action, &dir);
+    assert_eq!(action["HERDR_PLUGIN_EVENT"], "action");
+    assert_eq!(action["HERDR_PANE_ID"], pane_id);
+    assert_eq!(action["HERDR_WORKSPACE_ID"], "w1");
+    assert!(!action.contains_key("HERDR_PLUGIN_EVENT_JSON"));
+    // Its call back reaches this tmux server, though taw ran with -L.
+    assert!(
+        called(&server, "test.envdump", "action").contains("\"workspace_id\":\"w1\""),
+        "{}",
+        called(&server, "test.envdump", "action")
+    );
+    let context: Value = serde_json::from_str(&action["HERDR_PLUGIN_CONTEXT_JSON"]).unwrap();
+    assert_eq!(context["focused_pane_id"], pane_id);
+    assert_eq!(context["pane"]["pane_id"], pane_id);
+    assert_eq!(context["invocation_source"], "cli");
+
+    // A startup hook: no pane, tab or workspace.
+    let startup = taw_in_herdr(&server, &["plugin", "startup"]).result();
+    assert_eq!(startup["runs"][0]["status"], "succeeded");
+    let started = dumped(&server, "test.envdump", "startup").unwrap();
+    check_contract(&started, &dir);
+    assert_eq!(started["HERDR_PLUGIN_EVENT"], "startup");
+    for name in ["HERDR_PANE_ID", "HERDR_TAB_ID", "HERDR_WORKSPACE_ID"] {
+        assert!(!started.contains_key(name), "{name} in a startup hook");
+    }
+    assert!(called(&server, "test.envdump", "startup").contains("\"workspace_id\":\"w1\""));
+
+    // An event hook, from a window made by hand: herdr's envelope.
+    let made = server.new_window("main", "hand", "");
+    let made_window = server.display(&made, "#{window_id}");
+    server.wait_for("the tab.created hook", WAIT, || {
+        dumped(&server, "test.envdump", "event")
+            .is_some_and(|env| env["HERDR_PLUGIN_EVENT_JSON"].contains(&made_window))
+    });
+    let event = dumped(&server, "test.envdump", "event").unwrap();
+    check_contract(&event, &dir);
+    assert_eq!(event["HERDR_PLUGIN_EVENT"], "tab.created");
+    let envelope: Value = serde_json::from_str(&event["HERDR_PLUGIN_EVENT_JSON"]).unwrap();
+    assert_eq!(envelope["event"], "tab_created");
+    assert_eq!(envelope["data"]["type"], "tab_created");
+    assert_eq!(envelope["data"]["tab"]["tmux_id"], made_window);
+    assert!(event.contains_key("HERDR_TAB_ID"));
+    assert_ne!(window, made_window);
+
+    // The log has each run.
+    let log = server
+        .taw(&["plugin", "log", "list", "--plugin", "test.envdump"])
+        .result();
+    let events: Vec<Value> = log["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["event"].clone())
+        .collect();
+    assert!(
+        events.contains(&Value::String("tab.created".into())),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&Value::String("startup".into())),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn plugin_event_fires_plugin_hooks_and_the_hooks_of_that_name() {
+    let server = TmuxServer::start();
+    let dir = env_plugin(&server, "test.envdump");
+    let heard = server.dir.path().join("heard");
+    server.write_config(&format!(
+        "[hooks]\n\"tab.created\" = \"echo $TAW_EVENT > '{}'\"\n",
+        heard.display()
+    ));
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    let fired = server
+        .taw(&["plugin", "event", "tab.created", "--pane", "%0"])
+        .result();
+    assert_eq!(fired["type"], "plugin_event_fired");
+    assert_eq!(fired["delivered"][0]["plugin_id"], "test.envdump");
+    assert_eq!(fired["delivered"][0]["status"], "succeeded");
+    assert_eq!(fired["hooks"], 1);
+    assert_eq!(
+        std::fs::read_to_string(&heard).unwrap().trim(),
+        "tab.created"
+    );
+    assert_eq!(
+        server.taw(&["plugin", "event", "tab.made"]).error_code(),
+        "invalid_argument"
+    );
+}
+
+fn manifest_with_build(build: &str) -> String {
+    format!(
+        "id = \"acme.tool\"\nname = \"Tool\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\nplatforms = [\"linux\", \"macos\"]\n[[build]]\ncommand = [\"sh\", \"-c\", {build:?}]\n[[actions]]\nid = \"hello\"\ntitle = \"Hello\"\ncommand = [\"cat\", \"built\"]\n"
+    )
+}
+
+fn github_folders(server: &TmuxServer) -> Vec<String> {
+    std::fs::read_dir(server.state_dir().join("plugins/github/acme"))
+        .map(|read| {
+            read.flatten()
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn install_from_a_mirror_with_the_trust_preview() {
+    let server = TmuxServer::start();
+    let commit = bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[("herdr-plugin.toml", &manifest_with_build("echo ok > built"))],
+    );
+    let url = mirror(&server);
+    let env = [("TAW_GITHUB_URL", url.as_str())];
+    // A folder left by a killed install is cleaned at the next one.
+    let left = server
+        .state_dir()
+        .join("plugins/github/acme/tool@0123456789ab");
+    std::fs::create_dir_all(&left).unwrap();
+
+    // No terminal and no --yes: the preview, exit 2, nothing left.
+    let asked = server.taw_with(&["plugin", "install", "acme/tool"], &env);
+    assert_eq!(asked.status, 2, "{asked:?}");
+    assert!(asked.stdout.is_empty());
+    assert!(
+        asked.stderr.contains("Plugin acme.tool"),
+        "{}",
+        asked.stderr
+    );
+    assert!(
+        asked.stderr.contains(&commit),
+        "the preview names the commit"
+    );
+    assert!(
+        asked.stderr.contains("build:   sh -c 'echo ok > built'"),
+        "{}",
+        asked.stderr
+    );
+    assert!(
+        github_folders(&server).is_empty(),
+        "{:?}",
+        github_folders(&server)
+    );
+    assert!(
+        server.taw(&["plugin", "list"]).result()["plugins"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // --yes: built in its commit's folder, registered.
+    let installed = server
+        .taw_with(&["plugin", "install", "acme/tool", "--yes"], &env)
+        .result();
+    assert_eq!(installed["type"], "plugin_installed");
+    let source = &installed["plugin"]["source"];
+    assert_eq!(source["kind"], "github");
+    assert_eq!(source["resolved_commit"], commit);
+    let folder = format!("tool@{}", &commit[..12]);
+    assert_eq!(github_folders(&server), vec![folder.clone()]);
+    let invoked = server
+        .taw(&["plugin", "action", "invoke", "hello"])
+        .result();
+    assert_eq!(invoked["log"]["stdout"], "ok\n");
+
+    // Again at the same commit: a folder of its own run, the old one gone.
+    server
+        .taw_with(&["plugin", "install", "acme/tool", "--yes"], &env)
+        .result();
+    assert_eq!(github_folders(&server), vec![format!("{folder}-2")]);
+
+    // A pin, and a short commit the remote does not name.
+    let pinned = server
+        .taw_with(
+            &["plugin", "install", &format!("acme/tool@{commit}"), "--yes"],
+            &env,
+        )
+        .result();
+    assert_eq!(pinned["plugin"]["source"]["requested_ref"], commit);
+    let short = server.taw_with(
+        &[
+            "plugin",
+            "install",
+            "acme/tool",
+            "--ref",
+            &commit[..9],
+            "--yes",
+        ],
+        &env,
+    );
+    assert_eq!(short.error_code(), "invalid_plugin_source");
+    assert!(
+        short.stderr.contains("give the full 40-character commit"),
+        "{short:?}"
+    );
+
+    // Uninstall: the record and the folder.
+    server.taw(&["plugin", "uninstall", "acme/tool"]).result();
+    assert!(github_folders(&server).is_empty());
+}
+
+#[test]
+fn a_build_that_fails_installs_nothing_and_shows_its_last_lines() {
+    let server = TmuxServer::start();
+    bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[(
+            "herdr-plugin.toml",
+            &manifest_with_build("echo compiling; echo 'error: no compiler' >&2; exit 3"),
+        )],
+    );
+    let url = mirror(&server);
+    let run = server.taw_with(
+        &["plugin", "install", "acme/tool", "--yes"],
+        &[("TAW_GITHUB_URL", url.as_str())],
+    );
+    // The preview comes first on stderr, then the error's envelope.
+    assert_eq!(run.status, 1, "{run:?}");
+    let envelope: Value = serde_json::from_str(run.stderr.lines().last().unwrap()).unwrap();
+    assert_eq!(envelope["error"]["code"], "plugin_build_failed", "{run:?}");
+    let message = envelope["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("error: no compiler"), "{message}");
+    assert!(message.contains("exit status 3"), "{message}");
+    assert!(github_folders(&server).is_empty());
+    assert!(
+        server.taw(&["plugin", "list"]).result()["plugins"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
+    let bundle = crate::common::repo_root()
+        .parent()
+        .unwrap()
+        .join("shared/plugins/qu8n-herdr-automatic-rename.bundle");
+    if !bundle.exists() || !crate::common::installed("jq") {
+        eprintln!("skipped: the plugin's bundle or jq is not here");
+        return;
+    }
+    let server = TmuxServer::start();
+    let bare = server.dir.path().join("gh/qu8n/herdr-automatic-rename.git");
+    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    let cloned = std::process::Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--bare",
+            bundle.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(cloned.status.success(), "{cloned:?}");
+    let url = mirror(&server);
+    server.load_plugin();
+    server
+        .taw_with(
+            &["plugin", "install", "qu8n/herdr-automatic-rename", "--yes"],
+            &[("TAW_GITHUB_URL", url.as_str())],
+        )
+        .result();
+    server.taw(&["plugin", "startup"]).result();
+    // The startup may have renamed main already: its id stays.
+    server.tmux(&["new-window", "-d", "-t", "$0:", "sleep 300"]);
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    // `[N] <program>`: the program is what was in front when the plugin
+    // looked (the window's shell, or sleep once it runs).
+    // Each rename it makes is an event it hears again, until the names
+    // hold still: give it time on a busy machine.
+    let start = std::time::Instant::now();
+    loop {
+        let windows = server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
+        let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
+        let numbered = windows.lines().any(|w| w == "[1] main|[1] sh")
+            && windows
+                .lines()
+                .any(|w| w == "[1] main|[2] sh" || w == "[1] main|[2] sleep")
+            && sessions.lines().any(|s| s == "[1] main")
+            && sessions.lines().any(|s| s == "[2] other");
+        if numbered {
+            break;
+        }
+        // What the names were, and what taw ran of the plugin, when they
+        // did not come.
+        assert!(
+            start.elapsed() < Duration::from_secs(40),
+            "tabs and sessions not numbered:\n{windows}\n{sessions}\n{}",
+            server.taw(&["plugin", "log"]).stdout
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn update_fetches_only_a_new_commit_and_switches_to_it() {
+    let server = TmuxServer::start();
+    let first = bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[(
+            "herdr-plugin.toml",
+            &manifest_with_build("echo one > built"),
+        )],
+    );
+    let url = mirror(&server);
+    let env = [("TAW_GITHUB_URL", url.as_str())];
+    server
+        .taw_with(&["plugin", "install", "acme/tool", "--yes"], &env)
+        .result();
+    // Nothing new: unchanged, the same folder.
+    let same = server
+        .taw_with(&["plugin", "update", "--yes"], &env)
+        .result();
+    assert_eq!(same["plugins"][0]["status"], "unchanged");
+    assert_eq!(
+        github_folders(&server),
+        vec![format!("tool@{}", &first[..12])]
+    );
+    // A new commit: fetched beside, built, switched to, the old folder gone.
+    let second = bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[(
+            "herdr-plugin.toml",
+            &manifest_with_build("echo two > built"),
+        )],
+    );
+    assert_ne!(first, second);
+    let asked = server.taw_with(&["plugin", "update"], &env);
+    assert_eq!(
+        asked.status, 1,
+        "no terminal: that plugin failed, {asked:?}"
+    );
+    assert_eq!(
+        github_folders(&server),
+        vec![format!("tool@{}", &first[..12])]
+    );
+    let updated = server
+        .taw_with(&["plugin", "update", "acme.tool", "--yes"], &env)
+        .result();
+    assert_eq!(updated["plugins"][0]["status"], "updated");
+    assert_eq!(updated["plugins"][0]["from"], first);
+    assert_eq!(updated["plugins"][0]["to"], second);
+    assert_eq!(
+        github_folders(&server),
+        vec![format!("tool@{}", &second[..12])]
+    );
+    let invoked = server
+        .taw(&["plugin", "action", "invoke", "hello"])
+        .result();
+    assert_eq!(invoked["log"]["stdout"], "two\n");
+    // A pin whose folder is there asks GitHub nothing: the mirror may go.
+    server
+        .taw_with(
+            &["plugin", "install", &format!("acme/tool@{second}"), "--yes"],
+            &env,
+        )
+        .result();
+    std::fs::remove_dir_all(server.dir.path().join("gh")).unwrap();
+    let pinned = server
+        .taw_with(&["plugin", "update", "--yes"], &env)
+        .result();
+    assert_eq!(pinned["plugins"][0]["status"], "unchanged");
+    assert_eq!(
+        server
+            .taw_with(&["plugin", "update", "acme.nothing"], &env)
+            .error_code(),
+        "plugin_not_found"
+    );
+}
+
+/// A plugin of id `id` in `plugins-src/<folder>`, its manifest's head and
+/// then `rest`, linked; its folder.
+fn linked_plugin(server: &TmuxServer, folder: &str, id: &str, rest: &str) -> PathBuf {
+    let dir = server.dir.path().join("plugins-src").join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        format!(
+            "id = \"{id}\"\nname = \"{folder}\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\n\n{rest}"
+        ),
+    )
+    .unwrap();
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    dir
+}
+
+#[test]
+fn actions_are_found_by_id_and_run_for_a_workspace() {
+    let server = TmuxServer::start();
+    let action = |id: &str| {
+        format!(
+            "[[actions]]\nid = \"go\"\ntitle = \"Go\"\ncommand = [\"sh\", \"-c\", \"echo $HERDR_WORKSPACE_ID $HERDR_PANE_ID {id}\"]\n"
+        )
+    };
+    linked_plugin(&server, "one", "acme.one", &action("one"));
+    linked_plugin(&server, "two", "acme.two", &action("two"));
+    // `go` is both plugins': name one.
+    let both = server.taw(&["plugin", "action", "invoke", "go"]);
+    assert_eq!(both.error_code(), "ambiguous_plugin_action");
+    let qualified = server
+        .taw(&[
+            "plugin",
+            "action",
+            "invoke",
+            "acme.two.go",
+            "--workspace",
+            "w1",
+        ])
+        .result();
+    assert_eq!(qualified["log"]["stdout"], "w1 w1:p1 two\n");
+    let chosen = server
+        .taw(&[
+            "plugin", "action", "invoke", "go", "--plugin", "acme.one", "--tab", "@0",
+        ])
+        .result();
+    assert_eq!(chosen["log"]["stdout"], "w1 w1:p1 one\n");
+    assert_eq!(
+        server
+            .taw(&["plugin", "action", "invoke", "nope"])
+            .error_code(),
+        "plugin_action_not_found"
+    );
+    linked_plugin(
+        &server,
+        "elsewhere",
+        "acme.elsewhere",
+        "[[actions]]\nid = \"win\"\ntitle = \"Win\"\nplatforms = [\"windows\"]\ncommand = [\"true\"]\n",
+    );
+    assert_eq!(
+        server
+            .taw(&["plugin", "action", "invoke", "win"])
+            .error_code(),
+        "platform_unsupported"
+    );
+}
+
+#[test]
+fn plugin_panes_open_focus_and_close() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = linked_plugin(
+        &server,
+        "panes",
+        "test.panes",
+        r#"[[panes]]
+id = "side"
+title = "Side"
+placement = "side"
+command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
+"#,
+    );
+    let opened = server
+        .taw_with(
+            &[
+                "plugin",
+                "pane",
+                "open",
+                "--plugin",
+                "test.panes",
+                "--entrypoint",
+                "side",
+                "--target-pane",
+                "%0",
+                "--env",
+                "EXTRA=1 2",
+                "--env",
+                "HERDR_PLUGIN_ID=evil",
+            ],
+            &[("HERDR_SOCKET_PATH", "/tmp/herdr.sock")],
+        )
+        .result();
+    assert_eq!(opened["type"], "plugin_pane_opened");
+    assert_eq!(opened["plugin_pane"]["plugin_id"], "test.panes");
+    assert_eq!(opened["plugin_pane"]["entrypoint"], "side");
+    let pane = opened["plugin_pane"]["pane"]["tmux_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let env_file = dir.join("pane.env");
+    server.wait_for("the pane's command", WAIT, || {
+        std::fs::read_to_string(&env_file).is_ok_and(|t| {
+            t.lines()
+                .last()
+                .is_some_and(|l| l.ends_with("plugins-src/panes"))
+        })
+    });
+    let text = std::fs::read_to_string(&env_file).unwrap();
+    assert!(text.contains("HERDR_PLUGIN_ID=test.panes"), "{text}");
+    assert!(text.contains("TAW_PLUGIN_ID=test.panes"), "{text}");
+    assert!(
+        text.contains("HERDR_PANE_ID=w1:p1"),
+        "the target's id: {text}"
+    );
+    assert!(!text.contains("SOCKET_PATH"), "{text}");
+    assert!(!text.contains("HERDR_PLUGIN_ACTION_ID"), "{text}");
+    assert!(!text.contains("TAW_STRAY"), "{text}");
+    assert!(!text.contains("evil"), "taw's own variables win: {text}");
+    assert!(
+        text.lines().last().unwrap().ends_with("plugins-src/panes"),
+        "{text}"
+    );
+    // Beside %0, in its window.
+    assert_eq!(
+        server.display(&pane, "#{window_id}"),
+        server.display("%0", "#{window_id}")
+    );
+    let focused = server.taw(&["plugin", "pane", "focus", &pane]).result();
+    assert_eq!(focused["type"], "plugin_pane_focused");
+    assert_eq!(server.display(&pane, "#{pane_active}"), "1");
+    // A pane that is no plugin's is refused; a plugin's closes, unasked.
+    server.write_config("[hooks]\npre_close = \"exit 1\"\n");
+    assert_eq!(
+        server.taw(&["plugin", "pane", "close", "%0"]).error_code(),
+        "plugin_pane_not_found"
+    );
+    let closed = server.taw(&["plugin", "pane", "close", &pane]).result();
+    assert_eq!(closed["type"], "plugin_pane_closed");
+    server.wait_for("the pane gone", WAIT, || {
+        !server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .any(|p| p == pane)
+    });
+    let missing = server.taw(&[
+        "plugin",
+        "pane",
+        "open",
+        "--plugin",
+        "test.panes",
+        "--entrypoint",
+        "nope",
+        "--target-pane",
+        "%0",
+    ]);
+    assert_eq!(missing.error_code(), "invalid_plugin_entrypoint");
+}
+
+#[test]
+fn an_overlay_opens_as_a_popup_over_the_client() {
+    let server = TmuxServer::start();
+    let dir = linked_plugin(
+        &server,
+        "popup",
+        "test.popup",
+        r#"[[panes]]
+id = "peek"
+title = "Peek"
+command = ["sh", "-c", "echo \"$HERDR_PLUGIN_EVENT\" > shown; exec sleep 300"]
+"#,
+    );
+    let viewer = crate::common::attach_client(&server, "main");
+    let shown = server
+        .taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "test.popup",
+            "--entrypoint",
+            "peek",
+            "--target-pane",
+            "%0",
+        ])
+        .result();
+    assert_eq!(shown["type"], "ok");
+    server.wait_for("the popup's command", WAIT, || {
+        std::fs::read_to_string(dir.join("shown")).is_ok_and(|t| t.trim() == "action")
+    });
+    let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
+    server.tmux(&["display-popup", "-C", "-c", client.trim()]);
+    drop(viewer);
+}
+
+#[test]
+fn the_first_load_runs_the_startup_commands_and_a_reload_does_not() {
+    let server = TmuxServer::start();
+    let dir = env_plugin(&server, "test.envdump");
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    server.load_plugin();
+    server.wait_for("the startup hook", WAIT, || {
+        dumped(&server, "test.envdump", "startup").is_some()
+    });
+    let first = server.taw(&["plugin", "log", "list"]).result()["logs"]
+        .as_array()
+        .unwrap()
+        .len();
+    server.load_plugin();
+    server.stays_for("no second startup", Duration::from_millis(700), || {
+        server.taw(&["plugin", "log", "list"]).result()["logs"]
+            .as_array()
+            .unwrap()
+            .len()
+            == first
+    });
+}
+
+#[test]
+fn at_a_terminal_n_installs_nothing_and_y_installs() {
+    let server = TmuxServer::start();
+    bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[("herdr-plugin.toml", &manifest_with_build("echo ok > built"))],
+    );
+    let url = mirror(&server);
+    let done = server.dir.path().join("done");
+    // The install runs in a pane: a terminal to ask on.
+    let line = |answer: &str| {
+        format!(
+            "TAW_GITHUB_URL='{url}' '{}' plugin install acme/tool > /dev/null; echo $? > '{}-{answer}'",
+            crate::common::taw_bin().display(),
+            done.display()
+        )
+    };
+    for (answer, installed) in [("n", false), ("y", true)] {
+        let pane = server.new_window("main", answer, "");
+        server.wait_for("a prompt", WAIT, || {
+            !server
+                .tmux(&["capture-pane", "-p", "-t", &pane])
+                .trim()
+                .is_empty()
+        });
+        server.tmux(&["send-keys", "-t", &pane, "-l", &line(answer)]);
+        server.tmux(&["send-keys", "-t", &pane, "Enter"]);
+        let marker = PathBuf::from(format!("{}-{answer}", done.display()));
+        server.wait_for("the question", WAIT, || {
+            server
+                .tmux(&["capture-pane", "-p", "-t", &pane])
+                .contains("Install this plugin? [y/N]")
+                || marker.exists()
+        });
+        server.tmux(&["send-keys", "-t", &pane, answer, "Enter"]);
+        server.wait_for("the install to end", WAIT, || marker.exists());
+        let status = std::fs::read_to_string(&marker).unwrap();
+        assert_eq!(status.trim(), if installed { "0" } else { "1" });
+        let listed = server.taw(&["plugin", "list"]).result()["plugins"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(listed, usize::from(installed));
+        assert_eq!(github_folders(&server).len(), usize::from(installed));
+    }
+}

@@ -1,0 +1,565 @@
+//! The popup, as a person uses it: opened over a client attached from a
+//! pane of a second private server, keys typed into that client, its screen
+//! read back, and where the client lands checked.
+
+use crate::common::{Run, TmuxServer, attach_client};
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A window named `name` whose pane is marked as an agent.
+fn agent(server: &TmuxServer, session: &str, name: &str, kind: &str, state: &str) -> String {
+    let pane = server.new_window(session, name, "");
+    for (option, value) in [
+        ("@agent_kind", kind),
+        ("@agent_state", state),
+        ("@agent_name", name),
+    ] {
+        server.tmux(&["set-option", "-p", "-t", &pane, option, value]);
+    }
+    pane
+}
+
+struct Popup<'a> {
+    server: &'a TmuxServer,
+    viewer: TmuxServer,
+}
+
+impl Popup<'_> {
+    fn screen(&self) -> String {
+        self.viewer.tmux(&["capture-pane", "-p", "-t", "viewer"])
+    }
+
+    fn wait_for(&self, text: &str) {
+        self.server
+            .wait_for(&format!("{text:?} in the popup"), WAIT, || {
+                self.screen().contains(text)
+            });
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "viewer"];
+        args.extend_from_slice(keys);
+        self.viewer.tmux(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.viewer.tmux(&["send-keys", "-t", "viewer", "-l", text]);
+    }
+
+    fn client_pane(&self) -> String {
+        self.server
+            .tmux(&["list-clients", "-F", "#{pane_id}"])
+            .trim()
+            .to_string()
+    }
+}
+
+/// Opens the popup with `taw ui open` (which returns when it closes), runs
+/// `steps` while it is open, and gives back what `ui open` answered.
+fn with_popup(
+    server: &TmuxServer,
+    session: &str,
+    args: &[&str],
+    steps: impl FnOnce(&Popup),
+) -> Run {
+    let popup = Popup {
+        server,
+        viewer: attach_client(server, session),
+    };
+    std::thread::scope(|scope| {
+        let opened = scope.spawn(|| {
+            let mut all = vec!["ui", "open"];
+            all.extend_from_slice(args);
+            server.taw(&all)
+        });
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            popup.wait_for("tmux-agent-wizard");
+            steps(&popup);
+        }));
+        if let Err(panic) = outcome {
+            let screen = popup.screen();
+            // Close the popup, or `ui open` would wait for ever.
+            let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
+            let _ = server.tmux_run(&["display-popup", "-C", "-c", client.trim()]);
+            let _ = opened.join();
+            eprintln!("the popup showed:\n{screen}");
+            std::panic::resume_unwind(panic);
+        }
+        opened.join().unwrap()
+    })
+}
+
+fn three_agents(server: &TmuxServer) -> (String, String, String) {
+    server.tmux(&["new-session", "-d", "-s", "web"]);
+    let reviewer = agent(server, "main", "reviewer", "claude", "working");
+    let tester = agent(server, "main", "tester", "codex", "idle");
+    let asker = agent(server, "web", "asker", "claude", "blocked");
+    (reviewer, tester, asker)
+}
+
+#[test]
+fn it_lists_every_agent_and_enter_goes_to_one() {
+    let server = TmuxServer::start();
+    let (_, _, asker) = three_agents(&server);
+    let run = with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        let screen = popup.screen();
+        for text in ["main", "web", "tester", "asker", "blocked", "working"] {
+            assert!(screen.contains(text), "{text} not in\n{screen}");
+        }
+        // Tab: the next agent that needs you; Enter goes there.
+        popup.keys(&["Tab"]);
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client on asker", WAIT, || popup.client_pane() == asker);
+    });
+    let opened = run.result();
+    assert_eq!(opened["type"], "ui_open");
+    assert!(opened["w"].as_u64().unwrap() > 0, "{opened}");
+}
+
+#[test]
+fn the_filter_finds_an_agent_by_name() {
+    let server = TmuxServer::start();
+    let (_, tester, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["/"]);
+        popup.type_text("test");
+        popup.server.wait_for("the filter to narrow", WAIT, || {
+            !popup.screen().contains("reviewer working")
+        });
+        popup.keys(&["Enter"]);
+        popup.server.wait_for("the client on tester", WAIT, || {
+            popup.client_pane() == tester
+        });
+    })
+    .result();
+}
+
+#[test]
+fn rename_and_close_with_its_question() {
+    let server = TmuxServer::start();
+    let (reviewer, tester, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        // From the top (session main), two rows down: its window, then it.
+        popup.keys(&["g", "j", "j"]);
+        popup.keys(&["r"]);
+        popup.wait_for("rename to:");
+        popup.keys(&["C-u"]);
+        popup.type_text("critic");
+        popup.keys(&["Enter"]);
+        popup.server.wait_for("the new name", WAIT, || {
+            popup.server.display(&reviewer, "#{@agent_name}") == "critic"
+        });
+        popup.wait_for("critic");
+        // Close tester, two rows further: asked first; n keeps it, y closes it.
+        popup.keys(&["j", "j"]);
+        popup.keys(&["x"]);
+        popup.wait_for("? y/n");
+        popup.keys(&["n"]);
+        popup.server.wait_for("the question answered", WAIT, || {
+            !popup.screen().contains("? y/n")
+        });
+        let panes = || popup.server.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        popup
+            .server
+            .stays_for("tester kept", Duration::from_millis(500), || {
+                panes().lines().any(|p| p == tester)
+            });
+        popup.keys(&["x"]);
+        popup.wait_for("? y/n");
+        popup.keys(&["y"]);
+        popup.server.wait_for("tester closed", WAIT, || {
+            !panes().lines().any(|p| p == tester)
+        });
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+#[test]
+fn n_opens_a_session_for_a_folder() {
+    let server = TmuxServer::start();
+    three_agents(&server);
+    let folder = server.dir.path().join("projects").join("shop");
+    std::fs::create_dir_all(&folder).unwrap();
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["n"]);
+        popup.wait_for("new session in:");
+        popup.type_text(&folder.display().to_string());
+        // The first entry is the folder itself, completed.
+        popup.server.wait_for("the folder listed", WAIT, || {
+            popup.screen().contains("shop")
+        });
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client in session shop", WAIT, || {
+                popup
+                    .server
+                    .tmux(&["list-clients", "-F", "#{session_name}"])
+                    .trim()
+                    == "shop"
+            });
+    })
+    .result();
+    assert_eq!(
+        server.display("shop:", "#{pane_current_path}"),
+        folder.canonicalize().unwrap().display().to_string()
+    );
+}
+
+#[test]
+fn the_search_preset_types_to_filter() {
+    let server = TmuxServer::start();
+    server.write_config("[keys]\npreset = \"search\"\n");
+    let (_, _, asker) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.type_text("ask");
+        popup.server.wait_for("the query to narrow", WAIT, || {
+            !popup.screen().contains("reviewer working")
+        });
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client on asker", WAIT, || popup.client_pane() == asker);
+    })
+    .result();
+    // ctrl-d on an empty query closes it, as fzf's end of input does.
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["C-d"]);
+    })
+    .result();
+}
+
+#[test]
+fn states_change_under_your_eyes() {
+    let server = TmuxServer::start();
+    let (reviewer, _, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer working");
+        server.tmux(&[
+            "set-option",
+            "-p",
+            "-t",
+            &reviewer,
+            "@agent_state",
+            "blocked",
+        ]);
+        popup.wait_for("reviewer blocked");
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+#[test]
+fn with_no_client_there_is_nothing_to_open_on() {
+    let server = TmuxServer::start();
+    let run = server.taw(&["ui", "open"]);
+    assert_eq!(run.error_code(), "tmux_error");
+    assert!(run.stderr.contains("no attached client"), "{}", run.stderr);
+}
+
+#[test]
+fn the_filter_lists_project_folders_when_asked() {
+    let server = TmuxServer::start();
+    let projects = server.dir.path().join("projects");
+    std::fs::create_dir_all(projects.join("garden")).unwrap();
+    server.write_config(&format!(
+        "[ui]\nprojects_in_filter = true\n[sessions]\nproject_dirs = [\"{}\"]\n",
+        projects.display()
+    ));
+    three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["/"]);
+        popup.type_text("garden");
+        popup.wait_for("projects/garden");
+        popup.keys(&["Enter"]);
+        popup
+            .server
+            .wait_for("the client in session garden", WAIT, || {
+                popup
+                    .server
+                    .tmux(&["list-clients", "-F", "#{session_name}"])
+                    .trim()
+                    == "garden"
+            });
+    })
+    .result();
+}
+
+#[test]
+fn herdr_sidebar_rows_draw_the_entries() {
+    let server = TmuxServer::start();
+    server.write_config(concat!(
+        "[ui.sidebar.agents]\n",
+        "rows = [[\"state_icon\", \"agent\", \"workspace\"], [{ token = \"state_text\", rules = [{ equals = \"idle\", hide = true }] }]]\n",
+        "[ui.sidebar.spaces]\n",
+        "rows = [[\"workspace\", \"$ticket\"]]\n",
+    ));
+    three_agents(&server);
+    server
+        .taw(&[
+            "workspace",
+            "report-metadata",
+            "w1",
+            "--source",
+            "custom:t",
+            "--token",
+            "ticket=JIRA-7",
+        ])
+        .result();
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer · main");
+        let screen = popup.screen();
+        // herdr's joins: one space after the icon, " · " between the rest;
+        // the idle agent's state text is hidden by its rule.
+        assert!(screen.contains("● reviewer · main"), "{screen}");
+        assert!(screen.contains("working"), "{screen}");
+        assert!(screen.contains("○ tester · main"), "{screen}");
+        assert!(!screen.contains("idle"), "{screen}");
+        assert!(screen.contains("main · JIRA-7"), "{screen}");
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+#[test]
+fn the_notification_key_works_in_the_popup_after_the_prefix() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    // With watchers on, the agent to go to is one they keep: reported.
+    server.tmux(&["new-session", "-d", "-s", "web"]);
+    let asker = server.reported_agent("web", "asker", "blocked");
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("asker");
+        popup.keys(&["C-b", "Tab"]);
+        popup
+            .server
+            .wait_for("the client on asker", WAIT, || popup.client_pane() == asker);
+    })
+    .result();
+}
+
+#[test]
+fn opened_on_the_picker_esc_closes_it() {
+    let server = TmuxServer::start();
+    three_agents(&server);
+    with_popup(&server, "main", &["--new-session"], |popup| {
+        popup.wait_for("new session in:");
+        popup.keys(&["Escape"]);
+    })
+    .result();
+    // Opened from the list, Esc on the picker goes back to the list.
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        popup.keys(&["n"]);
+        popup.wait_for("new session in:");
+        popup.keys(&["Escape"]);
+        popup.server.wait_for("the list again", WAIT, || {
+            !popup.screen().contains("new session in:")
+                && popup.screen().contains("reviewer working")
+        });
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+#[test]
+fn a_popup_closed_from_outside_ends_normally() {
+    let server = TmuxServer::start();
+    three_agents(&server);
+    let opened = with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("reviewer");
+        let client = popup.server.tmux(&["list-clients", "-F", "#{client_name}"]);
+        popup
+            .server
+            .tmux(&["display-popup", "-C", "-c", client.trim()]);
+    })
+    .result();
+    assert_eq!(opened["type"], "ui_open");
+}
+
+#[test]
+fn a_config_with_errors_is_said_on_the_options_page() {
+    let server = TmuxServer::start();
+    server.write_config("[ui]\ndepth = \"everything\"\n");
+    let run = with_popup(&server, "main", &[], |popup| {
+        popup.keys(&["o"]);
+        popup.wait_for("config.toml has 1 error");
+        popup.wait_for("defaults");
+        popup.keys(&["q"]);
+        popup.wait_for("tmux-agent-wizard");
+        popup.keys(&["q"]);
+    });
+    assert_eq!(run.status, 0, "{run:?}");
+}
+
+#[test]
+fn a_pre_close_that_says_no_keeps_what_x_would_close() {
+    let server = TmuxServer::start();
+    server.write_config("[hooks]\npre_close = \"echo not now >&2; exit 1\"\n");
+    let (_, tester, _) = three_agents(&server);
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("tester");
+        popup.keys(&["g", "j", "j", "j", "j"]);
+        popup.keys(&["x"]);
+        popup.wait_for("? y/n");
+        popup.keys(&["y"]);
+        popup.wait_for("not now");
+        let panes = || popup.server.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        popup
+            .server
+            .stays_for("tester kept", Duration::from_millis(500), || {
+                panes().lines().any(|p| p == tester)
+            });
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+/// Worktree sessions under their repository's, a closed worktree beside
+/// them; n makes a worktree, x removes the closed one (asked again for its
+/// changes), and x on the repository's session closes the group on a yes.
+#[test]
+fn worktrees_in_the_popup() {
+    let server = TmuxServer::start();
+    let repo = crate::common::repos::repo(&server, "api");
+    let worktrees = server.dir.path().join("wt");
+    server.write_config(&format!(
+        "[worktrees]\ndirectory = {:?}\n",
+        worktrees.display().to_string()
+    ));
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "api",
+        "-c",
+        &repo.display().to_string(),
+    ]);
+    let api = server.display("=api:", "#{session_id}");
+    for branch in ["feat/a", "feat/b"] {
+        server
+            .taw(&["worktree", "create", branch, "--workspace", &api])
+            .result();
+    }
+    server.tmux(&["kill-session", "-t", "=api/feat-a"]);
+    std::fs::write(worktrees.join("api/feat-a/notes.txt"), "mine\n").unwrap();
+    let sessions = || {
+        let mut names: Vec<String> = server
+            .tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    };
+
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("closed worktree");
+        let screen = popup.screen();
+        let at = |text: &str| screen.find(text).unwrap_or(usize::MAX);
+        // tmux lists sessions by name: api first, its worktrees under it.
+        assert!(
+            at("│api  ") < at("⎇ feat/a") && at("⎇ feat/a") < at("│api/feat-b"),
+            "{screen}"
+        );
+        popup.keys(&["g", "n"]);
+        popup.wait_for("new worktree of api");
+        popup.type_text("feat/c");
+        popup.keys(&["Enter"]);
+        popup.server.wait_for("the client in api/feat-c", WAIT, || {
+            popup
+                .server
+                .tmux(&["list-clients", "-F", "#{session_name}"])
+                .trim()
+                == "api/feat-c"
+        });
+    })
+    .result();
+    assert!(worktrees.join("api/feat-c").is_dir());
+
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("closed worktree");
+        popup.keys(&["g", "j", "x"]);
+        popup.wait_for("remove worktree feat/a");
+        popup.keys(&["y"]);
+        popup.wait_for("remove anyway? uncommitted changes are lost");
+        popup.keys(&["y"]);
+        popup.server.wait_for("feat/a removed", WAIT, || {
+            !worktrees.join("api/feat-a").exists()
+        });
+        // The repository's session: its worktree sessions go too, on a yes.
+        popup.keys(&["g", "x"]);
+        popup.wait_for("Close them too?");
+        popup.keys(&["y"]);
+        popup
+            .server
+            .wait_for("the group closed", WAIT, || sessions() == ["main"]);
+        popup.keys(&["q"]);
+    })
+    .result();
+}
+
+#[test]
+fn v_pastes_the_clipboards_image_into_the_agent_and_says_why_not_on_the_client() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = TmuxServer::start();
+    // A stand-in xclip, which the popup's paste finds on tmux's PATH.
+    let tools = server.dir.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let clip = server.dir.path().join("clip.png");
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend([7u8; 64]);
+    std::fs::write(&clip, &png).unwrap();
+    let tool = tools.join("xclip");
+    let with_image = format!("#!/bin/sh\ncat {}\n", clip.display());
+    std::fs::write(&tool, &with_image).unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap());
+    server.tmux(&["set-environment", "-g", "PATH", &path]);
+    // The test's client has no DISPLAY for its attach to bring (tmux's
+    // update-environment); a desktop's would.
+    server.tmux(&["set-environment", "-t", "main", "DISPLAY", ":99"]);
+    server.tmux(&["set-option", "-g", "update-environment", ""]);
+    let pane = server.new_window("main", "asker", "exec cat");
+    for (option, value) in [
+        ("@agent_kind", "claude"),
+        ("@agent_state", "blocked"),
+        ("@agent_name", "asker"),
+    ] {
+        server.tmux(&["set-option", "-p", "-t", &pane, option, value]);
+    }
+    let pasted = || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &pane])
+            .contains("image-")
+    };
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("asker");
+        popup.keys(&["Tab"]);
+        popup.keys(&["v"]);
+        popup
+            .server
+            .wait_for("the image's path in the agent", WAIT, pasted);
+        // A session row takes no image.
+        popup.keys(&["g"]);
+        popup.keys(&["v"]);
+        popup.wait_for("the clipboard's image goes into an agent's row");
+        // No image on the clipboard: said on the popup's client.
+        std::fs::write(&tool, "#!/bin/sh\nexit 1\n").unwrap();
+        popup.keys(&["Tab"]);
+        popup.keys(&["v"]);
+        popup.keys(&["q"]);
+        popup.wait_for("taw image paste:");
+    });
+}

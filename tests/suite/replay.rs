@@ -1,0 +1,311 @@
+//! Every recorded screen of the real agents (tests/fixtures/screens, from
+//! the agents lab) classified by the real binary with the bundled rules:
+//! `taw agent explain --file ... --agent ... --title ... --json`.
+
+use crate::common::{TmuxServer, repo_root};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The state a screen's name says: what a person sees the agent doing.
+fn expected(name: &str) -> &'static str {
+    let state = name.split('-').next().unwrap_or("");
+    match state {
+        "working" | "retrying" => "working",
+        "blocked" | "question" | "plan" | "trust" | "apikey" => "blocked",
+        "idle" | "done" | "error" | "startup" => "idle",
+        other => panic!("a screen named {other:?} has no expected state"),
+    }
+}
+
+/// The kinds of screens a recording has, in the table's order.
+const KINDS: [&str; 11] = [
+    "startup", "idle", "working", "blocked", "question", "plan", "trust", "apikey", "done",
+    "error", "retrying",
+];
+
+/// One recording: an agent's release and its folder of screens. Today's
+/// release (the lab's own) is the agent's folder itself, named by its
+/// `VERSION` file; earlier ones, and the one of an agent the lab does not
+/// have, are its subfolders (scripts/lab-versions).
+fn recordings(agent: &str) -> Vec<(String, PathBuf)> {
+    let folder = repo_root().join("tests/fixtures/screens").join(agent);
+    let mut earlier: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| {
+            (
+                entry.file_name().to_string_lossy().to_string(),
+                entry.path(),
+            )
+        })
+        .collect();
+    earlier.sort_by_key(|(version, _)| {
+        version
+            .split('.')
+            .map(|n| n.parse::<u32>().unwrap_or(0))
+            .collect::<Vec<_>>()
+    });
+    // An agent the lab does not have keeps its one release in a subfolder.
+    if let Ok(today) = std::fs::read_to_string(folder.join("VERSION")) {
+        earlier.push((format!("{} (today's)", today.trim()), folder));
+    }
+    earlier
+}
+
+/// `taw agent explain --file SCREEN --agent AGENT [--title TITLE] --json`:
+/// herdr's explain record.
+fn explain(server: &TmuxServer, screen: &Path, agent: &str, title: Option<&str>) -> Value {
+    let mut args = vec![
+        "agent",
+        "explain",
+        "--file",
+        screen.to_str().unwrap(),
+        "--agent",
+        agent,
+        "--json",
+    ];
+    if let Some(title) = title {
+        args.extend(["--title", title]);
+    }
+    server.taw_bare(&args, &[]).result()["explain"].clone()
+}
+
+/// Each screen's state and the rule that decided, as `taw agent explain`
+/// reads it (three at a time: hundreds of runs of the binary).
+fn read_all(
+    server: &TmuxServer,
+    screens: &[(&str, PathBuf)],
+) -> HashMap<PathBuf, (String, String)> {
+    let chunk = screens.len().div_ceil(3).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = screens
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(agent, screen)| {
+                            let title =
+                                std::fs::read_to_string(screen.with_extension("title")).unwrap();
+                            let explain =
+                                explain(server, screen, agent, Some(title.trim_end_matches('\n')));
+                            let state = explain["state"].as_str().unwrap().to_string();
+                            (
+                                screen.clone(),
+                                (state, explain["matched_rule"]["id"].to_string()),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    })
+}
+
+/// The block of docs/DETECTION.md between these lines is the table the
+/// replay makes.
+const TABLE_START: &str = "<!-- replay table: tests/replay.rs writes it -->";
+const TABLE_END: &str = "<!-- end of the replay table -->";
+
+#[test]
+fn every_recorded_screen_of_every_release_reads_as_its_state() {
+    let server = TmuxServer::empty();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    let mut table = String::from("| agent | release |");
+    for kind in KINDS {
+        table.push_str(&format!(" {kind} |"));
+    }
+    table.push_str("\n| --- | --- |");
+    table.push_str(&" --- |".repeat(KINDS.len()));
+    table.push('\n');
+    let agents = [
+        "claude", "codex", "opencode", "pi", "gemini", "qwen", "kilo",
+    ];
+    let screens_of = |folder: &Path| {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        files.sort();
+        files
+    };
+    let mut every = Vec::new();
+    for agent in agents {
+        for (_, folder) in recordings(agent) {
+            every.extend(screens_of(&folder).into_iter().map(|file| (agent, file)));
+        }
+    }
+    let readings = read_all(&server, &every);
+    for agent in agents {
+        for (version, folder) in recordings(agent) {
+            let files = screens_of(&folder);
+            // Per kind of screen: how many read right, of how many.
+            let mut tally = [(0, 0); KINDS.len()];
+            for screen in files {
+                let name = screen.file_stem().unwrap().to_str().unwrap().to_string();
+                let kind = name.split('-').next().unwrap_or("");
+                let slot = KINDS
+                    .iter()
+                    .position(|k| *k == kind)
+                    .unwrap_or_else(|| panic!("{}: no such kind of screen", screen.display()));
+                let (state, rule) = &readings[&screen];
+                tally[slot].1 += 1;
+                if state == expected(&name) {
+                    tally[slot].0 += 1;
+                } else {
+                    wrong.push(format!(
+                        "{agent} {version} {name}: read as {state}, is {} (rule {rule})",
+                        expected(&name),
+                    ));
+                }
+                checked += 1;
+            }
+            table.push_str(&format!("| {agent} | {version} |"));
+            for (right, of) in tally {
+                if of == 0 {
+                    table.push_str(" |");
+                } else {
+                    table.push_str(&format!(" {right}/{of} |"));
+                }
+            }
+            table.push('\n');
+        }
+    }
+    assert!(checked >= 70, "only {checked} screens found");
+    assert!(
+        wrong.is_empty(),
+        "screens read wrong:\n{}",
+        wrong.join("\n")
+    );
+    // The table in the docs is this one.
+    let docs_path = repo_root().join("docs/DETECTION.md");
+    let docs = std::fs::read_to_string(&docs_path).unwrap();
+    let start = docs
+        .find(TABLE_START)
+        .expect("the replay table's first line")
+        + TABLE_START.len();
+    let end = docs.find(TABLE_END).expect("the replay table's last line");
+    let written = docs[start..end].trim();
+    if written != table.trim() {
+        if std::env::var("TAW_UPDATE_DOCS").as_deref() == Ok("1") {
+            let updated = format!("{}\n{}\n{}", &docs[..start], table.trim(), &docs[end..]);
+            std::fs::write(&docs_path, updated).unwrap();
+        } else {
+            panic!(
+                "docs/DETECTION.md's replay table is not the replay's (TAW_UPDATE_DOCS=1 writes it):\n{table}"
+            );
+        }
+    }
+}
+
+#[test]
+fn supplements_off_leaves_herdrs_rules_alone() {
+    let server = TmuxServer::empty();
+    server.write_config("[detection]\nsupplements = false\n");
+    let screen = repo_root().join("tests/fixtures/screens/claude/working-1.txt");
+    let explained = explain(&server, &screen, "claude", None);
+    assert_eq!(explained["supplement_rules"], 0);
+    // Without taw's footer rule, Claude's fixed title hides the work.
+    assert_eq!(explained["state"], "idle");
+    let explain = explain(&TmuxServer::empty(), &screen, "claude", None);
+    assert_eq!(explain["state"], "working");
+    assert_eq!(explain["matched_rule"]["source"], "taw");
+}
+
+#[test]
+fn explain_reads_standard_input_and_refuses_unknown_agents() {
+    let server = TmuxServer::empty();
+    let run = server.taw_bare(
+        &[
+            "agent",
+            "explain",
+            "--file",
+            "/nonexistent",
+            "--agent",
+            "claude",
+        ],
+        &[],
+    );
+    assert_eq!(run.error_code(), "not_found");
+    let screen = repo_root().join("tests/fixtures/screens/codex/idle-1.txt");
+    let run = server.taw_bare(
+        &[
+            "agent",
+            "explain",
+            "--file",
+            screen.to_str().unwrap(),
+            "--agent",
+            "nobody",
+        ],
+        &[],
+    );
+    assert_eq!(run.error_code(), "not_found");
+    let plain = server.taw_bare(
+        &[
+            "agent",
+            "explain",
+            "--file",
+            screen.to_str().unwrap(),
+            "--agent",
+            "codex",
+            "--title",
+            "⠧ Agents lab | work",
+        ],
+        &[],
+    );
+    assert_eq!(plain.status, 0);
+    assert!(plain.stdout.contains("state: working"), "{}", plain.stdout);
+    assert!(
+        plain.stdout.contains("decided by: title_spinner"),
+        "{}",
+        plain.stdout
+    );
+}
+
+/// What no recording shows, but other releases draw: a recorded screen
+/// with its status line put in another release's words. Each is read by a
+/// structural rule, not by its exact text.
+#[test]
+fn structural_rules_read_other_releases_status_lines() {
+    let server = TmuxServer::empty();
+    let root = repo_root().join("tests/fixtures/screens");
+    let codex = std::fs::read_to_string(root.join("codex/working-1.txt")).unwrap();
+    let claude = std::fs::read_to_string(root.join("claude/idle-2.txt")).unwrap();
+    let codex_status = "◦ Working (1s • esc to interrupt)";
+    let claude_done = "✻ Cooked for 8s · done 1:31 PM";
+    let cases = [
+        ("codex", codex.replace(codex_status, "• Reviewing approval request (3s • esc to interrupt)"), "working"),
+        ("codex", codex.replace(codex_status, "• Booting MCP server: github (0s • esc to interrupt)"), "working"),
+        ("codex", codex.replace(codex_status, "• Working (12s • esc to interr…"), "working"),
+        ("codex", codex.replace(codex_status, "• Working (1m 02s • esc to interrupt) · 1 background terminal running · /ps to view"), "working"),
+        ("codex", codex.replace(codex_status, "• Ran ls"), "idle"),
+        ("claude", claude.replace(claude_done, "✽ Tempering…"), "working"),
+        ("claude", claude.replace(claude_done, "· Channelling… (esc to interrupt · ctrl+t to show todos)"), "working"),
+        ("claude", claude.replace(claude_done, "* Thinking… (12s · ↓ 340 tokens · esc to interrupt)\n  ⎿  Tip: Use /memory to edit"), "working"),
+        ("claude", claude.clone(), "idle"),
+        ("claude", claude.replace(claude_done, "⏺ I looked at the notes, and then…"), "idle"),
+    ];
+    let file = server.dir.path().join("screen.txt");
+    for (agent, screen, state) in cases {
+        std::fs::write(&file, &screen).unwrap();
+        let title = if agent == "claude" {
+            "✳ Claude Code"
+        } else {
+            ""
+        };
+        let explain = explain(&server, &file, agent, Some(title));
+        assert_eq!(
+            explain["state"], state,
+            "{agent}:\n{screen}\n{}",
+            explain["matched_rule"]
+        );
+    }
+}

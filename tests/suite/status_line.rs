@@ -1,0 +1,120 @@
+//! The status line: a mark per window and a summary, read from the agent
+//! options by tmux itself, as a client draws them.
+
+use crate::common::{TmuxServer, attach_client, taw_bin};
+use std::time::Duration;
+
+fn loaded() -> TmuxServer {
+    let server = TmuxServer::start();
+    server.tmux(&["new-window", "-d", "-t", "main:", "-n", "second"]);
+    server.tmux(&["split-window", "-d", "-t", "main:second"]);
+    server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    server
+}
+
+fn set_state(server: &TmuxServer, pane: &str, state: &str) {
+    server.tmux(&["set-option", "-p", "-t", pane, "@agent_state", state]);
+}
+
+#[test]
+fn marks_and_summary_are_drawn() {
+    let server = loaded();
+    // The watchers have made their first look: mark the panes as they would.
+    server.wait_for("the watchers", Duration::from_secs(5), || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{@agent_wizard_watcher}"])
+            .lines()
+            .all(|line| !line.is_empty())
+    });
+    set_state(&server, "%0", "working");
+    set_state(&server, "%1", "blocked");
+    set_state(&server, "%2", "done");
+    let mark = |window: &str| server.display(window, "#{E:@agent-wizard-window-mark}");
+    assert_eq!(mark("main:0"), "#[fg=yellow]●#[fg=default]");
+    // Window 1 has a blocked and a done pane: blocked is the more urgent.
+    assert_eq!(mark("main:1"), "#[fg=red]▲#[fg=default]");
+    let summary = server.display("main:", "#{E:@agent-wizard-summary}");
+    assert_eq!(
+        summary,
+        "#[fg=red]▲1#[fg=default] #[fg=yellow]●1#[fg=default] #[fg=green]✓1#[fg=default] "
+    );
+
+    // As a client draws it: the status line at the bottom of its terminal.
+    let outer = attach_client(&server, "main");
+    server.wait_for("the status line", Duration::from_secs(5), || {
+        let screen = outer.tmux(&["capture-pane", "-p", "-t", "viewer"]);
+        let status = screen.lines().last().unwrap_or("").to_string();
+        status.contains("0:")
+            && status.contains('●')
+            && status.contains('▲')
+            && status.contains("▲1")
+    });
+}
+
+#[test]
+fn no_agents_draw_nothing_and_options_switch_it_off() {
+    let server = loaded();
+    assert_eq!(
+        server.display("main:0", "#{E:@agent-wizard-window-mark}"),
+        ""
+    );
+    // A window with no agent is drawn as it was without taw: no space.
+    for format in ["window-status-format", "window-status-current-format"] {
+        let value = server.tmux(&["show-options", "-gv", format]);
+        let value = value.trim_end_matches('\n');
+        let token = "#{?#{E:@agent-wizard-window-mark}, #{E:@agent-wizard-window-mark},}";
+        assert!(value.contains(token), "{format}: {value}");
+        let without = value.replace(token, "");
+        assert_eq!(
+            server.display("main:0", value),
+            server.display("main:0", &without),
+            "{format}"
+        );
+    }
+    assert_eq!(server.display("main:", "#{E:@agent-wizard-summary}"), "");
+    let format = server.tmux(&["show-option", "-gv", "window-status-format"]);
+    assert!(
+        format.contains("#{E:@agent-wizard-window-mark}"),
+        "{format}"
+    );
+    server.tmux(&["set-option", "-g", "@agent-wizard-window-status", "off"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-status-summary", "off"]);
+    server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result();
+    let format = server.tmux(&["show-option", "-gv", "window-status-format"]);
+    assert!(!format.contains("agent-wizard"), "{format}");
+    let right = server.tmux(&["show-option", "-gv", "status-right"]);
+    assert!(!right.contains("agent-wizard"), "{right}");
+}
+
+#[test]
+fn unload_gives_the_formats_back_as_they_were() {
+    let server = TmuxServer::start();
+    server.tmux(&["set-option", "-g", "status-right", "mine #{host}"]);
+    let before: Vec<String> = [
+        "window-status-format",
+        "window-status-current-format",
+        "status-right",
+    ]
+    .iter()
+    .map(|name| server.tmux(&["show-option", "-gv", name]))
+    .collect();
+    let bin = taw_bin().display().to_string();
+    server.taw(&["tmux", "load", "--bin", &bin]).result();
+    server.taw(&["tmux", "load", "--bin", &bin]).result();
+    let right = server.tmux(&["show-option", "-gv", "status-right"]);
+    assert_eq!(right.matches("agent-wizard-summary").count(), 1, "{right}");
+    server.taw(&["tmux", "unload"]).result();
+    let after: Vec<String> = [
+        "window-status-format",
+        "window-status-current-format",
+        "status-right",
+    ]
+    .iter()
+    .map(|name| server.tmux(&["show-option", "-gv", name]))
+    .collect();
+    assert_eq!(before, after);
+}

@@ -1,0 +1,249 @@
+//! Watchers: one per pane, started at load and by the hooks for new panes;
+//! `taw watch status` tells them apart, `attach-all --restart` renews them.
+
+use crate::common::{TmuxServer, taw_bin};
+use serde_json::Value;
+use std::time::Duration;
+
+fn load(server: &TmuxServer) -> Value {
+    server
+        .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+        .result()
+}
+
+fn status(server: &TmuxServer) -> Value {
+    server.taw(&["watch", "status"]).result()
+}
+
+fn watched(server: &TmuxServer) -> u64 {
+    status(server)["watched"].as_u64().unwrap()
+}
+
+#[test]
+fn every_pane_gets_a_watcher_new_ones_too() {
+    let server = TmuxServer::start();
+    let loaded = load(&server);
+    assert_eq!(loaded["watchers"]["attached"], serde_json::json!(["%0"]));
+    server.wait_for("the first watcher", Duration::from_secs(5), || {
+        watched(&server) == 1
+    });
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    server.tmux(&["new-window", "-d", "-t", "main:"]);
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    server.wait_for("watchers on new panes", Duration::from_secs(10), || {
+        watched(&server) == 4
+    });
+    let state = status(&server);
+    assert_eq!(state["unwatched"], 0);
+    for pane in state["panes"].as_array().unwrap() {
+        assert_eq!(pane["watch"], "current");
+        assert!(pane["pid"].as_u64().is_some());
+    }
+}
+
+#[test]
+fn older_and_foreign_pipes() {
+    let server = TmuxServer::start();
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    // Someone else's pipe on %1 (tmux-logging, say): left alone.
+    server.tmux(&["pipe-pane", "-O", "-t", "%1", "cat > /dev/null"]);
+    load(&server);
+    server.wait_for("the watcher of %0", Duration::from_secs(5), || {
+        watched(&server) == 1
+    });
+    let state = status(&server);
+    assert_eq!(state["foreign"], 1);
+    // A watcher of another version: restarted by --restart only.
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        "%0",
+        "@agent_wizard_watcher",
+        "0.0.1 1",
+    ]);
+    assert_eq!(status(&server)["older"], 1);
+    let plain = server.taw(&["watch", "attach-all"]).result();
+    assert_eq!(plain["restarted"], serde_json::json!([]));
+    let renewed = server.taw(&["watch", "attach-all", "--restart"]).result();
+    assert_eq!(renewed["restarted"], serde_json::json!(["%0"]));
+    assert_eq!(renewed["skipped_foreign"], serde_json::json!(["%1"]));
+    server.wait_for("the new watcher", Duration::from_secs(5), || {
+        status(&server)["watched"] == 1 && status(&server)["older"] == 0
+    });
+}
+
+#[test]
+fn watchers_end_with_their_panes() {
+    let server = TmuxServer::start();
+    load(&server);
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    server.wait_for("two watchers", Duration::from_secs(5), || {
+        watched(&server) == 2
+    });
+    let pid = |pane: &str| -> u32 {
+        status(&server)["panes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["tmux_id"] == pane)
+            .and_then(|p| p["pid"].as_u64())
+            .unwrap() as u32
+    };
+    let watcher = pid("%1");
+    server.tmux(&["kill-pane", "-t", "%1"]);
+    server.wait_for("the watcher to end", Duration::from_secs(5), || {
+        !std::path::Path::new(&format!("/proc/{watcher}")).exists()
+    });
+}
+
+#[test]
+fn seen_marks_what_a_client_shows() {
+    let server = TmuxServer::start();
+    server.tmux(&["new-window", "-d", "-t", "main:"]);
+    server.tmux(&["set-option", "-p", "-t", "%0", "@agent_state", "done"]);
+    server.tmux(&["set-option", "-p", "-t", "%1", "@agent_state", "done"]);
+    let outer = crate::common::attach_client(&server, "main");
+    let seen = server.taw(&["watch", "seen"]).result();
+    assert_eq!(seen["panes"], serde_json::json!(["%0"]));
+    assert_eq!(server.display("%0", "#{@agent_state}"), "idle");
+    assert_eq!(server.display("%1", "#{@agent_state}"), "done");
+    drop(outer);
+}
+
+#[test]
+fn an_agent_that_is_the_panes_own_process() {
+    let server = TmuxServer::start();
+    load(&server);
+    // The script is the pane's process (tmux runs it with `sh -c`), and
+    // names itself by its file name.
+    let script = stand_in(&server, "claude", "printf 'pretend agent\\n'\nsleep 600\n");
+    let pane = server.new_window("main", "agent", script.to_str().unwrap());
+    server.wait_for("claude to be found", Duration::from_secs(5), || {
+        server.display(&pane, "#{@agent_kind}") == "claude"
+    });
+    server.wait_for("its grace to end", Duration::from_secs(6), || {
+        server.display(&pane, "#{@agent_state}") == "idle"
+    });
+}
+
+#[test]
+fn a_record_for_an_agent_not_in_front_is_taken_off() {
+    // What `taw agent start` writes as an agent comes up, left behind by an
+    // agent that exited before the watcher looked (or by an older watcher).
+    let server = TmuxServer::start();
+    load(&server);
+    server.wait_for("the watcher", Duration::from_secs(5), || {
+        watched(&server) == 1
+    });
+    for (name, value) in [
+        ("@agent_kind", "claude"),
+        ("@agent_state", "unknown"),
+        ("@agent_name", "gone"),
+    ] {
+        server.tmux(&["set-option", "-p", "-t", "%0", name, value]);
+    }
+    // Output makes the watcher look.
+    server.tmux(&["send-keys", "-t", "%0", "echo hi", "Enter"]);
+    server.wait_for("the record to go", Duration::from_secs(5), || {
+        server
+            .display("%0", "#{@agent_kind}#{@agent_name}")
+            .is_empty()
+    });
+    assert!(
+        server
+            .display("%0", "#{@agent_final_state}")
+            .starts_with("unknown ")
+    );
+    assert_eq!(
+        server.taw(&["agent", "list"]).result()["agents"],
+        serde_json::json!([])
+    );
+}
+
+/// A stand-in `claude` in a folder of its own: says it is ready, then
+/// waits for a line.
+/// A shell script named `name` in a folder of the test's (an agent taw
+/// knows by that name): its path.
+fn stand_in(server: &TmuxServer, name: &str, body: &str) -> std::path::PathBuf {
+    server.stand_in("agent-bin", name, body)
+}
+
+fn stand_in_claude(server: &TmuxServer) -> String {
+    let script = stand_in(
+        server,
+        "claude",
+        "printf 'stand-in ready\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\"; done\n",
+    );
+    script.parent().unwrap().display().to_string()
+}
+
+#[test]
+fn an_agent_a_pane_command_starts_is_detected() {
+    let server = TmuxServer::start();
+    load(&server);
+    let bin = stand_in_claude(&server);
+    let path = format!("{bin}:{}", std::env::var("PATH").unwrap_or_default());
+    // The shell that runs the command line forks the agent after the
+    // watcher's first look: nothing tmux tells moves when it comes.
+    let mut panes = Vec::new();
+    for command in [
+        "sleep 0.7; claude; exec sh",
+        "sh -c 'sleep 0.7; claude'",
+        "claude",
+    ] {
+        let run = server.tmux_run_with(
+            &[
+                "new-window",
+                "-d",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "-t",
+                "main:",
+                command,
+            ],
+            &[("PATH", &path)],
+        );
+        assert_eq!(run.status, 0, "{run:?}");
+        panes.push(run.stdout.trim().to_string());
+    }
+    for pane in &panes {
+        server.wait_for(
+            &format!("claude in {pane}"),
+            Duration::from_secs(10),
+            || server.display(pane, "#{@agent_kind}") == "claude",
+        );
+    }
+    // explain names the agent it found.
+    let explained = server
+        .taw(&["agent", "explain", &panes[0], "--json"])
+        .result();
+    assert_eq!(explained["explain"]["agent"], "claude");
+}
+
+/// A turn over before any look could see it working (pi's is, when its
+/// reply comes at once) ends done all the same: its footer's token counts
+/// moved, and they move only when a turn ends.
+#[test]
+fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
+    let server = TmuxServer::start();
+    load(&server);
+    // Clears the screen and draws a reply with the new counts in one write.
+    let script = stand_in(
+        &server,
+        "pi",
+        "n=0\nprintf '\\033[2J\\033[H welcome\\n\\n↑0 ↓0 0.0%%/128k   mock-model\\n'\n\
+         while IFS= read -r line; do n=$((n + 10)); \
+         printf '\\033[2J\\033[H %s\\n reply to %s\\n\\n↑%s ↓5 0.1%%/128k   mock-model\\n' \"$line\" \"$line\" \"$n\"; done\n",
+    );
+    let pane = server.new_window("main", "pi", &script.display().to_string());
+    let state = || server.display(&pane, "#{@agent_kind} #{@agent_state}");
+    server.wait_for("pi idle", Duration::from_secs(10), || state() == "pi idle");
+    // Typing alone moves nothing.
+    server.tmux(&["send-keys", "-t", &pane, "-l", "hel"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(state(), "pi idle");
+    server.tmux(&["send-keys", "-t", &pane, "lo", "Enter"]);
+    server.wait_for("pi done", Duration::from_secs(10), || state() == "pi done");
+}

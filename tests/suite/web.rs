@@ -1,0 +1,291 @@
+//! `taw web` against a real tmux: the state API as vmux's clients read
+//! it, the token on every endpoint, a stand-in agent's dialog as a menu,
+//! a guarded choice sent and a stale one refused with nothing typed, and
+//! the WebSocket's frames as the screen changes.
+#![allow(clippy::disallowed_methods)]
+
+use crate::common::TmuxServer;
+use crate::common::web::{dialog_agent, http, input, pane_of, screen, start_web, state};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+#[test]
+fn without_the_token_every_endpoint_answers_401() {
+    let server = TmuxServer::start();
+    let web = start_web(&server);
+    let any = json!({"id": "%0", "key": "Enter"});
+    for (method, path) in [
+        ("GET", "/api/state"),
+        ("GET", "/ws"),
+        ("POST", "/api/input"),
+        ("POST", "/api/key"),
+        ("POST", "/api/text"),
+        ("POST", "/api/select"),
+        ("POST", "/api/star"),
+    ] {
+        for token in [None, Some("not-the-token")] {
+            let (status, body) = http(&web, method, path, token, Some(&any));
+            assert_eq!(status, 401, "{method} {path}: {body}");
+        }
+    }
+    // Another site's page may not act, token or not.
+    let (status, _) = crate::common::web::http_with(
+        &web,
+        "POST",
+        "/api/key",
+        Some(&web.token),
+        Some(&any),
+        &[("Origin", "http://evil.example")],
+    );
+    assert_eq!(status, 403);
+    // The page itself holds nothing, and asks the token for what it reads.
+    let (status, body) = http(&web, "GET", "/", None, None);
+    assert_eq!(status, 200);
+    assert!(body.contains("app.js"));
+    let mode = std::fs::metadata(server.state_dir().join("web/token")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(mode.permissions().mode() & 0o777, 0o600);
+}
+
+#[test]
+fn a_dialog_is_a_menu_and_only_a_fresh_guard_answers_it() {
+    let server = TmuxServer::start();
+    let agent = dialog_agent(&server);
+    let web = start_web(&server);
+    let now = state(&web);
+    let shell = pane_of(&now, "%0");
+    assert_eq!(shell["kind"], "shell");
+    assert_eq!(shell["actionable"], false);
+    let pane = pane_of(&now, &agent);
+    assert_eq!(pane["kind"], "claude-code");
+    assert_eq!(pane["status"], "needs_input");
+    let question = pane["question"].as_str().unwrap();
+    assert!(
+        question.ends_with("Run touch x\nDo you want to proceed?"),
+        "{question}"
+    );
+    let labels: Vec<&str> = pane["menu"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["Yes", "Yes, and always allow", "No"]);
+    assert_eq!(pane["menu"][0]["selected"], true);
+    assert_eq!(pane["actionable"], true);
+    let guard = pane["action_guard"].clone();
+    let no = pane["menu"][2]["id"].as_str().unwrap().to_string();
+
+    // A guard from another prompt: 409, and nothing typed.
+    let mut stale = guard.clone();
+    stale["prompt_fingerprint"] = json!("fnv1a64:0000000000000000");
+    let (status, body) = input(
+        &web,
+        &json!({"id": agent, "operation": "select", "option_id": no, "expected": stale}),
+    );
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("prompt_changed"), "{body}");
+    // A key no client may send.
+    let (status, _) = input(
+        &web,
+        &json!({"id": agent, "operation": "key", "key": "C-b", "expected": guard}),
+    );
+    assert_eq!(status, 400);
+    // A shell is never typed into.
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/key",
+        Some(&web.token),
+        Some(&json!({"id": "%0", "key": "Enter"})),
+    );
+    assert_eq!(status, 409, "{body}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!screen(&server, &agent).contains("got:"));
+
+    // The fresh guard: option 3 is two rows down from the highlight.
+    let (status, body) = input(
+        &web,
+        &json!({"id": agent, "operation": "select", "option_id": no, "expected": guard}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["delivery"],
+        "accepted"
+    );
+    server.wait_for("the choice typed", WAIT, || {
+        screen(&server, &agent).contains("got: ^[[B^[[B")
+    });
+    let after = state(&web);
+    assert!(pane_of(&after, &agent)["interacted"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn the_websocket_sends_hello_then_a_frame_at_each_change() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let web = start_web(&server);
+    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
+    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let mut next = || -> Value {
+        let message = socket.read().unwrap();
+        serde_json::from_str(message.to_text().unwrap()).unwrap()
+    };
+    assert_eq!(next()["type"], "hello");
+    let first = next();
+    assert_eq!(first["type"], "state");
+    server.tmux(&["send-keys", "-t", "%0", "echo web-frame-marker", "Enter"]);
+    let start = Instant::now();
+    loop {
+        let frame = next();
+        if frame.to_string().contains("web-frame-marker") {
+            assert_eq!(frame["type"], "state");
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "no frame with the change");
+    }
+}
+
+/// `@agent-wizard-web on`: the plugin's load starts the server, and it
+/// stops when the tmux server exits.
+#[test]
+fn the_plugin_serves_the_web_while_its_server_runs() {
+    let server = TmuxServer::start();
+    let port = crate::common::web::free_port();
+    server.tmux(&["set-option", "-g", "@agent-wizard-web", "on"]);
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-web-listen",
+        &format!("127.0.0.1:{port}"),
+    ]);
+    server.load_plugin();
+    let up = || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    server.wait_for("taw web listening", WAIT, up);
+    server.tmux(&["kill-server"]);
+    server.wait_for("taw web gone with the server", WAIT, || !up());
+}
+
+/// Stars outlive the server, a starred target not running is an offline
+/// placeholder, and a rename names the agent by the verbs' rule.
+#[test]
+fn stars_placeholders_and_renames() {
+    let server = TmuxServer::start();
+    let agent = dialog_agent(&server);
+    let web = start_web(&server);
+    let target = pane_of(&state(&web), &agent)["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (target, starred) in [(target.as_str(), true), ("gone:1.0", true)] {
+        let (status, _) = http(
+            &web,
+            "POST",
+            "/api/star",
+            Some(&web.token),
+            Some(&json!({"target": target, "starred": starred})),
+        );
+        assert_eq!(status, 200);
+    }
+    let now = state(&web);
+    assert_eq!(pane_of(&now, &agent)["starred"], true);
+    let gone = pane_of(&now, "cfg:gone:1.0");
+    assert_eq!(gone["status"], "offline");
+    assert_eq!(gone["actionable"], false);
+    let (status, _) = http(
+        &web,
+        "POST",
+        "/api/key",
+        Some(&web.token),
+        Some(&json!({"id": "cfg:gone:1.0", "key": "Enter"})),
+    );
+    assert_eq!(status, 409);
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/rename",
+        Some(&web.token),
+        Some(&json!({"id": agent, "name": "reviewer"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(server.display(&agent, "#{@agent_name}"), "reviewer");
+    let (status, _) = http(
+        &web,
+        "POST",
+        "/api/rename",
+        Some(&web.token),
+        Some(&json!({"id": agent, "name": "Not An Agent Name"})),
+    );
+    assert_eq!(status, 400);
+    drop(web);
+    // Kept: a new server starts with them.
+    let again = start_web(&server);
+    assert_eq!(pane_of(&state(&again), &agent)["starred"], true);
+}
+
+/// Text reaches the agent as it is, with Enter or without; `taw web url`
+/// gives the page's address with its token; no token is refused off
+/// loopback.
+#[test]
+fn text_url_and_the_token_rule() {
+    let server = TmuxServer::start();
+    let agent = dialog_agent(&server);
+    let web = start_web(&server);
+    let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
+    let (status, body) = input(
+        &web,
+        &json!({"id": agent, "operation": "text", "text": "it's $HOME; `x`", "enter": false, "expected": guard}),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = http(
+        &web,
+        "POST",
+        "/api/text",
+        Some(&web.token),
+        Some(&json!({"id": agent, "text": " and more", "enter": true})),
+    );
+    assert_eq!(status, 200, "{body}");
+    server.wait_for("the text, byte for byte", WAIT, || {
+        screen(&server, &agent).contains("got: it's $HOME; `x` and more")
+    });
+    let (status, _) = http(
+        &web,
+        "POST",
+        "/api/text",
+        Some(&web.token),
+        Some(&json!({"id": agent, "text": ""})),
+    );
+    assert_eq!(status, 400);
+
+    // Sent again with the same idempotency key (its answer was lost): the
+    // first answer again, and the text typed once.
+    let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
+    let once = json!({"id": agent, "operation": "text", "text": "only once", "enter": true,
+        "expected": guard, "idempotency_key": "tap-7"});
+    let first = input(&web, &once);
+    assert_eq!(first.0, 200, "{}", first.1);
+    server.wait_for("the text", WAIT, || {
+        screen(&server, &agent).contains("got: only once")
+    });
+    let again = input(&web, &once);
+    assert_eq!(again, first);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(screen(&server, &agent).matches("got: only once").count(), 1);
+    let long = json!({"id": agent, "operation": "text", "text": "x", "expected": guard,
+        "idempotency_key": "k".repeat(129)});
+    let (status, body) = input(&web, &long);
+    assert_eq!(status, 400);
+    assert!(body.contains("idempotency_key_too_long"), "{body}");
+
+    let url = server
+        .taw(&["web", "url", "--listen", &format!("127.0.0.1:{}", web.port)])
+        .result();
+    assert_eq!(
+        url["url"],
+        format!("http://127.0.0.1:{}/?token={}", web.port, web.token)
+    );
+    let open = server.taw(&["web", "--listen", "0.0.0.0:1", "--no-token"]);
+    assert_eq!(open.error_code(), "invalid_argument");
+}

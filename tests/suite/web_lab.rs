@@ -1,0 +1,133 @@
+//! `taw web` with real agents from the agents lab: Claude Code's
+//! permission dialog is needs_input with its question and menu, a stale
+//! guard gets 409 and nothing is typed, and the option's id with the fresh
+//! guard makes Claude go on; pi's, OpenCode's, Gemini CLI's and Codex's
+//! prompts are answered the same way.
+
+use crate::common::lab::Lab;
+use crate::common::web::{input, pane_of, start_web, state};
+use serde_json::json;
+use std::time::Duration;
+
+const SECONDS: fn(u64) -> Duration = Duration::from_secs;
+
+#[test]
+fn lab_claude_codes_dialog_answered_from_the_web() {
+    let Some(lab) = Lab::start() else { return };
+    let pane = lab.start_agent("claude", "web-claude");
+    lab.wait_state(&pane, "idle", SECONDS(40));
+    lab.type_line(&pane, "tool touch web-note.txt");
+    lab.wait_state(&pane, "blocked", SECONDS(20));
+    let web = start_web(&lab.server);
+
+    let now = state(&web);
+    let record = pane_of(&now, &pane);
+    assert_eq!(record["kind"], "claude-code");
+    assert_eq!(record["status"], "needs_input");
+    assert!(
+        record["question"]
+            .as_str()
+            .unwrap()
+            .contains("Do you want to proceed?"),
+        "{record}"
+    );
+    let menu = record["menu"].as_array().unwrap();
+    assert!(menu.len() >= 2, "{record}");
+    assert_eq!(menu[0]["label"], "Yes");
+    assert_eq!(menu[0]["selected"], true);
+    assert_eq!(menu.last().unwrap()["label"], "No");
+    assert_eq!(record["actionable"], true);
+    let guard = record["action_guard"].clone();
+    let yes = menu[0]["id"].as_str().unwrap().to_string();
+
+    // An older revision: refused, and the dialog still waits.
+    let mut stale = guard.clone();
+    stale["endpoint_revision"] = json!("0:0:0");
+    let (status, body) = input(
+        &web,
+        &json!({"id": pane, "operation": "select", "option_id": yes, "expected": stale}),
+    );
+    assert_eq!(status, 409, "{body}");
+    std::thread::sleep(SECONDS(1));
+    assert_eq!(lab.state(&pane), "blocked");
+    assert!(lab.has(&pane, "Do you want to proceed?"));
+
+    // The fresh one: Claude runs the command and goes on.
+    let (status, body) = input(
+        &web,
+        &json!({"id": pane, "operation": "select", "option_id": yes, "expected": guard}),
+    );
+    assert_eq!(status, 200, "{body}");
+    let note = lab.scratch().join("web-claude-work/web-note.txt");
+    lab.wait("the command Claude ran", SECONDS(30), || note.exists());
+    lab.wait("Claude past its dialog", SECONDS(30), || {
+        lab.state(&pane) != "blocked"
+    });
+}
+
+/// pi, OpenCode, Gemini CLI and Codex, each blocked on its permission
+/// prompt: the state API reads its question and menu from the real
+/// screen, and its highlighted choice, sent with the guard, lets it go on.
+#[test]
+fn lab_pi_opencode_gemini_and_codex_answered_from_the_web() {
+    let Some(lab) = Lab::start() else { return };
+    // Each agent, the first choice of its menu, and what its ready input
+    // shows (OpenCode drops what is typed while it still loads).
+    let agents = [
+        ("pi", "Yes", "mock-model"),
+        ("opencode", "Allow once", "ctrl+p commands"),
+        ("gemini", "Allow once", "Type your message"),
+        ("codex", "Yes", "Ask Codex to do anything"),
+    ];
+    // pi's integration tells taw it waits.
+    let pi_home = lab.scratch().join("pi-home");
+    std::fs::create_dir_all(pi_home.join(".pi/agent")).unwrap();
+    let home = pi_home.display().to_string();
+    lab.server
+        .taw_bare(&["integration", "install", "pi"], &[("HOME", &home)])
+        .result();
+    let mut web = None;
+    // One at a time: four agents starting at once crowd two cores.
+    for (agent, first, ready) in agents {
+        let pane = &lab.start_agent(agent, &format!("web-{agent}"));
+        lab.wait_text(pane, ready, SECONDS(90));
+        lab.wait_state(pane, "idle", SECONDS(40));
+        let web = web.get_or_insert_with(|| start_web(&lab.server));
+        std::thread::sleep(SECONDS(2));
+        // pi's gate asks only about a command it finds dangerous.
+        let command = match agent {
+            "pi" => "tool touch web-pi.txt && chmod 777 web-pi.txt".to_string(),
+            _ => format!("tool touch web-{agent}.txt"),
+        };
+        lab.type_line(pane, &command);
+        lab.wait_state(pane, "blocked", SECONDS(60));
+        let mut record = serde_json::Value::Null;
+        lab.wait(&format!("{agent}'s menu"), SECONDS(10), || {
+            record = pane_of(&state(web), pane).clone();
+            !record["menu"].as_array().unwrap().is_empty()
+        });
+        let menu = record["menu"].as_array().unwrap();
+        assert!(
+            menu[0]["label"].as_str().unwrap().starts_with(first),
+            "{agent}: {record}"
+        );
+        assert_eq!(menu[0]["selected"], true, "{agent}: {record}");
+        assert!(record["question"].is_string(), "{agent}: {record}");
+        let (status, body) = input(
+            web,
+            &json!({
+                "id": pane,
+                "operation": "select",
+                "option_id": menu[0]["id"],
+                "expected": record["action_guard"],
+            }),
+        );
+        assert_eq!(status, 200, "{agent}: {body}");
+        let note = lab
+            .scratch()
+            .join(format!("web-{agent}-work/web-{agent}.txt"));
+        lab.wait(&format!("the command {agent} ran"), SECONDS(30), || {
+            note.exists()
+        });
+    }
+}

@@ -1,0 +1,218 @@
+//! The page of `taw web` in a real headless Chromium (Debian's), driven
+//! through its DevTools protocol: it lists the panes, shows a blocked
+//! agent's choices as buttons, a tap answers it, and a pane whose text
+//! holds markup shows that text and runs nothing.
+#![allow(clippy::disallowed_methods)]
+
+use crate::common::TmuxServer;
+use crate::common::web::{dialog_agent, free_port, screen, start_web};
+use serde_json::{Value, json};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Debian's chromium, headless, its whole process group stopped when
+/// dropped.
+struct Browser {
+    child: Child,
+    devtools: u16,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.child.wait();
+    }
+}
+
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|name| crate::common::installed(name))
+}
+
+fn open_browser(server: &TmuxServer, url: &str) -> Option<Browser> {
+    let program = chromium()?;
+    let devtools = free_port();
+    let profile = server.dir.path().join("chromium-profile");
+    use std::os::unix::process::CommandExt;
+    let child = Command::new(program)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--disable-background-networking",
+            &format!("--user-data-dir={}", profile.display()),
+            &format!("--remote-debugging-port={devtools}"),
+            url,
+        ])
+        .env("HOME", server.dir.path().join("home"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .ok()?;
+    Some(Browser { child, devtools })
+}
+
+/// DevTools' list of targets (`GET /json/list`), once it answers.
+fn devtools_list(port: u16) -> Option<Value> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(WAIT)).ok()?;
+    let request =
+        format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
+    // Read up to the length the headers give: DevTools may keep the
+    // connection open.
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&answer).to_string();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head.lines().find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse::<usize>().ok())?
+            });
+            if length.is_some_and(|len| body.len() >= len) {
+                return serde_json::from_str(body).ok();
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&answer).to_string();
+    serde_json::from_str(text.split_once("\r\n\r\n")?.1).ok()
+}
+
+/// The DevTools socket of the browser's page.
+fn page_socket(
+    browser: &Browser,
+) -> tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>> {
+    let start = Instant::now();
+    loop {
+        let listed = devtools_list(browser.devtools);
+        let url = listed.as_ref().and_then(|pages| {
+            pages.as_array()?.iter().find(|p| p["type"] == "page")?["webSocketDebuggerUrl"]
+                .as_str()
+                .map(str::to_string)
+        });
+        if let Some(url) = url {
+            return tungstenite::connect(url).unwrap().0;
+        }
+        assert!(start.elapsed() < WAIT, "chromium's DevTools did not answer");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+struct Page {
+    socket: tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>>,
+    next_id: u64,
+}
+
+impl Page {
+    /// Evaluates `expression` in the page; its value.
+    fn eval(&mut self, expression: &str) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let call = json!({
+            "id": id,
+            "method": "Runtime.evaluate",
+            "params": {"expression": expression, "returnByValue": true},
+        });
+        self.socket
+            .send(tungstenite::Message::Text(call.to_string().into()))
+            .unwrap();
+        loop {
+            let message = self.socket.read().unwrap();
+            let Ok(text) = message.to_text() else {
+                continue;
+            };
+            let answer: Value = serde_json::from_str(text).unwrap_or_default();
+            if answer["id"] == id {
+                return answer["result"]["result"]["value"].clone();
+            }
+        }
+    }
+
+    fn wait_true(&mut self, what: &str, expression: &str) {
+        let start = Instant::now();
+        while self.eval(expression) != Value::Bool(true) {
+            assert!(
+                start.elapsed() < WAIT,
+                "{what}: the page shows {}",
+                self.eval("document.body.innerText")
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+#[test]
+fn the_page_lists_answers_and_shows_markup_as_text() {
+    if chromium().is_none() {
+        eprintln!("chromium is not installed: the page test is skipped");
+        return;
+    }
+    let server = TmuxServer::start();
+    let markup = "<img src=x onerror=window.pwned=1>";
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        "%0",
+        &format!("echo '{markup}'"),
+        "Enter",
+    ]);
+    let agent = dialog_agent(&server);
+    let web = start_web(&server);
+    let url = format!("http://127.0.0.1:{}/?token={}", web.port, web.token);
+    let browser = open_browser(&server, &url).expect("chromium starts");
+    let mut page = Page {
+        socket: page_socket(&browser),
+        next_id: 0,
+    };
+    page.wait_true(
+        "both panes listed",
+        "document.querySelectorAll('section.pane').length >= 2",
+    );
+    // The token came off the address bar.
+    assert_eq!(page.eval("location.search"), "");
+    // The blocked agent first, with its choices as buttons.
+    let card = format!("document.querySelector('section.pane[data-id=\"{agent}\"]')");
+    assert_eq!(
+        page.eval("document.querySelector('section.pane').dataset.id"),
+        agent.as_str()
+    );
+    page.wait_true(
+        "the agent's buttons",
+        &format!("{card}.querySelectorAll('.menu button').length === 3"),
+    );
+    assert_eq!(
+        page.eval(&format!(
+            "[...{card}.querySelectorAll('.menu button')].map(b => b.firstChild.textContent).join('|')"
+        )),
+        "Yes|Yes, and always allow|No"
+    );
+    // The markup is text on the page, and ran nothing.
+    page.wait_true(
+        "the markup shown as text",
+        &format!("document.body.innerText.includes({})", json!(markup)),
+    );
+    assert_eq!(page.eval("document.querySelectorAll('main img').length"), 0);
+    assert_eq!(page.eval("window.pwned === undefined"), true);
+    // A tap on No: the agent gets the moves to it.
+    page.eval(&format!(
+        "{card}.querySelectorAll('.menu button')[2].click()"
+    ));
+    server.wait_for("the tap's keys", WAIT, || {
+        screen(&server, &agent).contains("got: ^[[B^[[B")
+    });
+}
