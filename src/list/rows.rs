@@ -127,6 +127,15 @@ impl Counts {
         }
     }
 
+    /// Another row's counts added in.
+    fn add_all(&mut self, other: &Counts) {
+        self.blocked += other.blocked;
+        self.done += other.done;
+        self.working += other.working;
+        self.idle += other.idle;
+        self.unknown += other.unknown;
+    }
+
     /// The state that most wants a look: blocked, done, working, idle.
     pub(crate) fn most_urgent(&self) -> Option<AgentStatus> {
         [
@@ -276,7 +285,6 @@ fn session_rows(
     home: &str,
     closed: &[ClosedWorktree],
 ) -> Vec<Row> {
-    let mut rows = Vec::new();
     let windows: Vec<_> = snapshot
         .windows
         .iter()
@@ -285,59 +293,79 @@ fn session_rows(
     let mut session_counts = Counts::default();
     let mut children = Vec::new();
     for window in &windows {
-        let panes: Vec<&Pane> = snapshot.panes_of(session.id, window.id).collect();
-        let mut window_counts = Counts::default();
-        let mut pane_rows = Vec::new();
-        for pane in &panes {
-            let state = pane_state(pane);
-            if let Some(state) = state {
-                window_counts.add(state);
-            }
-            if depth == Depth::All || (depth == Depth::Agents && state.is_some()) {
-                pane_rows.push(pane_row(session.name.as_str(), window, pane, layout, home));
-            }
-        }
-        for (n, state) in [
-            (window_counts.blocked, AgentStatus::Blocked),
-            (window_counts.done, AgentStatus::Done),
-            (window_counts.working, AgentStatus::Working),
-            (window_counts.idle, AgentStatus::Idle),
-            (window_counts.unknown, AgentStatus::Unknown),
-        ] {
-            for _ in 0..n {
-                session_counts.add(state);
-            }
-        }
-        if depth == Depth::Sessions || pane_rows.is_empty() {
-            continue;
-        }
-        let active = panes.iter().find(|p| p.active).or(panes.first());
-        if layout == Layout::Tree {
-            children.push(Row {
-                target: Target::Window {
-                    session: session.id,
-                    window: window.id,
-                },
-                depth: 1,
-                label: format!("{}: {}", window.index, window.name),
-                detail: String::new(),
-                place: format!("{}:{}", session.name, window.index),
-                state: window_counts.most_urgent(),
-                counts: window_counts,
-                preview_pane: active.map(|p| p.id),
-                path: String::new(),
-                search: format!("{} {}", session.name, window.name),
-            });
-        }
-        children.extend(pane_rows);
+        let (counts, rows) = window_rows(snapshot, session, window, layout, depth, home);
+        session_counts.add_all(&counts);
+        children.extend(rows);
     }
-    let active_pane = windows
-        .iter()
-        .find(|w| w.active)
-        .and_then(|w| snapshot.panes_of(session.id, w.id).find(|p| p.active))
-        .map(|p| p.id);
-    let worktree = crate::ops::worktree::provenance(session);
-    let detail = match &worktree {
+    let mut rows = Vec::new();
+    if layout == Layout::Tree || depth == Depth::Sessions {
+        let active_pane = windows
+            .iter()
+            .find(|w| w.active)
+            .and_then(|w| snapshot.panes_of(session.id, w.id).find(|p| p.active))
+            .map(|p| p.id);
+        rows.push(session_row(session, session_counts, active_pane, home));
+    }
+    if layout == Layout::Tree && collapsed.contains(&session.id) {
+        return rows;
+    }
+    rows.extend(children);
+    rows.extend(closed_worktree_rows(session, closed, layout, home));
+    rows
+}
+
+/// A window's counts, and its rows as the depth and layout list them: the
+/// window's own (in a tree) and its panes'; none when no pane is listed.
+fn window_rows(
+    snapshot: &Snapshot,
+    session: &Session,
+    window: &crate::tmux::snapshot::Window,
+    layout: Layout,
+    depth: Depth,
+    home: &str,
+) -> (Counts, Vec<Row>) {
+    let panes: Vec<&Pane> = snapshot.panes_of(session.id, window.id).collect();
+    let mut counts = Counts::default();
+    let mut pane_rows = Vec::new();
+    for pane in &panes {
+        let state = pane_state(pane);
+        if let Some(state) = state {
+            counts.add(state);
+        }
+        if depth == Depth::All || (depth == Depth::Agents && state.is_some()) {
+            pane_rows.push(pane_row(session.name.as_str(), window, pane, layout, home));
+        }
+    }
+    if depth == Depth::Sessions || pane_rows.is_empty() {
+        return (counts, Vec::new());
+    }
+    let mut rows = Vec::new();
+    if layout == Layout::Tree {
+        let active = panes.iter().find(|p| p.active).or(panes.first());
+        rows.push(Row {
+            target: Target::Window {
+                session: session.id,
+                window: window.id,
+            },
+            depth: 1,
+            label: format!("{}: {}", window.index, window.name),
+            detail: String::new(),
+            place: format!("{}:{}", session.name, window.index),
+            state: counts.most_urgent(),
+            counts,
+            preview_pane: active.map(|p| p.id),
+            path: String::new(),
+            search: format!("{} {}", session.name, window.name),
+        });
+    }
+    rows.extend(pane_rows);
+    (counts, rows)
+}
+
+/// A session's own row: its folder (or the repository it is a worktree
+/// of) and its agents' counts.
+fn session_row(session: &Session, counts: Counts, active_pane: Option<u32>, home: &str) -> Row {
+    let detail = match crate::ops::worktree::provenance(session) {
         Some(w) if w.is_linked_worktree => format!(
             "worktree of {} · {}",
             w.repo_name,
@@ -345,30 +373,33 @@ fn session_rows(
         ),
         _ => short_path(&session.path, home),
     };
-    if layout == Layout::Tree || depth == Depth::Sessions {
-        rows.push(Row {
-            target: Target::Session(session.id),
-            depth: 0,
-            label: session.name.clone(),
-            detail,
-            place: String::new(),
-            state: session_counts.most_urgent(),
-            counts: session_counts,
-            preview_pane: active_pane,
-            path: session.path.clone(),
-            search: session.name.clone(),
-        });
+    Row {
+        target: Target::Session(session.id),
+        depth: 0,
+        label: session.name.clone(),
+        detail,
+        place: String::new(),
+        state: counts.most_urgent(),
+        counts,
+        preview_pane: active_pane,
+        path: session.path.clone(),
+        search: session.name.clone(),
     }
-    if layout == Layout::Tree && collapsed.contains(&session.id) {
-        return rows;
-    }
-    rows.extend(children);
-    for (i, worktree) in closed
+}
+
+/// The rows of the worktrees of a repository's session that no session
+/// runs.
+fn closed_worktree_rows(
+    session: &Session,
+    closed: &[ClosedWorktree],
+    layout: Layout,
+    home: &str,
+) -> Vec<Row> {
+    closed
         .iter()
         .enumerate()
         .filter(|(_, w)| w.head == session.id)
-    {
-        rows.push(Row {
+        .map(|(i, worktree)| Row {
             target: Target::Worktree(i as u32),
             depth: if layout == Layout::Tree { 1 } else { 0 },
             label: worktree.name(),
@@ -379,9 +410,8 @@ fn session_rows(
             preview_pane: None,
             path: worktree.path.clone(),
             search: format!("{} {} worktree", session.name, worktree.name()),
-        });
-    }
-    rows
+        })
+        .collect()
 }
 
 fn pane_row(

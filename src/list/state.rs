@@ -425,33 +425,12 @@ impl List {
     fn act(&mut self, action: Action) -> Vec<Effect> {
         let last = self.shown.len().saturating_sub(1);
         match action {
-            Action::Quit => {
-                if self.keymap.preset == Preset::Modal && self.filtering() {
-                    self.query.clear();
-                    self.rebuild(self.selected_row().map(|r| r.target));
-                    return self.preview_effect();
-                }
-                vec![Effect::Quit]
-            }
+            Action::Quit => self.quit(),
             Action::Up => self.select(self.selected.saturating_sub(1)),
             Action::Down => self.select((self.selected + 1).min(last)),
             Action::Top => self.select(0),
             Action::Bottom => self.select(last),
-            Action::Go => match self.selected_row().map(|r| r.target) {
-                Some(Target::Folder(i)) => match self.folder_hits.get(i as usize) {
-                    Some(folder) => vec![Effect::OpenSession(folder.clone())],
-                    None => Vec::new(),
-                },
-                Some(target @ Target::Worktree(_)) => match self.closed_worktree(target) {
-                    Some(w) => vec![Effect::OpenWorktree {
-                        head: w.head,
-                        path: w.path.clone(),
-                    }],
-                    None => Vec::new(),
-                },
-                Some(target) => vec![Effect::Go(target)],
-                None => Vec::new(),
-            },
+            Action::Go => self.go(),
             Action::Filter => {
                 if self.keymap.preset == Preset::Modal {
                     self.mode = Mode::Filter;
@@ -459,118 +438,17 @@ impl List {
                 Vec::new()
             }
             Action::NextUp => self.next_up(),
-            Action::NextSession | Action::PreviousSession => {
-                let forward = action == Action::NextSession;
-                let sessions: Vec<usize> = self
-                    .shown_rows()
-                    .enumerate()
-                    .filter(|(_, r)| matches!(r.target, Target::Session(_)))
-                    .map(|(i, _)| i)
-                    .collect();
-                let to = if forward {
-                    sessions.iter().find(|&&i| i > self.selected).copied()
-                } else {
-                    sessions.iter().rev().find(|&&i| i < self.selected).copied()
-                };
-                match to {
-                    Some(at) => self.select(at),
-                    None => Vec::new(),
-                }
-            }
-            Action::Expand | Action::Collapse => {
-                let Some(session) = self.selected_row().and_then(|r| r.target.session()) else {
-                    return Vec::new();
-                };
-                let changed = if action == Action::Collapse {
-                    self.collapsed.insert(session)
-                } else {
-                    self.collapsed.remove(&session)
-                };
-                if changed {
-                    self.rebuild(Some(Target::Session(session)));
-                }
-                self.preview_effect()
-            }
+            Action::NextSession => self.step_session(true),
+            Action::PreviousSession => self.step_session(false),
+            Action::Expand => self.fold(false),
+            Action::Collapse => self.fold(true),
             Action::TogglePreview => {
                 self.preview_on = !self.preview_on;
                 self.preview_effect()
             }
-            Action::Rename => {
-                let Some(row) = self.selected_row().filter(|r| r.target.session().is_some()) else {
-                    return Vec::new();
-                };
-                let current = self.current_name(row.target);
-                self.mode = Mode::Rename {
-                    target: row.target,
-                    field: Field::with(&current),
-                };
-                Vec::new()
-            }
-            Action::Close => {
-                let Some(target) = self.selected_row().map(|r| r.target) else {
-                    return Vec::new();
-                };
-                if let Some(worktree) = self.closed_worktree(target).cloned() {
-                    let remove = Effect::RemoveWorktree {
-                        head: worktree.head,
-                        path: worktree.path.clone(),
-                        force: false,
-                    };
-                    if !self.options.confirm_close {
-                        return vec![remove];
-                    }
-                    self.ask(
-                        format!(
-                            "remove worktree {} at {} (git worktree remove)? y/n",
-                            worktree.name(),
-                            worktree.path
-                        ),
-                        remove,
-                    );
-                    return Vec::new();
-                }
-                if target.session().is_none() {
-                    return Vec::new();
-                }
-                // A close that ends a repository's session asks about its
-                // worktree sessions, whatever [ui] confirm_close says.
-                if let Some(session) = self.group_closed_by(target) {
-                    self.ask(
-                        self.group_question(target, session),
-                        Effect::CloseGroup(session),
-                    );
-                    return Vec::new();
-                }
-                if !self.options.confirm_close {
-                    return vec![Effect::Close(target)];
-                }
-                self.ask(self.close_question(target), Effect::Close(target));
-                Vec::new()
-            }
-            Action::NewSession => {
-                // In a repository's group: a new worktree of it.
-                if let Some(head) = self
-                    .selected_row()
-                    .and_then(|r| {
-                        r.target
-                            .session()
-                            .or_else(|| self.closed_worktree(r.target).map(|w| w.head))
-                    })
-                    .and_then(|s| crate::ops::worktree::head_of(&self.snapshot, s))
-                {
-                    self.mode = Mode::NewWorktree {
-                        head,
-                        field: Field::default(),
-                    };
-                    return Vec::new();
-                }
-                self.directories.clear();
-                self.mode = Mode::NewSession {
-                    field: Field::default(),
-                    selected: 0,
-                };
-                vec![Effect::Directories(String::new())]
-            }
+            Action::Rename => self.start_rename(),
+            Action::Close => self.close(),
+            Action::NewSession => self.new_session(),
             Action::Help => {
                 self.mode = Mode::Help;
                 Vec::new()
@@ -579,18 +457,169 @@ impl List {
                 self.mode = Mode::Options;
                 Vec::new()
             }
-            Action::PasteImage => match self.selected_row() {
-                // The list pastes only into an agent's row.
-                Some(Row {
-                    target: Target::Pane { pane, .. },
-                    state: Some(_),
-                    ..
-                }) => vec![Effect::PasteImage(*pane)],
-                _ => {
-                    self.message = Some("the clipboard's image goes into an agent's row".into());
-                    Vec::new()
-                }
-            },
+            Action::PasteImage => self.paste_image(),
+        }
+    }
+
+    /// Quit; in the modal preset with a filter typed, the filter goes first.
+    fn quit(&mut self) -> Vec<Effect> {
+        if self.keymap.preset == Preset::Modal && self.filtering() {
+            self.query.clear();
+            self.rebuild(self.selected_row().map(|r| r.target));
+            return self.preview_effect();
+        }
+        vec![Effect::Quit]
+    }
+
+    /// Enter: a folder row opens its session, a closed worktree's row its
+    /// worktree, any other row is gone to.
+    fn go(&self) -> Vec<Effect> {
+        let Some(target) = self.selected_row().map(|r| r.target) else {
+            return Vec::new();
+        };
+        let effect = match target {
+            Target::Folder(i) => self
+                .folder_hits
+                .get(i as usize)
+                .map(|folder| Effect::OpenSession(folder.clone())),
+            Target::Worktree(_) => self.closed_worktree(target).map(|w| Effect::OpenWorktree {
+                head: w.head,
+                path: w.path.clone(),
+            }),
+            target => Some(Effect::Go(target)),
+        };
+        effect.into_iter().collect()
+    }
+
+    /// The next (or the previous) session's row.
+    fn step_session(&mut self, forward: bool) -> Vec<Effect> {
+        let sessions: Vec<usize> = self
+            .shown_rows()
+            .enumerate()
+            .filter(|(_, r)| matches!(r.target, Target::Session(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let to = if forward {
+            sessions.iter().find(|&&i| i > self.selected).copied()
+        } else {
+            sessions.iter().rev().find(|&&i| i < self.selected).copied()
+        };
+        match to {
+            Some(at) => self.select(at),
+            None => Vec::new(),
+        }
+    }
+
+    /// Folds (or unfolds) the selected row's session.
+    fn fold(&mut self, collapse: bool) -> Vec<Effect> {
+        let Some(session) = self.selected_row().and_then(|r| r.target.session()) else {
+            return Vec::new();
+        };
+        let changed = if collapse {
+            self.collapsed.insert(session)
+        } else {
+            self.collapsed.remove(&session)
+        };
+        if changed {
+            self.rebuild(Some(Target::Session(session)));
+        }
+        self.preview_effect()
+    }
+
+    /// The rename field, with the selected row's name in it.
+    fn start_rename(&mut self) -> Vec<Effect> {
+        let Some(row) = self.selected_row().filter(|r| r.target.session().is_some()) else {
+            return Vec::new();
+        };
+        let current = self.current_name(row.target);
+        self.mode = Mode::Rename {
+            target: row.target,
+            field: Field::with(&current),
+        };
+        Vec::new()
+    }
+
+    /// x: a closed worktree is removed, anything else closed, each asked
+    /// about first as `[ui] confirm_close` says.
+    fn close(&mut self) -> Vec<Effect> {
+        let Some(target) = self.selected_row().map(|r| r.target) else {
+            return Vec::new();
+        };
+        if let Some(worktree) = self.closed_worktree(target).cloned() {
+            let remove = Effect::RemoveWorktree {
+                head: worktree.head,
+                path: worktree.path.clone(),
+                force: false,
+            };
+            if !self.options.confirm_close {
+                return vec![remove];
+            }
+            let question = format!(
+                "remove worktree {} at {} (git worktree remove)? y/n",
+                worktree.name(),
+                worktree.path
+            );
+            self.ask(question, remove);
+            return Vec::new();
+        }
+        if target.session().is_none() {
+            return Vec::new();
+        }
+        // A close that ends a repository's session asks about its
+        // worktree sessions, whatever [ui] confirm_close says.
+        if let Some(session) = self.group_closed_by(target) {
+            self.ask(
+                self.group_question(target, session),
+                Effect::CloseGroup(session),
+            );
+            return Vec::new();
+        }
+        if !self.options.confirm_close {
+            return vec![Effect::Close(target)];
+        }
+        self.ask(self.close_question(target), Effect::Close(target));
+        Vec::new()
+    }
+
+    /// n: in a repository's group, a new worktree of it; elsewhere, the
+    /// new-session picker.
+    fn new_session(&mut self) -> Vec<Effect> {
+        let head = self
+            .selected_row()
+            .and_then(|r| {
+                r.target
+                    .session()
+                    .or_else(|| self.closed_worktree(r.target).map(|w| w.head))
+            })
+            .and_then(|s| crate::ops::worktree::head_of(&self.snapshot, s));
+        if let Some(head) = head {
+            self.mode = Mode::NewWorktree {
+                head,
+                field: Field::default(),
+            };
+            return Vec::new();
+        }
+        self.directories.clear();
+        self.mode = Mode::NewSession {
+            field: Field::default(),
+            selected: 0,
+        };
+        vec![Effect::Directories(String::new())]
+    }
+
+    /// v: the clipboard's image into the selected agent.
+    fn paste_image(&mut self) -> Vec<Effect> {
+        match self.selected_row() {
+            // The list pastes only into an agent's row.
+            Some(Row {
+                target: Target::Pane { pane, .. },
+                state: Some(_),
+                ..
+            }) => vec![Effect::PasteImage(*pane)],
+            _ => {
+                self.message = Some("the clipboard's image goes into an agent's row".into());
+                Vec::new()
+            }
         }
     }
 

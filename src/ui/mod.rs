@@ -71,171 +71,231 @@ enum Job {
     Projects(String),
 }
 
+/// The popup's loop state: the list, and where its work goes.
+struct Popup {
+    tmux: Tmux,
+    config: Config,
+    /// The client the popup is on: where Go takes it.
+    client: Option<String>,
+    list: List,
+    jobs: Sender<Job>,
+    tx: Sender<Msg>,
+    /// The git status of each session folder, once read.
+    git: HashMap<String, Option<Git>>,
+}
+
+/// What a message leaves the popup to do.
+enum Flow {
+    Go(Vec<Effect>),
+    Close,
+}
+
+impl Popup {
+    /// The list of one snapshot, the client's pane selected, `[keys]` and
+    /// the sidebar rows of the config.
+    fn list(
+        tmux: &Tmux,
+        config: &Config,
+        problem: Option<String>,
+        launch: &Launch,
+        snapshot: Snapshot,
+    ) -> (List, Option<String>) {
+        let client = launch
+            .client
+            .clone()
+            .or_else(|| snapshot.last_client().map(|c| c.name.clone()));
+        let client_pane = client.as_deref().and_then(|name| {
+            let c = snapshot.clients.iter().find(|c| c.name == name)?;
+            snapshot.client_pane(c).map(|p| p.id)
+        });
+        let options = Options {
+            config_problem: problem,
+            ..list::options_from(config, launch.new_session)
+        };
+        let mut list = List::new(Keymap::from_config(config), options, snapshot);
+        if let Some(pane) = client_pane {
+            list.select_pane(pane);
+        }
+        list.tmux_keys = tmux_keys(tmux);
+        list.sidebar_agents =
+            tokens::Sidebar::from_config(config, &crate::config::schema::SIDEBAR_AGENTS);
+        list.sidebar_sessions =
+            tokens::Sidebar::from_config(config, &crate::config::schema::SIDEBAR_SESSIONS);
+        (list, client)
+    }
+
+    /// Hands a job to the worker, which ends only with the popup.
+    fn ask(&self, job: Job) {
+        let _ = self.jobs.send(job);
+    }
+
+    /// What the first frame leaves to fetch: its preview, the picker's
+    /// folders, the filter's projects, the closed worktrees.
+    fn after_first_frame(&self) {
+        note_first_frame();
+        for effect in startup_effects(&self.list) {
+            send_job(&self.jobs, effect);
+        }
+        if self.list.options.projects_in_filter {
+            self.ask(Job::Projects(String::new()));
+        }
+        self.ask(Job::Worktrees(ops::worktree::heads(&self.list.snapshot)));
+    }
+
+    /// One message into the list.
+    fn take(&mut self, msg: Msg) -> Flow {
+        let list = &mut self.list;
+        let effects = match msg {
+            Msg::Key(_) if matches!(list.mode, list::Mode::Help | list::Mode::Options) => {
+                list.leave_page();
+                Vec::new()
+            }
+            Msg::Key(key) => list.key(key),
+            Msg::Resize => Vec::new(),
+            Msg::Snapshot(snapshot) => {
+                let heads_before = ops::worktree::heads(&list.snapshot);
+                let effects = list.update(*snapshot);
+                let heads = ops::worktree::heads(&list.snapshot);
+                if heads != heads_before {
+                    self.ask(Job::Worktrees(heads));
+                }
+                effects
+            }
+            Msg::Preview(pane, text) => {
+                list.preview = Some((pane, text));
+                Vec::new()
+            }
+            Msg::Directories(query, dirs) => {
+                list.directories = dirs;
+                list.directories_for = query;
+                Vec::new()
+            }
+            Msg::Projects(query, projects) => {
+                list.set_projects(query, projects);
+                Vec::new()
+            }
+            Msg::Git(path, status) => {
+                self.git.insert(path, status);
+                Vec::new()
+            }
+            Msg::Worktrees(closed) => {
+                list.set_closed_worktrees(closed);
+                Vec::new()
+            }
+            Msg::Ask(question, on_yes) => {
+                list.message = None;
+                list.ask(question, on_yes);
+                Vec::new()
+            }
+            Msg::Acted(Ok(true)) => return Flow::Close,
+            Msg::Acted(outcome) => {
+                list.message = outcome.err();
+                let heads = ops::worktree::heads(&list.snapshot);
+                self.ask(Job::Refresh);
+                self.ask(Job::Worktrees(heads));
+                Vec::new()
+            }
+        };
+        Flow::Go(effects)
+    }
+
+    /// Carries out what the list asks; false when it asks to close.
+    fn carry_out(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::Quit => return false,
+            Effect::Preview(pane) => self.ask(Job::Preview(pane)),
+            Effect::Directories(query) => self.ask(Job::Directories(query)),
+            Effect::Projects(query) => self.ask(Job::Projects(query)),
+            action => {
+                // Tmux calls and hooks that may take a while: off the key
+                // loop, so Esc still answers.
+                self.list.message = Some("…".into());
+                act(
+                    &self.tmux,
+                    &self.config,
+                    self.client.clone(),
+                    self.list.snapshot.clone(),
+                    action,
+                    self.tx.clone(),
+                );
+            }
+        }
+        true
+    }
+}
+
 /// Runs the popup until it is closed; the terminal is put back on any end.
 pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let (config, config_problem) = Config::load_or_defaults();
     let snapshot = Snapshot::read(&tmux)?;
-    let client = launch
-        .client
-        .clone()
-        .or_else(|| snapshot.last_client().map(|c| c.name.clone()));
-    let client_pane = client.as_deref().and_then(|name| {
-        let c = snapshot.clients.iter().find(|c| c.name == name)?;
-        snapshot.client_pane(c).map(|p| p.id)
-    });
     let server = snapshot.server.pid;
-    let mut app = List::new(
-        Keymap::from_config(&config),
-        Options {
-            config_problem,
-            ..list::options_from(&config, launch.new_session)
-        },
-        snapshot,
-    );
-    if let Some(pane) = client_pane {
-        app.select_pane(pane);
-    }
-    app.tmux_keys = tmux_keys(&tmux);
-    app.sidebar_agents =
-        tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS);
-    app.sidebar_sessions =
-        tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_SESSIONS);
-
-    let io = |e: std::io::Error| TawError::new(crate::envelope::ErrorCode::IoError, e.to_string());
-    terminal::enable_raw_mode().map_err(io)?;
+    let (list, client) = Popup::list(&tmux, &config, config_problem, &launch, snapshot);
     // Whatever ends the popup from here on puts the terminal back.
-    let _restore = RestoreOnDrop;
-    let mut stdout = std::io::stdout();
-    execute!(stdout, EnterAlternateScreen).map_err(io)?;
-    let previous_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore_terminal();
-        previous_hook(info);
-    }));
-    let mut terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(io)?;
-
+    let (_restore, mut terminal) = take_terminal()?;
     let (tx, rx) = mpsc::channel::<Msg>();
     let (jobs, job_rx) = mpsc::channel::<Job>();
     spawn_keys(tx.clone());
     spawn_worker(tmux.clone(), config.clone(), job_rx, tx.clone());
     spawn_looks(server, jobs.clone());
-
-    let mut git: HashMap<String, Option<Git>> = HashMap::new();
+    let mut popup = Popup {
+        tmux,
+        config,
+        client,
+        list,
+        jobs,
+        tx,
+        git: HashMap::new(),
+    };
     let mut first = true;
-    (|| -> Result<()> {
-        loop {
-            if app.options.show_git {
-                ask_git(&app, &mut git, &tx);
-            }
-            terminal
-                .draw(|frame| {
-                    draw::draw(frame, &app, &|row: &rows::Row| {
-                        git.get(&row.path).cloned().flatten()
-                    })
+    loop {
+        if popup.list.options.show_git {
+            ask_git(&popup.list, &mut popup.git, &popup.tx);
+        }
+        let git = &popup.git;
+        terminal
+            .draw(|frame| {
+                draw::draw(frame, &popup.list, &|row: &rows::Row| {
+                    git.get(&row.path).cloned().flatten()
                 })
-                .map_err(io)?;
-            if first {
-                first = false;
-                note_first_frame();
-                for effect in startup_effects(&app) {
-                    send_job(&jobs, effect);
-                }
-                if app.options.projects_in_filter {
-                    let _ = jobs.send(Job::Projects(String::new()));
-                }
-                let _ = jobs.send(Job::Worktrees(ops::worktree::heads(&app.snapshot)));
-            }
-            let Ok(msg) = rx.recv() else {
+            })
+            .map_err(io_error)?;
+        if std::mem::take(&mut first) {
+            popup.after_first_frame();
+        }
+        let Ok(msg) = rx.recv() else {
+            return Ok(());
+        };
+        for msg in std::iter::once(msg).chain(rx.try_iter()) {
+            let Flow::Go(effects) = popup.take(msg) else {
                 return Ok(());
             };
-            let mut batch = vec![msg];
-            while let Ok(more) = rx.try_recv() {
-                batch.push(more);
-            }
-            for msg in batch {
-                let effects = match msg {
-                    Msg::Key(key) => {
-                        if matches!(app.mode, list::Mode::Help | list::Mode::Options) {
-                            app.leave_page();
-                            Vec::new()
-                        } else {
-                            app.key(key)
-                        }
-                    }
-                    Msg::Resize => Vec::new(),
-                    Msg::Snapshot(snapshot) => {
-                        let snapshot = *snapshot;
-                        let heads_before = ops::worktree::heads(&app.snapshot);
-                        let effects = app.update(snapshot);
-                        if ops::worktree::heads(&app.snapshot) != heads_before {
-                            let _ = jobs.send(Job::Worktrees(ops::worktree::heads(&app.snapshot)));
-                        }
-                        effects
-                    }
-                    Msg::Preview(pane, text) => {
-                        app.preview = Some((pane, text));
-                        Vec::new()
-                    }
-                    Msg::Directories(query, dirs) => {
-                        app.directories = dirs;
-                        app.directories_for = query;
-                        Vec::new()
-                    }
-                    Msg::Projects(query, projects) => {
-                        app.set_projects(query, projects);
-                        Vec::new()
-                    }
-                    Msg::Git(path, status) => {
-                        git.insert(path, status);
-                        Vec::new()
-                    }
-                    Msg::Worktrees(closed) => {
-                        app.set_closed_worktrees(closed);
-                        Vec::new()
-                    }
-                    Msg::Ask(question, on_yes) => {
-                        app.message = None;
-                        app.ask(question, on_yes);
-                        Vec::new()
-                    }
-                    Msg::Acted(Ok(true)) => return Ok(()),
-                    Msg::Acted(outcome) => {
-                        app.message = outcome.err();
-                        let _ = jobs.send(Job::Refresh);
-                        let _ = jobs.send(Job::Worktrees(ops::worktree::heads(&app.snapshot)));
-                        Vec::new()
-                    }
-                };
-                for effect in effects {
-                    match effect {
-                        Effect::Quit => return Ok(()),
-                        Effect::Preview(pane) => {
-                            let _ = jobs.send(Job::Preview(pane));
-                        }
-                        Effect::Directories(query) => {
-                            let _ = jobs.send(Job::Directories(query));
-                        }
-                        Effect::Projects(query) => {
-                            let _ = jobs.send(Job::Projects(query));
-                        }
-                        action => {
-                            // Tmux calls and hooks that may take a while:
-                            // off the key loop, so Esc still answers.
-                            app.message = Some("…".into());
-                            act(
-                                &tmux,
-                                &config,
-                                client.clone(),
-                                app.snapshot.clone(),
-                                action,
-                                tx.clone(),
-                            );
-                        }
-                    }
+            for effect in effects {
+                if !popup.carry_out(effect) {
+                    return Ok(());
                 }
             }
         }
-    })()
+    }
+}
+
+fn io_error(error: std::io::Error) -> TawError {
+    TawError::new(crate::envelope::ErrorCode::IoError, error.to_string())
+}
+
+/// The terminal in raw mode on the alternate screen, put back by
+/// [`RestoreOnDrop`] on every way out and by the panic hook on a panic.
+fn take_terminal() -> Result<(RestoreOnDrop, Terminal<CrosstermBackend<std::io::Stdout>>)> {
+    terminal::enable_raw_mode().map_err(io_error)?;
+    let restore = RestoreOnDrop;
+    let mut stdout = std::io::stdout();
+    execute!(stdout, EnterAlternateScreen).map_err(io_error)?;
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous_hook(info);
+    }));
+    let terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(io_error)?;
+    Ok((restore, terminal))
 }
 
 /// Puts the terminal back when dropped: on every way out of `run`.

@@ -1254,16 +1254,11 @@ fn taw_apps_picker_on_a_far_row_lists_that_machines_folders_and_opens_a_session_
             .contains("here-only-project"),
         "nothing is made there"
     );
-    // The app then attaches here, as Enter does. Not asserted: under the
-    // whole suite's load the attach was twice not seen, with no word from
-    // the app (see the note); a client that came is detached.
-    let start = Instant::now();
-    while client_session(&near).is_empty() && start.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    if !client_session(&near).is_empty() {
-        detach_all(&near);
-    }
+    // The app then attaches here, as Enter does.
+    app_until(&near, &app, "the attach here", || {
+        !client_session(&near).is_empty()
+    });
+    detach_all(&near);
     shows("▌far — online");
     near.tmux(&["send-keys", "-t", &app, "q"]);
     shows("app-ended");
