@@ -749,20 +749,239 @@ fn draw(frame: &mut ratatui::Frame, app: &App) {
     frame.render_widget(Paragraph::new(lines), toasts);
 }
 
+/// The app's loop: the app, the terminal it draws on, and where its work
+/// goes.
+struct Running {
+    tmux: Tmux,
+    config: Config,
+    far: Vec<Machine>,
+    jobs: Sender<Job>,
+    tx: Sender<Msg>,
+    /// Set while an attach has the terminal: the key thread reads nothing.
+    paused: Arc<AtomicBool>,
+    terminal: Terminal<CrosstermBackend<std::io::Stdout>>,
+    app: App,
+    /// This machine's repositories' sessions, whose closed worktrees are
+    /// asked for when they change.
+    heads: Vec<u32>,
+}
+
+/// What a batch of messages changed.
+#[derive(Default)]
+struct Changed {
+    /// A machine's list: the merged list is made again.
+    list: bool,
+    /// Where the walk went on, to another machine: the app goes there.
+    hops: Vec<(usize, String)>,
+}
+
+impl Running {
+    /// Hands a job to the worker, which ends only with the app.
+    fn ask(&self, job: Job) {
+        let _ = self.jobs.send(job);
+    }
+
+    /// A redraw from scratch, after the terminal was an attach's.
+    fn clear(&mut self) {
+        // A failed clear leaves only stale cells, drawn over next frame.
+        let _ = self.terminal.clear();
+    }
+
+    /// Goes to `id` of machine `index`, and back to the list after.
+    fn go_to(&mut self, index: usize, id: &str) {
+        self.app.list.message = go(&self.tmux, &mut self.app, index, id, &self.paused);
+        self.clear();
+    }
+
+    /// Carries out what the list asks; false when it asks to quit.
+    fn carry_out(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::Quit => return false,
+            Effect::Preview(id) => self.ask(Job::Preview(id)),
+            Effect::Directories(query) => self.ask(Job::Directories(self.app.picker, query)),
+            Effect::Projects(query) => self.ask(Job::Projects(query)),
+            // tmux's prefix keys are not read here: nothing asks it.
+            Effect::OpenTarget => {}
+            Effect::Go(target) => match own_id(target) {
+                Some((index, id)) => self.go_to(index, &id),
+                None => {
+                    self.app.list.message =
+                        Some("Enter on a session, a window or an agent goes there".into());
+                }
+            },
+            Effect::PasteImage(id) => self.paste_image(id),
+            action => self.act_on_its_machine(action),
+        }
+        true
+    }
+
+    /// The clipboard's image into a pane, of whichever machine.
+    fn paste_image(&mut self, id: u32) {
+        let (index, pane) = far::lower(id);
+        let place = Place {
+            machine: self.app.machine_name(index),
+            id: format!("%{pane}"),
+        };
+        let pasted =
+            crate::list::paste_image(&self.tmux, &place.id, place.machine.as_deref(), None);
+        self.app.list.message = Some(match pasted {
+            Ok(_) => format!("pasting the clipboard's image into {}", place.words()),
+            Err(error) => error.message,
+        });
+    }
+
+    /// An action, done on the machine of the row it is about. The picker's
+    /// folder is of the machine it was opened on; a folder row of the
+    /// filter is this machine's.
+    fn act_on_its_machine(&mut self, action: Effect) {
+        let index = match action {
+            Effect::OpenSession(_) if self.app.in_picker() => self.app.picker,
+            _ => action_machine(&action),
+        };
+        let target_machine = match index {
+            0 => None,
+            _ => match self.far.get(index - 1) {
+                Some(far) => Some((index, far.clone())),
+                None => return,
+            },
+        };
+        self.app.list.message = Some("…".into());
+        act(
+            &self.tmux,
+            &self.config,
+            self.app.here.clone(),
+            target_machine,
+            self.app.list.snapshot.clone(),
+            action,
+            self.tx.clone(),
+        );
+    }
+
+    /// One message: into the app, and what it changed.
+    fn take(&mut self, msg: Msg, changed: &mut Changed) -> Vec<Effect> {
+        let app = &mut self.app;
+        match msg {
+            Msg::Key(_)
+                if matches!(
+                    app.list.mode,
+                    crate::list::Mode::Help | crate::list::Mode::Options
+                ) =>
+            {
+                app.list.leave_page();
+            }
+            Msg::Key(key) => {
+                let was_in_picker = app.in_picker();
+                let effects = app.list.key(key);
+                if app.in_picker() && !was_in_picker {
+                    app.open_picker();
+                }
+                return effects;
+            }
+            Msg::Resize => self.clear(),
+            Msg::Here(snapshot) => {
+                let now = ops::worktree::heads(&snapshot);
+                app.here = *snapshot;
+                changed.list = true;
+                if now != self.heads {
+                    self.heads = now.clone();
+                    self.ask(Job::Worktrees(now));
+                }
+            }
+            Msg::Line(index, line) => {
+                if let Some(hop) = take_line(&self.tmux, &self.config, app, index, &line) {
+                    changed.hops.push(hop);
+                }
+                changed.list |= line != FeedLine::Ping;
+            }
+            Msg::Dropped(index, why) => {
+                if let Some(machine) = app.machines.get_mut(index) {
+                    machine.drop_link(&why);
+                    let mut heard = machine::read_heard()
+                        .remove(&machine.name)
+                        .unwrap_or_default();
+                    heard.live = false;
+                    heard.words = why;
+                    machine::record_heard(&machine.name, heard);
+                }
+                changed.list = true;
+            }
+            Msg::Preview(id, text) => app.list.preview = Some((id, text)),
+            // An answer for a picker opened on another machine since is
+            // dropped.
+            Msg::Directories(index, query, found) if index == app.picker => match found {
+                Ok(found) => {
+                    app.list.directories = found;
+                    app.list.directories_for = query;
+                }
+                Err(why) => app.list.message = Some(why),
+            },
+            Msg::Directories(..) => {}
+            Msg::Projects(query, found) => app.list.set_projects(query, found),
+            Msg::Worktrees(closed) => {
+                app.here_worktrees = closed;
+                changed.list = true;
+            }
+            Msg::Acted(acted) => self.acted(acted),
+        }
+        Vec::new()
+    }
+
+    /// An action done: what it says, and an attach to what it made.
+    fn acted(&mut self, acted: Acted) {
+        self.app.list.message = None;
+        match acted {
+            Acted::Fine => {}
+            Acted::Failed(message) => self.app.list.message = Some(message),
+            Acted::Ask(question, on_yes) => self.app.list.ask(question, on_yes),
+            Acted::Attach(index, id) => {
+                // Made: the picker or the branch prompt is done.
+                self.app.list.clear_query();
+                self.go_to(index, &id);
+            }
+        }
+        self.ask(Job::Worktrees(self.heads.clone()));
+    }
+}
+
+/// The target `--go` names, else (`last`, or none) where Enter went last;
+/// a text that is no target is said, and is status 2.
+fn wanted_place(go_to: Option<&str>) -> Result<Option<Place>, i32> {
+    match go_to {
+        None | Some("last") => Ok(std::fs::read_to_string(last_file())
+            .ok()
+            .and_then(|t| Place::parse(t.trim()))),
+        Some(text) => match Place::parse(text) {
+            Some(place) => Ok(Some(place)),
+            None => {
+                eprintln!("taw app: --go {text:?} is no target: last, %7 or <machine>:%16");
+                Err(2)
+            }
+        },
+    }
+}
+
+/// The list as the app's config sets it, with nothing in it yet.
+fn new_list(config: &Config, problem: Option<String>) -> List {
+    let mut list = List::new(
+        Keymap::from_config(config),
+        crate::list::Options {
+            config_problem: problem,
+            ..crate::list::options_from(config, false)
+        },
+        Snapshot::default(),
+    );
+    use crate::config::schema::{SIDEBAR_AGENTS, SIDEBAR_SESSIONS};
+    list.sidebar_agents = crate::list::tokens::Sidebar::from_config(config, &SIDEBAR_AGENTS);
+    list.sidebar_sessions = crate::list::tokens::Sidebar::from_config(config, &SIDEBAR_SESSIONS);
+    list
+}
+
 /// `taw app [--go TARGET]`: status 0 when it quits, 2 with no terminal.
 pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     use std::io::IsTerminal;
-    let wanted = match go_to.as_deref() {
-        None | Some("last") => std::fs::read_to_string(last_file())
-            .ok()
-            .and_then(|t| Place::parse(t.trim())),
-        Some(text) => match Place::parse(text) {
-            Some(place) => Some(place),
-            None => {
-                eprintln!("taw app: --go {text:?} is no target: last, %7 or <machine>:%16");
-                return 2;
-            }
-        },
+    let wanted = match wanted_place(go_to.as_deref()) {
+        Ok(wanted) => wanted,
+        Err(status) => return status,
     };
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         eprintln!(
@@ -799,25 +1018,11 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         return 1;
     }
     let _leave = LeaveOnDrop;
-    let Ok(mut terminal) = Terminal::new(CrosstermBackend::new(std::io::stdout())) else {
+    let Ok(terminal) = Terminal::new(CrosstermBackend::new(std::io::stdout())) else {
         return 1;
     };
-    let mut list = List::new(
-        Keymap::from_config(&config),
-        crate::list::Options {
-            config_problem,
-            ..crate::list::options_from(&config, false)
-        },
-        Snapshot::default(),
-    );
-    list.sidebar_agents =
-        crate::list::tokens::Sidebar::from_config(&config, &crate::config::schema::SIDEBAR_AGENTS);
-    list.sidebar_sessions = crate::list::tokens::Sidebar::from_config(
-        &config,
-        &crate::config::schema::SIDEBAR_SESSIONS,
-    );
-    let mut app = App {
-        list,
+    let app = App {
+        list: new_list(&config, config_problem),
         machines,
         here: Snapshot::default(),
         here_worktrees: Vec::new(),
@@ -827,172 +1032,37 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         stops: Vec::new(),
         picker: 0,
     };
-    let mut effects = app.refresh();
-    let mut heads: Vec<u32> = Vec::new();
+    let mut running = Running {
+        tmux,
+        config,
+        far: far_machines,
+        jobs,
+        tx,
+        paused,
+        terminal,
+        app,
+        heads: Vec::new(),
+    };
+    let mut effects = running.app.refresh();
     loop {
         for effect in std::mem::take(&mut effects) {
-            match effect {
-                Effect::Quit => return 0,
-                Effect::Preview(id) => {
-                    let _ = jobs.send(Job::Preview(id));
-                }
-                Effect::Directories(query) => {
-                    let _ = jobs.send(Job::Directories(app.picker, query));
-                }
-                Effect::Projects(query) => {
-                    let _ = jobs.send(Job::Projects(query));
-                }
-                // tmux's prefix keys are not read here: nothing asks it.
-                Effect::OpenTarget => {}
-                Effect::Go(target) => match own_id(target) {
-                    Some((index, id)) => {
-                        app.list.message = go(&tmux, &mut app, index, &id, &paused);
-                        let _ = terminal.clear();
-                    }
-                    None => {
-                        app.list.message =
-                            Some("Enter on a session, a window or an agent goes there".into());
-                    }
-                },
-                Effect::PasteImage(id) => {
-                    let (index, pane) = far::lower(id);
-                    let place = Place {
-                        machine: app.machine_name(index),
-                        id: format!("%{pane}"),
-                    };
-                    app.list.message = Some(
-                        match crate::list::paste_image(
-                            &tmux,
-                            &place.id,
-                            place.machine.as_deref(),
-                            None,
-                        ) {
-                            Ok(_) => {
-                                format!("pasting the clipboard's image into {}", place.words())
-                            }
-                            Err(error) => error.message,
-                        },
-                    );
-                }
-                action => {
-                    // Where it is done: the machine of the row it is about.
-                    // The picker's folder is of the machine it was opened
-                    // on; a folder row of the filter is this machine's.
-                    let index = match action {
-                        Effect::OpenSession(_) if app.in_picker() => app.picker,
-                        _ => action_machine(&action),
-                    };
-                    let target_machine = (index > 0)
-                        .then(|| far_machines.get(index - 1).cloned().map(|m| (index, m)))
-                        .flatten();
-                    if index > 0 && target_machine.is_none() {
-                        continue;
-                    }
-                    app.list.message = Some("…".into());
-                    act(
-                        &tmux,
-                        &config,
-                        app.here.clone(),
-                        target_machine,
-                        app.list.snapshot.clone(),
-                        action,
-                        tx.clone(),
-                    );
-                }
+            if !running.carry_out(effect) {
+                return 0;
             }
         }
-        let _ = terminal.draw(|frame| draw(frame, &app));
+        // A frame not drawn is drawn again with the next message.
+        let _ = running.terminal.draw(|frame| draw(frame, &running.app));
         let Ok(msg) = rx.recv() else { return 0 };
-        let mut batch = vec![msg];
-        batch.extend(rx.try_iter());
-        let mut changed = false;
-        let mut hops = Vec::new();
-        for msg in batch {
-            match msg {
-                Msg::Key(key) => {
-                    if matches!(
-                        app.list.mode,
-                        crate::list::Mode::Help | crate::list::Mode::Options
-                    ) {
-                        app.list.leave_page();
-                    } else {
-                        let was_in_picker = app.in_picker();
-                        effects.extend(app.list.key(key));
-                        if app.in_picker() && !was_in_picker {
-                            app.open_picker();
-                        }
-                    }
-                }
-                Msg::Resize => {
-                    let _ = terminal.clear();
-                }
-                Msg::Here(snapshot) => {
-                    let now = ops::worktree::heads(&snapshot);
-                    if now != heads {
-                        heads = now.clone();
-                        let _ = jobs.send(Job::Worktrees(now));
-                    }
-                    app.here = *snapshot;
-                    changed = true;
-                }
-                Msg::Line(index, line) => {
-                    if let Some(hop) = take_line(&tmux, &config, &mut app, index, &line) {
-                        hops.push(hop);
-                    }
-                    changed |= line != FeedLine::Ping;
-                }
-                Msg::Dropped(index, why) => {
-                    if let Some(machine) = app.machines.get_mut(index) {
-                        machine.drop_link(&why);
-                        let mut heard = machine::read_heard()
-                            .remove(&machine.name)
-                            .unwrap_or_default();
-                        heard.live = false;
-                        heard.words = why;
-                        machine::record_heard(&machine.name, heard);
-                    }
-                    changed = true;
-                }
-                Msg::Preview(id, text) => app.list.preview = Some((id, text)),
-                // An answer for a picker opened on another machine since
-                // is dropped.
-                Msg::Directories(index, query, found) if index == app.picker => match found {
-                    Ok(found) => {
-                        app.list.directories = found;
-                        app.list.directories_for = query;
-                    }
-                    Err(why) => app.list.message = Some(why),
-                },
-                Msg::Directories(..) => {}
-                Msg::Projects(query, found) => app.list.set_projects(query, found),
-                Msg::Worktrees(closed) => {
-                    app.here_worktrees = closed;
-                    changed = true;
-                }
-                Msg::Acted(acted) => {
-                    app.list.message = None;
-                    match acted {
-                        Acted::Fine => {}
-                        Acted::Failed(message) => app.list.message = Some(message),
-                        Acted::Ask(question, on_yes) => app.list.ask(question, on_yes),
-                        Acted::Attach(index, id) => {
-                            // Made: the picker or the branch prompt is done.
-                            app.list.clear_query();
-                            app.list.message = go(&tmux, &mut app, index, &id, &paused);
-                            let _ = terminal.clear();
-                        }
-                    }
-                    let _ = jobs.send(Job::Worktrees(heads.clone()));
-                }
-            }
+        let mut changed = Changed::default();
+        for msg in std::iter::once(msg).chain(rx.try_iter()) {
+            effects.extend(running.take(msg, &mut changed));
         }
-        if changed {
-            effects.extend(app.refresh());
+        if changed.list {
+            effects.extend(running.app.refresh());
         }
         // The walk went on to another machine: so does the app.
-        if let Some((to, id)) = hops.pop() {
-            app.list.message = go(&tmux, &mut app, to, &id, &paused);
-            let _ = terminal.clear();
+        if let Some((to, id)) = changed.hops.pop() {
+            running.go_to(to, &id);
         }
     }
 }
