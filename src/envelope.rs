@@ -289,6 +289,7 @@ pub(crate) fn emit(id: &str, answer: Result<Reply>) -> i32 {
             EXIT_ERROR
         }
         Ok(Reply::Usage(text)) => {
+            // Nowhere else to say it: stderr is the last word.
             let _ = writeln!(std::io::stderr(), "{}", text.trim_end());
             EXIT_USAGE
         }
@@ -309,6 +310,7 @@ pub(crate) fn envelope_error(id: &str, error: &TawError) -> Value {
 }
 
 fn print_text(text: &str) {
+    // A closed pipe (taw ... | head) is not an error worth a panic.
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     if !text.is_empty() && !text.ends_with('\n') {

@@ -221,6 +221,7 @@ impl Program {
             // A thread, so a program that reads slowly (or not at all) and
             // fills its pipe cannot hold taw past the limit.
             std::thread::spawn(move || {
+                // A program that does not read its input is told by its status.
                 let _ = stdin.write_all(&bytes);
             });
         }
@@ -282,6 +283,7 @@ impl Program {
                 }
             }
             None => {
+                // Reaped only: it ran unwatched, as asked.
                 let _ = child.wait();
             }
         })))
@@ -313,6 +315,7 @@ impl Program {
         }
         let mut child = self.spawn()?;
         std::thread::spawn(move || {
+            // Reaped only: nobody waits for its status.
             let _ = child.wait();
         });
         Ok(())
@@ -339,6 +342,7 @@ impl Program {
             std::thread::spawn(move || {
                 use std::io::Read;
                 let mut bytes = Vec::new();
+                // What was read before a failed read is what it said.
                 let _ = stderr.read_to_end(&mut bytes);
                 if let Ok(mut kept) = said.lock() {
                     *kept = tail_text(&bytes, 4096);
@@ -408,6 +412,7 @@ pub(crate) struct Detached(std::thread::JoinHandle<()>);
 impl Detached {
     /// Waits until it ends, or is stopped at its limit.
     pub(crate) fn wait(self) {
+        // A thread that panicked has nothing more to wait for.
         let _ = self.0.join();
     }
 }
@@ -419,6 +424,7 @@ fn stop(child: &mut Child) {
     unsafe {
         libc::killpg(child.id() as libc::pid_t, libc::SIGKILL);
     }
+    // It may have ended by itself meanwhile: either way it is gone.
     let _ = child.kill();
     let _ = child.wait();
 }

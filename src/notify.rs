@@ -79,6 +79,8 @@ pub(crate) fn notify(
     let outcome = if clients.is_empty() {
         Outcome::NoForegroundClient
     } else {
+        // A client that left meanwhile misses the toast; the sound and the
+        // hook still go.
         let _ = pane::toast(tmux, clients, message);
         Outcome::Shown
     };

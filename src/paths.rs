@@ -124,6 +124,7 @@ pub(crate) fn write_new_mode(path: &Path, bytes: &[u8], mode: u32) -> std::io::R
     let temporary = dir.join(format!(".{name}.new-{}", std::process::id()));
     write_atomic_mode(&temporary, bytes, Some(mode))?;
     let linked = std::fs::hard_link(&temporary, path);
+    // The link made (or not) is the outcome; the temporary name is litter.
     let _ = std::fs::remove_file(&temporary);
     linked
 }
@@ -160,6 +161,7 @@ pub(crate) fn write_atomic_mode(
         std::fs::rename(&temporary, path)
     })();
     if written.is_err() {
+        // The failed write is what is reported; the temporary is litter.
         let _ = std::fs::remove_file(&temporary);
     }
     written
@@ -216,6 +218,7 @@ impl Drop for FileLock {
 pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
     use std::io::{Read, Seek, Write};
     if let Some(dir) = path.parent() {
+        // A folder not made fails the open below, which says why.
         let _ = std::fs::create_dir_all(dir);
     }
     let Ok(mut file) = std::fs::OpenOptions::new()
@@ -227,6 +230,7 @@ pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
         return;
     };
     let _lock = FileLock::take(&file);
+    // A log line not written is a line missing: no caller can do better.
     let _ = file.write_all(format!("{}\n", line.trim_end_matches('\n')).as_bytes());
     if file.metadata().map(|m| m.len()).unwrap_or(0) <= bound {
         return;
@@ -236,6 +240,7 @@ pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
         let lines: Vec<&str> = text.lines().collect();
         let kept = lines[lines.len() / 2..].join("\n") + "\n";
         if file.set_len(0).is_ok() {
+            // As for a line: a log cut short is the worst that can come.
             let _ = file.write_all(kept.as_bytes());
         }
     }

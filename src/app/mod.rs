@@ -167,6 +167,7 @@ fn write_to_feed(mut stdin: impl Write, outbox: &Outbox) {
         // Until the walk changes, or the lease is due.
         let due = LEASE_EVERY.saturating_sub(leased.map_or(Duration::ZERO, |at| at.elapsed()));
         let Ok(kept) = outbox.walk.lock() else { return };
+        // Woken or timed out alike, the loop looks again.
         let _ = outbox
             .changed
             .wait_timeout_while(kept, due, |k| Some(k.0) == sent);
@@ -348,6 +349,7 @@ fn enter_screen() -> std::io::Result<()> {
 }
 
 fn leave_screen() {
+    // Nothing more can be done for a terminal that will not be put back.
     let _ = terminal::disable_raw_mode();
     let _ = execute!(
         std::io::stdout(),
@@ -646,6 +648,7 @@ fn act(
                 }
             },
         };
+        // The app has quit when nobody hears.
         let _ = tx.send(Msg::Acted(acted));
     });
 }
@@ -682,6 +685,7 @@ fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -
         machine: app.machine_name(index),
         id: id.to_string(),
     };
+    // Not kept: `--go last` opens where it was before; nothing else needs it.
     let _ = crate::paths::write_atomic(&last_file(), place.words().as_bytes());
     if index == 0
         && let Some(client) = here_client(&app.here)
@@ -714,6 +718,7 @@ fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -
     paused.store(true, Ordering::Relaxed);
     leave_screen();
     let ran = program.limit(None).run_in_terminal();
+    // A screen not taken back shows in the next frame's message, drawn anyway.
     let _ = enter_screen();
     paused.store(false, Ordering::Relaxed);
     match ran {

@@ -172,6 +172,7 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
         }));
     }
     for handle in running {
+        // A command's thread that panicked has logged nothing more to join.
         let _ = handle.join();
     }
     Delivered {

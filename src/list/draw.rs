@@ -357,13 +357,11 @@ fn draw_preview(frame: &mut Frame, app: &List, area: Rect) {
         _ => Text::default(),
     };
     // The bottom of the screen is where an agent asks and works.
-    let lines = text.lines.len();
     let mut trimmed = text;
     while trimmed.lines.last().is_some_and(|l| l.width() == 0) && trimmed.lines.len() > 1 {
         trimmed.lines.pop();
     }
     let skip = trimmed.lines.len().saturating_sub(inner.height as usize);
-    let _ = lines;
     let shown: Vec<Line> = trimmed.lines.into_iter().skip(skip).collect();
     frame.render_widget(Paragraph::new(shown), inner);
 }

@@ -241,6 +241,7 @@ pub(crate) fn record_heard(name: &str, heard: Heard) {
     let mut all = read_heard();
     all.insert(name.to_string(), heard);
     if let Ok(bytes) = serde_json::to_vec_pretty(&all) {
+        // Only `machine list` reads it; the next word heard writes it again.
         let _ = crate::paths::write_atomic(&heard_file(), &bytes);
     }
 }
@@ -249,13 +250,14 @@ fn lease_file() -> PathBuf {
     crate::paths::state_dir().join("machine-lease.json")
 }
 
-/// Records that the app `holder` holds this machine's lease, now. A lease
-/// not written is one the app's next renewal writes.
+/// Records that the app `holder` holds this machine's lease, now.
 pub(crate) fn record_lease(holder: &str) {
     let lease = protocol::Lease {
         holder: holder.to_string(),
         at: crate::clock::now_ms(),
     };
+    // Not written, this machine speaks its own toasts too until the next
+    // renewal (every 20 s) writes it.
     let _ = crate::paths::write_atomic(&lease_file(), protocol::kept(&lease).as_bytes());
 }
 

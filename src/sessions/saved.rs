@@ -179,6 +179,7 @@ pub(crate) fn copies(name: &str) -> Vec<(PathBuf, Layout)> {
 
 fn prune(name: &str) {
     for (path, _) in copies(name).into_iter().skip(KEPT_COPIES) {
+        // A copy that stays is pruned at the next save.
         let _ = std::fs::remove_file(path);
     }
 }

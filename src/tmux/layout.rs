@@ -396,9 +396,7 @@ pub(crate) fn set_ratio(root: &mut Cell, path: &[bool], ratio: f64) -> Result<()
     let (trail, index) = locate(root, path).ok_or_else(|| format!("no split at path {path:?}"))?;
     let cell = cell_at_mut(root, &trail).ok_or("no split at that path")?;
     let Cell::Split {
-        rect,
-        split,
-        children,
+        split, children, ..
     } = &*cell
     else {
         return Err("no split at that path".into());
@@ -429,7 +427,6 @@ pub(crate) fn set_ratio(root: &mut Cell, path: &[bool], ratio: f64) -> Result<()
         given += share;
         new_sizes.push(share.max(1));
     }
-    let _ = rect;
     resize_children(cell, &new_sizes);
     Ok(())
 }

@@ -316,6 +316,7 @@ fn note_first_frame() {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
+        // The benchmark says it saw no frame.
         let _ = std::fs::write(path, now.to_string());
     }
 }
@@ -347,6 +348,7 @@ fn tmux_keys(tmux: &Tmux) -> list::state::TmuxKeys {
 }
 
 fn restore_terminal() {
+    // Nothing more can be done for a terminal that will not be put back.
     let _ = terminal::disable_raw_mode();
     let _ = execute!(
         std::io::stdout(),
@@ -374,6 +376,7 @@ fn send_job(jobs: &Sender<Job>, effect: Effect) {
         Effect::Directories(query) => Job::Directories(query),
         _ => return,
     };
+    // The worker ends only with the popup.
     let _ = jobs.send(job);
 }
 
@@ -394,6 +397,7 @@ fn act(
             list::Outcome::Failed(message) => Msg::Acted(Err(message)),
             list::Outcome::Ask(question, on_yes) => Msg::Ask(question, on_yes),
         };
+        // The popup has closed when nobody hears.
         let _ = tx.send(msg);
     });
 }
@@ -504,6 +508,7 @@ fn ask_git(app: &List, known: &mut HashMap<String, Option<Git>>, tx: &Sender<Msg
         let tx = tx.clone();
         std::thread::spawn(move || {
             let status = Git::read(std::path::Path::new(&path), crate::exec::DEFAULT_LIMIT);
+            // The popup has closed when nobody hears.
             let _ = tx.send(Msg::Git(path, status));
         });
     }
