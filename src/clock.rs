@@ -1,6 +1,68 @@
-//! The time as taw writes it into tmux options: Unix milliseconds.
+//! The time as taw writes it into tmux options (Unix milliseconds), and
+//! the limits on what taw waits for and cannot hurry ([`limits`]).
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long taw waits for what it cannot hurry, in one place: tmux's
+/// answer to a call, a new pane's shell coming to its prompt, an agent
+/// taking up what it was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// A stopped or hung tmux server costs a call this long, never more.
+    pub tmux: Duration,
+    /// A shell not at its prompt by then never will be.
+    pub prompt: Duration,
+    /// A prompt to an agent that is not working may go unanswered this
+    /// long.
+    pub activity: Duration,
+}
+
+impl Limits {
+    const PRODUCTION: Limits = Limits {
+        tmux: Duration::from_secs(10),
+        prompt: Duration::from_secs(15),
+        activity: Duration::from_secs(5),
+    };
+
+    /// The limits with those `TAW_TEST_LIMITS` names changed, in
+    /// milliseconds: `tmux=1500,prompt=3000,activity=800`. A word that does
+    /// not read leaves its limit as it was.
+    fn with(mut self, text: &str) -> Limits {
+        for word in text.split(',') {
+            let Some((name, value)) = word.split_once('=') else {
+                continue;
+            };
+            let Ok(ms) = value.trim().parse::<u64>() else {
+                continue;
+            };
+            let limit = Duration::from_millis(ms);
+            match name.trim() {
+                "tmux" => self.tmux = limit,
+                "prompt" => self.prompt = limit,
+                "activity" => self.activity = limit,
+                _ => {}
+            }
+        }
+        self
+    }
+}
+
+/// The limits this process keeps. A debug build, which the tests run,
+/// reads `TAW_TEST_LIMITS` so that a test of a limit need not wait the
+/// whole of it; a release build never does.
+pub(crate) fn limits() -> &'static Limits {
+    static LIMITS: OnceLock<Limits> = OnceLock::new();
+    LIMITS.get_or_init(|| {
+        let asked = cfg!(debug_assertions)
+            .then(|| std::env::var("TAW_TEST_LIMITS").ok())
+            .flatten();
+        match asked {
+            Some(text) => Limits::PRODUCTION.with(&text),
+            None => Limits::PRODUCTION,
+        }
+    })
+}
 
 /// Unix time in milliseconds.
 pub(crate) fn now_ms() -> u64 {
@@ -42,5 +104,19 @@ pub(crate) fn local_time_of(unix: u64, against: u64) -> String {
         time
     } else {
         format!("{date} {time}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_may_shorten_the_limits_it_names() {
+        let limits = Limits::PRODUCTION.with("tmux=1500, activity=800,prompt=x,other=1");
+        assert_eq!(limits.tmux, Duration::from_millis(1500));
+        assert_eq!(limits.activity, Duration::from_millis(800));
+        assert_eq!(limits.prompt, Limits::PRODUCTION.prompt);
+        assert_eq!(Limits::PRODUCTION.with(""), Limits::PRODUCTION);
     }
 }

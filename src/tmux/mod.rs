@@ -28,7 +28,9 @@ use std::time::Duration;
 
 /// How long a tmux call may go unanswered: a stopped or hung server then
 /// costs a call this long, and never more.
-pub(crate) const ANSWER_LIMIT: Duration = Duration::from_secs(10);
+pub(crate) fn answer_limit() -> Duration {
+    crate::clock::limits().tmux
+}
 
 /// The most bytes of commands one tmux invocation carries: tmux's client
 /// sends its whole command line in one message of 16 KiB at most.
@@ -84,13 +86,13 @@ impl Tmux {
     /// they printed. tmux stops at the first command that fails; its message
     /// becomes the error.
     pub(crate) fn run(&self, batch: &Batch) -> Result<String, TawError> {
-        self.run_then(batch, Vec::new(), Some(ANSWER_LIMIT), &|_| None)
+        self.run_then(batch, Vec::new(), Some(answer_limit()), &|_| None)
     }
 
     /// `run`, with `input` on tmux's standard input (for `load-buffer -`,
     /// which takes text of any size and never parses it).
     pub(crate) fn run_with_input(&self, batch: &Batch, input: Vec<u8>) -> Result<String, TawError> {
-        self.run_then(batch, input, Some(ANSWER_LIMIT), &|_| None)
+        self.run_then(batch, input, Some(answer_limit()), &|_| None)
     }
 
     /// Runs `display-popup`, which returns when the popup closes, with the

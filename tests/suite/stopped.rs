@@ -34,12 +34,17 @@ fn a_stopped_server_times_out_and_the_watchers_carry_on() {
     signal(&pid, "STOP");
     // The watcher is asked to look while tmux cannot answer it.
     let _ = UnixDatagram::unbound().and_then(|s| s.send_to(b"n", &nudge));
+    // The verb's tmux limit made short (10 s for a person), as a debug
+    // build lets a test.
     let began = Instant::now();
-    let run = server.taw(&["pane", "list"]);
+    let run = server.taw_with(&["pane", "list"], &[("TAW_TEST_LIMITS", "tmux=1500")]);
     let took = began.elapsed();
     signal(&pid, "CONT");
     assert_eq!(run.error_code(), "timeout", "{run:?}");
-    assert!(took < Duration::from_secs(15), "answered after {took:?}");
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(6),
+        "answered after {took:?}"
+    );
     let message = run.error_json()["error"]["message"].to_string();
     assert!(message.contains("tmux did not answer"), "{message}");
 
