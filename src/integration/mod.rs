@@ -144,7 +144,7 @@ impl Journal {
 /// `taw integration install <target>`.
 pub(crate) fn install(target: &Target) -> Result<Installed> {
     let env = Env::from_process()?;
-    let plan = targets::plan(target, &env)?;
+    let plan = targets::plan(target, &env);
     if let Some(missing) = &plan.cannot_install {
         return Err(TawError::new(
             ErrorCode::IntegrationInstallFailed,
@@ -249,7 +249,7 @@ fn check_version(target: &Target) -> Result<Option<String>> {
 /// might be taw's stops it before anything changes.
 pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
     let env = Env::from_process()?;
-    let plan = targets::plan(target, &env)?;
+    let plan = targets::plan(target, &env);
     let mut undos = Vec::new();
     for edit in &plan.edits {
         undos.push((edit, edit.plan_undo()?));
@@ -310,7 +310,7 @@ pub(crate) fn status(only: Option<&Target>, outdated_only: bool) -> Result<Statu
         if only.is_some_and(|o| o.id != target.id) {
             continue;
         }
-        let status = status_of(target, &targets::plan(target, &env)?);
+        let status = status_of(target, &targets::plan(target, &env));
         if !outdated_only || status.outdated {
             integrations.push(status);
         }
