@@ -261,6 +261,8 @@ pub(crate) fn install(
     outcome
 }
 
+/// The rest of an install, once the plugin is in `folder` at `commit`:
+/// the manifest checked and shown, consent, the build, the record.
 fn finish(
     request: &Request,
     consent: Consent,
@@ -274,32 +276,8 @@ fn finish(
     let manifest_path = root.join(manifest::FILE_NAME);
     let manifest = manifest::load(&manifest_path, &registry::compat_version())?;
     let id = manifest.plugin_id.clone();
-    if registry::entries()?
-        .iter()
-        .any(|e| e.plugin_id == id && e.source.kind == "local")
-    {
-        return Err(TawError::new(
-            ErrorCode::InvalidPluginSource,
-            format!("{id} is linked from a folder; `taw plugin unlink {id}` first"),
-        )
-        .into());
-    }
-    let source_words = format!(
-        "github:{}/{}{}{}",
-        request.owner,
-        request.repo,
-        request
-            .subdir
-            .as_ref()
-            .map(|s| format!("/{s}"))
-            .unwrap_or_default(),
-        request
-            .git_ref
-            .as_ref()
-            .map(|r| format!(" (ref {r})"))
-            .unwrap_or_default()
-    );
-    let shown = preview(&manifest, &source_words, commit);
+    refuse_if_linked(&id)?;
+    let shown = preview(&manifest, &source_words(request), commit);
     match consent {
         Consent::Given => eprintln!("{shown}"),
         Consent::Ask => {
@@ -308,22 +286,7 @@ fn finish(
             }
         }
     }
-    let entry = Entry {
-        plugin_id: id.clone(),
-        manifest_path: manifest_path.display().to_string(),
-        plugin_root: root.display().to_string(),
-        enabled: true,
-        source: Source {
-            kind: "github".into(),
-            owner: Some(request.owner.clone()),
-            repo: Some(request.repo.clone()),
-            subdir: request.subdir.clone(),
-            requested_ref: request.git_ref.clone(),
-            resolved_commit: Some(commit.to_string()),
-            managed_path: Some(folder.display().to_string()),
-            installed_unix_ms: Some(crate::clock::now_ms()),
-        },
-    };
+    let entry = github_entry(request, &id, &manifest_path, &root, folder, commit);
     let plugin = registry::PluginInfo {
         manifest: manifest.clone(),
         manifest_path: entry.manifest_path.clone(),
@@ -343,11 +306,77 @@ fn finish(
     }
     registry::config_dir(&id)?;
     registry::state_dir(&id)?;
-    // The folder an earlier install of this plugin used goes once this one
-    // is registered. Folders are told apart by what they are on disk, so
-    // `Owner/repo` and `owner/repo` are one folder where the disk ignores
-    // case. Nothing after the registration fails the install: the record
-    // names this folder now, and it must stay.
+    register_in_place_of_earlier(entry, &id, folder)?;
+    Ok(registry::plugin(&id).unwrap_or(plugin))
+}
+
+/// A plugin linked from a folder is not replaced by an install.
+fn refuse_if_linked(id: &str) -> Result<()> {
+    if registry::entries()?
+        .iter()
+        .any(|e| e.plugin_id == id && e.source.kind == "local")
+    {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginSource,
+            format!("{id} is linked from a folder; `taw plugin unlink {id}` first"),
+        ));
+    }
+    Ok(())
+}
+
+/// Where the plugin comes from, as the preview says it:
+/// `github:owner/repo/subdir (ref r)`.
+fn source_words(request: &Request) -> String {
+    format!(
+        "github:{}/{}{}{}",
+        request.owner,
+        request.repo,
+        request
+            .subdir
+            .as_ref()
+            .map(|s| format!("/{s}"))
+            .unwrap_or_default(),
+        request
+            .git_ref
+            .as_ref()
+            .map(|r| format!(" (ref {r})"))
+            .unwrap_or_default()
+    )
+}
+
+/// The registry's record of a plugin installed from GitHub.
+fn github_entry(
+    request: &Request,
+    id: &str,
+    manifest_path: &Path,
+    root: &Path,
+    folder: &Path,
+    commit: &str,
+) -> Entry {
+    Entry {
+        plugin_id: id.to_string(),
+        manifest_path: manifest_path.display().to_string(),
+        plugin_root: root.display().to_string(),
+        enabled: true,
+        source: Source {
+            kind: "github".into(),
+            owner: Some(request.owner.clone()),
+            repo: Some(request.repo.clone()),
+            subdir: request.subdir.clone(),
+            requested_ref: request.git_ref.clone(),
+            resolved_commit: Some(commit.to_string()),
+            managed_path: Some(folder.display().to_string()),
+            installed_unix_ms: Some(crate::clock::now_ms()),
+        },
+    }
+}
+
+/// Registers `entry`; then the folder an earlier install of this plugin
+/// used goes, unless another record still names it. Folders are told
+/// apart by what they are on disk, so `Owner/repo` and `owner/repo` are
+/// one folder where the disk ignores case. Nothing after the registration
+/// fails the install: the record names this folder now, and it must stay.
+fn register_in_place_of_earlier(entry: Entry, id: &str, folder: &Path) -> Result<()> {
     let earlier = registry::entries()?
         .into_iter()
         .find(|e| e.plugin_id == id)
@@ -364,7 +393,7 @@ fn finish(
     {
         let _ = std::fs::remove_dir_all(&earlier);
     }
-    Ok(registry::plugin(&id).unwrap_or(plugin))
+    Ok(())
 }
 
 /// Whether two paths are one folder on disk (by file identity; two paths
