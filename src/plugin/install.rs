@@ -214,8 +214,10 @@ fn ask(preview: &str) -> std::result::Result<bool, Stopped> {
         return Err(Stopped::NoTerminal);
     }
     eprint!("Install this plugin? [y/N] ");
+    // Unflushed, the question may show late; it is still asked.
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
+    // An answer that cannot be read is left empty: a no.
     let _ = std::io::stdin().lock().read_line(&mut answer);
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
 }
@@ -250,12 +252,15 @@ pub(crate) fn install(
     let (folder, commit) = match made {
         Ok(made) => made,
         Err(error) => {
+            // Best effort: the fetch's error is the one to tell.
             let _ = std::fs::remove_dir_all(&fetching);
             return Err(error.into());
         }
     };
     let outcome = finish(request, consent, &folder, &commit);
     if outcome.is_err() {
+        // Best effort: why the install stopped is the one to tell, and the
+        // next install clears a folder no record names.
         let _ = std::fs::remove_dir_all(&folder);
     }
     outcome
@@ -391,6 +396,7 @@ fn register_in_place_of_earlier(entry: Entry, id: &str, folder: &Path) -> Result
                 .is_some_and(|p| same_folder(Path::new(p), Path::new(&earlier)))
         })
     {
+        // A folder left is only disk space: the install stands.
         let _ = std::fs::remove_dir_all(&earlier);
     }
     Ok(())
@@ -451,6 +457,7 @@ fn build(plugin: &registry::PluginInfo) -> Result<()> {
 
 /// Fetches `git_ref` (or the default branch) into `into`; the commit.
 fn fetch(into: &Path, url: &str, git_ref: Option<&str>) -> Result<String> {
+    // Mostly not there: this process's id is in its name.
     let _ = std::fs::remove_dir_all(into);
     std::fs::create_dir_all(into)
         .map_err(|e| TawError::io(format!("cannot make {}: {e}", into.display())))?;
@@ -510,6 +517,7 @@ fn clean_leftovers(dir: &Path, repo: &str) -> Result<()> {
         }
         let path = entry.path();
         if !named.iter().any(|n| same_folder(n, &path)) {
+            // Tried again at the next install or update.
             let _ = std::fs::remove_dir_all(&path);
         }
     }
@@ -618,6 +626,8 @@ pub(crate) fn update(targets: &[String], consent: Consent) -> Result<Vec<UpdateO
             .as_deref()
             .is_some_and(|p| Path::new(p).is_dir());
         let dir = repo_dir(&request);
+        // A folder that cannot be made fails the first git run in it, which
+        // says so.
         let _ = std::fs::create_dir_all(&dir);
         // What a run killed at its prompt left goes, whatever comes next.
         if let Err(error) = clean_leftovers(&dir, &request.repo) {
@@ -687,6 +697,8 @@ pub(crate) fn uninstall(target: &str) -> Result<super::Unlinked> {
             .iter()
             .any(|e| e.source.managed_path.as_deref() == Some(path.as_str()))
     {
+        // The record is gone, which is what `removed` says; a folder left
+        // is only disk space.
         let _ = std::fs::remove_dir_all(path);
     }
     Ok(super::Unlinked {
