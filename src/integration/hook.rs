@@ -61,123 +61,137 @@ pub(crate) fn read(
     var: &dyn Fn(&str) -> Option<String>,
 ) -> Said {
     let state = match action {
-        "working" => Some("working"),
-        "blocked" => Some("blocked"),
-        "idle" => Some("idle"),
-        "session" => None,
+        "working" => "working",
+        "blocked" => "blocked",
+        "idle" => "idle",
+        "session" => return read_session(target, payload, var),
         _ => return Said::Nothing,
     };
-    let session_id = || text(payload, SESSION_IDS);
-    if let Some(state) = state {
-        return Said::State {
-            state,
-            id: session_id(),
-        };
+    Said::State {
+        state,
+        id: text(payload, SESSION_IDS),
     }
-    let said = |id: Option<String>, path: Option<String>, start: Option<&'static str>| {
-        if id.is_none() && path.is_none() {
-            Said::Nothing
-        } else {
-            Said::Session { id, path, start }
-        }
-    };
+}
+
+/// A session, when the payload names it by an id or a path.
+fn session(id: Option<String>, path: Option<String>, start: Option<&'static str>) -> Said {
+    if id.is_none() && path.is_none() {
+        Said::Nothing
+    } else {
+        Said::Session { id, path, start }
+    }
+}
+
+/// The start source the payload gives as `source`.
+fn source(payload: &Value) -> Option<&'static str> {
+    start_source(text(payload, &["source"]))
+}
+
+/// The session a `session` hook of `target` reports, as that agent spells
+/// it.
+fn read_session(target: &Target, payload: &Value, var: &dyn Fn(&str) -> Option<String>) -> Said {
     match target.id {
-        "claude" => {
-            // A subagent's session is not the pane's.
-            if payload.get("agent_id").is_some() {
-                return Said::Nothing;
-            }
-            said(
-                session_id(),
-                text(payload, &["transcript_path"]),
-                start_source(text(payload, &["source"])),
-            )
-        }
-        "codex" => {
-            let id = session_id();
-            // A Codex started by a Codex (a tool call) inherits its thread.
-            if let (Some(thread), Some(id)) = (var("CODEX_THREAD_ID"), &id)
-                && thread != *id
-            {
-                return Said::Nothing;
-            }
-            if text(payload, &["transcript_path"]).is_none() {
-                return Said::Nothing;
-            }
-            said(id, None, start_source(text(payload, &["source"])))
-        }
-        "copilot" | "cursor" => {
-            if event(payload).is_some_and(|e| e != "sessionstart") {
-                return Said::Nothing;
-            }
-            let keys: &[&str] = if target.id == "cursor" {
-                &[
-                    "session_id",
-                    "sessionId",
-                    "conversation_id",
-                    "conversationId",
-                ]
-            } else {
-                SESSION_IDS
-            };
-            said(
-                text(payload, keys),
-                None,
-                start_source(text(payload, &["source"])),
-            )
-        }
-        "antigravity-cli" => said(
-            var("AGY_SESSION_ID")
-                .or_else(|| var("ANTIGRAVITY_SESSION_ID"))
-                .or_else(|| {
-                    text(
-                        payload,
-                        &[
-                            "conversationId",
-                            "conversation_id",
-                            "session_id",
-                            "sessionId",
-                        ],
-                    )
-                }),
+        "claude" => claude(payload),
+        "codex" => codex(payload, var),
+        "copilot" => session_start(payload, SESSION_IDS),
+        "cursor" => session_start(payload, CURSOR_IDS),
+        "antigravity-cli" => antigravity(payload, var),
+        "grok" => session(
+            text(payload, GROK_IDS).or_else(|| var("GROK_SESSION_ID")),
             None,
-            None,
+            source(payload),
         ),
-        "grok" => said(
-            text(
-                payload,
-                &[
-                    "sessionId",
-                    "session_id",
-                    "conversationId",
-                    "conversation_id",
-                ],
-            )
-            .or_else(|| var("GROK_SESSION_ID")),
+        "letta" => letta(payload),
+        "kimi" | "mastracode" => session(
+            text(payload, SESSION_IDS),
             None,
-            start_source(text(payload, &["source"])),
+            source(payload).or(Some("startup")),
         ),
-        "letta" => {
-            let id = text(payload, &["conversation_id"]).map(|id| {
-                match (id.as_str(), text(payload, &["agent_id"])) {
-                    ("default", Some(agent)) => format!("default:{agent}"),
-                    _ => id,
-                }
-            });
-            let new = payload.get("is_new_session").and_then(Value::as_bool);
-            said(id, None, new.map(|new| if new { "new" } else { "resume" }))
-        }
-        "kimi" | "mastracode" => said(
-            session_id(),
-            None,
-            start_source(text(payload, &["source"])).or(Some("startup")),
-        ),
-        _ => said(
-            session_id(),
+        _ => session(
+            text(payload, SESSION_IDS),
             text(payload, &["transcript_path"]),
-            start_source(text(payload, &["source"])),
+            source(payload),
         ),
     }
+}
+
+/// Cursor's ids: the session's, else the conversation's.
+const CURSOR_IDS: &[&str] = &[
+    "session_id",
+    "sessionId",
+    "conversation_id",
+    "conversationId",
+];
+
+/// Antigravity's ids, when its variables give none: the conversation's
+/// first.
+const ANTIGRAVITY_IDS: &[&str] = &[
+    "conversationId",
+    "conversation_id",
+    "session_id",
+    "sessionId",
+];
+
+/// Grok's ids, the camel-case spelling first.
+const GROK_IDS: &[&str] = &[
+    "sessionId",
+    "session_id",
+    "conversationId",
+    "conversation_id",
+];
+
+fn claude(payload: &Value) -> Said {
+    // A subagent's session is not the pane's.
+    if payload.get("agent_id").is_some() {
+        return Said::Nothing;
+    }
+    session(
+        text(payload, SESSION_IDS),
+        text(payload, &["transcript_path"]),
+        source(payload),
+    )
+}
+
+fn codex(payload: &Value, var: &dyn Fn(&str) -> Option<String>) -> Said {
+    let id = text(payload, SESSION_IDS);
+    // A Codex started by a Codex (a tool call) inherits its thread.
+    if let (Some(thread), Some(id)) = (var("CODEX_THREAD_ID"), &id)
+        && thread != *id
+    {
+        return Said::Nothing;
+    }
+    if text(payload, &["transcript_path"]).is_none() {
+        return Said::Nothing;
+    }
+    session(id, None, source(payload))
+}
+
+/// Copilot's and Cursor's hooks, which may be another event than the
+/// session's start.
+fn session_start(payload: &Value, ids: &[&str]) -> Said {
+    if event(payload).is_some_and(|e| e != "sessionstart") {
+        return Said::Nothing;
+    }
+    session(text(payload, ids), None, source(payload))
+}
+
+fn antigravity(payload: &Value, var: &dyn Fn(&str) -> Option<String>) -> Said {
+    let id = var("AGY_SESSION_ID")
+        .or_else(|| var("ANTIGRAVITY_SESSION_ID"))
+        .or_else(|| text(payload, ANTIGRAVITY_IDS));
+    session(id, None, None)
+}
+
+/// Letta's conversation, told apart per agent when it is the default one.
+fn letta(payload: &Value) -> Said {
+    let id = text(payload, &["conversation_id"]).map(|id| {
+        match (id.as_str(), text(payload, &["agent_id"])) {
+            ("default", Some(agent)) => format!("default:{agent}"),
+            _ => id,
+        }
+    });
+    let new = payload.get("is_new_session").and_then(Value::as_bool);
+    session(id, None, new.map(|new| if new { "new" } else { "resume" }))
 }
 
 #[cfg(test)]

@@ -131,20 +131,30 @@ impl Journal {
         }
     }
 
-    fn put_back(self) {
+    /// Puts every file back as it was; the ones that could not be, with
+    /// why.
+    fn put_back(self) -> Vec<String> {
+        let mut left = Vec::new();
         for (path, bytes) in self.0.into_iter().rev() {
-            let _ = match bytes {
+            let undone = match bytes {
                 Some(bytes) => paths::write_user_file(&path, &bytes),
                 None => std::fs::remove_file(&path),
             };
+            match undone {
+                // A file the failed run never wrote is as it was.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => left.push(format!("{}: {e}", paths::display(&path))),
+                Ok(()) => {}
+            }
         }
+        left
     }
 }
 
 /// `taw integration install <target>`.
 pub(crate) fn install(target: &Target) -> Result<Installed> {
     let env = Env::from_process()?;
-    let plan = targets::plan(target, &env)?;
+    let plan = targets::plan(target, &env);
     if let Some(missing) = &plan.cannot_install {
         return Err(TawError::new(
             ErrorCode::IntegrationInstallFailed,
@@ -162,7 +172,7 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
     }
     let mut journal = Journal::default();
     let mut messages = Vec::new();
-    let written = (|| {
+    let written: Result<()> = (|| {
         for file in &plan.files {
             journal.remember(&file.path);
             write_owned(file)?;
@@ -191,8 +201,16 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
         }
         Ok(())
     })();
-    if let Err(error) = written {
-        journal.put_back();
+    if let Err(mut error) = written {
+        let left = journal.put_back();
+        // Else the person would think their files are as they were.
+        if !left.is_empty() {
+            error.message = format!(
+                "{}; and these could not be put back as they were: {}",
+                error.message,
+                left.join("; ")
+            );
+        }
         return Err(error);
     }
     messages.extend(plan.notes.iter().cloned());
@@ -249,7 +267,7 @@ fn check_version(target: &Target) -> Result<Option<String>> {
 /// might be taw's stops it before anything changes.
 pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
     let env = Env::from_process()?;
-    let plan = targets::plan(target, &env)?;
+    let plan = targets::plan(target, &env);
     let mut undos = Vec::new();
     for edit in &plan.edits {
         undos.push((edit, edit.plan_undo()?));
@@ -286,8 +304,11 @@ pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
         }
     }
     for folder in &plan.own_folders {
-        // Python leaves its compiled copies beside the plugin.
+        // Python leaves its compiled copies beside the plugin; mostly there
+        // are none.
         let _ = std::fs::remove_dir_all(folder.join("__pycache__"));
+        // Fails when the folder holds files not taw's: then it stays, as
+        // it should.
         let _ = std::fs::remove_dir(folder);
     }
     if messages.is_empty() {
@@ -310,7 +331,7 @@ pub(crate) fn status(only: Option<&Target>, outdated_only: bool) -> Result<Statu
         if only.is_some_and(|o| o.id != target.id) {
             continue;
         }
-        let status = status_of(target, &targets::plan(target, &env)?);
+        let status = status_of(target, &targets::plan(target, &env));
         if !outdated_only || status.outdated {
             integrations.push(status);
         }

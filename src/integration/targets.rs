@@ -25,42 +25,292 @@ pub(crate) struct Target {
     /// `TAW_INTEGRATION_VERSION` in the file status reads. One more when
     /// its script or entry changes.
     pub version: u32,
+    /// Where the agent keeps its config.
+    folder: Folder,
+    /// What taw writes in that folder.
+    writes: Writes,
+}
+
+/// Where an agent's config folder is.
+#[derive(Debug, Clone, Copy)]
+enum Folder {
+    /// The first of `vars` that is set, else `default` under the home.
+    Var {
+        vars: &'static [&'static str],
+        default: &'static str,
+    },
+    /// A folder under the home, which no variable moves.
+    Home(&'static str),
+    /// A folder under `$XDG_CONFIG_HOME` (`~/.config` when unset).
+    Xdg(&'static str),
+    /// A folder under the home taw makes when missing (Mastra Code's, by
+    /// herdr's rule), so it need not be there.
+    Made(&'static str),
+    /// OMP's: `PI_CODING_AGENT_DIR`, else `~/<PI_CONFIG_DIR or .omp>/agent`.
+    Omp,
+}
+
+/// What taw writes into an agent's folder.
+#[derive(Debug, Clone, Copy)]
+enum Writes {
+    /// Pi's extension, in the file named under `extensions/`.
+    Extension { file: &'static str },
+    /// taw's hook script, run from entries in one JSON file of the agent's.
+    Hooks(Hooked),
+    /// Codex's hooks, and the feature in config.toml that turns them on.
+    Codex,
+    /// Kimi's hooks: taw's script and a block of hook tables in config.toml.
+    Kimi,
+    /// An OpenCode plugin in `plugins` (OpenCode's folder name, Kilo's is
+    /// `plugin`); OpenCode 2's plugin as well when `opencode_v2`.
+    JsPlugin {
+        plugins: &'static str,
+        opencode_v2: bool,
+    },
+    /// A Hermes plugin, enabled in config.yaml.
+    Hermes,
+    /// Grok's: taw's script and a hooks file of taw's own.
+    Grok,
 }
 
 pub(crate) const TARGETS: &[Target] = &[
-    target("pi", "Pi", "pi", true, false),
-    target("omp", "OMP", "omp", true, false),
-    target("claude", "Claude Code", "claude", false, false),
-    target("codex", "Codex", "codex", false, false),
-    target("copilot", "GitHub Copilot CLI", "copilot", false, false),
-    target("devin", "Devin CLI", "devin", false, false),
-    target("droid", "Droid", "droid", false, false),
-    target("kimi", "Kimi Code CLI", "kimi", true, false),
-    target("opencode", "OpenCode", "opencode", true, false),
-    target("kilo", "Kilo Code CLI", "kilo", true, false),
-    target("hermes", "Hermes Agent", "hermes", false, false),
-    target("qodercli", "Qoder CLI", "qodercli", false, false),
-    target("cursor", "Cursor Agent CLI", "cursor", false, false),
-    target("mastracode", "Mastra Code", "mastracode", true, false),
-    target("antigravity-cli", "Antigravity CLI", "agy", false, false),
-    target("grok", "Grok CLI", "grok", false, false),
-    target("letta", "Letta Code", "letta", false, true),
+    target(
+        ("pi", "Pi", "pi"),
+        Folder::Var {
+            vars: &["PI_CODING_AGENT_DIR"],
+            default: ".pi/agent",
+        },
+        Writes::Extension {
+            file: "taw-agent-state.ts",
+        },
+    )
+    .reporting_state(),
+    target(
+        ("omp", "OMP", "omp"),
+        Folder::Omp,
+        Writes::Extension {
+            file: "taw-omp-agent-state.ts",
+        },
+    )
+    .reporting_state(),
+    target(
+        ("claude", "Claude Code", "claude"),
+        Folder::Var {
+            vars: &["CLAUDE_CONFIG_DIR"],
+            default: ".claude",
+        },
+        Writes::Hooks(Hooked {
+            table: HookTable {
+                matcher: Some("*"),
+                ..GROUPED
+            },
+            runner: Runner::Shell,
+            ..Hooked::session("hooks", "settings.json")
+        }),
+    ),
+    target(
+        ("codex", "Codex", "codex"),
+        Folder::Var {
+            vars: &["CODEX_HOME"],
+            default: ".codex",
+        },
+        Writes::Codex,
+    ),
+    target(
+        ("copilot", "GitHub Copilot CLI", "copilot"),
+        Folder::Var {
+            vars: &["COPILOT_HOME"],
+            default: ".copilot",
+        },
+        Writes::Hooks(Hooked {
+            table: HookTable {
+                shape: Shape::Flat {
+                    command_key: "bash",
+                    typed: true,
+                },
+                timeout: Some(("timeoutSec", 10)),
+                ..GROUPED
+            },
+            ..Hooked::session("hooks", "settings.json")
+        }),
+    ),
+    target(
+        ("devin", "Devin CLI", "devin"),
+        Folder::Xdg("devin"),
+        Writes::Hooks(Hooked {
+            events: &[
+                ("SessionStart", "session"),
+                ("UserPromptSubmit", "session"),
+                ("PreToolUse", "session"),
+                ("PostToolUse", "session"),
+                ("PermissionRequest", "session"),
+                ("Stop", "session"),
+            ],
+            ..Hooked::session("", "config.json")
+        }),
+    ),
+    target(
+        ("droid", "Droid", "droid"),
+        Folder::Home(".factory"),
+        Writes::Hooks(Hooked::session("hooks", "settings.json")),
+    ),
+    target(
+        ("kimi", "Kimi Code CLI", "kimi"),
+        Folder::Var {
+            vars: &["KIMI_CODE_HOME"],
+            default: ".kimi-code",
+        },
+        Writes::Kimi,
+    )
+    .reporting_state(),
+    target(
+        ("opencode", "OpenCode", "opencode"),
+        Folder::Xdg("opencode"),
+        Writes::JsPlugin {
+            plugins: "plugins",
+            opencode_v2: true,
+        },
+    )
+    .reporting_state(),
+    target(
+        ("kilo", "Kilo Code CLI", "kilo"),
+        Folder::Xdg("kilo"),
+        Writes::JsPlugin {
+            plugins: "plugin",
+            opencode_v2: false,
+        },
+    )
+    .reporting_state(),
+    target(
+        ("hermes", "Hermes Agent", "hermes"),
+        Folder::Var {
+            vars: &["HERMES_HOME"],
+            default: ".hermes",
+        },
+        Writes::Hermes,
+    ),
+    target(
+        ("qodercli", "Qoder CLI", "qodercli"),
+        Folder::Var {
+            vars: &["QODER_CONFIG_DIR"],
+            default: ".qoder",
+        },
+        Writes::Hooks(Hooked {
+            table: HookTable {
+                matcher: Some("*"),
+                ..GROUPED
+            },
+            ..Hooked::session("hooks", "settings.json")
+        }),
+    ),
+    target(
+        ("cursor", "Cursor Agent CLI", "cursor"),
+        Folder::Var {
+            vars: &["CURSOR_CONFIG_DIR"],
+            default: ".cursor",
+        },
+        Writes::Hooks(Hooked {
+            table: HookTable {
+                shape: Shape::Flat {
+                    command_key: "command",
+                    typed: false,
+                },
+                timeout: None,
+                preamble: &[("version", 1)],
+                ..GROUPED
+            },
+            events: &[("sessionStart", "session")],
+            ..Hooked::session("", "hooks.json")
+        }),
+    ),
+    target(
+        ("mastracode", "Mastra Code", "mastracode"),
+        Folder::Made(".mastracode"),
+        Writes::Hooks(Hooked {
+            table: HookTable {
+                path: &[],
+                shape: Shape::Flat {
+                    command_key: "command",
+                    typed: true,
+                },
+                timeout: Some(("timeout", 10_000)),
+                extra: &[("description", Extra::Text("Tell taw the agent's state"))],
+                ..GROUPED
+            },
+            events: &[
+                ("SessionStart", "session"),
+                ("UserPromptSubmit", "working"),
+                ("AgentStart", "working"),
+                ("PreToolUse", "working"),
+                ("PermissionRequest", "blocked"),
+                ("PermissionResult", "working"),
+                ("SubagentStart", "working"),
+                ("SubagentEnd", "working"),
+                ("Interrupt", "idle"),
+                ("AgentEnd", "idle"),
+                ("Stop", "idle"),
+            ],
+            ..Hooked::session("hooks", "hooks.json")
+        }),
+    )
+    .reporting_state(),
+    target(
+        ("antigravity-cli", "Antigravity CLI", "agy"),
+        Folder::Var {
+            vars: &["ANTIGRAVITY_CLI_CONFIG_DIR"],
+            default: ".gemini/config",
+        },
+        Writes::Hooks(Hooked {
+            table: HookTable {
+                path: &["taw"],
+                shape: Shape::Flat {
+                    command_key: "command",
+                    typed: true,
+                },
+                ..GROUPED
+            },
+            events: &[("PreInvocation", "session")],
+            ..Hooked::session("hooks", "hooks.json")
+        }),
+    ),
+    target(
+        ("grok", "Grok CLI", "grok"),
+        Folder::Var {
+            vars: &["GROK_CONFIG_DIR", "GROK_HOME"],
+            default: ".grok",
+        },
+        Writes::Grok,
+    ),
+    target(
+        ("letta", "Letta Code", "letta"),
+        Folder::Home(".letta"),
+        Writes::Hooks(Hooked {
+            table: HookTable {
+                timeout: Some(("timeout", 10_000)),
+                extra: &[("quiet", Extra::Bool(true))],
+                ..GROUPED
+            },
+            ..Hooked::session("hooks", "settings.json")
+        }),
+    )
+    .as_experimental(),
 ];
 
+/// A target that reports its session only, not experimental, at version 1.
 const fn target(
-    id: &'static str,
-    name: &'static str,
-    agent: &'static str,
-    reports_state: bool,
-    experimental: bool,
+    (id, name, agent): (&'static str, &'static str, &'static str),
+    folder: Folder,
+    writes: Writes,
 ) -> Target {
     Target {
         id,
         name,
         agent,
-        reports_state,
-        experimental,
+        reports_state: false,
+        experimental: false,
         version: 1,
+        folder,
+        writes,
     }
 }
 
@@ -85,6 +335,21 @@ impl Target {
 
     pub(crate) fn current_version(&self) -> u32 {
         self.version
+    }
+
+    /// Its hooks report the agent's state too.
+    const fn reporting_state(self) -> Target {
+        Target {
+            reports_state: true,
+            ..self
+        }
+    }
+
+    const fn as_experimental(self) -> Target {
+        Target {
+            experimental: true,
+            ..self
+        }
     }
 }
 
@@ -281,372 +546,101 @@ const GROUPED: HookTable = HookTable {
 };
 
 impl Plan {
-    /// The folder, which must be there to install: the agent is not
-    /// installed otherwise.
-    fn need(&mut self, folder: PathBuf, target: &Target, how: &str) -> PathBuf {
+    /// The folder must be there to install: the agent is not installed
+    /// otherwise.
+    fn need(&mut self, folder: &Path, target: &Target, how: &str) {
         if !folder.is_dir() && self.cannot_install.is_none() {
             self.cannot_install = Some(format!(
                 "{}'s config folder {} does not exist: install {} and run it once{how}, then install the integration again",
                 target.name,
-                paths::display(&folder),
+                paths::display(folder),
                 target.name
             ));
         }
-        folder
     }
 }
 
 /// What installing `target` writes, where.
-pub(crate) fn plan(target: &Target, env: &Env) -> Result<Plan> {
+pub(crate) fn plan(target: &Target, env: &Env) -> Plan {
     let mut plan = Plan::default();
-    match target.id {
-        "pi" => {
-            let agent_dir = env.folder(&["PI_CODING_AGENT_DIR"], ".pi/agent");
-            extension(
-                &mut plan,
-                target,
-                env,
-                agent_dir,
-                "taw-agent-state.ts",
-                ", or set PI_CODING_AGENT_DIR",
-            );
-        }
-        "omp" => {
-            let agent_dir = match env.var("PI_CODING_AGENT_DIR") {
+    let folder = target.folder.path(env);
+    let how = target.folder.how_to_move();
+    if let Folder::Omp = target.folder {
+        refuse_pi_folder(&mut plan, env, &folder);
+    }
+    // An extension checks its own folder: the agent's may be missing when
+    // the extensions' is there.
+    let checks_own = matches!(target.writes, Writes::Extension { .. });
+    if target.folder.must_exist() && !checks_own {
+        plan.need(&folder, target, &how);
+    }
+    match target.writes {
+        Writes::Extension { file } => extension(&mut plan, target, env, folder, file, &how),
+        Writes::Hooks(hooks) => hooked(&mut plan, target, env, folder, hooks),
+        Writes::Codex => codex(&mut plan, target, env, folder),
+        Writes::Kimi => kimi(&mut plan, target, env, folder),
+        Writes::JsPlugin {
+            plugins,
+            opencode_v2,
+        } => js_plugin(&mut plan, target, env, folder, plugins, opencode_v2),
+        Writes::Hermes => hermes(&mut plan, target, env, folder),
+        Writes::Grok => grok(&mut plan, target, env, folder),
+    }
+    plan
+}
+
+impl Folder {
+    fn path(&self, env: &Env) -> PathBuf {
+        match *self {
+            Folder::Var { vars, default } => env.folder(vars, default),
+            Folder::Home(path) | Folder::Made(path) => env.home.join(path),
+            Folder::Xdg(name) => env
+                .var("XDG_CONFIG_HOME")
+                .map(|dir| env.expand(&dir))
+                .unwrap_or_else(|| env.home.join(".config"))
+                .join(name),
+            Folder::Omp => match env.var("PI_CODING_AGENT_DIR") {
                 Some(dir) => env.expand(&dir),
                 None => env
                     .home
                     .join(env.var("PI_CONFIG_DIR").unwrap_or_else(|| ".omp".into()))
                     .join("agent"),
-            };
-            let pi_dir = env.folder(&["PI_CODING_AGENT_DIR"], ".pi/agent");
-            if paths::same_place(&agent_dir, &pi_dir) {
-                plan.cannot_install = Some(format!(
-                    "Pi and OMP both use {}; give OMP a folder of its own (PI_CONFIG_DIR) before installing its integration",
-                    paths::display(&agent_dir.join("extensions"))
-                ));
-            }
-            extension(
-                &mut plan,
-                target,
-                env,
-                agent_dir,
-                "taw-omp-agent-state.ts",
-                ", or set PI_CONFIG_DIR",
-            );
-        }
-        "claude" => {
-            let folder = plan.need(
-                env.folder(&["CLAUDE_CONFIG_DIR"], ".claude"),
-                target,
-                ", or set CLAUDE_CONFIG_DIR",
-            );
-            let hooks = Hooked {
-                table: HookTable {
-                    matcher: Some("*"),
-                    ..GROUPED
-                },
-                runner: Runner::Shell,
-                ..Hooked::session("hooks", "settings.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        "codex" => {
-            let folder = plan.need(
-                env.folder(&["CODEX_HOME"], ".codex"),
-                target,
-                ", or set CODEX_HOME",
-            );
-            plan.edits.push(Edit::plain(
-                folder.join("config.toml"),
-                Change::CodexFeature,
-                &env.home,
-            ));
-            hooked(
-                &mut plan,
-                target,
-                env,
-                folder,
-                Hooked::session("", "hooks.json"),
-            );
-            plan.notes.push(CODEX_REVIEW.into());
-        }
-        "copilot" => {
-            let folder = plan.need(
-                env.folder(&["COPILOT_HOME"], ".copilot"),
-                target,
-                ", or set COPILOT_HOME",
-            );
-            let hooks = Hooked {
-                table: HookTable {
-                    shape: Shape::Flat {
-                        command_key: "bash",
-                        typed: true,
-                    },
-                    timeout: Some(("timeoutSec", 10)),
-                    ..GROUPED
-                },
-                ..Hooked::session("hooks", "settings.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        "devin" => {
-            let folder = plan.need(
-                env.var("XDG_CONFIG_HOME")
-                    .map(|d| env.expand(&d).join("devin"))
-                    .unwrap_or_else(|| env.home.join(".config/devin")),
-                target,
-                "",
-            );
-            let hooks = Hooked {
-                events: &[
-                    ("SessionStart", "session"),
-                    ("UserPromptSubmit", "session"),
-                    ("PreToolUse", "session"),
-                    ("PostToolUse", "session"),
-                    ("PermissionRequest", "session"),
-                    ("Stop", "session"),
-                ],
-                ..Hooked::session("", "config.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        "droid" => {
-            let folder = plan.need(env.home.join(".factory"), target, "");
-            hooked(
-                &mut plan,
-                target,
-                env,
-                folder,
-                Hooked::session("hooks", "settings.json"),
-            );
-        }
-        "qodercli" => {
-            let folder = plan.need(
-                env.folder(&["QODER_CONFIG_DIR"], ".qoder"),
-                target,
-                ", or set QODER_CONFIG_DIR",
-            );
-            let hooks = Hooked {
-                table: HookTable {
-                    matcher: Some("*"),
-                    ..GROUPED
-                },
-                ..Hooked::session("hooks", "settings.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        "kimi" => {
-            let folder = plan.need(
-                env.folder(&["KIMI_CODE_HOME"], ".kimi-code"),
-                target,
-                ", or set KIMI_CODE_HOME",
-            );
-            let path = folder.join("hooks").join(script_name(target));
-            plan.edits.push(Edit {
-                path: folder.join("config.toml"),
-                change: Change::TomlBlock {
-                    marker: "taw kimi integration".into(),
-                    body: kimi_hooks(&path),
-                },
-                script: Some(path.clone()),
-                runner: Runner::Direct,
-                home: env.home.clone(),
-            });
-            plan.files.push(script(path, target, env));
-            plan.notes
-                .push("Kimi Code 0.14.0 or newer runs these hooks".into());
-            plan.folder = folder;
-        }
-        "opencode" | "kilo" => {
-            let config = env
-                .var("XDG_CONFIG_HOME")
-                .map(|d| env.expand(&d))
-                .unwrap_or_else(|| env.home.join(".config"));
-            let folder = plan.need(config.join(target.id), target, "");
-            let plugins = folder.join(if target.id == "opencode" {
-                "plugins"
-            } else {
-                "plugin"
-            });
-            plan.files.push(OwnedFile {
-                path: plugins.join("taw-agent-state.js"),
-                text: fill(OPENCODE_PLUGIN, target, env),
-                executable: false,
-            });
-            if target.id == "opencode" {
-                // OpenCode 2 reads the plugins of the terminal from
-                // cli.json, which only its first start makes.
-                let v2 = folder.join("taw-opencode");
-                plan.files.push(OwnedFile {
-                    path: v2.join("tui.js"),
-                    text: fill(OPENCODE_V2_PLUGIN, target, env),
-                    executable: false,
-                });
-                plan.own_folders.push(v2);
-                let cli = folder.join("cli.json");
-                if cli.exists() {
-                    plan.edits.push(Edit::plain(
-                        cli,
-                        Change::JsonListItem {
-                            dialect: Dialect::Jsonc,
-                            key: "plugins",
-                            item: OPENCODE_V2_ENTRY.into(),
-                        },
-                        &env.home,
-                    ));
-                } else {
-                    plan.notes.push(OPENCODE_V2_NOTE.into());
-                }
-            }
-            plan.folder = folder;
-        }
-        "hermes" => {
-            let folder = plan.need(
-                env.folder(&["HERMES_HOME"], ".hermes"),
-                target,
-                ", or set HERMES_HOME",
-            );
-            let plugin = folder.join("plugins").join(HERMES_PLUGIN_NAME);
-            plan.files.push(OwnedFile {
-                path: plugin.join("__init__.py"),
-                text: fill(HERMES_PLUGIN, target, env),
-                executable: false,
-            });
-            plan.files.push(OwnedFile {
-                path: plugin.join("plugin.yaml"),
-                text: fill(HERMES_MANIFEST, target, env),
-                executable: false,
-            });
-            plan.own_folders.push(plugin);
-            plan.edits.push(Edit::plain(
-                folder.join("config.yaml"),
-                Change::YamlEnabled {
-                    name: HERMES_PLUGIN_NAME.into(),
-                },
-                &env.home,
-            ));
-            plan.notes
-                .push("restart Hermes so that it loads the plugin".into());
-            plan.folder = folder;
-        }
-        "cursor" => {
-            let folder = plan.need(
-                env.folder(&["CURSOR_CONFIG_DIR"], ".cursor"),
-                target,
-                ", or set CURSOR_CONFIG_DIR",
-            );
-            let hooks = Hooked {
-                table: HookTable {
-                    shape: Shape::Flat {
-                        command_key: "command",
-                        typed: false,
-                    },
-                    timeout: None,
-                    preamble: &[("version", 1)],
-                    ..GROUPED
-                },
-                events: &[("sessionStart", "session")],
-                ..Hooked::session("", "hooks.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        "mastracode" => {
-            // Mastra Code's folder is made when missing (herdr's rule).
-            let folder = env.home.join(".mastracode");
-            let hooks = Hooked {
-                table: HookTable {
-                    path: &[],
-                    shape: Shape::Flat {
-                        command_key: "command",
-                        typed: true,
-                    },
-                    timeout: Some(("timeout", 10_000)),
-                    extra: &[("description", Extra::Text("Tell taw the agent's state"))],
-                    ..GROUPED
-                },
-                events: &[
-                    ("SessionStart", "session"),
-                    ("UserPromptSubmit", "working"),
-                    ("AgentStart", "working"),
-                    ("PreToolUse", "working"),
-                    ("PermissionRequest", "blocked"),
-                    ("PermissionResult", "working"),
-                    ("SubagentStart", "working"),
-                    ("SubagentEnd", "working"),
-                    ("Interrupt", "idle"),
-                    ("AgentEnd", "idle"),
-                    ("Stop", "idle"),
-                ],
-                ..Hooked::session("hooks", "hooks.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        "antigravity-cli" => {
-            let folder = plan.need(
-                env.folder(&["ANTIGRAVITY_CLI_CONFIG_DIR"], ".gemini/config"),
-                target,
-                ", or set ANTIGRAVITY_CLI_CONFIG_DIR",
-            );
-            let hooks = Hooked {
-                table: HookTable {
-                    path: &["taw"],
-                    shape: Shape::Flat {
-                        command_key: "command",
-                        typed: true,
-                    },
-                    ..GROUPED
-                },
-                events: &[("PreInvocation", "session")],
-                ..Hooked::session("hooks", "hooks.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        "grok" => {
-            let folder = plan.need(
-                env.folder(&["GROK_CONFIG_DIR", "GROK_HOME"], ".grok"),
-                target,
-                ", or set GROK_HOME",
-            );
-            let path = folder.join("hooks").join(script_name(target));
-            let hooks = serde_json::json!({
-                "hooks": {"SessionStart": [{"hooks": [{
-                    "type": "command",
-                    "command": hook_command(&path, "session"),
-                    "timeout": 10,
-                }]}]}
-            });
-            plan.files.push(script(path, target, env));
-            plan.files.push(OwnedFile {
-                path: folder.join("hooks").join("taw.json"),
-                text: serde_json::to_string_pretty(&hooks).unwrap_or_default() + "\n",
-                executable: false,
-            });
-            plan.folder = folder;
-        }
-        "letta" => {
-            let folder = plan.need(env.home.join(".letta"), target, "");
-            let hooks = Hooked {
-                table: HookTable {
-                    timeout: Some(("timeout", 10_000)),
-                    extra: &[("quiet", Extra::Bool(true))],
-                    ..GROUPED
-                },
-                ..Hooked::session("hooks", "settings.json")
-            };
-            hooked(&mut plan, target, env, folder, hooks);
-        }
-        other => {
-            return Err(TawError::invalid_argument(format!(
-                "no integration for {other:?}"
-            )));
+            },
         }
     }
-    Ok(plan)
+
+    /// The end of the message when the folder is missing: the variable
+    /// that moves it (of several, the last).
+    fn how_to_move(&self) -> String {
+        match self {
+            Folder::Var { vars, .. } => match vars.last() {
+                Some(var) => format!(", or set {var}"),
+                None => String::new(),
+            },
+            Folder::Omp => ", or set PI_CONFIG_DIR".into(),
+            Folder::Home(_) | Folder::Xdg(_) | Folder::Made(_) => String::new(),
+        }
+    }
+
+    fn must_exist(&self) -> bool {
+        !matches!(self, Folder::Made(_))
+    }
+}
+
+/// OMP cannot share Pi's folder: one extension would be both agents'.
+fn refuse_pi_folder(plan: &mut Plan, env: &Env, omp_dir: &Path) {
+    let pi_dir = env.folder(&["PI_CODING_AGENT_DIR"], ".pi/agent");
+    if paths::same_place(omp_dir, &pi_dir) {
+        plan.cannot_install = Some(format!(
+            "Pi and OMP both use {}; give OMP a folder of its own (PI_CONFIG_DIR) before installing its integration",
+            paths::display(&omp_dir.join("extensions"))
+        ));
+    }
 }
 
 /// A target whose hooks are taw's script, run from entries in one JSON
 /// file of the agent's.
+#[derive(Debug, Clone, Copy)]
 struct Hooked {
     /// The script's folder under the agent's (`""`: the folder itself).
     script_dir: &'static str,
@@ -660,7 +654,7 @@ struct Hooked {
 
 impl Hooked {
     /// herdr's usual: a `SessionStart` hook that reports the session.
-    fn session(script_dir: &'static str, config: &'static str) -> Hooked {
+    const fn session(script_dir: &'static str, config: &'static str) -> Hooked {
         Hooked {
             script_dir,
             config,
@@ -686,6 +680,128 @@ fn hooked(plan: &mut Plan, target: &Target, env: &Env, folder: PathBuf, hooks: H
     plan.folder = folder;
 }
 
+/// Codex's hooks, after the edit of config.toml that turns its hooks
+/// feature on (the order its edits were always made in).
+fn codex(plan: &mut Plan, target: &Target, env: &Env, folder: PathBuf) {
+    plan.edits.push(Edit::plain(
+        folder.join("config.toml"),
+        Change::CodexFeature,
+        &env.home,
+    ));
+    hooked(plan, target, env, folder, Hooked::session("", "hooks.json"));
+    plan.notes.push(CODEX_REVIEW.into());
+}
+
+/// Kimi's hook tables in its config.toml, running taw's script.
+fn kimi(plan: &mut Plan, target: &Target, env: &Env, folder: PathBuf) {
+    let path = folder.join("hooks").join(script_name(target));
+    plan.edits.push(Edit {
+        path: folder.join("config.toml"),
+        change: Change::TomlBlock {
+            marker: "taw kimi integration".into(),
+            body: kimi_hooks(&path),
+        },
+        script: Some(path.clone()),
+        runner: Runner::Direct,
+        home: env.home.clone(),
+    });
+    plan.files.push(script(path, target, env));
+    plan.notes
+        .push("Kimi Code 0.14.0 or newer runs these hooks".into());
+    plan.folder = folder;
+}
+
+/// OpenCode's (or Kilo's) plugin, and OpenCode 2's when `opencode_v2`.
+fn js_plugin(
+    plan: &mut Plan,
+    target: &Target,
+    env: &Env,
+    folder: PathBuf,
+    plugins: &str,
+    opencode_v2: bool,
+) {
+    plan.files.push(OwnedFile {
+        path: folder.join(plugins).join("taw-agent-state.js"),
+        text: fill(OPENCODE_PLUGIN, target, env),
+        executable: false,
+    });
+    if opencode_v2 {
+        v2_plugin(plan, target, env, &folder);
+    }
+    plan.folder = folder;
+}
+
+/// OpenCode 2 reads the plugins of the terminal from cli.json, which only
+/// its first start makes.
+fn v2_plugin(plan: &mut Plan, target: &Target, env: &Env, folder: &Path) {
+    let v2 = folder.join("taw-opencode");
+    plan.files.push(OwnedFile {
+        path: v2.join("tui.js"),
+        text: fill(OPENCODE_V2_PLUGIN, target, env),
+        executable: false,
+    });
+    plan.own_folders.push(v2);
+    let cli = folder.join("cli.json");
+    if cli.exists() {
+        plan.edits.push(Edit::plain(
+            cli,
+            Change::JsonListItem {
+                dialect: Dialect::Jsonc,
+                key: "plugins",
+                item: OPENCODE_V2_ENTRY.into(),
+            },
+            &env.home,
+        ));
+    } else {
+        plan.notes.push(OPENCODE_V2_NOTE.into());
+    }
+}
+
+/// Hermes's plugin folder, and the entry in config.yaml that enables it.
+fn hermes(plan: &mut Plan, target: &Target, env: &Env, folder: PathBuf) {
+    let plugin = folder.join("plugins").join(HERMES_PLUGIN_NAME);
+    plan.files.push(OwnedFile {
+        path: plugin.join("__init__.py"),
+        text: fill(HERMES_PLUGIN, target, env),
+        executable: false,
+    });
+    plan.files.push(OwnedFile {
+        path: plugin.join("plugin.yaml"),
+        text: fill(HERMES_MANIFEST, target, env),
+        executable: false,
+    });
+    plan.own_folders.push(plugin);
+    plan.edits.push(Edit::plain(
+        folder.join("config.yaml"),
+        Change::YamlEnabled {
+            name: HERMES_PLUGIN_NAME.into(),
+        },
+        &env.home,
+    ));
+    plan.notes
+        .push("restart Hermes so that it loads the plugin".into());
+    plan.folder = folder;
+}
+
+/// Grok's hooks: taw's script and, beside it, a hooks file all taw's.
+fn grok(plan: &mut Plan, target: &Target, env: &Env, folder: PathBuf) {
+    let path = folder.join("hooks").join(script_name(target));
+    let hooks = serde_json::json!({
+        "hooks": {"SessionStart": [{"hooks": [{
+            "type": "command",
+            "command": hook_command(&path, "session"),
+            "timeout": 10,
+        }]}]}
+    });
+    plan.files.push(script(path, target, env));
+    plan.files.push(OwnedFile {
+        path: folder.join("hooks").join("taw.json"),
+        text: serde_json::to_string_pretty(&hooks).unwrap_or_default() + "\n",
+        executable: false,
+    });
+    plan.folder = folder;
+}
+
 /// Pi's and OMP's extension in `<agent_dir>/extensions/`, a folder made
 /// when only its parent is there.
 fn extension(
@@ -698,7 +814,7 @@ fn extension(
 ) {
     let extensions = agent_dir.join("extensions");
     if !extensions.is_dir() {
-        plan.need(agent_dir, target, how);
+        plan.need(&agent_dir, target, how);
     }
     plan.files.push(OwnedFile {
         path: extensions.join(file),
@@ -759,7 +875,7 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let env = Env::fixed(home.path(), &[]);
         for target in TARGETS {
-            let plan = plan(target, &env).unwrap();
+            let plan = plan(target, &env);
             assert!(
                 plan.cannot_install.is_some() || target.id == "mastracode",
                 "{}",
@@ -811,18 +927,18 @@ mod tests {
                 ("PI_CODING_AGENT_DIR", "/opt/pi"),
             ],
         );
-        let claude = plan(find("claude").unwrap(), &env).unwrap();
+        let claude = plan(find("claude").unwrap(), &env);
         assert_eq!(
             claude.files[0].path,
             home.path().join("elsewhere/hooks/taw-agent-session.sh")
         );
-        let pi = plan(find("pi").unwrap(), &env).unwrap();
+        let pi = plan(find("pi").unwrap(), &env);
         assert_eq!(
             pi.files[0].path,
             Path::new("/opt/pi/extensions/taw-agent-state.ts")
         );
         // OMP with the same folder as Pi is refused.
-        let omp = plan(find("omp").unwrap(), &env).unwrap();
+        let omp = plan(find("omp").unwrap(), &env);
         assert!(omp.cannot_install.unwrap().contains("Pi and OMP"));
         assert_eq!(find("antigravity_cli").unwrap().agent, "agy");
         assert!(find("nobody").is_err());

@@ -214,8 +214,10 @@ fn ask(preview: &str) -> std::result::Result<bool, Stopped> {
         return Err(Stopped::NoTerminal);
     }
     eprint!("Install this plugin? [y/N] ");
+    // Unflushed, the question may show late; it is still asked.
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
+    // An answer that cannot be read is left empty: a no.
     let _ = std::io::stdin().lock().read_line(&mut answer);
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
 }
@@ -250,17 +252,22 @@ pub(crate) fn install(
     let (folder, commit) = match made {
         Ok(made) => made,
         Err(error) => {
+            // Best effort: the fetch's error is the one to tell.
             let _ = std::fs::remove_dir_all(&fetching);
             return Err(error.into());
         }
     };
     let outcome = finish(request, consent, &folder, &commit);
     if outcome.is_err() {
+        // Best effort: why the install stopped is the one to tell, and the
+        // next install clears a folder no record names.
         let _ = std::fs::remove_dir_all(&folder);
     }
     outcome
 }
 
+/// The rest of an install, once the plugin is in `folder` at `commit`:
+/// the manifest checked and shown, consent, the build, the record.
 fn finish(
     request: &Request,
     consent: Consent,
@@ -274,32 +281,8 @@ fn finish(
     let manifest_path = root.join(manifest::FILE_NAME);
     let manifest = manifest::load(&manifest_path, &registry::compat_version())?;
     let id = manifest.plugin_id.clone();
-    if registry::entries()?
-        .iter()
-        .any(|e| e.plugin_id == id && e.source.kind == "local")
-    {
-        return Err(TawError::new(
-            ErrorCode::InvalidPluginSource,
-            format!("{id} is linked from a folder; `taw plugin unlink {id}` first"),
-        )
-        .into());
-    }
-    let source_words = format!(
-        "github:{}/{}{}{}",
-        request.owner,
-        request.repo,
-        request
-            .subdir
-            .as_ref()
-            .map(|s| format!("/{s}"))
-            .unwrap_or_default(),
-        request
-            .git_ref
-            .as_ref()
-            .map(|r| format!(" (ref {r})"))
-            .unwrap_or_default()
-    );
-    let shown = preview(&manifest, &source_words, commit);
+    refuse_if_linked(&id)?;
+    let shown = preview(&manifest, &source_words(request), commit);
     match consent {
         Consent::Given => eprintln!("{shown}"),
         Consent::Ask => {
@@ -308,22 +291,7 @@ fn finish(
             }
         }
     }
-    let entry = Entry {
-        plugin_id: id.clone(),
-        manifest_path: manifest_path.display().to_string(),
-        plugin_root: root.display().to_string(),
-        enabled: true,
-        source: Source {
-            kind: "github".into(),
-            owner: Some(request.owner.clone()),
-            repo: Some(request.repo.clone()),
-            subdir: request.subdir.clone(),
-            requested_ref: request.git_ref.clone(),
-            resolved_commit: Some(commit.to_string()),
-            managed_path: Some(folder.display().to_string()),
-            installed_unix_ms: Some(crate::clock::now_ms()),
-        },
-    };
+    let entry = github_entry(request, &id, &manifest_path, &root, folder, commit);
     let plugin = registry::PluginInfo {
         manifest: manifest.clone(),
         manifest_path: entry.manifest_path.clone(),
@@ -343,11 +311,77 @@ fn finish(
     }
     registry::config_dir(&id)?;
     registry::state_dir(&id)?;
-    // The folder an earlier install of this plugin used goes once this one
-    // is registered. Folders are told apart by what they are on disk, so
-    // `Owner/repo` and `owner/repo` are one folder where the disk ignores
-    // case. Nothing after the registration fails the install: the record
-    // names this folder now, and it must stay.
+    register_in_place_of_earlier(entry, &id, folder)?;
+    Ok(registry::plugin(&id).unwrap_or(plugin))
+}
+
+/// A plugin linked from a folder is not replaced by an install.
+fn refuse_if_linked(id: &str) -> Result<()> {
+    if registry::entries()?
+        .iter()
+        .any(|e| e.plugin_id == id && e.source.kind == "local")
+    {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginSource,
+            format!("{id} is linked from a folder; `taw plugin unlink {id}` first"),
+        ));
+    }
+    Ok(())
+}
+
+/// Where the plugin comes from, as the preview says it:
+/// `github:owner/repo/subdir (ref r)`.
+fn source_words(request: &Request) -> String {
+    format!(
+        "github:{}/{}{}{}",
+        request.owner,
+        request.repo,
+        request
+            .subdir
+            .as_ref()
+            .map(|s| format!("/{s}"))
+            .unwrap_or_default(),
+        request
+            .git_ref
+            .as_ref()
+            .map(|r| format!(" (ref {r})"))
+            .unwrap_or_default()
+    )
+}
+
+/// The registry's record of a plugin installed from GitHub.
+fn github_entry(
+    request: &Request,
+    id: &str,
+    manifest_path: &Path,
+    root: &Path,
+    folder: &Path,
+    commit: &str,
+) -> Entry {
+    Entry {
+        plugin_id: id.to_string(),
+        manifest_path: manifest_path.display().to_string(),
+        plugin_root: root.display().to_string(),
+        enabled: true,
+        source: Source {
+            kind: "github".into(),
+            owner: Some(request.owner.clone()),
+            repo: Some(request.repo.clone()),
+            subdir: request.subdir.clone(),
+            requested_ref: request.git_ref.clone(),
+            resolved_commit: Some(commit.to_string()),
+            managed_path: Some(folder.display().to_string()),
+            installed_unix_ms: Some(crate::clock::now_ms()),
+        },
+    }
+}
+
+/// Registers `entry`; then the folder an earlier install of this plugin
+/// used goes, unless another record still names it. Folders are told
+/// apart by what they are on disk, so `Owner/repo` and `owner/repo` are
+/// one folder where the disk ignores case. Nothing after the registration
+/// fails the install: the record names this folder now, and it must stay.
+fn register_in_place_of_earlier(entry: Entry, id: &str, folder: &Path) -> Result<()> {
     let earlier = registry::entries()?
         .into_iter()
         .find(|e| e.plugin_id == id)
@@ -362,9 +396,10 @@ fn finish(
                 .is_some_and(|p| same_folder(Path::new(p), Path::new(&earlier)))
         })
     {
+        // A folder left is only disk space: the install stands.
         let _ = std::fs::remove_dir_all(&earlier);
     }
-    Ok(registry::plugin(&id).unwrap_or(plugin))
+    Ok(())
 }
 
 /// Whether two paths are one folder on disk (by file identity; two paths
@@ -422,6 +457,7 @@ fn build(plugin: &registry::PluginInfo) -> Result<()> {
 
 /// Fetches `git_ref` (or the default branch) into `into`; the commit.
 fn fetch(into: &Path, url: &str, git_ref: Option<&str>) -> Result<String> {
+    // Mostly not there: this process's id is in its name.
     let _ = std::fs::remove_dir_all(into);
     std::fs::create_dir_all(into)
         .map_err(|e| TawError::io(format!("cannot make {}: {e}", into.display())))?;
@@ -481,6 +517,7 @@ fn clean_leftovers(dir: &Path, repo: &str) -> Result<()> {
         }
         let path = entry.path();
         if !named.iter().any(|n| same_folder(n, &path)) {
+            // Tried again at the next install or update.
             let _ = std::fs::remove_dir_all(&path);
         }
     }
@@ -589,6 +626,8 @@ pub(crate) fn update(targets: &[String], consent: Consent) -> Result<Vec<UpdateO
             .as_deref()
             .is_some_and(|p| Path::new(p).is_dir());
         let dir = repo_dir(&request);
+        // A folder that cannot be made fails the first git run in it, which
+        // says so.
         let _ = std::fs::create_dir_all(&dir);
         // What a run killed at its prompt left goes, whatever comes next.
         if let Err(error) = clean_leftovers(&dir, &request.repo) {
@@ -658,6 +697,8 @@ pub(crate) fn uninstall(target: &str) -> Result<super::Unlinked> {
             .iter()
             .any(|e| e.source.managed_path.as_deref() == Some(path.as_str()))
     {
+        // The record is gone, which is what `removed` says; a folder left
+        // is only disk space.
         let _ = std::fs::remove_dir_all(path);
     }
     Ok(super::Unlinked {

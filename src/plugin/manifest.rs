@@ -210,6 +210,8 @@ pub(crate) fn load(path: &Path, compat: &str) -> Result<Manifest> {
 }
 
 /// Checks manifest text. An error's message names the key and the rule.
+/// The rules are checked in one fixed order (the top keys, then each
+/// table), which decides the error a manifest breaking several gets.
 pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
     let raw: Raw = toml_edit::de::from_str(text).map_err(|error| {
         TawError::new(
@@ -220,60 +222,18 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
             ),
         )
     })?;
-    let fail = |code: ErrorCode, message: String| Err(TawError::new(code, message));
-
-    let plugin_id = raw.id.as_deref().map(str::trim).unwrap_or("").to_string();
+    let plugin_id = trimmed(raw.id);
     if !valid_id(&plugin_id, true) {
-        return fail(
+        return Err(TawError::new(
             ErrorCode::InvalidPluginId,
             format!(
                 "id {plugin_id:?}: required, at most 120 characters of ASCII letters, digits and `: . _ -`"
             ),
-        );
+        ));
     }
-    let name = raw.name.as_deref().map(str::trim).unwrap_or("").to_string();
-    if name.is_empty() {
-        return fail(
-            ErrorCode::InvalidPluginName,
-            "name: required, not empty".into(),
-        );
-    }
-    let version = raw
-        .version
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or("")
-        .to_string();
-    if version.is_empty() {
-        return fail(
-            ErrorCode::InvalidPluginVersion,
-            "version: required, not empty".into(),
-        );
-    }
-    let min_herdr_version = raw
-        .min_herdr_version
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or("")
-        .to_string();
-    let Some(wanted) = crate::text::parse_version(&min_herdr_version) else {
-        return fail(
-            ErrorCode::InvalidPluginMinHerdrVersion,
-            format!(
-                "min_herdr_version {min_herdr_version:?}: required, a version such as \"0.7.1\""
-            ),
-        );
-    };
-    if let Some(have) = crate::text::parse_version(compat)
-        && wanted > have
-    {
-        return fail(
-            ErrorCode::PluginRequiresNewerHerdr,
-            format!(
-                "min_herdr_version {min_herdr_version}: newer than the herdr {compat} taw answers for ([plugins] compat_herdr_version)"
-            ),
-        );
-    }
+    let name = required("name", raw.name, ErrorCode::InvalidPluginName)?;
+    let version = required("version", raw.version, ErrorCode::InvalidPluginVersion)?;
+    let min_herdr_version = check_min_herdr_version(raw.min_herdr_version, compat)?;
     let description = raw
         .description
         .map(|d| d.trim().to_string())
@@ -283,166 +243,12 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
     if platforms.is_none() {
         warnings.push("platform support unknown: the manifest names no platforms".to_string());
     }
-
-    let commands = |table: &str, items: Vec<RawCommand>| -> Result<Vec<Command>> {
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(n, item)| {
-                let key = format!("{table}[{n}]");
-                Ok(Command {
-                    command: check_command(&key, item.command)?,
-                    platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
-                })
-            })
-            .collect()
-    };
-    let build = commands("build", raw.build)?;
-    let startup = commands("startup", raw.startup)?;
-
-    let mut actions = Vec::new();
-    for (n, item) in raw.actions.into_iter().enumerate() {
-        let key = format!("actions[{n}]");
-        let id = local_id(
-            &key,
-            item.id,
-            |id| actions.iter().any(|a: &Action| a.id == id),
-            (
-                ErrorCode::InvalidPluginActionId,
-                ErrorCode::DuplicatePluginActionId,
-            ),
-            "action",
-        )?;
-        let title = required_title(&key, item.title, ErrorCode::InvalidPluginActionTitle)?;
-        if let Some(contexts) = &item.contexts
-            && let Some(bad) = contexts.iter().find(|c| !CONTEXTS.contains(&c.as_str()))
-        {
-            return fail(
-                ErrorCode::InvalidPluginContext,
-                format!("{key}.contexts: {bad:?} is none of {}", CONTEXTS.join(", ")),
-            );
-        }
-        actions.push(Action {
-            id,
-            title,
-            description: item.description.filter(|d| !d.trim().is_empty()),
-            contexts: item.contexts,
-            platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
-            command: check_command(&key, item.command)?,
-        });
-    }
-    actions.sort_by(|a, b| a.id.cmp(&b.id));
-
-    let mut events = Vec::new();
-    for (n, item) in raw.events.into_iter().enumerate() {
-        let key = format!("events[{n}]");
-        let on = item.on.as_deref().map(str::trim).unwrap_or("").to_string();
-        if on.is_empty() {
-            return fail(
-                ErrorCode::InvalidPluginEvent,
-                format!("{key}.on: required, an event's name such as \"tab.created\""),
-            );
-        }
-        if !crate::events::Event::from_name(&on).is_some_and(|e| e.def().for_plugins) {
-            warnings.push(format!("unknown event '{on}': taw never fires it"));
-        }
-        events.push(EventHook {
-            on,
-            platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
-            command: check_command(&key, item.command)?,
-        });
-    }
-    events.sort_by(|a, b| a.on.cmp(&b.on).then_with(|| a.command.cmp(&b.command)));
-
-    let mut panes = Vec::new();
-    for (n, item) in raw.panes.into_iter().enumerate() {
-        let key = format!("panes[{n}]");
-        let id = local_id(
-            &key,
-            item.id,
-            |id| panes.iter().any(|x: &PaneEntry| x.id == id),
-            (
-                ErrorCode::InvalidPluginPaneId,
-                ErrorCode::DuplicatePluginPaneId,
-            ),
-            "pane",
-        )?;
-        let title = required_title(&key, item.title, ErrorCode::InvalidPluginPaneTitle)?;
-        let placement = item.placement.unwrap_or_else(|| "overlay".into());
-        if !PLACEMENTS.contains(&placement.as_str()) {
-            return fail(
-                ErrorCode::InvalidPluginEntrypoint,
-                format!(
-                    "{key}.placement {placement:?}: one of {}",
-                    PLACEMENTS.join(", ")
-                ),
-            );
-        }
-        let size = |name: &str, size: Option<Size>| -> Result<Option<String>> {
-            let Some(size) = size else { return Ok(None) };
-            if placement != "popup" {
-                return Err(TawError::new(
-                    ErrorCode::InvalidPluginPaneSize,
-                    format!("{key}.{name}: only a popup takes a size"),
-                ));
-            }
-            check_size(&format!("{key}.{name}"), size).map(Some)
-        };
-        let width = size("width", item.width)?;
-        let height = size("height", item.height)?;
-        panes.push(PaneEntry {
-            id,
-            title,
-            description: item.description.filter(|d| !d.trim().is_empty()),
-            platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
-            placement,
-            width,
-            height,
-            command: check_command(&key, item.command)?,
-        });
-    }
-    panes.sort_by(|a, b| a.id.cmp(&b.id));
-
-    let mut link_handlers = Vec::new();
-    for (n, item) in raw.link_handlers.into_iter().enumerate() {
-        let key = format!("link_handlers[{n}]");
-        let id = local_id(
-            &key,
-            item.id,
-            |id| link_handlers.iter().any(|x: &LinkHandler| x.id == id),
-            (
-                ErrorCode::InvalidPluginLinkHandlerId,
-                ErrorCode::DuplicatePluginLinkHandlerId,
-            ),
-            "link handler",
-        )?;
-        let title = required_title(&key, item.title, ErrorCode::InvalidPluginLinkHandlerTitle)?;
-        let pattern = item.pattern.unwrap_or_default();
-        if let Err(error) = regex::Regex::new(&pattern) {
-            return fail(
-                ErrorCode::InvalidPluginLinkHandlerPattern,
-                format!(
-                    "{key}.pattern: not a regular expression: {}",
-                    crate::text::one_line(&error.to_string(), usize::MAX)
-                ),
-            );
-        }
-        let action = item.action.unwrap_or_default();
-        if !actions.iter().any(|a| a.id == action) {
-            return fail(
-                ErrorCode::InvalidPluginLinkHandlerAction,
-                format!("{key}.action {action:?}: must name an action of this plugin"),
-            );
-        }
-        link_handlers.push(LinkHandler {
-            id,
-            title,
-            pattern,
-            action,
-            platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
-        });
-    }
-
+    let build = check_commands("build", raw.build)?;
+    let startup = check_commands("startup", raw.startup)?;
+    let actions = check_actions(raw.actions)?;
+    let events = check_events(raw.events, &mut warnings)?;
+    let panes = check_panes(raw.panes)?;
+    let link_handlers = check_link_handlers(raw.link_handlers, &actions)?;
     Ok(Manifest {
         plugin_id,
         name,
@@ -460,6 +266,240 @@ pub(crate) fn parse(text: &str, compat: &str) -> Result<Manifest> {
     })
 }
 
+/// Text as given, trimmed; nothing when it is missing.
+fn trimmed(raw: Option<String>) -> String {
+    raw.as_deref().map(str::trim).unwrap_or("").to_string()
+}
+
+/// A top-level text that must be there, not empty.
+fn required(key: &str, raw: Option<String>, code: ErrorCode) -> Result<String> {
+    let text = trimmed(raw);
+    if text.is_empty() {
+        return Err(TawError::new(code, format!("{key}: required, not empty")));
+    }
+    Ok(text)
+}
+
+/// A version, and not newer than the herdr taw answers for.
+fn check_min_herdr_version(raw: Option<String>, compat: &str) -> Result<String> {
+    let min_herdr_version = trimmed(raw);
+    let Some(wanted) = crate::text::parse_version(&min_herdr_version) else {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginMinHerdrVersion,
+            format!(
+                "min_herdr_version {min_herdr_version:?}: required, a version such as \"0.7.1\""
+            ),
+        ));
+    };
+    if let Some(have) = crate::text::parse_version(compat)
+        && wanted > have
+    {
+        return Err(TawError::new(
+            ErrorCode::PluginRequiresNewerHerdr,
+            format!(
+                "min_herdr_version {min_herdr_version}: newer than the herdr {compat} taw answers for ([plugins] compat_herdr_version)"
+            ),
+        ));
+    }
+    Ok(min_herdr_version)
+}
+
+/// `build` or `startup`: each a command, on its platforms.
+fn check_commands(table: &str, items: Vec<RawCommand>) -> Result<Vec<Command>> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(n, item)| {
+            let key = format!("{table}[{n}]");
+            Ok(Command {
+                command: check_command(&key, item.command)?,
+                platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
+            })
+        })
+        .collect()
+}
+
+/// `[[actions]]`, sorted by id.
+fn check_actions(items: Vec<RawAction>) -> Result<Vec<Action>> {
+    let mut actions = Vec::new();
+    for (n, item) in items.into_iter().enumerate() {
+        let key = format!("actions[{n}]");
+        let id = local_id(
+            &key,
+            item.id,
+            |id| actions.iter().any(|a: &Action| a.id == id),
+            (
+                ErrorCode::InvalidPluginActionId,
+                ErrorCode::DuplicatePluginActionId,
+            ),
+            "action",
+        )?;
+        let title = required_title(&key, item.title, ErrorCode::InvalidPluginActionTitle)?;
+        if let Some(contexts) = &item.contexts
+            && let Some(bad) = contexts.iter().find(|c| !CONTEXTS.contains(&c.as_str()))
+        {
+            return Err(TawError::new(
+                ErrorCode::InvalidPluginContext,
+                format!("{key}.contexts: {bad:?} is none of {}", CONTEXTS.join(", ")),
+            ));
+        }
+        actions.push(Action {
+            id,
+            title,
+            description: item.description.filter(|d| !d.trim().is_empty()),
+            contexts: item.contexts,
+            platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
+            command: check_command(&key, item.command)?,
+        });
+    }
+    actions.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(actions)
+}
+
+/// `[[events]]`, sorted by event and command; an event taw never fires
+/// loads with a warning.
+fn check_events(items: Vec<RawEvent>, warnings: &mut Vec<String>) -> Result<Vec<EventHook>> {
+    let mut events = Vec::new();
+    for (n, item) in items.into_iter().enumerate() {
+        let key = format!("events[{n}]");
+        let on = trimmed(item.on);
+        if on.is_empty() {
+            return Err(TawError::new(
+                ErrorCode::InvalidPluginEvent,
+                format!("{key}.on: required, an event's name such as \"tab.created\""),
+            ));
+        }
+        if !crate::events::Event::from_name(&on).is_some_and(|e| e.def().for_plugins) {
+            warnings.push(format!("unknown event '{on}': taw never fires it"));
+        }
+        events.push(EventHook {
+            on,
+            platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
+            command: check_command(&key, item.command)?,
+        });
+    }
+    events.sort_by(|a, b| a.on.cmp(&b.on).then_with(|| a.command.cmp(&b.command)));
+    Ok(events)
+}
+
+/// `[[panes]]`, sorted by id.
+fn check_panes(items: Vec<RawPane>) -> Result<Vec<PaneEntry>> {
+    let mut panes: Vec<PaneEntry> = Vec::new();
+    for (n, item) in items.into_iter().enumerate() {
+        let pane = check_pane(&format!("panes[{n}]"), item, &panes)?;
+        panes.push(pane);
+    }
+    panes.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(panes)
+}
+
+/// One pane entrypoint at `key`, its id not one of `earlier`'s.
+fn check_pane(key: &str, item: RawPane, earlier: &[PaneEntry]) -> Result<PaneEntry> {
+    let id = local_id(
+        key,
+        item.id,
+        |id| earlier.iter().any(|x| x.id == id),
+        (
+            ErrorCode::InvalidPluginPaneId,
+            ErrorCode::DuplicatePluginPaneId,
+        ),
+        "pane",
+    )?;
+    let title = required_title(key, item.title, ErrorCode::InvalidPluginPaneTitle)?;
+    let placement = item.placement.unwrap_or_else(|| "overlay".into());
+    if !PLACEMENTS.contains(&placement.as_str()) {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginEntrypoint,
+            format!(
+                "{key}.placement {placement:?}: one of {}",
+                PLACEMENTS.join(", ")
+            ),
+        ));
+    }
+    let size = |name: &str, size: Option<Size>| -> Result<Option<String>> {
+        let Some(size) = size else { return Ok(None) };
+        if placement != "popup" {
+            return Err(TawError::new(
+                ErrorCode::InvalidPluginPaneSize,
+                format!("{key}.{name}: only a popup takes a size"),
+            ));
+        }
+        check_size(&format!("{key}.{name}"), size).map(Some)
+    };
+    let width = size("width", item.width)?;
+    let height = size("height", item.height)?;
+    Ok(PaneEntry {
+        id,
+        title,
+        description: item.description.filter(|d| !d.trim().is_empty()),
+        platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
+        placement,
+        width,
+        height,
+        command: check_command(key, item.command)?,
+    })
+}
+
+/// `[[link_handlers]]`, each naming one of `actions`; kept in the file's
+/// order.
+fn check_link_handlers(items: Vec<RawLinkHandler>, actions: &[Action]) -> Result<Vec<LinkHandler>> {
+    let mut link_handlers: Vec<LinkHandler> = Vec::new();
+    for (n, item) in items.into_iter().enumerate() {
+        let handler = check_link_handler(
+            &format!("link_handlers[{n}]"),
+            item,
+            &link_handlers,
+            actions,
+        )?;
+        link_handlers.push(handler);
+    }
+    Ok(link_handlers)
+}
+
+/// One link handler at `key`, its id not one of `earlier`'s.
+fn check_link_handler(
+    key: &str,
+    item: RawLinkHandler,
+    earlier: &[LinkHandler],
+    actions: &[Action],
+) -> Result<LinkHandler> {
+    let id = local_id(
+        key,
+        item.id,
+        |id| earlier.iter().any(|x| x.id == id),
+        (
+            ErrorCode::InvalidPluginLinkHandlerId,
+            ErrorCode::DuplicatePluginLinkHandlerId,
+        ),
+        "link handler",
+    )?;
+    let title = required_title(key, item.title, ErrorCode::InvalidPluginLinkHandlerTitle)?;
+    let pattern = item.pattern.unwrap_or_default();
+    if let Err(error) = regex::Regex::new(&pattern) {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginLinkHandlerPattern,
+            format!(
+                "{key}.pattern: not a regular expression: {}",
+                crate::text::one_line(&error.to_string(), usize::MAX)
+            ),
+        ));
+    }
+    let action = item.action.unwrap_or_default();
+    if !actions.iter().any(|a| a.id == action) {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginLinkHandlerAction,
+            format!("{key}.action {action:?}: must name an action of this plugin"),
+        ));
+    }
+    Ok(LinkHandler {
+        id,
+        title,
+        pattern,
+        action,
+        platforms: check_platforms(&format!("{key}.platforms"), item.platforms)?,
+    })
+}
+
 /// A local id (an action's, a pane's, a link handler's): valid, and not
 /// another one's of the same kind.
 fn local_id(
@@ -469,7 +509,7 @@ fn local_id(
     (invalid, duplicate): (ErrorCode, ErrorCode),
     kind: &str,
 ) -> Result<String> {
-    let id = raw.as_deref().map(str::trim).unwrap_or("").to_string();
+    let id = trimmed(raw);
     if !valid_id(&id, false) {
         return Err(TawError::new(
             invalid,
@@ -489,7 +529,7 @@ fn local_id(
 
 /// A title that must be there.
 fn required_title(key: &str, raw: Option<String>, code: ErrorCode) -> Result<String> {
-    let title = raw.as_deref().map(str::trim).unwrap_or("").to_string();
+    let title = trimmed(raw);
     if title.is_empty() {
         return Err(TawError::new(
             code,

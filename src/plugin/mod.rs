@@ -419,6 +419,7 @@ pub(crate) fn start_startup(tmux: &crate::tmux::Tmux) {
     let Ok(bin) = std::env::current_exe() else {
         return;
     };
+    // A load does not fail for the plugins, and no one waits to be told.
     let _ = crate::exec::Program::new(bin)
         .args(tmux.socket_args())
         .args(["plugin", "startup"])

@@ -182,6 +182,7 @@ fn info(entry: Entry, compat: &str) -> PluginInfo {
 /// verbs at once cannot lose each other's record.
 fn locked<T>(change: impl FnOnce() -> Result<T>) -> Result<T> {
     let path = plugins_dir().join(".registry.lock");
+    // A folder that cannot be made fails the open just below, with its path.
     let _ = std::fs::create_dir_all(plugins_dir());
     let file = std::fs::OpenOptions::new()
         .create(true)
