@@ -511,7 +511,7 @@ fn clean_leftovers(dir: &Path, repo: &str) -> Result<()> {
     for entry in read.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         let ours =
-            name.starts_with(&format!("{repo}@")) || name.starts_with(&format!(".fetch-{repo}-"));
+            name.starts_with(&format!("{repo}@")) || name.starts_with(&format!(".fetch-{repo}@"));
         if !ours {
             continue;
         }
