@@ -198,6 +198,20 @@ fn the_code_keeps_its_layers() {
 }
 
 #[test]
+fn the_module_table_names_every_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    for module in top_level(&root.join("src")) {
+        let folder = format!("| `src/{module}/`");
+        let file = format!("`src/{module}.rs`");
+        assert!(
+            doc.contains(&folder) || doc.contains(&file),
+            "docs/ARCHITECTURE.md's module table lacks src/{module}"
+        );
+    }
+}
+
+#[test]
 fn the_check_sees_a_cycle_and_a_front_end_used_from_below() {
     let modules: BTreeSet<String> = ["a", "b", "ui", "web", "cli"]
         .iter()
