@@ -1087,8 +1087,7 @@ fn opened_elsewhere(tmux: &Tmux, job: &Pending, pane: &Pane, out: &mut Restored)
         opt::RESTORE_SAVED,
         serde_json::to_string(&job.saved).unwrap_or_default(),
     );
-    // The plan says the same to the person who ran the restore.
-    let _ = tmux_pane::write_options(tmux, job.pane, &writes);
+    let kept = tmux_pane::write_options(tmux, job.pane, &writes);
     let line = if Path::new(&job.cwd).is_dir() {
         format!(
             "pane %{}: tmux opened it in {} and not in its saved directory {}, so nothing was typed; resume it with: {}",
@@ -1106,6 +1105,15 @@ fn opened_elsewhere(tmux: &Tmux, job: &Pending, pane: &Pane, out: &mut Restored)
         )
     };
     leave_alone(out, job.pane, line);
+    // Without the marks the next save holds the pane as it is now, its
+    // saved agent gone from the layout: worth a line of its own.
+    if let Err(error) = kept {
+        out.plan.push(format!(
+            "pane %{}: could not keep its saved agent for the next save: {}",
+            job.pane,
+            error.message.trim_end_matches('.')
+        ));
+    }
 }
 
 /// What keeps a pane from taking a typed line before anything is tried: a

@@ -529,6 +529,7 @@ impl FrontJobs {
 fn record_pid(tmux: &Tmux, pane: u32, pid: u32) {
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_PID, pid.to_string());
+    // A hint for the watcher only, which finds the agent's process itself.
     let _ = tmux_pane::write_options(tmux, pane, &writes);
 }
 
@@ -548,6 +549,8 @@ fn restore(tmux: &Tmux, pane: u32, hint: &str, pid: &str) {
     for name in opt::TYPED {
         writes.unset(name);
     }
+    // The start's own failure is what is answered; a tmux that cannot
+    // take this back could not take anything.
     let _ = tmux_pane::write_options(tmux, pane, &writes);
 }
 
@@ -570,6 +573,8 @@ fn answer(tmux: &Tmux, pane: u32, kind: &str, argv: Vec<String>) -> Result<Start
         opt::AGENT_KIND,
         &writes.commands(pane),
     ));
+    // The watcher writes the same on its first look; a tmux gone fails the
+    // read just below.
     let _ = tmux.run(&batch);
     let snapshot = Snapshot::read(tmux)?;
     let row = snapshot
