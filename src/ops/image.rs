@@ -75,6 +75,7 @@ fn remove_old(dir: &Path) {
             .and_then(|at| now.duration_since(at).ok())
             .is_some_and(|age| age > KEEP_FOR);
         if old {
+            // One left behind goes at a later receive.
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -93,6 +94,8 @@ fn images_dir() -> Result<PathBuf> {
         TawError::invalid_argument(format!("could not make {}: {e}", dir.display()))
     })?;
     use std::os::unix::fs::PermissionsExt;
+    // Each image is written 0600 itself, so a folder left with other modes
+    // shows names only, never an image's bytes.
     let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
     Ok(dir)
 }
@@ -143,6 +146,7 @@ pub(crate) fn receive(
     let buffer = Buffer::named();
     let batch = Batch::of(vec![buffer.load(), buffer.paste(pane, true)]);
     if let Err(error) = tmux.run_with_input(&batch, pasted_words(&path).into_bytes()) {
+        // Tidying only: the paste's own error is what is answered.
         let _ = std::fs::remove_file(&path);
         let _ = tmux.run_one(buffer.delete());
         return Err(error);

@@ -268,7 +268,8 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
     let mut labels = Vec::new();
     if let Err(error) = build(tmux, root, pane, &mut labels) {
         // A tree tmux could not make whole (no room for a pane) leaves no
-        // half-made tab behind (a tmux that did not answer is not asked).
+        // half-made tab behind (a tmux that did not answer is not asked);
+        // the build's own error is what is answered.
         if error.code != crate::envelope::ErrorCode::Timeout {
             let _ = tmux.run_one(arrange::kill_window(&format!("@{window}")));
         }

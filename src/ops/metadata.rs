@@ -66,39 +66,16 @@ fn check_name(name: &str) -> Result<()> {
     }
 }
 
+/// A token's change: its new value, or none to take it off.
+type Change = (String, Option<String>);
+
 pub(crate) fn report(
     tmux: &Tmux,
     snapshot: &Snapshot,
     session: u32,
     args: &TokenReport,
 ) -> Result<TokensTaken> {
-    check_source(&args.source)?;
-    if let Some(ttl) = args.ttl_ms
-        && !(1..=MAX_TTL_MS).contains(&ttl)
-    {
-        return Err(TawError::invalid_argument(format!(
-            "--ttl-ms {ttl}: 1 to {MAX_TTL_MS}"
-        )));
-    }
-    let mut changes: Vec<(String, Option<String>)> = Vec::new();
-    for pair in &args.tokens {
-        let (name, value) = pair.split_once('=').ok_or_else(|| {
-            TawError::invalid_argument(format!("--token {pair:?} is not NAME=VALUE"))
-        })?;
-        check_name(name)?;
-        let value = crate::text::one_line(value, 80);
-        changes.push((name.to_string(), (!value.is_empty()).then_some(value)));
-    }
-    for name in &args.clear {
-        check_name(name)?;
-        changes.push((name.clone(), None));
-    }
-    if changes.len() > MAX_TOKENS_A_REPORT {
-        return Err(TawError::invalid_argument(format!(
-            "{} tokens in one report; at most {MAX_TOKENS_A_REPORT}",
-            changes.len()
-        )));
-    }
+    let changes = checked_changes(args)?;
     let row = snapshot
         .session(session)
         .ok_or_else(|| TawError::not_found("the workspace closed"))?;
@@ -109,23 +86,7 @@ pub(crate) fn report(
             workspace_id: None,
         });
     }
-    let now = now_ms();
-    let mut stored = match serde_json::from_str::<Value>(&row.tokens) {
-        Ok(Value::Object(map)) => map,
-        _ => Map::new(),
-    };
-    stored.retain(|_, token| token["expires"].as_u64().is_none_or(|e| e > now));
-    for (name, value) in changes {
-        match value {
-            Some(value) => {
-                let expires = args.ttl_ms.map(|ttl| now + ttl);
-                stored.insert(name, json!({ "value": value, "expires": expires }));
-            }
-            None => {
-                stored.remove(&name);
-            }
-        }
-    }
+    let stored = tokens_after(&row.tokens, changes, args.ttl_ms);
     if stored.len() > MAX_TOKENS_KEPT {
         return Err(TawError::invalid_argument(format!(
             "a workspace keeps at most {MAX_TOKENS_KEPT} tokens"
@@ -147,4 +108,60 @@ pub(crate) fn report(
         in_order: true,
         workspace_id: Some(ids::workspace_id(session)),
     })
+}
+
+/// The report's source, time to live and tokens checked: the changes it
+/// asks for, set ones first, then those cleared.
+fn checked_changes(args: &TokenReport) -> Result<Vec<Change>> {
+    check_source(&args.source)?;
+    if let Some(ttl) = args.ttl_ms
+        && !(1..=MAX_TTL_MS).contains(&ttl)
+    {
+        return Err(TawError::invalid_argument(format!(
+            "--ttl-ms {ttl}: 1 to {MAX_TTL_MS}"
+        )));
+    }
+    let mut changes: Vec<Change> = Vec::new();
+    for pair in &args.tokens {
+        let (name, value) = pair.split_once('=').ok_or_else(|| {
+            TawError::invalid_argument(format!("--token {pair:?} is not NAME=VALUE"))
+        })?;
+        check_name(name)?;
+        let value = crate::text::one_line(value, 80);
+        changes.push((name.to_string(), (!value.is_empty()).then_some(value)));
+    }
+    for name in &args.clear {
+        check_name(name)?;
+        changes.push((name.clone(), None));
+    }
+    if changes.len() > MAX_TOKENS_A_REPORT {
+        return Err(TawError::invalid_argument(format!(
+            "{} tokens in one report; at most {MAX_TOKENS_A_REPORT}",
+            changes.len()
+        )));
+    }
+    Ok(changes)
+}
+
+/// The workspace's tokens (`stored`, as its option holds them) once the
+/// expired ones are gone and the changes are made.
+fn tokens_after(stored: &str, changes: Vec<Change>, ttl_ms: Option<u64>) -> Map<String, Value> {
+    let now = now_ms();
+    let mut tokens = match serde_json::from_str::<Value>(stored) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    tokens.retain(|_, token| token["expires"].as_u64().is_none_or(|e| e > now));
+    for (name, value) in changes {
+        match value {
+            Some(value) => {
+                let expires = ttl_ms.map(|ttl| now + ttl);
+                tokens.insert(name, json!({ "value": value, "expires": expires }));
+            }
+            None => {
+                tokens.remove(&name);
+            }
+        }
+    }
+    tokens
 }

@@ -17,6 +17,7 @@ pub(crate) mod names;
 pub(crate) mod notification;
 pub(crate) mod pane;
 pub(crate) mod plugin;
+pub(crate) mod repo_group;
 pub(crate) mod restore;
 pub(crate) mod save;
 pub(crate) mod session;

@@ -4,7 +4,7 @@
 //! shell is at its prompt. Every step, and every pane left alone with the
 //! command to run by hand, is a line of the plan.
 
-use super::agent::start::{enter_guarded, shell_in_front, type_guarded};
+use super::agent::typing::{HeldAt, LOOK_EVERY, PromptWatch, SHELL_WAIT, screen, type_and_enter};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::report::StoredSession;
 use crate::sessions::resume::{self, ResumeLine};
@@ -16,8 +16,8 @@ use crate::tmux::commands::{
 };
 use crate::tmux::options::bookkeeping::{AUTOSAVE_HELD, RESTORING};
 use crate::tmux::options::pane as opt;
-use crate::tmux::pane::{self as tmux_pane, OptionWrites, ReadSource};
-use crate::tmux::snapshot::Snapshot;
+use crate::tmux::pane::{self as tmux_pane, OptionWrites};
+use crate::tmux::snapshot::{Pane, Snapshot};
 use crate::tmux::{Batch, Tmux};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -27,12 +27,6 @@ use std::time::{Duration, Instant};
 /// herdr's words for a pane left as tmux made it, outside its saved folder.
 const RESTORE_ERROR_WORDS: &str =
     "Saved directory is unavailable. Restore the directory and restart this session.";
-/// A pane's shell has this long, from when the pane was made, to come to
-/// its prompt.
-const SHELL_WAIT: Duration = Duration::from_secs(15);
-/// A prompt is a screen unchanged for this long.
-const SETTLED: Duration = Duration::from_millis(300);
-const LOOK_EVERY: Duration = Duration::from_millis(100);
 
 /// What to restore.
 #[derive(Debug, Clone)]
@@ -95,6 +89,20 @@ struct Pending {
     made: Instant,
 }
 
+/// A saved window to add to an open session, at the number it gets there.
+struct AddedWindow<'a> {
+    session: &'a SavedSession,
+    window: &'a SavedWindow,
+    index: i64,
+}
+
+/// What a layout asks of the server: the saved sessions not open, to make,
+/// and the windows to add to those open.
+struct Work<'a> {
+    to_make: Vec<&'a SavedSession>,
+    to_add: Vec<AddedWindow<'a>>,
+}
+
 /// `taw session restore [--name N] [--dry-run]`.
 pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     let name = args.name.as_deref().unwrap_or(saved::DEFAULT_NAME);
@@ -123,174 +131,35 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         server_start_unix: start,
         ..Restored::default()
     };
-    let open: Vec<&str> = live
-        .as_ref()
-        .map(|s| s.sessions.iter().map(|s| s.name.as_str()).collect())
-        .unwrap_or_default();
-    let mut to_make: Vec<&SavedSession> = Vec::new();
-    // Windows of open sessions to add: those whose agent's conversation
-    // runs nowhere now.
-    let mut to_add: Vec<(&SavedSession, Vec<&SavedWindow>)> = Vec::new();
-    for session in layout.sessions.iter().filter(|s| !s.windows.is_empty()) {
-        if !open.contains(&session.name.as_str()) {
-            to_make.push(session);
-            continue;
-        }
-        let add = windows_to_add(session, &conversations, &args.home);
-        if add.is_empty() {
-            out.skipped.push(session.name.clone());
-        } else {
-            to_add.push((session, add));
-        }
-    }
-    if to_make.is_empty() && to_add.is_empty() {
-        out.plan.push(match start {
-            Some(start) => format!(
-                "nothing to restore: the layout saved at {}, {} this tmux server started at {}, has every session open",
-                when(layout.taken_unix, start),
-                if layout.taken_unix < start { "before" } else { "after" },
-                when(start, crate::clock::now_unix())
-            ),
-            None => "nothing to restore: every session of the layout is open".into(),
-        });
+    let work = work_of(&layout, live.as_ref(), &conversations, args, &mut out);
+    if work.to_make.is_empty() && work.to_add.is_empty() {
+        out.plan.push(nothing_to_restore(&layout, start));
         return Ok(out);
     }
-    out.plan.push(taken_line(&layout, start, args.dry_run));
-    if live.is_none() {
-        out.plan.push(if args.dry_run {
-            "would start a tmux server (none is running), with your own tmux config".into()
-        } else {
-            "started a tmux server (none was running), with your own tmux config".into()
-        });
-        out.started_server = !args.dry_run;
-    }
-    for skipped in &out.skipped.clone() {
-        out.plan
-            .push(format!("session '{skipped}' is open: left as it is"));
-    }
-    let next_index = |session: &str| -> i64 {
-        live.as_ref()
-            .map(|s| {
-                let id = s.sessions.iter().find(|x| x.name == session).map(|x| x.id);
-                s.windows
-                    .iter()
-                    .filter(|w| Some(w.session) == id)
-                    .map(|w| w.index)
-                    .max()
-                    .unwrap_or(-1)
-            })
-            .unwrap_or(-1)
-            + 1
-    };
-    let mut placed: Vec<(&SavedSession, &SavedWindow, i64)> = Vec::new();
-    for (session, windows) in &to_add {
-        // After the open session's last window, never into a gap.
-        for (index, window) in (next_index(&session.name)..).zip(windows) {
-            placed.push((session, window, index));
-        }
-    }
+    plan_opening(&mut out, &layout, start, live.is_none(), args.dry_run);
     if args.dry_run {
-        let mut resumed = Vec::new();
-        for (session, window, index) in &placed {
-            out.plan.push(format!(
-                "would add saved {} to open session '{}' as window {index}",
-                window_words(window),
-                session.name
-            ));
-            dry_resumes(
-                session,
-                window,
-                &conversations,
-                args,
-                &mut out,
-                &mut resumed,
-            );
-        }
-        dry_plan(&to_make, &conversations, args, &mut out, &mut resumed);
+        dry_plan(&work, &conversations, args, &mut out);
         return Ok(out);
     }
     let mut pending = Vec::new();
-    let mut first_failure = None;
-    if !placed.is_empty() {
+    if !work.to_add.is_empty() {
+        // A mark not set only lets an autosave run meanwhile; the windows
+        // are made all the same.
         let _ = tmux.run_one(set_global_option(RESTORING, &restoring_stamp()));
     }
-    for (session, window, index) in &placed {
-        let first_cwd = window
-            .panes
-            .first()
-            .map(|p| p.cwd.clone())
-            .unwrap_or_default();
-        let made = tmux.run_one(arrange::new_window_at(
-            &session.name,
-            *index,
-            &window.name,
-            &first_cwd,
-        ));
-        match made.ok().as_deref().and_then(parse_new_ids) {
-            Some((_, window_id, first_pane)) => {
-                out.plan.push(format!(
-                    "add saved {} to open session '{}' as window {index}",
-                    window_words(window),
-                    session.name
-                ));
-                out.added.push(format!(
-                    "saved {} as window {index} of '{}'",
-                    window_words(window),
-                    session.name
-                ));
-                fill_window(
-                    tmux,
-                    &session.name,
-                    window,
-                    window_id,
-                    first_pane,
-                    false,
-                    &conversations,
-                    args,
-                    &mut out,
-                    &mut pending,
-                );
-            }
-            None => out.plan.push(format!(
-                "could not add saved {} to open session '{}'",
-                window_words(window),
-                session.name
-            )),
-        }
+    for added in &work.to_add {
+        add_window(tmux, added, &conversations, args, &mut out, &mut pending);
     }
-    for session in &to_make {
-        match make_session(tmux, session, &conversations, args, &mut out, &mut pending) {
-            Ok(()) => out.created.push(session.name.clone()),
-            Err(error) => {
-                out.plan.push(format!(
-                    "stopped restoring session '{}': {}",
-                    session.name, error.message
-                ));
-                first_failure.get_or_insert(error);
-            }
-        }
-    }
+    let first_failure = make_sessions(
+        tmux,
+        &work.to_make,
+        &conversations,
+        args,
+        &mut out,
+        &mut pending,
+    );
     let resumed = resume_all(tmux, pending, args, &mut out);
-    // An autosave asked for while this ran (a hook of a window made) is
-    // done now, once, with the agents resumed; not over the layout a pane
-    // left alone still needs.
-    let held = tmux
-        .run_one(show_global_value(AUTOSAVE_HELD))
-        .is_ok_and(|v| !v.trim().is_empty());
-    let _ = tmux.run(&Batch::of(vec![
-        unset_global_option(RESTORING),
-        unset_global_option(AUTOSAVE_HELD),
-    ]));
-    if held && out.not_resumed.is_empty() {
-        match super::save::save_keeping(tmux, name, &resumed) {
-            Ok(_) => out
-                .plan
-                .push(format!("saved the layout as '{name}', the agents resumed")),
-            Err(error) => out
-                .plan
-                .push(format!("could not save the layout: {}", error.message)),
-        }
-    }
+    save_if_held(tmux, name, &resumed, &mut out);
     if out.started_server
         && let Some(first) = out.created.first()
     {
@@ -308,6 +177,209 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
             Err(error)
         }
         _ => Ok(out),
+    }
+}
+
+/// Sorts the layout's sessions: those not open are made, and an open one
+/// gets the saved windows whose agent's conversation runs nowhere now, or
+/// is skipped (in `out`).
+fn work_of<'a>(
+    layout: &'a Layout,
+    live: Option<&Snapshot>,
+    conversations: &Conversations,
+    args: &Restore,
+    out: &mut Restored,
+) -> Work<'a> {
+    let open: Vec<&str> = live
+        .map(|s| s.sessions.iter().map(|s| s.name.as_str()).collect())
+        .unwrap_or_default();
+    let mut work = Work {
+        to_make: Vec::new(),
+        to_add: Vec::new(),
+    };
+    for session in layout.sessions.iter().filter(|s| !s.windows.is_empty()) {
+        if !open.contains(&session.name.as_str()) {
+            work.to_make.push(session);
+            continue;
+        }
+        let add = windows_to_add(session, conversations, &args.home);
+        if add.is_empty() {
+            out.skipped.push(session.name.clone());
+            continue;
+        }
+        // After the open session's last window, never into a gap.
+        let first = next_window_index(live, &session.name);
+        for (index, window) in (first..).zip(add) {
+            work.to_add.push(AddedWindow {
+                session,
+                window,
+                index,
+            });
+        }
+    }
+    work
+}
+
+/// The number after the last window of open session `session`.
+fn next_window_index(live: Option<&Snapshot>, session: &str) -> i64 {
+    live.map(|s| {
+        let id = s.sessions.iter().find(|x| x.name == session).map(|x| x.id);
+        s.windows
+            .iter()
+            .filter(|w| Some(w.session) == id)
+            .map(|w| w.index)
+            .max()
+            .unwrap_or(-1)
+    })
+    .unwrap_or(-1)
+        + 1
+}
+
+/// The plan's one line when every session of the layout is open.
+fn nothing_to_restore(layout: &Layout, start: Option<u64>) -> String {
+    match start {
+        Some(start) => format!(
+            "nothing to restore: the layout saved at {}, {} this tmux server started at {}, has every session open",
+            when(layout.taken_unix, start),
+            if layout.taken_unix < start {
+                "before"
+            } else {
+                "after"
+            },
+            when(start, crate::clock::now_unix())
+        ),
+        None => "nothing to restore: every session of the layout is open".into(),
+    }
+}
+
+/// The plan's first lines: which layout, the server started for it, and
+/// the open sessions left as they are.
+fn plan_opening(
+    out: &mut Restored,
+    layout: &Layout,
+    start: Option<u64>,
+    no_server: bool,
+    dry_run: bool,
+) {
+    out.plan.push(taken_line(layout, start, dry_run));
+    if no_server {
+        out.plan.push(if dry_run {
+            "would start a tmux server (none is running), with your own tmux config".into()
+        } else {
+            "started a tmux server (none was running), with your own tmux config".into()
+        });
+        out.started_server = !dry_run;
+    }
+    for skipped in &out.skipped {
+        out.plan
+            .push(format!("session '{skipped}' is open: left as it is"));
+    }
+}
+
+/// Adds a saved window to its open session, fills it, and queues its
+/// agents' resumes.
+fn add_window(
+    tmux: &Tmux,
+    added: &AddedWindow,
+    conversations: &Conversations,
+    args: &Restore,
+    out: &mut Restored,
+    pending: &mut Vec<Pending>,
+) {
+    let AddedWindow {
+        session,
+        window,
+        index,
+    } = added;
+    let first_cwd = window
+        .panes
+        .first()
+        .map(|p| p.cwd.clone())
+        .unwrap_or_default();
+    let made = tmux.run_one(arrange::new_window_at(
+        &session.name,
+        *index,
+        &window.name,
+        &first_cwd,
+    ));
+    let Some((_, window_id, first_pane)) = made.ok().as_deref().and_then(parse_new_ids) else {
+        out.plan.push(format!(
+            "could not add saved {} to open session '{}'",
+            window_words(window),
+            session.name
+        ));
+        return;
+    };
+    out.plan.push(format!(
+        "add saved {} to open session '{}' as window {index}",
+        window_words(window),
+        session.name
+    ));
+    out.added.push(format!(
+        "saved {} as window {index} of '{}'",
+        window_words(window),
+        session.name
+    ));
+    fill_window(
+        tmux,
+        &session.name,
+        window,
+        window_id,
+        first_pane,
+        false,
+        conversations,
+        args,
+        out,
+        pending,
+    );
+}
+
+/// Makes each saved session not open; answers the first failure.
+fn make_sessions(
+    tmux: &Tmux,
+    to_make: &[&SavedSession],
+    conversations: &Conversations,
+    args: &Restore,
+    out: &mut Restored,
+    pending: &mut Vec<Pending>,
+) -> Option<TawError> {
+    let mut first_failure = None;
+    for session in to_make {
+        match make_session(tmux, session, conversations, args, out, pending) {
+            Ok(()) => out.created.push(session.name.clone()),
+            Err(error) => {
+                out.plan.push(format!(
+                    "stopped restoring session '{}': {}",
+                    session.name, error.message
+                ));
+                first_failure.get_or_insert(error);
+            }
+        }
+    }
+    first_failure
+}
+
+/// Lets autosave run again. An autosave asked for while the restore ran
+/// (a hook of a window made) is done now, once, with the agents resumed;
+/// not over the layout a pane left alone still needs.
+fn save_if_held(tmux: &Tmux, name: &str, resumed: &HashMap<u32, SavedAgent>, out: &mut Restored) {
+    let held = tmux
+        .run_one(show_global_value(AUTOSAVE_HELD))
+        .is_ok_and(|v| !v.trim().is_empty());
+    // A stamp left behind holds nothing once this process has ended.
+    let _ = tmux.run(&Batch::of(vec![
+        unset_global_option(RESTORING),
+        unset_global_option(AUTOSAVE_HELD),
+    ]));
+    if held && out.not_resumed.is_empty() {
+        match super::save::save_keeping(tmux, name, resumed) {
+            Ok(_) => out
+                .plan
+                .push(format!("saved the layout as '{name}', the agents resumed")),
+            Err(error) => out
+                .plan
+                .push(format!("could not save the layout: {}", error.message)),
+        }
     }
 }
 
@@ -386,15 +458,23 @@ fn choose_layout(
 /// A conversation a dry run would resume, and the pane it names.
 type WouldResume<'a> = (&'a SavedAgent, String);
 
-/// What a dry run would make and type.
-fn dry_plan<'a>(
-    to_make: &[&'a SavedSession],
-    live: &Conversations,
-    args: &Restore,
-    out: &mut Restored,
-    resumed: &mut Vec<WouldResume<'a>>,
-) {
-    for session in to_make {
+/// What a dry run would add, make and type.
+fn dry_plan(work: &Work, live: &Conversations, args: &Restore, out: &mut Restored) {
+    let mut resumed = Vec::new();
+    for AddedWindow {
+        session,
+        window,
+        index,
+    } in &work.to_add
+    {
+        out.plan.push(format!(
+            "would add saved {} to open session '{}' as window {index}",
+            window_words(window),
+            session.name
+        ));
+        dry_resumes(session, window, live, args, out, &mut resumed);
+    }
+    for session in &work.to_make {
         out.plan
             .push(format!("would create session '{}'", session.name));
         for window in &session.windows {
@@ -406,7 +486,7 @@ fn dry_plan<'a>(
                 .push(format!("would select {}", window_words(active)));
         }
         for window in &session.windows {
-            dry_resumes(session, window, live, args, out, resumed);
+            dry_resumes(session, window, live, args, out, &mut resumed);
         }
     }
 }
@@ -466,6 +546,9 @@ fn layout_size(layout: &str) -> Option<(u32, u32)> {
     Some((w.parse().ok()?, h.parse().ok()?))
 }
 
+/// A window made for a saved one: its tmux id and its first pane's.
+type MadeWindow<'a> = (&'a SavedWindow, u32, u32);
+
 /// Makes one saved session, its windows and panes; each pane with an
 /// agent to resume goes on `pending`.
 fn make_session(
@@ -476,6 +559,43 @@ fn make_session(
     out: &mut Restored,
     pending: &mut Vec<Pending>,
 ) -> Result<()> {
+    out.plan.push(format!("create session '{}'", session.name));
+    let (made, failed) = make_windows(tmux, session, out);
+    for (window, window_id, first_pane) in &made {
+        fill_window(
+            tmux,
+            &session.name,
+            window,
+            *window_id,
+            *first_pane,
+            true,
+            live,
+            args,
+            out,
+            pending,
+        );
+    }
+    // A session that closed under the restore is given up on; the agents
+    // of the windows it made are typed all the same.
+    if let Some((at, error)) = failed {
+        return Err(partly_made(session, at, error));
+    }
+    if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
+        // Which window is in front is a nicety; the session is made.
+        let _ = tmux.run_one(select_window(&format!("@{window_id}")));
+        out.plan.push(format!("select {}", window_words(window)));
+    }
+    Ok(())
+}
+
+/// Makes the session with its first window, then its other windows, each
+/// at its saved number; stops at the first tmux refuses, and answers what
+/// was made and, on a failure, at which window and why.
+fn make_windows<'a>(
+    tmux: &Tmux,
+    session: &'a SavedSession,
+    out: &mut Restored,
+) -> (Vec<MadeWindow<'a>>, Option<(usize, TawError)>) {
     let first_cwd = |window: &SavedWindow| {
         window
             .panes
@@ -483,9 +603,7 @@ fn make_session(
             .map(|p| p.cwd.clone())
             .unwrap_or_else(|| session.path.clone())
     };
-    out.plan.push(format!("create session '{}'", session.name));
     let mut made = Vec::new();
-    let mut failed: Option<(usize, TawError)> = None;
     for (at, window) in session.windows.iter().enumerate() {
         let cmd = if at == 0 {
             arrange::new_session_named(
@@ -518,14 +636,13 @@ fn make_session(
         });
         let (window_id, first_pane) = match ids {
             Ok((_, window_id, first_pane)) => (window_id, first_pane),
-            Err(error) => {
-                failed = Some((at, error));
-                break;
-            }
+            Err(error) => return (made, Some((at, error))),
         };
         out.plan.push(format!("create {}", window_words(window)));
         if at == 0 {
-            // The session's first window takes its saved number.
+            // The session's first window takes its saved number; kept at
+            // tmux's number when it cannot, which a later window may
+            // then not get.
             let _ = tmux.run_one(arrange::move_window_to(
                 &format!("@{window_id}"),
                 &session.name,
@@ -534,50 +651,33 @@ fn make_session(
         }
         made.push((window, window_id, first_pane));
     }
-    for (window, window_id, first_pane) in &made {
-        fill_window(
-            tmux,
-            &session.name,
-            window,
-            *window_id,
-            *first_pane,
-            true,
-            live,
-            args,
-            out,
-            pending,
-        );
-    }
-    // A session that closed under the restore is given up on; the agents
-    // of the windows it made are typed all the same.
-    if let Some((at, error)) = failed {
-        let words = |windows: &[SavedWindow]| {
-            windows
-                .iter()
-                .map(window_words)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let made_words = words(&session.windows[..at]);
-        let missing = words(&session.windows[at..]);
-        return Err(TawError::new(
-            error.code,
-            format!(
-                "{} (made: {}; not made: {missing})",
-                error.message,
-                if made_words.is_empty() {
-                    "nothing"
-                } else {
-                    &made_words
-                }
-            ),
-        ));
-    }
-    if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
-        let _ = tmux.run_one(select_window(&format!("@{window_id}")));
-        out.plan.push(format!("select {}", window_words(window)));
-    }
-    Ok(())
+    (made, None)
+}
+
+/// A session's failure, with the windows made before window `at` and
+/// those not made.
+fn partly_made(session: &SavedSession, at: usize, error: TawError) -> TawError {
+    let words = |windows: &[SavedWindow]| {
+        windows
+            .iter()
+            .map(window_words)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let made_words = words(&session.windows[..at]);
+    let missing = words(&session.windows[at..]);
+    TawError::new(
+        error.code,
+        format!(
+            "{} (made: {}; not made: {missing})",
+            error.message,
+            if made_words.is_empty() {
+                "nothing"
+            } else {
+                &made_words
+            }
+        ),
+    )
 }
 
 /// A made window's other panes, in their folders, laid out as saved; its
@@ -629,6 +729,8 @@ fn fill_window(
         }
     }
     if !batch.is_empty() {
+        // The layout and the active pane are how it looks; the panes and
+        // their resumes do not wait on them.
         let _ = tmux.run(&batch);
     }
     for (pane, id) in window.panes.iter().zip(&pane_ids) {
@@ -813,6 +915,35 @@ fn sandbox_key(kept: &crate::sandbox::KeptResume, cwd: &str) -> String {
     format!("sandbox\u{1f}{}\u{1f}{cwd}", kept.value())
 }
 
+impl Pending {
+    /// The command to resume the agent by hand, after a `cd` to its saved
+    /// folder when `with_cd`.
+    fn by_hand(&self, with_cd: bool) -> String {
+        if with_cd {
+            format!("cd {} && {}", shell_word(&self.cwd), self.line.line())
+        } else {
+            self.line.line()
+        }
+    }
+}
+
+/// A pane whose resume is not typed: said in the plan, with the command
+/// to run there.
+fn leave_alone(out: &mut Restored, pane: u32, line: String) {
+    out.not_resumed.push(format!("%{pane}"));
+    out.plan.push(line);
+}
+
+/// The resumes being typed: each pane's prompt watch, and the resumes
+/// typed, with when the last one was.
+struct Resuming {
+    /// `[session] startup_per_agent_delay_ms`: the time between two.
+    delay: Duration,
+    prompts: HashMap<u32, PromptWatch>,
+    last_typed: Option<Instant>,
+    typed: HashMap<u32, SavedAgent>,
+}
+
 /// Types each pending resume as its pane's shell comes to its prompt,
 /// `args.delay` apart, and says in the plan what was left alone; answers
 /// the agents typed, by pane.
@@ -822,160 +953,187 @@ fn resume_all(
     args: &Restore,
     out: &mut Restored,
 ) -> HashMap<u32, SavedAgent> {
-    let mut typed = HashMap::new();
-    let mut screens: std::collections::HashMap<u32, (String, Instant)> = Default::default();
-    let mut last_typed: Option<Instant> = None;
+    let mut resuming = Resuming {
+        delay: args.delay,
+        prompts: HashMap::new(),
+        last_typed: None,
+        typed: HashMap::new(),
+    };
     while !pending.is_empty() {
         let snapshot = Snapshot::read(tmux).ok();
-        let mut still = Vec::new();
-        for job in pending {
-            let by_hand = |cd: bool| {
-                if cd {
-                    format!("cd {} && {}", shell_word(&job.cwd), job.line.line())
-                } else {
-                    job.line.line()
-                }
-            };
-            let Some(pane) = snapshot
-                .as_ref()
-                .and_then(|s| s.pane(job.pane, None))
-                .cloned()
-            else {
-                out.not_resumed.push(format!("%{}", job.pane));
-                out.plan.push(format!(
-                    "pane %{} closed before its command was typed; resume it with: {}",
-                    job.pane,
-                    by_hand(true)
-                ));
-                continue;
-            };
-            // Opened somewhere else than saved: nothing is typed there, and
-            // the pane says so (herdr's restore_error) and is saved as it
-            // was saved until it has an agent of its own.
-            if !job.cwd.is_empty()
-                && !crate::paths::same_place(Path::new(&pane.current_path), Path::new(&job.cwd))
-            {
-                out.not_resumed.push(format!("%{}", job.pane));
-                let mut writes = OptionWrites::default();
-                writes.set(opt::RESTORE_ERROR, RESTORE_ERROR_WORDS);
-                writes.set(
-                    opt::RESTORE_SAVED,
-                    serde_json::to_string(&job.saved).unwrap_or_default(),
-                );
-                let _ = tmux_pane::write_options(tmux, job.pane, &writes);
-                let line = if Path::new(&job.cwd).is_dir() {
-                    format!(
-                        "pane %{}: tmux opened it in {} and not in its saved directory {}, so nothing was typed; resume it with: {}",
-                        job.pane,
-                        pane.current_path,
-                        job.cwd,
-                        by_hand(true)
-                    )
-                } else {
-                    format!(
-                        "pane %{}: saved directory {} is gone, so tmux opened it in your home folder, and nothing was typed; once the directory is back, resume it with: {}",
-                        job.pane,
-                        job.cwd,
-                        by_hand(true)
-                    )
-                };
-                out.plan.push(line);
-                continue;
-            }
-            // A pane in a mode, or with its input off, takes nothing typed:
-            // said at once.
-            let values = tmux_pane::read_values(tmux, job.pane, &["pane_mode", "pane_input_off"])
-                .unwrap_or_default();
-            let input_off = values.get(1).is_some_and(|v| v == "1");
-            if pane.in_mode || input_off {
-                out.not_resumed.push(format!("%{}", job.pane));
-                let why = if pane.in_mode {
-                    format!(
-                        "is in {}",
-                        super::agent::drive::mode_name(
-                            values.first().map(String::as_str).unwrap_or("")
-                        )
-                    )
-                } else {
-                    "takes no input".to_string()
-                };
-                out.plan.push(format!(
-                    "pane %{} {why}; resume it with: {}",
-                    job.pane,
-                    by_hand(false)
-                ));
-                continue;
-            }
-            let text = tmux_pane::capture(tmux, job.pane, ReadSource::Visible, 0, false)
-                .unwrap_or_default();
-            let entry = screens
-                .entry(job.pane)
-                .or_insert_with(|| (text.clone(), Instant::now()));
-            if entry.0 != text {
-                *entry = (text.clone(), Instant::now());
-            }
-            let ready =
-                !text.trim().is_empty() && shell_in_front(&pane) && entry.1.elapsed() >= SETTLED;
-            let spaced = last_typed.is_none_or(|t| t.elapsed() >= args.delay);
-            if ready && spaced {
-                match type_resume(tmux, &job, &pane.current_command) {
-                    Ok(Ok(())) => {
-                        last_typed = Some(Instant::now());
-                        typed.insert(job.pane, job.agent.clone());
-                        out.plan.push(format!(
-                            "{} (pane %{}): typed: {}",
-                            job.at,
-                            job.pane,
-                            job.line.line()
-                        ));
-                    }
-                    Ok(Err(why)) => {
-                        out.not_resumed.push(format!("%{}", job.pane));
-                        out.plan.push(format!(
-                            "pane %{} {why}; resume it with: {}",
-                            job.pane,
-                            by_hand(false)
-                        ));
-                    }
-                    Err(error) => {
-                        out.not_resumed.push(format!("%{}", job.pane));
-                        out.plan.push(format!(
-                            "pane %{}: {}; resume it with: {}",
-                            job.pane,
-                            error.message.trim_end_matches('.'),
-                            by_hand(false)
-                        ));
-                    }
-                }
-                continue;
-            }
-            if job.made.elapsed() >= SHELL_WAIT {
-                out.not_resumed.push(format!("%{}", job.pane));
-                out.plan.push(format!(
-                    "pane %{} did not reach its prompt; resume it with: {}",
-                    job.pane,
-                    by_hand(false)
-                ));
-                continue;
-            }
-            still.push(job);
-        }
-        pending = still;
+        pending = pending
+            .into_iter()
+            .filter_map(|job| resuming.try_one(tmux, snapshot.as_ref(), job, out))
+            .collect();
         if !pending.is_empty() {
             std::thread::sleep(LOOK_EVERY);
         }
     }
-    typed
+    resuming.typed
 }
 
-/// Types a resume command and its Enter, and marks the pane as holding
-/// the agent it resumes; a send held back answers why, in the plan's
-/// words.
-fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<std::result::Result<(), String>> {
-    if let Some(kept) = &job.agent.sandbox {
-        return type_sandbox_resume(tmux, job, shell, kept);
+impl Resuming {
+    /// One look at a pending resume: typed, or left alone with the reason,
+    /// or given back to wait for its shell.
+    fn try_one(
+        &mut self,
+        tmux: &Tmux,
+        snapshot: Option<&Snapshot>,
+        job: Pending,
+        out: &mut Restored,
+    ) -> Option<Pending> {
+        let Some(pane) = snapshot.and_then(|s| s.pane(job.pane, None)).cloned() else {
+            leave_alone(
+                out,
+                job.pane,
+                format!(
+                    "pane %{} closed before its command was typed; resume it with: {}",
+                    job.pane,
+                    job.by_hand(true)
+                ),
+            );
+            return None;
+        };
+        if !job.cwd.is_empty()
+            && !crate::paths::same_place(Path::new(&pane.current_path), Path::new(&job.cwd))
+        {
+            opened_elsewhere(tmux, &job, &pane, out);
+            return None;
+        }
+        // A pane in a mode, or with its input off, takes nothing typed:
+        // said at once.
+        if let Some(found) = takes_no_typing(tmux, &pane) {
+            leave_alone(
+                out,
+                job.pane,
+                format!(
+                    "pane %{} {}; resume it with: {}",
+                    job.pane,
+                    held_back_words(&found, NOTHING_TYPED),
+                    job.by_hand(false)
+                ),
+            );
+            return None;
+        }
+        let text = screen(tmux, job.pane).unwrap_or_default();
+        let ready = self
+            .prompts
+            .entry(job.pane)
+            .or_default()
+            .at_prompt(&pane, text);
+        let spaced = self.last_typed.is_none_or(|t| t.elapsed() >= self.delay);
+        if ready && spaced {
+            self.type_one(tmux, &job, &pane.current_command, out);
+            return None;
+        }
+        if job.made.elapsed() >= SHELL_WAIT {
+            leave_alone(
+                out,
+                job.pane,
+                format!(
+                    "pane %{} did not reach its prompt; resume it with: {}",
+                    job.pane,
+                    job.by_hand(false)
+                ),
+            );
+            return None;
+        }
+        Some(job)
     }
-    let line = job.line.line();
+
+    /// Types a resume into a shell at its prompt, and says how it went.
+    fn type_one(&mut self, tmux: &Tmux, job: &Pending, shell: &str, out: &mut Restored) {
+        match type_resume(tmux, job, shell) {
+            Ok(Ok(())) => {
+                self.last_typed = Some(Instant::now());
+                self.typed.insert(job.pane, job.agent.clone());
+                out.plan.push(format!(
+                    "{} (pane %{}): typed: {}",
+                    job.at,
+                    job.pane,
+                    job.line.line()
+                ));
+            }
+            Ok(Err(why)) => leave_alone(
+                out,
+                job.pane,
+                format!(
+                    "pane %{} {why}; resume it with: {}",
+                    job.pane,
+                    job.by_hand(false)
+                ),
+            ),
+            Err(error) => leave_alone(
+                out,
+                job.pane,
+                format!(
+                    "pane %{}: {}; resume it with: {}",
+                    job.pane,
+                    error.message.trim_end_matches('.'),
+                    job.by_hand(false)
+                ),
+            ),
+        }
+    }
+}
+
+/// A pane tmux opened somewhere else than saved: nothing is typed there,
+/// and the pane says so (herdr's restore_error) and is saved as it was
+/// saved until it has an agent of its own.
+fn opened_elsewhere(tmux: &Tmux, job: &Pending, pane: &Pane, out: &mut Restored) {
+    let mut writes = OptionWrites::default();
+    writes.set(opt::RESTORE_ERROR, RESTORE_ERROR_WORDS);
+    writes.set(
+        opt::RESTORE_SAVED,
+        serde_json::to_string(&job.saved).unwrap_or_default(),
+    );
+    let kept = tmux_pane::write_options(tmux, job.pane, &writes);
+    let line = if Path::new(&job.cwd).is_dir() {
+        format!(
+            "pane %{}: tmux opened it in {} and not in its saved directory {}, so nothing was typed; resume it with: {}",
+            job.pane,
+            pane.current_path,
+            job.cwd,
+            job.by_hand(true)
+        )
+    } else {
+        format!(
+            "pane %{}: saved directory {} is gone, so tmux opened it in your home folder, and nothing was typed; once the directory is back, resume it with: {}",
+            job.pane,
+            job.cwd,
+            job.by_hand(true)
+        )
+    };
+    leave_alone(out, job.pane, line);
+    // Without the marks the next save holds the pane as it is now, its
+    // saved agent gone from the layout: worth a line of its own.
+    if let Err(error) = kept {
+        out.plan.push(format!(
+            "pane %{}: could not keep its saved agent for the next save: {}",
+            job.pane,
+            error.message.trim_end_matches('.')
+        ));
+    }
+}
+
+/// What keeps a pane from taking a typed line before anything is tried: a
+/// mode, or its input off.
+fn takes_no_typing(tmux: &Tmux, pane: &Pane) -> Option<HeldBack> {
+    let values =
+        tmux_pane::read_values(tmux, pane.id, &["pane_mode", "pane_input_off"]).unwrap_or_default();
+    let input_off = values.get(1).is_some_and(|v| v == "1");
+    (pane.in_mode || input_off).then(|| HeldBack {
+        in_mode: pane.in_mode,
+        input_off,
+        synchronized: false,
+        mode: values.first().cloned().unwrap_or_default(),
+        command: String::new(),
+    })
+}
+
+/// The pane options a resume writes once its line is typed: the agent it
+/// resumes, as the pane held it when the layout was saved.
+fn resume_marks(job: &Pending) -> OptionWrites {
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_KIND_HINT, job.kind.as_str());
     // A command the agent reported for itself comes with its word that it
@@ -1022,29 +1180,16 @@ fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<std::result::R
             serde_json::to_string(&job.agent.agent_claude_flags).unwrap_or_default(),
         );
     }
-    let echoed = match type_guarded(tmux, job.pane, shell, &line)? {
-        Ok(echoed) => echoed,
-        Err(found) => return Ok(Err(held_back_words(&found, "typed, so nothing was typed"))),
-    };
-    tmux_pane::write_options(tmux, job.pane, &writes)?;
-    Ok(
-        enter_guarded(tmux, job.pane, shell, &line, &echoed)?.map_err(|found| {
-            held_back_words(
-                &found,
-                "run, and it may be left on the pane's line: clear the line first",
-            )
-        }),
-    )
+    writes
 }
 
 /// A sandboxed agent's resume: `taw sandbox` typed again (the pane's own
-/// word for taw), the pane marked with its kept resume and no plain option.
-fn type_sandbox_resume(
+/// word for taw), and the marks: its kept resume and no plain option.
+fn sandbox_resume(
     tmux: &Tmux,
     job: &Pending,
-    shell: &str,
     kept: &crate::sandbox::KeptResume,
-) -> Result<std::result::Result<(), String>> {
+) -> Result<(String, OptionWrites)> {
     let shell_pid = tmux_pane::read_values(tmux, job.pane, &["pane_pid"])?
         .first()
         .and_then(|pid| pid.parse().ok())
@@ -1053,20 +1198,29 @@ fn type_sandbox_resume(
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_KIND_HINT, job.kind.as_str());
     writes.set(opt::SANDBOX_RESUME, kept.value());
-    let echoed = match type_guarded(tmux, job.pane, shell, &line)? {
-        Ok(echoed) => echoed,
-        Err(found) => return Ok(Err(held_back_words(&found, "typed, so nothing was typed"))),
-    };
-    tmux_pane::write_options(tmux, job.pane, &writes)?;
-    Ok(
-        enter_guarded(tmux, job.pane, shell, &line, &echoed)?.map_err(|found| {
-            held_back_words(
-                &found,
-                "run, and it may be left on the pane's line: clear the line first",
-            )
-        }),
-    )
+    Ok((line, writes))
 }
+
+/// Types a resume command and its Enter, and marks the pane as holding
+/// the agent it resumes; a send held back answers why, in the plan's
+/// words.
+fn type_resume(tmux: &Tmux, job: &Pending, shell: &str) -> Result<std::result::Result<(), String>> {
+    let (line, marks) = match &job.agent.sandbox {
+        Some(kept) => sandbox_resume(tmux, job, kept)?,
+        None => (job.line.line(), resume_marks(job)),
+    };
+    Ok(type_and_enter(tmux, job.pane, shell, &line, &marks)?
+        .map(drop)
+        .map_err(|held| match held {
+            HeldAt::Typing(found) => held_back_words(&found, NOTHING_TYPED),
+            HeldAt::Enter(found) => held_back_words(&found, LEFT_ON_LINE),
+        }))
+}
+
+/// How the plan ends a send held back before its line was typed.
+const NOTHING_TYPED: &str = "typed, so nothing was typed";
+/// How the plan ends a send whose Enter was held back.
+const LEFT_ON_LINE: &str = "run, and it may be left on the pane's line: clear the line first";
 
 /// Why a guarded send held a resume back, after "pane %N": `when` says
 /// at which step ("typed, so nothing was typed").

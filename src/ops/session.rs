@@ -69,33 +69,7 @@ pub(crate) fn open(
         });
     }
     let names = folders::candidate_names(dir, &config.get(&crate::config::schema::SESSIONS_NAME));
-    let taken = |name: &str| snapshot.sessions.iter().find(|s| s.name == name);
-    let mut collision = None;
-    let mut chosen = None;
-    for name in &names {
-        match taken(name) {
-            Some(other) => {
-                collision.get_or_insert_with(|| {
-                    format!("\"{name}\" is taken by {}", tilde(Path::new(&other.path)))
-                });
-            }
-            None => {
-                chosen = Some(name.clone());
-                break;
-            }
-        }
-    }
-    let name = match chosen {
-        Some(name) => name,
-        // Every name taken: a number after the longest.
-        None => {
-            let base = names.last().cloned().unwrap_or_else(|| "session".into());
-            (2..)
-                .map(|n| format!("{base}-{n}"))
-                .find(|n| taken(n).is_none())
-                .unwrap_or(base)
-        }
-    };
+    let (name, collision) = free_name(&snapshot, &names);
     let limit = folders::hook_limit(config);
     let pre = config.get(&crate::config::schema::SESSIONS_PRE_CREATE_HOOK);
     if !pre.trim().is_empty() {
@@ -114,7 +88,7 @@ pub(crate) fn open(
     let session_id = arrange::parse_new_ids(&made).map(|(session, _, _)| format!("${session}"));
     let post = config.get(&crate::config::schema::SESSIONS_POST_CREATE_HOOK);
     if !post.trim().is_empty() {
-        // A failing post hook does not undo the session.
+        // A failing post hook does not undo the session, nor fail the open.
         let _ = folders::run_hook(&post, &name, dir, limit);
     }
     if let Some(client) = client {
@@ -130,9 +104,33 @@ pub(crate) fn open(
     })
 }
 
+/// The first of `names` no session has, with why a shorter one was not
+/// used; when every one is taken, a number after the longest.
+fn free_name(snapshot: &Snapshot, names: &[String]) -> (String, Option<String>) {
+    let taken = |name: &str| snapshot.sessions.iter().find(|s| s.name == name);
+    let mut collision = None;
+    for name in names {
+        match taken(name) {
+            Some(other) => {
+                collision.get_or_insert_with(|| {
+                    format!("\"{name}\" is taken by {}", tilde(Path::new(&other.path)))
+                });
+            }
+            None => return (name.clone(), collision),
+        }
+    }
+    let base = names.last().cloned().unwrap_or_else(|| "session".into());
+    let numbered = (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|n| taken(n).is_none())
+        .unwrap_or(base);
+    (numbered, collision)
+}
+
 /// `zoxide add` after an open, when `[sessions] zoxide` is on.
 fn remember(config: &Config, dir: &Path) {
     if config.get(&crate::config::schema::SESSIONS_ZOXIDE) {
+        // Ranking the folder for next time is a nicety; the session is open.
         let _ = Program::new("zoxide")
             .args(["add", "--"])
             .arg(dir)

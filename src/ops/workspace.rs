@@ -159,7 +159,7 @@ pub(crate) fn close(
     session: u32,
     group: bool,
 ) -> Result<WorkspaceClosed> {
-    let members = super::worktree::group_of(snapshot, session);
+    let members = super::repo_group::group_of(snapshot, session);
     if !members.is_empty() && !group {
         let records = Records::new(snapshot);
         let named: Vec<String> = members

@@ -15,84 +15,14 @@ use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::tmux::arrange;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::session as session_opt;
-use crate::tmux::snapshot::{Session, Snapshot};
+use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Tmux, ids};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// Where a session's checkout comes from (herdr's WorkspaceWorktreeInfo).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Provenance {
-    pub repo_key: String,
-    pub repo_name: String,
-    pub repo_root: String,
-    pub checkout_path: String,
-    pub is_linked_worktree: bool,
-}
-
-impl Provenance {
-    fn of(repo: &Repo, checkout: &Path) -> Provenance {
-        Provenance {
-            repo_key: repo.key(),
-            repo_name: repo.name(),
-            repo_root: repo.root.display().to_string(),
-            checkout_path: checkout.display().to_string(),
-            is_linked_worktree: !crate::paths::same_place(checkout, &repo.root),
-        }
-    }
-}
-
-/// The worktree a session runs, if a worktree verb gave it one.
-pub(crate) fn provenance(session: &Session) -> Option<Provenance> {
-    serde_json::from_str(&session.worktree).ok()
-}
-
-/// The open worktree sessions of a repository's session (one that runs
-/// the main checkout): those of the same repository on linked worktrees.
-pub(crate) fn group_of(snapshot: &Snapshot, session: u32) -> Vec<u32> {
-    let Some(own) = snapshot.session(session).and_then(provenance) else {
-        return Vec::new();
-    };
-    if own.is_linked_worktree {
-        return Vec::new();
-    }
-    snapshot
-        .sessions
-        .iter()
-        .filter(|s| s.id != session)
-        .filter(|s| {
-            provenance(s).is_some_and(|p| p.is_linked_worktree && p.repo_key == own.repo_key)
-        })
-        .map(|s| s.id)
-        .collect()
-}
-
-/// The repository's session a session is grouped under: itself when it
-/// runs the main checkout, else the open one of its repository that does.
-pub(crate) fn head_of(snapshot: &Snapshot, session: u32) -> Option<u32> {
-    let own = snapshot.session(session).and_then(provenance)?;
-    if !own.is_linked_worktree {
-        return Some(session);
-    }
-    snapshot
-        .sessions
-        .iter()
-        .find(|s| {
-            provenance(s).is_some_and(|p| !p.is_linked_worktree && p.repo_key == own.repo_key)
-        })
-        .map(|s| s.id)
-}
-
-/// The sessions that head a repository's group: whose closed worktrees
-/// the list shows.
-pub(crate) fn heads(snapshot: &Snapshot) -> Vec<u32> {
-    snapshot
-        .sessions
-        .iter()
-        .filter(|s| head_of(snapshot, s.id) == Some(s.id))
-        .map(|s| s.id)
-        .collect()
-}
+// The group's rule lives apart, as `workspace::close` asks it too; these
+// names stay here for the front ends that ask them of a worktree.
+pub(crate) use super::repo_group::{Provenance, group_of, head_of, heads, provenance};
 
 /// The linked worktrees of a repository's session that no session runs,
 /// for the popup to offer to open or remove.
@@ -405,6 +335,10 @@ fn worktree_event(event: Event, session: Option<u32>, worktree: &WorktreeInfo) -
         .var("TAW_WORKTREE", worktree.path.clone())
 }
 
+fn create_failed(message: String) -> TawError {
+    TawError::new(ErrorCode::WorktreeCreateFailed, message)
+}
+
 /// `taw worktree create`: a new checkout of `branch` (checked out when it
 /// is a local branch, else made from `base` or HEAD), in a session of its
 /// own.
@@ -415,61 +349,9 @@ pub(crate) fn create(
 ) -> Result<WorktreeCreated> {
     let located = locate(snapshot, &new.source)?;
     let repo = &located.repo;
-    check_branch(repo, &new.branch)?;
-    if let Some(base) = new
-        .base
-        .as_deref()
-        .filter(|b| b.starts_with('-') || b.is_empty())
-    {
-        return Err(TawError::invalid_argument(format!(
-            "--base {base:?} is no commit, branch or tag"
-        )));
-    }
-    let failed = |message: String| TawError::new(ErrorCode::WorktreeCreateFailed, message);
-    if let Some(there) = worktrees_of(repo)?
-        .iter()
-        .find(|w| w.branch.as_deref() == Some(new.branch.as_str()))
-    {
-        return Err(failed(format!(
-            "branch {} is checked out at {} already; open it with: taw worktree open --branch {}",
-            new.branch,
-            there.path.display(),
-            crate::text::shell_word(&new.branch)
-        )));
-    }
-    let path = match &new.path {
-        Some(path) if path.is_absolute() => path.clone(),
-        Some(path) => std::env::current_dir()
-            .map_err(|e| TawError::io(format!("the current folder cannot be read: {e}")))?
-            .join(path),
-        None => default_path(repo, &new.branch)?,
-    };
-    let empty_dir =
-        path.is_dir() && std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_none());
-    if path.exists() && !empty_dir {
-        return Err(failed(format!(
-            "{} is there already; choose another --path",
-            path.display()
-        )));
-    }
-    let path_text = path.display().to_string();
-    let mut args = vec!["worktree", "add"];
-    let existing = git::has_branch(&repo.checkout, &new.branch)?;
-    if existing {
-        args.extend(["--", &path_text, &new.branch]);
-    } else {
-        args.extend(["-b", &new.branch, "--", &path_text]);
-        if let Some(base) = &new.base {
-            args.push(base);
-        }
-    }
-    let ran = git::run_in(&repo.checkout, &args, git::LIMIT)?;
-    if !ran.ok {
-        return Err(failed(format!(
-            "git could not make the worktree: {}",
-            ran.said()
-        )));
-    }
+    check_new(repo, &new)?;
+    let path = new_checkout_path(repo, &new)?;
+    add_worktree(repo, &new, &path)?;
     let checkout = std::fs::canonicalize(&path).unwrap_or(path);
     let worktree = worktrees_of(repo)?
         .into_iter()
@@ -485,7 +367,7 @@ pub(crate) fn create(
         .clone()
         .unwrap_or_else(|| session_name(repo, Some(&new.branch), &checkout));
     let made = make_session(tmux, snapshot, &own, label, new.focus_client).map_err(|error| {
-        failed(format!(
+        create_failed(format!(
             "the worktree is at {}, but its session could not be made: {}",
             checkout.display(),
             error.message
@@ -515,6 +397,79 @@ pub(crate) fn create(
     })
 }
 
+/// What `worktree create` is given, checked before git makes anything: a
+/// branch name git takes, a base that is no option, a branch checked out
+/// nowhere yet.
+fn check_new(repo: &Repo, new: &NewWorktree) -> Result<()> {
+    check_branch(repo, &new.branch)?;
+    if let Some(base) = new
+        .base
+        .as_deref()
+        .filter(|b| b.starts_with('-') || b.is_empty())
+    {
+        return Err(TawError::invalid_argument(format!(
+            "--base {base:?} is no commit, branch or tag"
+        )));
+    }
+    if let Some(there) = worktrees_of(repo)?
+        .iter()
+        .find(|w| w.branch.as_deref() == Some(new.branch.as_str()))
+    {
+        return Err(create_failed(format!(
+            "branch {} is checked out at {} already; open it with: taw worktree open --branch {}",
+            new.branch,
+            there.path.display(),
+            crate::text::shell_word(&new.branch)
+        )));
+    }
+    Ok(())
+}
+
+/// Where the new checkout goes: `--path` (against the current folder), or
+/// the default one; a folder there must be empty.
+fn new_checkout_path(repo: &Repo, new: &NewWorktree) -> Result<PathBuf> {
+    let path = match &new.path {
+        Some(path) if path.is_absolute() => path.clone(),
+        Some(path) => std::env::current_dir()
+            .map_err(|e| TawError::io(format!("the current folder cannot be read: {e}")))?
+            .join(path),
+        None => default_path(repo, &new.branch)?,
+    };
+    let empty_dir =
+        path.is_dir() && std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_none());
+    if path.exists() && !empty_dir {
+        return Err(create_failed(format!(
+            "{} is there already; choose another --path",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
+/// `git worktree add`: the branch checked out at `path` when it is a
+/// local branch, else made there from the base.
+fn add_worktree(repo: &Repo, new: &NewWorktree, path: &Path) -> Result<()> {
+    let path_text = path.display().to_string();
+    let mut args = vec!["worktree", "add"];
+    let existing = git::has_branch(&repo.checkout, &new.branch)?;
+    if existing {
+        args.extend(["--", &path_text, &new.branch]);
+    } else {
+        args.extend(["-b", &new.branch, "--", &path_text]);
+        if let Some(base) = &new.base {
+            args.push(base);
+        }
+    }
+    let ran = git::run_in(&repo.checkout, &args, git::LIMIT)?;
+    if !ran.ok {
+        return Err(create_failed(format!(
+            "git could not make the worktree: {}",
+            ran.said()
+        )));
+    }
+    Ok(())
+}
+
 /// Which worktree `taw worktree open` opens.
 #[derive(Debug, Clone)]
 pub(crate) enum Which {
@@ -531,6 +486,10 @@ pub(crate) struct OpenWorktree {
     pub focus_client: Option<String>,
 }
 
+fn open_failed(message: impl Into<String>) -> TawError {
+    TawError::new(ErrorCode::WorktreeOpenFailed, message)
+}
+
 /// `taw worktree open`: the session of an existing worktree, made when
 /// none runs it. A checkout that is gone makes no session.
 pub(crate) fn open(
@@ -540,30 +499,7 @@ pub(crate) fn open(
 ) -> Result<WorktreeOpened> {
     let located = locate(snapshot, &wanted.source)?;
     let repo = &located.repo;
-    let worktrees = worktrees_of(repo)?;
-    let found = match &wanted.which {
-        Which::Path(path) => worktrees
-            .iter()
-            .find(|w| w.path == *path || crate::paths::same_place(&w.path, path)),
-        Which::Branch(branch) => worktrees
-            .iter()
-            .find(|w| w.branch.as_deref() == Some(branch.as_str())),
-    };
-    let Some(worktree) = found.cloned() else {
-        return Err(TawError::new(
-            ErrorCode::WorktreeNotFound,
-            match &wanted.which {
-                Which::Path(path) => {
-                    format!("no worktree of {} is at {}", repo.name(), path.display())
-                }
-                Which::Branch(branch) => format!(
-                    "no worktree of {} has branch {branch} checked out; make one with: taw worktree create {}",
-                    repo.name(),
-                    crate::text::shell_word(branch)
-                ),
-            },
-        ));
-    };
+    let worktree = find_worktree(repo, &wanted.which)?;
     let running = session_running(snapshot, &worktree.path);
     let (session, already_open) = match running {
         Some(session) => {
@@ -572,48 +508,14 @@ pub(crate) fn open(
             }
             (session, true)
         }
-        None => {
-            if !worktree.path.is_dir() {
-                return Err(TawError::new(
-                    ErrorCode::WorktreeNotFound,
-                    format!(
-                        "the checkout of worktree {} is gone: {}",
-                        worktree
-                            .branch
-                            .clone()
-                            .unwrap_or_else(|| worktree.path.display().to_string()),
-                        worktree.path.display()
-                    ),
-                ));
-            }
-            let own = Provenance::of(repo, &worktree.path);
-            let label = wanted
-                .label
-                .clone()
-                .unwrap_or_else(|| session_name(repo, worktree.branch.as_deref(), &worktree.path));
-            let made = make_session(tmux, snapshot, &own, label, wanted.focus_client.clone())
-                .map_err(|error| TawError::new(ErrorCode::WorktreeOpenFailed, error.message))?;
-            let session = made
-                .workspace
-                .as_ref()
-                .and_then(|w| ids::tmux_number(&w.tmux_id, '$'))
-                .ok_or_else(|| {
-                    TawError::new(
-                        ErrorCode::WorktreeOpenFailed,
-                        "the new session closed at once",
-                    )
-                })?;
-            (session, false)
-        }
+        None => (
+            open_session(tmux, snapshot, repo, &worktree, &wanted)?,
+            false,
+        ),
     };
     let after = Snapshot::read(tmux)?;
     let records = Records::new(&after);
-    let gone = || {
-        TawError::new(
-            ErrorCode::WorktreeOpenFailed,
-            "the worktree's session closed",
-        )
-    };
+    let gone = || open_failed("the worktree's session closed");
     let window = after.active_window(session).ok_or_else(gone)?;
     let pane = after.active_pane(session, window.id).ok_or_else(gone)?;
     let worktree_info = info(&after, repo, &worktree);
@@ -631,6 +533,69 @@ pub(crate) fn open(
         already_open,
         session_id: Some(format!("${session}")),
     })
+}
+
+/// The worktree of the repository `which` names, as git lists it.
+fn find_worktree(repo: &Repo, which: &Which) -> Result<git::Worktree> {
+    let worktrees = worktrees_of(repo)?;
+    let found = match which {
+        Which::Path(path) => worktrees
+            .iter()
+            .find(|w| w.path == *path || crate::paths::same_place(&w.path, path)),
+        Which::Branch(branch) => worktrees
+            .iter()
+            .find(|w| w.branch.as_deref() == Some(branch.as_str())),
+    };
+    found.cloned().ok_or_else(|| {
+        TawError::new(
+            ErrorCode::WorktreeNotFound,
+            match which {
+                Which::Path(path) => {
+                    format!("no worktree of {} is at {}", repo.name(), path.display())
+                }
+                Which::Branch(branch) => format!(
+                    "no worktree of {} has branch {branch} checked out; make one with: taw worktree create {}",
+                    repo.name(),
+                    crate::text::shell_word(branch)
+                ),
+            },
+        )
+    })
+}
+
+/// Makes the session of a worktree no session runs, when its checkout is
+/// there; answers the new session.
+fn open_session(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    repo: &Repo,
+    worktree: &git::Worktree,
+    wanted: &OpenWorktree,
+) -> Result<u32> {
+    if !worktree.path.is_dir() {
+        return Err(TawError::new(
+            ErrorCode::WorktreeNotFound,
+            format!(
+                "the checkout of worktree {} is gone: {}",
+                worktree
+                    .branch
+                    .clone()
+                    .unwrap_or_else(|| worktree.path.display().to_string()),
+                worktree.path.display()
+            ),
+        ));
+    }
+    let own = Provenance::of(repo, &worktree.path);
+    let label = wanted
+        .label
+        .clone()
+        .unwrap_or_else(|| session_name(repo, worktree.branch.as_deref(), &worktree.path));
+    let made = make_session(tmux, snapshot, &own, label, wanted.focus_client.clone())
+        .map_err(|error| open_failed(error.message))?;
+    made.workspace
+        .as_ref()
+        .and_then(|w| ids::tmux_number(&w.tmux_id, '$'))
+        .ok_or_else(|| open_failed("the new session closed at once"))
 }
 
 /// Which worktree `taw worktree remove` removes.
@@ -658,6 +623,8 @@ pub(crate) fn remove(
     force: bool,
 ) -> Result<WorktreeRemoved> {
     let removed = remove_checkout(tmux, snapshot, removal, force)?;
+    // The mark only hastens the feeds' next read of the worktrees, which
+    // comes all the same.
     let _ = tmux.run_one(crate::tmux::commands::set_global_option(
         crate::tmux::options::bookkeeping::WORKTREES_CHANGED,
         &crate::clock::now_ms().to_string(),
@@ -671,82 +638,11 @@ fn remove_checkout(
     removal: Removal,
     force: bool,
 ) -> Result<WorktreeRemoved> {
-    let (path, repo_dir) = match &removal {
-        Removal::Workspace(session) => {
-            let row = snapshot.session(*session).ok_or_else(|| {
-                TawError::not_found(format!(
-                    "workspace {} is not open",
-                    ids::workspace_id(*session)
-                ))
-            })?;
-            let own = provenance(row).ok_or_else(|| {
-                TawError::new(
-                    ErrorCode::NotGitWorktree,
-                    format!(
-                        "workspace {} runs no worktree taw made or opened; name it with --path",
-                        ids::workspace_id(*session)
-                    ),
-                )
-            })?;
-            let path = PathBuf::from(&own.checkout_path);
-            let dir = if path.is_dir() {
-                path.clone()
-            } else {
-                PathBuf::from(&own.repo_root)
-            };
-            (path, dir)
-        }
-        Removal::Path { path, source } => {
-            let dir = match source {
-                _ if path.is_dir() => path.clone(),
-                Some(Source::Folder(folder)) => folder.clone(),
-                Some(Source::Workspace(session)) => {
-                    workspace_folder(snapshot, *session).unwrap_or_else(|| path.clone())
-                }
-                None => {
-                    return Err(TawError::invalid_argument(format!(
-                        "the folder {} is gone: name a folder of its repository with --cwd",
-                        path.display()
-                    )));
-                }
-            };
-            (path.clone(), dir)
-        }
-    };
+    let (path, repo_dir) = removal_paths(snapshot, &removal)?;
     let located = locate(snapshot, &Source::Folder(repo_dir))?;
     let repo = &located.repo;
-    let listed = worktrees_of(repo)?;
-    let entry = listed
-        .iter()
-        .find(|w| w.path == path || crate::paths::same_place(&w.path, &path))
-        .cloned();
     let gone = !path.exists();
-    let worktree = match entry {
-        Some(worktree) => worktree,
-        // Gone, and off git's list already: the removal has nothing left
-        // to do but the session.
-        None if gone => git::Worktree {
-            path: path.clone(),
-            prunable: true,
-            ..git::Worktree::default()
-        },
-        None => {
-            return Err(TawError::new(
-                ErrorCode::NotGitWorktree,
-                format!("{} is no worktree of {}", path.display(), repo.name()),
-            ));
-        }
-    };
-    if crate::paths::same_place(&worktree.path, &repo.root) || worktree.path == repo.root {
-        return Err(TawError::new(
-            ErrorCode::NotLinkedWorktree,
-            format!(
-                "{} is the main checkout of {}, which git does not remove",
-                worktree.path.display(),
-                repo.name()
-            ),
-        ));
-    }
+    let worktree = linked_worktree(repo, &path, gone)?;
     let named = worktree
         .branch
         .clone()
@@ -770,46 +666,23 @@ fn remove_checkout(
     let path_text = worktree.path.display().to_string();
     veto::may_remove_worktree(tmux, session, &path_text)?;
     let worktree_info = info(snapshot, repo, &worktree);
-    let ran = if gone {
-        git::run_in(&repo.checkout, &["worktree", "prune"], git::LIMIT)?
-    } else {
-        let mut args = vec!["worktree", "remove"];
-        if force {
-            args.push("--force");
-        }
-        args.extend(["--", path_text.as_str()]);
-        git::run_in(&repo.checkout, &args, git::LIMIT)?
-    };
-    if !ran.ok {
-        return Err(TawError::new(
-            ErrorCode::WorktreeRemoveFailed,
-            format!("git did not remove worktree {named}: {}", ran.said()),
-        ));
-    }
+    git_remove(repo, &path_text, &named, gone, force)?;
     // Its session goes with it, asked of nothing more than the removal.
     let records = Records::new(snapshot);
     let final_record = session.and_then(|s| records.workspace_by_id(s));
     if let Some(session) = session {
+        // The checkout is gone already, which is what was asked; a
+        // session that closed meanwhile is no failure of it.
         let _ = tmux.run_one(arrange::kill_session(&format!("${session}")));
     }
     let workspace_id = session.map(ids::workspace_id);
-    let mut occurrence = worktree_event(Event::WorktreeRemoved, None, &worktree_info)
-        .data("forced", force)
-        .data(
-            "workspace_id",
-            workspace_id
-                .clone()
-                .map(serde_json::Value::String)
-                .unwrap_or(serde_json::Value::Null),
-        );
-    if let Some(record) = &final_record {
-        occurrence = occurrence.data(
-            "workspace",
-            serde_json::to_value(record).unwrap_or_default(),
-        );
-        occurrence.session_name = Some(record.label.clone());
-    }
-    hooks::announce_now(tmux, vec![occurrence]);
+    announce_removed(
+        tmux,
+        &worktree_info,
+        force,
+        workspace_id.clone(),
+        final_record,
+    );
     Ok(WorktreeRemoved {
         workspace_id,
         path: path_text,
@@ -818,26 +691,133 @@ fn remove_checkout(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn provenance_is_herdrs_shape() {
-        let p = Provenance {
-            repo_key: "/src/api/.git".into(),
-            repo_name: "api".into(),
-            repo_root: "/src/api".into(),
-            checkout_path: "/wt/api/feat-x".into(),
-            is_linked_worktree: true,
-        };
-        let json = serde_json::to_value(&p).unwrap();
-        assert_eq!(json["is_linked_worktree"], true);
-        assert_eq!(json["checkout_path"], "/wt/api/feat-x");
-        let session = Session {
-            worktree: serde_json::to_string(&p).unwrap(),
-            ..crate::list::rows::fixture::session(0, "api/feat-x")
-        };
-        assert_eq!(provenance(&session), Some(p));
+/// The checkout a removal names, and a folder of its repository to ask
+/// git in (the checkout itself while it is there).
+fn removal_paths(snapshot: &Snapshot, removal: &Removal) -> Result<(PathBuf, PathBuf)> {
+    match removal {
+        Removal::Workspace(session) => {
+            let row = snapshot.session(*session).ok_or_else(|| {
+                TawError::not_found(format!(
+                    "workspace {} is not open",
+                    ids::workspace_id(*session)
+                ))
+            })?;
+            let own = provenance(row).ok_or_else(|| {
+                TawError::new(
+                    ErrorCode::NotGitWorktree,
+                    format!(
+                        "workspace {} runs no worktree taw made or opened; name it with --path",
+                        ids::workspace_id(*session)
+                    ),
+                )
+            })?;
+            let path = PathBuf::from(&own.checkout_path);
+            let dir = if path.is_dir() {
+                path.clone()
+            } else {
+                PathBuf::from(&own.repo_root)
+            };
+            Ok((path, dir))
+        }
+        Removal::Path { path, source } => {
+            let dir = match source {
+                _ if path.is_dir() => path.clone(),
+                Some(Source::Folder(folder)) => folder.clone(),
+                Some(Source::Workspace(session)) => {
+                    workspace_folder(snapshot, *session).unwrap_or_else(|| path.clone())
+                }
+                None => {
+                    return Err(TawError::invalid_argument(format!(
+                        "the folder {} is gone: name a folder of its repository with --cwd",
+                        path.display()
+                    )));
+                }
+            };
+            Ok((path.clone(), dir))
+        }
     }
+}
+
+/// The linked worktree of `repo` at `path`, as git lists it; one whose
+/// checkout is `gone` and that git has dropped already stands in with
+/// only its path. The main checkout is refused.
+fn linked_worktree(repo: &Repo, path: &Path, gone: bool) -> Result<git::Worktree> {
+    let entry = worktrees_of(repo)?
+        .into_iter()
+        .find(|w| w.path == path || crate::paths::same_place(&w.path, path));
+    let worktree = match entry {
+        Some(worktree) => worktree,
+        // Gone, and off git's list already: the removal has nothing left
+        // to do but the session.
+        None if gone => git::Worktree {
+            path: path.to_path_buf(),
+            prunable: true,
+            ..git::Worktree::default()
+        },
+        None => {
+            return Err(TawError::new(
+                ErrorCode::NotGitWorktree,
+                format!("{} is no worktree of {}", path.display(), repo.name()),
+            ));
+        }
+    };
+    if crate::paths::same_place(&worktree.path, &repo.root) || worktree.path == repo.root {
+        return Err(TawError::new(
+            ErrorCode::NotLinkedWorktree,
+            format!(
+                "{} is the main checkout of {}, which git does not remove",
+                worktree.path.display(),
+                repo.name()
+            ),
+        ));
+    }
+    Ok(worktree)
+}
+
+/// `git worktree remove` (with `--force` when forced), or `prune` for a
+/// checkout that is gone already.
+fn git_remove(repo: &Repo, path_text: &str, named: &str, gone: bool, force: bool) -> Result<()> {
+    let ran = if gone {
+        git::run_in(&repo.checkout, &["worktree", "prune"], git::LIMIT)?
+    } else {
+        let mut args = vec!["worktree", "remove"];
+        if force {
+            args.push("--force");
+        }
+        args.extend(["--", path_text]);
+        git::run_in(&repo.checkout, &args, git::LIMIT)?
+    };
+    if !ran.ok {
+        return Err(TawError::new(
+            ErrorCode::WorktreeRemoveFailed,
+            format!("git did not remove worktree {named}: {}", ran.said()),
+        ));
+    }
+    Ok(())
+}
+
+/// herdr's worktree.removed, with the workspace that closed with it.
+fn announce_removed(
+    tmux: &Tmux,
+    worktree: &WorktreeInfo,
+    force: bool,
+    workspace_id: Option<String>,
+    workspace: Option<WorkspaceInfo>,
+) {
+    let mut occurrence = worktree_event(Event::WorktreeRemoved, None, worktree)
+        .data("forced", force)
+        .data(
+            "workspace_id",
+            workspace_id
+                .map(serde_json::Value::String)
+                .unwrap_or(serde_json::Value::Null),
+        );
+    if let Some(record) = &workspace {
+        occurrence = occurrence.data(
+            "workspace",
+            serde_json::to_value(record).unwrap_or_default(),
+        );
+        occurrence.session_name = Some(record.label.clone());
+    }
+    hooks::announce_now(tmux, vec![occurrence]);
 }

@@ -199,7 +199,8 @@ impl<'a> Aim<'a> {
         ));
         let output = tmux.run_with_input(&batch, input).map_err(|error| {
             // What a held-back send would have cleaned up (its buffer), but
-            // not from a server that does not answer.
+            // not from a server that does not answer; tidying only, as the
+            // send's own error is what is answered.
             if error.code != ErrorCode::Timeout {
                 let _ = tmux.run(&Batch::of(refused.clone()));
             }

@@ -1,9 +1,11 @@
 //! Agents: the panes that host one, seen as the agent. `start` types an
-//! agent's command into a shell; `drive` prompts it, sends it keys and
-//! waits for it, never typing into a pane whose agent has gone.
+//! agent's command into a shell (through `typing`, which a restore's
+//! resumes share); `drive` prompts it, sends it keys and waits for it,
+//! never typing into a pane whose agent has gone.
 
 pub(crate) mod drive;
 pub(crate) mod start;
+pub(crate) mod typing;
 
 use super::go;
 use super::names;

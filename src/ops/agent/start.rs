@@ -1,7 +1,8 @@
 //! `agent start`: types an agent's command into a pane's shell, once the
 //! shell is at its prompt, and answers once the agent is really there.
 
-use super::drive::{Race, hosts_agent, mode_name, race_window, synchronized_message};
+use super::drive::{hosts_agent, mode_name, synchronized_message};
+use super::typing::{HeldAt, LOOK_EVERY, PromptWatch, SETTLED, SHELL_WAIT, screen, type_and_enter};
 use crate::detect::{agents, job};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::Records;
@@ -9,7 +10,7 @@ use crate::ops::names;
 use crate::text::shell_word;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::pane as opt;
-use crate::tmux::pane::{self as tmux_pane, Buffer, OptionWrites, ReadSource};
+use crate::tmux::pane::{self as tmux_pane, OptionWrites};
 use crate::tmux::snapshot::{Pane, Snapshot};
 use crate::tmux::{Batch, Tmux};
 use crate::watch::typed;
@@ -21,13 +22,6 @@ const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// A first sandboxed start builds an image.
 const SANDBOX_TIMEOUT_MS: u64 = 300_000;
 const MAX_TIMEOUT_MS: u64 = 300_000;
-/// A shell that has not come to its prompt by then never will.
-const SHELL_WAIT: Duration = Duration::from_secs(15);
-/// A prompt is a screen that has not changed for this long.
-const SETTLED: Duration = Duration::from_millis(300);
-/// How long the shell has to echo the typed command.
-const ECHO_WAIT: Duration = Duration::from_secs(1);
-const LOOK_EVERY: Duration = Duration::from_millis(100);
 
 /// What to start, where.
 #[derive(Debug, Clone)]
@@ -68,30 +62,13 @@ fn pane_now(tmux: &Tmux, id: u32, public: &str) -> Result<Pane> {
         .ok_or_else(|| TawError::not_found(format!("pane {public} closed")))
 }
 
-fn screen(tmux: &Tmux, pane: u32) -> Result<String> {
-    tmux_pane::capture(tmux, pane, ReadSource::Visible, 0, false)
-}
-
-/// Whether the pane's own shell is in front with nothing running.
-pub(crate) fn shell_in_front(pane: &Pane) -> bool {
-    job::read_job(pane.pid)
-        .is_some_and(|(own, group)| matches!(job::front_of(&own, group), job::Front::Shell))
-}
-
 /// Waits for the pane's shell to be at its prompt: nothing but the shell
 /// in front, something drawn, the screen unchanged for a moment.
 fn wait_for_prompt(tmux: &Tmux, id: u32, public: &str, stop: Instant) -> Result<Pane> {
-    let mut last = String::new();
-    let mut steady_since = Instant::now();
+    let mut watch = PromptWatch::default();
     loop {
         let pane = pane_now(tmux, id, public)?;
-        let text = screen(tmux, id)?;
-        if text != last {
-            last = text.clone();
-            steady_since = Instant::now();
-        }
-        let drawn = !text.trim().is_empty();
-        if drawn && shell_in_front(&pane) && steady_since.elapsed() >= SETTLED {
+        if watch.at_prompt(&pane, screen(tmux, id)?) {
             return Ok(pane);
         }
         if Instant::now() >= stop {
@@ -107,133 +84,21 @@ fn wait_for_prompt(tmux: &Tmux, id: u32, public: &str, stop: Instant) -> Result<
 /// prompt, and returns once the agent is there.
 pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
     let begun = Instant::now();
-    names::check_agent_name(&args.name)?;
-    let agent = agents::lookup(&args.kind).ok_or_else(|| {
-        TawError::new(
-            ErrorCode::UnsupportedAgentKind,
-            format!(
-                "{:?} is no agent taw can start: {}",
-                args.kind,
-                agents::id_list()
-            ),
-        )
-    })?;
-    // A shell reads a newline (or another control character) in the line
-    // as a key: the command would run early, or not as written.
-    if let Some(arg) = args.args.iter().find(|a| a.chars().any(char::is_control)) {
-        return Err(TawError::invalid_argument(format!(
-            "the agent argument {arg:?} holds a newline or another control character, which the shell would take as a key; nothing was typed"
-        )));
-    }
-    let timeout = args.timeout.unwrap_or(if args.sandbox.is_some() {
-        SANDBOX_TIMEOUT_MS
-    } else {
-        DEFAULT_TIMEOUT_MS
-    });
-    if !(3001..=MAX_TIMEOUT_MS).contains(&timeout) {
-        return Err(TawError::invalid_argument(format!(
-            "--timeout {timeout}: more than 3000 and at most {MAX_TIMEOUT_MS} milliseconds"
-        )));
-    }
+    let (agent, timeout) = check_request(&args)?;
     let deadline = begun + Duration::from_millis(timeout);
     let id = args.pane;
     let snapshot = Snapshot::read(tmux)?;
-    let pane = snapshot.pane(id, None).ok_or_else(|| {
-        TawError::not_found(format!(
-            "pane %{id} not found; `taw pane list` shows the panes"
-        ))
-    })?;
-    // A name another live agent holds is refused before anything else.
-    let taken = snapshot.unique_panes().into_iter().any(|other| {
-        other.id != id
-            && other.agent_name == args.name
-            && !other.agent_kind.is_empty()
-            && hosts_agent(other)
-    });
-    if taken {
-        return Err(TawError::invalid_argument(format!(
-            "another live agent is named {}; choose another name",
-            args.name
-        )));
-    }
-    let values = tmux_pane::read_values(
-        tmux,
-        id,
-        &[
-            "pane_in_mode",
-            "pane_input_off",
-            "pane_mode",
-            "synchronize-panes",
-        ],
-    )?;
-    let public = Records::new(&snapshot).pane(pane).pane_id;
-    if values[0] == "1" {
-        return Err(not_ready(format!(
-            "pane {public} is in {}; leave it and try again",
-            mode_name(&values[2])
-        )));
-    }
-    if values[1] == "1" {
-        return Err(not_ready(format!(
-            "pane {public} takes no input; turn its input back on and try again"
-        )));
-    }
-    if values[3] == "1" {
-        return Err(not_ready(synchronized_message(&public, "")));
-    }
-    if !job::read_process(pane.pid).is_some_and(|own| job::is_interactive_shell(&own)) {
-        return Err(not_ready(format!(
-            "pane {public}'s own process is not a shell, so nothing is typed into it"
-        )));
-    }
-    // The profile and the runtime are checked before anything is typed,
-    // as `taw sandbox` would check them.
+    let (pane, public) = check_pane(tmux, &snapshot, id, &args.name)?;
     if let Some(profile) = &args.sandbox {
-        let (config, _) = crate::config::Config::load_or_defaults();
-        let dir =
-            crate::detect::job::process_cwd(pane.pid).unwrap_or_else(|| pane.current_path.clone());
-        crate::sandbox::prepare(
-            &config,
-            agent.id,
-            profile.as_deref(),
-            &args.args,
-            std::path::Path::new(&dir),
-        )?;
+        check_sandbox(agent, profile.as_deref(), &args.args, pane)?;
     }
     let shell_stop = deadline.min(begun + SHELL_WAIT);
     let pane = wait_for_prompt(tmux, id, &public, shell_stop)?;
 
-    // The last agent's record goes; this one's name and kind come.
     let previous_hint = pane.kind_hint.clone();
     let previous_pid = pane.agent_pid.clone();
-    let mut writes = OptionWrites::default();
-    for name in opt::RECORD.iter().chain(opt::REPORT) {
-        writes.unset(name);
-    }
-    writes.unset(opt::AGENT_SESSION);
-    writes.unset(opt::RESUME);
-    writes.set(opt::AGENT_KIND_HINT, agent.id);
-    writes.set(opt::AGENT_NAME, args.name.as_str());
-    tmux_pane::write_options(tmux, id, &writes)?;
-
-    let mut argv = match &args.sandbox {
-        Some(profile) => {
-            let mut words = vec![
-                crate::sandbox::taw_word(pane.pid),
-                "sandbox".to_string(),
-                agent.id.to_string(),
-            ];
-            if let Some(profile) = profile {
-                words.extend(["--profile".to_string(), profile.clone()]);
-            }
-            if !args.args.is_empty() {
-                words.push("--".into());
-            }
-            words
-        }
-        None => vec![agent.executable.to_string()],
-    };
-    argv.extend(args.args.iter().cloned());
+    name_the_pane(tmux, id, agent, &args.name)?;
+    let argv = command_words(agent, &args, pane.pid);
     let line = argv
         .iter()
         .map(|w| shell_word(w))
@@ -272,6 +137,160 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
     }
 }
 
+/// What `agent start` is asked, checked before tmux is: the name, the
+/// kind, arguments a shell would read as keys, the time limit. Answers the
+/// agent and the limit in milliseconds.
+fn check_request(args: &Start) -> Result<(&'static agents::Agent, u64)> {
+    names::check_agent_name(&args.name)?;
+    let agent = agents::lookup(&args.kind).ok_or_else(|| {
+        TawError::new(
+            ErrorCode::UnsupportedAgentKind,
+            format!(
+                "{:?} is no agent taw can start: {}",
+                args.kind,
+                agents::id_list()
+            ),
+        )
+    })?;
+    // A shell reads a newline (or another control character) in the line
+    // as a key: the command would run early, or not as written.
+    if let Some(arg) = args.args.iter().find(|a| a.chars().any(char::is_control)) {
+        return Err(TawError::invalid_argument(format!(
+            "the agent argument {arg:?} holds a newline or another control character, which the shell would take as a key; nothing was typed"
+        )));
+    }
+    let timeout = args.timeout.unwrap_or(if args.sandbox.is_some() {
+        SANDBOX_TIMEOUT_MS
+    } else {
+        DEFAULT_TIMEOUT_MS
+    });
+    if !(3001..=MAX_TIMEOUT_MS).contains(&timeout) {
+        return Err(TawError::invalid_argument(format!(
+            "--timeout {timeout}: more than 3000 and at most {MAX_TIMEOUT_MS} milliseconds"
+        )));
+    }
+    Ok((agent, timeout))
+}
+
+/// The pane to type into, with its public id, once it can take the
+/// agent: the name free, no mode, input on, panes not synchronized, its
+/// own process a shell.
+fn check_pane<'a>(
+    tmux: &Tmux,
+    snapshot: &'a Snapshot,
+    id: u32,
+    name: &str,
+) -> Result<(&'a Pane, String)> {
+    let pane = snapshot.pane(id, None).ok_or_else(|| {
+        TawError::not_found(format!(
+            "pane %{id} not found; `taw pane list` shows the panes"
+        ))
+    })?;
+    // A name another live agent holds is refused before anything else.
+    let taken = snapshot.unique_panes().into_iter().any(|other| {
+        other.id != id
+            && other.agent_name == name
+            && !other.agent_kind.is_empty()
+            && hosts_agent(other)
+    });
+    if taken {
+        return Err(TawError::invalid_argument(format!(
+            "another live agent is named {name}; choose another name"
+        )));
+    }
+    let values = tmux_pane::read_values(
+        tmux,
+        id,
+        &[
+            "pane_in_mode",
+            "pane_input_off",
+            "pane_mode",
+            "synchronize-panes",
+        ],
+    )?;
+    let public = Records::new(snapshot).pane(pane).pane_id;
+    if values[0] == "1" {
+        return Err(not_ready(format!(
+            "pane {public} is in {}; leave it and try again",
+            mode_name(&values[2])
+        )));
+    }
+    if values[1] == "1" {
+        return Err(not_ready(format!(
+            "pane {public} takes no input; turn its input back on and try again"
+        )));
+    }
+    if values[3] == "1" {
+        return Err(not_ready(synchronized_message(&public, "")));
+    }
+    if !job::read_process(pane.pid).is_some_and(|own| job::is_interactive_shell(&own)) {
+        return Err(not_ready(format!(
+            "pane {public}'s own process is not a shell, so nothing is typed into it"
+        )));
+    }
+    Ok((pane, public))
+}
+
+/// The profile and the runtime of a sandboxed start, checked before
+/// anything is typed, as `taw sandbox` would check them.
+fn check_sandbox(
+    agent: &agents::Agent,
+    profile: Option<&str>,
+    agent_args: &[String],
+    pane: &Pane,
+) -> Result<()> {
+    let (config, _) = crate::config::Config::load_or_defaults();
+    let dir =
+        crate::detect::job::process_cwd(pane.pid).unwrap_or_else(|| pane.current_path.clone());
+    crate::sandbox::prepare(
+        &config,
+        agent.id,
+        profile,
+        agent_args,
+        std::path::Path::new(&dir),
+    )?;
+    Ok(())
+}
+
+/// The last agent's record goes from the pane; this one's name and kind
+/// come.
+fn name_the_pane(tmux: &Tmux, id: u32, agent: &agents::Agent, name: &str) -> Result<()> {
+    let mut writes = OptionWrites::default();
+    for option in opt::RECORD.iter().chain(opt::REPORT) {
+        writes.unset(option);
+    }
+    writes.unset(opt::AGENT_SESSION);
+    writes.unset(opt::RESUME);
+    writes.set(opt::AGENT_KIND_HINT, agent.id);
+    writes.set(opt::AGENT_NAME, name);
+    tmux_pane::write_options(tmux, id, &writes)
+}
+
+/// The words of the command typed: the agent's program and its
+/// arguments, or `taw sandbox` (as the shell `shell_pid` names taw) with
+/// the agent, its profile and arguments.
+fn command_words(agent: &agents::Agent, args: &Start, shell_pid: u32) -> Vec<String> {
+    let mut argv = match &args.sandbox {
+        Some(profile) => {
+            let mut words = vec![
+                crate::sandbox::taw_word(shell_pid),
+                "sandbox".to_string(),
+                agent.id.to_string(),
+            ];
+            if let Some(profile) = profile {
+                words.extend(["--profile".to_string(), profile.clone()]);
+            }
+            if !args.args.is_empty() {
+                words.push("--".into());
+            }
+            words
+        }
+        None => vec![agent.executable.to_string()],
+    };
+    argv.extend(args.args.iter().cloned());
+    argv
+}
+
 /// Typing the command into a shell at its prompt, and watching it start.
 struct Launch<'a> {
     tmux: &'a Tmux,
@@ -291,21 +310,14 @@ struct Launch<'a> {
 impl Launch<'_> {
     /// Types, enters, and waits for the agent: `Ok` once it is there.
     fn run(&self) -> Result<()> {
-        let echoed = self.type_line()?;
-        self.enter(&echoed)?;
+        let no_marks = OptionWrites::default();
+        let echoed = type_and_enter(self.tmux, self.id, self.shell, &self.line, &no_marks)?
+            .map_err(|held| match held {
+                HeldAt::Typing(found) => typing_held_back(self.public, &found),
+                HeldAt::Enter(found) => enter_held_back(self.public, &found),
+            })?;
         self.entered.set(true);
         self.watch_start(&echoed)
-    }
-
-    /// Types the command (no Enter): the row the shell echoed it on.
-    fn type_line(&self) -> Result<String> {
-        type_guarded(self.tmux, self.id, self.shell, &self.line)?
-            .map_err(|found| typing_held_back(self.public, &found))
-    }
-
-    fn enter(&self, echoed: &str) -> Result<()> {
-        enter_guarded(self.tmux, self.id, self.shell, &self.line, echoed)?
-            .map_err(|found| enter_held_back(self.public, &found))
     }
 
     /// Waits until the agent is there: its process names it, its
@@ -314,91 +326,85 @@ impl Launch<'_> {
     /// start.
     fn watch_start(&self, echoed: &str) -> Result<()> {
         let entered_at = Instant::now();
-        // For an agent nothing names (a script, a wrapper), the job in front
-        // that two looks in a row agree on is taken for it, at the end.
-        let mut last_leader: Option<u32> = None;
-        let mut agreed: Option<u32> = None;
+        let mut front = FrontJobs::default();
         let mut shell_screen: Option<(String, Instant)> = None;
         loop {
             let pane = pane_now(self.tmux, self.id, self.public)?;
             let mut shell_back = false;
-            if let Some((own, group)) = job::read_job(pane.pid) {
-                match job::front_of(&own, group) {
-                    job::Front::Job { pgid, members } => {
-                        if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
-                            && found.agent.id == self.agent.id
-                            && (found.runtime.is_some() || !self.sandboxed)
-                        {
-                            record_pid(self.tmux, self.id, found.pid);
-                            if self.sandboxed {
-                                self.await_container_record();
-                            }
-                            return Ok(());
-                        }
-                        agreed = (last_leader == Some(pgid)).then_some(pgid);
-                        last_leader = Some(pgid);
+            match front.look(&pane, self.agent.id, self.sandboxed) {
+                InFront::Agent(pid) => {
+                    record_pid(self.tmux, self.id, pid);
+                    if self.sandboxed {
+                        self.await_container_record();
                     }
-                    job::Front::Shell => {
-                        shell_back = true;
-                        last_leader = None;
-                    }
-                    job::Front::Unknown => {}
+                    return Ok(());
                 }
+                InFront::Shell => shell_back = true,
+                InFront::Other => {}
             }
-            // A sandboxed agent is there once it runs in its container.
-            let contained = !self.sandboxed || !pane.container.is_empty();
-            let reported = pane.reported_kind == self.agent.id && contained;
-            let read = pane.agent_kind == self.agent.id
-                && !pane.agent_state.is_empty()
-                && pane.agent_state != "unknown"
-                && contained;
-            if reported || read {
-                let pid = agreed.or_else(|| self.settle_pid(last_leader));
+            if self.recorded_on(&pane) {
+                let pid = front.agreed.or_else(|| self.settle_pid(front.last));
                 if let Some(pid) = pid {
                     record_pid(self.tmux, self.id, pid);
                 }
                 return Ok(());
             }
-            if shell_back
-                && self.sandboxed
-                && self.shell_at_prompt_again(echoed, &mut shell_screen, entered_at)?
-            {
-                return Err(TawError::new(
-                    ErrorCode::AgentNotStarted,
-                    format!(
-                        "{} did not start in its sandbox in pane {}: the shell is back at its prompt, and the pane shows what the profile said",
-                        self.agent.name, self.public
-                    ),
-                ));
-            }
             if shell_back && self.shell_at_prompt_again(echoed, &mut shell_screen, entered_at)? {
-                return Err(TawError::new(
-                    ErrorCode::AgentNotStarted,
-                    format!(
-                        "{} did not start in pane {}: the shell is back at its prompt (is `{}` installed and on the pane's PATH?)",
-                        self.agent.name, self.public, self.agent.executable
-                    ),
-                ));
+                return Err(self.not_started());
             }
             if !shell_back {
                 shell_screen = None;
             }
             if Instant::now() >= self.deadline {
-                if let Some(pid) = agreed {
+                if let Some(pid) = front.agreed {
                     record_pid(self.tmux, self.id, pid);
                 }
-                return Err(TawError::new(
-                    ErrorCode::Timeout,
-                    format!(
-                        "{} was not seen running in pane {}{} within --timeout",
-                        self.agent.name,
-                        self.public,
-                        if self.sandboxed { "'s container" } else { "" }
-                    ),
-                ));
+                return Err(self.not_seen());
             }
             std::thread::sleep(LOOK_EVERY);
         }
+    }
+
+    /// Whether the pane's options say the agent is there: its integration
+    /// reported it, or the watcher read a state for it (for a sandboxed
+    /// agent, once it runs in its container).
+    fn recorded_on(&self, pane: &Pane) -> bool {
+        let contained = !self.sandboxed || !pane.container.is_empty();
+        let reported = pane.reported_kind == self.agent.id && contained;
+        let read = pane.agent_kind == self.agent.id
+            && !pane.agent_state.is_empty()
+            && pane.agent_state != "unknown"
+            && contained;
+        reported || read
+    }
+
+    /// The shell came back to its prompt: the command did not start.
+    fn not_started(&self) -> TawError {
+        let message = if self.sandboxed {
+            format!(
+                "{} did not start in its sandbox in pane {}: the shell is back at its prompt, and the pane shows what the profile said",
+                self.agent.name, self.public
+            )
+        } else {
+            format!(
+                "{} did not start in pane {}: the shell is back at its prompt (is `{}` installed and on the pane's PATH?)",
+                self.agent.name, self.public, self.agent.executable
+            )
+        };
+        TawError::new(ErrorCode::AgentNotStarted, message)
+    }
+
+    /// --timeout ran out before the agent was seen.
+    fn not_seen(&self) -> TawError {
+        TawError::new(
+            ErrorCode::Timeout,
+            format!(
+                "{} was not seen running in pane {}{} within --timeout",
+                self.agent.name,
+                self.public,
+                if self.sandboxed { "'s container" } else { "" }
+            ),
+        )
     }
 
     /// A container seen in front: the record answered says it once the
@@ -472,9 +478,58 @@ impl Launch<'_> {
     }
 }
 
+/// What is in front of a pane's shell, look by look. For an agent nothing
+/// names (a script, a wrapper), the job in front that two looks in a row
+/// agree on is taken for it, at the end.
+#[derive(Default)]
+struct FrontJobs {
+    /// The leader of the job in front at the last look.
+    last: Option<u32>,
+    /// The leader the last two looks agreed on.
+    agreed: Option<u32>,
+}
+
+/// What one look found in front of the shell.
+enum InFront {
+    /// The agent started, by its process (with a container runtime, for a
+    /// sandboxed start): its pid.
+    Agent(u32),
+    /// The shell itself, with nothing running.
+    Shell,
+    /// Another job, or nothing could be read.
+    Other,
+}
+
+impl FrontJobs {
+    fn look(&mut self, pane: &Pane, agent: &str, sandboxed: bool) -> InFront {
+        let Some((own, group)) = job::read_job(pane.pid) else {
+            return InFront::Other;
+        };
+        match job::front_of(&own, group) {
+            job::Front::Job { pgid, members } => {
+                if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
+                    && found.agent.id == agent
+                    && (found.runtime.is_some() || !sandboxed)
+                {
+                    return InFront::Agent(found.pid);
+                }
+                self.agreed = (self.last == Some(pgid)).then_some(pgid);
+                self.last = Some(pgid);
+                InFront::Other
+            }
+            job::Front::Shell => {
+                self.last = None;
+                InFront::Shell
+            }
+            job::Front::Unknown => InFront::Other,
+        }
+    }
+}
+
 fn record_pid(tmux: &Tmux, pane: u32, pid: u32) {
     let mut writes = OptionWrites::default();
     writes.set(opt::AGENT_PID, pid.to_string());
+    // A hint for the watcher only, which finds the agent's process itself.
     let _ = tmux_pane::write_options(tmux, pane, &writes);
 }
 
@@ -494,6 +549,8 @@ fn restore(tmux: &Tmux, pane: u32, hint: &str, pid: &str) {
     for name in opt::TYPED {
         writes.unset(name);
     }
+    // The start's own failure is what is answered; a tmux that cannot
+    // take this back could not take anything.
     let _ = tmux_pane::write_options(tmux, pane, &writes);
 }
 
@@ -516,6 +573,8 @@ fn answer(tmux: &Tmux, pane: u32, kind: &str, argv: Vec<String>) -> Result<Start
         opt::AGENT_KIND,
         &writes.commands(pane),
     ));
+    // The watcher writes the same on its first look; a tmux gone fails the
+    // read just below.
     let _ = tmux.run(&batch);
     let snapshot = Snapshot::read(tmux)?;
     let row = snapshot
@@ -533,95 +592,6 @@ fn answer(tmux: &Tmux, pane: u32, kind: &str, argv: Vec<String>) -> Result<Start
         });
     Ok(Started { agent, argv })
 }
-
-/// Types `line` into pane `id` (no Enter), only while `shell` is in front
-/// and the pane takes input; answers the row the shell echoed it on, or
-/// the line itself when no echo came within a second. `agent start` and a
-/// restore's resume type through it.
-pub(crate) fn type_guarded(
-    tmux: &Tmux,
-    id: u32,
-    shell: &str,
-    line: &str,
-) -> Result<Guarded<String>> {
-    // The echo is looked for from the cursor's row down, so an older
-    // row that ends with the same command is not taken for it.
-    let cursor: usize = tmux_pane::read_values(tmux, id, &["cursor_y"])?[0]
-        .parse()
-        .unwrap_or(0);
-    // The line reaches tmux on its standard input and is pasted as
-    // typed: no byte of it is read by tmux's parser.
-    let buffer = Buffer::named();
-    race_window(Race::Typing);
-    let typed = tmux
-        .run_with_input(
-            &Batch::of(vec![
-                buffer.load(),
-                cmd::guarded(
-                    &format!("%{id}"),
-                    shell,
-                    &[buffer.paste(id, false)],
-                    &[buffer.delete()],
-                ),
-            ]),
-            line.as_bytes().to_vec(),
-        )
-        .inspect_err(|error| {
-            if error.code != ErrorCode::Timeout {
-                let _ = tmux.run_one(buffer.delete());
-            }
-        })?;
-    if let Some(found) = cmd::held_back(&typed) {
-        return Ok(Err(found));
-    }
-    let echo_stop = Instant::now() + ECHO_WAIT;
-    loop {
-        let text = screen(tmux, id)?;
-        let rows: Vec<&str> = text.lines().skip(cursor).map(str::trim_end).collect();
-        let echoed = rows
-            .iter()
-            .rev()
-            .find(|row| typed::holds_command(row, line));
-        if let Some(row) = echoed {
-            return Ok(Ok(row.to_string()));
-        }
-        if Instant::now() >= echo_stop {
-            return Ok(Ok(line.to_string()));
-        }
-        std::thread::sleep(Duration::from_millis(30));
-    }
-}
-
-/// Records the typed line for the watcher and sends Enter, only while
-/// `shell` is in front and the pane takes input.
-pub(crate) fn enter_guarded(
-    tmux: &Tmux,
-    id: u32,
-    shell: &str,
-    line: &str,
-    echoed: &str,
-) -> Result<Guarded<()>> {
-    let mut writes = OptionWrites::default();
-    writes.set(opt::TYPED_LINE, echoed);
-    writes.set(opt::TYPED_COMMAND, line);
-    let mut batch = Batch::of(writes.commands(id));
-    batch.push(cmd::guarded(
-        &format!("%{id}"),
-        shell,
-        &[tmux_pane::send_keys(id, &["Enter".to_string()])],
-        &[],
-    ));
-    race_window(Race::Sending);
-    let entered = tmux.run(&batch)?;
-    Ok(match cmd::held_back(&entered) {
-        Some(found) => Err(found),
-        None => Ok(()),
-    })
-}
-
-/// What a guarded send did: sent (with what it answers), or held back by
-/// what it found in the pane, for its caller to put in its own words.
-pub(crate) type Guarded<T> = std::result::Result<T, cmd::HeldBack>;
 
 /// `agent start`'s words for a command held back before it was typed.
 fn typing_held_back(public: &str, found: &cmd::HeldBack) -> TawError {

@@ -102,61 +102,79 @@ pub(crate) fn clear(tmux: &Tmux, pane: &Pane) -> Result<Cleared> {
         ));
     };
     let (before, screen) = mark(tmux, pane.id)?;
-    let before_lines: Vec<String> = screen.lines().map(str::to_string).collect();
     let clear_already = before.cursor_y == 0 && screen.lines().skip(1).all(|l| l.trim().is_empty());
     if clear_already {
         return Ok(answer(true, true, None));
     }
-    let send = |key: &str| {
-        tmux.run(&Batch::of(vec![cmd::guarded(
-            &target,
-            &shell,
-            &[tmux_pane::send_keys(pane.id, &[key.to_string()])],
-            &[],
-        )]))
-    };
-    let output = send("C-l")?;
+    let output = send_key(tmux, pane.id, &shell, "C-l")?;
     if let Some(found) = cmd::held_back(&output) {
-        let why = if found.in_mode {
-            "the pane is in a mode"
-        } else if found.input_off {
-            "the pane takes no input"
-        } else if found.synchronized {
-            "synchronize-panes came on in this window: a key would go to every pane"
-        } else {
-            "another program came in front of the shell"
-        };
-        return Ok(answer(true, false, Some(why)));
+        return Ok(answer(true, false, Some(held_back_note(&found))));
     }
+    let (screen_cleared, note) = wait_for_redraw(tmux, pane.id, &shell, &before, &screen)?;
+    Ok(answer(true, screen_cleared, note))
+}
+
+/// Sends one key to the pane, only while `shell` is in front and the pane
+/// takes it; answers what the guarded send printed.
+fn send_key(tmux: &Tmux, pane: u32, shell: &str, key: &str) -> Result<String> {
+    tmux.run(&Batch::of(vec![cmd::guarded(
+        &format!("%{pane}"),
+        shell,
+        &[tmux_pane::send_keys(pane, &[key.to_string()])],
+        &[],
+    )]))
+}
+
+/// Why the Ctrl-L was not sent, as the answer's note.
+fn held_back_note(found: &cmd::HeldBack) -> &'static str {
+    if found.in_mode {
+        "the pane is in a mode"
+    } else if found.input_off {
+        "the pane takes no input"
+    } else if found.synchronized {
+        "synchronize-panes came on in this window: a key would go to every pane"
+    } else {
+        "another program came in front of the shell"
+    }
+}
+
+/// Watches the screen after the Ctrl-L: whether the shell redrew it, and
+/// the note when it did not.
+fn wait_for_redraw(
+    tmux: &Tmux,
+    pane: u32,
+    shell: &str,
+    before: &ScreenMark,
+    screen_before: &str,
+) -> Result<(bool, Option<&'static str>)> {
+    let before_line = screen_before
+        .lines()
+        .nth(before.cursor_y as usize)
+        .unwrap_or("");
     let start = Instant::now();
     while start.elapsed() < REDRAW_WAIT {
         std::thread::sleep(Duration::from_millis(50));
-        let (now, screen) = mark(tmux, pane.id)?;
+        let (now, screen) = mark(tmux, pane)?;
         // A shell that took Ctrl-L as text (bash in vi mode, zsh in a
         // `read`) shows ^L on its line, and nothing else moves.
         let cursor_line = screen.lines().nth(now.cursor_y as usize).unwrap_or("");
-        let before_line = before_lines
-            .get(before.cursor_y as usize)
-            .map(String::as_str)
-            .unwrap_or("");
         if cursor_line.contains("^L") && !before_line.contains("^L") {
-            let taken_back = send("BSpace");
+            let taken_back = send_key(tmux, pane, shell, "BSpace");
             let note = if taken_back.is_ok_and(|out| cmd::held_back(&out).is_none()) {
                 "the shell took Ctrl-L as text; it was taken back out"
             } else {
                 "the shell took Ctrl-L as text, and it could not be taken back out"
             };
-            return Ok(answer(true, false, Some(note)));
+            return Ok((false, Some(note)));
         }
         if now.cursor_y < before.cursor_y
             || now.history > before.history
             || now.first_line != before.first_line
         {
-            return Ok(answer(true, true, None));
+            return Ok((true, None));
         }
     }
-    Ok(answer(
-        true,
+    Ok((
         false,
         Some("the shell showed no sign of redrawing its screen"),
     ))

@@ -118,7 +118,8 @@ pub(crate) fn send_text(tmux: &Tmux, pane: u32, text: &str) -> Result<()> {
 }
 
 /// Deletes the buffer of a paste that failed (not from a server that did
-/// not answer: that would only wait again).
+/// not answer: that would only wait again). Tidying only: the paste's own
+/// error is what is answered.
 fn forget(tmux: &Tmux, buffer: &tmux_pane::Buffer, error: &TawError) {
     if error.code != ErrorCode::Timeout {
         let _ = tmux.run_one(buffer.delete());

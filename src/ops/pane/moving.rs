@@ -88,6 +88,15 @@ fn window_now(tmux: &Tmux, pane: u32, session: u32) -> Result<u32> {
         .ok_or_else(|| TawError::tmux(format!("pane %{pane} is not where it was moved")))
 }
 
+/// Where a moved pane landed, and what the move made for it.
+struct Landed {
+    session: u32,
+    window: u32,
+    created_workspace: Option<u32>,
+    /// The tab made for it: its session and window.
+    created_tab: Option<(u32, u32)>,
+}
+
 /// Moves `pane`; with `focus`, shows it on that client (or with `Some(None)`
 /// selects it with no client to move).
 pub(crate) fn move_pane(
@@ -97,7 +106,6 @@ pub(crate) fn move_pane(
     destination: Destination,
     focus: Option<Option<String>>,
 ) -> Result<MoveAnswer> {
-    let target = |p: &Pane| format!("%{}", p.id);
     let source_window = window_of(snapshot, pane)?;
     let source_session_windows = snapshot.windows_of(pane.session).count();
     let previous = Previous {
@@ -105,133 +113,224 @@ pub(crate) fn move_pane(
         previous_workspace_id: ids::workspace_id(pane.session),
         previous_tab_id: ids::tab_id(pane.session, pane.window),
     };
-    let refused = |reason: &'static str| -> Result<MoveAnswer> {
-        let records = Records::new(snapshot);
-        Ok(MoveAnswer {
-            move_result: MoveResult::Refused(Box::new(Refused {
-                previous: previous.clone(),
-                changed: false,
-                reason,
-                pane: records.pane(pane),
-                target_layout: records.pane_layout(source_window),
-                focused_pane_id: snapshot
-                    .active_pane(pane.session, pane.window)
-                    .map(|p| ids::pane_id(pane.session, p.id)),
-            })),
-        })
-    };
-    let mut created_workspace = None;
-    let mut created_tab = None;
-    // Where the pane ends: its session and window.
-    let (session, window) = match destination {
+    let landed = match destination {
         Destination::Tab {
-            window: target_window,
+            window,
             right,
             beside,
             ratio,
         } => {
-            if target_window.id == pane.window {
-                return refused("same_tab");
-            }
-            if target_window.zoomed {
-                return refused("zoomed_tab");
-            }
-            let beside = match beside {
-                Some(beside) if beside.window != target_window.id => {
-                    return Err(TawError::invalid_argument("--target-pane is not in --tab"));
-                }
-                Some(beside) => beside,
-                None => snapshot
-                    .active_pane(target_window.session, target_window.id)
-                    .ok_or_else(|| TawError::not_found("the tab has no pane"))?,
-            };
-            let percent = new_pane_percent(ratio)?;
-            tmux.run_one(tmux_arrange::join_pane(
-                &target(pane),
-                &target(beside),
-                right,
-                percent,
+            let joined = join_tab(
+                tmux,
+                snapshot,
+                pane,
+                window,
+                (right, beside, ratio),
                 focus.is_some(),
-            ))?;
-            (target_window.session, target_window.id)
-        }
-        Destination::NewTab { session, label } => {
-            if let Some(label) = &label {
-                names::check(Named::Tab, label)?;
+            )?;
+            match joined {
+                Ok(landed) => landed,
+                Err(reason) => return Ok(refused(snapshot, pane, source_window, previous, reason)),
             }
-            tmux.run_one(tmux_arrange::break_pane(
-                &target(pane),
-                &format!("${session}"),
-                label.as_deref(),
-            ))?;
-            // break-pane prints nothing when it moves a window's only pane:
-            // the pane's id says where it went.
-            let window = window_now(tmux, pane.id, session)?;
-            created_tab = Some((session, window));
-            (session, window)
         }
+        Destination::NewTab { session, label } => break_to_tab(tmux, pane, session, label)?,
         Destination::NewWorkspace { label, tab_label } => {
-            if let Some(label) = &label {
-                names::check(Named::Workspace, label)?;
-            }
-            let name = names::free_session_name(snapshot, label.as_deref().unwrap_or("workspace"));
-            if let Some(tab_label) = &tab_label {
-                names::check(Named::Tab, tab_label)?;
-            }
-            let output = tmux.run_one(tmux_arrange::new_session(
-                Some(&name),
-                &Spawn::default(),
-                None,
-            ))?;
-            let (session, placeholder, _) = tmux_arrange::parse_new_ids(&output)
-                .ok_or_else(|| unread("what it made", &output))?;
-            let moved = tmux.run(&Batch::of(vec![
-                tmux_arrange::break_pane(
-                    &target(pane),
-                    &format!("${session}"),
-                    tab_label.as_deref(),
-                ),
-                tmux_arrange::kill_window(&format!("@{placeholder}")),
-            ]));
-            match moved {
-                Ok(_) => {}
-                // tmux did not answer: it may still do both; nothing is undone.
-                Err(error) if error.code == ErrorCode::Timeout => return Err(error),
-                Err(error) => {
-                    let pane_there = Snapshot::read(tmux)
-                        .map(|after| after.pane(pane.id, Some(session)).is_some())
-                        .unwrap_or(true);
-                    // The pane got there and only the placeholder's kill
-                    // failed (it had gone): the move is made. Otherwise the
-                    // session made for it goes.
-                    if !pane_there {
-                        let _ = tmux.run_one(tmux_arrange::kill_session(&format!("${session}")));
-                        return Err(error);
-                    }
-                }
-            }
-            let window = window_now(tmux, pane.id, session)?;
-            created_workspace = Some(session);
-            created_tab = Some((session, window));
-            (session, window)
+            break_to_workspace(tmux, snapshot, pane, label, tab_label)?
         }
     };
     if let Some(client) = &focus {
-        let mut batch = Batch::new();
-        batch.push(cmd::select_window(&format!("@{window}")));
-        batch.push(cmd::select_pane(&target(pane)));
-        if let Some(client) = client {
-            batch.push(cmd::switch_client(client, &target(pane)));
-        }
-        tmux.run(&batch)?;
+        show_moved(tmux, pane, landed.window, client.as_deref())?;
     }
     // A pane in another session: the pane roster (when kept) learns it,
     // so its close is told with the session it is in.
-    if session != pane.session {
+    if landed.session != pane.session {
         crate::hooks::roster::refresh(tmux);
     }
     let after = Snapshot::read(tmux)?;
-    let records = Records::new(&after);
+    let moved = moved_record(
+        &after,
+        pane,
+        source_window,
+        source_session_windows,
+        previous,
+        &landed,
+    )?;
+    announce_move(tmux, &moved, landed.session, landed.window, pane.id);
+    Ok(MoveAnswer {
+        move_result: MoveResult::Moved(Box::new(moved)),
+    })
+}
+
+fn target(pane: &Pane) -> String {
+    format!("%{}", pane.id)
+}
+
+/// herdr's refusal: nothing moved, the pane and its tab as they are.
+fn refused(
+    snapshot: &Snapshot,
+    pane: &Pane,
+    source_window: &Window,
+    previous: Previous,
+    reason: &'static str,
+) -> MoveAnswer {
+    let records = Records::new(snapshot);
+    MoveAnswer {
+        move_result: MoveResult::Refused(Box::new(Refused {
+            previous,
+            changed: false,
+            reason,
+            pane: records.pane(pane),
+            target_layout: records.pane_layout(source_window),
+            focused_pane_id: snapshot
+                .active_pane(pane.session, pane.window)
+                .map(|p| ids::pane_id(pane.session, p.id)),
+        })),
+    }
+}
+
+/// The pane joined beside (`right`) or below a pane of another tab, by
+/// `ratio`; herdr's reason when the tab is its own or zoomed.
+fn join_tab(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    window: &Window,
+    (right, beside, ratio): (bool, Option<&Pane>, f64),
+    select: bool,
+) -> Result<std::result::Result<Landed, &'static str>> {
+    if window.id == pane.window {
+        return Ok(Err("same_tab"));
+    }
+    if window.zoomed {
+        return Ok(Err("zoomed_tab"));
+    }
+    let beside = match beside {
+        Some(beside) if beside.window != window.id => {
+            return Err(TawError::invalid_argument("--target-pane is not in --tab"));
+        }
+        Some(beside) => beside,
+        None => snapshot
+            .active_pane(window.session, window.id)
+            .ok_or_else(|| TawError::not_found("the tab has no pane"))?,
+    };
+    let percent = new_pane_percent(ratio)?;
+    tmux.run_one(tmux_arrange::join_pane(
+        &target(pane),
+        &target(beside),
+        right,
+        percent,
+        select,
+    ))?;
+    Ok(Ok(Landed {
+        session: window.session,
+        window: window.id,
+        created_workspace: None,
+        created_tab: None,
+    }))
+}
+
+/// The pane broken out into a tab of its own at the end of `$session`.
+fn break_to_tab(tmux: &Tmux, pane: &Pane, session: u32, label: Option<String>) -> Result<Landed> {
+    if let Some(label) = &label {
+        names::check(Named::Tab, label)?;
+    }
+    tmux.run_one(tmux_arrange::break_pane(
+        &target(pane),
+        &format!("${session}"),
+        label.as_deref(),
+    ))?;
+    // break-pane prints nothing when it moves a window's only pane:
+    // the pane's id says where it went.
+    let window = window_now(tmux, pane.id, session)?;
+    Ok(Landed {
+        session,
+        window,
+        created_workspace: None,
+        created_tab: Some((session, window)),
+    })
+}
+
+/// The pane broken out into a workspace of its own: a new session, whose
+/// placeholder window goes once the pane is there.
+fn break_to_workspace(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    label: Option<String>,
+    tab_label: Option<String>,
+) -> Result<Landed> {
+    if let Some(label) = &label {
+        names::check(Named::Workspace, label)?;
+    }
+    let name = names::free_session_name(snapshot, label.as_deref().unwrap_or("workspace"));
+    if let Some(tab_label) = &tab_label {
+        names::check(Named::Tab, tab_label)?;
+    }
+    let output = tmux.run_one(tmux_arrange::new_session(
+        Some(&name),
+        &Spawn::default(),
+        None,
+    ))?;
+    let (session, placeholder, _) =
+        tmux_arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
+    let moved = tmux.run(&Batch::of(vec![
+        tmux_arrange::break_pane(&target(pane), &format!("${session}"), tab_label.as_deref()),
+        tmux_arrange::kill_window(&format!("@{placeholder}")),
+    ]));
+    match moved {
+        Ok(_) => {}
+        // tmux did not answer: it may still do both; nothing is undone.
+        Err(error) if error.code == ErrorCode::Timeout => return Err(error),
+        Err(error) => {
+            let pane_there = Snapshot::read(tmux)
+                .map(|after| after.pane(pane.id, Some(session)).is_some())
+                .unwrap_or(true);
+            // The pane got there and only the placeholder's kill
+            // failed (it had gone): the move is made. Otherwise the
+            // session made for it goes.
+            if !pane_there {
+                // Tidying only: the move's own error is what is answered.
+                let _ = tmux.run_one(tmux_arrange::kill_session(&format!("${session}")));
+                return Err(error);
+            }
+        }
+    }
+    let window = window_now(tmux, pane.id, session)?;
+    Ok(Landed {
+        session,
+        window,
+        created_workspace: Some(session),
+        created_tab: Some((session, window)),
+    })
+}
+
+/// The moved pane in front: its window and the pane selected, and the
+/// client, if one is named, moved onto it.
+fn show_moved(tmux: &Tmux, pane: &Pane, window: u32, client: Option<&str>) -> Result<()> {
+    let mut batch = Batch::new();
+    batch.push(cmd::select_window(&format!("@{window}")));
+    batch.push(cmd::select_pane(&target(pane)));
+    if let Some(client) = client {
+        batch.push(cmd::switch_client(client, &target(pane)));
+    }
+    tmux.run(&batch)?;
+    Ok(())
+}
+
+/// herdr's record of a move, read after it: the pane, both layouts, and
+/// what the move made and closed.
+fn moved_record(
+    after: &Snapshot,
+    pane: &Pane,
+    source_window: &Window,
+    source_session_windows: usize,
+    previous: Previous,
+    landed: &Landed,
+) -> Result<Moved> {
+    let Landed {
+        session, window, ..
+    } = *landed;
+    let records = Records::new(after);
     let moved = after
         .pane(pane.id, Some(session))
         .ok_or_else(|| TawError::tmux("the pane is not where it was moved"))?;
@@ -244,14 +343,17 @@ pub(crate) fn move_pane(
         || (source_session_windows == 1
             && source_left.is_none()
             && after.session(pane.session).is_none());
-    let moved = Moved {
+    Ok(Moved {
         previous,
         changed: true,
         pane: records.pane(moved),
         source_layout: source_left.map(|w| records.pane_layout(w)),
         target_layout: records.pane_layout(target_window),
-        created_workspace: created_workspace.and_then(|s| records.workspace_by_id(s)),
-        created_tab: created_tab
+        created_workspace: landed
+            .created_workspace
+            .and_then(|s| records.workspace_by_id(s)),
+        created_tab: landed
+            .created_tab
             .and_then(|(s, w)| after.window(s, w))
             .map(|w| records.tab(w)),
         closed_workspace_id: closed_workspace.then(|| ids::workspace_id(pane.session)),
@@ -261,10 +363,6 @@ pub(crate) fn move_pane(
         focused_pane_id: after
             .active_pane(session, window)
             .map(|p| ids::pane_id(session, p.id)),
-    };
-    announce_move(tmux, &moved, session, window, pane.id);
-    Ok(MoveAnswer {
-        move_result: MoveResult::Moved(Box::new(moved)),
     })
 }
 

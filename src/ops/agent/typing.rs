@@ -1,0 +1,178 @@
+//! Typing a command line into a pane's shell: waiting for its prompt,
+//! then the line and its Enter, each sent only while the shell is in
+//! front and the pane takes input. `agent start` and a restore's resumes
+//! both type through here.
+
+use super::drive::{Race, race_window};
+use crate::detect::job;
+use crate::envelope::{ErrorCode, Result};
+use crate::tmux::commands::{self as cmd, HeldBack};
+use crate::tmux::options::pane as opt;
+use crate::tmux::pane::{self as tmux_pane, Buffer, OptionWrites, ReadSource};
+use crate::tmux::snapshot::Pane;
+use crate::tmux::{Batch, Tmux};
+use crate::watch::typed;
+use std::time::{Duration, Instant};
+
+/// A shell that has not come to its prompt by then never will.
+pub(crate) const SHELL_WAIT: Duration = Duration::from_secs(15);
+/// A prompt is a screen that has not changed for this long.
+pub(crate) const SETTLED: Duration = Duration::from_millis(300);
+/// How long the shell has to echo the typed command.
+const ECHO_WAIT: Duration = Duration::from_secs(1);
+pub(crate) const LOOK_EVERY: Duration = Duration::from_millis(100);
+
+/// The pane's visible screen.
+pub(crate) fn screen(tmux: &Tmux, pane: u32) -> Result<String> {
+    tmux_pane::capture(tmux, pane, ReadSource::Visible, 0, false)
+}
+
+/// Whether the pane's own shell is in front with nothing running.
+pub(crate) fn shell_in_front(pane: &Pane) -> bool {
+    job::read_job(pane.pid)
+        .is_some_and(|(own, group)| matches!(job::front_of(&own, group), job::Front::Shell))
+}
+
+/// One pane's looks while its shell comes up: the screen last seen and
+/// since when it has stayed the same.
+pub(crate) struct PromptWatch {
+    screen: String,
+    unchanged_since: Instant,
+}
+
+impl Default for PromptWatch {
+    fn default() -> PromptWatch {
+        PromptWatch {
+            screen: String::new(),
+            unchanged_since: Instant::now(),
+        }
+    }
+}
+
+impl PromptWatch {
+    /// Takes in the pane's screen now; whether its shell is at its prompt:
+    /// something drawn, nothing but the shell in front, the screen
+    /// unchanged for a moment.
+    pub(crate) fn at_prompt(&mut self, pane: &Pane, screen: String) -> bool {
+        if screen != self.screen {
+            self.screen = screen;
+            self.unchanged_since = Instant::now();
+        }
+        !self.screen.trim().is_empty()
+            && shell_in_front(pane)
+            && self.unchanged_since.elapsed() >= SETTLED
+    }
+}
+
+/// The step of a guarded send that held it back, with what it found.
+pub(crate) enum HeldAt {
+    /// Before the line was typed: nothing reached the pane.
+    Typing(HeldBack),
+    /// Before its Enter: the line may be left on the pane's command line.
+    Enter(HeldBack),
+}
+
+/// Types `line` into pane `id`'s shell (`shell`, as tmux names it), writes
+/// `marks` on the pane once the line is there, and sends its Enter.
+/// Answers the row the shell echoed the line on, or the step that found
+/// the pane not ready.
+pub(crate) fn type_and_enter(
+    tmux: &Tmux,
+    id: u32,
+    shell: &str,
+    line: &str,
+    marks: &OptionWrites,
+) -> Result<std::result::Result<String, HeldAt>> {
+    let echoed = match type_guarded(tmux, id, shell, line)? {
+        Ok(echoed) => echoed,
+        Err(found) => return Ok(Err(HeldAt::Typing(found))),
+    };
+    tmux_pane::write_options(tmux, id, marks)?;
+    Ok(enter_guarded(tmux, id, shell, line, &echoed)?
+        .map(|()| echoed)
+        .map_err(HeldAt::Enter))
+}
+
+/// What a guarded send did: sent (with what it answers), or held back by
+/// what it found in the pane.
+type Guarded<T> = std::result::Result<T, HeldBack>;
+
+/// Types `line` into pane `id` (no Enter), only while `shell` is in front
+/// and the pane takes input; answers the row the shell echoed it on, or
+/// the line itself when no echo came within a second.
+fn type_guarded(tmux: &Tmux, id: u32, shell: &str, line: &str) -> Result<Guarded<String>> {
+    // The echo is looked for from the cursor's row down, so an older
+    // row that ends with the same command is not taken for it.
+    let cursor: usize = tmux_pane::read_values(tmux, id, &["cursor_y"])?[0]
+        .parse()
+        .unwrap_or(0);
+    // The line reaches tmux on its standard input and is pasted as
+    // typed: no byte of it is read by tmux's parser.
+    let buffer = Buffer::named();
+    race_window(Race::Typing);
+    let typed = tmux
+        .run_with_input(
+            &Batch::of(vec![
+                buffer.load(),
+                cmd::guarded(
+                    &format!("%{id}"),
+                    shell,
+                    &[buffer.paste(id, false)],
+                    &[buffer.delete()],
+                ),
+            ]),
+            line.as_bytes().to_vec(),
+        )
+        .inspect_err(|error| {
+            if error.code != ErrorCode::Timeout {
+                // Tidying only: the typing's own error is what is answered.
+                let _ = tmux.run_one(buffer.delete());
+            }
+        })?;
+    if let Some(found) = cmd::held_back(&typed) {
+        return Ok(Err(found));
+    }
+    let echo_stop = Instant::now() + ECHO_WAIT;
+    loop {
+        let text = screen(tmux, id)?;
+        let rows: Vec<&str> = text.lines().skip(cursor).map(str::trim_end).collect();
+        let echoed = rows
+            .iter()
+            .rev()
+            .find(|row| typed::holds_command(row, line));
+        if let Some(row) = echoed {
+            return Ok(Ok(row.to_string()));
+        }
+        if Instant::now() >= echo_stop {
+            return Ok(Ok(line.to_string()));
+        }
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+/// Records the typed line for the watcher and sends Enter, only while
+/// `shell` is in front and the pane takes input.
+fn enter_guarded(
+    tmux: &Tmux,
+    id: u32,
+    shell: &str,
+    line: &str,
+    echoed: &str,
+) -> Result<Guarded<()>> {
+    let mut writes = OptionWrites::default();
+    writes.set(opt::TYPED_LINE, echoed);
+    writes.set(opt::TYPED_COMMAND, line);
+    let mut batch = Batch::of(writes.commands(id));
+    batch.push(cmd::guarded(
+        &format!("%{id}"),
+        shell,
+        &[tmux_pane::send_keys(id, &["Enter".to_string()])],
+        &[],
+    ));
+    race_window(Race::Sending);
+    let entered = tmux.run(&batch)?;
+    Ok(match cmd::held_back(&entered) {
+        Some(found) => Err(found),
+        None => Ok(()),
+    })
+}
