@@ -53,16 +53,15 @@ fn stored_tokens(tokens: &Option<serde_json::Map<String, Value>>) -> String {
 
 /// A session's worktree provenance, with its repository's key made the
 /// machine's own: the same folder on two machines is two repositories.
-fn provenance(worktree: &Option<Value>, machine: &str) -> String {
-    let Some(mut worktree) = worktree.clone().filter(Value::is_object) else {
+fn provenance(worktree: &Option<crate::model::Provenance>, machine: &str) -> String {
+    let Some(worktree) = worktree else {
         return String::new();
     };
-    let key = worktree["repo_key"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    worktree["repo_key"] = Value::String(format!("{machine}\u{0}{key}"));
-    worktree.to_string()
+    let own = crate::model::Provenance {
+        repo_key: format!("{machine}\u{0}{}", worktree.repo_key),
+        ..worktree.clone()
+    };
+    serde_json::to_string(&own).unwrap_or_default()
 }
 
 /// Machine number `machine` (called `name`) as a snapshot, from its
@@ -110,8 +109,7 @@ pub(crate) fn snapshot_of(state: &State, machine: usize, name: &str) -> Snapshot
         let path = space
             .worktree
             .as_ref()
-            .and_then(|w| w["checkout_path"].as_str())
-            .map(str::to_string)
+            .map(|w| w.checkout_path.clone())
             .or_else(|| {
                 snapshot
                     .panes

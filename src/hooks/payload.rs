@@ -425,7 +425,8 @@ fn context(
         "worktree",
         s.workspace
             .as_ref()
-            .and_then(|w| w.worktree.clone())
+            .and_then(|w| w.worktree.as_ref())
+            .and_then(|w| serde_json::to_value(w).ok())
             .or_else(|| removed?.get("worktree").cloned())
             .filter(|w| !w.is_null()),
     );

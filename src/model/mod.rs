@@ -79,7 +79,7 @@ pub(crate) struct WorkspaceInfo {
     pub active_tab_id: Option<String>,
     pub agent_status: AgentStatus,
     pub tokens: Option<serde_json::Map<String, serde_json::Value>>,
-    pub worktree: Option<serde_json::Value>,
+    pub worktree: Option<Provenance>,
     /// taw: the session's tmux id (`$0`).
     pub tmux_id: String,
 }
@@ -187,6 +187,18 @@ pub(crate) struct AgentInfo {
     pub state_since: Option<u64>,
 }
 
+/// Where a session's checkout comes from (herdr's WorkspaceWorktreeInfo),
+/// as a worktree verb keeps it on the session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct Provenance {
+    pub repo_key: String,
+    pub repo_name: String,
+    pub repo_root: String,
+    pub checkout_path: String,
+    pub is_linked_worktree: bool,
+}
+
 /// herdr's WorktreeInfo: one checkout of a repository.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
@@ -256,9 +268,7 @@ impl<'a> Records<'a> {
             agent_status: AgentStatus::rollup(panes.iter().map(|p| pane_status(p))),
             tokens: Some(live_tokens(&session.tokens, crate::clock::now_ms()))
                 .filter(|tokens| !tokens.is_empty()),
-            worktree: serde_json::from_str::<serde_json::Value>(&session.worktree)
-                .ok()
-                .filter(serde_json::Value::is_object),
+            worktree: serde_json::from_str(&session.worktree).ok(),
             tmux_id: format!("${}", session.id),
         }
     }

@@ -6,18 +6,10 @@
 
 use crate::git::Repo;
 use crate::tmux::snapshot::{Session, Snapshot};
-use serde::{Deserialize, Serialize};
+
 use std::path::Path;
 
-/// Where a session's checkout comes from (herdr's WorkspaceWorktreeInfo).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Provenance {
-    pub repo_key: String,
-    pub repo_name: String,
-    pub repo_root: String,
-    pub checkout_path: String,
-    pub is_linked_worktree: bool,
-}
+pub(crate) use crate::model::Provenance;
 
 impl Provenance {
     pub(crate) fn of(repo: &Repo, checkout: &Path) -> Provenance {

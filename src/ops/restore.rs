@@ -4,7 +4,7 @@
 //! shell is at its prompt. Every step, and every pane left alone with the
 //! command to run by hand, is a line of the plan.
 
-use super::agent::typing::{HeldAt, LOOK_EVERY, PromptWatch, SHELL_WAIT, screen, type_and_enter};
+use super::agent::typing::{HeldAt, LOOK_EVERY, PromptWatch, screen, shell_wait, type_and_enter};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::report::StoredSession;
 use crate::sessions::resume::{self, ResumeLine};
@@ -1026,7 +1026,7 @@ impl Resuming {
             self.type_one(tmux, &job, &pane.current_command, out);
             return None;
         }
-        if job.made.elapsed() >= SHELL_WAIT {
+        if job.made.elapsed() >= shell_wait() {
             leave_alone(
                 out,
                 job.pane,

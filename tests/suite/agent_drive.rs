@@ -520,10 +520,13 @@ fn a_prompt_nothing_takes_up_is_stalled() {
     // No watcher here: the agent's state stays idle after the prompt.
     let server = TmuxServer::start();
     let pane = pane_with_agent(&server);
-    let run = server.taw(&["agent", "prompt", &pane, "anyone?", "--wait"]);
+    // The look for activity (5 s for a person) made 1.5 s, as a debug
+    // build lets a test.
+    let short = [("TAW_TEST_LIMITS", "activity=1500")];
+    let run = server.taw_with(&["agent", "prompt", &pane, "anyone?", "--wait"], &short);
     assert_eq!(run.error_code(), "agent_prompt_stalled", "{run:?}");
-    // A --timeout shorter than the 5 s look for activity is a timeout.
-    let run = server.taw(&[
+    // A --timeout shorter than the look for activity is a timeout.
+    let again = [
         "agent",
         "prompt",
         &pane,
@@ -531,7 +534,8 @@ fn a_prompt_nothing_takes_up_is_stalled() {
         "--wait",
         "--timeout",
         "800",
-    ]);
+    ];
+    let run = server.taw_with(&again, &short);
     assert_eq!(run.error_code(), "timeout", "{run:?}");
 }
 

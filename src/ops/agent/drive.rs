@@ -19,8 +19,6 @@ use crate::watch::waiters::Waiter;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
-/// How long a prompt to an agent that is not working may go unanswered.
-const ACTIVITY_WAIT: Duration = Duration::from_secs(5);
 /// A watcher tells of every look; this is only a safety net.
 const RECHECK: Duration = Duration::from_secs(2);
 const POLL_WITHOUT_WATCHER: Duration = Duration::from_millis(200);
@@ -363,7 +361,7 @@ pub(crate) fn prompt(
     let waiter = Waiter::new(&crate::paths::state_dir(), snapshot.server.pid, pane.id);
     // An agent that was not working must show it took the prompt.
     if before.state != AgentStatus::Working {
-        let gate = Instant::now() + ACTIVITY_WAIT;
+        let gate = Instant::now() + crate::clock::limits().activity;
         let stop = deadline.map_or(gate, |d| d.min(gate));
         let mut left_at = None;
         loop {

@@ -2,7 +2,7 @@
 //! shell is at its prompt, and answers once the agent is really there.
 
 use super::drive::{hosts_agent, mode_name, synchronized_message};
-use super::typing::{HeldAt, LOOK_EVERY, PromptWatch, SETTLED, SHELL_WAIT, screen, type_and_enter};
+use super::typing::{HeldAt, LOOK_EVERY, PromptWatch, SETTLED, screen, shell_wait, type_and_enter};
 use crate::detect::{agents, job};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::Records;
@@ -92,7 +92,7 @@ pub(crate) fn start(tmux: &Tmux, args: Start) -> Result<Started> {
     if let Some(profile) = &args.sandbox {
         check_sandbox(agent, profile.as_deref(), &args.args, pane)?;
     }
-    let shell_stop = deadline.min(begun + SHELL_WAIT);
+    let shell_stop = deadline.min(begun + shell_wait());
     let pane = wait_for_prompt(tmux, id, &public, shell_stop)?;
 
     let previous_hint = pane.kind_hint.clone();

@@ -15,7 +15,10 @@ use crate::watch::typed;
 use std::time::{Duration, Instant};
 
 /// A shell that has not come to its prompt by then never will.
-pub(crate) const SHELL_WAIT: Duration = Duration::from_secs(15);
+pub(crate) fn shell_wait() -> Duration {
+    crate::clock::limits().prompt
+}
+
 /// A prompt is a screen that has not changed for this long.
 pub(crate) const SETTLED: Duration = Duration::from_millis(300);
 /// How long the shell has to echo the typed command.
