@@ -940,13 +940,16 @@ impl Watcher {
             location: place,
         };
         writes.set(opt::TOAST, crate::machine::protocol::kept(&kept));
+        // The toast is shown below all the same; only a machine's feed,
+        // which reads this copy, misses it.
         let _ = pane::write_options(&self.tmux, self.pane, &writes);
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
         let sound = match pending.kind {
             ToastKind::Request => notify::Sound::Request,
             ToastKind::Done => notify::Sound::Done,
         };
-        // The watcher lives on: the sound's own thread stops it at its limit.
+        // What was shown is for a verb's answer; the watcher has none. The
+        // watcher lives on: the sound's own thread stops it at its limit.
         let _ = notify::notify(
             &self.tmux,
             &self.config,
@@ -994,10 +997,13 @@ pub(crate) fn watch_pane(tmux: Tmux, pane: u32) -> Result<(), TawError> {
     };
     let socket = nudge::socket_path(&crate::paths::state_dir(), server, pane);
     if let Some(path) = &socket {
+        // Without its socket the watcher still looks at every output; a
+        // report without output then waits for the next.
         let _ = nudge::listen(path, sender);
     }
     let result = Watcher::new(tmux, pane, server).run(events);
     if let Some(path) = socket {
+        // Already gone is fine: there is nothing else to clean up.
         let _ = std::fs::remove_file(path);
     }
     result
@@ -1019,6 +1025,7 @@ fn read_output(sender: mpsc::Sender<Wake>) {
             Err(_) => break,
         }
     }
+    // No receiver: the watcher has ended already.
     let _ = sender.send(Wake::End);
 }
 
