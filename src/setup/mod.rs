@@ -3,7 +3,7 @@
 //!
 //! Loading reads the server once ([`ServerState::read`]), works out what to
 //! change ([`plan_load`], a pure function), and applies it in one tmux
-//! invocation. What taw put in is recognisable afterwards without guessing:
+//! invocation, with each key binding apart. What taw put in is recognisable afterwards without guessing:
 //! its hook entries sit at indexes of its own, its key bindings carry a note
 //! that starts with [`NOTE_PREFIX`], and the option defaults, PATH folder and
 //! herdr variables it set are recorded in bookkeeping options.
@@ -531,9 +531,11 @@ pub(crate) fn install_link(bin_dir: &Path, bin: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     let temporary = bin_dir.join(format!(".taw.{}", std::process::id()));
+    // A link left by a load that died with this pid; none is the usual case.
     let _ = std::fs::remove_file(&temporary);
     std::os::unix::fs::symlink(bin, &temporary)?;
     std::fs::rename(&temporary, &link).inspect_err(|_| {
+        // The rename's error is the one to tell; this is tidying up.
         let _ = std::fs::remove_file(&temporary);
     })
 }
