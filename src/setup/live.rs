@@ -85,9 +85,23 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
             error.message
         ));
     }
-    // Each key apart: one tmux refuses all the same (the check knows
-    // tmux's names, not every build's) costs only its binding.
-    for binding in &plan.bindings {
+    bind_keys(tmux, &plan.bindings, &mut report);
+    if let Some(warning) = config_warning() {
+        report.warnings.push(warning);
+    }
+    if !report.warnings.is_empty() {
+        show_warnings(tmux, &report.warnings)?;
+    }
+    // Every pane gets a watcher; those of an older taw are started again.
+    let watchers = attach::attach_all(tmux, &callback, true, false)?;
+    start_with_server(tmux, &state, first_load, &mut report);
+    Ok(Loaded { report, watchers })
+}
+
+/// Each key apart: one tmux refuses all the same (the check knows tmux's
+/// names, not every build's) costs only its binding, and a warning.
+fn bind_keys(tmux: &Tmux, bindings: &[Cmd], report: &mut Report) {
+    for binding in bindings {
         if let Err(error) = tmux.run_one(binding.clone()) {
             let key = binding.words().get(6).cloned().unwrap_or_default();
             report.keys.retain(|k| *k != key);
@@ -96,23 +110,25 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
                 .push(format!("tmux did not bind {key}: {}", error.message));
         }
     }
-    if let Some(warning) = config_warning() {
-        report.warnings.push(warning);
-    }
-    if !report.warnings.is_empty() {
-        // One message (tmux shows the last of several, each over the
-        // other), on every client, long enough to read.
-        let message = format!("agent-wizard: {}", report.warnings.join("; "));
-        let clients = Snapshot::read(tmux)?.clients;
-        let shown: Vec<Cmd> = clients
-            .iter()
-            .map(|client| cmd::show_message_for(&client.name, MESSAGE_MS, &message))
-            .collect();
-        // The warnings are in the answer too; this is where a person looks.
-        let _ = tmux.run(&Batch::of(shown));
-    }
-    // Every pane gets a watcher; those of an older taw are started again.
-    let watchers = attach::attach_all(tmux, &callback, true, false)?;
+}
+
+/// One message (tmux shows the last of several, each over the other), on
+/// every client, long enough to read.
+fn show_warnings(tmux: &Tmux, warnings: &[String]) -> Result<()> {
+    let message = format!("agent-wizard: {}", warnings.join("; "));
+    let clients = Snapshot::read(tmux)?.clients;
+    let shown: Vec<Cmd> = clients
+        .iter()
+        .map(|client| cmd::show_message_for(&client.name, MESSAGE_MS, &message))
+        .collect();
+    // The warnings are in the answer too; this is where a person looks.
+    let _ = tmux.run(&Batch::of(shown));
+    Ok(())
+}
+
+/// What runs as the server comes up (a first load), and `taw web` when
+/// it is on.
+fn start_with_server(tmux: &Tmux, state: &ServerState, first_load: bool, report: &mut Report) {
     // herdr runs its plugins' startup commands as its server comes up; the
     // first load into a server is taw's coming up (a reload is not).
     if first_load && crate::plugin::has_startup() {
@@ -129,7 +145,6 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         let listen = state.option(crate::tmux::options::WEB_LISTEN);
         report.warnings.extend(start_web(tmux, &listen));
     }
-    Ok(Loaded { report, watchers })
 }
 
 /// Starts `taw web` for this server, apart, unless something listens on
