@@ -217,70 +217,15 @@ fn test(
         )));
     }
     let config = Config::load()?;
-    if let Some(name) = machine {
-        if event != Event::Notification {
-            return Ok(Reply::Usage(format!(
-                "taw hooks test: --machine is for the notification event only, not {name}"
-            )));
-        }
-        if !config
-            .table(&schema::MACHINES)
-            .iter()
-            .any(|entry| entry.key == name)
-        {
-            return Ok(Reply::Usage(format!(
-                "taw: no machine called {name:?} in [machines] of config.toml"
-            )));
-        }
+    if let Some(refusal) = machine.and_then(|machine| machine_refusal(&config, event, machine)) {
+        return Ok(Reply::Usage(refusal));
     }
     let (delivery, real_pane) = match pane {
-        Some(text) => {
-            let snapshot = context.snapshot()?;
-            let found = crate::model::resolve::pane(&snapshot, text)?;
-            let occurrence = sample_occurrence(event, machine)
-                .session(Some(found.session))
-                .window(Some(found.window))
-                .pane(Some(found.id));
-            let mut occurrence = occurrence;
-            occurrence.session_name = None;
-            let environments =
-                crate::tmux::environment::read_for_sessions(&context.tmux(), &[found.session]);
-            let delivery = payload::build(&snapshot, &environments, &occurrence, true);
-            (delivery, Some(format!("%{}", found.id)))
-        }
-        None => {
-            let environments = context
-                .tmux()
-                .run_apart(vec![crate::tmux::commands::show_global_environment()])
-                .ok()
-                .map(|mut texts| Environments {
-                    global: crate::tmux::environment::parse_shell_environment(
-                        &texts.pop().unwrap_or_default(),
-                    ),
-                    ..Environments::default()
-                })
-                .unwrap_or_else(own_environment);
-            let delivery = payload::build(
-                &Snapshot::default(),
-                &environments,
-                &sample_occurrence(event, machine),
-                true,
-            );
-            (delivery, None)
-        }
+        Some(text) => real_pane_delivery(context, event, text)?,
+        None => (sample_delivery(context, event, machine), None),
     };
     let commands = hooks::hook_commands(&config, name);
-    let (kind, limit_seconds, limit) = if veto {
-        let seconds = config.get(&schema::SESSIONS_HOOK_TIMEOUT_SECONDS);
-        (
-            "veto",
-            seconds,
-            run::Limit::veto(crate::hooks::veto::veto_limit(&config)),
-        )
-    } else {
-        let seconds = config.get(&schema::HOOKS_TIMEOUT_SECONDS);
-        ("event", seconds, run::Limit::event(seconds))
-    };
+    let (kind, limit_seconds, limit) = test_limit(&config, veto);
     let runs: Vec<HookRun> = commands
         .iter()
         .map(|command| run::run_command(command, &delivery, limit))
@@ -309,6 +254,79 @@ fn test(
             "hooks": runs,
         }),
     })
+}
+
+/// Why `--machine` cannot be used here, if it cannot.
+fn machine_refusal(config: &Config, event: Event, machine: &str) -> Option<String> {
+    if event != Event::Notification {
+        return Some(format!(
+            "taw hooks test: --machine is for the notification event only, not {machine}"
+        ));
+    }
+    let known = config
+        .table(&schema::MACHINES)
+        .iter()
+        .any(|entry| entry.key == machine);
+    (!known).then(|| format!("taw: no machine called {machine:?} in [machines] of config.toml"))
+}
+
+/// The delivery about a real pane: its ids, and the rest read from the
+/// server; with the pane's tmux id for the answer.
+fn real_pane_delivery(
+    context: &Context,
+    event: Event,
+    text: &str,
+) -> Result<(Delivery, Option<String>)> {
+    let snapshot = context.snapshot()?;
+    let found = crate::model::resolve::pane(&snapshot, text)?;
+    let mut occurrence = sample_occurrence(event, None)
+        .session(Some(found.session))
+        .window(Some(found.window))
+        .pane(Some(found.id));
+    // The sample's session name would hide the real one the snapshot has.
+    occurrence.session_name = None;
+    let environments =
+        crate::tmux::environment::read_for_sessions(&context.tmux(), &[found.session]);
+    let delivery = payload::build(&snapshot, &environments, &occurrence, true);
+    Ok((delivery, Some(format!("%{}", found.id))))
+}
+
+/// The delivery of the sample, in tmux's global environment, or taw's own
+/// when no server answers.
+fn sample_delivery(context: &Context, event: Event, machine: Option<&str>) -> Delivery {
+    let environments = context
+        .tmux()
+        .run_apart(vec![crate::tmux::commands::show_global_environment()])
+        .ok()
+        .map(|mut texts| Environments {
+            global: crate::tmux::environment::parse_shell_environment(
+                &texts.pop().unwrap_or_default(),
+            ),
+            ..Environments::default()
+        })
+        .unwrap_or_else(own_environment);
+    payload::build(
+        &Snapshot::default(),
+        &environments,
+        &sample_occurrence(event, machine),
+        true,
+    )
+}
+
+/// A veto's hooks run under the veto's limit, an event's under [hooks]':
+/// the kind, the limit in seconds as configured, and the limit to run with.
+fn test_limit(config: &Config, veto: bool) -> (&'static str, f64, run::Limit) {
+    if veto {
+        let seconds = config.get(&schema::SESSIONS_HOOK_TIMEOUT_SECONDS);
+        (
+            "veto",
+            seconds,
+            run::Limit::veto(crate::hooks::veto::veto_limit(config)),
+        )
+    } else {
+        let seconds = config.get(&schema::HOOKS_TIMEOUT_SECONDS);
+        ("event", seconds, run::Limit::event(seconds))
+    }
 }
 
 fn input_of(delivery: &Delivery) -> Value {

@@ -42,6 +42,8 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         } => {
             let answer = paste(context, &pane, machine.as_deref());
             if let (Err(error), Some(client)) = (&answer, client) {
+                // Shown on the client that pasted as well as answered; the
+                // answer holds it when the client cannot show it.
                 let _ = context
                     .tmux()
                     .run_one(crate::tmux::commands::show_message_for(

@@ -90,6 +90,8 @@ fn hook_fired(context: &Context, target: &str, action: &str) -> Result<Reply> {
     let target = targets::find(target)?;
     let pane = super::pane_number(context, super::CALLING_PANE)?;
     let mut bytes = Vec::new();
+    // A payload that cannot be read is no payload: the hook's name alone
+    // says what happened, and what was read stands.
     let _ = std::io::stdin().take(PAYLOAD_LIMIT).read_to_end(&mut bytes);
     let payload: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());

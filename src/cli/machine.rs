@@ -310,6 +310,8 @@ fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
             tty: terminal_name(),
             holder: holder.to_string(),
         };
+        // Not kept, the attach still goes on: only the notification key of
+        // this client then does not follow the app's walk.
         let _ = tmux.run(&crate::tmux::Batch::of(vec![
             set_global_option(ENTERED, &protocol::kept(&entered)),
             unset_global_option(HOP),
@@ -331,6 +333,8 @@ fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
             .unwrap_or_else(|| id.to_string()),
         at: Some(crate::clock::now_ms()),
     };
+    // The person is back in the app already; not kept, its feed only does
+    // not learn where they went, and the app stays where it was.
     let _ = tmux.run(&crate::tmux::Batch::of(vec![
         set_global_option(LEFT, &protocol::kept(&left)),
         unset_global_option(HOP),
@@ -421,6 +425,7 @@ pub(crate) fn forward(name: &str, args: Vec<String>) -> i32 {
                 .is_some_and(|code| code != 255 && code != 127) =>
         {
             use std::io::Write;
+            // An output that is closed has nobody left to tell.
             let _ = std::io::stdout().write_all(&output.stdout);
             let _ = std::io::stderr().write_all(&output.stderr);
             output.status.code().unwrap_or(1)

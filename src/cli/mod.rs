@@ -140,6 +140,8 @@ pub(crate) fn run() -> i32 {
     let matches = match command.try_get_matches() {
         Ok(matches) => matches,
         Err(error) => {
+            // Nowhere else to say it when the terminal is gone; the exit
+            // status still tells.
             let _ = error.print();
             return if error.use_stderr() {
                 envelope::EXIT_USAGE
@@ -151,6 +153,7 @@ pub(crate) fn run() -> i32 {
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => {
+            // As above: the exit status tells.
             let _ = error.print();
             return envelope::EXIT_USAGE;
         }

@@ -11,6 +11,7 @@ use crate::ops::pane::input::{self, ReadSpec};
 use crate::ops::pane::moving::{self, Destination};
 use crate::ops::pane::report::{self, Reporter, SessionRef};
 use crate::ops::pane::{self as op, NewPane, clear};
+use crate::tmux::Tmux;
 use crate::tmux::arrange::Spawn;
 use crate::tmux::keys;
 use crate::tmux::snapshot::{Pane, Snapshot};
@@ -422,26 +423,55 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
 
 fn answer(context: &Context, verb: Verb) -> Result<Reply> {
     let tmux = context.tmux();
-    // The verbs that need no snapshot, or check their input first.
-    let verb = match verb {
+    match verb {
+        // These check what they are given before any snapshot, or need none.
+        Verb::Read(_)
+        | Verb::SendText { .. }
+        | Verb::SendKeys { .. }
+        | Verb::Run { .. }
+        | Verb::WaitOutput(_) => input_verb(context, &tmux, verb),
+        Verb::ReportAgent(_) | Verb::ReportAgentSession(_) | Verb::ReleaseAgent(_) => {
+            report_verb(context, &tmux, verb)
+        }
+        Verb::List { .. }
+        | Verb::Get { .. }
+        | Verb::Current { .. }
+        | Verb::Neighbor { .. }
+        | Verb::Edges { .. }
+        | Verb::Layout { .. }
+        | Verb::ProcessInfo { .. } => record_verb(&context.snapshot()?, verb),
+        Verb::Split(_) | Verb::Close { .. } | Verb::Rename { .. } | Verb::Clear { .. } => {
+            change_verb(&tmux, &context.snapshot()?, verb)
+        }
+        Verb::Focus { .. }
+        | Verb::Resize { .. }
+        | Verb::Zoom { .. }
+        | Verb::Swap { .. }
+        | Verb::Move(_) => arrange_verb(&tmux, &context.snapshot()?, verb),
+    }
+}
+
+/// Reading a pane's text and typing into it.
+fn input_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
+    Ok(match verb {
         Verb::Read(args) => {
             let pane = pane_number(context, &args.pane)?;
-            let read = input::read(&tmux, &context.snapshot()?, pane, args.read.spec(args.raw))?;
-            return Ok(Reply::Text(read.text));
+            let read = input::read(tmux, &context.snapshot()?, pane, args.read.spec(args.raw))?;
+            Reply::Text(read.text)
         }
         Verb::SendText { pane, text } => {
-            input::send_text(&tmux, pane_number(context, &pane)?, &text.join(" "))?;
-            return Ok(Reply::Nothing);
+            input::send_text(tmux, pane_number(context, &pane)?, &text.join(" "))?;
+            Reply::Nothing
         }
         Verb::SendKeys { pane, keys } => {
             // Every key is checked before any is sent.
             let keys = keys::all_to_tmux(&keys)?;
-            input::send_keys(&tmux, pane_number(context, &pane)?, &keys)?;
-            return Ok(Reply::Nothing);
+            input::send_keys(tmux, pane_number(context, &pane)?, &keys)?;
+            Reply::Nothing
         }
         Verb::Run { pane, command } => {
-            input::run(&tmux, pane_number(context, &pane)?, &command.join(" "))?;
-            return Ok(Reply::Nothing);
+            input::run(tmux, pane_number(context, &pane)?, &command.join(" "))?;
+            Reply::Nothing
         }
         Verb::WaitOutput(args) => {
             let matcher = input::Matcher::new(args.matching.as_deref(), args.regex.as_deref())?;
@@ -451,14 +481,21 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 lines: args.lines,
                 ansi: args.raw,
             };
-            return Ok(Reply::of(input::wait_output(
-                &tmux,
+            Reply::of(input::wait_output(
+                tmux,
                 pane,
                 &matcher,
                 spec,
                 args.timeout,
-            )?));
+            )?)
         }
+        other => unreachable!("not an input verb: {other:?}"),
+    })
+}
+
+/// An integration's reports about the agent in a pane.
+fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
+    Ok(match verb {
         Verb::ReportAgent(args) => {
             let session = SessionRef {
                 id: args.agent_session_id,
@@ -466,13 +503,13 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 command: args.command,
             };
             let who = args.who.reporter(context)?;
-            return Ok(Reply::of(report::report_agent(
-                &tmux,
+            Reply::of(report::report_agent(
+                tmux,
                 &who,
                 &args.state,
                 args.message.as_deref(),
                 &session,
-            )?));
+            )?)
         }
         Verb::ReportAgentSession(args) => {
             let session = SessionRef {
@@ -481,38 +518,55 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 command: args.command,
             };
             let who = args.who.reporter(context)?;
-            return Ok(Reply::of(report::report_session(
-                &tmux,
+            Reply::of(report::report_session(
+                tmux,
                 &who,
                 args.session_start_source.as_deref(),
                 &session,
-            )?));
+            )?)
         }
         Verb::ReleaseAgent(args) => {
             let who = args.who.reporter(context)?;
-            return Ok(Reply::of(report::release_agent(&tmux, &who)?));
+            Reply::of(report::release_agent(tmux, &who)?)
         }
-        other => other,
-    };
-    let snapshot = context.snapshot()?;
-    let one = |text: &str| PaneSel::default().resolve(&snapshot, Some(text));
-    let client = snapshot.last_client().map(|c| c.name.clone());
+        other => unreachable!("not a report verb: {other:?}"),
+    })
+}
+
+/// The verbs that only read the snapshot: records, neighbours, layouts.
+fn record_verb(snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
     Ok(match verb {
         Verb::List { workspace } => {
-            let session = resolve::workspace_filter(&snapshot, workspace.as_deref())?;
-            Reply::of(op::list(&snapshot, session))
+            let session = resolve::workspace_filter(snapshot, workspace.as_deref())?;
+            Reply::of(op::list(snapshot, session))
         }
-        Verb::Get { pane } => Reply::of(op::get(&snapshot, resolve::pane(&snapshot, &pane)?)),
+        Verb::Get { pane } => Reply::of(op::get(snapshot, resolve::pane(snapshot, &pane)?)),
         Verb::Current { pane, current } => {
             let sel = PaneSel { pane, current };
-            let found = sel.resolve(&snapshot, None)?;
+            let found = sel.resolve(snapshot, None)?;
             Reply::of(op::PaneCurrent {
-                pane: op::get(&snapshot, found).pane,
+                pane: op::get(snapshot, found).pane,
             })
         }
+        Verb::Neighbor { direction, sel } => Reply::of(arrange::neighbor(
+            snapshot,
+            sel.resolve(snapshot, None)?,
+            direction,
+        )?),
+        Verb::Edges { sel } => Reply::of(arrange::edges(snapshot, sel.resolve(snapshot, None)?)?),
+        Verb::Layout { sel } => Reply::of(arrange::layout(snapshot, sel.resolve(snapshot, None)?)?),
+        Verb::ProcessInfo { sel } => Reply::of(arrange::process_info(sel.resolve(snapshot, None)?)),
+        other => unreachable!("not a record verb: {other:?}"),
+    })
+}
+
+/// Making, closing, naming and clearing a pane.
+fn change_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
+    let one = |text: &str| PaneSel::default().resolve(snapshot, Some(text));
+    Ok(match verb {
         Verb::Split(args) => {
             let env = parse_env(&args.env)?;
-            let pane = args.sel.resolve(&snapshot, args.id.as_deref())?;
+            let pane = args.sel.resolve(snapshot, args.id.as_deref())?;
             let new = NewPane {
                 right: args.direction == SplitDirection::Right,
                 ratio: args.ratio,
@@ -523,30 +577,34 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 },
                 focus: args.focus,
             };
-            Reply::of(op::split(&tmux, pane, new)?)
+            Reply::of(op::split(tmux, pane, new)?)
         }
-        Verb::Close { pane } => Reply::of(op::close(&tmux, one(&pane)?)?),
+        Verb::Close { pane } => Reply::of(op::close(tmux, one(&pane)?)?),
         Verb::Rename { pane, label, clear } => {
             let label = (!clear).then(|| label.join(" "));
-            Reply::of(op::rename(&tmux, one(&pane)?, label.as_deref())?)
+            Reply::of(op::rename(tmux, one(&pane)?, label.as_deref())?)
         }
+        Verb::Clear { id, sel } => {
+            Reply::of(clear::clear(tmux, sel.resolve(snapshot, id.as_deref())?)?)
+        }
+        other => unreachable!("not a verb that changes a pane: {other:?}"),
+    })
+}
+
+/// Focus, size, zoom, and where a pane sits.
+fn arrange_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
+    Ok(match verb {
         Verb::Focus { direction, sel } => {
-            let pane = sel.resolve(&snapshot, None)?;
-            Reply::of(arrange::focus_direction(&tmux, &snapshot, pane, direction)?)
+            let pane = sel.resolve(snapshot, None)?;
+            Reply::of(arrange::focus_direction(tmux, snapshot, pane, direction)?)
         }
-        Verb::Neighbor { direction, sel } => Reply::of(arrange::neighbor(
-            &snapshot,
-            sel.resolve(&snapshot, None)?,
-            direction,
-        )?),
-        Verb::Edges { sel } => Reply::of(arrange::edges(&snapshot, sel.resolve(&snapshot, None)?)?),
         Verb::Resize {
             direction,
             amount,
             sel,
         } => {
-            let pane = sel.resolve(&snapshot, None)?;
-            Reply::of(arrange::resize(&tmux, &snapshot, pane, direction, amount)?)
+            let pane = sel.resolve(snapshot, None)?;
+            Reply::of(arrange::resize(tmux, snapshot, pane, direction, amount)?)
         }
         Verb::Zoom {
             id, sel, on, off, ..
@@ -558,8 +616,8 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             } else {
                 ZoomMode::Toggle
             };
-            let pane = sel.resolve(&snapshot, id.as_deref())?;
-            Reply::of(arrange::zoom(&tmux, &snapshot, pane, mode)?)
+            let pane = sel.resolve(snapshot, id.as_deref())?;
+            Reply::of(arrange::zoom(tmux, snapshot, pane, mode)?)
         }
         Verb::Swap {
             direction,
@@ -567,81 +625,80 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             source_pane,
             target_pane,
         } => {
-            let (from, to) = match (direction, source_pane, target_pane) {
-                (Some(direction), None, None) => {
-                    let pane = sel.resolve(&snapshot, None)?;
-                    let next = arrange::neighbor_of(&snapshot, pane, direction)
-                        .and_then(|n| snapshot.pane(n, Some(pane.session)));
-                    (pane, next)
-                }
-                (None, Some(a), Some(b)) => (
-                    resolve::pane(&snapshot, &a)?,
-                    Some(resolve::pane(&snapshot, &b)?),
-                ),
-                _ => {
-                    return Err(TawError::invalid_argument(
-                        "give --direction, or --source-pane and --target-pane",
-                    ));
-                }
-            };
-            Reply::of(arrange::swap(&tmux, from, to)?)
+            let (from, to) = swap_ends(snapshot, direction, &sel, source_pane, target_pane)?;
+            Reply::of(arrange::swap(tmux, from, to)?)
         }
-        Verb::Move(args) => {
-            let pane = one(&args.pane)?;
-            let destination = if let Some(tab) = &args.tab {
-                Destination::Tab {
-                    window: resolve::tab(&snapshot, tab)?,
-                    right: args.split == Some(SplitDirection::Right),
-                    beside: args
-                        .target_pane
-                        .as_deref()
-                        .map(|t| resolve::pane(&snapshot, t))
-                        .transpose()?,
-                    ratio: args.ratio,
-                }
-            } else if args.new_tab {
-                Destination::NewTab {
-                    session: match &args.workspace {
-                        Some(workspace) => resolve::workspace(&snapshot, workspace)?,
-                        None => pane.session,
-                    },
-                    label: args.label,
-                }
-            } else if args.new_workspace {
-                Destination::NewWorkspace {
-                    label: args.label,
-                    tab_label: args.tab_label,
-                }
-            } else {
-                return Err(TawError::invalid_argument(
-                    "say where: --tab T --split right|down, --new-tab, or --new-workspace",
-                ));
-            };
-            let focus = args.focus.then_some(client);
-            Reply::of(moving::move_pane(
-                &tmux,
-                &snapshot,
-                pane,
-                destination,
-                focus,
-            )?)
-        }
-        Verb::Layout { sel } => {
-            Reply::of(arrange::layout(&snapshot, sel.resolve(&snapshot, None)?)?)
-        }
-        Verb::ProcessInfo { sel } => {
-            Reply::of(arrange::process_info(sel.resolve(&snapshot, None)?))
-        }
-        Verb::Clear { id, sel } => {
-            Reply::of(clear::clear(&tmux, sel.resolve(&snapshot, id.as_deref())?)?)
-        }
-        Verb::Read(_)
-        | Verb::SendText { .. }
-        | Verb::SendKeys { .. }
-        | Verb::Run { .. }
-        | Verb::WaitOutput(_)
-        | Verb::ReportAgent(_)
-        | Verb::ReportAgentSession(_)
-        | Verb::ReleaseAgent(_) => unreachable!("answered above"),
+        Verb::Move(args) => move_verb(tmux, snapshot, args)?,
+        other => unreachable!("not a verb that arranges panes: {other:?}"),
     })
+}
+
+/// The two panes a swap exchanges: a pane and its neighbour on one side
+/// (none when it has none there), or the two named.
+fn swap_ends<'a>(
+    snapshot: &'a Snapshot,
+    direction: Option<Direction>,
+    sel: &PaneSel,
+    source_pane: Option<String>,
+    target_pane: Option<String>,
+) -> Result<(&'a Pane, Option<&'a Pane>)> {
+    match (direction, source_pane, target_pane) {
+        (Some(direction), None, None) => {
+            let pane = sel.resolve(snapshot, None)?;
+            let next = arrange::neighbor_of(snapshot, pane, direction)
+                .and_then(|n| snapshot.pane(n, Some(pane.session)));
+            Ok((pane, next))
+        }
+        (None, Some(a), Some(b)) => Ok((
+            resolve::pane(snapshot, &a)?,
+            Some(resolve::pane(snapshot, &b)?),
+        )),
+        _ => Err(TawError::invalid_argument(
+            "give --direction, or --source-pane and --target-pane",
+        )),
+    }
+}
+
+fn move_verb(tmux: &Tmux, snapshot: &Snapshot, args: MoveArgs) -> Result<Reply> {
+    let pane = PaneSel::default().resolve(snapshot, Some(&args.pane))?;
+    let destination = if let Some(tab) = &args.tab {
+        Destination::Tab {
+            window: resolve::tab(snapshot, tab)?,
+            right: args.split == Some(SplitDirection::Right),
+            beside: args
+                .target_pane
+                .as_deref()
+                .map(|t| resolve::pane(snapshot, t))
+                .transpose()?,
+            ratio: args.ratio,
+        }
+    } else if args.new_tab {
+        Destination::NewTab {
+            session: match &args.workspace {
+                Some(workspace) => resolve::workspace(snapshot, workspace)?,
+                None => pane.session,
+            },
+            label: args.label,
+        }
+    } else if args.new_workspace {
+        Destination::NewWorkspace {
+            label: args.label,
+            tab_label: args.tab_label,
+        }
+    } else {
+        return Err(TawError::invalid_argument(
+            "say where: --tab T --split right|down, --new-tab, or --new-workspace",
+        ));
+    };
+    // With --focus the moved pane is shown on the client used last, if any.
+    let focus = args
+        .focus
+        .then(|| snapshot.last_client().map(|c| c.name.clone()));
+    Ok(Reply::of(moving::move_pane(
+        tmux,
+        snapshot,
+        pane,
+        destination,
+        focus,
+    )?))
 }

@@ -206,27 +206,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("plugin", "config-dir"),
             plugin::config_dir(&plugin_id).map(|dir| Reply::Text(dir.display().to_string())),
         ),
-        Verb::Action(ActionVerb::List { plugin_id }) => (
-            envelope_id("plugin", "action:list"),
-            plugin::action_list(plugin_id.as_deref()).map(Reply::of),
-        ),
-        Verb::Action(ActionVerb::Invoke {
-            action_id,
-            plugin_id,
-            pane,
-            tab,
-            workspace,
-        }) => (
-            envelope_id("plugin", "action:invoke"),
-            invoke(
-                context,
-                &action_id,
-                plugin_id.as_deref(),
-                pane,
-                tab,
-                workspace,
-            ),
-        ),
+        Verb::Action(verb) => action(context, verb),
         Verb::Log(LogVerb::List { plugin_id, limit }) => (
             envelope_id("plugin", "log:list"),
             Ok(Reply::of(plugin::log_list(plugin_id.as_deref(), limit))),
@@ -243,6 +223,33 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::Event { name, pane } => (
             envelope_id("plugin", "event"),
             fire(context, &name, pane.as_deref()),
+        ),
+    }
+}
+
+/// `taw plugin action list|invoke`.
+fn action(context: &Context, verb: ActionVerb) -> (String, Result<Reply>) {
+    match verb {
+        ActionVerb::List { plugin_id } => (
+            envelope_id("plugin", "action:list"),
+            plugin::action_list(plugin_id.as_deref()).map(Reply::of),
+        ),
+        ActionVerb::Invoke {
+            action_id,
+            plugin_id,
+            pane,
+            tab,
+            workspace,
+        } => (
+            envelope_id("plugin", "action:invoke"),
+            invoke(
+                context,
+                &action_id,
+                plugin_id.as_deref(),
+                pane,
+                tab,
+                workspace,
+            ),
         ),
     }
 }

@@ -129,6 +129,8 @@ pub(crate) fn run_for_a_person(context: &Context, args: RunArgs) -> i32 {
         writes.set(opt::SANDBOX_PROFILE, launch.profile.name.as_str());
         let kept = KeptResume::from_args(launch.agent.id, &launch.profile.name, &args.args);
         writes.set(opt::SANDBOX_RESUME, kept.value());
+        // Unmarked, the agent runs all the same and the watcher still sees
+        // its container, only without the profile's name or a resume.
         let _ = tmux_pane::write_options(&tmux, pane, &writes);
     }
     let error = Program::new(&launch.profile.path)
@@ -139,6 +141,8 @@ pub(crate) fn run_for_a_person(context: &Context, args: RunArgs) -> i32 {
         let mut writes = OptionWrites::default();
         writes.unset(opt::SANDBOX_PROFILE);
         writes.unset(opt::SANDBOX_RESUME);
+        // The failure said below is what matters; a profile mark left on
+        // goes when the watcher sees the shell in front.
         let _ = tmux_pane::write_options(&tmux, pane, &writes);
     }
     say(&format!(

@@ -35,6 +35,7 @@ fn load(context: &Context, bin: Option<PathBuf>) -> Result<Reply> {
     if let Err(error) = &loaded
         && !matches!(error.code, ErrorCode::Timeout | ErrorCode::ServerNotRunning)
     {
+        // The answer says the error either way; the message is the extra.
         let _ = tmux.run_one(cmd::show_message(&format!(
             "agent-wizard: loading failed: {}",
             error.message

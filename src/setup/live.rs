@@ -1,6 +1,7 @@
 //! What `taw tmux load` and `unload` do to a live server: read it, plan
-//! (`plan_load`, `plan_unload`), apply the plan in one call, say what went
-//! wrong on the status line, and start or stop the watchers.
+//! (`plan_load`, `plan_unload`), apply the plan in one call (a load's key
+//! bindings each apart), say what went wrong on the status line, and start
+//! or stop the watchers.
 
 use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, table};
 use crate::config::Config;
@@ -41,7 +42,7 @@ pub(crate) struct Unloaded {
 answers!(Loaded => "tmux_loaded", Unloaded => "tmux_unloaded");
 
 /// Puts the plugin into the server: every option checked first, then one
-/// tmux call, then a watcher on every pane.
+/// tmux call and the key bindings, then a watcher on every pane.
 pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     let bin = resolve_bin(bin)?;
     let state = ServerState::read(tmux)?;
@@ -70,13 +71,37 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     tmux.run(&Batch::of(plan.cmds))?;
     // An autosave that was waiting when its process died would hold the
     // next ones off: a load lets it go.
-    let _ = tmux.run_one(cmd::unset_global_option(
+    if let Err(error) = tmux.run_one(cmd::unset_global_option(
         crate::tmux::options::bookkeeping::AUTOSAVE_ASKED,
-    ));
-    keep_roster(tmux, &state, &listeners);
-    // Each key apart: one tmux refuses all the same (the check knows
-    // tmux's names, not every build's) costs only its binding.
-    for binding in &plan.bindings {
+    )) {
+        report.warnings.push(format!(
+            "tmux did not let a waiting autosave go: {}",
+            error.message
+        ));
+    }
+    if let Err(error) = keep_roster(tmux, &state, &listeners) {
+        report.warnings.push(format!(
+            "tmux did not take the pane roster out: {}",
+            error.message
+        ));
+    }
+    bind_keys(tmux, &plan.bindings, &mut report);
+    if let Some(warning) = config_warning() {
+        report.warnings.push(warning);
+    }
+    if !report.warnings.is_empty() {
+        show_warnings(tmux, &report.warnings)?;
+    }
+    // Every pane gets a watcher; those of an older taw are started again.
+    let watchers = attach::attach_all(tmux, &callback, true, false)?;
+    start_with_server(tmux, &state, first_load, &mut report);
+    Ok(Loaded { report, watchers })
+}
+
+/// Each key apart: one tmux refuses all the same (the check knows tmux's
+/// names, not every build's) costs only its binding, and a warning.
+fn bind_keys(tmux: &Tmux, bindings: &[Cmd], report: &mut Report) {
+    for binding in bindings {
         if let Err(error) = tmux.run_one(binding.clone()) {
             let key = binding.words().get(6).cloned().unwrap_or_default();
             report.keys.retain(|k| *k != key);
@@ -85,22 +110,25 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
                 .push(format!("tmux did not bind {key}: {}", error.message));
         }
     }
-    if let Some(warning) = config_warning() {
-        report.warnings.push(warning);
-    }
-    if !report.warnings.is_empty() {
-        // One message (tmux shows the last of several, each over the
-        // other), on every client, long enough to read.
-        let message = format!("agent-wizard: {}", report.warnings.join("; "));
-        let clients = Snapshot::read(tmux)?.clients;
-        let shown: Vec<Cmd> = clients
-            .iter()
-            .map(|client| cmd::show_message_for(&client.name, MESSAGE_MS, &message))
-            .collect();
-        let _ = tmux.run(&Batch::of(shown));
-    }
-    // Every pane gets a watcher; those of an older taw are started again.
-    let watchers = attach::attach_all(tmux, &callback, true, false)?;
+}
+
+/// One message (tmux shows the last of several, each over the other), on
+/// every client, long enough to read.
+fn show_warnings(tmux: &Tmux, warnings: &[String]) -> Result<()> {
+    let message = format!("agent-wizard: {}", warnings.join("; "));
+    let clients = Snapshot::read(tmux)?.clients;
+    let shown: Vec<Cmd> = clients
+        .iter()
+        .map(|client| cmd::show_message_for(&client.name, MESSAGE_MS, &message))
+        .collect();
+    // The warnings are in the answer too; this is where a person looks.
+    let _ = tmux.run(&Batch::of(shown));
+    Ok(())
+}
+
+/// What runs as the server comes up (a first load), and `taw web` when
+/// it is on.
+fn start_with_server(tmux: &Tmux, state: &ServerState, first_load: bool, report: &mut Report) {
     // herdr runs its plugins' startup commands as its server comes up; the
     // first load into a server is taw's coming up (a reload is not).
     if first_load && crate::plugin::has_startup() {
@@ -109,48 +137,49 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     // tmux-continuum's restore on start: the layout back as the server
     // comes up, in a process of its own (it waits for shells).
     if first_load && state.option(crate::tmux::options::RESTORE_ON_START) == "on" {
-        start_restore(tmux);
+        report
+            .warnings
+            .extend(start_apart(tmux, &["session", "restore"]));
     }
     if state.option(crate::tmux::options::WEB) == "on" {
-        start_web(tmux, &state.option(crate::tmux::options::WEB_LISTEN));
+        let listen = state.option(crate::tmux::options::WEB_LISTEN);
+        report.warnings.extend(start_web(tmux, &listen));
     }
-    Ok(Loaded { report, watchers })
 }
 
 /// Starts `taw web` for this server, apart, unless something listens on
 /// its address already (a reload, or one started before): it stops when
-/// the server does.
-fn start_web(tmux: &Tmux, listen: &str) {
+/// the server does. A warning when it cannot be started.
+fn start_web(tmux: &Tmux, listen: &str) -> Option<String> {
     let listen = if listen.trim().is_empty() {
         crate::web::DEFAULT_LISTEN
     } else {
         listen.trim()
     };
     let Ok(address) = crate::web::parse_listen(listen) else {
-        return;
+        return None;
     };
     if std::net::TcpStream::connect_timeout(&address, std::time::Duration::from_millis(200)).is_ok()
     {
-        return;
+        return None;
     }
-    let Ok(bin) = std::env::current_exe() else {
-        return;
-    };
-    let _ = crate::exec::Program::new(bin)
-        .args(tmux.socket_args())
-        .args(["web", "--listen", listen, "--with-server"])
-        .start_unwatched();
+    start_apart(tmux, &["web", "--listen", listen, "--with-server"])
 }
 
-/// Starts `taw session restore` apart, not waited for.
-fn start_restore(tmux: &Tmux) {
-    let Ok(bin) = std::env::current_exe() else {
-        return;
+/// Starts this taw with `args` for this server, apart, not waited for. A
+/// warning when it cannot be started.
+fn start_apart(tmux: &Tmux, args: &[&str]) -> Option<String> {
+    let started = match std::env::current_exe() {
+        Ok(bin) => crate::exec::Program::new(bin)
+            .args(tmux.socket_args())
+            .args(args)
+            .start_unwatched()
+            .map_err(|failure| failure.describe("taw")),
+        Err(error) => Err(format!("taw cannot find its own binary: {error}")),
     };
-    let _ = crate::exec::Program::new(bin)
-        .args(tmux.socket_args())
-        .args(["session", "restore"])
-        .start_unwatched();
+    started
+        .err()
+        .map(|why| format!("taw {} was not started: {why}", args.join(" ")))
 }
 
 /// Puts in the tmux hooks the events of the config as it is now need, and
@@ -170,7 +199,7 @@ pub(crate) fn rehook(tmux: &Tmux, config: &Config) -> Result<Vec<String>> {
     let mut report = Report::default();
     let cmds = super::plan_hooks(&state, &table::hooks(&callback, &listeners), &mut report);
     tmux.run(&Batch::of(cmds))?;
-    keep_roster(tmux, &state, &listeners);
+    keep_roster(tmux, &state, &listeners)?;
     Ok(report.hooks)
 }
 
@@ -181,6 +210,8 @@ pub(crate) fn listeners_changed(tmux: &Tmux) {
     let config = Config::load_or_defaults().0;
     if rehook(tmux, &config).is_ok() {
         let stamp = crate::clock::now_ms().to_string();
+        // As the rehook, a stamp tmux did not take is for the next change:
+        // the watchers keep their listeners until then.
         let _ = tmux.run_one(cmd::set_global_option(
             crate::tmux::options::bookkeeping::CONFIG_STAMP,
             &stamp,
@@ -189,12 +220,13 @@ pub(crate) fn listeners_changed(tmux: &Tmux) {
 }
 
 /// Starts the pane roster when a listener needs it, and takes it away
-/// when none does.
-fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) {
+/// when none does: a roster left behind would be taken as kept, stale, by
+/// the next listener that needs one.
+fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) -> Result<()> {
     use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION};
     if listeners.needs_roster() {
         crate::hooks::roster::start(tmux);
-        return;
+        return Ok(());
     }
     let set: Vec<Cmd> = [PANES, PANES_GENERATION, EXITED]
         .into_iter()
@@ -202,8 +234,9 @@ fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) {
         .map(cmd::unset_global_option)
         .collect();
     if !set.is_empty() {
-        let _ = tmux.run(&Batch::of(set));
+        tmux.run(&Batch::of(set))?;
     }
+    Ok(())
 }
 
 /// What a person is told at load about a config.toml with errors: taw runs

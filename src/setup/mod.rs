@@ -3,7 +3,7 @@
 //!
 //! Loading reads the server once ([`ServerState::read`]), works out what to
 //! change ([`plan_load`], a pure function), and applies it in one tmux
-//! invocation. What taw put in is recognisable afterwards without guessing:
+//! invocation, with each key binding apart. What taw put in is recognisable afterwards without guessing:
 //! its hook entries sit at indexes of its own, its key bindings carry a note
 //! that starts with [`NOTE_PREFIX`], and the option defaults, PATH folder and
 //! herdr variables it set are recorded in bookkeeping options.
@@ -259,18 +259,47 @@ pub(crate) struct Plan {
 
 /// The plan that brings the server from `state` to loaded with `desired`.
 pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report) {
-    let mut cmds = Vec::new();
     let mut report = Report {
         bin: Some(desired.bin.clone()),
         ..Report::default()
     };
-
-    // Option defaults: set where the user set nothing; a default taw set
-    // earlier stays taw's while it still holds the default.
     let recorded: BTreeSet<String> = state
         .recorded(bookkeeping::DEFAULTS_SET)
         .into_iter()
         .collect();
+    // The order matters: the warnings are reported in it, and the commands
+    // run in it.
+    let mut cmds = plan_defaults(state, &recorded, &mut report);
+    cmds.extend(plan_hooks(state, &desired.hooks, &mut report));
+    let (bindings, unbinds) = plan_keys(state, desired, &recorded, &mut report);
+    cmds.extend(unbinds);
+    cmds.extend(plan_path(state, desired, &mut report));
+    cmds.extend(plan_herdr_env(state, desired, &mut report));
+    cmds.extend(plan_status(state, &mut report));
+    // The options only the popup reads: checked here, where a person sees it.
+    for option in PLUGIN_OPTIONS.iter().filter(|o| {
+        matches!(
+            o.name,
+            options::POPUP_WIDTH | options::POPUP_HEIGHT | options::NOTIFY
+        )
+    }) {
+        state.checked(option.name, &mut report.warnings);
+    }
+    cmds.push(cmd::set_global_option(
+        bookkeeping::LOADED,
+        &format!("{} {}", desired.version, desired.bin),
+    ));
+    (Plan { cmds, bindings }, report)
+}
+
+/// Option defaults: set where the user set nothing; a default taw set
+/// earlier (in `recorded`) stays taw's while it still holds the default.
+fn plan_defaults(
+    state: &ServerState,
+    recorded: &BTreeSet<String>,
+    report: &mut Report,
+) -> Vec<Cmd> {
+    let mut cmds = Vec::new();
     let mut defaults_set = Vec::new();
     for option in PLUGIN_OPTIONS.iter().filter(|o| !o.default.is_empty()) {
         let is_set = state.set_options.contains(option.name);
@@ -287,10 +316,17 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
         &defaults_set.join("\n"),
     ));
     report.defaults_set = defaults_set;
+    cmds
+}
 
-    cmds.extend(plan_hooks(state, &desired.hooks, &mut report));
-
-    // Keys: each binding's key is an option; empty means not bound.
+/// Keys: each binding's key is an option; empty means not bound. Answers
+/// the bindings to make, and the unbinding of taw's keys no longer wanted.
+fn plan_keys(
+    state: &ServerState,
+    desired: &Desired,
+    recorded: &BTreeSet<String>,
+    report: &mut Report,
+) -> (Vec<Cmd>, Vec<Cmd>) {
     let mut binds = Vec::new();
     let mut wanted_keys = BTreeSet::new();
     for binding in &desired.bindings {
@@ -317,13 +353,18 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
         wanted_keys.insert(key.to_string());
         report.keys.push(key.to_string());
     }
-    for (key, ours) in &state.prefix_keys {
-        if *ours && !wanted_keys.contains(key) {
-            cmds.push(cmd::unbind_prefix_key(key));
-        }
-    }
+    let unbinds = state
+        .prefix_keys
+        .iter()
+        .filter(|(key, ours)| **ours && !wanted_keys.contains(*key))
+        .map(|(key, _)| cmd::unbind_prefix_key(key))
+        .collect();
+    (binds, unbinds)
+}
 
-    // PATH: taw's bin folder in front, once; out again when switched off.
+/// PATH: taw's bin folder in front, once; out again when switched off.
+fn plan_path(state: &ServerState, desired: &Desired, report: &mut Report) -> Vec<Cmd> {
+    let mut cmds = Vec::new();
     let path_on = options::is_on(&state.checked(options::PATH, &mut report.warnings));
     let previous_dir = state.value(bookkeeping::PATH_DIR).to_string();
     if let Some(path) = state.env("PATH") {
@@ -349,22 +390,27 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
         bookkeeping::PATH_DIR,
         report.path_dir.as_deref().unwrap_or(""),
     ));
+    cmds
+}
 
-    // herdr's environment for agents that report to herdr.
-    if options::is_on(&state.checked(options::HERDR_ENV, &mut report.warnings)) {
-        cmds.push(cmd::set_global_environment("HERDR_ENV", "1"));
-        cmds.push(cmd::set_global_environment("HERDR_BIN_PATH", &desired.bin));
-        cmds.push(cmd::set_global_environment(
-            "HERDR_PANE_ID",
-            HERDR_PANE_WORD,
-        ));
-        cmds.push(cmd::set_global_option(bookkeeping::HERDR_ENV_SET, "1"));
-        report.herdr_env = true;
-    } else {
-        cmds.extend(remove_herdr_env(state));
+/// herdr's environment for agents that report to herdr, in when its
+/// option is on.
+fn plan_herdr_env(state: &ServerState, desired: &Desired, report: &mut Report) -> Vec<Cmd> {
+    if !options::is_on(&state.checked(options::HERDR_ENV, &mut report.warnings)) {
+        return remove_herdr_env(state);
     }
+    report.herdr_env = true;
+    vec![
+        cmd::set_global_environment("HERDR_ENV", "1"),
+        cmd::set_global_environment("HERDR_BIN_PATH", &desired.bin),
+        cmd::set_global_environment("HERDR_PANE_ID", HERDR_PANE_WORD),
+        cmd::set_global_option(bookkeeping::HERDR_ENV_SET, "1"),
+    ]
+}
 
-    // The status marks: in when their option is on, out when it is off.
+/// The status marks: in when their option is on, out when it is off.
+fn plan_status(state: &ServerState, report: &mut Report) -> Vec<Cmd> {
+    let mut cmds = Vec::new();
     let mut status_set = Vec::new();
     let wanted = [
         (
@@ -388,6 +434,7 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
                 continue;
             };
             let mut next = value.clone();
+            // A format taw marked before may still hold the old window mark.
             if token == status::WINDOW_TOKEN
                 && ours_before.iter().any(|n| n == name)
                 && !next.contains(status::WINDOW_TOKEN)
@@ -407,32 +454,12 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
             }
         }
     }
-    report.status = status_set.clone();
     cmds.push(cmd::set_global_option(
         bookkeeping::STATUS_SET,
         &status_set.join("\n"),
     ));
-
-    // The options only the popup reads: checked here, where a person sees it.
-    for option in PLUGIN_OPTIONS.iter().filter(|o| {
-        matches!(
-            o.name,
-            options::POPUP_WIDTH | options::POPUP_HEIGHT | options::NOTIFY
-        )
-    }) {
-        state.checked(option.name, &mut report.warnings);
-    }
-    cmds.push(cmd::set_global_option(
-        bookkeeping::LOADED,
-        &format!("{} {}", desired.version, desired.bin),
-    ));
-    (
-        Plan {
-            cmds,
-            bindings: binds,
-        },
-        report,
-    )
+    report.status = status_set;
+    cmds
 }
 
 /// The commands that take out everything taw put in.
@@ -504,9 +531,11 @@ pub(crate) fn install_link(bin_dir: &Path, bin: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     let temporary = bin_dir.join(format!(".taw.{}", std::process::id()));
+    // A link left by a load that died with this pid; none is the usual case.
     let _ = std::fs::remove_file(&temporary);
     std::os::unix::fs::symlink(bin, &temporary)?;
     std::fs::rename(&temporary, &link).inspect_err(|_| {
+        // The rename's error is the one to tell; this is tidying up.
         let _ = std::fs::remove_file(&temporary);
     })
 }

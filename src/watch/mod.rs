@@ -80,8 +80,6 @@ pub(crate) enum ToastKind {
     Done,
 }
 
-impl ToastKind {}
-
 /// What the process table says is in front of a pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum JobView {
@@ -231,15 +229,8 @@ impl Watcher {
     /// that does not answer (a stopped server: each call ends in `timeout`)
     /// is asked again a moment later; the watcher ends only with its pane.
     pub(crate) fn run(mut self, events: mpsc::Receiver<Wake>) -> Result<(), TawError> {
-        while let Err(error) = self.announce() {
-            // Only a server that does not answer is asked again.
-            if error.code != ErrorCode::Timeout {
-                return Err(error);
-            }
-            if let Ok(Wake::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
-            {
-                return Ok(());
-            }
+        if !self.announce_once_answered(&events)? {
+            return Ok(());
         }
         let first_wake = self.start();
         let mut first_dirty: Option<Instant> = None;
@@ -268,29 +259,9 @@ impl Watcher {
                 let wait = Duration::from_millis(at.saturating_sub(now_ms()));
                 timeout = Some(timeout.map_or(wait, |t| t.min(wait)));
             }
-            let event = match timeout {
-                Some(timeout) => match events.recv_timeout(timeout) {
-                    Ok(event) => Some(event),
-                    Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => Some(Wake::End),
-                },
-                None => Some(events.recv().unwrap_or(Wake::End)),
-            };
-            match event {
+            match next_wake(&events, timeout) {
                 Some(Wake::End) => {
-                    let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement());
-                    // The pane went (or its server) with a container in front;
-                    // a pane still there has only changed watchers.
-                    let pane_gone = pane::read_values(&self.tmux, self.pane, &[]).is_err_and(|e| {
-                        matches!(e.code, ErrorCode::NotFound | ErrorCode::ServerNotRunning)
-                    });
-                    if pane_gone && let Some((gone, kind)) = self.container.take() {
-                        let mut stopped =
-                            sandbox_event(Event::SandboxStopped, self.pane, &gone, kind);
-                        stopped.session_name =
-                            (!self.session_name.is_empty()).then(|| self.session_name.clone());
-                        hooks::announce(&self.tmux, &self.listeners, vec![stopped]);
-                    }
+                    self.finish();
                     return Ok(());
                 }
                 Some(Wake::Output) => {
@@ -324,6 +295,41 @@ impl Watcher {
                 }
             }
             self.fire_toast();
+        }
+    }
+
+    /// Says in the pane which taw watches it, again while tmux does not
+    /// answer. False when the pane ended first.
+    fn announce_once_answered(&self, events: &mpsc::Receiver<Wake>) -> Result<bool, TawError> {
+        while let Err(error) = self.announce() {
+            // Only a server that does not answer is asked again.
+            if error.code != ErrorCode::Timeout {
+                return Err(error);
+            }
+            if let Ok(Wake::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The pane ended, or its pipe went to another watcher: the
+    /// announcement comes off, and a container in front of a pane that went
+    /// is told stopped.
+    fn finish(&mut self) {
+        // Nothing to do when it fails: a pane that went took its options
+        // with it, and a watcher after this one has its own announcement.
+        let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement());
+        // The pane went (or its server) with a container in front; a pane
+        // still there has only changed watchers.
+        let pane_gone = pane::read_values(&self.tmux, self.pane, &[])
+            .is_err_and(|e| matches!(e.code, ErrorCode::NotFound | ErrorCode::ServerNotRunning));
+        if pane_gone && let Some((gone, kind)) = self.container.take() {
+            let mut stopped = sandbox_event(Event::SandboxStopped, self.pane, &gone, kind);
+            stopped.session_name =
+                (!self.session_name.is_empty()).then(|| self.session_name.clone());
+            hooks::announce(&self.tmux, &self.listeners, vec![stopped]);
         }
     }
 
@@ -388,6 +394,8 @@ impl Watcher {
         }
     }
 
+    /// Acts on one look: the tracker's changes, the options they write,
+    /// the events they fire. Returns when to look again without output.
     fn observe(&mut self, view: PaneView) -> Option<u64> {
         let now = now_ms();
         let looking = view.looked_at(self.pane);
@@ -397,21 +405,61 @@ impl Watcher {
         }
         let front = self.front(&view);
         self.session_name = view.session_name.clone();
-        let container_now = match &front {
-            Front::Agent { kind, .. } => self.runtime_in_front.map(|runtime| {
-                let container = Container {
-                    runtime: runtime.to_string(),
-                    profile: (!view.sandbox_profile.is_empty())
-                        .then(|| view.sandbox_profile.clone()),
-                };
-                (container, *kind)
-            }),
-            _ => None,
+        let container_now = self.container_in_front(&front, &view);
+        let mut changes = self.turn_between_looks(&view, front, now, looking);
+        let outcome = self.tracker.observe(Observation {
+            now,
+            front,
+            looking,
+        });
+        changes.extend(outcome.changes.iter().cloned());
+        // What a look tmux did not answer could not write comes first; what
+        // this look writes is the later word.
+        let mut writes = std::mem::take(&mut self.unwritten);
+        let wake_at = self.follow_typed_line(&view, now, outcome.wake_at, &mut writes);
+        for change in &changes {
+            let kind = self.tracker.agent.as_ref().map(|track| track.kind);
+            let told = self.announcer.occurrences(self.pane, kind, change);
+            self.told.extend(told);
+            self.apply(change, &view, now, looking, &mut writes);
+        }
+        // follow_container gives the container's variables to the events
+        // told so far; pane.updated, told after it, goes without them.
+        self.follow_container(container_now, &view, &mut writes);
+        self.follow_description(&view);
+        if front == Front::NoAgent && self.tracker.agent.is_none() && changes.is_empty() {
+            forget_record_left(&view, now, &mut writes);
+        }
+        self.write_and_tell(writes, now, wake_at)
+    }
+
+    /// The container the agent in front runs in, by this look's job.
+    fn container_in_front(
+        &self,
+        front: &Front,
+        view: &PaneView,
+    ) -> Option<(Container, &'static str)> {
+        let Front::Agent { kind, .. } = front else {
+            return None;
         };
-        let mut changes = Vec::new();
-        // A turn that began and ended between two looks (the integration's
-        // stamp, or the screen's turn mark moved): seen as its start, then
-        // its end.
+        let runtime = self.runtime_in_front?;
+        let container = Container {
+            runtime: runtime.to_string(),
+            profile: (!view.sandbox_profile.is_empty()).then(|| view.sandbox_profile.clone()),
+        };
+        Some((container, *kind))
+    }
+
+    /// A turn that began and ended between two looks (the integration's
+    /// stamp, or the screen's turn mark moved) is seen as its start here,
+    /// and its end by the look itself: the changes of that start.
+    fn turn_between_looks(
+        &mut self,
+        view: &PaneView,
+        front: Front,
+        now: u64,
+        looking: bool,
+    ) -> Vec<Change> {
         let reported_turn = view.reported_turn != self.seen_turn;
         if reported_turn {
             self.seen_turn = view.reported_turn.clone();
@@ -430,93 +478,90 @@ impl Watcher {
         if self.turn_mark_read.is_some() {
             self.turn_mark = self.turn_mark_read.take();
         }
-        if let Front::Agent { kind, pid, reading } = front
-            && matches!(reading.state, Some(AgentStatus::Idle))
+        let Front::Agent { kind, pid, reading } = front else {
+            return Vec::new();
+        };
+        let missed_turn = matches!(reading.state, Some(AgentStatus::Idle))
             && ((reported_turn && reading.reported) || (marked_turn && !reading.reported))
             && !matches!(
                 self.tracker.state(),
                 Some(AgentStatus::Working | AgentStatus::Blocked)
-            )
-        {
-            let work = Reading {
-                state: Some(AgentStatus::Working),
-                ..reading
-            };
-            let started = self.tracker.observe(Observation {
-                now,
-                front: Front::Agent {
-                    kind,
-                    pid,
-                    reading: work,
-                },
-                looking,
-            });
-            changes.extend(started.changes);
+            );
+        if !missed_turn {
+            return Vec::new();
         }
-        let outcome = self.tracker.observe(Observation {
+        let work = Reading {
+            state: Some(AgentStatus::Working),
+            ..reading
+        };
+        let started = self.tracker.observe(Observation {
             now,
-            front,
+            front: Front::Agent {
+                kind,
+                pid,
+                reading: work,
+            },
             looking,
         });
-        changes.extend(outcome.changes.iter().cloned());
-        // What a look tmux did not answer could not write comes first; what
-        // this look writes is the later word.
-        let mut writes = std::mem::take(&mut self.unwritten);
-        // The typed line went off the screen (scrolled away, cleared): from
-        // the second look that misses it, the whole screen is read.
-        let mut wake_at = outcome.wake_at;
-        if !view.typed_line.is_empty()
-            && !rows_to_read(&view.screen, &view.typed_line, &view.typed_command).1
-        {
-            self.typed_misses += 1;
-            if self.typed_misses == 1 {
-                wake_at = Some(wake_at.map_or(now, |at| at.min(now)));
+        started.changes
+    }
+
+    /// The typed line went off the screen (scrolled away, cleared): the
+    /// first look that misses it asks for another at once, and from the
+    /// second the whole screen is read. Returns when to look again.
+    fn follow_typed_line(
+        &mut self,
+        view: &PaneView,
+        now: u64,
+        wake_at: Option<u64>,
+        writes: &mut OptionWrites,
+    ) -> Option<u64> {
+        let missed = !view.typed_line.is_empty()
+            && !rows_to_read(&view.screen, &view.typed_line, &view.typed_command).1;
+        if !missed {
+            self.typed_misses = 0;
+            return wake_at;
+        }
+        self.typed_misses += 1;
+        let mut wake_at = wake_at;
+        if self.typed_misses == 1 {
+            wake_at = Some(wake_at.map_or(now, |at| at.min(now)));
+        }
+        if self.typed_misses >= 2 {
+            for name in opt::TYPED {
+                writes.unset(name);
             }
-            if self.typed_misses >= 2 {
-                for name in opt::TYPED {
-                    writes.unset(name);
-                }
-                self.typed_misses = 0;
-            }
-        } else {
             self.typed_misses = 0;
         }
-        for change in &changes {
-            let kind = self.tracker.agent.as_ref().map(|track| track.kind);
-            let told = self.announcer.occurrences(self.pane, kind, change);
-            self.told.extend(told);
-            self.apply(change, &view, now, looking, &mut writes);
-        }
+        wake_at
+    }
+
+    /// The title (its spinner glyph off), command or reported metadata
+    /// changed since the last look: a pane.updated.
+    fn follow_description(&mut self, view: &PaneView) {
         let described = format!(
             "{}\u{1f}{}\u{1f}{}",
             crate::model::strip_title_glyph(&view.title),
             view.current_command,
             view.described
         );
-        self.follow_container(container_now, &view, &mut writes);
         if self.described.as_ref().is_some_and(|was| *was != described) {
             self.told
                 .push(Occurrence::new(Event::PaneUpdated).pane(Some(self.pane)));
         }
         self.described = Some(described);
-        // A record no look of this watcher made (`taw agent start` wrote it
-        // as the agent came up, or a watcher before this one) for an agent
-        // no longer in front: taken off, as an exit's would be.
-        if front == Front::NoAgent
-            && self.tracker.agent.is_none()
-            && changes.is_empty()
-            && !view.agent_kind.is_empty()
-            && view.reported_kind.is_empty()
-        {
-            for name in opt::RECORD {
-                writes.unset(name);
-            }
-            for name in opt::TYPED {
-                writes.unset(name);
-            }
-            let last = AgentStatus::parse(&view.agent_state);
-            writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
-        }
+    }
+
+    /// Writes the look's options (kept for the next look when tmux does not
+    /// answer, which then comes soon), then tells what it saw. Returns when
+    /// to look again.
+    fn write_and_tell(
+        &mut self,
+        writes: OptionWrites,
+        now: u64,
+        wake_at: Option<u64>,
+    ) -> Option<u64> {
+        let mut wake_at = wake_at;
         if let Err(error) = pane::write_options(&self.tmux, self.pane, &writes)
             && error.code == ErrorCode::Timeout
         {
@@ -589,87 +634,12 @@ impl Watcher {
     /// What is in front of the pane, with its screen read by its rules and
     /// merged with what its integration reported.
     fn front(&mut self, view: &PaneView) -> Front {
-        let job = self.job_view(view.pid, &view.current_command);
-        self.runtime_in_front = None;
-        self.shell_in_front = matches!(job, JobView::Shell);
         let reported = (!view.reported_kind.is_empty()).then(|| intern(&view.reported_kind));
-        // `taw agent start`'s hint names an agent run under a script or a
-        // wrapper, while the process it recorded is in front.
-        let recorded: Option<u32> = view.agent_pid.parse().ok();
-        let hinted = (!view.kind_hint.is_empty()).then(|| intern(&view.kind_hint));
-        let (kind, pid) = match (job, reported) {
-            (JobView::Unknown, _) => return Front::Unknown,
-            (JobView::Shell, _) => return Front::NoAgent,
-            (JobView::Agent { kind, pid, runtime }, _) => {
-                self.runtime_in_front = runtime;
-                (kind, Some(pid))
-            }
-            // A program nothing names, that its integration says is an agent.
-            (JobView::Other(_), Some(kind)) => (kind, None),
-            (JobView::Other(pids), None) => match (hinted, recorded) {
-                (Some(kind), Some(pid)) if pids.contains(&pid) => (kind, Some(pid)),
-                _ => return Front::NoAgent,
-            },
+        let (kind, pid) = match self.agent_in_front(view, reported) {
+            Ok(agent) => agent,
+            Err(no_agent) => return no_agent,
         };
-        if let Some(stale) = &self.stale_title
-            && *stale != view.title
-        {
-            self.stale_title = None;
-        }
-        let title = if self.stale_title.is_some() || self.tracker.agent.is_none() {
-            ""
-        } else {
-            view.title.as_str()
-        };
-        let (rows, below_typed) = rows_to_read(&view.screen, &view.typed_line, &view.typed_command);
-        // The first look that misses the typed line may have caught the
-        // shell mid-redraw: it reads nothing, and the next look comes at once.
-        let first_miss = !view.typed_line.is_empty() && !below_typed && self.typed_misses == 0;
-        self.turn_mark_read = None;
-        let (screen, visible_blocker) = match self.registry.get(kind) {
-            Some(_) if (below_typed && rows.trim().is_empty()) || first_miss => (
-                // Nothing drawn below the typed line yet, or not read.
-                Reading {
-                    state: None,
-                    visible_idle: false,
-                    reported: false,
-                },
-                false,
-            ),
-            Some(loaded) => {
-                let screen = Screen::from_text(&rows, title);
-                let mut verdict = engine::classify(&loaded.manifest, &screen);
-                self.turn_mark_read = loaded
-                    .manifest
-                    .turn_mark
-                    .as_ref()
-                    .and_then(|mark| mark.read(&screen));
-                // What the command prints first (an install's progress) is
-                // no idle screen, for a kind whose rules know its idle one.
-                let knows_idle = loaded.manifest.rules.iter().any(|r| r.visible_idle);
-                if below_typed && verdict.fallback_reason.is_some() && knows_idle {
-                    verdict.state = None;
-                }
-                (
-                    Reading {
-                        state: verdict.state.map(status_of),
-                        visible_idle: verdict.visible_idle,
-                        reported: false,
-                    },
-                    verdict.visible_blocker,
-                )
-            }
-            // An agent with no screen rules (it reports for itself): idle
-            // unless its integration says otherwise.
-            None => (
-                Reading {
-                    state: Some(AgentStatus::Idle),
-                    visible_idle: false,
-                    reported: false,
-                },
-                false,
-            ),
-        };
+        let (screen, visible_blocker) = self.read_screen(view, kind);
         let authority = report::authority(&view.reported_source, kind);
         let reading = if reported == Some(kind)
             && !view.reported_state.is_empty()
@@ -693,6 +663,93 @@ impl Watcher {
             screen
         };
         Front::Agent { kind, pid, reading }
+    }
+
+    /// The agent in front and its pid (none for one only its integration
+    /// names), or, when no agent is, what the front is instead.
+    fn agent_in_front(
+        &mut self,
+        view: &PaneView,
+        reported: Option<&'static str>,
+    ) -> Result<(&'static str, Option<u32>), Front> {
+        let job = self.job_view(view.pid, &view.current_command);
+        self.runtime_in_front = None;
+        self.shell_in_front = matches!(job, JobView::Shell);
+        // `taw agent start`'s hint names an agent run under a script or a
+        // wrapper, while the process it recorded is in front.
+        let recorded: Option<u32> = view.agent_pid.parse().ok();
+        let hinted = (!view.kind_hint.is_empty()).then(|| intern(&view.kind_hint));
+        match (job, reported) {
+            (JobView::Unknown, _) => Err(Front::Unknown),
+            (JobView::Shell, _) => Err(Front::NoAgent),
+            (JobView::Agent { kind, pid, runtime }, _) => {
+                self.runtime_in_front = runtime;
+                Ok((kind, Some(pid)))
+            }
+            // A program nothing names, that its integration says is an agent.
+            (JobView::Other(_), Some(kind)) => Ok((kind, None)),
+            (JobView::Other(pids), None) => match (hinted, recorded) {
+                (Some(kind), Some(pid)) if pids.contains(&pid) => Ok((kind, Some(pid))),
+                _ => Err(Front::NoAgent),
+            },
+        }
+    }
+
+    /// What the rules of agent `kind` read on the screen, and whether they
+    /// see a question there.
+    fn read_screen(&mut self, view: &PaneView, kind: &'static str) -> (Reading, bool) {
+        if let Some(stale) = &self.stale_title
+            && *stale != view.title
+        {
+            self.stale_title = None;
+        }
+        let title = if self.stale_title.is_some() || self.tracker.agent.is_none() {
+            ""
+        } else {
+            view.title.as_str()
+        };
+        let (rows, below_typed) = rows_to_read(&view.screen, &view.typed_line, &view.typed_command);
+        // The first look that misses the typed line may have caught the
+        // shell mid-redraw: it reads nothing, and the next look comes at once.
+        let first_miss = !view.typed_line.is_empty() && !below_typed && self.typed_misses == 0;
+        self.turn_mark_read = None;
+        let unread = Reading {
+            state: None,
+            visible_idle: false,
+            reported: false,
+        };
+        let Some(loaded) = self.registry.get(kind) else {
+            // An agent with no screen rules (it reports for itself): idle
+            // unless its integration says otherwise.
+            let idle = Reading {
+                state: Some(AgentStatus::Idle),
+                ..unread
+            };
+            return (idle, false);
+        };
+        if (below_typed && rows.trim().is_empty()) || first_miss {
+            // Nothing drawn below the typed line yet, or not read.
+            return (unread, false);
+        }
+        let screen = Screen::from_text(&rows, title);
+        let mut verdict = engine::classify(&loaded.manifest, &screen);
+        self.turn_mark_read = loaded
+            .manifest
+            .turn_mark
+            .as_ref()
+            .and_then(|mark| mark.read(&screen));
+        // What the command prints first (an install's progress) is no idle
+        // screen, for a kind whose rules know its idle one.
+        let knows_idle = loaded.manifest.rules.iter().any(|r| r.visible_idle);
+        if below_typed && verdict.fallback_reason.is_some() && knows_idle {
+            verdict.state = None;
+        }
+        let reading = Reading {
+            state: verdict.state.map(status_of),
+            visible_idle: verdict.visible_idle,
+            reported: false,
+        };
+        (reading, verdict.visible_blocker)
     }
 
     /// What the process table says is in front of the pane's terminal.
@@ -883,13 +940,16 @@ impl Watcher {
             location: place,
         };
         writes.set(opt::TOAST, crate::machine::protocol::kept(&kept));
+        // The toast is shown below all the same; only a machine's feed,
+        // which reads this copy, misses it.
         let _ = pane::write_options(&self.tmux, self.pane, &writes);
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
         let sound = match pending.kind {
             ToastKind::Request => notify::Sound::Request,
             ToastKind::Done => notify::Sound::Done,
         };
-        // The watcher lives on: the sound's own thread stops it at its limit.
+        // What was shown is for a verb's answer; the watcher has none. The
+        // watcher lives on: the sound's own thread stops it at its limit.
         let _ = notify::notify(
             &self.tmux,
             &self.config,
@@ -937,10 +997,13 @@ pub(crate) fn watch_pane(tmux: Tmux, pane: u32) -> Result<(), TawError> {
     };
     let socket = nudge::socket_path(&crate::paths::state_dir(), server, pane);
     if let Some(path) = &socket {
+        // Without its socket the watcher still looks at every output; a
+        // report without output then waits for the next.
         let _ = nudge::listen(path, sender);
     }
     let result = Watcher::new(tmux, pane, server).run(events);
     if let Some(path) = socket {
+        // Already gone is fine: there is nothing else to clean up.
         let _ = std::fs::remove_file(path);
     }
     result
@@ -962,7 +1025,38 @@ fn read_output(sender: mpsc::Sender<Wake>) {
             Err(_) => break,
         }
     }
+    // No receiver: the watcher has ended already.
     let _ = sender.send(Wake::End);
+}
+
+/// The next thing that wakes the watcher: `None` when `timeout` passed
+/// first; with no timeout, it waits for one. Its senders all gone is the end.
+fn next_wake(events: &mpsc::Receiver<Wake>, timeout: Option<Duration>) -> Option<Wake> {
+    match timeout {
+        Some(timeout) => match events.recv_timeout(timeout) {
+            Ok(event) => Some(event),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Wake::End),
+        },
+        None => Some(events.recv().unwrap_or(Wake::End)),
+    }
+}
+
+/// A record no look of this watcher made (`taw agent start` wrote it as
+/// the agent came up, or a watcher before this one) for an agent no longer
+/// in front: taken off, as an exit's would be.
+fn forget_record_left(view: &PaneView, now: u64, writes: &mut OptionWrites) {
+    if view.agent_kind.is_empty() || !view.reported_kind.is_empty() {
+        return;
+    }
+    for name in opt::RECORD {
+        writes.unset(name);
+    }
+    for name in opt::TYPED {
+        writes.unset(name);
+    }
+    let last = AgentStatus::parse(&view.agent_state);
+    writes.set(opt::FINAL_STATE, format!("{} {now}", last.as_str()));
 }
 
 /// `sandbox.started` or `sandbox.stopped` for a pane: the event's own

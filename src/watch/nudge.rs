@@ -22,6 +22,7 @@ pub(crate) fn listen(path: &Path, sender: mpsc::Sender<Wake>) -> std::io::Result
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
+    // Usually there is none to remove; bind says if one stays in the way.
     let _ = std::fs::remove_file(path);
     let socket = UnixDatagram::bind(path)?;
     std::thread::spawn(move || {

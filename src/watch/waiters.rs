@@ -45,6 +45,7 @@ impl Waiter {
         if path.as_os_str().len() > MAX_PATH {
             return None;
         }
+        // A socket left by a verb of this pid that was killed; usually none.
         let _ = std::fs::remove_file(&path);
         let socket = UnixDatagram::bind(&path).ok()?;
         Some(Waiter { socket, path })
@@ -59,10 +60,23 @@ impl Waiter {
         let mut byte = [0u8; 16];
         let got = self.socket.recv(&mut byte).is_ok();
         // Several looks may have come meanwhile: one read of the pane serves all.
-        let _ = self.socket.set_nonblocking(true);
-        while self.socket.recv(&mut byte).is_ok() {}
-        let _ = self.socket.set_nonblocking(false);
+        self.drain(|_| {});
         got
+    }
+
+    /// Takes every datagram already queued, without waiting for more.
+    fn drain(&self, mut take: impl FnMut(&[u8])) {
+        // Left blocking, a read here would wait out the read timeout.
+        if self.socket.set_nonblocking(true).is_err() {
+            return;
+        }
+        let mut buffer = [0u8; 32];
+        while let Ok(n) = self.socket.recv(&mut buffer) {
+            take(&buffer[..n]);
+        }
+        // Back to blocking: fcntl fails only on a bad descriptor, and this
+        // one is held open, so it just worked the other way.
+        let _ = self.socket.set_nonblocking(false);
     }
 }
 
@@ -89,11 +103,7 @@ impl Waiter {
         let mut buffer = [0u8; 32];
         if let Ok(n) = self.socket.recv(&mut buffer) {
             take(&buffer[..n]);
-            let _ = self.socket.set_nonblocking(true);
-            while let Ok(n) = self.socket.recv(&mut buffer) {
-                take(&buffer[..n]);
-            }
-            let _ = self.socket.set_nonblocking(false);
+            self.drain(&mut take);
         }
         panes
     }
@@ -101,6 +111,7 @@ impl Waiter {
 
 impl Drop for Waiter {
     fn drop(&mut self) {
+        // Already gone is fine: there is nothing else to clean up.
         let _ = std::fs::remove_file(&self.path);
     }
 }
@@ -136,6 +147,7 @@ pub(crate) fn notify_all(state_dir: &Path, server: u32, pane: u32) {
         if let Err(error) = sender.send_to(format!("l{pane}").as_bytes(), &path)
             && error.kind() == std::io::ErrorKind::ConnectionRefused
         {
+            // Another watcher may have removed it first.
             let _ = std::fs::remove_file(&path);
         }
     }

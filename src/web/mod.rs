@@ -531,54 +531,9 @@ fn deliver(
         return Err(Refusal(StatusCode::CONFLICT, "capability_unavailable"));
     }
     if let (Some(expected), Some(now)) = (expected, &pane.action_guard) {
-        let asks_prompt = matches!(&what, Send::Select(_) | Send::Text { .. })
-            || matches!(&what, Send::Key(k) if k == "Enter");
-        let asks_options = matches!(&what, Send::Select(_))
-            || matches!(&what, Send::Key(k) if k == "Enter")
-            || matches!(&what, Send::Text { enter: true, .. });
-        if expected.endpoint_revision != now.endpoint_revision {
-            return Err(Refusal(StatusCode::CONFLICT, "revision_stale"));
-        }
-        if asks_prompt && expected.prompt_fingerprint != now.prompt_fingerprint {
-            return Err(Refusal(StatusCode::CONFLICT, "prompt_changed"));
-        }
-        if asks_options && expected.options_fingerprint != now.options_fingerprint {
-            return Err(Refusal(StatusCode::CONFLICT, "options_changed"));
-        }
+        check_guard(expected, now, &what)?;
     }
-    let sent = match what {
-        Send::Select(option) => {
-            let Some(index) = pane
-                .menu
-                .iter()
-                .position(|o| o.id == option || (!o.key.is_empty() && o.key == option))
-            else {
-                return Err(Refusal(StatusCode::CONFLICT, "options_changed"));
-            };
-            let keys = menu::keys_to_choose(&pane.menu, index, pane.menu_across);
-            crate::ops::agent::drive::send_keys(&shared.tmux, id, &keys).map(|_| ())
-        }
-        Send::Key(key) => {
-            if !state::SAFE_KEYS.contains(&key.as_str()) {
-                return Err(Refusal(StatusCode::BAD_REQUEST, "key_not_allowed"));
-            }
-            crate::ops::agent::drive::send_keys(&shared.tmux, id, &[key]).map(|_| ())
-        }
-        Send::Text { text, enter: true } => crate::ops::agent::drive::prompt(
-            &shared.tmux,
-            id,
-            crate::ops::agent::drive::Prompt {
-                text,
-                wait: None,
-                timeout: None,
-            },
-        )
-        .map(|_| ()),
-        Send::Text { text, enter: false } => {
-            crate::ops::agent::drive::type_text(&shared.tmux, id, &text).map(|_| ())
-        }
-    };
-    match sent {
+    match send_to_pane(&shared.tmux, pane, id, what)? {
         Ok(()) => {
             if let Some(n) = crate::tmux::ids::tmux_number(id, '%') {
                 let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
@@ -594,6 +549,71 @@ fn deliver(
         }
         Err(_) => Err(Refusal(StatusCode::CONFLICT, "delivery_unknown")),
     }
+}
+
+/// Whether the guard a client sent still holds for `what`: the same
+/// revision, and the prompt and options it saw when `what` answers them.
+fn check_guard(
+    expected: &ActionGuard,
+    now: &ActionGuard,
+    what: &Send,
+) -> std::result::Result<(), Refusal> {
+    let asks_prompt = matches!(what, Send::Select(_) | Send::Text { .. })
+        || matches!(what, Send::Key(k) if k == "Enter");
+    let asks_options = matches!(what, Send::Select(_))
+        || matches!(what, Send::Key(k) if k == "Enter")
+        || matches!(what, Send::Text { enter: true, .. });
+    if expected.endpoint_revision != now.endpoint_revision {
+        return Err(Refusal(StatusCode::CONFLICT, "revision_stale"));
+    }
+    if asks_prompt && expected.prompt_fingerprint != now.prompt_fingerprint {
+        return Err(Refusal(StatusCode::CONFLICT, "prompt_changed"));
+    }
+    if asks_options && expected.options_fingerprint != now.options_fingerprint {
+        return Err(Refusal(StatusCode::CONFLICT, "options_changed"));
+    }
+    Ok(())
+}
+
+/// Types `what` into the pane: a refusal when it names no choice of the
+/// menu or a key not allowed, else what the send did.
+fn send_to_pane(
+    tmux: &Tmux,
+    pane: &state::PaneState,
+    id: &str,
+    what: Send,
+) -> std::result::Result<Result<()>, Refusal> {
+    use crate::ops::agent::drive;
+    Ok(match what {
+        Send::Select(option) => {
+            let Some(index) = pane
+                .menu
+                .iter()
+                .position(|o| o.id == option || (!o.key.is_empty() && o.key == option))
+            else {
+                return Err(Refusal(StatusCode::CONFLICT, "options_changed"));
+            };
+            let keys = menu::keys_to_choose(&pane.menu, index, pane.menu_across);
+            drive::send_keys(tmux, id, &keys).map(|_| ())
+        }
+        Send::Key(key) => {
+            if !state::SAFE_KEYS.contains(&key.as_str()) {
+                return Err(Refusal(StatusCode::BAD_REQUEST, "key_not_allowed"));
+            }
+            drive::send_keys(tmux, id, &[key]).map(|_| ())
+        }
+        Send::Text { text, enter: true } => drive::prompt(
+            tmux,
+            id,
+            drive::Prompt {
+                text,
+                wait: None,
+                timeout: None,
+            },
+        )
+        .map(|_| ()),
+        Send::Text { text, enter: false } => drive::type_text(tmux, id, &text).map(|_| ()),
+    })
 }
 
 async fn run_delivery(

@@ -3,7 +3,7 @@
 //! reads tmux, this shapes what it read.
 
 use crate::model::{AgentStatus, Records};
-use crate::tmux::snapshot::{Pane, Snapshot};
+use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -225,121 +225,14 @@ pub(crate) fn build(
         let Some(window) = snapshot.window(pane.session, pane.window) else {
             continue;
         };
-        let lines = screen_lines(screens.get(&pane.id).map(String::as_str).unwrap_or(""));
-        let print = fnv(lines.join("\n").as_bytes());
-        let (changed, updated) = match memory.screens.get(&pane.id) {
-            Some((was, since)) if *was == print => (false, *since),
-            Some(_) => (true, now),
-            // First seen: no change observed yet.
-            None => (false, now),
+        let place = Place {
+            session,
+            window,
+            pane,
         };
-        memory.screens.insert(pane.id, (print, updated));
-        let agent = records.agent(pane);
-        let state = agent.as_ref().map(|a| a.shown.agent_status);
-        let status = status_of(state);
-        let asked = if state == Some(AgentStatus::Blocked) {
-            ask(pane, &lines)
-        } else {
-            Asked::default()
-        };
-        let question = match (&asked.question, state) {
-            (Some(q), _) => Some(q.clone()),
-            (None, Some(AgentStatus::Blocked)) => {
-                Some("The agent is waiting for your input.".into())
-            }
-            _ => None,
-        };
-        let target = format!("{}:{}.{}", session.name, window.index, pane.index);
-        let name = if !pane.agent_name.is_empty() {
-            pane.agent_name.clone()
-        } else if !pane.label.is_empty() {
-            pane.label.clone()
-        } else {
-            format!("{}:{}:{}", session.name, window.name, pane.index)
-        };
-        let mut preview: Vec<String> = lines
-            .iter()
-            .rev()
-            .filter(|l| !l.trim().is_empty())
-            .take(PREVIEW_LINES)
-            .cloned()
-            .collect();
-        preview.reverse();
-        // Input goes only to an agent that is there, in a pane that takes
-        // it; a shell is never typed into from the web.
-        let actionable = agent.is_some() && !pane.in_mode && !pane.dead;
-        let mut menu = asked.menu;
-        let prompt_text = question.clone().unwrap_or_default();
-        for option in &mut menu {
-            option.id = option_id(&prompt_text, option);
-        }
-        let action_guard = actionable.then(|| ActionGuard {
-            endpoint_revision: format!("{}:{}:{}", snapshot.server.pid, pane.id, pane.state_seq),
-            prompt_fingerprint: fingerprint(question.as_deref().unwrap_or("")),
-            options_fingerprint: menu_fingerprint(&menu),
-        });
-        let public_pane = crate::tmux::ids::pane_id(pane.session, pane.id);
-        panes.push(PaneState {
-            id: format!("%{}", pane.id),
-            starred: memory.starred.contains(&target),
-            interacted: memory.interacted.get(&pane.id).copied().unwrap_or(0.0),
-            target,
-            name,
-            kind: kind_of(&pane.agent_kind),
-            status,
-            title: pane.title.clone(),
-            question,
-            menu,
-            preview,
-            lines,
-            updated,
-            changed,
-            window: window.name.clone(),
-            provider: "tmux",
-            hierarchy: vec![
-                Node {
-                    kind: "session",
-                    id: format!("tmux-session:{}", session.name),
-                    label: session.name.clone(),
-                    position: None,
-                },
-                Node {
-                    kind: "window",
-                    id: format!("tmux-window:@{}", window.id),
-                    label: window.name.clone(),
-                    position: Some(window.index),
-                },
-                Node {
-                    kind: "pane",
-                    id: format!("%{}", pane.id),
-                    label: public_pane,
-                    position: Some(pane.index),
-                },
-            ],
-            capabilities: Capabilities {
-                capture: true,
-                input: "guarded_v1",
-                literal_text: true,
-                menu_select: true,
-                keys: SAFE_KEYS.to_vec(),
-                broadcast: false,
-                create: false,
-                delete: false,
-                native_agent_state: true,
-            },
-            native_agent: agent.as_ref().map(|a| NativeAgent {
-                present: true,
-                kind: pane.agent_kind.clone(),
-                name: a.name.clone(),
-                status: a.shown.agent_status,
-                state_change_seq: pane.state_seq,
-                interactive_ready: a.interactive_ready,
-            }),
-            action_guard,
-            actionable,
-            stale: false,
-            menu_across: asked.across,
-        });
+        let screen = screens.get(&pane.id).map(String::as_str).unwrap_or("");
+        let looked = Looked { screen, now };
+        panes.push(pane_state(snapshot, &records, place, looked, memory, ask));
     }
     // A starred target that runs nowhere now: an offline placeholder,
     // which takes no input.
@@ -355,6 +248,183 @@ pub(crate) fn build(
     StateFrame {
         kind: "state",
         panes,
+    }
+}
+
+/// A pane with its session and window.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    session: &'a Session,
+    window: &'a Window,
+    pane: &'a Pane,
+}
+
+/// A pane's captured screen, and when it was captured.
+#[derive(Clone, Copy)]
+struct Looked<'a> {
+    screen: &'a str,
+    now: f64,
+}
+
+/// One pane's record; `memory` learns whether its screen changed.
+fn pane_state(
+    snapshot: &Snapshot,
+    records: &Records,
+    place: Place,
+    looked: Looked,
+    memory: &mut Memory,
+    ask: &dyn Fn(&Pane, &[String]) -> Asked,
+) -> PaneState {
+    let Place {
+        session,
+        window,
+        pane,
+    } = place;
+    let lines = screen_lines(looked.screen);
+    let (changed, updated) = screen_change(memory, pane.id, &lines, looked.now);
+    let agent = records.agent(pane);
+    let state = agent.as_ref().map(|a| a.shown.agent_status);
+    let asked = if state == Some(AgentStatus::Blocked) {
+        ask(pane, &lines)
+    } else {
+        Asked::default()
+    };
+    let question = match (&asked.question, state) {
+        (Some(q), _) => Some(q.clone()),
+        (None, Some(AgentStatus::Blocked)) => Some("The agent is waiting for your input.".into()),
+        _ => None,
+    };
+    let target = format!("{}:{}.{}", session.name, window.index, pane.index);
+    // Input goes only to an agent that is there, in a pane that takes
+    // it; a shell is never typed into from the web.
+    let actionable = agent.is_some() && !pane.in_mode && !pane.dead;
+    let mut menu = asked.menu;
+    let prompt_text = question.clone().unwrap_or_default();
+    for option in &mut menu {
+        option.id = option_id(&prompt_text, option);
+    }
+    let action_guard = actionable.then(|| ActionGuard {
+        endpoint_revision: format!("{}:{}:{}", snapshot.server.pid, pane.id, pane.state_seq),
+        prompt_fingerprint: fingerprint(question.as_deref().unwrap_or("")),
+        options_fingerprint: menu_fingerprint(&menu),
+    });
+    PaneState {
+        id: format!("%{}", pane.id),
+        starred: memory.starred.contains(&target),
+        interacted: memory.interacted.get(&pane.id).copied().unwrap_or(0.0),
+        target,
+        name: display_name(place),
+        kind: kind_of(&pane.agent_kind),
+        status: status_of(state),
+        title: pane.title.clone(),
+        question,
+        menu,
+        preview: preview_of(&lines),
+        lines,
+        updated,
+        changed,
+        window: window.name.clone(),
+        provider: "tmux",
+        hierarchy: hierarchy(place),
+        capabilities: guarded_capabilities(),
+        native_agent: agent.as_ref().map(|a| NativeAgent {
+            present: true,
+            kind: pane.agent_kind.clone(),
+            name: a.name.clone(),
+            status: a.shown.agent_status,
+            state_change_seq: pane.state_seq,
+            interactive_ready: a.interactive_ready,
+        }),
+        action_guard,
+        actionable,
+        stale: false,
+        menu_across: asked.across,
+    }
+}
+
+/// Whether a pane's screen changed since it was last seen, and since when
+/// it is as it is now; `memory` keeps the screen seen now.
+fn screen_change(memory: &mut Memory, pane: u32, lines: &[String], now: f64) -> (bool, f64) {
+    let print = fnv(lines.join("\n").as_bytes());
+    let (changed, updated) = match memory.screens.get(&pane) {
+        Some((was, since)) if *was == print => (false, *since),
+        Some(_) => (true, now),
+        // First seen: no change observed yet.
+        None => (false, now),
+    };
+    memory.screens.insert(pane, (print, updated));
+    (changed, updated)
+}
+
+/// A pane's name: its agent's, else its label, else where it is.
+fn display_name(place: Place) -> String {
+    let Place {
+        session,
+        window,
+        pane,
+    } = place;
+    if !pane.agent_name.is_empty() {
+        pane.agent_name.clone()
+    } else if !pane.label.is_empty() {
+        pane.label.clone()
+    } else {
+        format!("{}:{}:{}", session.name, window.name, pane.index)
+    }
+}
+
+/// The last lines of a screen that hold something.
+fn preview_of(lines: &[String]) -> Vec<String> {
+    let mut preview: Vec<String> = lines
+        .iter()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(PREVIEW_LINES)
+        .cloned()
+        .collect();
+    preview.reverse();
+    preview
+}
+
+fn hierarchy(place: Place) -> Vec<Node> {
+    let Place {
+        session,
+        window,
+        pane,
+    } = place;
+    vec![
+        Node {
+            kind: "session",
+            id: format!("tmux-session:{}", session.name),
+            label: session.name.clone(),
+            position: None,
+        },
+        Node {
+            kind: "window",
+            id: format!("tmux-window:@{}", window.id),
+            label: window.name.clone(),
+            position: Some(window.index),
+        },
+        Node {
+            kind: "pane",
+            id: format!("%{}", pane.id),
+            label: crate::tmux::ids::pane_id(pane.session, pane.id),
+            position: Some(pane.index),
+        },
+    ]
+}
+
+/// What a running pane allows: capture, and input through the guard.
+fn guarded_capabilities() -> Capabilities {
+    Capabilities {
+        capture: true,
+        input: "guarded_v1",
+        literal_text: true,
+        menu_select: true,
+        keys: SAFE_KEYS.to_vec(),
+        broadcast: false,
+        create: false,
+        delete: false,
+        native_agent_state: true,
     }
 }
 
