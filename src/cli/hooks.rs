@@ -260,7 +260,7 @@ fn test(
 fn machine_refusal(config: &Config, event: Event, machine: &str) -> Option<String> {
     if event != Event::Notification {
         return Some(format!(
-            "taw hooks test: --machine is for the notification event only, not {machine}"
+            "taw hooks test: --machine is for the notification event only, not {event}"
         ));
     }
     let known = config
