@@ -109,7 +109,7 @@ fn read_all(
 
 /// The block of docs/DETECTION.md between these lines is the table the
 /// replay makes.
-const TABLE_START: &str = "<!-- replay table: tests/replay.rs writes it -->";
+const TABLE_START: &str = "<!-- replay table: tests/suite/replay.rs writes it -->";
 const TABLE_END: &str = "<!-- end of the replay table -->";
 
 #[test]
