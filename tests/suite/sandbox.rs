@@ -14,6 +14,10 @@ use std::time::Duration;
 
 const SECONDS: fn(u64) -> Duration = Duration::from_secs;
 
+/// How long a second telling of an event has to come: what is not told
+/// leaves no sign to wait for.
+const NO_SECOND: Duration = Duration::from_millis(500);
+
 /// A stand-in Claude Code: its idle screen from the fixtures, its question
 /// once a line is typed, and an exit on `quit`.
 fn stand_in_claude(server: &TmuxServer) -> PathBuf {
@@ -163,10 +167,11 @@ impl Box {
                 !self.recorder.heard(event).is_empty()
             });
         // Nothing more comes.
-        std::thread::sleep(Duration::from_millis(500));
-        let heard = self.recorder.heard(event);
-        assert_eq!(heard.len(), 1, "{event} heard {} times", heard.len());
-        heard[0].clone()
+        self.server
+            .stays_for(&format!("{event} heard once"), NO_SECOND, || {
+                self.recorder.heard(event).len() == 1
+            });
+        self.recorder.heard(event)[0].clone()
     }
 
     fn folder(&self, name: &str) -> PathBuf {
