@@ -200,22 +200,51 @@ fn a_client_going_to_another_session_fires_workspace_focused_once() {
     nothing_twice_nor_run(&server, &recorder);
 }
 
-#[test]
-fn verbs_fire_each_event_once() {
-    let server = TmuxServer::start();
-    let recorder = Recorder::new(&server);
-    loaded_with(&server, &recorder.config(ALL));
-
+/// A workspace made by a verb, with no focus: its id.
+fn workspace_made(server: &TmuxServer, label: &str) -> String {
     let made = server
-        .taw(&["workspace", "create", "--label", "api", "--no-focus"])
+        .taw(&["workspace", "create", "--label", label, "--no-focus"])
         .result();
-    let workspace = made["workspace"]["workspace_id"]
+    made["workspace"]["workspace_id"]
         .as_str()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+/// The workspace verbs: create, report-metadata, rename, close.
+#[test]
+fn workspace_verbs_fire_each_event_once() {
+    let (server, recorder) = recorded_server();
+    let workspace = workspace_made(&server, "api");
     let heard = recorder.once(&server, "workspace.created", "workspace_id", &workspace);
     assert_eq!(heard.input["data"]["workspace"]["label"], "api");
+    server
+        .taw(&[
+            "workspace",
+            "report-metadata",
+            &workspace,
+            "--source",
+            "t",
+            "--token",
+            "build=green",
+        ])
+        .result();
+    recorder.once(&server, "workspace.updated", "workspace_id", &workspace);
+    server
+        .taw(&["workspace", "rename", &workspace, "web"])
+        .result();
+    recorder.once(&server, "workspace.renamed", "label", "web");
+    server.taw(&["workspace", "close", &workspace]).result();
+    recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
+    nothing_twice_nor_run(&server, &recorder);
+}
 
+/// The tab and pane verbs, in a workspace of their own, which closes
+/// last: the pane and the tab closed before it are told closed once.
+#[test]
+fn tab_and_pane_verbs_fire_each_event_once() {
+    let (server, recorder) = recorded_server();
+    let workspace = workspace_made(&server, "api");
     let tab = server
         .taw(&[
             "tab",
@@ -271,27 +300,10 @@ fn verbs_fire_each_event_once() {
             .any(|h| h.input["data"]["pane"]["label"] == "helper")
     });
 
-    server
-        .taw(&[
-            "workspace",
-            "report-metadata",
-            &workspace,
-            "--source",
-            "t",
-            "--token",
-            "build=green",
-        ])
-        .result();
-    recorder.once(&server, "workspace.updated", "workspace_id", &workspace);
-
     server.taw(&["pane", "close", &pane_id]).result();
     recorder.once(&server, "pane.closed", "pane_id", &pane_id);
     server.taw(&["tab", "close", &tab_id]).result();
     recorder.once(&server, "tab.closed", "tab_id", &tab_id);
-    server
-        .taw(&["workspace", "rename", &workspace, "web"])
-        .result();
-    recorder.once(&server, "workspace.renamed", "label", "web");
     server.taw(&["workspace", "close", &workspace]).result();
     recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
     server.stays_for("each close told once", NO_SECOND, || {
