@@ -438,6 +438,10 @@ fn agent_start_sandbox_types_taw_sandbox_and_returns_once_it_runs_there() {
 #[test]
 fn a_sandboxed_agent_is_saved_by_its_kept_resume_and_restored_in_its_container() {
     let lab = Box::new("[sandbox]\nruntime = \"docker\"\nimage = \"taw-test\"\n");
+    // The layout restored is the one saved by hand: an autosave of the
+    // layout with the window closed would race the restore.
+    lab.server
+        .tmux(&["set-option", "-g", "@agent-wizard-autosave", "off"]);
     let work = lab.folder("work");
     let pane = lab.pane("kept", &work);
     lab.type_line(&pane, "taw sandbox claude -- --resume abc");
