@@ -4,7 +4,7 @@
 //! them. Skipped (with a message) where the lab cannot run; see
 //! tests/common/lab.rs.
 
-use crate::common::lab::{Lab, Viewer};
+use crate::common::lab::{Lab, STILL_LOADING, Viewer};
 use std::time::Duration;
 
 const SECONDS: fn(u64) -> Duration = Duration::from_secs;
@@ -158,7 +158,7 @@ fn lab_screen_read_agents_turns_end_done() {
         lab.wait_state(&pane, "idle", SECONDS(20));
         assert_eq!(lab.agent(&pane).0, agent);
         // OpenCode drops what is typed while it still loads.
-        std::thread::sleep(SECONDS(1));
+        std::thread::sleep(STILL_LOADING);
 
         lab.type_line(&pane, "work 6");
         lab.wait_state(&pane, "working", SECONDS(15));

@@ -38,11 +38,48 @@ const ALL: &[&str] = &[
     "pane.updated",
 ];
 
-#[test]
-fn hand_actions_fire_each_event_once() {
+/// How long a second telling of an event has to come before a test says
+/// there is none: hooks run within tens of milliseconds of their event,
+/// and a second run would come as soon. What must not happen leaves no
+/// sign to wait for.
+const NO_SECOND: Duration = Duration::from_millis(300);
+
+/// A server with the plugin loaded, and every event of [`ALL`] recorded.
+fn recorded_server() -> (TmuxServer, Recorder) {
     let server = TmuxServer::start();
     let recorder = Recorder::new(&server);
     loaded_with(&server, &recorder.config(ALL));
+    (server, recorder)
+}
+
+/// Nothing ran what a name held, and nothing is heard twice (focus,
+/// layout and pane updates may be), for [`NO_SECOND`].
+fn nothing_twice_nor_run(server: &TmuxServer, recorder: &Recorder) {
+    let twice = || {
+        ALL.iter().find_map(|event| {
+            let mut seen = std::collections::BTreeSet::new();
+            recorder.heard(event).iter().find_map(|h| {
+                let key = h.input["data"].to_string();
+                let may_repeat = matches!(
+                    *event,
+                    "layout.updated" | "tab.focused" | "pane.focused" | "pane.updated"
+                );
+                (!seen.insert(key.clone()) && !may_repeat).then(|| format!("{event} twice: {key}"))
+            })
+        })
+    };
+    server.stays_for("nothing heard twice, nothing run", NO_SECOND, || {
+        if let Some(twice) = twice() {
+            panic!("{twice}");
+        }
+        !server.dir.path().join("home/pwned").exists() && !recorder.dir.join("pwned").exists()
+    });
+}
+
+/// Splits, windows, renames, focus and a close by hand.
+#[test]
+fn hand_actions_fire_each_event_once() {
+    let (server, recorder) = recorded_server();
 
     // A split by hand: pane.created with the pane's record.
     let split = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main"]);
@@ -92,15 +129,27 @@ fn hand_actions_fire_each_event_once() {
     assert_eq!(closed.input["data"]["workspace_id"], "w1");
     assert_eq!(closed.env["TAW_PANE"], split);
 
-    // A process that ends: pane.exited, never pane.closed.
-    // Long enough for its ids to be read first on a busy machine.
-    let exits = server.new_window("main", "exits", "sleep 3");
+    nothing_twice_nor_run(&server, &recorder);
+}
+
+/// A process that ends: pane.exited and its tab's close, never pane.closed.
+#[test]
+fn a_process_that_ends_by_hand_fires_pane_exited_once() {
+    let (server, recorder) = recorded_server();
+    // It ends when the test says, once its ids are read.
+    let go = server.dir.path().join("go");
+    let exits = server.new_window(
+        "main",
+        "exits",
+        &format!("until [ -e '{}' ]; do sleep 0.05; done", go.display()),
+    );
     let exits_id = public_pane(&server, &exits);
     let exits_window = server.display(&exits, "#{window_id}");
     let exits_tab = server.taw(&["tab", "get", &exits_window]).result()["tab"]["tab_id"]
         .as_str()
         .unwrap()
         .to_string();
+    std::fs::write(&go, "").unwrap();
     recorder.once(&server, "pane.exited", "pane_id", &exits_id);
     recorder.once(&server, "tab.closed", "tab_id", &exits_tab);
     assert!(
@@ -108,8 +157,13 @@ fn hand_actions_fire_each_event_once() {
             .about("pane.closed", "pane_id", &exits_id)
             .is_empty()
     );
+    nothing_twice_nor_run(&server, &recorder);
+}
 
-    // A session by hand, with a name a shell would run: as itself.
+/// A session by hand, with a name a shell would run: as itself.
+#[test]
+fn a_session_by_hand_fires_each_event_once() {
+    let (server, recorder) = recorded_server();
     let name = "s$(touch pwned)`id`$3";
     server.tmux(&["new-session", "-d", "-s", name]);
     let made = recorder.once(&server, "workspace.created", "label", name);
@@ -125,8 +179,13 @@ fn hand_actions_fire_each_event_once() {
     server.tmux(&["kill-session", "-t", "other"]);
     recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
     recorder.once(&server, "pane.closed", "pane_id", &first_id);
+    nothing_twice_nor_run(&server, &recorder);
+}
 
-    // A client going to another session.
+/// A client going to another session: workspace.focused.
+#[test]
+fn a_client_going_to_another_session_fires_workspace_focused_once() {
+    let (server, recorder) = recorded_server();
     server.tmux(&["new-session", "-d", "-s", "elsewhere"]);
     let viewer = attach_client(&server, "main");
     let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
@@ -138,44 +197,54 @@ fn hand_actions_fire_each_event_once() {
     let elsewhere_id = elsewhere["workspace"]["workspace_id"].as_str().unwrap();
     recorder.once(&server, "workspace.focused", "workspace_id", elsewhere_id);
     drop(viewer);
-
-    // Nothing ran what a name held, and nothing was heard twice.
-    std::thread::sleep(Duration::from_millis(300));
-    for event in ALL {
-        let heard = recorder.heard(event);
-        let mut seen = std::collections::BTreeSet::new();
-        for h in &heard {
-            let key = h.input["data"].to_string();
-            assert!(
-                seen.insert(key.clone())
-                    || *event == "layout.updated"
-                    || *event == "tab.focused"
-                    || *event == "pane.focused"
-                    || *event == "pane.updated",
-                "{event} twice: {key}"
-            );
-        }
-    }
-    assert!(!server.dir.path().join("home/pwned").exists());
-    assert!(!recorder.dir.join("pwned").exists());
+    nothing_twice_nor_run(&server, &recorder);
 }
 
-#[test]
-fn verbs_fire_each_event_once() {
-    let server = TmuxServer::start();
-    let recorder = Recorder::new(&server);
-    loaded_with(&server, &recorder.config(ALL));
-
+/// A workspace made by a verb, with no focus: its id.
+fn workspace_made(server: &TmuxServer, label: &str) -> String {
     let made = server
-        .taw(&["workspace", "create", "--label", "api", "--no-focus"])
+        .taw(&["workspace", "create", "--label", label, "--no-focus"])
         .result();
-    let workspace = made["workspace"]["workspace_id"]
+    made["workspace"]["workspace_id"]
         .as_str()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+/// The workspace verbs: create, report-metadata, rename, close.
+#[test]
+fn workspace_verbs_fire_each_event_once() {
+    let (server, recorder) = recorded_server();
+    let workspace = workspace_made(&server, "api");
     let heard = recorder.once(&server, "workspace.created", "workspace_id", &workspace);
     assert_eq!(heard.input["data"]["workspace"]["label"], "api");
+    server
+        .taw(&[
+            "workspace",
+            "report-metadata",
+            &workspace,
+            "--source",
+            "t",
+            "--token",
+            "build=green",
+        ])
+        .result();
+    recorder.once(&server, "workspace.updated", "workspace_id", &workspace);
+    server
+        .taw(&["workspace", "rename", &workspace, "web"])
+        .result();
+    recorder.once(&server, "workspace.renamed", "label", "web");
+    server.taw(&["workspace", "close", &workspace]).result();
+    recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
+    nothing_twice_nor_run(&server, &recorder);
+}
 
+/// The tab and pane verbs, in a workspace of their own, which closes
+/// last: the pane and the tab closed before it are told closed once.
+#[test]
+fn tab_and_pane_verbs_fire_each_event_once() {
+    let (server, recorder) = recorded_server();
+    let workspace = workspace_made(&server, "api");
     let tab = server
         .taw(&[
             "tab",
@@ -231,32 +300,16 @@ fn verbs_fire_each_event_once() {
             .any(|h| h.input["data"]["pane"]["label"] == "helper")
     });
 
-    server
-        .taw(&[
-            "workspace",
-            "report-metadata",
-            &workspace,
-            "--source",
-            "t",
-            "--token",
-            "build=green",
-        ])
-        .result();
-    recorder.once(&server, "workspace.updated", "workspace_id", &workspace);
-
     server.taw(&["pane", "close", &pane_id]).result();
     recorder.once(&server, "pane.closed", "pane_id", &pane_id);
     server.taw(&["tab", "close", &tab_id]).result();
     recorder.once(&server, "tab.closed", "tab_id", &tab_id);
-    server
-        .taw(&["workspace", "rename", &workspace, "web"])
-        .result();
-    recorder.once(&server, "workspace.renamed", "label", "web");
     server.taw(&["workspace", "close", &workspace]).result();
     recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(recorder.about("pane.closed", "pane_id", &pane_id).len(), 1);
-    assert_eq!(recorder.about("tab.closed", "tab_id", &tab_id).len(), 1);
+    server.stays_for("each close told once", NO_SECOND, || {
+        recorder.about("pane.closed", "pane_id", &pane_id).len() == 1
+            && recorder.about("tab.closed", "tab_id", &tab_id).len() == 1
+    });
 }
 
 #[test]
@@ -299,7 +352,9 @@ fn a_hundred_closes_from_ten_loops_are_each_told_once() {
         Duration::from_secs(30),
         || panes_of("pane.closed").len() >= 100 && panes_of("pane.exited").len() >= 10,
     );
-    std::thread::sleep(Duration::from_millis(500));
+    server.stays_for("no pane told of twice", BURST_QUIET, || {
+        panes_of("pane.closed").len() == 100 && panes_of("pane.exited").len() == 10
+    });
     let mut closed = panes_of("pane.closed");
     closed.sort();
     let mut expected = killed.clone();
@@ -310,23 +365,44 @@ fn a_hundred_closes_from_ten_loops_are_each_told_once() {
     let mut expected = exited.clone();
     expected.sort();
     assert_eq!(told_exits, expected);
+}
 
-    // With remain-on-exit the pane stays: pane.exited, and no close.
-    recorder.clear();
+/// After a hundred and ten hooks at once, how long a second telling has
+/// to trail the last: the hooks queue behind each other, so longer than
+/// [`NO_SECOND`].
+const BURST_QUIET: Duration = Duration::from_millis(500);
+
+/// Time enough for a pane's watcher to take a report and run what it
+/// fires.
+const REPORT_TAKEN: Duration = Duration::from_millis(500);
+
+/// With remain-on-exit the pane stays: pane.exited, and no close.
+#[test]
+fn a_pane_that_stays_after_its_program_ends_is_told_exited_once() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(&["pane.closed", "pane.exited"]));
+    let panes_of = |event: &str| -> Vec<String> {
+        recorder
+            .heard(event)
+            .iter()
+            .map(|h| h.env.get("TAW_PANE").cloned().unwrap_or_default())
+            .collect()
+    };
     server.tmux(&["set-option", "-gw", "remain-on-exit", "on"]);
     let stays = server.new_window("main", "stays", "sleep 0.2");
     server.wait_for("pane.exited of a pane that stays", WAIT, || {
         panes_of("pane.exited").contains(&stays)
     });
     assert_eq!(server.display(&stays, "#{pane_dead}"), "1");
-    assert!(!panes_of("pane.closed").contains(&stays));
-    assert_eq!(
-        panes_of("pane.exited")
-            .iter()
-            .filter(|p| **p == stays)
-            .count(),
-        1
-    );
+    server.stays_for("one pane.exited, no pane.closed", NO_SECOND, || {
+        !panes_of("pane.closed").contains(&stays)
+            && panes_of("pane.exited")
+                .iter()
+                .filter(|p| **p == stays)
+                .count()
+                == 1
+    });
 }
 
 fn refusing_config(recorder: &Recorder) -> String {
@@ -506,9 +582,11 @@ fn agent_events_follow_the_state() {
     );
     // The same report again: nothing.
     report("idle");
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(recorder.heard("agent.done").len(), 1);
-    assert!(recorder.heard("agent.idle").is_empty());
+    // The watcher takes a report that changes nothing without a sign:
+    // the time it takes a report, and its hooks a run, passes with none.
+    server.stays_for("no second agent.done, no agent.idle", REPORT_TAKEN, || {
+        recorder.heard("agent.done").len() == 1 && recorder.heard("agent.idle").is_empty()
+    });
     // Working, and the program ends mid-turn: its turn ends done first.
     report("working");
     server.wait_for("a second agent.working", WAIT, || {

@@ -142,8 +142,12 @@ fn claude_settings_keep_every_byte() {
     assert_eq!(status["experimental"], false);
 }
 
+// Every other target's round trip, four targets a test: each target
+// starts in a home of its own files and ends with them as they were, so
+// the groups run side by side.
+
 #[test]
-fn every_other_target_round_trips() {
+fn pi_omp_opencode_and_kilo_round_trip() {
     let home = Home::new();
     home.dir(".pi/agent");
     round_trip(
@@ -161,6 +165,36 @@ fn every_other_target_round_trips() {
         ".omp/agent/extensions/taw-omp-agent-state.ts",
         &[],
     );
+    round_trip(
+        &home,
+        "opencode",
+        &[
+            (
+                ".config/opencode/opencode.json",
+                "{\"autoupdate\": false}\n",
+            ),
+            (
+                ".config/opencode/cli.json",
+                "{\n  // mine\n  \"plugins\": [\"./mine\"],\n}\n",
+            ),
+        ],
+        ".config/opencode/plugins/taw-agent-state.js",
+        &[(".config/opencode/cli.json", "\"./taw-opencode\"")],
+    );
+    assert!(!home.file(".config/opencode/taw-opencode").exists());
+    home.dir(".config/kilo");
+    round_trip(
+        &home,
+        "kilo",
+        &[],
+        ".config/kilo/plugin/taw-agent-state.js",
+        &[],
+    );
+}
+
+#[test]
+fn codex_copilot_devin_and_droid_round_trip() {
+    let home = Home::new();
     round_trip(
         &home,
         "codex",
@@ -213,6 +247,11 @@ fn every_other_target_round_trips() {
         ".factory/hooks/taw-agent-session.sh",
         &[(".factory/settings.json", "sh '$SCRIPT' session")],
     );
+}
+
+#[test]
+fn kimi_hermes_qodercli_and_cursor_round_trip() {
+    let home = Home::new();
     round_trip(
         &home,
         "kimi",
@@ -225,31 +264,6 @@ fn every_other_target_round_trips() {
             (".kimi-code/config.toml", "matcher = \"^AskUserQuestion$\""),
             (".kimi-code/config.toml", "# >>> taw kimi integration >>>"),
         ],
-    );
-    round_trip(
-        &home,
-        "opencode",
-        &[
-            (
-                ".config/opencode/opencode.json",
-                "{\"autoupdate\": false}\n",
-            ),
-            (
-                ".config/opencode/cli.json",
-                "{\n  // mine\n  \"plugins\": [\"./mine\"],\n}\n",
-            ),
-        ],
-        ".config/opencode/plugins/taw-agent-state.js",
-        &[(".config/opencode/cli.json", "\"./taw-opencode\"")],
-    );
-    assert!(!home.file(".config/opencode/taw-opencode").exists());
-    home.dir(".config/kilo");
-    round_trip(
-        &home,
-        "kilo",
-        &[],
-        ".config/kilo/plugin/taw-agent-state.js",
-        &[],
     );
     round_trip(
         &home,
@@ -279,6 +293,11 @@ fn every_other_target_round_trips() {
         ".cursor/taw-agent-session.sh",
         &[(".cursor/hooks.json", "\"sessionStart\"")],
     );
+}
+
+#[test]
+fn mastracode_antigravity_grok_and_letta_round_trip() {
+    let home = Home::new();
     round_trip(
         &home,
         "mastracode",
@@ -628,26 +647,31 @@ fn an_agent_too_old_for_its_hooks_is_refused() {
     );
 }
 
-/// What taw writes parses in the language it is in: the shell scripts, the
-/// JavaScript plugins (node), the Python plugin (python3), where those are
+/// `target` installed in a home with `dirs` and the user's `written`
+/// files, and each of `files` (the program, its arguments, the file)
+/// parsed by the program of the language it is in, where that program is
 /// installed.
-#[test]
-fn every_file_taw_writes_parses() {
+fn installed_files_parse(
+    target: &str,
+    dirs: &[&str],
+    written: &[(&str, &str)],
+    files: &[(&str, &[&str], &str)],
+) {
     let home = Home::new();
-    for dir in [".claude", ".config/opencode", ".hermes", ".config/kilo"] {
+    for dir in dirs {
         home.dir(dir);
     }
-    home.write(".config/opencode/cli.json", "{}\n");
-    for target in ["claude", "opencode", "hermes", "kilo"] {
-        home.install(target);
+    for (path, text) in written {
+        home.write(path, text);
     }
-    let check = |program: &str, args: &[&str], file: &str| {
+    home.install(target);
+    for (program, args, file) in files {
         if !crate::common::installed(program) {
             eprintln!("SKIPPED: no {program} to check {file}");
-            return;
+            continue;
         }
         let run = std::process::Command::new(program)
-            .args(args)
+            .args(*args)
             .arg(home.file(file))
             .output()
             .unwrap();
@@ -656,23 +680,65 @@ fn every_file_taw_writes_parses() {
             "{file} does not parse: {}",
             String::from_utf8_lossy(&run.stderr)
         );
-    };
-    check("sh", &["-n"], ".claude/hooks/taw-agent-session.sh");
-    check(
-        "node",
-        &["--check"],
-        ".config/opencode/plugins/taw-agent-state.js",
+    }
+}
+
+// What taw writes parses in the language it is in: the shell scripts, the
+// JavaScript plugins (node), the Python plugin (python3). A test a target.
+
+#[test]
+fn claudes_hook_script_parses() {
+    installed_files_parse(
+        "claude",
+        &[".claude"],
+        &[],
+        &[("sh", &["-n"], ".claude/hooks/taw-agent-session.sh")],
     );
-    check("node", &["--check"], ".config/opencode/taw-opencode/tui.js");
-    check(
-        "node",
-        &["--check"],
-        ".config/kilo/plugin/taw-agent-state.js",
+}
+
+#[test]
+fn opencodes_plugins_parse() {
+    installed_files_parse(
+        "opencode",
+        &[".config/opencode"],
+        // OpenCode 2's cli.json: its plugin goes in too.
+        &[(".config/opencode/cli.json", "{}\n")],
+        &[
+            (
+                "node",
+                &["--check"],
+                ".config/opencode/plugins/taw-agent-state.js",
+            ),
+            ("node", &["--check"], ".config/opencode/taw-opencode/tui.js"),
+        ],
     );
-    check(
-        "python3",
-        &["-m", "py_compile"],
-        ".hermes/plugins/taw-agent-session/__init__.py",
+}
+
+#[test]
+fn kilos_plugin_parses() {
+    installed_files_parse(
+        "kilo",
+        &[".config/kilo"],
+        &[],
+        &[(
+            "node",
+            &["--check"],
+            ".config/kilo/plugin/taw-agent-state.js",
+        )],
+    );
+}
+
+#[test]
+fn hermes_plugin_parses() {
+    installed_files_parse(
+        "hermes",
+        &[".hermes"],
+        &[],
+        &[(
+            "python3",
+            &["-m", "py_compile"],
+            ".hermes/plugins/taw-agent-session/__init__.py",
+        )],
     );
 }
 

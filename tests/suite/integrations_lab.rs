@@ -6,7 +6,7 @@
 //! message) where the lab cannot run; see tests/common/lab.rs.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::lab::Lab;
+use crate::common::lab::{Lab, STILL_LOADING};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -205,7 +205,7 @@ fn lab_opencode_reports_its_states() {
         lab.agent(&pane).0 == "opencode" && lab.has(&pane, "ctrl+p commands")
     });
     // OpenCode drops what is typed while it still loads.
-    std::thread::sleep(SECONDS(1));
+    std::thread::sleep(STILL_LOADING);
     lab.type_line(&pane, "work 4");
     wait_reported(&lab, &pane, "working", SECONDS(20));
     wait_session(&lab, &pane, SECONDS(10));

@@ -725,8 +725,8 @@ fn an_image_is_pasted_into_a_far_pane() {
 }
 
 #[test]
-fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
-    let Some(mut far) = Far::start() else { return };
+fn taw_app_lists_every_machine_and_attaches() {
+    let Some(far) = Far::start() else { return };
     // Both machines hook the notification: the app's holds the lease.
     let far_heard = crate::common::recorder::Recorder::new(&far.server);
     far.server
@@ -754,18 +754,7 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
             taw_bin().display()
         ),
     );
-    let screen = || near.tmux(&["capture-pane", "-p", "-t", &app]);
-    let shows = |what: &str, limit: u64| {
-        let start = Instant::now();
-        while !screen().contains(what) {
-            assert!(
-                start.elapsed() < Duration::from_secs(limit),
-                "no {what:?} in the app:\n{}",
-                screen()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let shows = |what: &str, limit: u64| app_shows(&near, &app, what, limit);
     shows("▌far — online, taw ", 15);
     shows("this machine) — online", 10);
     shows("○ Claude Code idle", 10);
@@ -826,17 +815,53 @@ fn taw_app_lists_every_machine_attaches_and_sees_one_drop_and_come_back() {
                 .tmux(&["capture-pane", "-p", "-t", &pane])
                 .contains("image-")
         });
+    near.tmux(&["send-keys", "-t", &app, "q"]);
+    shows("app-ended", 10);
+}
 
-    // The machine drops, and comes back by itself.
+/// A machine that drops is said offline in the app, and comes back by
+/// itself with what changed there meanwhile. A test of its own: the
+/// coming back waits out the app's retry.
+#[test]
+fn taw_app_sees_a_machine_drop_and_come_back() {
+    let Some(mut far) = Far::start() else { return };
+    let near = near(&far, "");
+    far_claude(&far);
+    let app = near.new_window(
+        "main",
+        "app",
+        &format!(
+            "env PATH={} {} app; echo app-ended; sleep 30",
+            far.path(),
+            taw_bin().display()
+        ),
+    );
+    let shows = |what: &str, limit: u64| app_shows(&near, &app, what, limit);
+    shows("▌far — online, taw ", 15);
+    shows("○ Claude Code idle", 10);
     far.stop_sshd();
     far.server.tmux(&["new-session", "-d", "-s", "again"]);
-    far.server.tmux(&["kill-session", "-t", "far-work"]);
+    far.server.tmux(&["kill-session", "-t", "main"]);
     shows("▌far — offline: ", 30);
     far.start_sshd();
     shows("▌far — online", 30);
     shows("again", 10);
     near.tmux(&["send-keys", "-t", &app, "q"]);
     shows("app-ended", 10);
+}
+
+/// Waits up to `limit` seconds for `what` on the app's screen in `app`.
+fn app_shows(near: &TmuxServer, app: &str, what: &str, limit: u64) {
+    let screen = || near.tmux(&["capture-pane", "-p", "-t", app]);
+    let start = Instant::now();
+    while !screen().contains(what) {
+        assert!(
+            start.elapsed() < Duration::from_secs(limit),
+            "no {what:?} in the app:\n{}",
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]

@@ -112,44 +112,53 @@ fn read_all(
 const TABLE_START: &str = "<!-- replay table: tests/suite/replay.rs writes it -->";
 const TABLE_END: &str = "<!-- end of the replay table -->";
 
-#[test]
-fn every_recorded_screen_of_every_release_reads_as_its_state() {
-    let server = TmuxServer::empty();
-    let mut checked = 0;
-    let mut wrong = Vec::new();
-    let mut table = String::from("| agent | release |");
+/// Every agent with recordings, in the table's order.
+const AGENTS: [&str; 7] = [
+    "claude", "codex", "opencode", "pi", "gemini", "qwen", "kilo",
+];
+
+/// A recording's screens, by name.
+fn screens_of(folder: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The table's first two lines: its head and the line under it.
+fn table_head() -> String {
+    let mut head = String::from("| agent | release |");
     for kind in KINDS {
-        table.push_str(&format!(" {kind} |"));
+        head.push_str(&format!(" {kind} |"));
     }
-    table.push_str("\n| --- | --- |");
-    table.push_str(&" --- |".repeat(KINDS.len()));
-    table.push('\n');
-    let agents = [
-        "claude", "codex", "opencode", "pi", "gemini", "qwen", "kilo",
-    ];
-    let screens_of = |folder: &Path| {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
-            .unwrap()
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-            .collect();
-        files.sort();
-        files
-    };
+    head.push_str("\n| --- | --- |");
+    head.push_str(&" --- |".repeat(KINDS.len()));
+    head
+}
+
+/// The replay table's rows of `agents`, one a release: how many of each
+/// kind of screen read as their state, of how many. Panics naming every
+/// screen read wrong.
+fn rows_of(agents: &[&str]) -> Vec<String> {
+    let server = TmuxServer::empty();
     let mut every = Vec::new();
     for agent in agents {
         for (_, folder) in recordings(agent) {
-            every.extend(screens_of(&folder).into_iter().map(|file| (agent, file)));
+            every.extend(screens_of(&folder).into_iter().map(|file| (*agent, file)));
         }
     }
     let readings = read_all(&server, &every);
+    let mut wrong = Vec::new();
+    let mut rows = Vec::new();
     for agent in agents {
         for (version, folder) in recordings(agent) {
-            let files = screens_of(&folder);
             // Per kind of screen: how many read right, of how many.
             let mut tally = [(0, 0); KINDS.len()];
-            for screen in files {
+            for screen in screens_of(&folder) {
                 let name = screen.file_stem().unwrap().to_str().unwrap().to_string();
                 let kind = name.split('-').next().unwrap_or("");
                 let slot = KINDS
@@ -166,43 +175,134 @@ fn every_recorded_screen_of_every_release_reads_as_its_state() {
                         expected(&name),
                     ));
                 }
-                checked += 1;
             }
-            table.push_str(&format!("| {agent} | {version} |"));
+            let mut row = format!("| {agent} | {version} |");
             for (right, of) in tally {
                 if of == 0 {
-                    table.push_str(" |");
+                    row.push_str(" |");
                 } else {
-                    table.push_str(&format!(" {right}/{of} |"));
+                    row.push_str(&format!(" {right}/{of} |"));
                 }
             }
-            table.push('\n');
+            rows.push(row);
         }
     }
-    assert!(checked >= 70, "only {checked} screens found");
     assert!(
         wrong.is_empty(),
         "screens read wrong:\n{}",
         wrong.join("\n")
     );
-    // The table in the docs is this one.
-    let docs_path = repo_root().join("docs/DETECTION.md");
-    let docs = std::fs::read_to_string(&docs_path).unwrap();
+    rows
+}
+
+/// docs/DETECTION.md, and where its replay table starts and ends in it.
+fn docs_table() -> (PathBuf, String, usize, usize) {
+    let path = repo_root().join("docs/DETECTION.md");
+    let docs = std::fs::read_to_string(&path).unwrap();
     let start = docs
         .find(TABLE_START)
         .expect("the replay table's first line")
         + TABLE_START.len();
     let end = docs.find(TABLE_END).expect("the replay table's last line");
-    let written = docs[start..end].trim();
-    if written != table.trim() {
-        if std::env::var("TAW_UPDATE_DOCS").as_deref() == Ok("1") {
-            let updated = format!("{}\n{}\n{}", &docs[..start], table.trim(), &docs[end..]);
-            std::fs::write(&docs_path, updated).unwrap();
-        } else {
-            panic!(
-                "docs/DETECTION.md's replay table is not the replay's (TAW_UPDATE_DOCS=1 writes it):\n{table}"
-            );
+    (path, docs, start, end)
+}
+
+/// Every screen of `agents` reads as its state, and the docs' table rows
+/// of those agents are the replay's (with TAW_UPDATE_DOCS=1, the whole
+/// table is written by [`the_docs_replay_table_is_the_replays`]).
+fn replay(agents: &[&str]) {
+    let rows = rows_of(agents);
+    if std::env::var("TAW_UPDATE_DOCS").as_deref() == Ok("1") {
+        return;
+    }
+    let (_, docs, start, end) = docs_table();
+    let written: Vec<&str> = docs[start..end]
+        .lines()
+        .filter(|line| {
+            agents
+                .iter()
+                .any(|agent| line.starts_with(&format!("| {agent} |")))
+        })
+        .collect();
+    assert_eq!(
+        written,
+        rows,
+        "docs/DETECTION.md's replay table is not the replay's (TAW_UPDATE_DOCS=1 writes it):\n{}",
+        rows.join("\n")
+    );
+}
+
+// One test per agent (the three with one release each together): each
+// reads its screens with a few hundred runs of the binary, side by side.
+
+#[test]
+fn every_recorded_screen_of_every_claude_release_reads_as_its_state() {
+    replay(&["claude"]);
+}
+
+#[test]
+fn every_recorded_screen_of_every_codex_release_reads_as_its_state() {
+    replay(&["codex"]);
+}
+
+#[test]
+fn every_recorded_screen_of_every_opencode_release_reads_as_its_state() {
+    replay(&["opencode"]);
+}
+
+#[test]
+fn every_recorded_screen_of_every_gemini_release_reads_as_its_state() {
+    replay(&["gemini"]);
+}
+
+#[test]
+fn every_recorded_screen_of_pi_qwen_and_kilo_reads_as_its_state() {
+    replay(&["pi", "qwen", "kilo"]);
+}
+
+/// The docs' replay table has the head, and a row for each release of
+/// each agent in order and no other (the rows' cells are checked by the
+/// tests above); there are screens enough. With TAW_UPDATE_DOCS=1 it
+/// reads every screen and writes the whole table.
+#[test]
+fn the_docs_replay_table_is_the_replays() {
+    let screens: usize = AGENTS
+        .iter()
+        .flat_map(|agent| recordings(agent))
+        .map(|(_, folder)| screens_of(&folder).len())
+        .sum();
+    assert!(screens >= 70, "only {screens} screens found");
+    let (path, docs, start, end) = docs_table();
+    if std::env::var("TAW_UPDATE_DOCS").as_deref() == Ok("1") {
+        let table = format!("{}\n{}", table_head(), rows_of(&AGENTS).join("\n"));
+        if docs[start..end].trim() != table {
+            let updated = format!("{}\n{}\n{}", &docs[..start], table, &docs[end..]);
+            std::fs::write(&path, updated).unwrap();
         }
+        return;
+    }
+    let written: Vec<&str> = docs[start..end].trim().lines().collect();
+    let head = table_head();
+    let head: Vec<&str> = head.lines().collect();
+    assert_eq!(written[..2], head[..], "the replay table's head");
+    let releases: Vec<String> = AGENTS
+        .iter()
+        .flat_map(|agent| {
+            recordings(agent)
+                .into_iter()
+                .map(move |(version, _)| format!("| {agent} | {version} |"))
+        })
+        .collect();
+    assert_eq!(
+        written.len() - 2,
+        releases.len(),
+        "the replay table's rows: {written:#?}"
+    );
+    for (row, release) in written[2..].iter().zip(&releases) {
+        assert!(
+            row.starts_with(release.as_str()),
+            "the replay table's row {row:?} is not {release:?}'s"
+        );
     }
 }
 

@@ -89,7 +89,7 @@ fn three_sessions(server: &TmuxServer) {
         "-c",
         &s(&web),
     ]);
-    std::thread::sleep(Duration::from_millis(300));
+    shells_up(server);
 }
 
 /// Kills the server. A restore right after meets it still going away,
@@ -97,6 +97,61 @@ fn three_sessions(server: &TmuxServer) {
 fn kill(server: &TmuxServer) {
     server.tmux(&["kill-server"]);
 }
+
+/// Kills the server and waits for its process to end, for a test that
+/// starts the next server itself.
+fn kill_and_wait(server: &TmuxServer) {
+    let pid = server
+        .tmux(&["display-message", "-p", "#{pid}"])
+        .trim()
+        .to_string();
+    kill(server);
+    // Gone, or a zombie its parent has not reaped yet.
+    let ended = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+    };
+    server.wait_for("the killed server's process to end", WAIT, ended);
+}
+
+/// Waits until every pane's shell runs in its folder: until then tmux
+/// gives a pane no folder, or the server's, and a save would keep that.
+fn shells_up(server: &TmuxServer) {
+    server.wait_for("every pane's shell in its folder", WAIT, || {
+        server
+            .tmux(&[
+                "list-panes",
+                "-a",
+                "-F",
+                "#{pane_current_command} #{pane_current_path}",
+            ])
+            .lines()
+            .all(|line| {
+                line.split_once(' ')
+                    .is_some_and(|(command, folder)| command == "sh" && !folder.is_empty())
+            })
+    });
+}
+
+/// Waits until the clock is in a later second than now: a layout's copy
+/// is named by the second it was taken in, and a layout is "before the
+/// server started" only in an earlier second than the server's start.
+fn next_second() {
+    let second = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let now = second();
+    while second() == now {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+const WAIT: Duration = Duration::from_secs(10);
 
 fn restore(server: &TmuxServer, extra: &[&str]) -> Value {
     let mut args = vec!["session", "restore"];
@@ -186,10 +241,12 @@ fn a_killed_server_comes_back_whole() {
 #[test]
 fn layouts_are_kept_with_their_earlier_copies() {
     let server = TmuxServer::start();
-    for _ in 0..3 {
+    for n in 0..3 {
         server.tmux(&["new-window", "-d", "-t", "main:"]);
         // One layout a second: a copy is named by when it was taken.
-        std::thread::sleep(Duration::from_millis(1100));
+        if n > 0 {
+            next_second();
+        }
         server.taw(&["session", "save"]).result();
     }
     let copies = server.state_dir().join("session-snapshots");
@@ -235,7 +292,7 @@ fn resumes_are_typed_at_the_prompt_and_the_rest_is_said() {
         "-c",
         &gone.display().to_string(),
     ]);
-    std::thread::sleep(Duration::from_millis(300));
+    shells_up(&server);
     for (pane, id) in [("=work:0.0", "t-one"), ("=work:0.1", "t-two")] {
         codex_in(&server, pane, id);
     }
@@ -268,9 +325,13 @@ fn resumes_are_typed_at_the_prompt_and_the_rest_is_said() {
             .tmux(&["capture-pane", "-p", "-t", &first])
             .contains("codex resume t-one")
     });
-    std::thread::sleep(Duration::from_millis(500));
-    let screen = server.tmux(&["capture-pane", "-p", "-t", &first]);
-    assert_eq!(screen.matches("codex resume t-one").count(), 1, "{screen}");
+    server.stays_for("the resume typed once", NOTHING_MORE, || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &first])
+            .matches("codex resume t-one")
+            .count()
+            == 1
+    });
     assert_eq!(server.display(&first, "#{@agent_kind_hint}"), "codex");
     assert!(
         server
@@ -374,11 +435,12 @@ fn a_restore_looks_back_to_before_the_server_started() {
         "40",
     ]);
     server.taw(&["session", "save"]).result();
-    kill(&server);
-    std::thread::sleep(Duration::from_millis(1100));
+    kill_and_wait(&server);
+    // The next server starts in a later second than that save.
+    next_second();
     server.tmux(&["new-session", "-d", "-s", "fresh", "-x", "120", "-y", "40"]);
-    std::thread::sleep(Duration::from_millis(1100));
-    // A save since the start: it holds only what is open.
+    // A save since the start (in its second or later): it holds only what
+    // is open.
     server.taw(&["session", "save"]).result();
     let dry = restore(&server, &["--dry-run"]);
     let first = dry["plan"][0].as_str().unwrap();
@@ -411,8 +473,7 @@ fn a_restore_looks_back_to_before_the_server_started() {
     );
 
     // Restore on start.
-    kill(&server);
-    std::thread::sleep(Duration::from_millis(300));
+    kill_and_wait(&server);
     server.tmux(&["new-session", "-d", "-s", "boot", "-x", "120", "-y", "40"]);
     server.tmux(&["set-option", "-g", "@agent-wizard-restore-on-start", "on"]);
     server.load_plugin();
@@ -447,7 +508,7 @@ fn an_open_session_gets_its_agent_windows_back() {
     ]);
     server.tmux(&["new-window", "-d", "-t", "=api:1", "-n", "agent", "-c", &at]);
     server.tmux(&["split-window", "-d", "-t", "=api:1", "-c", &at]);
-    std::thread::sleep(Duration::from_millis(300));
+    shells_up(&server);
     for pane in ["=api:1.0", "=api:1.1"] {
         codex_in(&server, pane, "t-9");
     }
@@ -508,11 +569,10 @@ fn saved_agent_pane(server: &TmuxServer) {
         &at,
     ]);
     server.tmux(&["split-window", "-d", "-t", "=work:", "-c", &at]);
-    std::thread::sleep(Duration::from_millis(300));
+    shells_up(server);
     codex_in(server, "=work:0.1", "t-5");
     server.taw(&["session", "save"]).result();
-    kill(server);
-    std::thread::sleep(Duration::from_millis(300));
+    kill_and_wait(server);
     server.tmux(&["new-session", "-d", "-s", "other", "-x", "120", "-y", "40"]);
 }
 
@@ -523,6 +583,15 @@ fn restore_with_hook(server: &TmuxServer, hook: &str, command: &str) -> Value {
     server.tmux(&["set-hook", "-g", hook, command]);
     restore(server, &[])
 }
+
+/// Time enough for the restore to see a ready pane settle (300 ms) and
+/// look again, and so to be held in its 3 s race window, which leaves no
+/// sign to wait for.
+const INSIDE_THE_WINDOW: Duration = Duration::from_millis(1000);
+
+/// How long a second typing of a resume has to show: what is not typed
+/// leaves no sign to wait for.
+const NOTHING_MORE: Duration = Duration::from_millis(500);
 
 /// The same, restored with the race window `variable` open: once the
 /// agent's pane is made and `ready` holds of its screen, another program
@@ -545,7 +614,7 @@ fn restore_racing(server: &TmuxServer, variable: &str, ready: impl Fn(&str) -> b
                 && ready(&screen())
         });
         // Inside the window: the restore saw the shell at its prompt.
-        std::thread::sleep(Duration::from_millis(1000));
+        std::thread::sleep(INSIDE_THE_WINDOW);
         assert!(!run.is_finished(), "the restore ended before the race");
         server.tmux(&["respawn-pane", "-k", "-t", "=work:0.1", "exec sleep 60"]);
         run.join().unwrap().result()
@@ -681,8 +750,7 @@ fn a_session_closed_under_the_restore_does_not_stop_the_others() {
     server.tmux(&["new-window", "-d", "-t", "=alpha:1", "-n", "two"]);
     server.tmux(&["new-session", "-d", "-s", "beta", "-x", "120", "-y", "40"]);
     server.taw(&["session", "save"]).result();
-    kill(&server);
-    std::thread::sleep(Duration::from_millis(300));
+    kill_and_wait(&server);
     server.tmux(&["new-session", "-d", "-s", "other", "-x", "120", "-y", "40"]);
     server.tmux(&[
         "set-hook",
@@ -747,7 +815,7 @@ fn autosave_waits_for_a_restore_and_then_saves() {
         "40",
     ]);
     server.tmux(&["split-window", "-d", "-t", "=made-again:"]);
-    std::thread::sleep(Duration::from_millis(300));
+    shells_up(&server);
     // Two agents, resumed 1.5 s apart: the restore outlasts the autosave
     // its own split asks for.
     for (pane, id) in [("=made-again:0.0", "t-a"), ("=made-again:0.1", "t-b")] {
@@ -755,8 +823,7 @@ fn autosave_waits_for_a_restore_and_then_saves() {
     }
     server.write_config("[session]\nstartup_per_agent_delay_ms = 1500\n");
     server.taw(&["session", "save"]).result();
-    kill(&server);
-    std::thread::sleep(Duration::from_millis(300));
+    kill_and_wait(&server);
     server.tmux(&["new-session", "-d", "-s", "first", "-x", "120", "-y", "40"]);
     server.load_plugin();
     // The layout now holds only "first"; the restore reads the one before.
@@ -808,7 +875,7 @@ fn a_reported_resume_command_is_typed_with_the_agents_word() {
         "-c",
         &api.display().to_string(),
     ]);
-    std::thread::sleep(Duration::from_millis(300));
+    shells_up(&server);
     let first = server.display("=bots:0.0", "#{pane_id}");
     server
         .taw(&[

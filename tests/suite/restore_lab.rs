@@ -8,13 +8,18 @@
 //! test does the same for OpenCode, pi and Gemini CLI.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::lab::Lab;
+use crate::common::lab::{Lab, STILL_LOADING};
 use crate::common::taw_bin;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
 const SECONDS: fn(u64) -> Duration = Duration::from_secs;
+
+/// A resumed agent has drawn its earlier turn a while before it takes
+/// input, and what is typed sooner can be lost; its screen shows no
+/// change when it is ready, so there is nothing to wait for.
+const RESUMED_SETTLES: Duration = Duration::from_secs(2);
 
 fn pane_of(lab: &Lab, target: &str) -> String {
     lab.server.display(target, "#{pane_id}")
@@ -258,7 +263,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     };
     shown(&claude, "fig claude two");
     shown(&codex, "kiwi codex one");
-    std::thread::sleep(SECONDS(2));
+    std::thread::sleep(RESUMED_SETTLES);
     lab.type_line(&claude, "plum claude two");
     next_request_holds(&lab, "plum claude two", "fig claude two");
     let last = lab
@@ -329,7 +334,7 @@ fn lab_opencode_pi_and_gemini_resume_after_the_server_is_killed() {
     lab.wait_state(pi, "idle", SECONDS(40));
     lab.wait_state(gemini, "idle", SECONDS(40));
     // OpenCode drops what is typed while it still loads.
-    std::thread::sleep(SECONDS(1));
+    std::thread::sleep(STILL_LOADING);
     for (agent, pane) in agents.iter().zip(&panes) {
         lab.type_line(pane, &format!("kiwi {agent} one"));
     }
@@ -425,7 +430,7 @@ fn lab_opencode_pi_and_gemini_resume_after_the_server_is_killed() {
             SECONDS(40),
             || lab.has(&pane, &earlier),
         );
-        std::thread::sleep(SECONDS(2));
+        std::thread::sleep(RESUMED_SETTLES);
         let next = format!("plum {agent} two");
         lab.type_line(&pane, &next);
         next_request_holds(&lab, &next, &earlier);

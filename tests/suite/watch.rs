@@ -222,6 +222,10 @@ fn an_agent_a_pane_command_starts_is_detected() {
     assert_eq!(explained["explain"]["agent"], "claude");
 }
 
+/// Time enough for a pane's watcher to look at a change of its screen:
+/// a look that changes nothing leaves no sign to wait for.
+const WATCHER_LOOKED: Duration = Duration::from_millis(500);
+
 /// A turn over before any look could see it working (pi's is, when its
 /// reply comes at once) ends done all the same: its footer's token counts
 /// moved, and they move only when a turn ends.
@@ -240,10 +244,15 @@ fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
     let pane = server.new_window("main", "pi", &script.display().to_string());
     let state = || server.display(&pane, "#{@agent_kind} #{@agent_state}");
     server.wait_for("pi idle", Duration::from_secs(10), || state() == "pi idle");
-    // Typing alone moves nothing.
+    // Typing alone moves nothing: once the typing shows, the watcher's
+    // look at it (within its debounce of a change) leaves pi idle.
     server.tmux(&["send-keys", "-t", &pane, "-l", "hel"]);
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(state(), "pi idle");
+    server.wait_for("the typing on the screen", Duration::from_secs(10), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &pane])
+            .contains("hel")
+    });
+    server.stays_for("pi idle", WATCHER_LOOKED, || state() == "pi idle");
     server.tmux(&["send-keys", "-t", &pane, "lo", "Enter"]);
     server.wait_for("pi done", Duration::from_secs(10), || state() == "pi done");
 }

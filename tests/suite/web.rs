@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 
 const WAIT: Duration = Duration::from_secs(10);
 
+/// What is typed shows on the stand-in agent's screen within this; what
+/// is not typed leaves no sign to wait for.
+const NOT_TYPED: Duration = Duration::from_millis(300);
+
 #[test]
 fn without_the_token_every_endpoint_answers_401() {
     let server = TmuxServer::start();
@@ -102,8 +106,9 @@ fn a_dialog_is_a_menu_and_only_a_fresh_guard_answers_it() {
         Some(&json!({"id": "%0", "key": "Enter"})),
     );
     assert_eq!(status, 409, "{body}");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(!screen(&server, &agent).contains("got:"));
+    server.stays_for("nothing typed", NOT_TYPED, || {
+        !screen(&server, &agent).contains("got:")
+    });
 
     // The fresh guard: option 3 is two rows down from the highlight.
     let (status, body) = input(
@@ -271,8 +276,9 @@ fn text_url_and_the_token_rule() {
     });
     let again = input(&web, &once);
     assert_eq!(again, first);
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(screen(&server, &agent).matches("got: only once").count(), 1);
+    server.stays_for("the text typed once", NOT_TYPED, || {
+        screen(&server, &agent).matches("got: only once").count() == 1
+    });
     let long = json!({"id": agent, "operation": "text", "text": "x", "expected": guard,
         "idempotency_key": "k".repeat(129)});
     let (status, body) = input(&web, &long);

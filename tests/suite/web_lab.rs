@@ -11,6 +11,15 @@ use std::time::Duration;
 
 const SECONDS: fn(u64) -> Duration = Duration::from_secs;
 
+/// What a refused input would have done shows within this: what is not
+/// typed leaves no sign to wait for.
+const NOT_TYPED: Duration = Duration::from_secs(1);
+
+/// An agent takes input a while after its ready text shows (OpenCode
+/// drops what is typed before), and its screen does not change when it
+/// starts: nothing to wait for.
+const READY_TO_TYPE: Duration = Duration::from_secs(2);
+
 #[test]
 fn lab_claude_codes_dialog_answered_from_the_web() {
     let Some(lab) = Lab::start() else { return };
@@ -48,8 +57,7 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
         &json!({"id": pane, "operation": "select", "option_id": yes, "expected": stale}),
     );
     assert_eq!(status, 409, "{body}");
-    std::thread::sleep(SECONDS(1));
-    assert_eq!(lab.state(&pane), "blocked");
+    lab.stays_state(&pane, "blocked", NOT_TYPED);
     assert!(lab.has(&pane, "Do you want to proceed?"));
 
     // The fresh one: Claude runs the command and goes on.
@@ -93,7 +101,7 @@ fn lab_pi_opencode_gemini_and_codex_answered_from_the_web() {
         lab.wait_text(pane, ready, SECONDS(90));
         lab.wait_state(pane, "idle", SECONDS(40));
         let web = web.get_or_insert_with(|| start_web(&lab.server));
-        std::thread::sleep(SECONDS(2));
+        std::thread::sleep(READY_TO_TYPE);
         // pi's gate asks only about a command it finds dangerous.
         let command = match agent {
             "pi" => "tool touch web-pi.txt && chmod 777 web-pi.txt".to_string(),

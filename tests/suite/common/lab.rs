@@ -15,6 +15,16 @@ use std::time::{Duration, Instant};
 
 pub const MOCK_PORT: &str = "8765";
 
+/// How long after drawing its prompt OpenCode starts to take input: it
+/// drops what is typed before, and its screen does not change when it
+/// starts, so there is nothing to wait for.
+pub const STILL_LOADING: Duration = Duration::from_secs(1);
+
+/// The gap a hand leaves between a line and its Enter: an Enter that
+/// comes within a few milliseconds of the text is taken for part of a
+/// paste by Gemini CLI. A gap, not a wait: nothing comes in it.
+const HAND_GAP: Duration = Duration::from_millis(250);
+
 pub struct Lab {
     pub server: TmuxServer,
     pub dir: PathBuf,
@@ -505,7 +515,7 @@ impl Lab {
             Duration::from_secs(10),
             || shown() > before,
         );
-        std::thread::sleep(Duration::from_millis(250));
+        std::thread::sleep(HAND_GAP);
         self.server.tmux(&["send-keys", "-t", pane, "Enter"]);
     }
 
