@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long taw waits for what it cannot hurry, in one place: tmux's
 /// answer to a call, a new pane's shell coming to its prompt, an agent
-/// taking up what it was sent.
+/// taking up what it was sent, the clipboard's tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Limits {
     /// A stopped or hung tmux server costs a call this long, never more.
@@ -16,6 +16,9 @@ pub(crate) struct Limits {
     /// A prompt to an agent that is not working may go unanswered this
     /// long.
     pub activity: Duration,
+    /// The clipboard's tool (`wl-paste`, `xclip`, `pngpaste`) has this
+    /// long to hand over an image.
+    pub clipboard: Duration,
 }
 
 impl Limits {
@@ -23,6 +26,7 @@ impl Limits {
         tmux: Duration::from_secs(10),
         prompt: Duration::from_secs(15),
         activity: Duration::from_secs(5),
+        clipboard: Duration::from_secs(10),
     };
 
     /// The limits with those `TAW_TEST_LIMITS` names changed, in
@@ -41,6 +45,7 @@ impl Limits {
                 "tmux" => self.tmux = limit,
                 "prompt" => self.prompt = limit,
                 "activity" => self.activity = limit,
+                "clipboard" => self.clipboard = limit,
                 _ => {}
             }
         }

@@ -11,8 +11,6 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// How long the clipboard tool has to answer.
-const CLIPBOARD_LIMIT: Duration = Duration::from_secs(10);
 /// Images older than this go when another comes.
 const KEEP_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
 const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -187,7 +185,7 @@ pub(crate) fn clipboard_png() -> Result<Vec<u8>> {
     let name = tool[0];
     let output = Program::new(name)
         .args(&tool[1..])
-        .limit(Some(CLIPBOARD_LIMIT))
+        .limit(Some(crate::clock::limits().clipboard))
         .output()
         .map_err(|failure| match failure {
             Failure::NotFound => TawError::new(

@@ -732,7 +732,21 @@ fn a_pane_closed_first_is_said() {
 #[test]
 fn a_shell_that_never_reaches_its_prompt_is_said() {
     let server = TmuxServer::empty();
-    let restored = restore_with_hook(&server, "after-split-window", "send-keys 'sleep 60' Enter");
+    saved_agent_pane(&server);
+    server.tmux(&[
+        "set-hook",
+        "-g",
+        "after-split-window",
+        "send-keys 'sleep 60' Enter",
+    ]);
+    // A shell's 15 s to come to its prompt made 3 s, as a debug build
+    // lets a test.
+    let restored = server
+        .taw_with(
+            &["session", "restore"],
+            &[("TAW_TEST_LIMITS", "prompt=3000")],
+        )
+        .result();
     let plan = restored["plan"].to_string();
     assert!(
         plan.contains("did not reach its prompt; resume it with: codex resume t-5"),
