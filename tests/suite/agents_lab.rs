@@ -169,11 +169,15 @@ fn lab_screen_read_agents_turns_end_done() {
         let viewer = Viewer::attach(&lab, agent);
         lab.wait_state(&pane, "idle", SECONDS(10));
         viewer.switch(&lab, "mock");
-        // Sent as a script sends it: pasted, then Enter.
+        // Sent as a script sends it: pasted, then Enter. A turn of a second
+        // (`work 1`), not the mock's instant `hello`: these agents' screens
+        // carry no mark of a turn, so a turn over within one look of a busy
+        // machine's watcher is not seen (docs/DETECTION.md), and this test
+        // is of the send and of done while looking elsewhere.
         lab.server
-            .taw(&["agent", "prompt", &pane, "hello"])
+            .taw(&["agent", "prompt", &pane, "work 1"])
             .result();
-        lab.wait_text(&pane, "Hello from the agents-lab mock model", SECONDS(20));
+        lab.wait_text(&pane, "step1 done", SECONDS(20));
         lab.wait_state(&pane, "done", SECONDS(20));
 
         lab.type_line(&pane, "tool touch x && chmod 777 x");
