@@ -177,7 +177,7 @@ fn lab_screen_read_agents_turns_end_done() {
         lab.server
             .taw(&["agent", "prompt", &pane, "work 1"])
             .result();
-        lab.wait_text(&pane, "step1 done", SECONDS(20));
+        lab.wait_text(&pane, "step2 done", SECONDS(20));
         lab.wait_state(&pane, "done", SECONDS(20));
 
         lab.type_line(&pane, "tool touch x && chmod 777 x");
