@@ -95,29 +95,3 @@ ensure_test_tools() {
 	ensure_podman
 	ensure_sshd
 }
-
-# start_shared_lab LAB_DIR: one tmux server in a loopback-only network
-# namespace, with the lab's mock model in its session `mock`, for every
-# real-agent test (tests/suite/common/lab.rs reads TAW_LAB_SOCKET and
-# TAW_LAB_ROOT). Its folders (tmux's socket folder, taw's state, config
-# and home) are in TAW_LAB_ROOT.
-start_shared_lab() {
-	local lab_dir="$1"
-	TAW_LAB_ROOT="$(mktemp -d "${TMPDIR:-/tmp}/taw-lab.XXXXXX")"
-	TAW_LAB_SOCKET="taw-lab-$$"
-	mkdir -p "$TAW_LAB_ROOT/tmux" "$TAW_LAB_ROOT/state" "$TAW_LAB_ROOT/config" "$TAW_LAB_ROOT/home"
-	local mock
-	mock="python3 '$lab_dir/mock_model.py' --port 8765"
-	# No CI=true for the agents either: it makes Gemini CLI start headless.
-	env -u TMUX -u TMUX_PANE -u CI -u GITHUB_ACTIONS TMUX_TMPDIR="$TAW_LAB_ROOT/tmux" LANG=C.UTF-8 SHELL=/bin/sh \
-		TAW_STATE_DIR="$TAW_LAB_ROOT/state" TAW_CONFIG_DIR="$TAW_LAB_ROOT/config" HOME="$TAW_LAB_ROOT/home" \
-		unshare -n sh -c 'ip link set lo up && exec tmux -u -L "$1" -f /dev/null new-session -d -s mock -x 120 -y 40 "$2"' \
-		sh "$TAW_LAB_SOCKET" "$mock"
-	export TAW_LAB_SOCKET TAW_LAB_ROOT
-}
-
-stop_shared_lab() {
-	[ -n "${TAW_LAB_SOCKET:-}" ] || return 0
-	TMUX_TMPDIR="$TAW_LAB_ROOT/tmux" tmux -L "$TAW_LAB_SOCKET" kill-server 2>/dev/null || true
-	rm -rf "$TAW_LAB_ROOT"
-}

@@ -584,7 +584,7 @@ fn act(
     merged: Snapshot,
     effect: Effect,
     tx: Sender<Msg>,
-) {
+) -> std::thread::JoinHandle<()> {
     let (tmux, config) = (tmux.clone(), config.clone());
     std::thread::spawn(move || {
         let acted = match (target_machine, &effect) {
@@ -650,7 +650,7 @@ fn act(
         };
         // The app has quit when nobody hears.
         let _ = tx.send(Msg::Acted(acted));
-    });
+    })
 }
 
 /// Of what a far verb answers, what the app needs: the session it made or
@@ -769,6 +769,9 @@ struct Running {
     /// This machine's repositories' sessions, whose closed worktrees are
     /// asked for when they change.
     heads: Vec<u32>,
+    /// The actions under way: a quit waits for them, so that a key pressed
+    /// just before it is still carried out.
+    acting: Vec<std::thread::JoinHandle<()>>,
 }
 
 /// What a batch of messages changed.
@@ -851,7 +854,8 @@ impl Running {
             },
         };
         self.app.list.message = Some("…".into());
-        act(
+        self.acting.retain(|handle| !handle.is_finished());
+        let handle = act(
             &self.tmux,
             &self.config,
             self.app.here.clone(),
@@ -860,6 +864,7 @@ impl Running {
             action,
             self.tx.clone(),
         );
+        self.acting.push(handle);
     }
 
     /// One message: into the app, and what it changed.
@@ -1047,27 +1052,44 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         terminal,
         app,
         heads: Vec::new(),
+        acting: Vec::new(),
     };
-    let mut effects = running.app.refresh();
-    loop {
-        for effect in std::mem::take(&mut effects) {
-            if !running.carry_out(effect) {
-                return 0;
+    running.serve(&rx);
+    // The terminal is the person's again before the app waits for what it
+    // was asked to do.
+    leave_screen();
+    for handle in running.acting.drain(..) {
+        // A panicked action has nothing more to finish.
+        let _ = handle.join();
+    }
+    0
+}
+
+impl Running {
+    /// The app's loop: what the list asks done, a frame, then the messages
+    /// that came, until it quits.
+    fn serve(&mut self, rx: &Receiver<Msg>) {
+        let mut effects = self.app.refresh();
+        loop {
+            for effect in std::mem::take(&mut effects) {
+                if !self.carry_out(effect) {
+                    return;
+                }
             }
-        }
-        // A frame not drawn is drawn again with the next message.
-        let _ = running.terminal.draw(|frame| draw(frame, &running.app));
-        let Ok(msg) = rx.recv() else { return 0 };
-        let mut changed = Changed::default();
-        for msg in std::iter::once(msg).chain(rx.try_iter()) {
-            effects.extend(running.take(msg, &mut changed));
-        }
-        if changed.list {
-            effects.extend(running.app.refresh());
-        }
-        // The walk went on to another machine: so does the app.
-        if let Some((to, id)) = changed.hops.pop() {
-            running.go_to(to, &id);
+            // A frame not drawn is drawn again with the next message.
+            let _ = self.terminal.draw(|frame| draw(frame, &self.app));
+            let Ok(msg) = rx.recv() else { return };
+            let mut changed = Changed::default();
+            for msg in std::iter::once(msg).chain(rx.try_iter()) {
+                effects.extend(self.take(msg, &mut changed));
+            }
+            if changed.list {
+                effects.extend(self.app.refresh());
+            }
+            // The walk went on to another machine: so does the app.
+            if let Some((to, id)) = changed.hops.pop() {
+                self.go_to(to, &id);
+            }
         }
     }
 }

@@ -82,6 +82,9 @@ struct Popup {
     tx: Sender<Msg>,
     /// The git status of each session folder, once read.
     git: HashMap<String, Option<Git>>,
+    /// The actions under way: a quit waits for them, so that a key pressed
+    /// just before it (a paste, a close) is still carried out.
+    acting: Vec<std::thread::JoinHandle<()>>,
 }
 
 /// What a message leaves the popup to do.
@@ -199,6 +202,15 @@ impl Popup {
         Flow::Go(effects)
     }
 
+    /// Waits for the actions under way (each bounded by tmux's limit and
+    /// its hooks').
+    fn finish(&mut self) {
+        for handle in self.acting.drain(..) {
+            // A panicked action has nothing more to finish.
+            let _ = handle.join();
+        }
+    }
+
     /// Carries out what the list asks; false when it asks to close.
     fn carry_out(&mut self, effect: Effect) -> bool {
         match effect {
@@ -210,7 +222,8 @@ impl Popup {
                 // Tmux calls and hooks that may take a while: off the key
                 // loop, so Esc still answers.
                 self.list.message = Some("…".into());
-                act(
+                self.acting.retain(|handle| !handle.is_finished());
+                let handle = act(
                     &self.tmux,
                     &self.config,
                     self.client.clone(),
@@ -218,6 +231,7 @@ impl Popup {
                     action,
                     self.tx.clone(),
                 );
+                self.acting.push(handle);
             }
         }
         true
@@ -231,7 +245,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let server = snapshot.server.pid;
     let (list, client) = Popup::list(&tmux, &config, config_problem, &launch, snapshot);
     // Whatever ends the popup from here on puts the terminal back.
-    let (_restore, mut terminal) = take_terminal()?;
+    let (restore, mut terminal) = take_terminal()?;
     let (tx, rx) = mpsc::channel::<Msg>();
     let (jobs, job_rx) = mpsc::channel::<Job>();
     spawn_keys(tx.clone());
@@ -245,7 +259,23 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
         jobs,
         tx,
         git: HashMap::new(),
+        acting: Vec::new(),
     };
+    let served = serve(&mut popup, &mut terminal, &rx);
+    // The terminal is the client's again before the popup waits for what
+    // it was asked to do.
+    drop(terminal);
+    drop(restore);
+    popup.finish();
+    served
+}
+
+/// The popup's loop: a frame, then the messages that came, until it closes.
+fn serve(
+    popup: &mut Popup,
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    rx: &Receiver<Msg>,
+) -> Result<()> {
     let mut first = true;
     loop {
         if popup.list.options.show_git {
@@ -388,7 +418,7 @@ fn act(
     snapshot: Snapshot,
     effect: Effect,
     tx: Sender<Msg>,
-) {
+) -> std::thread::JoinHandle<()> {
     let tmux = tmux.clone();
     let config = config.clone();
     std::thread::spawn(move || {
@@ -399,7 +429,7 @@ fn act(
         };
         // The popup has closed when nobody hears.
         let _ = tx.send(msg);
-    });
+    })
 }
 
 fn spawn_keys(tx: Sender<Msg>) {

@@ -143,49 +143,65 @@ fn lab_codex_states() {
 /// alone (no integration installed): idle at the prompt, working through a
 /// turn, done when it ends in a pane nobody looks at, and blocked on a
 /// question.
-#[test]
-fn lab_screen_read_agents_turns_end_done() {
+/// One agent read from its screen alone: idle at its prompt, working
+/// through a slow turn, done when it ends; seen, then a turn while the
+/// person looks elsewhere ends done; blocked on its question. `ready`: a
+/// text of its prompt's screen; `question`: a text of its question.
+fn screen_read_agent_turns_end_done(agent: &str, ready: &str, question: &str) {
     let Some(lab) = Lab::start() else { return };
-    for (agent, ready, question) in [
-        ("opencode", "ctrl+p commands", "Permission required"),
-        ("pi", "mock-model", "Dangerous command"),
-        ("gemini", "Type your message", "Allow execution of"),
-        ("qwen", "Type your message", "Waiting for user confirmation"),
-        ("kilo", "ctrl+p commands", "Permission required"),
-    ] {
-        let pane = lab.start_agent(agent, agent);
-        lab.wait_text(&pane, ready, SECONDS(90));
-        lab.wait_state(&pane, "idle", SECONDS(20));
-        assert_eq!(lab.agent(&pane).0, agent);
-        // OpenCode drops what is typed while it still loads.
-        std::thread::sleep(STILL_LOADING);
+    let pane = lab.start_agent(agent, agent);
+    lab.wait_text(&pane, ready, SECONDS(90));
+    lab.wait_state(&pane, "idle", SECONDS(20));
+    assert_eq!(lab.agent(&pane).0, agent);
+    // OpenCode drops what is typed while it still loads.
+    std::thread::sleep(STILL_LOADING);
 
-        lab.type_line(&pane, "work 6");
-        lab.wait_state(&pane, "working", SECONDS(15));
-        lab.stays_state(&pane, "working", SECONDS(3));
-        lab.wait_state(&pane, "done", SECONDS(30));
+    lab.type_line(&pane, "work 6");
+    lab.wait_state(&pane, "working", SECONDS(15));
+    lab.stays_state(&pane, "working", SECONDS(3));
+    lab.wait_state(&pane, "done", SECONDS(30));
 
-        // Seen, then a short turn while the person looks elsewhere: done.
-        let viewer = Viewer::attach(&lab, agent);
-        lab.wait_state(&pane, "idle", SECONDS(10));
-        viewer.switch(&lab, "mock");
-        // Sent as a script sends it: pasted, then Enter. A turn of a second
-        // (`work 1`), not the mock's instant `hello`: these agents' screens
-        // carry no mark of a turn, so a turn over within one look of a busy
-        // machine's watcher is not seen (docs/DETECTION.md), and this test
-        // is of the send and of done while looking elsewhere.
-        lab.server
-            .taw(&["agent", "prompt", &pane, "work 1"])
-            .result();
-        lab.wait_text(&pane, "step2 done", SECONDS(20));
-        lab.wait_state(&pane, "done", SECONDS(20));
+    // Seen, then a turn while the person looks elsewhere: done.
+    let viewer = Viewer::attach(&lab, agent);
+    lab.wait_state(&pane, "idle", SECONDS(10));
+    viewer.switch(&lab, "mock");
+    // Sent as a script sends it: pasted, then Enter. A turn of a second
+    // (`work 1`), not the mock's instant `hello`: these agents' screens
+    // carry no mark of a turn, so a turn over within one look of a busy
+    // machine's watcher is not seen (docs/DETECTION.md), and this test is
+    // of the send and of done while looking elsewhere.
+    lab.server
+        .taw(&["agent", "prompt", &pane, "work 1"])
+        .result();
+    lab.wait_text(&pane, "step2 done", SECONDS(20));
+    lab.wait_state(&pane, "done", SECONDS(20));
 
-        lab.type_line(&pane, "tool touch x && chmod 777 x");
-        lab.wait_text(&pane, question, SECONDS(30));
-        lab.wait_state(&pane, "blocked", SECONDS(10));
-        drop(viewer);
-        // Its turn is over: the next agent gets the cores.
-        lab.server
-            .tmux(&["kill-session", "-t", &format!("={agent}")]);
-    }
+    lab.type_line(&pane, "tool touch x && chmod 777 x");
+    lab.wait_text(&pane, question, SECONDS(30));
+    lab.wait_state(&pane, "blocked", SECONDS(10));
+}
+
+#[test]
+fn lab_opencode_turns_end_done() {
+    screen_read_agent_turns_end_done("opencode", "ctrl+p commands", "Permission required");
+}
+
+#[test]
+fn lab_pi_turns_end_done() {
+    screen_read_agent_turns_end_done("pi", "mock-model", "Dangerous command");
+}
+
+#[test]
+fn lab_gemini_turns_end_done() {
+    screen_read_agent_turns_end_done("gemini", "Type your message", "Allow execution of");
+}
+
+#[test]
+fn lab_qwen_turns_end_done() {
+    screen_read_agent_turns_end_done("qwen", "Type your message", "Waiting for user confirmation");
+}
+
+#[test]
+fn lab_kilo_turns_end_done() {
+    screen_read_agent_turns_end_done("kilo", "ctrl+p commands", "Permission required");
 }

@@ -31,9 +31,6 @@ pub struct Lab {
     pub home: PathBuf,
     /// This test's own folder for work folders, agents' homes, scripts.
     scratch: tempfile::TempDir,
-    /// On the shared server: the sessions that were there before this
-    /// test, and the lock that keeps the tests one at a time on it.
-    shared: Option<(Vec<String>, std::sync::MutexGuard<'static, ()>)>,
     /// A namespace of this test's own, held by a process, with the mock
     /// outside tmux: a test that kills its tmux server and starts another
     /// runs it there ([`Lab::in_namespace`]).
@@ -53,9 +50,6 @@ impl Held {
         self.sleeper.id()
     }
 }
-
-/// One real-agent test at a time on the shared server.
-static SHARED: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The lab's folder: AGENTS_LAB_DIR, else beside this checkout.
 fn lab_dir() -> Option<PathBuf> {
@@ -110,29 +104,6 @@ impl Lab {
             .prefix("taw-lab-test")
             .tempdir()
             .expect("temp dir");
-        // scripts/test's one lab server, when it started one.
-        if let (Some(socket), Some(root)) = (
-            std::env::var_os("TAW_LAB_SOCKET"),
-            std::env::var_os("TAW_LAB_ROOT"),
-        ) {
-            let lock = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-            let server = TmuxServer::shared(&socket.to_string_lossy(), Path::new(&root));
-            let before = server
-                .tmux(&["list-sessions", "-F", "#{session_name}"])
-                .lines()
-                .map(str::to_string)
-                .collect();
-            let lab = Lab {
-                server,
-                dir,
-                home,
-                scratch,
-                shared: Some((before, lock)),
-                held: None,
-            };
-            lab.ready();
-            return Some(lab);
-        }
         let server = TmuxServer::empty();
         let mock = format!(
             "python3 {} --port {MOCK_PORT}",
@@ -158,7 +129,6 @@ impl Lab {
             dir,
             home,
             scratch,
-            shared: None,
             held: None,
         };
         lab.ready();
@@ -222,7 +192,6 @@ impl Lab {
             dir,
             home,
             scratch,
-            shared: None,
             held: Some(Held {
                 sleeper,
                 mock,
@@ -277,8 +246,7 @@ impl Lab {
     fn ready(&self) {
         self.server
             .tmux(&["set-option", "-g", "focus-events", "on"]);
-        // On the shared server the log of earlier tests has scrolled the
-        // mock's first line away: its history counts too.
+        // Its history counts too: the first line may have scrolled away.
         self.wait("the mock model to listen", Duration::from_secs(15), || {
             self.server
                 .tmux(&["capture-pane", "-p", "-S", "-", "-t", "mock"])
@@ -570,9 +538,8 @@ impl Lab {
 }
 
 impl Drop for Lab {
-    /// On the shared server, the sessions this test made go, and what it
-    /// set globally for its shells. A lab of its own namespace stops its
-    /// server, the mock and the sleeper.
+    /// A lab of its own namespace stops its server, the mock and the
+    /// sleeper; any other lab's server goes with its `TmuxServer`.
     fn drop(&mut self) {
         if let Some(held) = &mut self.held {
             let _ = self.server.tmux_run(&["kill-server"]);
@@ -581,24 +548,6 @@ impl Drop for Lab {
             let _ = held.sleeper.kill();
             let _ = held.sleeper.wait();
         }
-        let Some((before, _lock)) = &self.shared else {
-            return;
-        };
-        let now = self
-            .server
-            .tmux_run(&["list-sessions", "-F", "#{session_name}"]);
-        for name in now
-            .stdout
-            .lines()
-            .filter(|name| !before.iter().any(|b| b == name))
-        {
-            let _ = self
-                .server
-                .tmux_run(&["kill-session", "-t", &format!("={name}")]);
-        }
-        let _ = self
-            .server
-            .tmux_run(&["set-option", "-gu", "default-command"]);
     }
 }
 

@@ -77,29 +77,11 @@ impl Run {
     }
 }
 
-/// A private tmux server and taw folders, both gone on drop; or the one
-/// lab server `scripts/test` shares among the real-agent tests (see
-/// `lab.rs`), which it stops itself.
+/// A private tmux server and taw folders (`tmux`, `state`, `config`,
+/// `home` in `dir`), both gone on drop.
 pub struct TmuxServer {
     pub socket: String,
-    pub dir: Folder,
-}
-
-/// The folder of a server's files (`tmux`, `state`, `config`, `home`).
-pub enum Folder {
-    /// The test's own, removed with it.
-    Own(tempfile::TempDir),
-    /// The shared lab server's.
-    Shared(PathBuf),
-}
-
-impl Folder {
-    pub fn path(&self) -> &Path {
-        match self {
-            Folder::Own(dir) => dir.path(),
-            Folder::Shared(path) => path,
-        }
-    }
+    pub dir: tempfile::TempDir,
 }
 
 impl TmuxServer {
@@ -124,19 +106,7 @@ impl TmuxServer {
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::SeqCst)
         );
-        TmuxServer {
-            socket,
-            dir: Folder::Own(dir),
-        }
-    }
-
-    /// A server that runs already, with its folders in `root`: used, not
-    /// owned (it is not stopped on drop).
-    pub fn shared(socket: &str, root: &Path) -> TmuxServer {
-        TmuxServer {
-            socket: socket.to_string(),
-            dir: Folder::Shared(root.to_path_buf()),
-        }
+        TmuxServer { socket, dir }
     }
 
     pub fn state_dir(&self) -> PathBuf {
@@ -417,9 +387,7 @@ impl TmuxServer {
 
 impl Drop for TmuxServer {
     fn drop(&mut self) {
-        if matches!(self.dir, Folder::Own(_)) {
-            let _ = self.tmux_run(&["kill-server"]);
-        }
+        let _ = self.tmux_run(&["kill-server"]);
     }
 }
 
