@@ -246,6 +246,11 @@ impl Lab {
     fn ready(&self) {
         self.server
             .tmux(&["set-option", "-g", "focus-events", "on"]);
+        // A toast shows for tmux's display-time (750 ms by default): long
+        // enough for a person, short for a test that reads a client's screen
+        // on a busy machine.
+        self.server
+            .tmux(&["set-option", "-g", "display-time", "5000"]);
         // Its history counts too: the first line may have scrolled away.
         self.wait("the mock model to listen", Duration::from_secs(15), || {
             self.server
