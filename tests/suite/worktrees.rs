@@ -436,9 +436,14 @@ command = ["sh", "setup.sh"]
     server.wait_for("the plugin's setup in the checkout", WAIT, || {
         checkout.join(".setup-ran").exists()
     });
+    // The script writes the event after its mark: wait for it whole.
     let state = server.state_dir().join("plugins");
-    let event_file = walk(&state, "event.json").expect("the plugin kept its event");
-    let event: Value = serde_json::from_str(&std::fs::read_to_string(event_file).unwrap()).unwrap();
+    let kept = || {
+        let file = walk(&state, "event.json")?;
+        serde_json::from_str::<Value>(&std::fs::read_to_string(file).ok()?).ok()
+    };
+    server.wait_for("the event the plugin kept", WAIT, || kept().is_some());
+    let event = kept().unwrap();
     assert_eq!(event["event"], "worktree_created");
     assert_eq!(event["data"]["type"], "worktree_created");
     assert_eq!(event["data"]["worktree"]["branch"], "feat/setup");
