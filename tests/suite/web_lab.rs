@@ -73,69 +73,80 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
     });
 }
 
-/// pi, OpenCode, Gemini CLI and Codex, each blocked on its permission
-/// prompt: the state API reads its question and menu from the real
-/// screen, and its highlighted choice, sent with the guard, lets it go on.
-#[test]
-fn lab_pi_opencode_gemini_and_codex_answered_from_the_web() {
+/// An agent blocked on its permission prompt: the state API reads its
+/// question and menu from the real screen, and its highlighted choice
+/// (`first`), sent with the guard, lets it go on. `ready`: what its ready
+/// input shows.
+fn answered_from_the_web(agent: &str, first: &str, ready: &str) {
     let Some(lab) = Lab::start() else { return };
-    // Each agent, the first choice of its menu, and what its ready input
-    // shows (OpenCode drops what is typed while it still loads).
-    let agents = [
-        ("pi", "Yes", "mock-model"),
-        ("opencode", "Allow once", "ctrl+p commands"),
-        ("gemini", "Allow once", "Type your message"),
-        ("codex", "Yes", "Ask Codex to do anything"),
-    ];
-    // pi's integration tells taw it waits.
-    let pi_home = lab.scratch().join("pi-home");
-    std::fs::create_dir_all(pi_home.join(".pi/agent")).unwrap();
-    let home = pi_home.display().to_string();
-    lab.server
-        .taw_bare(&["integration", "install", "pi"], &[("HOME", &home)])
-        .result();
-    let mut web = None;
-    // One at a time: four agents starting at once crowd two cores.
-    for (agent, first, ready) in agents {
-        let pane = &lab.start_agent(agent, &format!("web-{agent}"));
-        lab.wait_text(pane, ready, SECONDS(90));
-        lab.wait_state(pane, "idle", SECONDS(40));
-        let web = web.get_or_insert_with(|| start_web(&lab.server));
-        std::thread::sleep(READY_TO_TYPE);
-        // pi's gate asks only about a command it finds dangerous.
-        let command = match agent {
-            "pi" => "tool touch web-pi.txt && chmod 777 web-pi.txt".to_string(),
-            _ => format!("tool touch web-{agent}.txt"),
-        };
-        lab.type_line(pane, &command);
-        lab.wait_state(pane, "blocked", SECONDS(60));
-        let mut record = serde_json::Value::Null;
-        lab.wait(&format!("{agent}'s menu"), SECONDS(10), || {
-            record = pane_of(&state(web), pane).clone();
-            !record["menu"].as_array().unwrap().is_empty()
-        });
-        let menu = record["menu"].as_array().unwrap();
-        assert!(
-            menu[0]["label"].as_str().unwrap().starts_with(first),
-            "{agent}: {record}"
-        );
-        assert_eq!(menu[0]["selected"], true, "{agent}: {record}");
-        assert!(record["question"].is_string(), "{agent}: {record}");
-        let (status, body) = input(
-            web,
-            &json!({
-                "id": pane,
-                "operation": "select",
-                "option_id": menu[0]["id"],
-                "expected": record["action_guard"],
-            }),
-        );
-        assert_eq!(status, 200, "{agent}: {body}");
-        let note = lab
-            .scratch()
-            .join(format!("web-{agent}-work/web-{agent}.txt"));
-        lab.wait(&format!("the command {agent} ran"), SECONDS(30), || {
-            note.exists()
-        });
+    if agent == "pi" {
+        // pi's integration tells taw it waits.
+        let pi_home = lab.scratch().join("pi-home");
+        std::fs::create_dir_all(pi_home.join(".pi/agent")).unwrap();
+        let home = pi_home.display().to_string();
+        lab.server
+            .taw_bare(&["integration", "install", "pi"], &[("HOME", &home)])
+            .result();
     }
+    let pane = &lab.start_agent(agent, &format!("web-{agent}"));
+    lab.wait_text(pane, ready, SECONDS(90));
+    lab.wait_state(pane, "idle", SECONDS(40));
+    let web = &start_web(&lab.server);
+    // OpenCode drops what is typed while it still loads.
+    std::thread::sleep(READY_TO_TYPE);
+    // pi's gate asks only about a command it finds dangerous.
+    let command = match agent {
+        "pi" => "tool touch web-pi.txt && chmod 777 web-pi.txt".to_string(),
+        _ => format!("tool touch web-{agent}.txt"),
+    };
+    lab.type_line(pane, &command);
+    lab.wait_state(pane, "blocked", SECONDS(60));
+    let mut record = serde_json::Value::Null;
+    lab.wait(&format!("{agent}'s menu"), SECONDS(10), || {
+        record = pane_of(&state(web), pane).clone();
+        !record["menu"].as_array().unwrap().is_empty()
+    });
+    let menu = record["menu"].as_array().unwrap();
+    assert!(
+        menu[0]["label"].as_str().unwrap().starts_with(first),
+        "{agent}: {record}"
+    );
+    assert_eq!(menu[0]["selected"], true, "{agent}: {record}");
+    assert!(record["question"].is_string(), "{agent}: {record}");
+    let (status, body) = input(
+        web,
+        &json!({
+            "id": pane,
+            "operation": "select",
+            "option_id": menu[0]["id"],
+            "expected": record["action_guard"],
+        }),
+    );
+    assert_eq!(status, 200, "{agent}: {body}");
+    let note = lab
+        .scratch()
+        .join(format!("web-{agent}-work/web-{agent}.txt"));
+    lab.wait(&format!("the command {agent} ran"), SECONDS(30), || {
+        note.exists()
+    });
+}
+
+#[test]
+fn lab_pi_answered_from_the_web() {
+    answered_from_the_web("pi", "Yes", "mock-model");
+}
+
+#[test]
+fn lab_opencode_answered_from_the_web() {
+    answered_from_the_web("opencode", "Allow once", "ctrl+p commands");
+}
+
+#[test]
+fn lab_gemini_answered_from_the_web() {
+    answered_from_the_web("gemini", "Allow once", "Type your message");
+}
+
+#[test]
+fn lab_codex_answered_from_the_web() {
+    answered_from_the_web("codex", "Yes", "Ask Codex to do anything");
 }
