@@ -235,18 +235,26 @@ fn next_window_index(live: Option<&Snapshot>, session: &str) -> i64 {
         + 1
 }
 
+/// `the layout saved at 16:20, before this tmux server started at 16:25`.
+fn saved_against(layout: &Layout, start: u64) -> String {
+    let order = if layout.taken_unix < start {
+        "before"
+    } else {
+        "after"
+    };
+    format!(
+        "the layout saved at {}, {order} this tmux server started at {}",
+        when(layout.taken_unix, start),
+        when(start, crate::clock::now_unix())
+    )
+}
+
 /// The plan's one line when every session of the layout is open.
 fn nothing_to_restore(layout: &Layout, start: Option<u64>) -> String {
     match start {
         Some(start) => format!(
-            "nothing to restore: the layout saved at {}, {} this tmux server started at {}, has every session open",
-            when(layout.taken_unix, start),
-            if layout.taken_unix < start {
-                "before"
-            } else {
-                "after"
-            },
-            when(start, crate::clock::now_unix())
+            "nothing to restore: {}, has every session open",
+            saved_against(layout, start)
         ),
         None => "nothing to restore: every session of the layout is open".into(),
     }
@@ -393,16 +401,7 @@ fn when(unix: u64, against: u64) -> String {
 fn taken_line(layout: &Layout, start: Option<u64>, dry_run: bool) -> String {
     let verb = if dry_run { "would restore" } else { "restored" };
     match start {
-        Some(start) => format!(
-            "{verb} the layout saved at {}, {} this tmux server started at {}",
-            when(layout.taken_unix, start),
-            if layout.taken_unix < start {
-                "before"
-            } else {
-                "after"
-            },
-            when(start, crate::clock::now_unix())
-        ),
+        Some(start) => format!("{verb} {}", saved_against(layout, start)),
         None => format!(
             "{verb} the layout saved at {}",
             when(layout.taken_unix, crate::clock::now_unix())
