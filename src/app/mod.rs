@@ -1,8 +1,8 @@
-//! `taw app`: the popup's list, full-screen, of this machine and every
-//! machine of `[machines]`, each read from its feed (this one's in this
-//! process, the others' over ssh), live. It is the popup itself (its
-//! rows, keys, questions and preview) over one snapshot of every machine
-//! (`far`): what a key does on a far row runs there as its verb, over ssh.
+//! `taw app`: the list the popup draws (`list/`), full-screen, of this
+//! machine and every machine of `[machines]`, each read from its feed (this
+//! one's in this process, the others' over ssh), live: its rows, keys,
+//! questions and preview over one snapshot of every machine (`far`); what a
+//! key does on a far row runs there as its verb, over ssh.
 //! Enter goes there (a far one through `taw machine attach`) and comes back
 //! to the list when that ends; toasts from every machine show at the
 //! bottom. A machine that drops is marked offline and tried again by
@@ -736,7 +736,7 @@ fn draw(frame: &mut ratatui::Frame, app: &App) {
     let [list, toasts] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(TOASTS_SHOWN as u16)])
             .areas(frame.area());
-    // The popup's own drawing, above the toasts; a session's branch as its
+    // The list's drawing, above the toasts; a session's branch as its
     // machine's feed read it there.
     let git = |row: &crate::list::rows::Row| match row.target {
         crate::list::rows::Target::Session(id) => {

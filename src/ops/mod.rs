@@ -1,6 +1,6 @@
 //! The operations every front end shares: the command line (`cli/`), the
-//! popup (`ui/`), and those to come (hooks, plugins, the web API, session
-//! restore). Each takes the tmux server and what a snapshot says, checks
+//! list of the popup and taw app (`list::perform`), the web API, the
+//! plugin host, a session restore. Each takes the tmux server and what a snapshot says, checks
 //! what it is given, changes tmux through `tmux/`, and answers with typed
 //! records ([`crate::envelope::Answer`]) or a [`TawError`] with its code.
 //! An operation takes targets already found (a session, window or pane of

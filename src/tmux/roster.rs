@@ -1,4 +1,4 @@
-//! The tmux side of the pane roster (`events::roster`): one read of the
+//! The tmux side of the pane roster (`hooks::roster`): one read of the
 //! roster, its count of writes, the live panes and the exit marks; the
 //! compare-and-set write; and the commands taw's hooks run inside tmux to
 //! add a new pane and to mark an exit, at once, before any client's
