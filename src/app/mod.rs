@@ -587,70 +587,72 @@ fn act(
 ) -> std::thread::JoinHandle<()> {
     let (tmux, config) = (tmux.clone(), config.clone());
     std::thread::spawn(move || {
-        let acted = match (target_machine, &effect) {
-            // The picker's session made here: go in, as Enter does.
-            (None, Effect::OpenSession(folder)) => {
-                match crate::sessions::folders::resolve_dir(folder)
-                    .and_then(|dir| crate::ops::session::open(&tmux, &config, &dir, None))
-                {
-                    Ok(opened) => match opened.session_id {
-                        Some(id) => Acted::Attach(0, id),
-                        None => Acted::Fine,
-                    },
-                    Err(error) => Acted::Failed(error.message),
-                }
-            }
-            (None, _) => {
-                let client = here_client(&here);
-                match crate::list::perform(&tmux, &config, client.as_deref(), &here, effect) {
-                    crate::list::Outcome::Done(_) => Acted::Fine,
-                    crate::list::Outcome::Failed(message) => Acted::Failed(message),
-                    crate::list::Outcome::Ask(question, on_yes) => Acted::Ask(question, on_yes),
-                }
-            }
-            (Some((index, far)), _) => match far_verb(&merged, &effect) {
+        let acted = match target_machine {
+            None => act_here(&tmux, &config, &here, effect),
+            Some((index, far)) => match far_verb(&merged, &effect) {
                 None => Acted::Fine,
-                Some(verb) => {
-                    match machine::answer_there(&far, &verb, None, Some(FAR_VERB_LIMIT)) {
-                        Ok(MadeThere {
-                            session_id,
-                            workspace,
-                        }) => {
-                            // A worktree's session made or opened there: go in.
-                            let session = session_id
-                                .filter(|id| !id.is_empty())
-                                .or(workspace.map(|w| w.tmux_id).filter(|id| !id.is_empty()));
-                            match (&effect, session) {
-                                (
-                                    Effect::NewWorktree { .. }
-                                    | Effect::OpenWorktree { .. }
-                                    | Effect::OpenSession(_),
-                                    Some(id),
-                                ) => Acted::Attach(index, id),
-                                _ => Acted::Fine,
-                            }
-                        }
-                        Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => {
-                            match effect {
-                                Effect::RemoveWorktree { head, path, .. } => Acted::Ask(
-                                    crate::list::dirty_question(&path),
-                                    Effect::RemoveWorktree {
-                                        head,
-                                        path,
-                                        force: true,
-                                    },
-                                ),
-                                _ => Acted::Failed(error.message),
-                            }
-                        }
-                        Err(error) => Acted::Failed(error.message),
-                    }
-                }
+                Some(verb) => act_there(index, &far, &verb, effect),
             },
         };
         // The app has quit when nobody hears.
         let _ = tx.send(Msg::Acted(acted));
     })
+}
+
+/// An action on this machine, as the popup does it; the picker's session
+/// made here is gone into, as Enter does.
+fn act_here(tmux: &Tmux, config: &Config, here: &Snapshot, effect: Effect) -> Acted {
+    if let Effect::OpenSession(folder) = &effect {
+        let opened = crate::sessions::folders::resolve_dir(folder)
+            .and_then(|dir| crate::ops::session::open(tmux, config, &dir, None));
+        return match opened {
+            Ok(opened) => opened
+                .session_id
+                .map_or(Acted::Fine, |id| Acted::Attach(0, id)),
+            Err(error) => Acted::Failed(error.message),
+        };
+    }
+    let client = here_client(here);
+    match crate::list::perform(tmux, config, client.as_deref(), here, effect) {
+        crate::list::Outcome::Done(_) => Acted::Fine,
+        crate::list::Outcome::Failed(message) => Acted::Failed(message),
+        crate::list::Outcome::Ask(question, on_yes) => Acted::Ask(question, on_yes),
+    }
+}
+
+/// An action on far machine `index`, as its verb there: a session made or
+/// opened there is attached to; a dirty worktree's removal is asked again.
+fn act_there(index: usize, far: &Machine, verb: &[String], effect: Effect) -> Acted {
+    match machine::answer_there(far, verb, None, Some(FAR_VERB_LIMIT)) {
+        Ok(MadeThere {
+            session_id,
+            workspace,
+        }) => {
+            let session = session_id
+                .filter(|id| !id.is_empty())
+                .or(workspace.map(|w| w.tmux_id).filter(|id| !id.is_empty()));
+            let makes_one = matches!(
+                effect,
+                Effect::NewWorktree { .. } | Effect::OpenWorktree { .. } | Effect::OpenSession(_)
+            );
+            match session {
+                Some(id) if makes_one => Acted::Attach(index, id),
+                _ => Acted::Fine,
+            }
+        }
+        Err(error) if error.code == crate::envelope::ErrorCode::WorktreeDirty => match effect {
+            Effect::RemoveWorktree { head, path, .. } => Acted::Ask(
+                crate::list::dirty_question(&path),
+                Effect::RemoveWorktree {
+                    head,
+                    path,
+                    force: true,
+                },
+            ),
+            _ => Acted::Failed(error.message),
+        },
+        Err(error) => Acted::Failed(error.message),
+    }
 }
 
 /// Of what a far verb answers, what the app needs: the session it made or
