@@ -279,8 +279,25 @@ pub(crate) fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>> {
         .collect()
 }
 
-/// The pane taw runs in, when it runs in a pane of this server.
+/// The pane taw is called for, as herdr reads it: `HERDR_PANE_ID` when it
+/// names a pane of this server (a plugin's process is given the pane it
+/// runs for, or its own), else the pane taw runs in.
 pub(crate) fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
+    let named = ["HERDR_PANE_ID", "TAW_PANE_ID"]
+        .into_iter()
+        .find_map(|name| {
+            let id = std::env::var(name).ok()?;
+            // `%calling`, tmux's environment's word, is the pane taw runs in.
+            (id.trim() != CALLING_PANE)
+                .then(|| crate::model::resolve::pane(snapshot, &id).ok())
+                .flatten()
+                .map(|pane| pane.id)
+        });
+    named.or_else(|| running_pane(snapshot))
+}
+
+/// The pane taw runs in, when it runs in a pane of this server.
+fn running_pane(snapshot: &Snapshot) -> Option<u32> {
     let pane = std::env::var("TMUX_PANE").ok()?;
     let id = crate::tmux::ids::tmux_number(&pane, '%')?;
     // $TMUX_PANE names a pane of the server in $TMUX; taw may be pointed at

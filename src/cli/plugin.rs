@@ -116,6 +116,13 @@ pub(crate) enum PaneVerb {
     Focus { pane: String },
     /// Close a plugin's pane, asking nothing (no pre_close).
     Close { pane: String },
+    /// The first word of a plugin pane's command: its own ids (as herdr
+    /// gives a plugin pane), then the entrypoint's command in its place.
+    #[command(hide = true)]
+    Exec {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        argv: Vec<String>,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -217,6 +224,18 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             plugin::startup(
                 plugin_id.as_deref(),
                 context.snapshot().ok().map(|s| s.server.socket_path),
+                // herdr's own environment is tmux's global one here, with
+                // the folders this taw runs with.
+                context.snapshot().ok().map(|_| {
+                    let mut env = crate::tmux::environment::read_for_sessions(&context.tmux(), &[])
+                        .for_session(None);
+                    env.extend(
+                        crate::paths::folder_vars()
+                            .into_iter()
+                            .map(|(name, value)| (name.to_string(), value)),
+                    );
+                    env
+                }),
             )
             .map(Reply::of),
         ),
@@ -340,6 +359,7 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
             let found = resolve::pane(&snapshot, &pane)?;
             panes::close(&tmux, &snapshot, found).map(Reply::of)
         }
+        PaneVerb::Exec { argv } => Err(panes::exec_in_own_pane(&snapshot, &argv)),
     }
 }
 
@@ -400,6 +420,7 @@ fn invoke(
     )?;
     let invoked = payload::invoked(&context.tmux(), about)?;
     let socket = Some(invoked.socket_path.clone());
+    let base_env = Some(invoked.base_env);
     let mut invocation_context = invoked.context;
     if let Ok(snapshot) = context.snapshot()
         && let Some(caller) = super::calling_pane(&snapshot).and_then(|p| snapshot.pane(p, None))
@@ -409,12 +430,14 @@ fn invoke(
             crate::tmux::ids::pane_id(caller.session, caller.id).into(),
         );
     }
-    Ok(Reply::of(plugin::invoke(
-        &found,
-        &action,
-        invocation_context,
-        socket,
-    )))
+    let invoked = plugin::invoke(&found, &action, invocation_context, socket, base_env);
+    // herdr's exit status says whether the action ran well; the envelope
+    // says why not.
+    let failed = invoked.log.status != "succeeded";
+    Ok(match Reply::of(invoked) {
+        Reply::Result { kind, fields } if failed => Reply::Failed { kind, fields },
+        other => other,
+    })
 }
 
 fn fire(context: &Context, name: &str, pane: Option<&str>) -> Result<Reply> {

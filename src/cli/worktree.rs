@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[derive(Debug, Subcommand)]
 pub(crate) enum Verb {
     /// List a repository's worktrees, and the workspaces that run them.
-    List(SourceArgs),
+    List(ListArgs),
     /// Make a worktree of a branch (made from --base or HEAD when it is new), in a workspace of its own.
     Create(CreateArgs),
     /// Open the workspace of a worktree, made when none runs it.
@@ -34,6 +34,23 @@ pub(crate) struct SourceArgs {
     pub cwd: Option<PathBuf>,
 }
 
+/// `--json`, which herdr's worktree verbs take and scripts written for
+/// herdr pass: taw's answer is always JSON.
+#[derive(Debug, Args)]
+pub(crate) struct HerdrJson {
+    /// Accepted for herdr's scripts: the answer is always JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    #[command(flatten)]
+    pub source: SourceArgs,
+    #[command(flatten)]
+    pub herdr: HerdrJson,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct CreateArgs {
     /// The branch: checked out when it is a local branch, else made.
@@ -52,6 +69,8 @@ pub(crate) struct CreateArgs {
     pub path: Option<PathBuf>,
     #[command(flatten)]
     pub session: SessionArgs,
+    #[command(flatten)]
+    pub herdr: HerdrJson,
 }
 
 /// The session a verb makes: its name, and whether to show it.
@@ -80,6 +99,8 @@ pub(crate) struct OpenArgs {
     pub branch: Option<String>,
     #[command(flatten)]
     pub session: SessionArgs,
+    #[command(flatten)]
+    pub herdr: HerdrJson,
 }
 
 #[derive(Debug, Args)]
@@ -97,6 +118,8 @@ pub(crate) struct RemoveArgs {
     /// Remove a checkout with modified or untracked files too (they are lost).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub herdr: HerdrJson,
 }
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
@@ -135,11 +158,13 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         (_, Ok(snapshot)) => snapshot,
         // A listing of a folder needs no server: no workspace runs a
         // worktree then.
-        (Verb::List(SourceArgs { cwd: Some(_), .. }), Err(e))
-            if e.code == ErrorCode::ServerNotRunning =>
-        {
-            Snapshot::default()
-        }
+        (
+            Verb::List(ListArgs {
+                source: SourceArgs { cwd: Some(_), .. },
+                ..
+            }),
+            Err(e),
+        ) if e.code == ErrorCode::ServerNotRunning => Snapshot::default(),
         (_, Err(e)) => return Err(e),
     };
     let focus_client = |focus: bool| {
@@ -148,7 +173,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             .flatten()
     };
     Ok(match verb {
-        Verb::List(args) => Reply::of(op::list(&snapshot, &source(&snapshot, args)?)?),
+        Verb::List(args) => Reply::of(op::list(&snapshot, &source(&snapshot, args.source)?)?),
         Verb::Create(args) => {
             let branch = args.branch.or(args.branch_flag).ok_or_else(|| {
                 TawError::invalid_argument(

@@ -10,7 +10,7 @@ use crate::model::{AgentInfo, PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::tmux::Tmux;
 use crate::tmux::commands as cmd;
 pub(crate) use crate::tmux::environment::Environments;
-use crate::tmux::environment::{EnvValue, parse_shell_environment};
+use crate::tmux::environment::parse_shell_environment;
 use crate::tmux::ids;
 use crate::tmux::snapshot::{Pane, Session, Snapshot, Window};
 use serde_json::{Map, Value, json};
@@ -551,17 +551,7 @@ fn base_environment(
     environments: &Environments,
     subject: &Subject,
 ) -> BTreeMap<String, String> {
-    let mut base: BTreeMap<String, String> = BTreeMap::new();
-    let layers = std::iter::once(&environments.global)
-        .chain(subject.session.and_then(|s| environments.sessions.get(&s)));
-    for layer in layers {
-        for (name, value) in layer {
-            match value {
-                EnvValue::Set(value) => base.insert(name.clone(), value.clone()),
-                EnvValue::Removed => base.remove(name),
-            };
-        }
-    }
+    let mut base = environments.for_session(subject.session);
     if !snapshot.server.socket_path.is_empty() {
         let session_part = subject
             .live_session

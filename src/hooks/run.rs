@@ -215,6 +215,8 @@ pub(crate) fn run_plugin_hook(
             "data": delivery.data,
         })),
         tmux_socket: Some(delivery.socket_path.clone()),
+        base_env: Some(delivery.base_env.clone()),
+        ..crate::plugin::env::Invocation::default()
     };
     crate::plugin::run::run(
         &listener.plugin,

@@ -139,14 +139,15 @@ pub(crate) fn open(
             manifest::PLACEMENTS.join(", ")
         )));
     }
-    let line = pane_line(plugin, entry, &invoked, request)?;
+    let shape = shape(&placement, request.direction.as_deref());
+    let line = pane_line(plugin, entry, &invoked, request, shape == Shape::Popup)?;
     let root = request.cwd.clone().unwrap_or(plugin.plugin_root.clone());
     let spawn = Spawn {
         cwd: Some(root),
         env: Vec::new(),
         command: Some(line),
     };
-    let made = match shape(&placement, request.direction.as_deref()) {
+    let made = match shape {
         Shape::Popup => return popup(tmux, snapshot, plugin, entry, target, spawn, request),
         Shape::Split { right, zoom } => {
             let new = super::pane::NewPane {
@@ -173,8 +174,19 @@ pub(crate) fn open(
             super::tab::create(tmux, new)?.root_pane
         }
     };
-    let mark = format!("{}\t{}", plugin.manifest.plugin_id, entry.id);
-    tmux.run_one(cmd::set_pane_option(&made.tmux_id, MARK, &mark))?;
+    // Marked as the plugin's, and labelled with the entry's title as herdr
+    // labels it: a plugin finds its pane again by that label (lazygit's
+    // toggle). A title the names rule refuses leaves it unlabelled.
+    let mut made = made;
+    let mut writes = crate::tmux::pane::OptionWrites::default();
+    writes.set(MARK, format!("{}\t{}", plugin.manifest.plugin_id, entry.id));
+    if super::names::check(super::names::Named::Pane, &entry.title).is_ok() {
+        writes.set(crate::tmux::options::pane::LABEL, &entry.title);
+        made.label = Some(entry.title.clone());
+    }
+    let pane = crate::tmux::ids::tmux_number(&made.tmux_id, '%')
+        .ok_or_else(|| TawError::tmux("tmux did not say which pane it made"))?;
+    crate::tmux::pane::write_options(tmux, pane, &writes)?;
     Ok(Reply::of(Opened {
         plugin_pane: PluginPane {
             plugin_id: plugin.manifest.plugin_id.clone(),
@@ -216,18 +228,23 @@ fn entrypoint<'a>(plugin: &'a PluginInfo, id: &str) -> Result<&'a manifest::Pane
 }
 
 /// The shell line the entrypoint's pane runs: its command with the
-/// plugin's environment over tmux's.
+/// plugin's environment over tmux's. A pane gets its own ids, as herdr
+/// gives them: they are known only once it is made, so its command starts
+/// with `taw plugin pane exec`, which reads them. A popup is no pane: it
+/// gets no pane id, and its tab and workspace are the target's.
 fn pane_line(
     plugin: &PluginInfo,
     entry: &manifest::PaneEntry,
     invoked: &Invoked,
     request: &OpenRequest,
+    popup: bool,
 ) -> Result<String> {
     let invocation = env::Invocation {
         event: "action".into(),
         context: invoked.context.clone(),
-        event_json: None,
         tmux_socket: Some(invoked.socket_path.clone()),
+        entrypoint_id: Some(entry.id.clone()),
+        ..env::Invocation::default()
     };
     // What the caller adds comes first, and taw's own variables win over
     // it; no one sets a socket path.
@@ -237,21 +254,31 @@ fn pane_line(
         .filter(|(name, _)| name != "HERDR_SOCKET_PATH" && name != "TAW_SOCKET_PATH")
         .cloned()
         .collect();
-    let own = env::environment(
+    let mut own = env::environment(
         plugin,
         &invocation,
         crate::paths::folder_vars()
             .into_iter()
             .map(|(name, value)| (name.to_string(), value)),
     )?;
+    let not_the_targets: &[&str] = if popup {
+        &["PANE_ID"]
+    } else {
+        &["PANE_ID", "TAB_ID", "WORKSPACE_ID"]
+    };
+    for id in not_the_targets {
+        own.remove(&format!("HERDR_{id}"));
+        own.remove(&format!("TAW_{id}"));
+    }
     set.retain(|(name, _)| !own.contains_key(name));
     set.extend(own);
-    // tmux gives the pane its own environment: every herdr or taw name of
-    // it that this invocation does not set is taken out.
+    // tmux gives the pane its own environment: herdr's runtime variables of
+    // it that this invocation does not set are taken out; a user's own
+    // HERDR_* settings stay.
     let unset: Vec<String> = invoked
         .base_env
         .keys()
-        .filter(|name| name.starts_with("HERDR_") || name.starts_with("TAW_"))
+        .filter(|name| env::is_runtime(name))
         .cloned()
         .chain(
             ["WORKSPACE_ID", "TAB_ID", "PANE_ID", "SOCKET_PATH"]
@@ -262,7 +289,53 @@ fn pane_line(
         .collect::<std::collections::BTreeSet<String>>()
         .into_iter()
         .collect();
-    Ok(command_line(&entry.command, &set, &unset))
+    let argv = if popup {
+        entry.command.clone()
+    } else {
+        let bin = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "taw".into());
+        let mut words = vec![bin, "-S".into(), invoked.socket_path.clone()];
+        words.extend(["plugin", "pane", "exec", "--"].map(String::from));
+        words.extend(entry.command.iter().cloned());
+        words
+    };
+    Ok(command_line(&argv, &set, &unset))
+}
+
+/// `taw plugin pane exec -- ARGV`, in a plugin's pane: the pane's own
+/// workspace, tab and pane ids (`HERDR_*` and their `TAW_` twins), read
+/// from `$TMUX_PANE`, then the entrypoint's command in taw's place. Answers
+/// only when that command could not be started.
+pub(crate) fn exec_in_own_pane(snapshot: &Snapshot, argv: &[String]) -> TawError {
+    let Some((program, args)) = argv.split_first() else {
+        return TawError::invalid_argument("no command to run");
+    };
+    let mut command = crate::exec::Program::new(program).args(args).limit(None);
+    let own = std::env::var("TMUX_PANE")
+        .ok()
+        .and_then(|pane| crate::tmux::ids::tmux_number(&pane, '%'))
+        .and_then(|pane| snapshot.pane(pane, None));
+    if let Some(pane) = own {
+        let ids = [
+            ("WORKSPACE_ID", crate::tmux::ids::workspace_id(pane.session)),
+            (
+                "TAB_ID",
+                crate::tmux::ids::tab_id(pane.session, pane.window),
+            ),
+            ("PANE_ID", crate::tmux::ids::pane_id(pane.session, pane.id)),
+        ];
+        for (name, value) in ids {
+            command = command
+                .env(format!("HERDR_{name}"), &value)
+                .env(format!("TAW_{name}"), value);
+        }
+    }
+    let failed = command.become_it();
+    TawError::new(
+        ErrorCode::PluginPaneOpenFailed,
+        format!("{program}: {failed}"),
+    )
 }
 
 /// An `overlay` or `popup` entrypoint: a `display-popup` over the client
@@ -293,6 +366,7 @@ fn popup(
         &client.name,
         (&width, &height),
         spawn.cwd.as_deref().unwrap_or("/"),
+        &entry.title,
         spawn.command.as_deref().unwrap_or_default(),
     ))?;
     Ok(Reply::of(PopupShown {

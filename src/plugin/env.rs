@@ -1,8 +1,10 @@
 //! The environment of every plugin process (a build, a startup hook, an
-//! action, a pane command, an event hook), built here alone: the caller's
-//! environment without any herdr or taw variable of its own (herdr's socket
-//! path least of all), then herdr's table, each variable also as its
-//! `TAW_` twin.
+//! action, a pane command, an event hook), built here alone, as herdr
+//! builds it: the environment it starts from (tmux's for the session, or
+//! the caller's) without herdr's runtime variables (the socket paths, the
+//! binary, `HERDR_ENV`, the three ids, `HERDR_PLUGIN_*`, and their `TAW_`
+//! twins), so that a user's own `HERDR_*` settings reach the plugin; then
+//! herdr's table over it, each variable also as its `TAW_` twin.
 
 use super::registry::{self, PluginInfo};
 use crate::envelope::Result;
@@ -40,6 +42,37 @@ pub(crate) struct Invocation {
     /// The tmux server the invocation is about: a call back through
     /// HERDR_BIN_PATH reaches it (`TAW_TMUX_SOCKET`) wherever it runs.
     pub tmux_socket: Option<String>,
+    /// The action run (`HERDR_PLUGIN_ACTION_ID`), or the pane entrypoint
+    /// opened (`HERDR_PLUGIN_ENTRYPOINT_ID`).
+    pub action_id: Option<String>,
+    pub entrypoint_id: Option<String>,
+    /// The environment it starts from: tmux's for the session it is about,
+    /// as a new pane there gets it; none for the caller's own.
+    pub base_env: Option<BTreeMap<String, String>>,
+}
+
+/// herdr's runtime variables (without their `HERDR_`/`TAW_` prefix):
+/// what a plugin process never inherits, as herdr strips them. The rest of
+/// a user's `HERDR_*` reaches it.
+const RUNTIME: &[&str] = &[
+    "SOCKET_PATH",
+    "BIN_PATH",
+    "ENV",
+    "WORKSPACE_ID",
+    "TAB_ID",
+    "PANE_ID",
+    "TMUX_SOCKET",
+];
+
+/// Whether `name` is one of herdr's runtime variables, or taw's twin.
+pub(crate) fn is_runtime(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix("HERDR_")
+        .or_else(|| name.strip_prefix("TAW_"))
+    else {
+        return false;
+    };
+    RUNTIME.contains(&rest) || rest.starts_with("PLUGIN_")
 }
 
 /// The context as a plugin reads it: every flat field herdr has (null
@@ -66,12 +99,7 @@ pub(crate) fn environment(
 ) -> Result<BTreeMap<String, String>> {
     let mut env: BTreeMap<String, String> = inherited
         .into_iter()
-        .filter(|(name, _)| {
-            // taw's own folders stay, so the plugin's calls back find the
-            // same ones; every other herdr or taw variable is the caller's.
-            !(name.starts_with("HERDR_") || name.starts_with("TAW_"))
-                || crate::paths::FOLDER_VARS.contains(&name.as_str())
-        })
+        .filter(|(name, _)| !is_runtime(name))
         .collect();
     let id = &plugin.manifest.plugin_id;
     let mut set = |name: &str, value: String| {
@@ -100,6 +128,12 @@ pub(crate) fn environment(
     set("PLUGIN_EVENT", invocation.event.clone());
     if let Some(event_json) = &invocation.event_json {
         set("PLUGIN_EVENT_JSON", event_json.to_string());
+    }
+    if let Some(action) = &invocation.action_id {
+        set("PLUGIN_ACTION_ID", action.clone());
+    }
+    if let Some(entrypoint) = &invocation.entrypoint_id {
+        set("PLUGIN_ENTRYPOINT_ID", entrypoint.clone());
     }
 
     let text = |name: &str| {

@@ -261,7 +261,11 @@ pub(crate) fn log_list(plugin: Option<&str>, limit: usize) -> LogList {
 /// `taw plugin startup`: every enabled plugin's `[[startup]]` commands that
 /// run here, plugins in id order, each with HERDR_PLUGIN_EVENT=startup and
 /// no pane, tab or workspace.
-pub(crate) fn startup(only: Option<&str>, tmux_socket: Option<String>) -> Result<StartupRan> {
+pub(crate) fn startup(
+    only: Option<&str>,
+    tmux_socket: Option<String>,
+    base_env: Option<std::collections::BTreeMap<String, String>>,
+) -> Result<StartupRan> {
     let mut runs = Vec::new();
     for plugin in registry::plugins()?
         .into_iter()
@@ -278,8 +282,9 @@ pub(crate) fn startup(only: Option<&str>, tmux_socket: Option<String>) -> Result
             let invocation = env::Invocation {
                 event: "startup".into(),
                 context,
-                event_json: None,
                 tmux_socket: tmux_socket.clone(),
+                base_env: base_env.clone(),
+                ..env::Invocation::default()
             };
             runs.push(run::run(
                 &plugin,
@@ -326,6 +331,19 @@ pub(crate) fn find_action(
     plugin_id: Option<&str>,
 ) -> Result<(PluginInfo, manifest::Action)> {
     let plugins = list(plugin_id)?.plugins;
+    // A plugin whose manifest does not read has no actions to find: its
+    // error is the answer for an action named in it.
+    if let Some(broken) = plugins.iter().find(|p| {
+        !p.available()
+            && (plugin_id == Some(p.manifest.plugin_id.as_str())
+                || id.starts_with(&format!("{}.", p.manifest.plugin_id)))
+    }) {
+        let why = broken.manifest.warnings.join("; ");
+        return Err(TawError::new(
+            ErrorCode::PluginManifestParseFailed,
+            format!("{}: {why}", broken.manifest.plugin_id),
+        ));
+    }
     let mut found: Vec<(PluginInfo, manifest::Action)> = Vec::new();
     for plugin in plugins {
         for action in &plugin.manifest.actions {
@@ -373,19 +391,23 @@ pub(crate) fn find_action(
     }
 }
 
-/// `taw plugin action invoke`: runs the action with the context of
-/// `delivery` (the pane, tab and workspace it is invoked for).
+/// `taw plugin action invoke`: runs the action with the context of what
+/// it is invoked for (the pane, tab and workspace), from tmux's
+/// environment for that session (`base_env`).
 pub(crate) fn invoke(
     plugin: &PluginInfo,
     action: &manifest::Action,
     context: serde_json::Map<String, serde_json::Value>,
     tmux_socket: Option<String>,
+    base_env: Option<std::collections::BTreeMap<String, String>>,
 ) -> ActionInvoked {
     let invocation = env::Invocation {
         event: "action".into(),
         context,
-        event_json: None,
         tmux_socket,
+        action_id: Some(action.id.clone()),
+        base_env,
+        ..env::Invocation::default()
     };
     let log = run::run(
         plugin,

@@ -65,7 +65,11 @@ pub(crate) fn run(
         stderr: None,
         error: None,
     };
-    let environment = match env::environment(plugin, invocation, std::env::vars()) {
+    let inherited: Vec<(String, String)> = match &invocation.base_env {
+        Some(base) => base.clone().into_iter().collect(),
+        None => std::env::vars().collect(),
+    };
+    let environment = match env::environment(plugin, invocation, inherited) {
         Ok(environment) => environment,
         Err(error) => {
             record.error = Some(error.message);

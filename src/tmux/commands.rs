@@ -126,11 +126,6 @@ pub(crate) fn clear_history(pane: &str) -> Cmd {
 }
 
 /// `set-option -pu -t %N NAME`: takes a pane option off.
-/// `set-option -p -t PANE NAME VALUE`.
-pub(crate) fn set_pane_option(pane: &str, name: &str, value: &str) -> Cmd {
-    Cmd::new("set-option").args(["-p", "-t", pane, "--", name, value])
-}
-
 pub(crate) fn unset_pane_option(pane: &str, name: &str) -> Cmd {
     Cmd::new("set-option").args(["-pu", "-t", pane, "--", name])
 }
@@ -198,6 +193,7 @@ pub(crate) fn display_popup_sized(
     client: &str,
     (width, height): (&str, &str),
     dir: &str,
+    title: &str,
     line: &str,
 ) -> Cmd {
     Cmd::new("display-popup").args([
@@ -210,6 +206,8 @@ pub(crate) fn display_popup_sized(
         width,
         "-h",
         height,
+        "-T",
+        &escape_format(title),
         line,
     ])
 }

@@ -74,6 +74,25 @@ pub(crate) struct Environments {
     pub sessions: BTreeMap<u32, BTreeMap<String, EnvValue>>,
 }
 
+impl Environments {
+    /// What a new pane of `session` (none: of no session) starts with: the
+    /// global entries, then the session's own over them.
+    pub(crate) fn for_session(&self, session: Option<u32>) -> BTreeMap<String, String> {
+        let mut base = BTreeMap::new();
+        let layers =
+            std::iter::once(&self.global).chain(session.and_then(|s| self.sessions.get(&s)));
+        for layer in layers {
+            for (name, value) in layer {
+                match value {
+                    EnvValue::Set(value) => base.insert(name.clone(), value.clone()),
+                    EnvValue::Removed => base.remove(name),
+                };
+            }
+        }
+        base
+    }
+}
+
 /// tmux's global environment and the own environment of each session, in
 /// one call; a session that has gone meanwhile leaves only the global one.
 pub(crate) fn read_for_sessions(tmux: &super::Tmux, sessions: &[u32]) -> Environments {

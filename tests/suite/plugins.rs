@@ -74,7 +74,13 @@ fn dumped(server: &TmuxServer, id: &str, what: &str) -> Option<BTreeMap<String, 
 /// Every herdr variable has its TAW_ twin with the same value, and no
 /// socket path is there.
 fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
-    for (name, value) in env.iter().filter(|(n, _)| n.starts_with("HERDR_")) {
+    let herdrs = |name: &str| {
+        name.strip_prefix("HERDR_").is_some_and(|rest| {
+            rest.starts_with("PLUGIN_")
+                || ["ENV", "BIN_PATH", "WORKSPACE_ID", "TAB_ID", "PANE_ID"].contains(&rest)
+        })
+    };
+    for (name, value) in env.iter().filter(|(n, _)| herdrs(n)) {
         let twin = format!("TAW_{}", &name["HERDR_".len()..]);
         assert_eq!(env.get(&twin), Some(value), "{twin} beside {name}");
     }
@@ -108,14 +114,11 @@ fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
     ] {
         assert!(context.get(field).is_some(), "{field} missing in {context}");
     }
-    // herdr's own names taw does not set, and nothing of the caller's.
-    for name in [
-        "HERDR_PLUGIN_ACTION_ID",
-        "HERDR_PLUGIN_ENTRYPOINT_ID",
-        "HERDR_SESSION",
-    ] {
-        assert!(!env.contains_key(name), "{name} set");
-    }
+    // Not the caller's runtime variables: its herdr session, its pane.
+    assert!(!env.contains_key("HERDR_SESSION"), "HERDR_SESSION set");
+    assert_ne!(env.get("HERDR_PANE_ID").map(String::as_str), Some("w9:p9"));
+    // A setting of the user's own, in tmux's environment, reaches it.
+    assert_eq!(env["HERDR_ENVDUMP_SETTING"], "mine", "{env:#?}");
     for name in env.keys().filter(|n| n.starts_with("TAW_")) {
         let herdr = format!("HERDR_{}", &name["TAW_".len()..]);
         assert!(
@@ -124,6 +127,7 @@ fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
             "{name} has no twin"
         );
     }
+    assert!(!env.contains_key("HERDR_PLUGIN_ENTRYPOINT_ID"), "{env:#?}");
 }
 
 /// What the plugin's call back through HERDR_BIN_PATH answered.
@@ -252,6 +256,8 @@ fn every_plugin_process_sees_the_environment_contract() {
     let server = TmuxServer::start();
     server.load_plugin();
     let dir = env_plugin(&server, "test.envdump");
+    // A user's own HERDR_* setting (herdr strips only its runtime ones).
+    server.tmux(&["set-environment", "-g", "HERDR_ENVDUMP_SETTING", "mine"]);
     taw_in_herdr(&server, &["plugin", "link", dir.to_str().unwrap()]).result();
     let pane = server.new_window("main", "work", "");
     let window = server.display(&pane, "#{window_id}");
@@ -270,6 +276,7 @@ fn every_plugin_process_sees_the_environment_contract() {
     let action = dumped(&server, "test.envdump", "action").unwrap();
     check_contract(&action, &dir);
     assert_eq!(action["HERDR_PLUGIN_EVENT"], "action");
+    assert_eq!(action["HERDR_PLUGIN_ACTION_ID"], "dump");
     assert_eq!(action["HERDR_PANE_ID"], pane_id);
     assert_eq!(action["HERDR_WORKSPACE_ID"], "w1");
     assert!(!action.contains_key("HERDR_PLUGIN_EVENT_JSON"));
@@ -290,6 +297,7 @@ fn every_plugin_process_sees_the_environment_contract() {
     let started = dumped(&server, "test.envdump", "startup").unwrap();
     check_contract(&started, &dir);
     assert_eq!(started["HERDR_PLUGIN_EVENT"], "startup");
+    assert!(!started.contains_key("HERDR_PLUGIN_ACTION_ID"));
     for name in ["HERDR_PANE_ID", "HERDR_TAB_ID", "HERDR_WORKSPACE_ID"] {
         assert!(!started.contains_key(name), "{name} in a startup hook");
     }
@@ -305,6 +313,7 @@ fn every_plugin_process_sees_the_environment_contract() {
     let event = dumped(&server, "test.envdump", "event").unwrap();
     check_contract(&event, &dir);
     assert_eq!(event["HERDR_PLUGIN_EVENT"], "tab.created");
+    assert!(!event.contains_key("HERDR_PLUGIN_ACTION_ID"));
     let envelope: Value = serde_json::from_str(&event["HERDR_PLUGIN_EVENT_JSON"]).unwrap();
     assert_eq!(envelope["event"], "tab_created");
     assert_eq!(envelope["data"]["type"], "tab_created");
@@ -732,7 +741,7 @@ fn plugin_panes_open_focus_and_close() {
 id = "side"
 title = "Side"
 placement = "side"
-command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
+command = ["sh", "-c", "\"$HERDR_BIN_PATH\" pane current > current.json; env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
 "#,
     );
     let opened = server
@@ -773,9 +782,25 @@ command = ["sh", "-c", "env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.en
     let text = std::fs::read_to_string(&env_file).unwrap();
     assert!(text.contains("HERDR_PLUGIN_ID=test.panes"), "{text}");
     assert!(text.contains("TAW_PLUGIN_ID=test.panes"), "{text}");
-    assert!(
-        text.contains("HERDR_PANE_ID=w1:p1"),
-        "the target's id: {text}"
+    // Its own ids, as herdr gives a plugin pane; its context still names
+    // the pane it was opened for.
+    let own = opened["plugin_pane"]["pane"]["pane_id"].as_str().unwrap();
+    assert_ne!(own, "w1:p1");
+    assert!(text.contains(&format!("HERDR_PANE_ID={own}\n")), "{text}");
+    assert!(text.contains(&format!("TAW_PANE_ID={own}\n")), "{text}");
+    assert!(text.contains("HERDR_TAB_ID=w1:t1\n"), "{text}");
+    assert!(text.contains("HERDR_WORKSPACE_ID=w1\n"), "{text}");
+    assert!(text.contains("HERDR_PLUGIN_ENTRYPOINT_ID=side\n"), "{text}");
+    assert!(text.contains("\"focused_pane_id\":\"w1:p1\""), "{text}");
+    // `pane current` in it answers it (its HERDR_PANE_ID).
+    let current: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("current.json")).unwrap()).unwrap();
+    assert_eq!(current["result"]["pane"]["pane_id"], own);
+    // Labelled with its entry's title, as herdr labels it.
+    assert_eq!(opened["plugin_pane"]["pane"]["label"], "Side");
+    assert_eq!(
+        server.taw(&["pane", "get", &pane]).result()["pane"]["label"],
+        "Side"
     );
     assert!(!text.contains("SOCKET_PATH"), "{text}");
     assert!(!text.contains("HERDR_PLUGIN_ACTION_ID"), "{text}");
@@ -929,4 +954,147 @@ fn at_a_terminal_n_installs_nothing_and_y_installs() {
         assert_eq!(listed, usize::from(installed));
         assert_eq!(github_folders(&server).len(), usize::from(installed));
     }
+}
+
+/// What real herdr plugins rely on (issue 25): a build sees a user's own
+/// HERDR_* setting and no socket path; `pane current` answers the pane
+/// HERDR_PANE_ID names; the worktree verbs take herdr's `--json`; a
+/// failed action exits 1; an action of a plugin whose manifest no longer
+/// reads says why; a popup gets its entrypoint's id and no pane id.
+#[test]
+fn herdrs_contract_where_real_plugins_lean_on_it() {
+    let server = TmuxServer::start();
+    bare_repo(
+        &server,
+        "acme",
+        "tool",
+        &[(
+            "herdr-plugin.toml",
+            &manifest_with_build("env | grep -E '^(HERDR|TAW)_' > build.env; echo ok > built"),
+        )],
+    );
+    let url = mirror(&server);
+    server
+        .taw_with(
+            &["plugin", "install", "acme/tool", "--yes"],
+            &[
+                ("TAW_GITHUB_URL", url.as_str()),
+                ("HERDR_TOOL_DOWNLOAD_URL", "file:///mirror"),
+                ("HERDR_SOCKET_PATH", "/tmp/herdr.sock"),
+            ],
+        )
+        .result();
+    let build = walk_for(&server.state_dir().join("plugins"), "build.env").expect("the build ran");
+    let built = std::fs::read_to_string(build).unwrap();
+    assert!(
+        built.contains("HERDR_TOOL_DOWNLOAD_URL=file:///mirror\n"),
+        "{built}"
+    );
+    assert!(!built.contains("SOCKET_PATH"), "{built}");
+
+    // `pane current` under a HERDR_PANE_ID names that pane, not the
+    // focused one; `%calling` is the pane taw runs in.
+    let other = server.new_window("main", "other", "");
+    let other_id = server.taw(&["pane", "get", &other]).result()["pane"]["pane_id"].clone();
+    let id = other_id.as_str().unwrap();
+    let current = server
+        .taw_with(&["pane", "current"], &[("HERDR_PANE_ID", id)])
+        .result();
+    assert_eq!(current["pane"]["pane_id"], other_id);
+    let focused = server
+        .taw_with(&["pane", "current"], &[("HERDR_PANE_ID", "%calling")])
+        .result();
+    assert_ne!(focused["pane"]["pane_id"], other_id);
+
+    // --json on the worktree verbs.
+    let repo = server.dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    for args in [
+        vec!["init", "-q", "-b", "main"],
+        vec![
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "one",
+        ],
+    ] {
+        let ran = std::process::Command::new("git")
+            .args(&args)
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(ran.status.success(), "{ran:?}");
+    }
+    let cwd = repo.display().to_string();
+    let listed = server
+        .taw(&["worktree", "list", "--cwd", &cwd, "--json"])
+        .result();
+    assert_eq!(listed["type"], "worktree_list");
+
+    // A failed action: exit 1, the envelope saying why.
+    linked_plugin(
+        &server,
+        "fails",
+        "acme.fails",
+        "[[actions]]\nid = \"no\"\ntitle = \"No\"\ncommand = [\"sh\", \"-c\", \"echo nope >&2; exit 3\"]\n\n[[panes]]\nid = \"peek\"\ntitle = \"Peek\"\ncommand = [\"sh\", \"-c\", \"env > peek.env; exec sleep 300\"]\n",
+    );
+    let failed = server.taw(&["plugin", "action", "invoke", "acme.fails.no"]);
+    assert_eq!(failed.status, 1, "{failed:?}");
+    let log = &failed.json()["result"]["log"];
+    assert_eq!(log["status"], "failed");
+    assert_eq!(log["exit_code"], 3);
+
+    // A popup: its entrypoint's id, no pane id of its own or the target's.
+    let dir = server.dir.path().join("plugins-src/fails");
+    let _viewer = crate::common::attach_client(&server, "main");
+    server
+        .taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "acme.fails",
+            "--entrypoint",
+            "peek",
+            "--placement",
+            "popup",
+            "--target-pane",
+            "%0",
+        ])
+        .result();
+    server.wait_for("the popup's command", WAIT, || {
+        dir.join("peek.env").exists()
+    });
+    let peek = std::fs::read_to_string(dir.join("peek.env")).unwrap();
+    assert!(peek.contains("HERDR_PLUGIN_ENTRYPOINT_ID=peek\n"), "{peek}");
+    assert!(!peek.contains("HERDR_PANE_ID="), "{peek}");
+    assert!(peek.contains("HERDR_WORKSPACE_ID=w1\n"), "{peek}");
+
+    // Its manifest broken, an action named in it says why.
+    std::fs::write(dir.join("herdr-plugin.toml"), "id = ").unwrap();
+    assert_eq!(
+        server
+            .taw(&["plugin", "action", "invoke", "acme.fails.no"])
+            .error_code(),
+        "plugin_manifest_parse_failed"
+    );
+}
+
+fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if let Some(found) = walk_for(&path, name) {
+                return Some(found);
+            }
+        } else if path.file_name().is_some_and(|n| n == name) {
+            return Some(path);
+        }
+    }
+    None
 }
