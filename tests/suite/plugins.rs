@@ -119,7 +119,13 @@ fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
     assert_ne!(env.get("HERDR_PANE_ID").map(String::as_str), Some("w9:p9"));
     // A setting of the user's own, in tmux's environment, reaches it.
     assert_eq!(env["HERDR_ENVDUMP_SETTING"], "mine", "{env:#?}");
-    for name in env.keys().filter(|n| n.starts_with("TAW_")) {
+    // Each of taw's twins has its herdr name (a TAW_ setting of the
+    // caller's own, such as the suite's, passes as it is).
+    let twins = |name: &str| {
+        name.strip_prefix("TAW_")
+            .is_some_and(|rest| herdrs(&format!("HERDR_{rest}")))
+    };
+    for name in env.keys().filter(|n| twins(n)) {
         let herdr = format!("HERDR_{}", &name["TAW_".len()..]);
         assert!(
             env.contains_key(&herdr)

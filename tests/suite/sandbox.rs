@@ -163,7 +163,9 @@ impl Box {
 
     fn heard_once(&self, event: &str) -> crate::common::recorder::Heard {
         self.server
-            .wait_for(&format!("{event} heard"), SECONDS(10), || {
+            // Told by a deliverer the watcher starts as it ends: slow on
+            // a machine the suite keeps busy.
+            .wait_for(&format!("{event} heard"), SECONDS(30), || {
                 !self.recorder.heard(event).is_empty()
             });
         // Nothing more comes.
