@@ -22,6 +22,9 @@ pub(crate) enum Verb {
         /// The client to tell of a failure (the popup's).
         #[arg(long, hide = true)]
         client: Option<String>,
+        /// The popup that asked: a failure is told once it has gone.
+        #[arg(long, hide = true)]
+        after_pid: Option<u32>,
     },
     /// Keep a PNG of exactly --bytes bytes from standard input under
     /// <state>/images/ and paste its path into the pane.
@@ -33,15 +36,36 @@ pub(crate) enum Verb {
     },
 }
 
+/// How long a paste's failure waits for the popup that asked to go: one
+/// kept open gets the word after that, beneath it.
+const POPUP_GOES_WITHIN: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Waits until process `pid` has ended, at most `limit`. No one tells of
+/// another process's end: it is looked at every 50 ms.
+fn wait_until_gone(pid: u32, limit: std::time::Duration) {
+    let start = std::time::Instant::now();
+    // SAFETY: signal 0 only asks whether the process is there.
+    while unsafe { libc::kill(pid as libc::pid_t, 0) } == 0 && start.elapsed() < limit {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Paste {
             pane,
             machine,
             client,
+            after_pid,
         } => {
             let answer = paste(context, &pane, machine.as_deref());
             if let (Err(error), Some(client)) = (&answer, client) {
+                // A key press takes a message off the status line: the one
+                // that closed the popup (`v` then `q`) would take this one
+                // off unseen, so it waits for the popup to go (a moment).
+                if let Some(pid) = after_pid {
+                    wait_until_gone(pid, POPUP_GOES_WITHIN);
+                }
                 // Shown on the client that pasted as well as answered; the
                 // answer holds it when the client cannot show it.
                 let _ = context

@@ -154,7 +154,9 @@ pub(crate) fn paste_image(
         program = program.args(["--machine", machine]);
     }
     if let Some(client) = client {
-        program = program.args(["--client", client]);
+        // This process is the popup: a failure is told once it has gone.
+        let pid = std::process::id().to_string();
+        program = program.args(["--client", client, "--after-pid", &pid]);
     }
     program.start_unwatched().map_err(|failure| {
         TawError::new(

@@ -562,10 +562,19 @@ fn v_pastes_the_clipboards_image_into_the_agent_and_says_why_not_on_the_client()
         popup.keys(&["q"]);
         // Said by the paste's own process once it has failed, after the
         // popup has gone: slow on a machine the suite keeps busy.
-        popup.server.wait_for(
-            "the paste's failure on the client",
-            Duration::from_secs(30),
-            || popup.screen().contains("taw image paste:"),
-        );
+        let start = std::time::Instant::now();
+        while !popup.screen().contains("taw image paste:") {
+            // What went instead, for a failure: the images made, what the
+            // agent's pane got.
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "no word of the failed paste on the client; images: {:?}; the agent's pane:\n{}",
+                std::fs::read_dir(popup.server.state_dir().join("images"))
+                    .map(|d| d.count())
+                    .unwrap_or(0),
+                popup.server.tmux(&["capture-pane", "-p", "-t", &pane])
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     });
 }

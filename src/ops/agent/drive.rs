@@ -6,6 +6,7 @@
 //! it (an agent's name or a pane id): herdr's messages quote it, and a wait
 //! looks it up again as the pane changes.
 
+use super::typing;
 use crate::clock::now_ms;
 use crate::detect::job;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
@@ -309,6 +310,12 @@ pub(crate) struct ReleasedAnswer {
     pub released: bool,
 }
 
+/// How long a prompt's paste has to show on the agent's screen before its
+/// Enter goes anyway (an agent that draws nothing of what is typed).
+const PASTE_SHOWN: Duration = Duration::from_secs(1);
+/// The Enter's gap after the paste has shown.
+const AFTER_PASTE_SHOWN: Duration = Duration::from_millis(60);
+
 /// A prompt: its text, and what to wait for after it.
 #[derive(Debug, Clone)]
 pub(crate) struct Prompt {
@@ -343,13 +350,28 @@ pub(crate) fn prompt(
     // The text reaches tmux on its standard input, never through its
     // parser, so every byte arrives as it was written, at any size.
     let buffer = Buffer::named();
+    let shown = typing::screen(tmux, pane.id).map_err(|e| pane_gone(e, &aim.public))?;
     aim.send_guarded(
         tmux,
         vec![buffer.load()],
-        buffer.paste_then_enter(pane.id),
+        vec![buffer.paste(pane.id, true)],
         vec![buffer.delete()],
         prompt.text.into_bytes(),
         "the prompt",
+    )?;
+    // Gemini CLI reads an Enter that comes within 30 ms of the text it
+    // read last as a newline in the text, and a busy agent reads late: so
+    // the Enter goes once the agent has drawn the paste, a moment after.
+    typing::until_changed(tmux, pane.id, &shown, PASTE_SHOWN)
+        .map_err(|e| pane_gone(e, &aim.public))?;
+    std::thread::sleep(AFTER_PASTE_SHOWN);
+    aim.send_guarded(
+        tmux,
+        vec![],
+        vec![tmux_pane::send_keys(pane.id, &["Enter".to_string()])],
+        vec![],
+        vec![],
+        "the prompt's Enter",
     )?;
     let sent = PromptSent {
         pane_id: aim.public.clone(),

@@ -30,6 +30,15 @@ pub(crate) fn screen(tmux: &Tmux, pane: u32) -> Result<String> {
     tmux_pane::capture(tmux, pane, ReadSource::Visible, 0, false)
 }
 
+/// Waits until pane `pane`'s screen differs from `before`, at most `limit`.
+pub(crate) fn until_changed(tmux: &Tmux, pane: u32, before: &str, limit: Duration) -> Result<()> {
+    let stop = Instant::now() + limit;
+    while screen(tmux, pane)? == before && Instant::now() < stop {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
 /// Whether the pane's own shell is in front with nothing running.
 pub(crate) fn shell_in_front(pane: &Pane) -> bool {
     job::read_job(pane.pid)
