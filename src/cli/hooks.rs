@@ -56,6 +56,9 @@ pub(crate) enum Verb {
         pane: Option<String>,
         #[arg(long)]
         name: Option<String>,
+        /// `1`: the tab roster knew the window in that session already.
+        #[arg(long)]
+        known: Option<String>,
     },
     /// Deliver events a watcher or a verb handed over (not for a person).
     #[command(hide = true)]
@@ -81,6 +84,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             window,
             pane,
             name,
+            known,
         } => {
             let fire = HookFire {
                 hook,
@@ -88,6 +92,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
                 window: window.and_then(|w| ids::tmux_number(&w, '@')),
                 pane: pane.and_then(|p| ids::tmux_number(&p, '%')),
                 session_name: name,
+                known: known.as_deref() == Some("1"),
             };
             let listeners = Listeners::from_config(&Config::load_or_defaults().0);
             source::fire(&context.tmux(), &listeners, &fire);

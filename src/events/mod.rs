@@ -118,6 +118,16 @@ events! {
         "a client goes to another session: tmux's client-session-changed",
         &["client-session-changed"],
     ),
+    WorkspaceMoved => event(
+        "workspace.moved",
+        "never from tmux: a tmux server keeps no order of sessions to change (they go by name); for taw plugin event and taw hooks test",
+        &[],
+    ),
+    WorkspaceReordered => event(
+        "workspace.reordered",
+        "never from tmux, as workspace.moved; for taw plugin event and taw hooks test",
+        &[],
+    ),
     WorktreeCreated => event(
         "worktree.created",
         "taw worktree create made a worktree and its session (after workspace.created, tab.created and pane.created)",
@@ -147,6 +157,11 @@ events! {
         "tab.renamed",
         "a window is renamed (taw tab rename, prefix + ,): tmux's after-rename-window",
         &["after-rename-window"],
+    ),
+    TabMoved => event(
+        "tab.moved",
+        "a window moves within its session (tmux move-window, prefix + .): tmux's window-unlinked of a window still linked there (a swap-window runs no hook in tmux 3.3 and is not told)",
+        &["window-unlinked"],
     ),
     TabFocused => event(
         "tab.focused",
@@ -383,7 +398,7 @@ mod tests {
                 def.name
             );
         }
-        assert_eq!(events().count(), 28);
+        assert_eq!(events().count(), 31);
         assert_eq!(vetoes().count(), 2);
         assert_eq!(
             Event::PaneAgentStatusChanged.snake_name(),

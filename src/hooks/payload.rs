@@ -334,6 +334,46 @@ fn event_data(subject: &Subject, records: &Records, occurrence: &Occurrence) -> 
                 s.window.map(|w| Value::String(w.name.clone())),
             );
         }
+        Event::TabMoved => {
+            put(&mut data, "tab_id", text(&s.tab_id));
+            put(&mut data, "workspace_id", text(&s.workspace_id));
+            if let Some(session) = s.session {
+                let tabs = records.tabs(Some(session));
+                let at = tabs
+                    .iter()
+                    .position(|t| Some(&t.tab_id) == s.tab_id.as_ref());
+                put(&mut data, "insert_index", at.map(Value::from));
+                put(&mut data, "tabs", serde_json::to_value(tabs).ok());
+            }
+        }
+        Event::WorkspaceMoved | Event::WorkspaceReordered => {
+            let workspaces = records.workspaces();
+            let at = workspaces
+                .iter()
+                .position(|w| Some(&w.workspace_id) == s.workspace_id.as_ref());
+            if occurrence.event == Event::WorkspaceMoved {
+                put(&mut data, "workspace_id", text(&s.workspace_id));
+                put(&mut data, "insert_index", at.map(Value::from));
+            } else {
+                put(
+                    &mut data,
+                    "workspace_ids",
+                    text(&s.workspace_id).map(|id| Value::Array(vec![id])),
+                );
+                // herdr's block goes before this one; none: it went last.
+                let next = at.and_then(|i| workspaces.get(i + 1));
+                put(
+                    &mut data,
+                    "before_workspace_id",
+                    next.map(|w| Value::String(w.workspace_id.clone())),
+                );
+            }
+            put(
+                &mut data,
+                "workspaces",
+                serde_json::to_value(workspaces).ok(),
+            );
+        }
         Event::TabClosed | Event::TabFocused => {
             put(&mut data, "tab_id", text(&s.tab_id));
             put(&mut data, "workspace_id", text(&s.workspace_id));

@@ -17,6 +17,9 @@ pub(crate) struct HookFire {
     pub pane: Option<u32>,
     /// The session's name, for a session that has gone (session-closed).
     pub session_name: Option<String>,
+    /// window-linked: the tab roster knew the window in that session, so
+    /// it is a move within the session, not a new tab.
+    pub known: bool,
 }
 
 /// The ids each tmux hook's entry passes, as `--flag format` pairs: the
@@ -68,7 +71,11 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
             found.push(at(Event::WorkspaceCreated).window(None).pane(None));
             found.push(at(Event::PaneCreated));
         }
+        // A move within a session links the window again and then unlinks
+        // it from its old place: the unlink tells the move.
+        "window-linked" if fire.known => {}
         "window-linked" => found.push(at(Event::TabCreated)),
+        "window-unlinked" if still_there(tmux, fire) => found.push(at(Event::TabMoved)),
         "window-unlinked" => {
             let mut closed = at(Event::TabClosed);
             closed.session_name = fire.session_name.clone();
@@ -118,6 +125,17 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
         }));
     }
     found
+}
+
+/// Whether the window a window-unlinked hook names is still linked into
+/// its session: moved within it, not closed.
+fn still_there(tmux: &Tmux, fire: &HookFire) -> bool {
+    match (fire.window, fire.session) {
+        (Some(window), Some(session)) => {
+            crate::tmux::roster::window_in_session(tmux, window, session).unwrap_or(false)
+        }
+        _ => false,
+    }
 }
 
 /// Runs a tmux hook's job: its events, delivered to their listeners.

@@ -219,16 +219,23 @@ pub(crate) fn listeners_changed(tmux: &Tmux) {
     }
 }
 
-/// Starts the pane roster when a listener needs it, and takes it away
-/// when none does: a roster left behind would be taken as kept, stale, by
-/// the next listener that needs one.
+/// Starts the pane roster and the tab roster when a listener needs them,
+/// and takes them away when none does: a roster left behind would be
+/// taken as kept, stale, by the next listener that needs one.
 fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) -> Result<()> {
-    use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION};
+    use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, TABS};
+    let mut gone = Vec::new();
+    if listeners.hears(crate::events::Event::TabCreated) {
+        crate::tmux::roster::start_tabs(tmux)?;
+    } else {
+        gone.push(TABS);
+    }
     if listeners.needs_roster() {
         crate::hooks::roster::start(tmux);
-        return Ok(());
+    } else {
+        gone.extend([PANES, PANES_GENERATION, EXITED]);
     }
-    let set: Vec<Cmd> = [PANES, PANES_GENERATION, EXITED]
+    let set: Vec<Cmd> = gone
         .into_iter()
         .filter(|name| state.set_options.contains(*name))
         .map(cmd::unset_global_option)

@@ -108,7 +108,15 @@ fn event_hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static str,
             words.push(ShellWord::Literal((*flag).into()));
             words.push(ShellWord::Format(format));
         }
+        if hook == "window-linked" {
+            words.push(ShellWord::Literal("--known".into()));
+            words.push(ShellWord::Keyword(roster::TAB_KNOWN));
+        }
         hooks.push((hook, callback.run(&words)));
+        if hook == "window-linked" {
+            // After the job's entry, which reads the roster as it was.
+            hooks.push((hook, roster::add_tab_command()));
+        }
     }
     hooks
 }

@@ -272,6 +272,11 @@ pub(crate) mod bookkeeping {
     /// `%N` words of panes whose process exited (pane-exited), so no
     /// detection reads their going as a close.
     pub(crate) const EXITED: &str = "@agent_wizard_exited";
+    /// The tab roster, `@W:$S/` words: the windows known linked into each
+    /// session, so a window a move links again into its own session is
+    /// not taken for a new tab. Kept while something listens to
+    /// tab.created; the newest [`super::super::roster::TABS_KEPT`] bytes.
+    pub(crate) const TABS: &str = "@agent_wizard_tabs";
     /// `<pid> <unix ms>` of a restore that runs: autosave waits for it.
     pub(crate) const RESTORING: &str = "@agent_wizard_restoring";
     /// The newest autosave asked for (its stamp): an older one that finds
@@ -290,6 +295,7 @@ pub(crate) mod bookkeeping {
         PANES,
         PANES_GENERATION,
         EXITED,
+        TABS,
         RESTORING,
         AUTOSAVE_ASKED,
         AUTOSAVE_HELD,

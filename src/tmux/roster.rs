@@ -2,11 +2,13 @@
 //! roster, its count of writes, the live panes and the exit marks; the
 //! compare-and-set write; and the commands taw's hooks run inside tmux to
 //! add a new pane and to mark an exit, at once, before any client's
-//! command can look.
+//! command can look. And the tab roster: the windows known in each
+//! session, so a move-window, which tmux tells as a link and an unlink of
+//! the same window, is told as a move.
 
 use super::Tmux;
 use super::commands::{self as cmd, Cmd};
-use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION};
+use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, TABS};
 use crate::envelope::Result;
 
 /// The most of the exit marks kept: the newest.
@@ -96,4 +98,57 @@ fn count_write_command() -> String {
         "set-option -gF {PANES_GENERATION} {}",
         cmd::quote_for_tmux(&format!("#{{e|+:#{{{PANES_GENERATION}}},1}}"))
     )
+}
+
+/// The most of the tab roster kept: the newest (window ids are never
+/// used again, so what falls off is the oldest windows').
+pub(crate) const TABS_KEPT: usize = 8000;
+
+/// A window-linked hook's format: `1` when the tab roster knew the window
+/// in that session already (a move within it), else `0`. Expanded by tmux
+/// as the hook runs, before [`add_tab_command`] writes the roster.
+pub(crate) const TAB_KNOWN: &str =
+    "#{?#{m:*#{hook_window}:#{hook_session}/*,#{@agent_wizard_tabs}},1,0}";
+
+/// The command string that adds a window-linked hook's window and session
+/// to the tab roster.
+pub(crate) fn add_tab_command() -> String {
+    format!(
+        "set-option -gF {TABS} {}",
+        cmd::quote_for_tmux(&format!(
+            "#{{={}:#{{{TABS}}}#{{hook_window}}:#{{hook_session}}/}}",
+            -(TABS_KEPT as i64)
+        ))
+    )
+}
+
+/// Writes every window now linked into a session on the tab roster: a
+/// listener that starts knows the tabs there were.
+pub(crate) fn start_tabs(tmux: &Tmux) -> Result<()> {
+    let live =
+        tmux.run_one(Cmd::new("list-windows").args(["-a", "-F", "#{window_id}:#{session_id}/"]))?;
+    let words: String = live.split_whitespace().collect();
+    tmux.run_one(cmd::set_global_option(TABS, &words))
+        .map(|_| ())
+}
+
+/// Whether window `@window` is linked into session `$session` now.
+pub(crate) fn window_in_session(tmux: &Tmux, window: u32, session: u32) -> Result<bool> {
+    let live =
+        tmux.run_one(Cmd::new("list-windows").args(["-a", "-F", "#{window_id}:#{session_id}"]))?;
+    let wanted = format!("@{window}:${session}");
+    Ok(live.lines().any(|line| line.trim() == wanted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tab_rosters_reader_and_writer_name_the_same_option() {
+        assert!(TAB_KNOWN.contains(&format!("#{{{TABS}}}")));
+        let add = add_tab_command();
+        assert!(add.starts_with(&format!("set-option -gF {TABS} ")), "{add}");
+        assert!(add.contains("#{=-8000:"), "{add}");
+    }
 }

@@ -30,6 +30,7 @@ const ALL: &[&str] = &[
     "tab.closed",
     "tab.renamed",
     "tab.focused",
+    "tab.moved",
     "pane.created",
     "pane.closed",
     "pane.exited",
@@ -129,6 +130,59 @@ fn hand_actions_fire_each_event_once() {
     assert_eq!(closed.input["data"]["workspace_id"], "w1");
     assert_eq!(closed.env["TAW_PANE"], split);
 
+    nothing_twice_nor_run(&server, &recorder);
+}
+
+/// A window moved by hand within its session (move-window, prefix + .) is
+/// one tab.moved, with herdr's payload, and no create or close: a window
+/// there before the plugin loaded and one made after alike. One moved to
+/// another session is a new tab there and a close here.
+#[test]
+fn a_window_moved_by_hand_fires_tab_moved_once() {
+    let server = TmuxServer::start();
+    let older = server.new_window("main", "older", "");
+    let older = server.display(&older, "#{window_id}");
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(ALL));
+    let newer = server.new_window("main", "newer", "");
+    let newer = server.display(&newer, "#{window_id}");
+    let newer_tab = server.taw(&["tab", "get", &newer]).result()["tab"]["tab_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    recorder.once(&server, "tab.created", "tab_id", &newer_tab);
+
+    server.tmux(&["move-window", "-s", &newer, "-t", "main:7"]);
+    let moved = recorder.once(&server, "tab.moved", "tab_id", &newer_tab);
+    assert_eq!(moved.input["data"]["type"], "tab_moved");
+    assert_eq!(moved.input["data"]["workspace_id"], "w1");
+    assert_eq!(moved.input["data"]["insert_index"], 2);
+    let tabs = moved.input["data"]["tabs"].as_array().unwrap();
+    assert_eq!(tabs.len(), 3);
+    assert_eq!(tabs[2]["tab_id"], newer_tab.as_str());
+
+    let older_tab = server.taw(&["tab", "get", &older]).result()["tab"]["tab_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    server.tmux(&["move-window", "-b", "-s", &older, "-t", "main:0"]);
+    let moved = recorder.once(&server, "tab.moved", "tab_id", &older_tab);
+    assert_eq!(moved.input["data"]["insert_index"], 0);
+    server.stays_for("no tab made or closed by the moves", NO_SECOND, || {
+        recorder.heard("tab.created").len() == 1 && recorder.heard("tab.closed").is_empty()
+    });
+
+    // To another session: a tab there, a close here, no move.
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    server.tmux(&["move-window", "-s", &newer, "-t", "other:"]);
+    recorder.once(&server, "tab.closed", "tab_id", &newer_tab);
+    server.wait_for("the tab in the other session", WAIT, || {
+        recorder
+            .heard("tab.created")
+            .iter()
+            .any(|h| h.input["data"]["tab"]["tmux_id"] == newer.as_str())
+    });
+    assert_eq!(recorder.heard("tab.moved").len(), 2);
     nothing_twice_nor_run(&server, &recorder);
 }
 

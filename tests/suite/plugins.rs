@@ -376,6 +376,49 @@ fn plugin_event_fires_plugin_hooks_and_the_hooks_of_that_name() {
     );
 }
 
+/// The order events tmux cannot tell by itself (a session order) or tells
+/// from a hand move (tab.moved) are taken by `taw plugin event`, with
+/// herdr's payloads.
+#[test]
+fn plugin_event_takes_the_move_events_in_herdrs_shape() {
+    let server = TmuxServer::start();
+    let out = server.dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut config = String::from("[hooks]\n");
+    for event in ["tab.moved", "workspace.moved", "workspace.reordered"] {
+        config.push_str(&format!(
+            "\"{event}\" = \"cat > '{}'\"\n",
+            out.join(event).display()
+        ));
+    }
+    server.write_config(&config);
+    server.tmux(&["new-session", "-d", "-s", "second"]);
+    let read = |event: &str| -> Value {
+        let fired = server
+            .taw(&["plugin", "event", event, "--pane", "%0"])
+            .result();
+        assert_eq!(fired["hooks"], 1, "{fired}");
+        let text = std::fs::read_to_string(out.join(event)).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()["data"].clone()
+    };
+    let tab = read("tab.moved");
+    assert_eq!(tab["type"], "tab_moved");
+    assert_eq!(tab["tab_id"], "w1:t1");
+    assert_eq!(tab["workspace_id"], "w1");
+    assert_eq!(tab["insert_index"], 0);
+    assert_eq!(tab["tabs"][0]["tab_id"], "w1:t1");
+    let moved = read("workspace.moved");
+    assert_eq!(moved["type"], "workspace_moved");
+    assert_eq!(moved["workspace_id"], "w1");
+    assert_eq!(moved["insert_index"], 0);
+    assert_eq!(moved["workspaces"].as_array().unwrap().len(), 2);
+    let reordered = read("workspace.reordered");
+    assert_eq!(reordered["type"], "workspace_reordered");
+    assert_eq!(reordered["workspace_ids"], serde_json::json!(["w1"]));
+    assert_eq!(reordered["before_workspace_id"], "w2");
+    assert_eq!(reordered["workspaces"].as_array().unwrap().len(), 2);
+}
+
 fn manifest_with_build(build: &str) -> String {
     format!(
         "id = \"acme.tool\"\nname = \"Tool\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\nplatforms = [\"linux\", \"macos\"]\n[[build]]\ncommand = [\"sh\", \"-c\", {build:?}]\n[[actions]]\nid = \"hello\"\ntitle = \"Hello\"\ncommand = [\"cat\", \"built\"]\n"

@@ -139,7 +139,11 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     lab.choose_down(&codex, "› 2. Trust all");
     lab.key(&codex, "Enter");
     lab.wait_state(&claude, "idle", SECONDS(40));
-    lab.wait_state(&codex, "idle", SECONDS(40));
+    // Done when the review was read as a question nobody has seen
+    // answered; idle when it went by between two looks.
+    lab.wait("Codex at its prompt", SECONDS(40), || {
+        matches!(lab.state(&codex).as_str(), "idle" | "done")
+    });
     lab.type_line(&claude, "/effort low");
     lab.wait("Claude's effort set", SECONDS(20), || {
         lab.has(&claude, "Set effort level to low")
