@@ -427,6 +427,32 @@ pub(crate) fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
     Some((pane, group))
 }
 
+/// How long a pane's process may still be tmux's fork: a pane just made
+/// under load runs its program a moment after tmux told of it.
+const FORK_BECOMES_PROGRAM: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// [`read_job`], once the pane's process is its program: while it is still
+/// the fork tmux made (its parent's name and words), looked at again every
+/// 10 ms, at most [`FORK_BECOMES_PROGRAM`]. No one tells of an exec.
+pub(crate) fn read_started_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
+    let stop = std::time::Instant::now() + FORK_BECOMES_PROGRAM;
+    loop {
+        let job = read_job(pane_pid)?;
+        if !is_fork_of_parent(&job.0) || std::time::Instant::now() >= stop {
+            return Some(job);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Whether a process is still a fork that has not run its program: it has
+/// its parent's name and words.
+fn is_fork_of_parent(process: &Process) -> bool {
+    process.ppid > 1
+        && read_process(process.ppid)
+            .is_some_and(|parent| parent.comm == process.comm && parent.argv == process.argv)
+}
+
 /// Reads one process.
 pub(crate) fn read_process(pid: u32) -> Option<Process> {
     match table() {

@@ -628,6 +628,13 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    // A window moved to the end by hand: its tab.moved renumbers them.
+    server.tmux(&["move-window", "-s", "$0:0", "-t", "$0:9"]);
+    server.wait_for("the tabs numbered again", Duration::from_secs(40), || {
+        let windows = server.tmux(&["list-windows", "-t", "$0", "-F", "#{window_name}"]);
+        let names: Vec<&str> = windows.lines().collect();
+        names.len() == 2 && names[0].starts_with("[1] ") && names[1] == "[2] sh"
+    });
 }
 
 #[test]

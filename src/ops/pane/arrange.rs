@@ -445,9 +445,10 @@ pub(crate) struct ProcessInfoAnswer {
     pub process_info: ProcessInfo,
 }
 
-/// The processes in front of a pane's terminal.
+/// The processes in front of a pane's terminal, once the pane runs its
+/// program (a plugin that names a new tab by it asks at once).
 pub(crate) fn process_info(pane: &Pane) -> ProcessInfoAnswer {
-    let (group, processes) = match job::read_job(pane.pid) {
+    let (group, processes) = match job::read_started_job(pane.pid) {
         Some((shell, group)) => {
             let mut members: Vec<&job::Process> = group.iter().collect();
             if shell.tpgid > 0 && shell.tpgid as u32 == shell.pgid && members.is_empty() {
