@@ -61,6 +61,24 @@ pub(crate) enum ErrorCode {
     InvalidResumeArgv,
     /// A resume command from a source that does not hold the pane (herdr's).
     ResumeNotAccepted,
+    /// A metadata report's `--source` or `--applies-to-source` is not 1 to
+    /// 80 of ASCII letters, digits and `: . _ -` (herdr's).
+    InvalidMetadataSource,
+    /// A metadata token's name is not 1 to 32 of `[A-Za-z0-9_-]`, or a
+    /// `--token` is not NAME=VALUE (herdr's).
+    InvalidMetadataToken,
+    /// A metadata report's `--ttl-ms` is not 1 to 86 400 000 (herdr's).
+    InvalidMetadataTtl,
+    /// A metadata report that sets and clears one field, or changes
+    /// nothing (herdr's).
+    InvalidMetadataRequest,
+    /// A `--state-label` whose key is not idle, working, blocked, done or
+    /// unknown, or that is not STATUS=TEXT (herdr's).
+    InvalidStateLabel,
+    /// More than 16 tokens in one report, or more than 32 kept (herdr's).
+    MetadataTokenLimit,
+    /// A 33rd source numbering its metadata reports (herdr's).
+    MetadataSequenceSourceLimit,
     /// A hook (a session's pre-create hook) said no, or took too long.
     HookRefused,
     /// No plugin has that id (or source).

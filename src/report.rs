@@ -36,9 +36,10 @@ pub(crate) fn claude_flags(argv: &[String]) -> Vec<String> {
 
 /// The longest `--source` taw keeps (herdr takes any).
 pub(crate) const MAX_SOURCE_BYTES: usize = 128;
-/// How many sources' sequence numbers a pane keeps, and in how much text.
+/// How many sources' sequence numbers a pane keeps, and in how much text
+/// (32 metadata sources of 80 bytes fit, so none of those is ever dropped).
 pub(crate) const MAX_SOURCES: usize = 32;
-pub(crate) const MAX_SEQ_TEXT: usize = 2048;
+pub(crate) const MAX_SEQ_TEXT: usize = 4096;
 /// Limits of a resume command: words, bytes a word, bytes in all.
 const MAX_RESUME_WORDS: usize = 64;
 const MAX_RESUME_WORD: usize = 4096;
@@ -259,7 +260,16 @@ impl Sequences {
         }
     }
 
-    /// The last 32 sources, in at most 2 KiB: the oldest go first.
+    /// Whether a report from `source` with `seq` would be a source more
+    /// than the 32 kept: herdr refuses a metadata report so, where an
+    /// agent report drops the oldest source.
+    pub(crate) fn full_for(&self, source: &str, seq: Option<u64>) -> bool {
+        seq.is_some()
+            && self.entries.len() >= MAX_SOURCES
+            && !self.entries.iter().any(|(s, _)| s == source)
+    }
+
+    /// The last 32 sources, in at most 4 KiB: the oldest go first.
     fn trim(&mut self) {
         while self.entries.len() > MAX_SOURCES || self.render().len() > MAX_SEQ_TEXT {
             self.entries.remove(0);
@@ -366,12 +376,27 @@ mod tests {
         }
         assert_eq!(seqs.entries.len(), 32);
         assert_eq!(seqs.entries[0].0, "source-8");
-        // A long source name fills the 2 KiB first.
+        // Long source names fill the 4 KiB first.
         let mut seqs = Sequences::default();
-        for n in 0..20 {
-            assert!(seqs.accept(&format!("{n}{}", "x".repeat(120)), Some(1)));
+        for n in 0..40 {
+            assert!(seqs.accept(&format!("{n}{}", "x".repeat(126)), Some(1)));
         }
         assert!(seqs.render().len() <= MAX_SEQ_TEXT);
+        assert!(seqs.entries.len() < 32);
+    }
+
+    #[test]
+    fn a_33rd_numbered_source_is_full() {
+        let mut seqs = Sequences::default();
+        for n in 0..32 {
+            let source = format!("{n:0>80}");
+            assert!(!seqs.full_for(&source, Some(1)));
+            assert!(seqs.accept(&source, Some(1)));
+        }
+        assert_eq!(seqs.entries.len(), 32, "80-byte sources all fit");
+        assert!(seqs.full_for("another", Some(1)));
+        assert!(!seqs.full_for("another", None), "no number, nothing kept");
+        assert!(!seqs.full_for(&format!("{:0>80}", 5), Some(2)));
     }
 
     #[test]

@@ -178,6 +178,14 @@ fn panes_of(
                 agent_kind: kind,
                 label: text(&pane.label),
                 meta_title: text(&pane.shown.title),
+                meta_display_agent: text(&pane.shown.display_agent),
+                meta_state_labels: pane
+                    .reported
+                    .state_labels
+                    .clone()
+                    .map(|labels| Value::Object(labels).to_string())
+                    .unwrap_or_default(),
+                meta_tokens: stored_tokens(&pane.reported.tokens),
                 state_since: agent.and_then(|a| a.state_since).unwrap_or(0),
                 ..Pane::default()
             })

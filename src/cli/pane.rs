@@ -5,6 +5,7 @@ use super::{
 };
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
+use crate::ops::metadata::{self, PaneReport};
 use crate::ops::pane::arrange::{self, Direction, ZoomMode};
 pub(crate) use crate::ops::pane::input::Source;
 use crate::ops::pane::input::{self, ReadSpec};
@@ -148,6 +149,9 @@ pub(crate) enum Verb {
     ReportAgentSession(SessionArgs),
     /// An integration gives the pane up: its report and resume command go.
     ReleaseAgent(ReleaseArgs),
+    /// Say what a pane shows (herdr's metadata): a title, a display name,
+    /// labels for its states, tokens. Display only.
+    ReportMetadata(MetadataArgs),
 }
 
 /// Which pane a verb is about: an id, `--pane ID`, `--current` (the pane
@@ -380,6 +384,44 @@ pub(crate) struct ReleaseArgs {
     who: ReporterArgs,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct MetadataArgs {
+    /// The pane: %N, w1:pN, or %calling (the pane this runs in).
+    pane: String,
+    #[command(flatten)]
+    report: super::workspace::TokenArgs,
+    /// Show the title, display name and labels only if the pane's agent
+    /// is this one (the tokens apply anyway).
+    #[arg(long)]
+    agent: Option<String>,
+    /// Show them only if this source holds the pane's state.
+    #[arg(long)]
+    applies_to_source: Option<String>,
+    /// A title for the pane (an empty one clears it).
+    #[arg(long, conflicts_with = "clear_title")]
+    title: Option<String>,
+    /// Take the title off.
+    #[arg(long)]
+    clear_title: bool,
+    /// The agent's name as the pane shows it.
+    #[arg(long, conflicts_with = "clear_display_agent")]
+    display_agent: Option<String>,
+    /// Take the display name off.
+    #[arg(long)]
+    clear_display_agent: bool,
+    /// A word for a state: idle, working, blocked, done or unknown, then
+    /// its text (an empty text clears it).
+    #[arg(
+        long = "state-label",
+        value_name = "STATUS=TEXT",
+        conflicts_with = "clear_state_labels"
+    )]
+    state_labels: Vec<String>,
+    /// Take every state label off.
+    #[arg(long)]
+    clear_state_labels: bool,
+}
+
 impl ReporterArgs {
     fn reporter(self, context: &Context) -> Result<Reporter> {
         Ok(Reporter {
@@ -417,6 +459,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::ReportAgent(_) => "report-agent",
         Verb::ReportAgentSession(_) => "report-agent-session",
         Verb::ReleaseAgent(_) => "release-agent",
+        Verb::ReportMetadata(_) => "report-metadata",
     };
     (envelope_id("pane", name), answer(context, verb))
 }
@@ -430,9 +473,10 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         | Verb::SendKeys { .. }
         | Verb::Run { .. }
         | Verb::WaitOutput(_) => input_verb(context, &tmux, verb),
-        Verb::ReportAgent(_) | Verb::ReportAgentSession(_) | Verb::ReleaseAgent(_) => {
-            report_verb(context, &tmux, verb)
-        }
+        Verb::ReportAgent(_)
+        | Verb::ReportAgentSession(_)
+        | Verb::ReleaseAgent(_)
+        | Verb::ReportMetadata(_) => report_verb(context, &tmux, verb),
         Verb::List { .. }
         | Verb::Get { .. }
         | Verb::Current { .. }
@@ -528,6 +572,21 @@ fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
         Verb::ReleaseAgent(args) => {
             let who = args.who.reporter(context)?;
             Reply::of(report::release_agent(tmux, &who)?)
+        }
+        Verb::ReportMetadata(args) => {
+            let report = PaneReport {
+                pane: pane_number(context, &args.pane)?,
+                tokens: args.report.report(),
+                agent: args.agent,
+                applies_to_source: args.applies_to_source,
+                title: args.title,
+                clear_title: args.clear_title,
+                display_agent: args.display_agent,
+                clear_display_agent: args.clear_display_agent,
+                state_labels: args.state_labels,
+                clear_state_labels: args.clear_state_labels,
+            };
+            Reply::of(metadata::report_pane(tmux, &report)?)
         }
         other => unreachable!("not a report verb: {other:?}"),
     })

@@ -57,19 +57,41 @@ pub(crate) struct CreateArgs {
 pub(crate) struct MetadataArgs {
     /// The workspace: w1, $0, or a position.
     pub workspace: String,
+    #[command(flatten)]
+    pub report: TokenArgs,
+}
+
+/// What every metadata report has (`workspace report-metadata`, `pane
+/// report-metadata`): who reports, its tokens, its number, their life.
+#[derive(Debug, Args)]
+pub(crate) struct TokenArgs {
     /// Who reports: letters, digits and `: . _ -`, at most 80.
     #[arg(long)]
     pub source: String,
     /// NAME=VALUE to set (an empty value clears it).
     #[arg(long = "token", value_name = "NAME=VALUE")]
     pub tokens: Vec<String>,
+    /// A token to take off.
     #[arg(long = "clear-token", value_name = "NAME")]
     pub clear: Vec<String>,
+    /// This source's report number; a report not above its last is ignored.
     #[arg(long)]
     pub seq: Option<u64>,
     /// Each token set expires after this many milliseconds.
     #[arg(long)]
     pub ttl_ms: Option<u64>,
+}
+
+impl TokenArgs {
+    pub(crate) fn report(self) -> TokenReport {
+        TokenReport {
+            source: self.source,
+            tokens: self.tokens,
+            clear: self.clear,
+            seq: self.seq,
+            ttl_ms: self.ttl_ms,
+        }
+    }
 }
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
@@ -123,19 +145,9 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             Reply::of(op::close(&tmux, &snapshot, session(&workspace)?, group)?)
         }
         Verb::ReportMetadata(args) => {
-            let report = TokenReport {
-                source: args.source,
-                tokens: args.tokens,
-                clear: args.clear,
-                seq: args.seq,
-                ttl_ms: args.ttl_ms,
-            };
-            Reply::of(metadata::report(
-                &tmux,
-                &snapshot,
-                session(&args.workspace)?,
-                &report,
-            )?)
+            let session = session(&args.workspace)?;
+            let report = args.report.report();
+            Reply::of(metadata::report(&tmux, &snapshot, session, &report)?)
         }
     })
 }

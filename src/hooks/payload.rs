@@ -422,6 +422,11 @@ fn event_data(subject: &Subject, records: &Records, occurrence: &Occurrence) -> 
     {
         put(&mut data, "title", text(&pane.shown.title));
         put(&mut data, "display_agent", text(&pane.shown.display_agent));
+        put(
+            &mut data,
+            "state_labels",
+            record(&pane.reported.state_labels),
+        );
     }
     for (name, value) in &occurrence.data {
         data.insert(name.clone(), value.clone());

@@ -255,7 +255,14 @@ fn row_lines(app: &List, row: &Row, git: &dyn Fn(&Row) -> Option<Git>) -> Vec<Li
                             let (m, color) = mark(state);
                             Some((m.to_string(), Style::default().fg(color)))
                         }
-                        "state_text" => plain(state.as_str().to_string()),
+                        // The label reported for the state, else its word.
+                        "state_text" => plain(
+                            crate::model::state_labels(&p.meta_state_labels)
+                                .and_then(|labels| {
+                                    Some(labels.get(state.as_str())?.as_str()?.to_string())
+                                })
+                                .unwrap_or_else(|| state.as_str().to_string()),
+                        ),
                         "workspace" => plain(session_name.clone()?),
                         "tab" => plain(window_name.clone()?),
                         "pane" => plain(if p.label.is_empty() {
@@ -270,7 +277,12 @@ fn row_lines(app: &List, row: &Row, git: &dyn Fn(&Row) -> Option<Git>) -> Vec<Li
                                 .trim_start_matches(|c: char| !c.is_alphanumeric())
                                 .to_string(),
                         ),
-                        _ => None,
+                        token => plain(
+                            crate::model::live_tokens(&p.meta_tokens, crate::clock::now_ms())
+                                .get(token.strip_prefix('$')?)?
+                                .as_str()?
+                                .to_string(),
+                        ),
                     }
                 };
                 lines = sidebar.lines(Some(&p.agent_kind), &value);

@@ -174,10 +174,15 @@ pub(crate) struct Row {
     pub search: String,
 }
 
-/// An agent pane's name in the list: its own name, else its kind's.
+/// An agent pane's name in the list: its own name, else the display name
+/// reported for it (`pane report-metadata --display-agent`), else its
+/// kind's.
 pub(crate) fn agent_label(pane: &Pane) -> String {
     if !pane.agent_name.is_empty() {
         return pane.agent_name.clone();
+    }
+    if !pane.meta_display_agent.is_empty() {
+        return pane.meta_display_agent.clone();
     }
     agents::by_id(&pane.agent_kind)
         .map(|agent| agent.name.to_string())
@@ -424,11 +429,23 @@ fn pane_row(
     let state = pane_state(pane);
     let (label, detail) = match state {
         Some(_) => {
-            let kind = agents::by_id(&pane.agent_kind)
-                .map(|a| a.name.to_string())
-                .unwrap_or_else(|| pane.agent_kind.clone());
+            // What it is: the display name reported for it, else its kind.
+            let kind = if pane.meta_display_agent.is_empty() {
+                agents::by_id(&pane.agent_kind)
+                    .map(|a| a.name.to_string())
+                    .unwrap_or_else(|| pane.agent_kind.clone())
+            } else {
+                pane.meta_display_agent.clone()
+            };
             let label = agent_label(pane);
-            let detail = if label == kind { String::new() } else { kind };
+            // A title reported for the pane says more than the kind.
+            let detail = if !pane.meta_title.is_empty() {
+                pane.meta_title.clone()
+            } else if label == kind {
+                String::new()
+            } else {
+                kind
+            };
             (label, detail)
         }
         None => (
@@ -614,6 +631,35 @@ mod tests {
             &[],
         );
         assert_eq!(labels(&rows), ["api", "web", "  2: main", "    Codex"]);
+    }
+
+    #[test]
+    fn reported_metadata_names_the_agent_and_titles_it() {
+        let mut snapshot = snapshot();
+        snapshot.panes[0].meta_display_agent = "Claude (Opus)".into();
+        snapshot.panes[0].meta_title = "Fixing the login".into();
+        snapshot.panes[3].agent_name = "reviewer".into();
+        snapshot.panes[3].meta_display_agent = "Codex 5".into();
+        let rows = build(
+            &snapshot,
+            Layout::Flat,
+            Depth::Agents,
+            &HashSet::new(),
+            "",
+            &[],
+            &[],
+        );
+        let shown: Vec<(String, String)> = rows
+            .iter()
+            .map(|r| (r.label.clone(), r.detail.clone()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("Claude (Opus)".to_string(), "Fixing the login".to_string()),
+                ("reviewer".to_string(), "Codex 5".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -450,8 +450,9 @@ impl<'a> Records<'a> {
                 agent_status: pane_status(pane),
             },
             reported: Reported {
-                state_labels: None,
-                tokens: None,
+                state_labels: state_labels(&pane.meta_state_labels),
+                tokens: Some(live_tokens(&pane.meta_tokens, crate::clock::now_ms()))
+                    .filter(|tokens| !tokens.is_empty()),
                 agent_session: session.as_ref().map(StoredSession::record),
                 agent_session_id: session.as_ref().and_then(StoredSession::session_id),
                 agent_session_path: session.as_ref().and_then(StoredSession::session_path),
@@ -505,6 +506,19 @@ pub(crate) fn live_tokens(stored: &str, now: u64) -> Map<String, Value> {
         .collect()
 }
 
+/// The labels reported for a pane's states (status to text), if any.
+pub(crate) fn state_labels(stored: &str) -> Option<Map<String, Value>> {
+    match serde_json::from_str::<Value>(stored) {
+        Ok(Value::Object(labels)) if !labels.is_empty() => Some(
+            labels
+                .into_iter()
+                .filter(|(_, label)| label.is_string())
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
 /// A pane's status: its agent's state, unknown without one.
 pub(crate) fn pane_status(pane: &Pane) -> AgentStatus {
     if pane.agent_kind.is_empty() && pane.agent_state.is_empty() {
@@ -556,6 +570,17 @@ mod tests {
         assert_eq!(live["a"], "1");
         assert_eq!(live["c"], "3");
         assert!(live_tokens("junk", 0).is_empty());
+    }
+
+    #[test]
+    fn state_labels_are_read_back() {
+        let labels = state_labels(r#"{"working":"thinking","idle":3}"#).unwrap();
+        assert_eq!(
+            Value::Object(labels),
+            serde_json::json!({"working": "thinking"})
+        );
+        assert!(state_labels("").is_none());
+        assert!(state_labels("{}").is_none());
     }
 
     #[test]

@@ -331,9 +331,15 @@ pub(crate) mod pane {
     pub(crate) const AGENT_NAME: &str = "@agent_name";
     /// A label the user gave the pane (`taw pane rename`).
     pub(crate) const LABEL: &str = "@agent_wizard_label";
-    /// Metadata an integration reported: a title and a display name.
+    /// Metadata reported for the pane (`taw pane report-metadata`): a
+    /// title and a display name (plain text), labels for its states (a
+    /// JSON object, status to text), its tokens (JSON, as a session's
+    /// `@agent_wizard_tokens`), and each source's last sequence number.
     pub(crate) const META_TITLE: &str = "@agent_meta_title";
     pub(crate) const META_DISPLAY_AGENT: &str = "@agent_meta_display_agent";
+    pub(crate) const META_STATE_LABELS: &str = "@agent_meta_state_labels";
+    pub(crate) const META_TOKENS: &str = "@agent_meta_tokens";
+    pub(crate) const META_SEQS: &str = "@agent_meta_seqs";
     /// herdr's pane revision; read into a pane's record, written by no
     /// part of taw yet (so `revision` is 0).
     pub(crate) const REVISION: &str = "@agent_revision";
@@ -428,6 +434,9 @@ pub(crate) mod pane {
         LABEL,
         META_TITLE,
         META_DISPLAY_AGENT,
+        META_STATE_LABELS,
+        META_TOKENS,
+        META_SEQS,
         REVISION,
         AGENT_PID,
         STATE_SINCE,

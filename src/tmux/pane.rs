@@ -34,8 +34,8 @@ pub(crate) struct PaneView {
     pub kind_hint: String,
     pub typed_line: String,
     pub typed_command: String,
-    /// The pane's label and the metadata its agent reported (title,
-    /// display name), joined: a change of it is pane.updated.
+    /// The pane's label and the metadata reported for it (title, display
+    /// name, state labels, tokens), joined: a change of it is pane.updated.
     pub described: String,
     /// The container the watcher last recorded, and the profile `taw
     /// sandbox` ran.
@@ -84,6 +84,8 @@ fn view_format() -> RowFormat {
             opt::META_DISPLAY_AGENT,
             opt::CONTAINER,
             opt::SANDBOX_PROFILE,
+            opt::META_STATE_LABELS,
+            opt::META_TOKENS,
         ],
     )
 }
@@ -142,7 +144,7 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         kind_hint: field(17).to_string(),
         typed_line: field(18).to_string(),
         typed_command: field(19).to_string(),
-        described: [field(20), field(21), field(22)].join("\u{1f}"),
+        described: [field(20), field(21), field(22), field(25), field(26)].join("\u{1f}"),
         container: field(23).to_string(),
         sandbox_profile: field(24).to_string(),
         screen: sections[1].clone(),

@@ -85,6 +85,10 @@ pub(crate) struct Pane {
     pub label: String,
     pub meta_title: String,
     pub meta_display_agent: String,
+    /// Reported labels for its states (JSON) and its tokens (JSON, with
+    /// each one's expiry), as `taw pane report-metadata` keeps them.
+    pub meta_state_labels: String,
+    pub meta_tokens: String,
     pub revision: u64,
     /// A pipe-pane is open on the pane.
     pub pipe: bool,
@@ -228,6 +232,8 @@ fn panes_format() -> RowFormat {
             pane_opt::SANDBOX_PROFILE,
             pane_opt::SANDBOX_RESUME,
             pane_opt::TOAST,
+            pane_opt::META_STATE_LABELS,
+            pane_opt::META_TOKENS,
         ],
     )
 }
@@ -500,6 +506,8 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         sandbox_profile: row.get(38).to_string(),
         sandbox_resume: row.get(39).to_string(),
         toast: row.get(40).to_string(),
+        meta_state_labels: row.get(41).to_string(),
+        meta_tokens: row.get(42).to_string(),
     })
 }
 

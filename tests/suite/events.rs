@@ -353,6 +353,26 @@ fn tab_and_pane_verbs_fire_each_event_once() {
             .iter()
             .any(|h| h.input["data"]["pane"]["label"] == "helper")
     });
+    // Metadata reported for it: the same, with what it shows now.
+    server
+        .taw(&[
+            "pane",
+            "report-metadata",
+            &root,
+            "--source",
+            "custom:ui",
+            "--title",
+            "reviewing",
+            "--token",
+            "pr=42",
+        ])
+        .result();
+    server.wait_for("pane.updated with the metadata", WAIT, || {
+        recorder.heard("pane.updated").iter().any(|h| {
+            let pane = &h.input["data"]["pane"];
+            pane["title"] == "reviewing" && pane["tokens"]["pr"] == "42"
+        })
+    });
 
     server.taw(&["pane", "close", &pane_id]).result();
     recorder.once(&server, "pane.closed", "pane_id", &pane_id);

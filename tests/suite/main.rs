@@ -17,6 +17,7 @@ mod integrations;
 mod integrations_lab;
 mod load;
 mod machines;
+mod metadata;
 mod notification;
 mod plugins;
 mod popup;

@@ -576,6 +576,52 @@ fn pane_report_answers() {
     shape("pane__report_agent", &server, &run);
     let run = report(&["--state", "idle", "--seq", "3"]);
     shape("pane__report_agent_out_of_order", &server, &run);
+    let metadata = |extra: &[&str]| {
+        let mut args = vec![
+            "pane",
+            "report-metadata",
+            "%0",
+            "--source",
+            "custom:ui",
+            "--seq",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        server.taw(&args)
+    };
+    let run = metadata(&[
+        "--agent",
+        "mybot",
+        "--title",
+        "Fixing the login",
+        "--display-agent",
+        "My Bot",
+        "--state-label",
+        "working=thinking",
+        "--token",
+        "pr=42",
+    ]);
+    shape("pane__report_metadata", &server, &run);
+    let run = metadata(&["--agent", "claude", "--title", "x"]);
+    shape("pane__report_metadata_out_of_order", &server, &run);
+    snap(
+        &server,
+        "pane__report_metadata_ignored",
+        &[
+            "pane",
+            "report-metadata",
+            "%0",
+            "--source",
+            "custom:ui",
+            "--seq",
+            "3",
+            "--applies-to-source",
+            "herdr:pi",
+            "--title",
+            "x",
+        ],
+    );
+    snap(&server, "pane__get_with_metadata", &["pane", "get", "%0"]);
     snap(
         &server,
         "pane__report_agent_session",

@@ -378,15 +378,34 @@ fn report_metadata_checks_names_order_and_ttl() {
         args.extend_from_slice(extra);
         server.taw(&args)
     };
-    for bad in [
-        &["--source", "bad source!", "--token", "a=b"][..],
-        &["--source", "", "--token", "a=b"],
-        &["--source", "ok", "--token", "bad name=x"],
-        &["--source", "ok", "--token", "noequals"],
-        &["--source", "ok", "--clear-token", "x y"],
-        &["--source", "ok", "--token", "a=b", "--ttl-ms", "0"],
+    // herdr's codes.
+    for (bad, code) in [
+        (
+            &["--source", "bad source!", "--token", "a=b"][..],
+            "invalid_metadata_source",
+        ),
+        (
+            &["--source", "", "--token", "a=b"],
+            "invalid_metadata_source",
+        ),
+        (
+            &["--source", "ok", "--token", "bad name=x"],
+            "invalid_metadata_token",
+        ),
+        (
+            &["--source", "ok", "--token", "noequals"],
+            "invalid_metadata_token",
+        ),
+        (
+            &["--source", "ok", "--clear-token", "x y"],
+            "invalid_metadata_token",
+        ),
+        (
+            &["--source", "ok", "--token", "a=b", "--ttl-ms", "0"],
+            "invalid_metadata_ttl",
+        ),
     ] {
-        assert_eq!(report(bad).error_code(), "invalid_argument", "{bad:?}");
+        assert_eq!(report(bad).error_code(), code, "{bad:?}");
     }
     assert!(tokens(&server).is_null());
 
