@@ -2,6 +2,7 @@
 //! the code that answers them.
 
 pub(crate) mod agent;
+pub(crate) mod api;
 pub(crate) mod config;
 pub(crate) mod hooks;
 pub(crate) mod image;
@@ -115,6 +116,9 @@ pub(crate) enum Group {
     Image(image::Verb),
     /// One list of every machine's sessions and agents, live (a terminal's).
     App(machine::AppArgs),
+    /// herdr's whole-state answer: `taw api snapshot`.
+    #[command(subcommand)]
+    Api(api::Verb),
 }
 
 /// What every verb gets: how to reach tmux.
@@ -200,6 +204,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Web(args) => web::run(context, args),
         Group::Machine(verb) => machine::run(context, verb),
         Group::Image(verb) => image::run(context, verb),
+        Group::Api(verb) => api::run(context, verb),
         Group::Sandbox(sandbox::SandboxArgs {
             verb: Some(verb), ..
         }) => sandbox::run(verb),

@@ -8,6 +8,7 @@
 //! front end's part (`model::resolve`).
 
 pub(crate) mod agent;
+pub(crate) mod api;
 pub(crate) mod feed;
 pub(crate) mod go;
 pub(crate) mod image;

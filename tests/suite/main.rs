@@ -9,6 +9,7 @@ mod common;
 mod agent_drive;
 mod agents;
 mod agents_lab;
+mod api;
 mod architecture;
 mod config;
 mod docs;
