@@ -154,9 +154,11 @@ pub(crate) struct OpenArgs {
     /// A popup's height (cells or a percentage).
     #[arg(long)]
     height: Option<String>,
-    #[arg(long)]
+    /// Bring the pane in front: its window and it (herdr's default).
+    #[arg(long, overrides_with = "no_focus")]
     focus: bool,
-    #[arg(long, conflicts_with = "focus")]
+    /// Open it where it goes, and leave the pane in front as it is.
+    #[arg(long, overrides_with = "focus")]
     no_focus: bool,
 }
 
@@ -328,7 +330,7 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 env,
                 width,
                 height,
-                focus,
+                no_focus,
                 ..
             } = *args;
             let found = plugin::registry::plugin(&plugin_id)?;
@@ -345,7 +347,8 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 placement,
                 direction,
                 env: super::parse_env(&env)?,
-                focus,
+                // herdr's CLI brings the pane in front unless --no-focus.
+                focus: !no_focus,
                 width,
                 height,
             };

@@ -20,6 +20,7 @@ mod machines;
 mod notification;
 mod plugins;
 mod popup;
+mod real_plugins;
 mod records;
 mod replay;
 mod report;

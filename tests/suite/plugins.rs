@@ -750,6 +750,10 @@ placement = "side"
 command = ["sh", "-c", "\"$HERDR_BIN_PATH\" pane current > current.json; env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
 "#,
     );
+    // Another tab in front: the pane comes in front with its tab, as
+    // herdr's CLI focuses a plugin pane unless told --no-focus.
+    let elsewhere = server.new_window("main", "elsewhere", "");
+    server.tmux(&["select-window", "-t", &elsewhere]);
     let opened = server
         .taw_with(
             &[
@@ -816,11 +820,35 @@ command = ["sh", "-c", "\"$HERDR_BIN_PATH\" pane current > current.json; env | g
         text.lines().last().unwrap().ends_with("plugins-src/panes"),
         "{text}"
     );
-    // Beside %0, in its window.
+    // Beside %0, in its window, in front.
     assert_eq!(
         server.display(&pane, "#{window_id}"),
         server.display("%0", "#{window_id}")
     );
+    assert_eq!(server.display("main:", "#{pane_id}"), pane);
+    // --no-focus: made beside it, the front as it was.
+    server.tmux(&["select-window", "-t", &elsewhere]);
+    let unfocused = server
+        .taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "test.panes",
+            "--entrypoint",
+            "side",
+            "--target-pane",
+            "%0",
+            "--no-focus",
+        ])
+        .result();
+    let quiet = unfocused["plugin_pane"]["pane"]["tmux_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(server.display("main:", "#{pane_id}"), elsewhere);
+    assert_eq!(server.display(&quiet, "#{pane_active}"), "0");
+    server.tmux(&["kill-pane", "-t", &quiet]);
     let focused = server.taw(&["plugin", "pane", "focus", &pane]).result();
     assert_eq!(focused["type"], "plugin_pane_focused");
     assert_eq!(server.display(&pane, "#{pane_active}"), "1");
