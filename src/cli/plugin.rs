@@ -355,11 +355,11 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
             panes::open(&tmux, &snapshot, &found, &target, invoked, &request)
         }
         PaneVerb::Focus { pane } => {
-            let found = resolve::pane(&snapshot, &pane)?;
+            let found = super::named_pane(&snapshot, &pane)?;
             panes::focus(&tmux, &snapshot, found).map(Reply::of)
         }
         PaneVerb::Close { pane } => {
-            let found = resolve::pane(&snapshot, &pane)?;
+            let found = super::named_pane(&snapshot, &pane)?;
             panes::close(&tmux, &snapshot, found).map(Reply::of)
         }
         PaneVerb::Exec { argv } => Err(panes::exec_in_own_pane(&snapshot, &argv)),
@@ -383,7 +383,7 @@ fn subject(
 ) -> Result<Ids> {
     let snapshot = context.snapshot()?;
     let found = if let Some(text) = pane {
-        Some(resolve::pane(&snapshot, text)?.clone())
+        Some(super::named_pane(&snapshot, text)?.clone())
     } else if let Some(text) = tab {
         let window = resolve::tab(&snapshot, text)?;
         snapshot.active_pane(window.session, window.id).cloned()

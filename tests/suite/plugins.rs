@@ -1039,6 +1039,17 @@ fn herdrs_contract_where_real_plugins_lean_on_it() {
         .taw_with(&["pane", "current"], &[("HERDR_PANE_ID", "%calling")])
         .result();
     assert_ne!(focused["pane"]["pane_id"], other_id);
+    // In a pane, `%calling` (the HERDR_PANE_ID tmux's environment gives
+    // it) names that pane for every verb that takes a pane id, as the
+    // pane's own id does under herdr (pouch's `herdr-pouch add`).
+    let tmux_env = format!("{},1,0", server.socket_path_of_server());
+    let in_pane = [("TMUX", tmux_env.as_str()), ("TMUX_PANE", other.as_str())];
+    let got = server
+        .taw_with(&["pane", "get", "%calling"], &in_pane)
+        .result();
+    assert_eq!(got["pane"]["pane_id"], other_id);
+    let agentless = server.taw_with(&["agent", "get", "%calling"], &in_pane);
+    assert_eq!(agentless.error_code(), "agent_not_found");
 
     // --json on the worktree verbs.
     let repo = server.dir.path().join("repo");

@@ -480,6 +480,9 @@ fn pouch(server: &TmuxServer) -> Option<PathBuf> {
         return None;
     }
     mirror_bundle(server, &bundle, "AltanS", "herdr-pouch");
+    // herdr's variables in new panes, as pouch's command line looks for
+    // them in a shell (HERDR_BIN_PATH, HERDR_PANE_ID).
+    server.tmux(&["set", "-g", "@agent-wizard-herdr-env", "on"]);
     server.load_plugin();
     let url = mirror(server);
     let installed = server
@@ -524,10 +527,11 @@ fn tab_label(server: &TmuxServer, pane: &str) -> String {
         .to_string()
 }
 
-/// pouch stashes text for a pane; the pane alone in its tab, the tab's
-/// label wears the mark; its `insert-top` types the text into the pane
-/// without submitting it; a second pane in the tab (its `pane.created`
-/// hook) takes the mark off the label again.
+/// pouch stashes text for the pane its command line runs in (`herdr-pouch
+/// add` at a shell, the pane named by its `HERDR_PANE_ID`); the pane alone
+/// in its tab, the tab's label wears the mark; its `insert-top` types the
+/// text into the pane without submitting it; a second pane in the tab (its
+/// `pane.created` hook) takes the mark off the label again.
 #[test]
 fn herdr_pouch_stashes_for_a_pane_inserts_it_and_marks_the_tab() {
     let started = std::time::Instant::now();
@@ -542,19 +546,28 @@ fn herdr_pouch_stashes_for_a_pane_inserts_it_and_marks_the_tab() {
         .to_string();
     let label = tab_label(&server, &agent);
 
-    let added = pouch_cli(
-        &server,
-        &root,
-        &["add", "--pane", &agent_id, "run the tests"],
+    // At the pane's shell, as its README says: the pouch of this pane.
+    let store = server.state_dir().join("plugins/state/herdr.pouch");
+    let line = format!(
+        "POUCH_STATE_DIR='{}' '{}' add 'run the tests'",
+        store.display(),
+        root.join("bin/herdr-pouch").display()
     );
-    assert_eq!(added.status, 0, "{added:?}");
-    assert!(added.stdout.contains("stashed"), "{added:?}");
+    server.tmux(&["send-keys", "-t", &agent, "-l", &line]);
+    server.tmux(&["send-keys", "-t", &agent, "Enter"]);
+    wait_screen(&server, &agent, &format!("pouch://{agent_id}"));
     let listed = pouch_cli(&server, &root, &["list", "--pane", &agent_id]);
     assert!(listed.stdout.contains("run the tests"), "{listed:?}");
     // Alone in its tab: the mark goes on the tab's label.
-    assert_eq!(tab_label(&server, &agent), format!("{label} 👜"));
+    server.wait_for("the mark on the label", WAIT, || {
+        tab_label(&server, &agent) == format!("{label} 👜")
+    });
 
     // insert-top, for that pane: typed at its prompt, not submitted.
+    server.tmux(&["send-keys", "-t", &agent, "clear", "Enter"]);
+    server.wait_for("a clear screen", WAIT, || {
+        !screen(&server, &agent).contains("pouch://")
+    });
     let said = invoke(&server, "herdr.pouch", "insert-top", Some(&agent));
     assert!(said.contains(&format!("into {agent_id}")), "{said}");
     server.wait_for("the text at the prompt", WAIT, || {
