@@ -83,14 +83,30 @@ ensure_sshd() {
 	command -v ssh-keygen >/dev/null 2>&1 || apt_install openssh-client || true
 }
 
-# Everything the test suite runs: tmux, cargo, git, jq, node, chromium,
-# podman, sshd.
+# What the real herdr plugins of tests/suite/real_plugins.rs run on: Bun
+# for herdr-pouch (npm's bun package, a few seconds), python3 for
+# herdr-lazygit, curl for herdr-scratch's installer. Each test skips, saying
+# why, when its tool is not here.
+ensure_plugin_tools() {
+	command -v python3 >/dev/null 2>&1 || apt_install python3 || true
+	command -v curl >/dev/null 2>&1 || apt_install curl || true
+	if ! bun --version >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+		echo "bun is missing; installing it with npm" >&2
+		npm install -g bun >/dev/null 2>&1 || true
+	fi
+	bun --version >/dev/null 2>&1 ||
+		echo "bun is not installed: the herdr-pouch tests will be skipped" >&2
+}
+
+# Everything the test suite runs: tmux, cargo, git, jq, node, the real
+# plugins' tools, chromium, podman, sshd.
 ensure_test_tools() {
 	ensure_tmux
 	ensure_cargo
 	command -v git >/dev/null 2>&1 || apt_install git || true
 	ensure_jq
 	ensure_node
+	ensure_plugin_tools
 	ensure_chromium
 	ensure_podman
 	ensure_sshd

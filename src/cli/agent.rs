@@ -5,7 +5,7 @@ use super::{Context, envelope_id, pane_number};
 use crate::config::Config;
 use crate::detect::explain;
 use crate::envelope::{Reply, Result, TawError};
-use crate::model::{AgentStatus, resolve};
+use crate::model::AgentStatus;
 use crate::ops::agent::drive::{self, Prompt, Waited};
 use crate::ops::agent::start::{self, Start};
 use crate::ops::agent::{self as op};
@@ -202,7 +202,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             let snapshot = context.snapshot()?;
             Ok(Reply::of(op::get(
                 &snapshot,
-                resolve::agent(&snapshot, &target)?,
+                super::named_agent(&snapshot, &target)?,
             )))
         }
         Verb::Rename {
@@ -211,7 +211,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             clear,
         } => {
             let snapshot = context.snapshot()?;
-            let pane = resolve::agent(&snapshot, &target)?;
+            let pane = super::named_agent(&snapshot, &target)?;
             let name = if clear { None } else { name };
             Ok(Reply::of(op::rename(
                 &tmux,
@@ -222,7 +222,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         }
         Verb::Focus { target } => {
             let snapshot = context.snapshot()?;
-            let pane = resolve::agent(&snapshot, &target)?;
+            let pane = super::named_agent(&snapshot, &target)?;
             let client = snapshot.last_client().map(|c| c.name.as_str());
             Ok(Reply::of(op::focus(&tmux, &snapshot, pane, client)?))
         }
@@ -285,9 +285,9 @@ fn explain_verb(context: &Context, args: ExplainArgs) -> Result<Reply> {
             let target = args.target.as_deref().unwrap_or("");
             // A pane id is explained even with no agent in it: the answer
             // then says what is in front and why it is no agent.
-            let pane = match resolve::pane(&snapshot, target) {
+            let pane = match super::named_pane(&snapshot, target) {
                 Ok(pane) => pane,
-                Err(_) => resolve::agent(&snapshot, target)?,
+                Err(_) => super::named_agent(&snapshot, target)?,
             };
             match op::explain_pane(&context.tmux(), &snapshot, &config, pane) {
                 Err(error)

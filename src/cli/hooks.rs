@@ -283,7 +283,7 @@ fn real_pane_delivery(
     text: &str,
 ) -> Result<(Delivery, Option<String>)> {
     let snapshot = context.snapshot()?;
-    let found = crate::model::resolve::pane(&snapshot, text)?;
+    let found = super::named_pane(&snapshot, text)?;
     let mut occurrence = sample_occurrence(event, None)
         .session(Some(found.session))
         .window(Some(found.window))

@@ -36,7 +36,7 @@ impl Which {
             return resolve::tab(snapshot, tab);
         }
         let pane = match &self.pane {
-            Some(pane) => resolve::pane(snapshot, pane)?,
+            Some(pane) => super::named_pane(snapshot, pane)?,
             None => match calling_pane(snapshot).and_then(|id| snapshot.pane(id, None)) {
                 Some(pane) => pane,
                 None => snapshot

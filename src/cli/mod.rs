@@ -319,6 +319,35 @@ fn running_pane(snapshot: &Snapshot) -> Option<u32> {
 /// word that stands for the pane the process runs in.
 pub(crate) const CALLING_PANE: &str = "%calling";
 
+/// The pane a verb's pane id names. herdr gives every pane its own id in
+/// `HERDR_PANE_ID`, so a script passes that to any verb; here the pane's
+/// variable is `%calling`, which every verb that takes a pane id takes as
+/// the pane it is called for ([`calling_pane`]).
+pub(crate) fn named_pane<'a>(
+    snapshot: &'a crate::tmux::snapshot::Snapshot,
+    text: &str,
+) -> Result<&'a crate::tmux::snapshot::Pane> {
+    if text.trim() == CALLING_PANE {
+        return calling_pane(snapshot)
+            .and_then(|id| snapshot.pane(id, None))
+            .ok_or_else(no_current_pane);
+    }
+    crate::model::resolve::pane(snapshot, text)
+}
+
+/// The pane of the agent a target names: an agent's name, a pane id, or
+/// `%calling` ([`named_pane`]).
+pub(crate) fn named_agent<'a>(
+    snapshot: &'a crate::tmux::snapshot::Snapshot,
+    text: &str,
+) -> Result<&'a crate::tmux::snapshot::Pane> {
+    if text.trim() == CALLING_PANE {
+        let pane = named_pane(snapshot, text)?;
+        return crate::model::resolve::agent(snapshot, &format!("%{}", pane.id));
+    }
+    crate::model::resolve::agent(snapshot, text)
+}
+
 /// The tmux number of the pane a verb names: `%calling` (the pane taw runs
 /// in), `%N` (checked by the verb's own tmux call), or a public id.
 pub(crate) fn pane_number(context: &Context, text: &str) -> Result<u32> {

@@ -1,7 +1,7 @@
 //! `taw pane`: tmux panes as herdr panes.
 
 use super::{
-    CALLING_PANE, Context, calling_pane, envelope_id, no_current_pane, pane_number, parse_env,
+    Context, calling_pane, envelope_id, named_pane, no_current_pane, pane_number, parse_env,
 };
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
@@ -177,10 +177,7 @@ impl PaneSel {
             snapshot.pane(id, None).ok_or_else(no_current_pane)
         };
         if let Some(text) = positional.or(self.pane.as_deref()) {
-            if text.trim() == CALLING_PANE {
-                return calling();
-            }
-            return resolve::pane(snapshot, text);
+            return named_pane(snapshot, text);
         }
         if self.current {
             return calling();
@@ -599,7 +596,7 @@ fn record_verb(snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
             let session = resolve::workspace_filter(snapshot, workspace.as_deref())?;
             Reply::of(op::list(snapshot, session))
         }
-        Verb::Get { pane } => Reply::of(op::get(snapshot, resolve::pane(snapshot, &pane)?)),
+        Verb::Get { pane } => Reply::of(op::get(snapshot, named_pane(snapshot, &pane)?)),
         Verb::Current { pane, current } => {
             let sel = PaneSel { pane, current };
             let found = sel.resolve(snapshot, None)?;
@@ -708,10 +705,9 @@ fn swap_ends<'a>(
                 .and_then(|n| snapshot.pane(n, Some(pane.session)));
             Ok((pane, next))
         }
-        (None, Some(a), Some(b)) => Ok((
-            resolve::pane(snapshot, &a)?,
-            Some(resolve::pane(snapshot, &b)?),
-        )),
+        (None, Some(a), Some(b)) => {
+            Ok((named_pane(snapshot, &a)?, Some(named_pane(snapshot, &b)?)))
+        }
         _ => Err(TawError::invalid_argument(
             "give --direction, or --source-pane and --target-pane",
         )),
@@ -727,7 +723,7 @@ fn move_verb(tmux: &Tmux, snapshot: &Snapshot, args: MoveArgs) -> Result<Reply> 
             beside: args
                 .target_pane
                 .as_deref()
-                .map(|t| resolve::pane(snapshot, t))
+                .map(|t| named_pane(snapshot, t))
                 .transpose()?,
             ratio: args.ratio,
         }

@@ -154,9 +154,11 @@ pub(crate) struct OpenArgs {
     /// A popup's height (cells or a percentage).
     #[arg(long)]
     height: Option<String>,
-    #[arg(long)]
+    /// Bring the pane in front: its window and it (herdr's default).
+    #[arg(long, overrides_with = "no_focus")]
     focus: bool,
-    #[arg(long, conflicts_with = "focus")]
+    /// Open it where it goes, and leave the pane in front as it is.
+    #[arg(long, overrides_with = "focus")]
     no_focus: bool,
 }
 
@@ -328,7 +330,7 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 env,
                 width,
                 height,
-                focus,
+                no_focus,
                 ..
             } = *args;
             let found = plugin::registry::plugin(&plugin_id)?;
@@ -345,18 +347,19 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 placement,
                 direction,
                 env: super::parse_env(&env)?,
-                focus,
+                // herdr's CLI brings the pane in front unless --no-focus.
+                focus: !no_focus,
                 width,
                 height,
             };
             panes::open(&tmux, &snapshot, &found, &target, invoked, &request)
         }
         PaneVerb::Focus { pane } => {
-            let found = resolve::pane(&snapshot, &pane)?;
+            let found = super::named_pane(&snapshot, &pane)?;
             panes::focus(&tmux, &snapshot, found).map(Reply::of)
         }
         PaneVerb::Close { pane } => {
-            let found = resolve::pane(&snapshot, &pane)?;
+            let found = super::named_pane(&snapshot, &pane)?;
             panes::close(&tmux, &snapshot, found).map(Reply::of)
         }
         PaneVerb::Exec { argv } => Err(panes::exec_in_own_pane(&snapshot, &argv)),
@@ -380,7 +383,7 @@ fn subject(
 ) -> Result<Ids> {
     let snapshot = context.snapshot()?;
     let found = if let Some(text) = pane {
-        Some(resolve::pane(&snapshot, text)?.clone())
+        Some(super::named_pane(&snapshot, text)?.clone())
     } else if let Some(text) = tab {
         let window = resolve::tab(&snapshot, text)?;
         snapshot.active_pane(window.session, window.id).cloned()

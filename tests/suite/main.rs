@@ -22,6 +22,7 @@ mod metadata;
 mod notification;
 mod plugins;
 mod popup;
+mod real_plugins;
 mod records;
 mod replay;
 mod report;

@@ -800,6 +800,10 @@ placement = "side"
 command = ["sh", "-c", "\"$HERDR_BIN_PATH\" pane current > current.json; env | grep -E '^(HERDR|TAW)_' > pane.env; pwd >> pane.env; exec sleep 300"]
 "#,
     );
+    // Another tab in front: the pane comes in front with its tab, as
+    // herdr's CLI focuses a plugin pane unless told --no-focus.
+    let elsewhere = server.new_window("main", "elsewhere", "");
+    server.tmux(&["select-window", "-t", &elsewhere]);
     let opened = server
         .taw_with(
             &[
@@ -866,11 +870,35 @@ command = ["sh", "-c", "\"$HERDR_BIN_PATH\" pane current > current.json; env | g
         text.lines().last().unwrap().ends_with("plugins-src/panes"),
         "{text}"
     );
-    // Beside %0, in its window.
+    // Beside %0, in its window, in front.
     assert_eq!(
         server.display(&pane, "#{window_id}"),
         server.display("%0", "#{window_id}")
     );
+    assert_eq!(server.display("main:", "#{pane_id}"), pane);
+    // --no-focus: made beside it, the front as it was.
+    server.tmux(&["select-window", "-t", &elsewhere]);
+    let unfocused = server
+        .taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "test.panes",
+            "--entrypoint",
+            "side",
+            "--target-pane",
+            "%0",
+            "--no-focus",
+        ])
+        .result();
+    let quiet = unfocused["plugin_pane"]["pane"]["tmux_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(server.display("main:", "#{pane_id}"), elsewhere);
+    assert_eq!(server.display(&quiet, "#{pane_active}"), "0");
+    server.tmux(&["kill-pane", "-t", &quiet]);
     let focused = server.taw(&["plugin", "pane", "focus", &pane]).result();
     assert_eq!(focused["type"], "plugin_pane_focused");
     assert_eq!(server.display(&pane, "#{pane_active}"), "1");
@@ -1061,6 +1089,17 @@ fn herdrs_contract_where_real_plugins_lean_on_it() {
         .taw_with(&["pane", "current"], &[("HERDR_PANE_ID", "%calling")])
         .result();
     assert_ne!(focused["pane"]["pane_id"], other_id);
+    // In a pane, `%calling` (the HERDR_PANE_ID tmux's environment gives
+    // it) names that pane for every verb that takes a pane id, as the
+    // pane's own id does under herdr (pouch's `herdr-pouch add`).
+    let tmux_env = format!("{},1,0", server.socket_path_of_server());
+    let in_pane = [("TMUX", tmux_env.as_str()), ("TMUX_PANE", other.as_str())];
+    let got = server
+        .taw_with(&["pane", "get", "%calling"], &in_pane)
+        .result();
+    assert_eq!(got["pane"]["pane_id"], other_id);
+    let agentless = server.taw_with(&["agent", "get", "%calling"], &in_pane);
+    assert_eq!(agentless.error_code(), "agent_not_found");
 
     // --json on the worktree verbs.
     let repo = server.dir.path().join("repo");

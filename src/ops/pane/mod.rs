@@ -87,6 +87,8 @@ pub(crate) struct NewPane {
     /// The share the pane being split keeps.
     pub ratio: f64,
     pub spawn: Spawn,
+    /// Bring the new pane in front: its window, and it in its window (as
+    /// herdr moves to the tab of a pane it focuses).
     pub focus: bool,
 }
 
@@ -102,7 +104,11 @@ pub(crate) fn split(tmux: &Tmux, pane: &Pane, new: NewPane) -> Result<PaneAnswer
     let (session, _, made) = tmux_arrange::parse_new_ids(&output)
         .ok_or_else(|| unread("which pane it made", &output))?;
     if new.focus {
-        tmux.run_one(cmd::select_pane(&format!("%{made}")))?;
+        let made = format!("%{made}");
+        tmux.run(&crate::tmux::Batch::of(vec![
+            cmd::select_window(&made),
+            cmd::select_pane(&made),
+        ]))?;
     }
     reread(tmux, made, session).map_err(|_| TawError::tmux("the new pane closed at once"))
 }
