@@ -1162,8 +1162,10 @@ fn herdrs_contract_where_real_plugins_lean_on_it() {
             "%0",
         ])
         .result();
+    // Whole: the shell makes the file before `env` writes it.
     server.wait_for("the popup's command", WAIT, || {
-        dir.join("peek.env").exists()
+        std::fs::read_to_string(dir.join("peek.env"))
+            .is_ok_and(|t| t.contains("HERDR_WORKSPACE_ID="))
     });
     let peek = std::fs::read_to_string(dir.join("peek.env")).unwrap();
     assert!(peek.contains("HERDR_PLUGIN_ENTRYPOINT_ID=peek\n"), "{peek}");

@@ -594,14 +594,7 @@ fn herdr_pouch_stashes_for_a_pane_inserts_it_and_marks_the_tab() {
 /// A pane that shares its tab wears pouch's mark itself: pouch reports it
 /// with `pane report-metadata --source pouch --title 👜 --token pouch=👜`,
 /// which herdr shows as the pane record's `title` and `tokens`.
-///
-/// FAILS until `taw pane report-metadata` lands (being written on another
-/// branch): until then taw answers pouch's call with a usage error, which
-/// pouch ignores, and the record shows no mark. Ignored until then, so the
-/// suite stays green; `--ignored` runs it. Take the `ignore` off when that
-/// verb is merged.
 #[test]
-#[ignore = "needs `taw pane report-metadata` (another branch); fails until it lands"]
 fn herdr_pouch_marks_a_pane_that_shares_its_tab() {
     let server = TmuxServer::start();
     let Some(root) = pouch(&server) else {
