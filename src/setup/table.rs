@@ -110,7 +110,7 @@ fn event_hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static str,
         }
         if hook == "window-linked" {
             words.push(ShellWord::Literal("--known".into()));
-            words.push(ShellWord::Keyword(roster::TAB_KNOWN));
+            words.push(ShellWord::Keyword(roster::TAB_KNOWN.as_str()));
         }
         hooks.push((hook, callback.run(&words)));
         if hook == "window-linked" {

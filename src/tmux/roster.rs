@@ -107,8 +107,9 @@ pub(crate) const TABS_KEPT: usize = 8000;
 /// A window-linked hook's format: `1` when the tab roster knew the window
 /// in that session already (a move within it), else `0`. Expanded by tmux
 /// as the hook runs, before [`add_tab_command`] writes the roster.
-pub(crate) const TAB_KNOWN: &str =
-    "#{?#{m:*#{hook_window}:#{hook_session}/*,#{@agent_wizard_tabs}},1,0}";
+pub(crate) static TAB_KNOWN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("#{{?#{{m:*#{{hook_window}}:#{{hook_session}}/*,#{{{TABS}}}}},1,0}}")
+});
 
 /// The command string that adds a window-linked hook's window and session
 /// to the tab roster.
@@ -125,19 +126,25 @@ pub(crate) fn add_tab_command() -> String {
 /// Writes every window now linked into a session on the tab roster: a
 /// listener that starts knows the tabs there were.
 pub(crate) fn start_tabs(tmux: &Tmux) -> Result<()> {
-    let live =
-        tmux.run_one(Cmd::new("list-windows").args(["-a", "-F", "#{window_id}:#{session_id}/"]))?;
-    let words: String = live.split_whitespace().collect();
+    let words: String = live_links(tmux)?
+        .iter()
+        .map(|link| format!("{link}/"))
+        .collect();
     tmux.run_one(cmd::set_global_option(TABS, &words))
         .map(|_| ())
 }
 
 /// Whether window `@window` is linked into session `$session` now.
 pub(crate) fn window_in_session(tmux: &Tmux, window: u32, session: u32) -> Result<bool> {
+    let wanted = format!("@{window}:${session}");
+    Ok(live_links(tmux)?.contains(&wanted))
+}
+
+/// `@W:$S`, for every window in each session it is linked into.
+fn live_links(tmux: &Tmux) -> Result<Vec<String>> {
     let live =
         tmux.run_one(Cmd::new("list-windows").args(["-a", "-F", "#{window_id}:#{session_id}"]))?;
-    let wanted = format!("@{window}:${session}");
-    Ok(live.lines().any(|line| line.trim() == wanted))
+    Ok(live.split_whitespace().map(str::to_string).collect())
 }
 
 #[cfg(test)]
@@ -146,7 +153,10 @@ mod tests {
 
     #[test]
     fn the_tab_rosters_reader_and_writer_name_the_same_option() {
-        assert!(TAB_KNOWN.contains(&format!("#{{{TABS}}}")));
+        assert_eq!(
+            TAB_KNOWN.as_str(),
+            "#{?#{m:*#{hook_window}:#{hook_session}/*,#{@agent_wizard_tabs}},1,0}"
+        );
         let add = add_tab_command();
         assert!(add.starts_with(&format!("set-option -gF {TABS} ")), "{add}");
         assert!(add.contains("#{=-8000:"), "{add}");

@@ -577,19 +577,7 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
         return;
     }
     let server = TmuxServer::start();
-    let bare = server.dir.path().join("gh/qu8n/herdr-automatic-rename.git");
-    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
-    let cloned = std::process::Command::new("git")
-        .args([
-            "clone",
-            "-q",
-            "--bare",
-            bundle.to_str().unwrap(),
-            bare.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(cloned.status.success(), "{cloned:?}");
+    crate::common::repos::mirror_of(&server, &bundle, "qu8n", "herdr-automatic-rename");
     let url = mirror(&server);
     server.load_plugin();
     server

@@ -16,7 +16,7 @@
 // The tests run git, tar and the plugins' own programs.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::repos::{git, mirror};
+use crate::common::repos::{git, mirror, mirror_of};
 use crate::common::{TmuxServer, installed, repo_root, taw_bin};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -32,29 +32,6 @@ fn bundle(name: &str) -> Option<PathBuf> {
         .join("shared/plugins")
         .join(format!("{name}.bundle"));
     path.exists().then_some(path)
-}
-
-/// A bare clone of `bundle` at `<dir>/gh/<owner>/<repo>.git`, as GitHub
-/// would serve it: its HEAD commit.
-fn mirror_bundle(server: &TmuxServer, bundle: &Path, owner: &str, repo: &str) -> String {
-    let bare = server
-        .dir
-        .path()
-        .join("gh")
-        .join(owner)
-        .join(format!("{repo}.git"));
-    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
-    git(
-        server.dir.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            bundle.to_str().unwrap(),
-            bare.to_str().unwrap(),
-        ],
-    );
-    git(&bare, &["rev-parse", "HEAD"])
 }
 
 /// Every pane's record.
@@ -350,7 +327,7 @@ fn herdr_scratch_toggles_its_pane_beside_the_pane_it_was_asked_for() {
     };
     let started = std::time::Instant::now();
     let server = TmuxServer::start();
-    let commit = mirror_bundle(&server, &bundle, "AkashJana18", "herdr-scratch");
+    let commit = mirror_of(&server, &bundle, "AkashJana18", "herdr-scratch");
     let binary = match scratch_binary(&bundle, &commit) {
         Ok(binary) => binary,
         Err(why) => {
@@ -479,7 +456,7 @@ fn pouch(server: &TmuxServer) -> Option<PathBuf> {
         eprintln!("skipped: herdr-pouch needs Bun or Node 22.6+, and neither is here");
         return None;
     }
-    mirror_bundle(server, &bundle, "AltanS", "herdr-pouch");
+    mirror_of(server, &bundle, "AltanS", "herdr-pouch");
     // herdr's variables in new panes, as pouch's command line looks for
     // them in a shell (HERDR_BIN_PATH, HERDR_PANE_ID).
     server.tmux(&["set", "-g", "@agent-wizard-herdr-env", "on"]);

@@ -50,6 +50,14 @@ pub fn bare_repo(server: &TmuxServer, owner: &str, repo: &str, files: &[(&str, &
     git(&work, &["init", "-q"]);
     git(&work, &["add", "-A"]);
     git(&work, &["commit", "-q", "-m", "plugin"]);
+    mirror_of(server, &work, owner, repo);
+    git(&work, &["rev-parse", "HEAD"])
+}
+
+/// A bare clone of `source` (a repository or a bundle) at
+/// `<dir>/gh/<owner>/<repo>.git`, where [`mirror`] serves it as GitHub
+/// would, in place of any earlier one: its HEAD commit.
+pub fn mirror_of(server: &TmuxServer, source: &Path, owner: &str, repo: &str) -> String {
     let bare = server
         .dir
         .path()
@@ -64,11 +72,11 @@ pub fn bare_repo(server: &TmuxServer, owner: &str, repo: &str, files: &[(&str, &
             "clone",
             "-q",
             "--bare",
-            work.to_str().unwrap(),
+            source.to_str().unwrap(),
             bare.to_str().unwrap(),
         ],
     );
-    git(&work, &["rev-parse", "HEAD"])
+    git(&bare, &["rev-parse", "HEAD"])
 }
 
 pub fn mirror(server: &TmuxServer) -> String {
