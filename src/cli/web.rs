@@ -18,6 +18,10 @@ pub(crate) struct WebArgs {
     /// Serve with no token (only on a loopback address).
     #[arg(long)]
     pub no_token: bool,
+    /// A name besides its address that the server answers to (a request
+    /// naming any other is refused); again for more.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_hosts: Vec<String>,
     /// Stop when the tmux server exits (the plugin starts it so).
     #[arg(long, hide = true)]
     pub with_server: bool,
@@ -43,7 +47,7 @@ pub(crate) fn run(context: &Context, args: WebArgs) -> (String, Result<Reply>) {
                     if args.with_server {
                         web::stop_with_server(context.tmux());
                     }
-                    web::serve(context.tmux(), listen, args.no_token)
+                    web::serve(context.tmux(), listen, args.no_token, &args.allow_hosts)
                 })
                 .map(|_| Reply::Nothing),
         ),

@@ -10,6 +10,7 @@
 //! watcher tells (a window made, a session closed).
 
 pub(crate) mod auth;
+pub(crate) mod gate;
 pub(crate) mod menu;
 pub(crate) mod page;
 mod stars;
@@ -56,6 +57,10 @@ struct Shared {
     screens: Mutex<HashMap<u32, String>>,
     /// What `/api/input` answered to each recent `idempotency_key`.
     replays: Mutex<Replays>,
+    /// The names a request may address this server by.
+    hosts: gate::Hosts,
+    /// Each client's wrong token tries.
+    tries: Mutex<gate::Tries>,
 }
 
 /// A client that sends an input again with the same `idempotency_key` (its
@@ -157,8 +162,14 @@ pub(crate) fn stop_with_server(tmux: Tmux) {
 }
 
 /// Runs the server until it is stopped. `no_token` is refused off
-/// loopback.
-pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()> {
+/// loopback; `allowed_hosts` are names besides its address that a
+/// request's `Host` may give.
+pub(crate) fn serve(
+    tmux: Tmux,
+    listen: SocketAddr,
+    no_token: bool,
+    allowed_hosts: &[String],
+) -> Result<()> {
     if no_token && !listen.ip().is_loopback() {
         return Err(TawError::invalid_argument(format!(
             "{listen} is not a loopback address: taw web serves it only with its token"
@@ -179,6 +190,8 @@ pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()
         sending: Mutex::new(()),
         screens: Mutex::new(HashMap::new()),
         replays: Mutex::new(Replays::default()),
+        hosts: gate::Hosts::new(listen, &crate::machine::host_name(), allowed_hosts),
+        tries: Mutex::new(gate::Tries::default()),
     });
     let maker = shared.clone();
     std::thread::spawn(move || make_frames(&maker));
@@ -193,9 +206,13 @@ pub(crate) fn serve(tmux: Tmux, listen: SocketAddr, no_token: bool) -> Result<()
             .map_err(|e| TawError::io(format!("taw web cannot listen on {listen}: {e}")))?;
         let app = router(shared);
         eprintln!("taw web: listening on http://{listen}/");
-        axum::serve(listener, app)
-            .await
-            .map_err(|e| TawError::io(format!("taw web stopped: {e}")))
+        // Each request knows its client, whose wrong token tries are slowed.
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+        .map_err(|e| TawError::io(format!("taw web stopped: {e}")))
     })
 }
 
@@ -216,7 +233,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
-            check_token,
+            gate_request,
         ))
         .with_state(shared)
 }
@@ -230,47 +247,142 @@ fn reason(status: StatusCode, reason: &str) -> Response {
     refuse(status, json!({ "reason": reason }))
 }
 
-/// Every request but the page's files carries the token: the header, or
-/// `?token=` (the WebSocket, and the page's first load, which keeps it).
-async fn check_token(
+/// Every request passes the gate (`gate.rs`) before a handler sees it:
+/// its `Host` names this server, what may act comes from no other site,
+/// a body is JSON and within the limit, and every request but the page's
+/// files carries the token: the header, or `?token=` (the WebSocket, and
+/// the page's first load, which keeps it).
+async fn gate_request(
     State(shared): State<Arc<Shared>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    // A page of another site whose name was made to point here (DNS
+    // rebinding) asks for that name, not this server's.
+    if !shared.hosts.admits(host) {
+        return refuse(
+            StatusCode::MISDIRECTED_REQUEST,
+            json!(format!("this server does not answer to the host {host:?}")),
+        );
+    }
+    let may_act = request.method() != axum::http::Method::GET || request.uri().path() == "/ws";
     // A browser's request from another site: refused before anything
     // else, for what may act (the WebSocket, every POST).
-    if (request.method() != axum::http::Method::GET || request.uri().path() == "/ws")
-        && foreign_origin(request.headers())
-    {
+    if may_act && foreign_origin(headers) {
         return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
     }
-    let Some(token) = &shared.token else {
-        return next.run(request).await;
-    };
-    let path = request.uri().path();
-    // The page and its script hold nothing; what they fetch asks the token.
-    if matches!(
+    if request.method() == axum::http::Method::POST
+        && let Some(refused) = refuse_body(headers)
+    {
+        return refused;
+    }
+    if let Some(token) = &shared.token
+        && !page_file(request.uri().path())
+    {
+        let client = request
+            .extensions()
+            .get::<axum::extract::ConnectInfo<SocketAddr>>()
+            .map(|info| info.0.ip());
+        if let Some(refused) = check_token(&shared, token, client, &request) {
+            return refused;
+        }
+    }
+    let answer = next.run(request).await;
+    // A body past the limit that said no length is cut by the extractor,
+    // which answers in plain text: said in the API's shape.
+    if answer.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return too_large();
+    }
+    answer
+}
+
+/// The page and its files hold nothing; what they fetch asks the token.
+fn page_file(path: &str) -> bool {
+    matches!(
         path,
         "/" | "/app.js" | "/manifest.webmanifest" | "/icon.svg"
-    ) {
-        return next.run(request).await;
+    )
+}
+
+fn too_large() -> Response {
+    refuse(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        json!(format!("the body is over {BODY_LIMIT} bytes")),
+    )
+}
+
+/// A posted body must say it is JSON (a cross-site form cannot, without a
+/// preflight this server never answers) and be within the limit.
+fn refuse_body(headers: &HeaderMap) -> Option<Response> {
+    let length = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if length.is_some_and(|length| length > BODY_LIMIT as u64) {
+        return Some(too_large());
+    }
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    (!gate::is_json(content_type)).then(|| {
+        refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            json!("a body must be JSON (Content-Type: application/json)"),
+        )
+    })
+}
+
+/// The token of a request, checked; a client that guessed wrong too often
+/// waits before its next guess is looked at.
+fn check_token(
+    shared: &Shared,
+    token: &str,
+    client: Option<std::net::IpAddr>,
+    request: &axum::extract::Request,
+) -> Option<Response> {
+    let now = std::time::Instant::now();
+    let mut tries = shared.tries.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(client) = client
+        && let Some(wait) = tries.wait(client, now)
+    {
+        let seconds = wait.as_secs_f64().ceil() as u64;
+        let mut refused = refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            json!(format!("too many wrong tokens: try again in {seconds} s")),
+        );
+        if let Ok(value) = axum::http::HeaderValue::from_str(&seconds.to_string()) {
+            refused.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return Some(refused);
     }
     let from_header = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_string);
-    let from_query = request.uri().query().and_then(|q| {
-        q.split('&')
-            .find_map(|pair| pair.strip_prefix("token="))
-            .map(str::to_string)
-    });
+        .and_then(gate::bearer);
+    let from_query = request
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
     let given = from_header.or(from_query).unwrap_or_default();
-    if !auth::same(&given, token) {
-        return refuse(StatusCode::UNAUTHORIZED, json!("bad or missing token"));
+    if auth::same(given, token) {
+        if let Some(client) = client {
+            tries.right(client);
+        }
+        return None;
     }
-    next.run(request).await
+    if let Some(client) = client {
+        tries.wrong(client, now);
+    }
+    Some(refuse(
+        StatusCode::UNAUTHORIZED,
+        json!("bad or missing token"),
+    ))
 }
 
 /// A browser's request from another site: an Origin that is not this
@@ -441,10 +553,16 @@ async fn serve_socket(shared: Arc<Shared>, mut socket: WebSocket) {
             .and_then(|r| r.ok())
     };
     let mut open = socket.send(Message::Text(hello.into())).await.is_ok();
+    // The frame maker, woken by this client, makes the same frame this
+    // socket just read: what was sent is never sent again.
+    let mut sent = Arc::new(String::new());
     if open && let Some(first) = first {
-        open = socket.send(Message::Text(first.into())).await.is_ok();
+        open = socket
+            .send(Message::Text(first.as_str().into()))
+            .await
+            .is_ok();
+        sent = Arc::new(first);
     }
-    frames.mark_unchanged();
     if open {
         loop {
             tokio::select! {
@@ -453,11 +571,13 @@ async fn serve_socket(shared: Arc<Shared>, mut socket: WebSocket) {
                         break;
                     }
                     let frame = frames.borrow_and_update().clone();
-                    if !frame.is_empty()
-                        && socket.send(Message::Text(frame.as_str().into())).await.is_err()
-                    {
+                    if frame.is_empty() || frame == sent {
+                        continue;
+                    }
+                    if socket.send(Message::Text(frame.as_str().into())).await.is_err() {
                         break;
                     }
+                    sent = frame;
                 }
                 got = socket.recv() => {
                     match got {

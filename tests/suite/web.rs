@@ -5,7 +5,9 @@
 #![allow(clippy::disallowed_methods)]
 
 use crate::common::TmuxServer;
-use crate::common::web::{dialog_agent, http, input, pane_of, screen, start_web, state};
+use crate::common::web::{
+    dialog_agent, http, input, pane_of, raw, screen, start_web, start_web_with, state,
+};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -33,6 +35,9 @@ fn without_the_token_every_endpoint_answers_401() {
             let (status, body) = http(&web, method, path, token, Some(&any));
             assert_eq!(status, 401, "{method} {path}: {body}");
         }
+        // A right token between: past a few wrong tries in a row a client
+        // waits (the gate test below).
+        state(&web);
     }
     // Another site's page may not act, token or not.
     let (status, _) = crate::common::web::http_with(
@@ -294,4 +299,145 @@ fn text_url_and_the_token_rule() {
     );
     let open = server.taw(&["web", "--listen", "0.0.0.0:1", "--no-token"]);
     assert_eq!(open.error_code(), "invalid_argument");
+}
+
+/// The gate before every handler: a request must name this server in its
+/// `Host` (a rebound name of another site is refused, WebSocket too, even
+/// with no token), post JSON (a cross-site form's `text/plain` types
+/// nothing), stay within the body limit (said as JSON), and a client that
+/// guesses tokens waits longer after each wrong one past the first few,
+/// while the scheme's case does not matter.
+#[test]
+fn the_gate_refuses_rebound_names_forms_large_bodies_and_guesses() {
+    let server = TmuxServer::start();
+    let agent = dialog_agent(&server);
+    let open = start_web_with(&server, &["--no-token"]);
+    let get = |web: &crate::common::web::Web, host: &str, more: &str| {
+        raw(
+            web,
+            &format!("GET /api/state HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{more}\r\n"),
+        )
+    };
+    for host in ["attacker.example", "localhost.attacker.example"] {
+        let (status, _, body) = get(&open, &format!("{host}:{}", open.port), "");
+        let detail: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(status, 421, "{host}: {body}");
+        assert!(detail["detail"].is_string(), "{body}");
+    }
+    let (status, _, _) = get(&open, &format!("127.0.0.1:{}", open.port + 1), "");
+    assert_eq!(status, 421);
+    for host in ["127.0.0.1", "localhost", "LOCALHOST", "[::1]"] {
+        let (status, _, body) = get(&open, &format!("{host}:{}", open.port), "");
+        assert_eq!(status, 200, "{host}: {body}");
+    }
+    let upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    let ws = |host: &str| {
+        raw(
+            &open,
+            &format!(
+                "GET /ws HTTP/1.1\r\nHost: {host}:{}\r\n{upgrade}\r\n",
+                open.port
+            ),
+        )
+        .0
+    };
+    assert_eq!(ws("attacker.example"), 421);
+
+    // Only JSON is taken: the legacy key call with a form's body presses
+    // nothing.
+    let before = screen(&server, &agent);
+    let key = json!({"id": agent, "key": "Enter"}).to_string();
+    for content_type in ["Content-Type: text/plain\r\n", ""] {
+        let (status, _, body) = raw(
+            &open,
+            &format!(
+                "POST /api/key HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n{content_type}Content-Length: {}\r\n\r\n{key}",
+                open.port,
+                key.len()
+            ),
+        );
+        assert_eq!(status, 415, "{body}");
+        assert!(body.starts_with("{\"detail\""), "{body}");
+    }
+    server.stays_for("the screen untouched", NOT_TYPED, || {
+        screen(&server, &agent) == before
+    });
+
+    // Over the limit, with its length said or sent in chunks: JSON too.
+    let big = "x".repeat(65 * 1024);
+    let said = format!(
+        "POST /api/text HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{big}",
+        open.port,
+        big.len()
+    );
+    let chunked = format!(
+        "POST /api/text HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{big}\r\n0\r\n\r\n",
+        open.port,
+        big.len()
+    );
+    for request in [said, chunked] {
+        let (status, _, body) = raw(&open, &request);
+        assert_eq!(status, 413, "{body}");
+        let detail: Value = serde_json::from_str(&body).unwrap();
+        assert!(detail["detail"].is_string(), "{body}");
+    }
+    drop(open);
+
+    // The token: its scheme in any case; a few wrong tries cost nothing,
+    // then each makes the client wait longer, and the right one clears it.
+    let web = start_web(&server);
+    let with = |authorization: &str| {
+        raw(
+            &web,
+            &format!(
+                "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nAuthorization: {authorization}\r\n\r\n",
+                web.port
+            ),
+        )
+    };
+    assert_eq!(with(&format!("bearer {}", web.token)).0, 200);
+    assert_eq!(with(&format!("BEARER {}", web.token)).0, 200);
+    for _ in 0..4 {
+        assert_eq!(with("Bearer wrong").0, 401);
+    }
+    assert_eq!(with(&format!("Bearer {}", web.token)).0, 200);
+    for _ in 0..5 {
+        assert_eq!(with("Bearer wrong").0, 401);
+    }
+    let (status, head, body) = with("Bearer wrong");
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        head.to_ascii_lowercase().contains("retry-after: 1"),
+        "{head}"
+    );
+    // Within the wait even the right token is not looked at.
+    assert_eq!(with(&format!("Bearer {}", web.token)).0, 429);
+    server.wait_for("the wait to end", WAIT, || {
+        with(&format!("Bearer {}", web.token)).0 == 200
+    });
+    assert_eq!(with("Bearer wrong").0, 401);
+}
+
+/// The WebSocket's first state frame comes once: the frame the socket
+/// read for its client is not sent again when the frame maker, woken by
+/// that client, makes the same.
+#[test]
+fn the_websockets_first_frame_comes_once() {
+    let server = TmuxServer::start();
+    let web = start_web(&server);
+    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
+    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_mut() {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(2500)))
+            .unwrap();
+    }
+    let mut next = || socket.read().ok().map(|m| m.to_text().unwrap().to_string());
+    let hello: Value = serde_json::from_str(&next().unwrap()).unwrap();
+    assert_eq!(hello["type"], "hello");
+    let first: Value = serde_json::from_str(&next().unwrap()).unwrap();
+    assert_eq!(first["type"], "state");
+    // Nothing changes: nothing more comes (the frame maker runs each
+    // second, so 2.5 s sees two of its rounds).
+    assert_eq!(next(), None);
 }

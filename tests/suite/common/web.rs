@@ -34,6 +34,11 @@ pub fn free_port() -> u16 {
 }
 
 pub fn start_web(server: &TmuxServer) -> Web {
+    start_web_with(server, &[])
+}
+
+/// [`start_web`] with more arguments for `taw web` (`--no-token`...).
+pub fn start_web_with(server: &TmuxServer, more: &[&str]) -> Web {
     let port = free_port();
     let mut command = Command::new(taw_bin());
     server.isolate_command(&mut command);
@@ -45,6 +50,7 @@ pub fn start_web(server: &TmuxServer) -> Web {
             "--listen",
             &format!("127.0.0.1:{port}"),
         ])
+        .args(more)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     let child = command.spawn().unwrap();
@@ -53,8 +59,9 @@ pub fn start_web(server: &TmuxServer) -> Web {
         assert!(start.elapsed() < WAIT, "taw web did not listen");
         std::thread::sleep(Duration::from_millis(50));
     }
+    // None with --no-token.
     let token = std::fs::read_to_string(server.state_dir().join("web/token"))
-        .unwrap()
+        .unwrap_or_default()
         .trim()
         .to_string();
     Web { child, port, token }
@@ -85,8 +92,6 @@ pub fn http_with(
     body: Option<&Value>,
     headers: &[(&str, &str)],
 ) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).unwrap();
-    stream.set_read_timeout(Some(WAIT)).unwrap();
     let body = body.map(|b| b.to_string()).unwrap_or_default();
     let mut request = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Length: {}\r\nContent-Type: application/json\r\n",
@@ -101,6 +106,15 @@ pub fn http_with(
     }
     request.push_str("\r\n");
     request.push_str(&body);
+    let (status, _, body) = raw(web, &request);
+    (status, body)
+}
+
+/// A request written out whole (its head and body as given): the
+/// status, the head and the body of the answer.
+pub fn raw(web: &Web, request: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
     stream.write_all(request.as_bytes()).unwrap();
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
@@ -110,11 +124,8 @@ pub fn http_with(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_string(), body.to_string())
 }
 
 pub fn state(web: &Web) -> Value {
