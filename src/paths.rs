@@ -269,6 +269,16 @@ pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
     find_in(&env::var_os("PATH")?, name)
 }
 
+/// A process's folder as the kernel says it (tmux's `pane_current_path`,
+/// `/proc/<pid>/cwd`): one removed while a process is in it ends in
+/// ` (deleted)`, the kernel's word, not the folder's.
+pub(crate) fn folder_as_said(said: &str) -> String {
+    match said.strip_suffix(" (deleted)") {
+        Some(folder) if !Path::new(said).exists() => folder.to_string(),
+        _ => said.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,5 +308,19 @@ mod tests {
         write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         assert_eq!(std::fs::read_dir(dir.path().join("a")).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_removed_folder_loses_the_kernels_word() {
+        let kept = tempfile::tempdir().unwrap();
+        let gone = kept.path().join("gone");
+        let said = format!("{} (deleted)", gone.display());
+        assert_eq!(folder_as_said(&said), gone.display().to_string());
+        // A folder really named so keeps its name.
+        let named = kept.path().join("x (deleted)");
+        std::fs::create_dir(&named).unwrap();
+        let named = named.display().to_string();
+        assert_eq!(folder_as_said(&named), named);
+        assert_eq!(folder_as_said("/tmp"), "/tmp");
     }
 }

@@ -492,7 +492,7 @@ pub(crate) fn process_cwd(pid: u32) -> Option<String> {
     }
     std::fs::read_link(format!("/proc/{pid}/cwd"))
         .ok()
-        .map(|path| path.display().to_string())
+        .map(|path| crate::paths::folder_as_said(&path.display().to_string()))
 }
 
 /// Where the process table comes from.

@@ -158,6 +158,15 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         &mut out,
         &mut pending,
     );
+    if out.started_server {
+        // The server this restore started: its start, as a restore in a
+        // running server says that one's.
+        out.server_start_unix = read_live(tmux)
+            .ok()
+            .flatten()
+            .map(|s| s.server.start_time)
+            .filter(|t| *t > 0);
+    }
     let resumed = resume_all(tmux, pending, args, &mut out);
     save_if_held(tmux, name, &resumed, &mut out);
     if out.started_server
@@ -519,6 +528,13 @@ fn dry_resumes<'a>(
             continue;
         }
         match resume::resume_line(agent, &args.home) {
+            // As the restore itself: a pane whose folder is gone opens
+            // elsewhere, and nothing is typed there.
+            Ok(line) if !Path::new(&pane.cwd).is_dir() => out.plan.push(format!(
+                "{at}: would not type: saved directory {} is gone, so the pane would open elsewhere; once the directory is back, resume it with: {}",
+                pane.cwd,
+                line.line()
+            )),
             Ok(line) => {
                 resumed.push((agent, format!("session '{}', {at}", session.name)));
                 let line = line.line();
@@ -1097,9 +1113,10 @@ fn opened_elsewhere(tmux: &Tmux, job: &Pending, pane: &Pane, out: &mut Restored)
         )
     } else {
         format!(
-            "pane %{}: saved directory {} is gone, so tmux opened it in your home folder, and nothing was typed; once the directory is back, resume it with: {}",
+            "pane %{}: saved directory {} is gone, so tmux opened it in {}, and nothing was typed; once the directory is back, resume it with: {}",
             job.pane,
             job.cwd,
+            pane.current_path,
             job.by_hand(true)
         )
     };

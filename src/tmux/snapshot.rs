@@ -471,7 +471,7 @@ fn pane_from(row: &Row) -> Result<Pane, TawError> {
         index: row.get(3).parse().unwrap_or(0),
         active: flag(row.get(4)),
         title: row.get(5).to_string(),
-        current_path: row.get(6).to_string(),
+        current_path: crate::paths::folder_as_said(row.get(6)),
         current_command: row.get(7).to_string(),
         pid: number(row.get(8)),
         tty: row.get(9).to_string(),

@@ -208,6 +208,14 @@ fn a_killed_server_comes_back_whole() {
     for key in ["snapshot_file", "snapshot_taken_unix", "server_start_unix"] {
         assert!(restored.get(key).is_some(), "{key} missing: {restored}");
     }
+    // The server it started: that server's start.
+    assert_eq!(
+        restored["server_start_unix"].to_string(),
+        server
+            .tmux(&["display-message", "-p", "#{start_time}"])
+            .trim(),
+        "{restored}"
+    );
     assert!(
         restored["snapshot_file"]
             .as_str()
@@ -300,16 +308,44 @@ fn resumes_are_typed_at_the_prompt_and_the_rest_is_said() {
     kill(&server);
     std::fs::remove_dir(&gone).unwrap();
 
+    // The dry run says what the restore does: nothing typed where the
+    // folder is gone.
     let dry = restore(&server, &["--dry-run"]);
     let would = dry["would_type"].as_array().unwrap();
-    assert_eq!(would.len(), 2, "{dry}");
+    assert_eq!(would.len(), 1, "{dry}");
     assert_eq!(would[0]["line"], "codex resume t-one");
     assert_eq!(would[0]["session"], "work");
+    let dry_plan = dry["plan"].to_string();
+    assert!(
+        dry_plan.contains(&format!(
+            "pane 1: would not type: saved directory {} is gone",
+            gone.display()
+        )),
+        "{dry_plan}"
+    );
 
     let restored = restore(&server, &[]);
     let plan = restored["plan"].to_string();
     assert!(plan.contains("typed: codex resume t-one"), "{plan}");
-    assert!(plan.contains("saved directory"), "{plan}");
+    // Where tmux really opened the pane, not a guess.
+    let opened = server
+        .tmux(&[
+            "list-panes",
+            "-t",
+            "=work:0",
+            "-F",
+            "#{pane_index} #{pane_current_path}",
+        ])
+        .lines()
+        .find_map(|line| line.strip_prefix("1 ").map(str::to_string))
+        .unwrap();
+    assert!(
+        plan.contains(&format!(
+            "saved directory {} is gone, so tmux opened it in {opened},",
+            gone.display()
+        )),
+        "{plan}"
+    );
     assert!(
         plan.contains(&format!("cd {} && codex resume t-two", gone.display())),
         "{plan}"
@@ -921,4 +957,35 @@ fn a_reported_resume_command_is_typed_with_the_agents_word() {
     );
     let saved = server.taw(&["session", "save", "--name", "after"]).result();
     assert_eq!(saved["agents"], 1, "{saved}");
+}
+
+/// A folder removed while a pane is in it is saved as its own path, not
+/// with the ` (deleted)` the kernel shows tmux, and the pane's record says
+/// it so too.
+#[test]
+fn a_folder_removed_while_open_is_saved_without_the_kernels_word() {
+    let server = TmuxServer::empty();
+    let going = dir(&server, "going");
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-c",
+        &going.display().to_string(),
+    ]);
+    shells_up(&server);
+    std::fs::remove_dir(&going).unwrap();
+    let said = server.display("=work:0.0", "#{pane_current_path}");
+    assert!(said.ends_with(" (deleted)"), "tmux says {said}");
+    server.taw(&["session", "save"]).result();
+    let saved: Value = serde_json::from_str(
+        &std::fs::read_to_string(server.state_dir().join("sessions/default.json")).unwrap(),
+    )
+    .unwrap();
+    let text = saved.to_string();
+    assert!(text.contains(&format!("\"{}\"", going.display())), "{text}");
+    assert!(!text.contains("(deleted)"), "{text}");
+    let listed = server.taw(&["pane", "list"]).result().to_string();
+    assert!(!listed.contains("(deleted)"), "{listed}");
 }
