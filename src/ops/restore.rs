@@ -5,6 +5,7 @@
 //! command to run by hand, is a line of the plan.
 
 use super::agent::typing::{HeldAt, LOOK_EVERY, PromptWatch, screen, shell_wait, type_and_enter};
+use super::save::Extras;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::report::StoredSession;
 use crate::sessions::resume::{self, ResumeLine};
@@ -107,7 +108,10 @@ struct Work<'a> {
 pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     let name = args.name.as_deref().unwrap_or(saved::DEFAULT_NAME);
     saved::check_name(name)?;
-    let live = read_live(tmux)?;
+    let (live, extras) = match read_live(tmux)? {
+        Some((snapshot, extras)) => (Some(snapshot), extras),
+        None => (None, HashMap::new()),
+    };
     let start = live
         .as_ref()
         .map(|s| s.server.start_time)
@@ -116,7 +120,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         .as_ref()
         .map(|s| s.sessions.iter().map(|s| s.name.clone()).collect())
         .unwrap_or_default();
-    let conversations = Conversations::of(live.as_ref());
+    let conversations = Conversations::of(live.as_ref(), &extras);
     let (file, layout) = choose_layout(
         name,
         args.name.is_some(),
@@ -161,9 +165,8 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     if out.started_server {
         // The server this restore started: its start, as a restore in a
         // running server says that one's.
-        out.server_start_unix = read_live(tmux)
+        out.server_start_unix = Snapshot::read(tmux)
             .ok()
-            .flatten()
             .map(|s| s.server.start_time)
             .filter(|t| *t > 0);
     }
@@ -775,12 +778,19 @@ fn windows_to_add<'a>(
 }
 
 /// The conversations that run in the server's panes: (kind, session id
-/// or path) and, for an agent with no id, its kind and folder.
+/// or path), a sandboxed agent's kept resume, and the resume command an
+/// integration reported with the pane's folder (an agent known by no id).
 #[derive(Default)]
 struct Conversations(Vec<(String, String, u32)>);
 
+/// How a conversation known only by its reported resume command is
+/// matched: the command's words and the folder it runs in.
+fn resume_key(words: &[String], cwd: &str) -> String {
+    format!("resume\0{}\0{cwd}", words.join("\0"))
+}
+
 impl Conversations {
-    fn of(snapshot: Option<&Snapshot>) -> Conversations {
+    fn of(snapshot: Option<&Snapshot>, extras: &HashMap<u32, Extras>) -> Conversations {
         let mut found = Vec::new();
         for pane in snapshot.map(|s| s.panes.as_slice()).unwrap_or_default() {
             let kind = if pane.agent_kind.is_empty() {
@@ -800,6 +810,17 @@ impl Conversations {
                     pane.id,
                 ));
             }
+            let reported = extras
+                .get(&pane.id)
+                .and_then(|e| serde_json::from_str::<Vec<String>>(&e.resume).ok())
+                .filter(|words| !words.is_empty());
+            if let Some(words) = reported {
+                found.push((
+                    kind.clone(),
+                    resume_key(&words, &pane.current_path),
+                    pane.id,
+                ));
+            }
             if let Some(session) = StoredSession::parse(&pane.agent_session) {
                 found.push((kind.clone(), session.value.clone(), pane.id));
                 if let Some(id) = session.session_id() {
@@ -816,6 +837,7 @@ impl Conversations {
             agent.session_id.clone(),
             agent.session_path.clone(),
             agent.sandbox.as_ref().map(|kept| sandbox_key(kept, cwd)),
+            (!agent.resume.is_empty()).then(|| resume_key(&agent.resume, cwd)),
         ];
         self.0.iter().find_map(|(kind, value, pane)| {
             (kind == &agent.kind && keys.iter().flatten().any(|k| k == value)).then_some(*pane)
@@ -826,10 +848,10 @@ impl Conversations {
 /// The server now, or none when no server runs. A server still going
 /// away (a `kill-server` just before) answers that it "exited
 /// unexpectedly": asked again until it has gone.
-fn read_live(tmux: &Tmux) -> Result<Option<Snapshot>> {
+fn read_live(tmux: &Tmux) -> Result<Option<(Snapshot, HashMap<u32, Extras>)>> {
     let mut tries = 0;
     loop {
-        match Snapshot::read(tmux) {
+        match crate::ops::save::read_with_extras(tmux, &HashMap::new()) {
             Ok(snapshot) => return Ok(Some(snapshot)),
             Err(error) if error.code == ErrorCode::ServerNotRunning => return Ok(None),
             Err(error) if error.message.contains("server exited unexpectedly") && tries < 20 => {

@@ -46,6 +46,16 @@ fn extras_format() -> RowFormat {
 /// The layout of the server now; `resumed` holds the agents a restore
 /// has just typed the resume of, kept for their panes before they are up.
 fn layout_now(tmux: &Tmux, resumed: &HashMap<u32, SavedAgent>) -> Result<Layout> {
+    let (snapshot, extras) = read_with_extras(tmux, resumed)?;
+    Ok(layout_of(&snapshot, &extras, crate::clock::now_unix()))
+}
+
+/// The server now, with what a layout keeps of each pane beyond the
+/// snapshot, in one tmux call.
+pub(crate) fn read_with_extras(
+    tmux: &Tmux,
+    resumed: &HashMap<u32, SavedAgent>,
+) -> Result<(Snapshot, HashMap<u32, Extras>)> {
     let format = extras_format();
     let (snapshot, outputs) =
         Snapshot::read_with(tmux, vec![cmd::list_all_panes(&format.format())])?;
@@ -67,7 +77,7 @@ fn layout_now(tmux: &Tmux, resumed: &HashMap<u32, SavedAgent>) -> Result<Layout>
             );
         }
     }
-    Ok(layout_of(&snapshot, &extras, crate::clock::now_unix()))
+    Ok((snapshot, extras))
 }
 
 /// What a layout keeps of a pane beyond the snapshot: its reported resume

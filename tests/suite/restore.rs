@@ -989,3 +989,59 @@ fn a_folder_removed_while_open_is_saved_without_the_kernels_word() {
     let listed = server.taw(&["pane", "list"]).result().to_string();
     assert!(!listed.contains("(deleted)"), "{listed}");
 }
+
+/// An agent known only by the resume command its integration reported
+/// (no session id) that still runs is not started twice: a restore in the
+/// running server neither adds its saved window again nor types its
+/// command.
+#[test]
+fn a_live_agent_known_by_its_reported_command_is_not_started_twice() {
+    let server = TmuxServer::empty();
+    let api = dir(&server, "api");
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-c",
+        &api.display().to_string(),
+    ]);
+    shells_up(&server);
+    let pane = server.display("=work:0.0", "#{pane_id}");
+    server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "opencode"]);
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        &pane,
+        "@agent_resume",
+        r#"["opencode","--continue"]"#,
+    ]);
+    let saved = server.taw(&["session", "save"]).result();
+    assert_eq!(saved["panes"], 1, "{saved}");
+    let layout = std::fs::read_to_string(server.state_dir().join("sessions/default.json")).unwrap();
+    assert!(layout.contains("--continue"), "{layout}");
+
+    let dry = restore(&server, &["--dry-run"]);
+    assert_eq!(dry["would_type"], serde_json::json!([]), "{dry}");
+    let restored = restore(&server, &[]);
+    assert_eq!(restored["added"], serde_json::json!([]), "{restored}");
+    assert_eq!(
+        server
+            .tmux(&["list-windows", "-t", "=work", "-F", "#{window_id}"])
+            .lines()
+            .count(),
+        1
+    );
+    // Another command is another conversation: its window would come back.
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        &pane,
+        "@agent_resume",
+        r#"["opencode","--continue","x"]"#,
+    ]);
+    let dry = restore(&server, &["--dry-run"]);
+    assert_eq!(dry["would_type"].as_array().unwrap().len(), 1, "{dry}");
+}
