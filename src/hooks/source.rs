@@ -112,6 +112,9 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
         "client-session-changed" => found.push(at(Event::WorkspaceFocused)),
         "after-rename-window" => found.push(at(Event::TabRenamed)),
         "after-rename-session" => found.push(at(Event::WorkspaceRenamed)),
+        // tmux fires it twice for one select-layout: a layout already
+        // told is not told again.
+        "window-layout-changed" if !new_layout(tmux, fire) => {}
         "window-layout-changed" => found.push(at(Event::LayoutUpdated)),
         _ => {}
     }
@@ -142,4 +145,11 @@ fn still_there(tmux: &Tmux, fire: &HookFire) -> bool {
 pub(crate) fn fire(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) {
     let found = occurrences(tmux, listeners, fire);
     super::deliver(tmux, listeners, &found);
+}
+
+/// Whether the window a window-layout-changed hook names has a layout not
+/// told before (claimed now by this process). A window gone has none.
+fn new_layout(tmux: &Tmux, fire: &HookFire) -> bool {
+    fire.window
+        .is_some_and(|window| crate::tmux::roster::claim_layout(tmux, window).unwrap_or(false))
 }

@@ -10,7 +10,7 @@ use crate::envelope::{Result, TawError, answers};
 use crate::hooks::Listeners;
 use crate::paths;
 use crate::tmux::commands as cmd;
-use crate::tmux::options::{pane as pane_opt, session as session_opt};
+use crate::tmux::options::{pane as pane_opt, session as session_opt, window as window_opt};
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, Cmd, Tmux};
 use crate::watch::attach::{self, Attached, Watch};
@@ -330,6 +330,15 @@ fn clear_options(tmux: &Tmux, snapshot: &Snapshot) -> Result<()> {
             )
         })
         .collect();
+    groups.extend(snapshot.windows.iter().map(|window| {
+        let target = format!("@{}", window.id);
+        Batch::of(
+            window_opt::ALL
+                .iter()
+                .map(|name| cmd::unset_window_option(&target, name))
+                .collect(),
+        )
+    }));
     groups.extend(snapshot.sessions.iter().map(|session| {
         let target = format!("${}", session.id);
         Batch::of(

@@ -155,6 +155,11 @@ pub(crate) fn unset_session_option(session: &str, name: &str) -> Cmd {
     Cmd::new("set-option").args(["-u", "-t", session, "--", name])
 }
 
+/// `set-option -wu -t WINDOW NAME`.
+pub(crate) fn unset_window_option(window: &str, name: &str) -> Cmd {
+    Cmd::new("set-option").args(["-wu", "-t", window, "--", name])
+}
+
 /// `display-message -c CLIENT -p FORMAT`: a format as a client sees it.
 pub(crate) fn print_format_for_client(client: &str, format: &str) -> Cmd {
     Cmd::new("display-message").args(["-c", client, "-p", "--", format])

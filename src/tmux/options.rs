@@ -320,6 +320,16 @@ pub(crate) mod session {
     pub(crate) const ALL: &[&str] = &[TOKENS, TOKEN_SEQS];
 }
 
+/// Window options taw keeps.
+pub(crate) mod window {
+    /// The layout `layout.updated` last told for the window: tmux fires
+    /// window-layout-changed more than once for one change.
+    pub(crate) const LAYOUT_TOLD: &str = "@agent_wizard_layout_told";
+
+    /// Every window option taw writes: what an unload takes off.
+    pub(crate) const ALL: &[&str] = &[LAYOUT_TOLD];
+}
+
 /// Pane options that describe the pane's agent. Detection writes them; the
 /// records, the status line and the popup read them.
 pub(crate) mod pane {
@@ -504,7 +514,7 @@ mod tests {
                 option.name
             );
         }
-        for name in bookkeeping::ALL.iter().chain(pane::ALL) {
+        for name in bookkeeping::ALL.iter().chain(pane::ALL).chain(window::ALL) {
             assert!(doc.contains(&format!("`{name}`")), "{name} missing");
         }
     }

@@ -4,11 +4,13 @@
 //! add a new pane and to mark an exit, at once, before any client's
 //! command can look. And the tab roster: the windows known in each
 //! session, so a move-window, which tmux tells as a link and an unlink of
-//! the same window, is told as a move.
+//! the same window, is told as a move. And each window's layout as last
+//! told, so one change that tmux fires twice is told once.
 
 use super::Tmux;
 use super::commands::{self as cmd, Cmd};
 use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, TABS};
+use super::options::window::LAYOUT_TOLD;
 use crate::envelope::Result;
 
 /// The most of the exit marks kept: the newest.
@@ -70,6 +72,30 @@ pub(crate) fn write_if_unchanged(
     let output =
         tmux.run_one(Cmd::new("if-shell").args(["-F", &test, &cmd::command_string(&writes)]))?;
     Ok(output.lines().any(|line| line == LANDED))
+}
+
+/// What tmux prints when a window's new layout was claimed.
+const LAYOUT_CLAIMED: &str = "taw-layout-claimed";
+
+/// Claims the window's layout now as the one told, unless it is already:
+/// one `if-shell -F`, so of two hooks fired for one change only the first
+/// claims it. Whether this call claimed it (false for a window gone).
+pub(crate) fn claim_layout(tmux: &Tmux, window: u32) -> Result<bool> {
+    let target = format!("@{window}");
+    let claim = [
+        Cmd::new("set-option").args(["-wF", "-t", &target, LAYOUT_TOLD, "#{window_layout}"]),
+        cmd::print_format(LAYOUT_CLAIMED),
+    ];
+    let test = format!("#{{==:#{{{LAYOUT_TOLD}}},#{{window_layout}}}}");
+    let output = tmux.run_one(Cmd::new("if-shell").args([
+        "-F",
+        "-t",
+        &target,
+        &test,
+        "",
+        &cmd::command_string(&claim),
+    ]))?;
+    Ok(output.lines().any(|line| line == LAYOUT_CLAIMED))
 }
 
 /// The command string that adds the pane a hook is about (`#{pane_id}` of

@@ -53,18 +53,15 @@ fn recorded_server() -> (TmuxServer, Recorder) {
     (server, recorder)
 }
 
-/// Nothing ran what a name held, and nothing is heard twice (focus,
-/// layout and pane updates may be), for [`NO_SECOND`].
+/// Nothing ran what a name held, and nothing is heard twice (focus and
+/// pane updates may be), for [`NO_SECOND`].
 fn nothing_twice_nor_run(server: &TmuxServer, recorder: &Recorder) {
     let twice = || {
         ALL.iter().find_map(|event| {
             let mut seen = std::collections::BTreeSet::new();
             recorder.heard(event).iter().find_map(|h| {
                 let key = h.input["data"].to_string();
-                let may_repeat = matches!(
-                    *event,
-                    "layout.updated" | "tab.focused" | "pane.focused" | "pane.updated"
-                );
+                let may_repeat = matches!(*event, "tab.focused" | "pane.focused" | "pane.updated");
                 (!seen.insert(key.clone()) && !may_repeat).then(|| format!("{event} twice: {key}"))
             })
         })
@@ -101,6 +98,16 @@ fn hand_actions_fire_each_event_once() {
             .as_str()
             .unwrap(),
     );
+
+    // One select-layout, which tmux tells twice: one layout.updated.
+    let before = recorder.heard("layout.updated").len();
+    server.tmux(&["select-layout", "-t", split, "even-vertical"]);
+    server.wait_for("layout.updated", WAIT, || {
+        recorder.heard("layout.updated").len() > before
+    });
+    server.stays_for("one layout.updated", NO_SECOND, || {
+        recorder.heard("layout.updated").len() == before + 1
+    });
 
     // A window by hand: tab.created and its first pane.
     let pane = server.new_window("main", "second", "");
