@@ -172,7 +172,32 @@ pub(crate) fn refresh(tmux: &Tmux) {
         return;
     }
     let (closed, _) = detect(tmux, None);
-    super::announce_now(tmux, closed);
+    super::announce_now(tmux, without_placeholders(tmux, closed));
+}
+
+/// What an operation made only to hold a place (the first window of a
+/// session a pane moves into) is not told made nor closed.
+pub(crate) fn without_placeholders(tmux: &Tmux, mut found: Vec<Occurrence>) -> Vec<Occurrence> {
+    let placeholder_kind = |event: Event| {
+        matches!(
+            event,
+            Event::PaneCreated | Event::PaneClosed | Event::TabCreated | Event::TabClosed
+        )
+    };
+    if !found.iter().any(|o| placeholder_kind(o.event)) {
+        return found;
+    }
+    let Ok(list) = crate::tmux::roster::placeholders(tmux) else {
+        return found;
+    };
+    found.retain(|o| {
+        let named = |id: Option<String>| {
+            id.is_some_and(|id| crate::tmux::roster::is_placeholder(&list, &id))
+        };
+        !(placeholder_kind(o.event)
+            && (named(o.pane.map(|p| format!("%{p}"))) || named(o.window.map(|w| format!("@{w}")))))
+    });
+    found
 }
 
 /// Makes the roster the live panes, when it is not kept yet (at load).

@@ -127,7 +127,7 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
             closed
         }));
     }
-    found
+    roster::without_placeholders(tmux, found)
 }
 
 /// Whether the window a window-unlinked hook names is still linked into

@@ -56,7 +56,15 @@ pub(crate) fn to_pane(
     let mut batch = Batch::new();
     batch.push(cmd::select_window(&id));
     batch.push(cmd::select_pane(&id));
-    if let Some(client) = client {
+    // As `to_window`: a client on the pane's session already is not
+    // switched (that would tell workspace.focused).
+    let there = snapshot
+        .clients
+        .iter()
+        .find(|c| Some(c.name.as_str()) == client)
+        .and_then(|c| c.session)
+        .is_some_and(|session| session == pane.session);
+    if let Some(client) = client.filter(|_| !there) {
         batch.push(cmd::switch_client(client, &id));
     }
     let seen = pane.agent_state == "done";
@@ -74,20 +82,38 @@ pub(crate) fn to_pane(
 pub(crate) fn to_window(tmux: &Tmux, window: u32, client: Option<&str>) -> Result<()> {
     let id = format!("@{window}");
     let mut batch = Batch::of(vec![cmd::select_window(&id)]);
-    if let Some(client) = client {
+    if let Some(client) = client
+        && on_another_session(tmux, client, &id)?
+    {
         batch.push(cmd::switch_client(client, &id));
     }
     tmux.run(&batch).map(|_| ())
 }
 
-/// Moves the client onto session `$session`; with no client, nothing.
+/// Moves the client onto session `$session`; with no client, or one there
+/// already, nothing.
 pub(crate) fn to_session(tmux: &Tmux, session: u32, client: Option<&str>) -> Result<()> {
+    let target = format!("${session}");
     match client {
-        Some(client) => tmux
-            .run_one(cmd::switch_client(client, &format!("${session}")))
+        Some(client) if on_another_session(tmux, client, &target)? => tmux
+            .run_one(cmd::switch_client(client, &target))
             .map(|_| ()),
-        None => Ok(()),
+        _ => Ok(()),
     }
+}
+
+/// Whether `client` shows another session than the one `target` is in.
+/// tmux tells a switch-client as client-session-changed (herdr's
+/// `workspace.focused`) even when the session stays, so a move within the
+/// session in front switches nothing.
+fn on_another_session(tmux: &Tmux, client: &str, target: &str) -> Result<bool> {
+    // A client's own session is its `client_session` (its `session_id`
+    // would be the command's target's).
+    let sessions = tmux.run_apart(vec![
+        cmd::print_format_for_client(client, "#{client_session}"),
+        cmd::print_format_at(target, "#{session_name}"),
+    ])?;
+    Ok(sessions.first().map(|s| s.trim()) != sessions.get(1).map(|s| s.trim()))
 }
 
 /// What marks a done pane seen: idle, since now. Its watcher takes it in

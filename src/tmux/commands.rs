@@ -160,6 +160,11 @@ pub(crate) fn unset_window_option(window: &str, name: &str) -> Cmd {
     Cmd::new("set-option").args(["-wu", "-t", window, "--", name])
 }
 
+/// `display-message -t TARGET -p FORMAT`: a format about a target.
+pub(crate) fn print_format_at(target: &str, format: &str) -> Cmd {
+    Cmd::new("display-message").args(["-t", target, "-p", "--", format])
+}
+
 /// `display-message -c CLIENT -p FORMAT`: a format as a client sees it.
 pub(crate) fn print_format_for_client(client: &str, format: &str) -> Cmd {
     Cmd::new("display-message").args(["-c", client, "-p", "--", format])

@@ -284,6 +284,10 @@ pub(crate) mod bookkeeping {
     pub(crate) const AUTOSAVE_ASKED: &str = "@agent_wizard_autosave_asked";
     /// Set when an autosave was asked for while a restore ran.
     pub(crate) const AUTOSAVE_HELD: &str = "@agent_wizard_autosave_held";
+    /// The panes and windows an operation made only to hold a place
+    /// (` %P @W ` words, newest first, bounded): their creation and close
+    /// are no events.
+    pub(crate) const PLACEHOLDERS: &str = "@agent_wizard_placeholders";
 
     pub(crate) const ALL: &[&str] = &[
         LOADED,
@@ -300,6 +304,7 @@ pub(crate) mod bookkeeping {
         AUTOSAVE_ASKED,
         AUTOSAVE_HELD,
         WORKTREES_CHANGED,
+        PLACEHOLDERS,
     ];
 }
 

@@ -9,7 +9,7 @@
 
 use super::Tmux;
 use super::commands::{self as cmd, Cmd};
-use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, TABS};
+use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, PLACEHOLDERS, TABS};
 use super::options::window::LAYOUT_TOLD;
 use crate::envelope::Result;
 
@@ -72,6 +72,35 @@ pub(crate) fn write_if_unchanged(
     let output =
         tmux.run_one(Cmd::new("if-shell").args(["-F", &test, &cmd::command_string(&writes)]))?;
     Ok(output.lines().any(|line| line == LANDED))
+}
+
+/// How much of the placeholder list is kept (newest first).
+const PLACEHOLDERS_KEPT: usize = 400;
+
+/// Marks the current window and pane of `session` (a new session's first,
+/// made to hold a place until a pane is moved in) as placeholders, in the
+/// same tmux call that makes them, before any hook's process can read:
+/// their creation and close are no events. The list keeps its newest
+/// words; a word the bound cut loses its closing space and matches
+/// nothing.
+pub(crate) fn mark_placeholder(session: &str) -> Cmd {
+    Cmd::new("set-option").args([
+        "-gF",
+        "-t",
+        session,
+        PLACEHOLDERS,
+        &format!(" #{{pane_id}} #{{window_id}} #{{={PLACEHOLDERS_KEPT}:{PLACEHOLDERS}}}"),
+    ])
+}
+
+/// The placeholder list as tmux holds it.
+pub(crate) fn placeholders(tmux: &Tmux) -> Result<String> {
+    tmux.run_one(cmd::print_format(&format!("#{{{PLACEHOLDERS}}}")))
+}
+
+/// Whether `id` (`%P` or `@W`) is in a placeholder list.
+pub(crate) fn is_placeholder(list: &str, id: &str) -> bool {
+    list.contains(&format!(" {id} "))
 }
 
 /// What tmux prints when a window's new layout was claimed.
@@ -176,6 +205,18 @@ fn live_links(tmux: &Tmux) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_placeholder_is_found_by_its_whole_id_only() {
+        let list = " %12 @7  %3 @2 %12";
+        assert!(is_placeholder(list, "%12"));
+        assert!(is_placeholder(list, "@7"));
+        assert!(is_placeholder(list, "%3"));
+        assert!(!is_placeholder(list, "%1"));
+        assert!(!is_placeholder(list, "@1"));
+        // The last word, cut by the bound: no closing space.
+        assert!(!is_placeholder(" %3 @2 %12", "%12"));
+    }
 
     #[test]
     fn the_tab_rosters_reader_and_writer_name_the_same_option() {

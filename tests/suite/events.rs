@@ -35,6 +35,7 @@ const ALL: &[&str] = &[
     "pane.closed",
     "pane.exited",
     "pane.focused",
+    "pane.moved",
     "layout.updated",
     "pane.updated",
 ];
@@ -868,4 +869,62 @@ fn notification_show_fires_the_notification_event() {
     assert_eq!(heard.env["TAW_KIND"], "request");
     assert!(!heard.env.contains_key("TAW_PANE"));
     assert!(!server.dir.path().join("home/pwned").exists());
+}
+
+/// What a move within the session in front and a move to a new workspace
+/// tell, with a client attached: `tab focus` there tells no
+/// `workspace.focused` (tmux tells every switch-client, even to the
+/// session it shows); a pane moved to a new workspace is one `pane.moved`
+/// and that workspace's `workspace.created`, never the creation and close
+/// of the window and pane the new session first holds.
+#[test]
+fn moves_tell_what_moved_and_nothing_of_what_held_a_place() {
+    let (server, recorder) = recorded_server();
+    let _viewer = crate::common::attach_client(&server, "main");
+    let pane = server.new_window("main", "second", "");
+    let window = server.display(&pane, "#{window_id}");
+    let tab = server.taw(&["tab", "get", &window]).result()["tab"]["tab_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    recorder.once(&server, "tab.created", "tab_id", &tab);
+    let focused_before = recorder.heard("workspace.focused").len();
+    server.taw(&["tab", "focus", &tab]).result();
+    recorder.once(&server, "tab.focused", "tab_id", &tab);
+    server.stays_for("no workspace.focused", NO_SECOND, || {
+        recorder.heard("workspace.focused").len() == focused_before
+    });
+
+    let split = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", &pane]);
+    let split = split.trim().to_string();
+    recorder.once(&server, "pane.created", "tmux_id", &split);
+    let (created, closed, tabs_made, tabs_closed) = (
+        recorder.heard("pane.created").len(),
+        recorder.heard("pane.closed").len(),
+        recorder.heard("tab.created").len(),
+        recorder.heard("tab.closed").len(),
+    );
+    let moved = server
+        .taw(&[
+            "pane",
+            "move",
+            &split,
+            "--new-workspace",
+            "--label",
+            "moved",
+        ])
+        .result();
+    let workspace = moved["move_result"]["pane"]["workspace_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{moved}"))
+        .to_string();
+    recorder.once(&server, "workspace.created", "workspace_id", &workspace);
+    recorder.once(&server, "pane.moved", "tmux_id", &split);
+    server.stays_for("nothing of the placeholder", NO_SECOND, || {
+        recorder.heard("pane.created").len() == created
+            && recorder.heard("pane.closed").len() == closed
+            && recorder.heard("tab.closed").len() == tabs_closed
+            && recorder.heard("tab.created").len() <= tabs_made + 1
+    });
+    nothing_twice_nor_run(&server, &recorder);
 }

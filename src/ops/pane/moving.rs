@@ -266,11 +266,12 @@ fn break_to_workspace(
     if let Some(tab_label) = &tab_label {
         names::check(Named::Tab, tab_label)?;
     }
-    let output = tmux.run_one(tmux_arrange::new_session(
-        Some(&name),
-        &Spawn::default(),
-        None,
-    ))?;
+    // Its first window only holds a place until the pane is there: marked
+    // so in the same call, so its creation and close are told as nothing.
+    let output = tmux.run(&Batch::of(vec![
+        tmux_arrange::new_session(Some(&name), &Spawn::default(), None),
+        crate::tmux::roster::mark_placeholder(&format!("={name}:")),
+    ]))?;
     let (session, placeholder, _) =
         tmux_arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
     let moved = tmux.run(&Batch::of(vec![
