@@ -37,22 +37,28 @@ pub(crate) struct Delivery {
 }
 
 impl Delivery {
-    /// What a `[hooks]` command reads on standard input: the context with
+    /// What a `[hooks]` command reads on standard input: the context a
+    /// plugin gets (herdr's flat fields null where taw has nothing) with
     /// the event's name and herdr's event data.
     pub(crate) fn input(&self) -> Value {
         let mut input = Map::new();
         input.insert("event".into(), Value::String(self.event.name().into()));
-        input.extend(self.context.clone());
+        if let Value::Object(context) = crate::plugin::env::context_json(&self.context) {
+            input.extend(context);
+        }
         input.insert("data".into(), Value::Object(self.data.clone()));
         Value::Object(input)
     }
 
     /// The whole environment of a hook command: only taw sets the event's
-    /// variables (tmux's environment may hold stale ones of their names).
+    /// variables (tmux's environment may hold stale ones of their names),
+    /// and nothing of herdr's reaches it (`@agent-wizard-herdr-env` puts
+    /// herdr's into tmux's environment for agents, not for hooks).
     pub(crate) fn environment(&self) -> BTreeMap<String, String> {
         let mut env = self.base_env.clone();
         env.retain(|name, _| {
-            !name.starts_with("TAW_") || crate::paths::FOLDER_VARS.contains(&name.as_str())
+            !name.starts_with("HERDR_")
+                && (!name.starts_with("TAW_") || crate::paths::FOLDER_VARS.contains(&name.as_str()))
         });
         env.extend(self.taw_env.clone());
         env

@@ -928,3 +928,39 @@ fn moves_tell_what_moved_and_nothing_of_what_held_a_place() {
     });
     nothing_twice_nor_run(&server, &recorder);
 }
+
+/// A `[hooks]` command gets nothing of herdr's environment, even with
+/// `@agent-wizard-herdr-env` on (which puts it into tmux's for agents), and
+/// reads the context's fields taw has nothing for as nulls, not missing.
+#[test]
+fn hooks_get_no_herdr_variables_and_null_fields_as_nulls() {
+    let server = TmuxServer::start();
+    let recorder = Recorder::new(&server);
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "on"]);
+    loaded_with(&server, &recorder.config(&["pane.created"]));
+    let global = server.tmux(&["show-environment", "-g"]);
+    assert!(global.contains("HERDR_ENV=1"), "{global}");
+    let split = server.tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main"]);
+    let created = recorder.once(&server, "pane.created", "tmux_id", split.trim());
+    let herdr: Vec<&String> = created
+        .env
+        .keys()
+        .filter(|k| k.starts_with("HERDR_"))
+        .collect();
+    assert!(herdr.is_empty(), "{herdr:?}");
+    for field in [
+        "worktree",
+        "selected_text",
+        "clicked_url",
+        "link_handler_id",
+        "focused_pane_agent",
+    ] {
+        assert_eq!(
+            created.input.get(field),
+            Some(&Value::Null),
+            "{field}: {}",
+            created.input
+        );
+    }
+    assert_eq!(created.input["event"], "pane.created");
+}

@@ -11,7 +11,8 @@ use std::time::Duration;
 const WAIT: Duration = Duration::from_secs(10);
 
 /// A hook command that records each event it gets: the JSON it read on
-/// standard input and its TAW_* variables, one file pair per run.
+/// standard input and its TAW_* (and any HERDR_*) variables, one file
+/// pair per run.
 pub struct Recorder {
     pub dir: PathBuf,
     pub script: PathBuf,
@@ -31,7 +32,7 @@ impl Recorder {
         let script = server.dir.path().join("record.sh");
         std::fs::write(
             &script,
-            "#!/bin/sh\nf=\"$1/$TAW_EVENT.$$.$(date +%s%N)\"\ncat > \"$f.in\"\nenv | grep -E '^(TAW_|TMUX=|HOME=)' > \"$f.env\"\nmv \"$f.in\" \"$f.json\"\n",
+            "#!/bin/sh\nf=\"$1/$TAW_EVENT.$$.$(date +%s%N)\"\ncat > \"$f.in\"\nenv | grep -E '^(TAW_|HERDR_|TMUX=|HOME=)' > \"$f.env\"\nmv \"$f.in\" \"$f.json\"\n",
         )
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
