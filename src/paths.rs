@@ -112,6 +112,50 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_mode(path, bytes, None)
 }
 
+/// What only its owner may read and write: taw's own files that hold a
+/// person's screens, folders, commands or logs.
+pub(crate) const PRIVATE_FILE: u32 = 0o600;
+/// The folders taw makes for them.
+pub(crate) const PRIVATE_DIR: u32 = 0o700;
+
+/// [`write_atomic`] for a file of taw's own: 0600, and any folder made on
+/// the way 0700.
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        make_private_dir(dir)?;
+    }
+    write_atomic_mode(path, bytes, Some(PRIVATE_FILE))
+}
+
+/// Makes `dir` and the folders above it that are missing, each 0700; one
+/// already there keeps its mode.
+pub(crate) fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR)
+        .create(dir)
+}
+
+/// Why a file taw will act on could have been written by someone else
+/// (group- or world-writable, or owned by another user), as ssh refuses
+/// such a config; none when only its owner, this user, can write it.
+pub(crate) fn written_by_others(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    // SAFETY: geteuid cannot fail and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Some(format!("it is owned by user {}, not by you", meta.uid()));
+    }
+    (meta.mode() & 0o022 != 0).then(|| {
+        format!(
+            "its mode {:o} lets others write it (chmod go-w fixes that)",
+            meta.mode() & 0o777
+        )
+    })
+}
+
 /// Writes a new file whole, with `mode`, where no file is: the bytes go into
 /// a file beside it first, which is then linked into place, so a file that
 /// came there meanwhile is never written over (`AlreadyExists`).
@@ -217,14 +261,16 @@ impl Drop for FileLock {
 /// leave the writers waiting on the old file).
 pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
     use std::io::{Read, Seek, Write};
+    use std::os::unix::fs::OpenOptionsExt;
     if let Some(dir) = path.parent() {
         // A folder not made fails the open below, which says why.
-        let _ = std::fs::create_dir_all(dir);
+        let _ = make_private_dir(dir);
     }
     let Ok(mut file) = std::fs::OpenOptions::new()
         .create(true)
         .read(true)
         .append(true)
+        .mode(PRIVATE_FILE)
         .open(path)
     else {
         return;

@@ -688,7 +688,7 @@ fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -
         id: id.to_string(),
     };
     // Not kept: `--go last` opens where it was before; nothing else needs it.
-    let _ = crate::paths::write_atomic(&last_file(), place.words().as_bytes());
+    let _ = crate::paths::write_private(&last_file(), place.words().as_bytes());
     if index == 0
         && let Some(client) = here_client(&app.here)
     {

@@ -242,7 +242,7 @@ pub(crate) fn record_heard(name: &str, heard: Heard) {
     all.insert(name.to_string(), heard);
     if let Ok(bytes) = serde_json::to_vec_pretty(&all) {
         // Only `machine list` reads it; the next word heard writes it again.
-        let _ = crate::paths::write_atomic(&heard_file(), &bytes);
+        let _ = crate::paths::write_private(&heard_file(), &bytes);
     }
 }
 
@@ -258,7 +258,7 @@ pub(crate) fn record_lease(holder: &str) {
     };
     // Not written, this machine speaks its own toasts too until the next
     // renewal (every 20 s) writes it.
-    let _ = crate::paths::write_atomic(&lease_file(), protocol::kept(&lease).as_bytes());
+    let _ = crate::paths::write_private(&lease_file(), protocol::kept(&lease).as_bytes());
 }
 
 /// The app that holds a fresh lease on this machine, if one does.

@@ -88,7 +88,7 @@ fn images_dir() -> Result<PathBuf> {
             dir.display()
         )));
     }
-    std::fs::create_dir_all(&dir).map_err(|e| {
+    crate::paths::make_private_dir(&dir).map_err(|e| {
         TawError::invalid_argument(format!("could not make {}: {e}", dir.display()))
     })?;
     use std::os::unix::fs::PermissionsExt;

@@ -129,6 +129,17 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         &conversations,
         &args.home,
     )?;
+    // A restore types the commands a layout holds: one another user could
+    // have written is not acted on.
+    if let Some(why) = crate::paths::written_by_others(&file) {
+        return Err(TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{} is not restored: {why}; taw restores only a layout no one but you could have written",
+                crate::paths::display(&file)
+            ),
+        ));
+    }
     let mut out = Restored {
         snapshot_file: crate::paths::display(&file),
         snapshot_taken_unix: layout.taken_unix,

@@ -114,7 +114,7 @@ pub(crate) fn save(mut entries: Vec<Entry>) -> Result<()> {
     entries.sort_by(|a, b| a.plugin_id.cmp(&b.plugin_id));
     let path = registry_path();
     let text = serde_json::to_string_pretty(&entries).unwrap_or_default() + "\n";
-    crate::paths::write_atomic(&path, text.as_bytes()).map_err(|error| {
+    crate::paths::write_private(&path, text.as_bytes()).map_err(|error| {
         TawError::new(
             ErrorCode::PluginRegistrySaveFailed,
             format!("{}: cannot be written: {error}", path.display()),
@@ -183,7 +183,7 @@ fn info(entry: Entry, compat: &str) -> PluginInfo {
 fn locked<T>(change: impl FnOnce() -> Result<T>) -> Result<T> {
     let path = plugins_dir().join(".registry.lock");
     // A folder that cannot be made fails the open just below, with its path.
-    let _ = std::fs::create_dir_all(plugins_dir());
+    let _ = crate::paths::make_private_dir(&plugins_dir());
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

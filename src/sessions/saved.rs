@@ -146,10 +146,10 @@ pub(crate) fn write(name: &str, layout: &Layout) -> Result<PathBuf> {
             .map(|l| l.taken_unix)
             .unwrap_or(0);
         let copy = copies.join(format!("{name}-{taken}.json"));
-        paths::write_atomic(&copy, &old).map_err(|e| failed("keep a copy in", &copy, e))?;
+        paths::write_private(&copy, &old).map_err(|e| failed("keep a copy in", &copy, e))?;
         prune(name);
     }
-    paths::write_atomic(&path, text.as_bytes()).map_err(|e| failed("write", &path, e))?;
+    paths::write_private(&path, text.as_bytes()).map_err(|e| failed("write", &path, e))?;
     Ok(path)
 }
 

@@ -20,11 +20,7 @@ pub(crate) fn load() -> BTreeSet<String> {
 
 pub(crate) fn save(starred: &BTreeSet<String>) -> Result<()> {
     let path = file();
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| TawError::io(format!("{} cannot be made: {e}", dir.display())))?;
-    }
     let json = serde_json::to_vec_pretty(starred).unwrap_or_default();
-    crate::paths::write_atomic(&path, &json)
+    crate::paths::write_private(&path, &json)
         .map_err(|e| TawError::io(format!("{} cannot be written: {e}", path.display())))
 }

@@ -577,6 +577,10 @@ fn a_hook_that_fails_or_hangs_is_logged_and_holds_nothing_up() {
         "{lines:?}"
     );
     assert!(log["path"].as_str().unwrap().ends_with("logs/hooks.log"));
+    // What the hooks ran, and what they printed: the user's alone.
+    let path = std::path::PathBuf::from(log["path"].as_str().unwrap());
+    assert_eq!(crate::common::mode_of(&path), 0o600);
+    assert_eq!(crate::common::mode_of(path.parent().unwrap()), 0o700);
 }
 
 /// No hook entry of taw's runs an event's job or keeps the roster.

@@ -191,6 +191,13 @@ fn link_list_enable_disable_unlink() {
         "{config_dir:?}"
     );
     assert!(Path::new(config_dir.stdout.trim()).is_dir());
+    // Where the user's plugins are and what they ran: the user's alone.
+    let plugins = server.state_dir().join("plugins");
+    assert_eq!(
+        crate::common::mode_of(&plugins.join("registry.json")),
+        0o600
+    );
+    assert_eq!(crate::common::mode_of(&plugins), 0o700);
     let disabled = server.taw(&["plugin", "disable", "test.envdump"]).result();
     assert_eq!(disabled["type"], "plugin_disabled");
     let unlinked = server.taw(&["plugin", "unlink", "test.envdump"]).result();

@@ -1045,3 +1045,82 @@ fn a_live_agent_known_by_its_reported_command_is_not_started_twice() {
     let dry = restore(&server, &["--dry-run"]);
     assert_eq!(dry["would_type"].as_array().unwrap().len(), 1, "{dry}");
 }
+
+/// Saved layouts hold folders and commands: written 0600 in folders made
+/// 0700, their earlier copies too; and a layout another user could have
+/// written (group- or world-writable, or another's) is refused by restore
+/// before anything is made or typed, as ssh refuses such a config.
+#[test]
+fn layouts_are_private_and_one_others_could_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = TmuxServer::empty();
+    let api = dir(&server, "api");
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-c",
+        &api.display().to_string(),
+    ]);
+    shells_up(&server);
+    server.taw(&["session", "save"]).result();
+    // A layout that changed keeps the one before as a copy.
+    server.tmux(&[
+        "new-window",
+        "-d",
+        "-t",
+        "=work:",
+        "-c",
+        &api.display().to_string(),
+    ]);
+    shells_up(&server);
+    server.taw(&["session", "save"]).result();
+    let sessions = server.state_dir().join("sessions");
+    let copies = server.state_dir().join("session-snapshots");
+    assert_eq!(
+        crate::common::mode_of(&sessions.join("default.json")),
+        0o600
+    );
+    assert_eq!(crate::common::mode_of(&sessions), 0o700);
+    assert_eq!(crate::common::mode_of(&copies), 0o700);
+    for copy in std::fs::read_dir(&copies).unwrap().flatten() {
+        assert_eq!(crate::common::mode_of(&copy.path()), 0o600);
+    }
+    kill(&server);
+    let file = sessions.join("default.json");
+    for mode in [0o620, 0o602] {
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let refused = server.taw(&["session", "restore"]);
+        assert_eq!(refused.error_code(), "invalid_config", "{refused:?}");
+        assert!(
+            refused.stderr.contains("lets others write it"),
+            "{refused:?}"
+        );
+        assert!(
+            server.tmux_run(&["list-sessions"]).status != 0,
+            "a refused restore started a server"
+        );
+    }
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // Another user's, where this test may give it away (as root).
+    let me = std::fs::metadata(&file).map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid()
+    });
+    if std::os::unix::fs::chown(&file, Some(65534), None).is_ok() {
+        let refused = server.taw(&["session", "restore"]);
+        assert_eq!(refused.error_code(), "invalid_config", "{refused:?}");
+        assert!(
+            refused.stderr.contains("owned by user 65534"),
+            "{refused:?}"
+        );
+        std::os::unix::fs::chown(&file, me.ok(), None).unwrap();
+    }
+    let restored = restore(&server, &[]);
+    assert_eq!(
+        restored["created"],
+        serde_json::json!(["work"]),
+        "{restored}"
+    );
+}

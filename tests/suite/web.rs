@@ -199,6 +199,8 @@ fn stars_placeholders_and_renames() {
         );
         assert_eq!(status, 200);
     }
+    let stars = server.state_dir().join("web/stars.json");
+    assert_eq!(crate::common::mode_of(&stars), 0o600);
     let now = state(&web);
     assert_eq!(pane_of(&now, &agent)["starred"], true);
     let gone = pane_of(&now, "cfg:gone:1.0");

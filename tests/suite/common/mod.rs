@@ -457,3 +457,13 @@ pub fn attach_client(server: &TmuxServer, session: &str) -> TmuxServer {
     });
     outer
 }
+
+/// A file's or folder's permission bits.
+pub fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
