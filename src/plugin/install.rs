@@ -280,6 +280,7 @@ fn finish(
     };
     let manifest_path = root.join(manifest::FILE_NAME);
     let manifest = manifest::load(&manifest_path, &registry::compat_version())?;
+    super::check_within(&manifest_path, &manifest)?;
     let id = manifest.plugin_id.clone();
     refuse_if_linked(&id)?;
     let shown = preview(&manifest, &source_words(request), commit);
@@ -309,6 +310,8 @@ fn finish(
         )
         .into());
     }
+    // What the build made is checked as what came with it.
+    super::check_within(&manifest_path, &after)?;
     registry::config_dir(&id)?;
     registry::state_dir(&id)?;
     register_in_place_of_earlier(entry, &id, folder)?;

@@ -117,12 +117,20 @@ answers!(
 /// The manifest a path names: a folder holding `herdr-plugin.toml`, or the
 /// file itself.
 fn manifest_path(path: &Path) -> Result<PathBuf> {
-    let path = std::fs::canonicalize(path).map_err(|error| {
+    let unreadable = |error: std::io::Error| {
         TawError::new(
             ErrorCode::InvalidPluginManifestPath,
             format!("{}: {error}", path.display()),
         )
-    })?;
+    };
+    // The manifest named itself stays where it was named: its folder is the
+    // plugin's, even when the name is a link to somewhere else.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) && path.is_file() {
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let folder = std::fs::canonicalize(folder.unwrap_or(Path::new("."))).map_err(unreadable)?;
+        return Ok(folder.join(path.file_name().unwrap_or_default()));
+    }
+    let path = std::fs::canonicalize(path).map_err(unreadable)?;
     if path.is_dir() {
         let file = path.join(manifest::FILE_NAME);
         if !file.is_file() {
@@ -137,12 +145,61 @@ fn manifest_path(path: &Path) -> Result<PathBuf> {
     }
 }
 
+/// A plugin is its folder: its manifest, and each program of its own a
+/// command names (`./bin/x`), must be there and not a link (or `..`) out
+/// of it, or what was shown and trusted is not what runs. A program not
+/// there yet (the build makes it) is checked once it is.
+pub(crate) fn check_within(manifest_file: &Path, manifest: &manifest::Manifest) -> Result<()> {
+    let root = manifest_file.parent().unwrap_or(Path::new("/"));
+    let root = std::fs::canonicalize(root).map_err(|error| {
+        TawError::new(
+            ErrorCode::InvalidPluginManifestPath,
+            format!("{}: {error}", root.display()),
+        )
+    })?;
+    let outside =
+        |path: &Path| std::fs::canonicalize(path).is_ok_and(|real| !real.starts_with(&root));
+    if outside(manifest_file) {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginManifestPath,
+            format!(
+                "{} leads out of the plugin's folder {}: a plugin is refused whose manifest is not its own",
+                manifest_file.display(),
+                root.display()
+            ),
+        ));
+    }
+    let programs = manifest
+        .build
+        .iter()
+        .chain(&manifest.startup)
+        .map(|c| &c.command)
+        .chain(manifest.actions.iter().map(|a| &a.command))
+        .chain(manifest.events.iter().map(|e| &e.command))
+        .chain(manifest.panes.iter().map(|p| &p.command))
+        .filter_map(|argv| argv.first())
+        .filter(|program| program.contains('/') && !program.starts_with('/'));
+    for program in programs {
+        if outside(&root.join(program)) {
+            return Err(TawError::new(
+                ErrorCode::InvalidPluginCommand,
+                format!(
+                    "{program} leads out of the plugin's folder {}: a plugin runs only programs of its own",
+                    root.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `taw plugin link <path>`: registers a plugin where it is, with no build
 /// and nothing run. A link over an installed plugin of the same id is
 /// refused; over a linked one, it takes its place.
 pub(crate) fn link(path: &Path, enabled: bool) -> Result<Linked> {
     let file = manifest_path(path)?;
     let manifest = manifest::load(&file, &registry::compat_version())?;
+    check_within(&file, &manifest)?;
     let id = manifest.plugin_id.clone();
     if let Some(installed) = registry::entries()?
         .into_iter()

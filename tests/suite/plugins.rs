@@ -1190,3 +1190,82 @@ fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
     }
     None
 }
+
+/// A plugin is its folder: one whose manifest, or a program of its own a
+/// command names, is a link (or `..`) out of it is refused at link and at
+/// install, and nothing is registered.
+#[test]
+fn a_manifest_or_program_that_leads_out_of_the_plugin_is_refused() {
+    let server = TmuxServer::start();
+    let head =
+        "id = \"acme.out\"\nname = \"out\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\n";
+    let outside = server.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("herdr-plugin.toml"), head).unwrap();
+    std::fs::write(outside.join("run"), "#!/bin/sh\necho out\n").unwrap();
+
+    // Its manifest a link to another folder's, named by the folder or
+    // by the file.
+    let linked = server.dir.path().join("plugins-src/linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::os::unix::fs::symlink(
+        outside.join("herdr-plugin.toml"),
+        linked.join("herdr-plugin.toml"),
+    )
+    .unwrap();
+    for path in [linked.clone(), linked.join("herdr-plugin.toml")] {
+        let refused = server.taw(&["plugin", "link", path.to_str().unwrap()]);
+        assert_eq!(
+            refused.error_code(),
+            "invalid_plugin_manifest_path",
+            "{refused:?}"
+        );
+    }
+    // A program of its own that is a link out, or a way out with `..`.
+    for (name, program) in [("viaLink", "./run"), ("viaDots", "../../outside/run")] {
+        let dir = server.dir.path().join("plugins-src").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("herdr-plugin.toml"),
+            format!(
+                "{head}\n[[actions]]\nid = \"go\"\ntitle = \"Go\"\ncommand = [\"{program}\"]\n"
+            ),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(outside.join("run"), dir.join("run")).unwrap();
+        let refused = server.taw(&["plugin", "link", dir.to_str().unwrap()]);
+        assert_eq!(
+            refused.error_code(),
+            "invalid_plugin_command",
+            "{refused:?}"
+        );
+    }
+
+    // Installed from a repository whose manifest is a link out.
+    let work = server.dir.path().join("src-repos/acme/out");
+    std::fs::create_dir_all(&work).unwrap();
+    std::os::unix::fs::symlink(
+        outside.join("herdr-plugin.toml"),
+        work.join("herdr-plugin.toml"),
+    )
+    .unwrap();
+    let git = crate::common::repos::git;
+    git(&work, &["init", "-q"]);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-q", "-m", "plugin"]);
+    crate::common::repos::mirror_of(&server, &work, "acme", "out");
+    let url = mirror(&server);
+    let refused = server.taw_with(
+        &["plugin", "install", "acme/out", "--yes"],
+        &[("TAW_GITHUB_URL", url.as_str())],
+    );
+    assert_eq!(
+        refused.error_code(),
+        "invalid_plugin_manifest_path",
+        "{refused:?}"
+    );
+    assert_eq!(
+        server.taw(&["plugin", "list"]).result()["plugins"],
+        serde_json::json!([])
+    );
+}
