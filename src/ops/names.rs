@@ -9,6 +9,9 @@ use crate::tmux::snapshot::Snapshot;
 /// The longest name, in characters.
 pub(crate) const MAX_NAME: usize = 80;
 
+/// What tmux escapes with a backslash in a session's or window's name.
+pub(crate) const TMUX_ESCAPES: &str = "$\\";
+
 /// What a name is given to, for messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Named {
@@ -43,6 +46,15 @@ pub(crate) fn check(named: Named, name: &str) -> Result<()> {
         return Err(TawError::invalid_argument(format!(
             "a {what} name is one line of text, and this one holds {}; nothing was renamed",
             control_name(c)
+        )));
+    }
+    // tmux stores a session's or a window's name with `$` and `\` escaped
+    // (`$abc` becomes `\$abc`), so such a name could not be kept as given.
+    if matches!(named, Named::Workspace | Named::Tab)
+        && let Some(c) = name.chars().find(|c| TMUX_ESCAPES.contains(*c))
+    {
+        return Err(TawError::invalid_argument(format!(
+            "a {what} name cannot hold {c:?}: tmux would keep it as \\{c}, not as you wrote it; nothing was made or renamed"
         )));
     }
     let count = name.chars().count();
@@ -110,6 +122,11 @@ mod tests {
         let error = check(Named::Pane, &"é".repeat(81)).unwrap_err();
         assert!(error.message.contains("81"), "{error}");
         assert!(check(Named::Workspace, "api.v2").is_ok());
+        for name in ["$abc", "a$b", "a\\b"] {
+            assert!(check(Named::Workspace, name).is_err(), "{name}");
+            assert!(check(Named::Tab, name).is_err(), "{name}");
+            assert!(check(Named::Pane, name).is_ok(), "{name}");
+        }
     }
 
     #[test]

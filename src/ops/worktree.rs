@@ -273,7 +273,8 @@ fn session_name(repo: &Repo, branch: Option<&str>, path: &Path) -> String {
         .map(git::branch_slug)
         .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "worktree".into());
-    format!("{}/{tail}", repo.name())
+    // A name taw makes is one tmux keeps as made.
+    format!("{}/{tail}", repo.name()).replace(|c| super::names::TMUX_ESCAPES.contains(c), "-")
 }
 
 /// Makes the session of a checkout, its worktree set in the same tmux
@@ -401,6 +402,10 @@ pub(crate) fn create(
 /// branch name git takes, a base that is no option, a branch checked out
 /// nowhere yet.
 fn check_new(repo: &Repo, new: &NewWorktree) -> Result<()> {
+    // The session's name is checked before the checkout is made.
+    if let Some(label) = &new.label {
+        super::names::check(super::names::Named::Workspace, label)?;
+    }
     check_branch(repo, &new.branch)?;
     if let Some(base) = new
         .base

@@ -289,6 +289,36 @@ fn workspace_rename_refuses_a_name_another_has() {
         .result();
     let empty = server.taw(&["workspace", "rename", "w1", "   "]);
     assert_eq!(empty.error_code(), "invalid_argument");
+
+    // What tmux would keep otherwise than written (`$` as `\$`, `\` as
+    // `\\`): refused, for a workspace and a tab, at create and rename.
+    for name in ["$abc", "a\\b"] {
+        for args in [
+            vec!["workspace", "rename", "w1", name],
+            vec!["workspace", "create", "--label", name, "--no-focus"],
+            vec!["tab", "rename", "w1:t1", name],
+            vec!["tab", "create", "--workspace", "w1", "--label", name],
+        ] {
+            let refused = server.taw(&args);
+            assert_eq!(
+                refused.error_code(),
+                "invalid_argument",
+                "{args:?}: {refused:?}"
+            );
+        }
+    }
+    assert_eq!(server.display("$0", "#{session_name}"), "build and test");
+    assert_eq!(
+        server
+            .tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .count(),
+        2
+    );
+    assert_eq!(
+        server.tmux(&["list-windows", "-t", "$0"]).lines().count(),
+        1
+    );
 }
 
 #[test]

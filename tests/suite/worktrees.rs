@@ -349,6 +349,18 @@ fn what_git_would_refuse_is_refused_first() {
     assert_eq!(create(&["bad..name"]).error_code(), "invalid_argument");
     assert_eq!(create(&["--branch=-x"]).error_code(), "invalid_argument");
     assert_eq!(create(&[]).error_code(), "invalid_argument");
+    // A label tmux would not keep as written (it stores `$` as `\$`):
+    // refused before the checkout or its session is made.
+    let sessions_before = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
+    let dollar = create(&["dollar", "--label", "$abc"]);
+    assert_eq!(dollar.error_code(), "invalid_argument", "{dollar:?}");
+    assert!(dollar.stderr.contains("\\$"), "{dollar:?}");
+    assert_eq!(
+        server.tmux(&["list-sessions", "-F", "#{session_name}"]),
+        sessions_before
+    );
+    assert!(!git(&api, &["worktree", "list"]).contains("dollar"));
+    assert!(!git(&api, &["branch", "--list", "dollar"]).contains("dollar"));
     // The branch checked out in the main checkout is not checked out twice.
     let twice = create(&["main"]);
     assert_eq!(twice.error_code(), "worktree_create_failed");
