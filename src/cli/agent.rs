@@ -35,6 +35,14 @@ pub(crate) enum Verb {
     },
     /// Show the agent's pane on the client used last (and mark it seen).
     Focus { target: String },
+    /// This terminal onto the agent's pane: inside tmux this client goes
+    /// there; outside, tmux attaches here. Prints nothing.
+    Attach {
+        target: String,
+        /// Detach every other client showing that session.
+        #[arg(long)]
+        takeover: bool,
+    },
     /// Type an agent's command into a pane's shell, and wait until it runs.
     Start(StartArgs),
     /// Send an agent a prompt (and with --wait, wait for its turn to end).
@@ -164,6 +172,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::Get { .. } => "get",
         Verb::Rename { .. } => "rename",
         Verb::Focus { .. } => "focus",
+        Verb::Attach { .. } => "attach",
         Verb::Start(_) => "start",
         Verb::Prompt(_) => "prompt",
         Verb::Wait(_) => "wait",
@@ -226,6 +235,10 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             let client = snapshot.last_client().map(|c| c.name.as_str());
             Ok(Reply::of(op::focus(&tmux, &snapshot, pane, client)?))
         }
+        // A person's verb: `attach_for_a_person` answers it.
+        Verb::Attach { .. } => Err(TawError::invalid_argument(
+            "taw agent attach is for a terminal",
+        )),
         Verb::Start(args) => {
             let start = Start {
                 pane: pane_number(context, &args.pane)?,
@@ -325,4 +338,39 @@ fn read_screen(file: &PathBuf) -> Result<String> {
         }
     })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// `taw agent attach <target> [--takeover]`, herdr's interactive attach:
+/// inside tmux this terminal's client goes to the agent's pane; outside,
+/// this terminal becomes a tmux client there. A done agent is seen. Prints
+/// nothing when it works; a failure is one line on stderr, `taw agent
+/// attach: <why>`, exit 1 (2 for no terminal to attach).
+pub(crate) fn attach_for_a_person(context: &Context, target: &str, takeover: bool) -> i32 {
+    use std::io::IsTerminal;
+    let fail = |error: TawError, status: i32| {
+        eprintln!("taw agent attach: {}", error.message);
+        status
+    };
+    let tmux = context.tmux();
+    let snapshot = match context.snapshot() {
+        Ok(snapshot) => snapshot,
+        Err(error) => return fail(error, 1),
+    };
+    let pane = match super::named_agent(&snapshot, target) {
+        Ok(pane) => pane,
+        Err(error) => return fail(error, 1),
+    };
+    let here = super::terminal_client(&snapshot);
+    if here.is_none() && !std::io::stdin().is_terminal() {
+        return fail(
+            TawError::invalid_argument("this is not a terminal to attach"),
+            2,
+        );
+    }
+    match op::attach(&tmux, &snapshot, pane, here, takeover) {
+        Ok(()) if here.is_some() => crate::envelope::EXIT_OK,
+        // Outside tmux: this process becomes the tmux client.
+        Ok(()) => fail(tmux.attach_pane(pane.id, takeover), 1),
+        Err(error) => fail(error, 1),
+    }
 }

@@ -174,6 +174,9 @@ pub(crate) fn run() -> i32 {
     let group = match cli.group {
         Group::Open(args) => return session::open_for_a_person(&context, args),
         Group::App(args) => return crate::app::run(context.tmux(), args.go),
+        Group::Agent(agent::Verb::Attach { target, takeover }) => {
+            return agent::attach_for_a_person(&context, &target, takeover);
+        }
         Group::Sandbox(sandbox::SandboxArgs { verb: None, run }) => {
             return sandbox::run_for_a_person(&context, run);
         }
@@ -299,6 +302,18 @@ pub(crate) fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
                 .map(|pane| pane.id)
         });
     named.or_else(|| running_pane(snapshot))
+}
+
+/// The client a person typed taw on, when taw runs in a pane of this
+/// server: of the clients showing that pane's session, the one used last.
+pub(crate) fn terminal_client(snapshot: &Snapshot) -> Option<&str> {
+    let pane = snapshot.pane(running_pane(snapshot)?, None)?;
+    snapshot
+        .clients
+        .iter()
+        .filter(|client| client.session == Some(pane.session))
+        .max_by_key(|client| client.activity)
+        .map(|client| client.name.as_str())
 }
 
 /// The pane taw runs in, when it runs in a pane of this server.

@@ -123,6 +123,22 @@ impl Tmux {
         TawError::tmux(format!("could not attach: {error}"))
     }
 
+    /// Becomes a tmux client in this terminal, on pane `%pane` (put in
+    /// front by the caller); with `detach_others`, tmux's `-d`. Returns
+    /// only when tmux could not be started.
+    pub(crate) fn attach_pane(&self, pane: u32, detach_others: bool) -> TawError {
+        let target = format!("%{pane}");
+        let mut words = vec!["attach-session", "-t", &target];
+        if detach_others {
+            words.push("-d");
+        }
+        let error = Program::new("tmux")
+            .args(self.socket_args())
+            .args(words)
+            .become_it();
+        TawError::tmux(format!("could not attach: {error}"))
+    }
+
     /// A tmux client in this terminal attached where `id` is (`%N`, `@N`
     /// or `$N`), that pane or window in front first; returns when it
     /// detaches (or the session ends), with the pane in front of that

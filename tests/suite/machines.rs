@@ -264,9 +264,17 @@ fn a_machine_is_added_checked_listed_and_reached_through_machine() {
     let agents = agents.result();
     assert_eq!(agents["agents"][0]["tmux_id"], pane.as_str());
     assert_eq!(agents["agents"][0]["agent"], "claude");
-    // Every argument arrives as it was written.
-    // (tmux itself writes a backslash in a session's name as two.)
-    let label = "it's $(not run) \"quoted\" `x`; end";
+    // Every argument arrives as it was written: a pane's label keeps
+    // anything (a workspace's name may not hold `$`, which tmux escapes).
+    let hostile = "it's $(not run) \"quoted\" `x`; end";
+    let renamed = on(
+        &near,
+        &far,
+        &["--machine", "far", "pane", "rename", &pane, hostile],
+    )
+    .result();
+    assert_eq!(renamed["pane"]["label"], hostile, "{renamed}");
+    let label = "it's (not run) \"quoted\" `x`; end";
     let made = on(
         &near,
         &far,

@@ -252,3 +252,66 @@ fn taw_open_outside_tmux_attaches_the_terminal() {
         },
     );
 }
+
+/// herdr's `agent attach`: typed in a pane, it moves the client showing
+/// that pane onto the agent's pane (a done agent seen); from a terminal
+/// outside tmux, that terminal becomes a client there, and with
+/// `--takeover` the other clients of that session go; with no terminal
+/// it says so, with status 2.
+#[test]
+fn agent_attach_takes_the_terminal_to_the_agent() {
+    let server = TmuxServer::start();
+    server.tmux(&["new-session", "-d", "-s", "agents"]);
+    let agent = server.display("=agents:0.0", "#{pane_id}");
+    server.tmux(&["set-option", "-p", "-t", &agent, "@agent_kind", "claude"]);
+    server.tmux(&["set-option", "-p", "-t", &agent, "@agent_state", "done"]);
+    let _viewer = attach_client(&server, "main");
+    let client_session = || {
+        server
+            .tmux(&["list-clients", "-F", "#{client_session}"])
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(client_session(), ["main"]);
+
+    // Typed at a shell in a pane the client shows.
+    let here = server.display("=main:0.0", "#{pane_id}");
+    let line = format!(
+        "TAW_STATE_DIR='{}' TAW_CONFIG_DIR='{}' '{}' agent attach {agent}",
+        server.state_dir().display(),
+        server.config_dir().display(),
+        crate::common::taw_bin().display(),
+    );
+    server.tmux(&["send-keys", "-t", &here, "-l", &line]);
+    server.tmux(&["send-keys", "-t", &here, "Enter"]);
+    server.wait_for(
+        "the client on the agent",
+        std::time::Duration::from_secs(10),
+        || client_session() == ["agents"],
+    );
+    assert_eq!(server.display(&agent, "#{@agent_state}"), "idle");
+
+    // From a terminal outside tmux, taking the session over.
+    let outer = in_a_terminal(&server, &format!("agent attach {agent} --takeover"));
+    server.wait_for(
+        "the terminal attached alone",
+        std::time::Duration::from_secs(10),
+        || {
+            let clients = server.tmux(&["list-clients", "-F", "#{client_session} #{client_tty}"]);
+            clients.lines().count() == 1 && clients.starts_with("agents ")
+        },
+    );
+    // The client left is the terminal's: the viewer was detached.
+    drop(outer);
+    // No terminal: said, status 2; no agent: said, status 1.
+    let none = server.taw(&["agent", "attach", &agent]);
+    assert_eq!(none.status, 2, "{none:?}");
+    assert!(none.stderr.contains("not a terminal"), "{none:?}");
+    let nobody = server.taw(&["agent", "attach", "nobody"]);
+    assert_eq!(nobody.status, 1, "{nobody:?}");
+    assert!(
+        nobody.stderr.starts_with("taw agent attach: "),
+        "{nobody:?}"
+    );
+}

@@ -94,6 +94,32 @@ pub(crate) fn rename(
     reread(tmux, pane.id)
 }
 
+/// herdr's `agent attach`: the agent's pane in front (a done agent seen),
+/// and `client`, when there is one, moved onto it; with `takeover`, every
+/// other client showing that session is detached. With no client (a
+/// terminal outside tmux), the caller attaches one after.
+pub(crate) fn attach(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    client: Option<&str>,
+    takeover: bool,
+) -> Result<()> {
+    crate::ops::go::to_pane(tmux, snapshot, pane, client)?;
+    if takeover {
+        let others: Vec<crate::tmux::Cmd> = snapshot
+            .clients
+            .iter()
+            .filter(|c| c.session == Some(pane.session) && Some(c.name.as_str()) != client)
+            .map(|c| crate::tmux::commands::detach_client(&c.name))
+            .collect();
+        if !others.is_empty() {
+            tmux.run(&crate::tmux::Batch::of(others))?;
+        }
+    }
+    Ok(())
+}
+
 /// Shows the agent's pane on `client` (every other window of the session
 /// stays as it is), and marks a done agent seen.
 pub(crate) fn focus(
