@@ -84,7 +84,8 @@ fn bad_values_are_errors_with_key_and_line() {
 #[test]
 fn unknown_keys_are_warnings() {
     let server = TmuxServer::empty();
-    server.write_config("[ui]\nshiny = true\n\n[hooks]\n\"agent.finished\" = \"true\"\n");
+    // herdr's pane_history too: taw keeps no screen, and says so.
+    server.write_config("[ui]\nshiny = true\n\n[hooks]\n\"agent.finished\" = \"true\"\n\n[experimental]\npane_history = true\n");
     let result = server.taw(&["config", "check", "--json"]).result();
     assert_eq!(result["status"], "warnings");
     let keys: Vec<&str> = result["diagnostics"]
@@ -93,7 +94,14 @@ fn unknown_keys_are_warnings() {
         .iter()
         .map(|d| d["key"].as_str().unwrap())
         .collect();
-    assert_eq!(keys, vec!["ui.shiny", "hooks.agent.finished"]);
+    assert_eq!(
+        keys,
+        vec![
+            "ui.shiny",
+            "hooks.agent.finished",
+            "experimental.pane_history"
+        ]
+    );
 }
 
 #[test]
