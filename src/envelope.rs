@@ -165,6 +165,8 @@ pub(crate) enum ErrorCode {
     /// No answer came from a machine of `[machines]`: ssh could not log in
     /// or run, no taw is there, or the far taw ended by a signal.
     MachineUnreachable,
+    /// `popup close` with no client to hold a popup.
+    PopupNotOpen,
     /// Something taw cannot do here (no clipboard tool, a far taw too old).
     Unsupported,
 }

@@ -13,6 +13,7 @@ pub(crate) mod manifest;
 pub(crate) mod notification;
 pub(crate) mod pane;
 pub(crate) mod plugin;
+pub(crate) mod popup;
 pub(crate) mod sandbox;
 pub(crate) mod session;
 pub(crate) mod tab;
@@ -99,6 +100,9 @@ pub(crate) enum Group {
     Tmux(tmux::Verb),
     /// The popup: every session, window and agent; `taw ui open` opens it.
     Ui(ui::UiArgs),
+    /// The popup over a client, whichever opened it: `taw popup close`.
+    #[command(subcommand)]
+    Popup(popup::Verb),
     /// Sessions for directories.
     #[command(subcommand)]
     Session(session::Verb),
@@ -203,6 +207,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         Group::Tmux(verb) => tmux::run(context, verb),
         Group::Watch(verb) => watch::run(context, verb),
         Group::Ui(args) => ui::run(context, args),
+        Group::Popup(verb) => popup::run(context, verb),
         Group::Session(verb) => session::run(context, verb),
         Group::Web(args) => web::run(context, args),
         Group::Machine(verb) => machine::run(context, verb),

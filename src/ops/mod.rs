@@ -18,6 +18,7 @@ pub(crate) mod names;
 pub(crate) mod notification;
 pub(crate) mod pane;
 pub(crate) mod plugin;
+pub(crate) mod popup;
 pub(crate) mod repo_group;
 pub(crate) mod restore;
 pub(crate) mod save;

@@ -170,6 +170,12 @@ pub(crate) fn print_format_for_client(client: &str, format: &str) -> Cmd {
     Cmd::new("display-message").args(["-c", client, "-p", "--", format])
 }
 
+/// `display-popup -C -c CLIENT`: the popup on that client closed (none
+/// there: nothing happens).
+pub(crate) fn close_popup(client: &str) -> Cmd {
+    Cmd::new("display-popup").args(["-C", "-c", client])
+}
+
 /// `display-popup -c CLIENT -E` at a place and size, running `line` (which
 /// tmux runs as it is: no format is expanded there); `-B` draws no border.
 pub(crate) fn display_popup(

@@ -380,12 +380,23 @@ fn a_popup_closed_from_outside_ends_normally() {
     let opened = with_popup(&server, "main", &[], |popup| {
         popup.wait_for("reviewer");
         let client = popup.server.tmux(&["list-clients", "-F", "#{client_name}"]);
-        popup
+        let closed = popup
             .server
-            .tmux(&["display-popup", "-C", "-c", client.trim()]);
+            .taw(&["popup", "close", "--client", client.trim()])
+            .result();
+        assert_eq!(closed["type"], "ok");
+        assert_eq!(closed["clients"], serde_json::json!([client.trim()]));
     })
     .result();
     assert_eq!(opened["type"], "ui_open");
+    // No client, no popup; a client not attached is not found.
+    let bare = TmuxServer::start();
+    assert_eq!(bare.taw(&["popup", "close"]).error_code(), "popup_not_open");
+    assert_eq!(
+        bare.taw(&["popup", "close", "--client", "/dev/pts/999"])
+            .error_code(),
+        "not_found"
+    );
 }
 
 #[test]
