@@ -330,22 +330,22 @@ fn clear_options(tmux: &Tmux, snapshot: &Snapshot) -> Result<()> {
             )
         })
         .collect();
+    // Each window's and each session's options, a group a target.
+    let unset_all = |target: String, names: &[&str], unset: fn(&str, &str) -> crate::tmux::Cmd| {
+        Batch::of(names.iter().map(|name| unset(&target, name)).collect())
+    };
     groups.extend(snapshot.windows.iter().map(|window| {
-        let target = format!("@{}", window.id);
-        Batch::of(
-            window_opt::ALL
-                .iter()
-                .map(|name| cmd::unset_window_option(&target, name))
-                .collect(),
+        unset_all(
+            format!("@{}", window.id),
+            window_opt::ALL,
+            cmd::unset_window_option,
         )
     }));
     groups.extend(snapshot.sessions.iter().map(|session| {
-        let target = format!("${}", session.id);
-        Batch::of(
-            session_opt::ALL
-                .iter()
-                .map(|name| cmd::unset_session_option(&target, name))
-                .collect(),
+        unset_all(
+            format!("${}", session.id),
+            session_opt::ALL,
+            cmd::unset_session_option,
         )
     }));
     for ran in tmux.run_groups(&groups) {

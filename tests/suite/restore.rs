@@ -8,7 +8,7 @@
 
 use crate::common::TmuxServer;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn dir(server: &TmuxServer, name: &str) -> PathBuf {
@@ -118,6 +118,13 @@ fn kill_and_wait(server: &TmuxServer) {
 
 /// Waits until every pane's shell runs in its folder: until then tmux
 /// gives a pane no folder, or the server's, and a save would keep that.
+/// Session `name` in `folder`, once its shell is up there.
+fn session_in(server: &TmuxServer, name: &str, folder: &Path) {
+    let folder = folder.display().to_string();
+    server.tmux(&["new-session", "-d", "-s", name, "-c", &folder]);
+    shells_up(server);
+}
+
 fn shells_up(server: &TmuxServer) {
     server.wait_for("every pane's shell in its folder", WAIT, || {
         server
@@ -966,15 +973,7 @@ fn a_reported_resume_command_is_typed_with_the_agents_word() {
 fn a_folder_removed_while_open_is_saved_without_the_kernels_word() {
     let server = TmuxServer::empty();
     let going = dir(&server, "going");
-    server.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "work",
-        "-c",
-        &going.display().to_string(),
-    ]);
-    shells_up(&server);
+    session_in(&server, "work", &going);
     std::fs::remove_dir(&going).unwrap();
     let said = server.display("=work:0.0", "#{pane_current_path}");
     assert!(said.ends_with(" (deleted)"), "tmux says {said}");
@@ -998,25 +997,13 @@ fn a_folder_removed_while_open_is_saved_without_the_kernels_word() {
 fn a_live_agent_known_by_its_reported_command_is_not_started_twice() {
     let server = TmuxServer::empty();
     let api = dir(&server, "api");
-    server.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "work",
-        "-c",
-        &api.display().to_string(),
-    ]);
-    shells_up(&server);
+    session_in(&server, "work", &api);
     let pane = server.display("=work:0.0", "#{pane_id}");
     server.tmux(&["set-option", "-p", "-t", &pane, "@agent_kind", "opencode"]);
-    server.tmux(&[
-        "set-option",
-        "-p",
-        "-t",
-        &pane,
-        "@agent_resume",
-        r#"["opencode","--continue"]"#,
-    ]);
+    let reported = |words: &str| {
+        server.tmux(&["set-option", "-p", "-t", &pane, "@agent_resume", words]);
+    };
+    reported(r#"["opencode","--continue"]"#);
     let saved = server.taw(&["session", "save"]).result();
     assert_eq!(saved["panes"], 1, "{saved}");
     let layout = std::fs::read_to_string(server.state_dir().join("sessions/default.json")).unwrap();
@@ -1034,14 +1021,7 @@ fn a_live_agent_known_by_its_reported_command_is_not_started_twice() {
         1
     );
     // Another command is another conversation: its window would come back.
-    server.tmux(&[
-        "set-option",
-        "-p",
-        "-t",
-        &pane,
-        "@agent_resume",
-        r#"["opencode","--continue","x"]"#,
-    ]);
+    reported(r#"["opencode","--continue","x"]"#);
     let dry = restore(&server, &["--dry-run"]);
     assert_eq!(dry["would_type"].as_array().unwrap().len(), 1, "{dry}");
 }
@@ -1055,15 +1035,7 @@ fn layouts_are_private_and_one_others_could_write_is_refused() {
     use std::os::unix::fs::PermissionsExt;
     let server = TmuxServer::empty();
     let api = dir(&server, "api");
-    server.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "work",
-        "-c",
-        &api.display().to_string(),
-    ]);
-    shells_up(&server);
+    session_in(&server, "work", &api);
     server.taw(&["session", "save"]).result();
     // A layout that changed keeps the one before as a copy.
     server.tmux(&[
