@@ -390,6 +390,14 @@ pub(crate) fn is_pane_gone(error: &TawError) -> bool {
     error.message.contains("can't find pane") || error.message.contains("no such pane")
 }
 
+/// Whether tmux failed because its server has gone or is going: none
+/// runs, or it exited while it was asked (`kill-server` a moment before).
+pub(crate) fn is_server_gone(error: &TawError) -> bool {
+    error.code == crate::envelope::ErrorCode::ServerNotRunning
+        || error.message.contains("server exited unexpectedly")
+        || error.message.contains("lost server")
+}
+
 fn is_no_server_message(stderr: &str) -> bool {
     stderr.starts_with("no server running on")
         || (stderr.starts_with("error connecting to")
