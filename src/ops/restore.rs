@@ -175,19 +175,28 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
     );
     if out.started_server {
         // The server this restore started: its start, as a restore in a
-        // running server says that one's.
+        // running server says that one's; and whether your tmux config
+        // loaded the plugin there, without which no agent is watched.
         out.server_start_unix = Snapshot::read(tmux)
             .ok()
             .map(|s| s.server.start_time)
             .filter(|t| *t > 0);
+        if !plugin_loaded(tmux) {
+            out.plan.push(format!(
+                "the plugin is not loaded in the server this restore started (your tmux config does not load it), so no agent there is watched: run `taw{} tmux load`, or add the plugin to ~/.tmux.conf",
+                socket_words(tmux)
+            ));
+        }
     }
     let resumed = resume_all(tmux, pending, args, &mut out);
     save_if_held(tmux, name, &resumed, &mut out);
     if out.started_server
         && let Some(first) = out.created.first()
     {
+        // The server it restored, named as taw was pointed at it.
         out.attach = Some(format!(
-            "tmux attach -t {}",
+            "tmux{} attach -t {}",
+            socket_words(tmux),
             shell_word(&format!("={first}"))
         ));
     }
@@ -854,6 +863,24 @@ impl Conversations {
             (kind == &agent.kind && keys.iter().flatten().any(|k| k == value)).then_some(*pane)
         })
     }
+}
+
+/// ` -L NAME` or ` -S PATH`, as taw was pointed at the server; nothing for
+/// tmux's default.
+fn socket_words(tmux: &Tmux) -> String {
+    tmux.socket_args()
+        .iter()
+        .map(|word| format!(" {}", shell_word(word)))
+        .collect()
+}
+
+/// Whether `taw tmux load` has run in the server.
+fn plugin_loaded(tmux: &Tmux) -> bool {
+    tmux.run_one(crate::tmux::commands::print_format(&format!(
+        "#{{{}}}",
+        crate::tmux::options::bookkeeping::LOADED
+    )))
+    .is_ok_and(|loaded| !loaded.trim().is_empty())
 }
 
 /// The server now, or none when no server runs. A server still going

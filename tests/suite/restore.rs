@@ -207,7 +207,20 @@ fn a_killed_server_comes_back_whole() {
 
     let restored = restore(&server, &[]);
     assert_eq!(restored["started_server"], true, "{restored}");
-    assert_eq!(restored["attach"], "tmux attach -t '=C#Sharp'");
+    // The hint names the server restored, as taw was pointed at it.
+    assert_eq!(
+        restored["attach"],
+        format!("tmux -L {} attach -t '=C#Sharp'", server.socket)
+    );
+    // A server whose tmux config loads no plugin watches no agent: said.
+    let plan = restored["plan"].to_string();
+    assert!(
+        plan.contains(&format!(
+            "the plugin is not loaded in the server this restore started (your tmux config does not load it), so no agent there is watched: run `taw -L {} tmux load`",
+            server.socket
+        )),
+        "{plan}"
+    );
     assert_eq!(
         restored["created"],
         serde_json::json!(["C#Sharp", "api", "web"])
