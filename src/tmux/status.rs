@@ -21,6 +21,17 @@ pub(crate) fn default_of(option: &PluginOption) -> String {
     }
 }
 
+/// Each mark sits on a background of its own, so it stands out on any status
+/// bar: tmux's default one is green, and a green ✓ on it cannot be seen.
+const MARK_BG: &str = "black";
+
+/// A mark (and what follows it, a count) in its colour on [`MARK_BG`],
+/// then the area's own colours again. Separate style blocks: a comma would
+/// split the conditional around it.
+fn badge(colour: &str, text: &str) -> String {
+    format!("#[fg={colour}]#[bg={MARK_BG}]{text}#[fg=default]#[bg=default]")
+}
+
 /// The states, most urgent first, with the mark each shows.
 const MARKS: &[(&str, &str, &str)] = &[
     ("blocked", "red", "▲"),
@@ -40,7 +51,8 @@ pub(crate) fn window_mark_format() -> String {
     let mut format = String::new();
     for (state, colour, mark) in MARKS {
         format.push_str(&format!(
-            "#{{?#{{m:*{state}*,{states}}},#[fg={colour}]{mark}#[fg=default],"
+            "#{{?#{{m:*{state}*,{states}}},{},",
+            badge(colour, mark)
         ));
     }
     format.push_str(&"}".repeat(MARKS.len()));
@@ -58,7 +70,10 @@ pub(crate) fn summary_format() -> String {
     let mark = |state: &str| MARKS.iter().find(|m| m.0 == state).copied();
     for (state, colour, mark) in ["blocked", "working", "done"].into_iter().filter_map(mark) {
         let n = count(state);
-        format.push_str(&format!("#{{?{n},#[fg={colour}]{mark}{n}#[fg=default] ,}}"));
+        format.push_str(&format!(
+            "#{{?{n},{} ,}}",
+            badge(colour, &format!("{mark}{n}"))
+        ));
     }
     format
 }

@@ -32,13 +32,21 @@ fn marks_and_summary_are_drawn() {
     set_state(&server, "%1", "blocked");
     set_state(&server, "%2", "done");
     let mark = |window: &str| server.display(window, "#{E:@agent-wizard-window-mark}");
-    assert_eq!(mark("main:0"), "#[fg=yellow]●#[fg=default]");
+    let badge = |colour: &str, text: &str| {
+        format!("#[fg={colour}]#[bg=black]{text}#[fg=default]#[bg=default]")
+    };
+    assert_eq!(mark("main:0"), badge("yellow", "●"));
     // Window 1 has a blocked and a done pane: blocked is the more urgent.
-    assert_eq!(mark("main:1"), "#[fg=red]▲#[fg=default]");
+    assert_eq!(mark("main:1"), badge("red", "▲"));
     let summary = server.display("main:", "#{E:@agent-wizard-summary}");
     assert_eq!(
         summary,
-        "#[fg=red]▲1#[fg=default] #[fg=yellow]●1#[fg=default] #[fg=green]✓1#[fg=default] "
+        format!(
+            "{} {} {} ",
+            badge("red", "▲1"),
+            badge("yellow", "●1"),
+            badge("green", "✓1")
+        )
     );
 
     // As a client draws it: the status line at the bottom of its terminal.
@@ -51,6 +59,62 @@ fn marks_and_summary_are_drawn() {
             && status.contains('▲')
             && status.contains("▲1")
     });
+    // Each mark as the terminal gets it, on tmux's default status bar
+    // (black on green): its colour is never the colour it sits on.
+    let drawn = outer.tmux(&["capture-pane", "-p", "-e", "-t", "viewer"]);
+    let status = drawn.lines().last().unwrap_or("").to_string();
+    let marks = colours_of(&status, &['▲', '●', '✓']);
+    assert!(marks.len() >= 5, "{marks:?} in {status:?}");
+    for (mark, fg, bg) in marks {
+        assert_ne!(fg, bg, "{mark} drawn in the colour it sits on: {status:?}");
+    }
+}
+
+/// Each of `marks` in a line of a terminal's output, with the foreground
+/// and background colour it is drawn in (`None`: the terminal's default;
+/// `Some(n)`: colour n of the 256, the 16 named ones as 0-15).
+fn colours_of(line: &str, marks: &[char]) -> Vec<(char, Option<u8>, Option<u8>)> {
+    let (mut fg, mut bg) = (None, None);
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("\u{1b}[") {
+            let end = after.find('m').unwrap_or(after.len());
+            let codes: Vec<u16> = after[..end]
+                .split(';')
+                .map(|code| code.parse().unwrap_or(0))
+                .collect();
+            let mut i = 0;
+            while i < codes.len() {
+                match codes[i] {
+                    0 => (fg, bg) = (None, None),
+                    n @ 30..=37 => fg = Some((n - 30) as u8),
+                    n @ 90..=97 => fg = Some((n - 90 + 8) as u8),
+                    39 => fg = None,
+                    n @ 40..=47 => bg = Some((n - 40) as u8),
+                    n @ 100..=107 => bg = Some((n - 100 + 8) as u8),
+                    49 => bg = None,
+                    38 | 48 if codes.get(i + 1) == Some(&5) => {
+                        let colour = codes.get(i + 2).map(|n| *n as u8);
+                        match codes[i] {
+                            38 => fg = colour,
+                            _ => bg = colour,
+                        }
+                        i += 2;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            rest = &after[(end + 1).min(after.len())..];
+            continue;
+        }
+        if marks.contains(&c) {
+            found.push((c, fg, bg));
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    found
 }
 
 #[test]
