@@ -434,12 +434,14 @@ fn plan_status(state: &ServerState, report: &mut Report) -> Vec<Cmd> {
                 continue;
             };
             let mut next = value.clone();
-            // A format taw marked before may still hold the old window mark.
-            if token == status::WINDOW_TOKEN
-                && ours_before.iter().any(|n| n == name)
-                && !next.contains(status::WINDOW_TOKEN)
-            {
-                next = status::without_token(&next, status::OLD_WINDOW_TOKEN);
+            let mut token = token;
+            if token == status::WINDOW_TOKEN {
+                // A format taw marked before gets the token this load
+                // would put in (an older load's may differ).
+                if ours_before.iter().any(|n| n == name) {
+                    next = status::without_window_token(&next);
+                }
+                token = status::window_token_for(&next);
             }
             next = if on {
                 status::with_token(&next, token, at_start)
@@ -499,12 +501,7 @@ pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
         let next = if name == status::SUMMARY_FORMAT {
             status::without_token(value, status::SUMMARY_TOKEN)
         } else {
-            // The old token is a part of the new one: it is looked for only
-            // where the new one was not.
-            match value.contains(status::WINDOW_TOKEN) {
-                true => status::without_token(value, status::WINDOW_TOKEN),
-                false => status::without_token(value, status::OLD_WINDOW_TOKEN),
-            }
+            status::without_window_token(value)
         };
         if &next != value {
             cmds.push(cmd::set_global_option(name, &next));

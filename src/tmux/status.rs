@@ -85,6 +85,35 @@ pub(crate) const WINDOW_TOKEN: &str =
     "#{?#{E:@agent-wizard-window-mark}, #{E:@agent-wizard-window-mark},}";
 pub(crate) const SUMMARY_TOKEN: &str = "#{E:@agent-wizard-summary} ";
 
+/// The window token after tmux's own window format, which ends in a space
+/// for a window with no flags: the mark's space comes only after flags,
+/// so no window shows two spaces before its mark.
+pub(crate) const WINDOW_TOKEN_AFTER_FLAGS: &str =
+    "#{?#{E:@agent-wizard-window-mark},#{?window_flags, ,}#{E:@agent-wizard-window-mark},}";
+
+/// How tmux's own window formats end: the flags, or a space when none.
+const TMUX_FLAGS_TAIL: &str = "#{?window_flags,#{window_flags}, }";
+
+/// The window token for a format: the one after tmux's flags where the
+/// format ends as tmux's own does, else [`WINDOW_TOKEN`].
+pub(crate) fn window_token_for(value: &str) -> &'static str {
+    match without_window_token(value).ends_with(TMUX_FLAGS_TAIL) {
+        true => WINDOW_TOKEN_AFTER_FLAGS,
+        false => WINDOW_TOKEN,
+    }
+}
+
+/// `value` with whichever window token taw put there taken out (the
+/// current ones first: the old one is a part of [`WINDOW_TOKEN`]).
+pub(crate) fn without_window_token(value: &str) -> String {
+    for token in [WINDOW_TOKEN_AFTER_FLAGS, WINDOW_TOKEN, OLD_WINDOW_TOKEN] {
+        if value.contains(token) {
+            return without_token(value, token);
+        }
+    }
+    value.to_string()
+}
+
 /// The window token of earlier loads, whose space stayed with no mark: a
 /// load takes it out of the formats taw recorded as its own.
 pub(crate) const OLD_WINDOW_TOKEN: &str = " #{E:@agent-wizard-window-mark}";
@@ -135,6 +164,19 @@ mod tests {
             assert_eq!(opens, closes, "{format}");
             // A bare comma inside a style would split a conditional.
             assert!(!format.contains("#[fg=red,"), "{format}");
+        }
+    }
+
+    #[test]
+    fn after_tmuxs_own_format_no_window_gets_two_spaces() {
+        let tmuxs = "#I:#W#{?window_flags,#{window_flags}, }";
+        assert_eq!(window_token_for(tmuxs), WINDOW_TOKEN_AFTER_FLAGS);
+        assert_eq!(window_token_for("#I:#W#F"), WINDOW_TOKEN);
+        let added = with_token(tmuxs, window_token_for(tmuxs), false);
+        assert_eq!(window_token_for(&added), WINDOW_TOKEN_AFTER_FLAGS);
+        assert_eq!(without_window_token(&added), tmuxs);
+        for token in [WINDOW_TOKEN, OLD_WINDOW_TOKEN] {
+            assert_eq!(without_window_token(&format!("{tmuxs}{token}")), tmuxs);
         }
     }
 

@@ -21,6 +21,8 @@ fn set_state(server: &TmuxServer, pane: &str, state: &str) {
 #[test]
 fn marks_and_summary_are_drawn() {
     let server = loaded();
+    // A window that will have no flags (neither current nor last).
+    server.tmux(&["new-window", "-d", "-t", "main:", "-n", "third"]);
     // The watchers have made their first look: mark the panes as they would.
     server.wait_for("the watchers", Duration::from_secs(5), || {
         server
@@ -31,6 +33,8 @@ fn marks_and_summary_are_drawn() {
     set_state(&server, "%0", "working");
     set_state(&server, "%1", "blocked");
     set_state(&server, "%2", "done");
+    let third = server.display("main:third", "#{pane_id}");
+    set_state(&server, &third, "idle");
     let mark = |window: &str| server.display(window, "#{E:@agent-wizard-window-mark}");
     let badge = |colour: &str, text: &str| {
         format!("#[fg={colour}]#[bg=black]{text}#[fg=default]#[bg=default]")
@@ -58,13 +62,29 @@ fn marks_and_summary_are_drawn() {
             && status.contains('●')
             && status.contains('▲')
             && status.contains("▲1")
+            && status.contains('○')
     });
+    // One space before each mark, flags or none (tmux's own format ends
+    // in a space for a window with no flags).
+    let screen = outer.tmux(&["capture-pane", "-p", "-t", "viewer"]);
+    let status = screen.lines().last().unwrap_or("").to_string();
+    assert!(status.contains("2:third ○"), "{status:?}");
+    assert!(
+        !status.contains("  ○") && !status.contains("  ●"),
+        "{status:?}"
+    );
     // Each mark as the terminal gets it, on tmux's default status bar
     // (black on green): its colour is never the colour it sits on.
     let drawn = outer.tmux(&["capture-pane", "-p", "-e", "-t", "viewer"]);
     let status = drawn.lines().last().unwrap_or("").to_string();
     let marks = colours_of(&status, &['▲', '●', '✓']);
     assert!(marks.len() >= 5, "{marks:?} in {status:?}");
+    assert!(
+        colours_of(&status, &['○'])
+            .iter()
+            .all(|(_, fg, bg)| fg != bg),
+        "{status:?}"
+    );
     for (mark, fg, bg) in marks {
         assert_ne!(fg, bg, "{mark} drawn in the colour it sits on: {status:?}");
     }
@@ -128,7 +148,10 @@ fn no_agents_draw_nothing_and_options_switch_it_off() {
     for format in ["window-status-format", "window-status-current-format"] {
         let value = server.tmux(&["show-options", "-gv", format]);
         let value = value.trim_end_matches('\n');
-        let token = "#{?#{E:@agent-wizard-window-mark}, #{E:@agent-wizard-window-mark},}";
+        // After tmux's own format, whose flags end in a space when there
+        // are none, the mark's space comes only after flags.
+        let token =
+            "#{?#{E:@agent-wizard-window-mark},#{?window_flags, ,}#{E:@agent-wizard-window-mark},}";
         assert!(value.contains(token), "{format}: {value}");
         let without = value.replace(token, "");
         assert_eq!(
