@@ -34,12 +34,16 @@ pub(crate) enum Verb {
         /// The address `taw web` listens on.
         #[arg(long, default_value = web::DEFAULT_LISTEN)]
         listen: String,
+        /// The envelope (`web_url`: the address and the token's file)
+        /// instead of the address alone.
+        #[arg(long)]
+        json: bool,
     },
 }
 
 pub(crate) fn run(context: &Context, args: WebArgs) -> (String, Result<Reply>) {
     match args.verb {
-        Some(Verb::Url { listen }) => (envelope_id("web", "url"), url(&listen)),
+        Some(Verb::Url { listen, json }) => (envelope_id("web", "url"), url(&listen, json)),
         None => (
             "cli:web".into(),
             web::parse_listen(&args.listen)
@@ -54,10 +58,16 @@ pub(crate) fn run(context: &Context, args: WebArgs) -> (String, Result<Reply>) {
     }
 }
 
-fn url(listen: &str) -> Result<Reply> {
+/// The page's address alone, for a person to open or a script to take
+/// (`$(taw web url)`); the envelope with `--json`.
+fn url(listen: &str, json: bool) -> Result<Reply> {
     let listen = web::parse_listen(listen)?;
+    let url = web::url(listen)?;
+    if !json {
+        return Ok(Reply::Text(format!("{url}\n")));
+    }
     Ok(Reply::result(
         "web_url",
-        json!({ "url": web::url(listen)?, "token_file": crate::paths::display(&web::auth::token_file()) }),
+        json!({ "url": url, "token_file": crate::paths::display(&web::auth::token_file()) }),
     ))
 }

@@ -119,6 +119,11 @@ impl Replays {
 
 /// The address a `--listen` names, checked.
 pub(crate) fn parse_listen(text: &str) -> Result<SocketAddr> {
+    // `localhost:PORT` is loopback, as a person means it.
+    let text = match text.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => text.to_string(),
+    };
     text.parse().map_err(|_| {
         TawError::invalid_argument(format!(
             "--listen {text:?} is not ADDRESS:PORT (such as 127.0.0.1:8787)"

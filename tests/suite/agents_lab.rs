@@ -157,7 +157,7 @@ fn screen_read_agent_turns_end_done(agent: &str, ready: &str, question: &str) {
     std::thread::sleep(STILL_LOADING);
 
     lab.type_line(&pane, "work 6");
-    lab.wait_state(&pane, "working", SECONDS(15));
+    lab.wait_state_after_enter(&pane, "working", SECONDS(20));
     lab.stays_state(&pane, "working", SECONDS(3));
     lab.wait_state(&pane, "done", SECONDS(30));
 

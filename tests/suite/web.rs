@@ -292,13 +292,24 @@ fn text_url_and_the_token_rule() {
     assert_eq!(status, 400);
     assert!(body.contains("idempotency_key_too_long"), "{body}");
 
+    // The address alone for a person or `$(taw web url)`; the envelope
+    // with --json; `localhost:PORT` is loopback.
+    let address = format!("http://127.0.0.1:{}/?token={}", web.port, web.token);
+    let url = server.taw(&["web", "url", "--listen", &format!("127.0.0.1:{}", web.port)]);
+    assert_eq!(url.status, 0, "{url:?}");
+    assert_eq!(url.stdout, format!("{address}\n"));
+    let local = server.taw(&["web", "url", "--listen", &format!("localhost:{}", web.port)]);
+    assert_eq!(local.stdout, format!("{address}\n"));
     let url = server
-        .taw(&["web", "url", "--listen", &format!("127.0.0.1:{}", web.port)])
+        .taw(&[
+            "web",
+            "url",
+            "--json",
+            "--listen",
+            &format!("127.0.0.1:{}", web.port),
+        ])
         .result();
-    assert_eq!(
-        url["url"],
-        format!("http://127.0.0.1:{}/?token={}", web.port, web.token)
-    );
+    assert_eq!(url["url"], address);
     let open = server.taw(&["web", "--listen", "0.0.0.0:1", "--no-token"]);
     assert_eq!(open.error_code(), "invalid_argument");
 }

@@ -394,6 +394,24 @@ impl Lab {
 
     /// Waits for the pane's @agent_state, with the screen in the message;
     /// then `taw agent list` and the status line must say the same.
+    /// [`wait_state`](Self::wait_state) after a line typed with its Enter:
+    /// an agent still settling (OpenCode on a busy machine) may drop the
+    /// Enter and keep the line in its input, so while the state has not
+    /// come the Enter is pressed again every few seconds (on an empty input
+    /// it does nothing).
+    pub fn wait_state_after_enter(&self, pane: &str, state: &str, limit: Duration) {
+        let start = Instant::now();
+        let mut pressed = Instant::now();
+        while start.elapsed() < limit && self.state(pane) != state {
+            if pressed.elapsed() > Duration::from_secs(5) {
+                self.key(pane, "Enter");
+                pressed = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.wait_state(pane, state, Duration::from_millis(100));
+    }
+
     pub fn wait_state(&self, pane: &str, state: &str, limit: Duration) {
         let start = Instant::now();
         while start.elapsed() < limit {
