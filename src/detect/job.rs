@@ -428,8 +428,9 @@ pub(crate) fn read_job(pane_pid: u32) -> Option<(Process, Vec<Process>)> {
 }
 
 /// How long a pane's process may still be tmux's fork: a pane just made
-/// under load runs its program a moment after tmux told of it.
-const FORK_BECOMES_PROGRAM: std::time::Duration = std::time::Duration::from_millis(500);
+/// under load runs its program a moment after tmux told of it (seconds,
+/// on a busy machine; only a pane still in that state waits).
+const FORK_BECOMES_PROGRAM: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// [`read_job`], once the pane's process is its program: while it is still
 /// the fork tmux made (its parent's name and words), looked at again every
