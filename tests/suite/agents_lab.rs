@@ -22,7 +22,7 @@ fn lab_claude_code_states() {
 
     // Working while `work 8` runs: its silent half, then while it streams.
     lab.type_line(&pane, "work 8");
-    lab.wait_state(&pane, "working", SECONDS(10));
+    lab.wait_state_after_enter(&pane, "working", SECONDS(20));
     lab.stays_state(&pane, "working", SECONDS(5));
 
     // Done when the turn ends in a pane nobody looks at.
@@ -81,7 +81,7 @@ fn lab_codex_states() {
     assert_eq!(lab.agent(&pane).0, "codex");
 
     lab.type_line(&pane, "work 8");
-    lab.wait_state(&pane, "working", SECONDS(10));
+    lab.wait_state_after_enter(&pane, "working", SECONDS(20));
     lab.stays_state(&pane, "working", SECONDS(5));
     lab.wait_state(&pane, "done", SECONDS(20));
 

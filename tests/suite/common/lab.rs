@@ -395,7 +395,7 @@ impl Lab {
     /// Waits for the pane's @agent_state, with the screen in the message;
     /// then `taw agent list` and the status line must say the same.
     /// [`wait_state`](Self::wait_state) after a line typed with its Enter:
-    /// an agent still settling (OpenCode on a busy machine) may drop the
+    /// an agent still settling (OpenCode, Codex on a busy machine) may drop the
     /// Enter and keep the line in its input, so while the state has not
     /// come the Enter is pressed again every few seconds (on an empty input
     /// it does nothing).
