@@ -314,10 +314,7 @@ pub(crate) fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
 pub(crate) fn terminal_client(snapshot: &Snapshot) -> Option<&str> {
     let pane = snapshot.pane(running_pane(snapshot)?, None)?;
     snapshot
-        .clients
-        .iter()
-        .filter(|client| client.session == Some(pane.session))
-        .max_by_key(|client| client.activity)
+        .last_client_on(Some(pane.session))
         .map(|client| client.name.as_str())
 }
 

@@ -204,12 +204,7 @@ fn find_and_open(
             let session = super::calling_pane(&snapshot)
                 .and_then(|pane| snapshot.pane(pane, None))
                 .map(|pane| pane.session);
-            snapshot
-                .clients
-                .iter()
-                .filter(|c| c.session.is_some() && (session.is_none() || c.session == session))
-                .max_by_key(|c| c.activity)
-                .map(|c| c.name.clone())
+            snapshot.last_client_on(session).map(|c| c.name.clone())
         })
     } else {
         None

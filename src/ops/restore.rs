@@ -184,7 +184,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         if !plugin_loaded(tmux) {
             out.plan.push(format!(
                 "the plugin is not loaded in the server this restore started (your tmux config does not load it), so no agent there is watched: run `taw{} tmux load`, or add the plugin to ~/.tmux.conf",
-                socket_words(tmux)
+                tmux.socket_words()
             ));
         }
     }
@@ -196,7 +196,7 @@ pub(crate) fn restore(tmux: &Tmux, args: &Restore) -> Result<Restored> {
         // The server it restored, named as taw was pointed at it.
         out.attach = Some(format!(
             "tmux{} attach -t {}",
-            socket_words(tmux),
+            tmux.socket_words(),
             shell_word(&format!("={first}"))
         ));
     }
@@ -863,15 +863,6 @@ impl Conversations {
             (kind == &agent.kind && keys.iter().flatten().any(|k| k == value)).then_some(*pane)
         })
     }
-}
-
-/// ` -L NAME` or ` -S PATH`, as taw was pointed at the server; nothing for
-/// tmux's default.
-fn socket_words(tmux: &Tmux) -> String {
-    tmux.socket_args()
-        .iter()
-        .map(|word| format!(" {}", shell_word(word)))
-        .collect()
 }
 
 /// Whether `taw tmux load` has run in the server.

@@ -177,10 +177,9 @@ pub(crate) fn check_within(manifest_file: &Path, manifest: &manifest::Manifest) 
         .chain(manifest.actions.iter().map(|a| &a.command))
         .chain(manifest.events.iter().map(|e| &e.command))
         .chain(manifest.panes.iter().map(|p| &p.command))
-        .filter_map(|argv| argv.first())
-        .filter(|program| program.contains('/') && !program.starts_with('/'));
+        .filter_map(|argv| argv.first());
     for program in programs {
-        if outside(&root.join(program)) {
+        if run::own_program(&root, program).is_some_and(|path| outside(&path)) {
             return Err(TawError::new(
                 ErrorCode::InvalidPluginCommand,
                 format!(

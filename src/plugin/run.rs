@@ -7,8 +7,15 @@ use super::env::{self, Invocation};
 use super::registry::PluginInfo;
 use crate::exec::{Failure, Program};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// A program of the plugin's own: a relative path (`./bin/x`,
+/// `scripts/run`) is read from the plugin's root; a bare name is found on
+/// PATH and an absolute path is as it is (None for both).
+pub(crate) fn own_program(root: &Path, program: &str) -> Option<PathBuf> {
+    (program.contains('/') && !program.starts_with('/')).then(|| root.join(program))
+}
 
 /// The most of each output stream a run keeps.
 const KEPT: usize = 64 * 1024;
@@ -90,12 +97,8 @@ pub(crate) fn run(
         append(&record);
         return record;
     };
-    // A relative program (`./bin/x`) is the plugin's own, from its root.
-    let program_path = if program.contains('/') && !program.starts_with('/') {
-        PathBuf::from(&plugin.plugin_root).join(program)
-    } else {
-        PathBuf::from(program)
-    };
+    let program_path = own_program(Path::new(&plugin.plugin_root), program)
+        .unwrap_or_else(|| PathBuf::from(program));
     let outcome = Program::new(&program_path)
         .args(args)
         .env_clear()

@@ -82,6 +82,16 @@ impl Tmux {
         }
     }
 
+    /// [`socket_args`](Self::socket_args) as a person types them after
+    /// `tmux` or `taw`: ` -L NAME` or ` -S PATH`, each word quoted for a
+    /// shell; nothing for tmux's default server.
+    pub(crate) fn socket_words(&self) -> String {
+        self.socket_args()
+            .iter()
+            .map(|arg| format!(" {}", crate::text::shell_word(arg)))
+            .collect()
+    }
+
     /// Runs every command of `batch` in one tmux invocation and returns what
     /// they printed. tmux stops at the first command that fails; its message
     /// becomes the error.
@@ -316,10 +326,7 @@ impl Tmux {
                 format!(
                     "no tmux server is running on {}; start one with `tmux{}` or point taw at another with -L NAME, -S PATH or TAW_TMUX_SOCKET",
                     self.describe(),
-                    self.socket_args()
-                        .iter()
-                        .map(|arg| format!(" {}", crate::text::shell_word(arg)))
-                        .collect::<String>()
+                    self.socket_words()
                 ),
             );
         }

@@ -344,9 +344,16 @@ impl Snapshot {
     /// panes under each; the first (lowest session in tmux's order) counts.
     /// The attached client used last.
     pub(crate) fn last_client(&self) -> Option<&Client> {
+        self.last_client_on(None)
+    }
+
+    /// The attached client used last, of those showing `session` when one
+    /// is named.
+    pub(crate) fn last_client_on(&self, session: Option<u32>) -> Option<&Client> {
         self.clients
             .iter()
             .filter(|client| client.session.is_some())
+            .filter(|client| session.is_none() || client.session == session)
             .max_by_key(|client| client.activity)
     }
 
@@ -371,12 +378,7 @@ impl Snapshot {
     /// last, else (no client attached) the session tmux itself would pick,
     /// the one used last.
     pub(crate) fn focused_session(&self) -> Option<u32> {
-        let from_client = self
-            .clients
-            .iter()
-            .filter(|client| client.session.is_some())
-            .max_by_key(|client| client.activity)
-            .and_then(|client| client.session);
+        let from_client = self.last_client().and_then(|client| client.session);
         from_client.or_else(|| {
             self.sessions
                 .iter()

@@ -324,7 +324,7 @@ fn text_url_and_the_token_rule() {
 fn the_gate_refuses_rebound_names_forms_large_bodies_and_guesses() {
     let server = TmuxServer::start();
     let agent = dialog_agent(&server);
-    let open = start_web_with(&server, &["--no-token"]);
+    let open = start_web_with(&server, &["--no-token", "--allow-host", "phone.example"]);
     let get = |web: &crate::common::web::Web, host: &str, more: &str| {
         raw(
             web,
@@ -339,7 +339,14 @@ fn the_gate_refuses_rebound_names_forms_large_bodies_and_guesses() {
     }
     let (status, _, _) = get(&open, &format!("127.0.0.1:{}", open.port + 1), "");
     assert_eq!(status, 421);
-    for host in ["127.0.0.1", "localhost", "LOCALHOST", "[::1]"] {
+    // A name of the user's own (--allow-host) is taken too.
+    for host in [
+        "127.0.0.1",
+        "localhost",
+        "LOCALHOST",
+        "[::1]",
+        "phone.example",
+    ] {
         let (status, _, body) = get(&open, &format!("{host}:{}", open.port), "");
         assert_eq!(status, 200, "{host}: {body}");
     }
