@@ -516,6 +516,45 @@ fn lab_a_herdr_script_runs_unchanged() {
 }
 
 #[test]
+fn a_dropped_enter_is_pressed_once_more() {
+    // The stand-in drops its first line as a settling agent drops an
+    // Enter: nothing changes on its screen, so the waiting prompt presses
+    // Enter again 2 s later, and the line goes through. No watcher: the
+    // test marks the work the agent shows.
+    let server = TmuxServer::start();
+    let script = stand_in(
+        &server,
+        "dropping-bin",
+        "printf 'fake agent ready\\n'\nIFS= read -r first\nwhile IFS= read -r line; do printf 'took: %s\\n' \"$first$line\"; done\n",
+    );
+    let pane = run_agent(&server, &script, "fake agent ready");
+    let run = std::thread::scope(|scope| {
+        let waiting = scope.spawn(|| {
+            server.taw(&[
+                "agent",
+                "prompt",
+                &pane,
+                "look again",
+                "--wait",
+                "--timeout",
+                "20000",
+            ])
+        });
+        server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
+            screen(&server, &pane).contains("took: look again")
+        });
+        server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "working"]);
+        // Longer than a look without a watcher's wake-up (2 s).
+        std::thread::sleep(Duration::from_millis(2500));
+        server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "idle"]);
+        waiting.join().unwrap()
+    });
+    assert_eq!(run.status, 0, "{run:?}\n{}", screen(&server, &pane));
+    // Pressed once more, not again and again.
+    assert_eq!(screen(&server, &pane).matches("took:").count(), 1);
+}
+
+#[test]
 fn a_prompt_nothing_takes_up_is_stalled() {
     // No watcher here: the agent's state stays idle after the prompt.
     let server = TmuxServer::start();

@@ -28,6 +28,11 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// How long a prompt or keys wait for a watched agent that has just
 /// started to be read for the first time (its input drawn).
 const FIRST_READ_WAIT: Duration = Duration::from_secs(10);
+/// When a waited-for prompt's Enter has changed nothing on the screen
+/// this long after, it was dropped (Claude Code settling on a busy machine
+/// keeps the text in its input), and goes once more, as a person would
+/// press it again; on an empty input an Enter does nothing.
+const ENTER_AGAIN_AFTER: Duration = Duration::from_secs(2);
 
 fn code(code: ErrorCode, message: String) -> TawError {
     TawError::new(code, message)
@@ -365,14 +370,18 @@ pub(crate) fn prompt(
     typing::until_changed(tmux, pane.id, &shown, PASTE_SHOWN)
         .map_err(|e| pane_gone(e, &aim.public))?;
     std::thread::sleep(AFTER_PASTE_SHOWN);
-    aim.send_guarded(
-        tmux,
-        vec![],
-        vec![tmux_pane::send_keys(pane.id, &["Enter".to_string()])],
-        vec![],
-        vec![],
-        "the prompt's Enter",
-    )?;
+    let press_enter = || {
+        aim.send_guarded(
+            tmux,
+            vec![],
+            vec![tmux_pane::send_keys(pane.id, &["Enter".to_string()])],
+            vec![],
+            vec![],
+            "the prompt's Enter",
+        )
+    };
+    press_enter()?;
+    let entered_at = Instant::now();
     let sent = PromptSent {
         pane_id: aim.public.clone(),
     };
@@ -386,6 +395,8 @@ pub(crate) fn prompt(
         let gate = Instant::now() + crate::clock::limits().activity;
         let stop = deadline.map_or(gate, |d| d.min(gate));
         let mut left_at = None;
+        let entered = typing::screen(tmux, pane.id).map_err(|e| pane_gone(e, &aim.public))?;
+        let mut enter_again = Some(entered_at + ENTER_AGAIN_AFTER);
         loop {
             match current(tmux, pane)? {
                 Current::Gone(final_state) => {
@@ -396,6 +407,12 @@ pub(crate) fn prompt(
                     if let Some(final_state) = process_left(tmux, pane, &mut left_at)? {
                         return gone(target, final_state, sent_at, &until).map(|w| (sent, Some(w)));
                     }
+                }
+            }
+            if enter_again.is_some_and(|at| Instant::now() >= at) {
+                enter_again = None;
+                if typing::screen(tmux, pane.id).is_ok_and(|now| now == entered) {
+                    press_enter()?;
                 }
             }
             if Instant::now() >= stop {
@@ -409,7 +426,8 @@ pub(crate) fn prompt(
                     ),
                 ));
             }
-            sleep_until_look(&waiter, stop, left_at.is_some());
+            let wake = enter_again.map_or(stop, |at| at.min(stop));
+            sleep_until_look(&waiter, wake, left_at.is_some());
         }
     }
     let waited = wait_for(tmux, pane, target, &until, deadline, sent_at, &waiter)?;

@@ -25,6 +25,16 @@ pub const STILL_LOADING: Duration = Duration::from_secs(1);
 /// paste by Gemini CLI. A gap, not a wait: nothing comes in it.
 const HAND_GAP: Duration = Duration::from_millis(250);
 
+/// How much longer than a test's own limit a wait here lasts: real agents
+/// beside the rest of the suite on two cores can run several times slower
+/// than alone (a 6 s turn of OpenCode's took 36 s in CI), and a limit only
+/// costs time when something is wrong.
+const PATIENCE: u32 = 4;
+
+fn patient(limit: Duration) -> Duration {
+    limit * PATIENCE
+}
+
 pub struct Lab {
     pub server: TmuxServer,
     pub dir: PathBuf,
@@ -400,6 +410,7 @@ impl Lab {
     /// come the Enter is pressed again every few seconds (on an empty input
     /// it does nothing).
     pub fn wait_state_after_enter(&self, pane: &str, state: &str, limit: Duration) {
+        let limit = patient(limit);
         let start = Instant::now();
         let mut pressed = Instant::now();
         while start.elapsed() < limit && self.state(pane) != state {
@@ -413,6 +424,7 @@ impl Lab {
     }
 
     pub fn wait_state(&self, pane: &str, state: &str, limit: Duration) {
+        let limit = patient(limit);
         let start = Instant::now();
         while start.elapsed() < limit {
             if self.state(pane) == state {
@@ -483,6 +495,7 @@ impl Lab {
     }
 
     pub fn wait(&self, what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+        let limit = patient(limit);
         let start = Instant::now();
         while start.elapsed() < limit {
             if check() {
@@ -497,15 +510,27 @@ impl Lab {
     /// has drawn the text in its input, and a moment later, as a hand does.
     /// Gemini CLI takes an Enter that follows the last key within a few
     /// milliseconds for a pasted newline, which a loaded machine makes likely.
+    /// An agent still settling may drop the keys whole (Claude Code just
+    /// after its first draw on a busy machine): with nothing of them drawn
+    /// 10 s later, they are typed once more.
     pub fn type_line(&self, pane: &str, text: &str) {
         let shown = || self.screen(pane).matches(text).count();
         let before = shown();
+        let typed = Instant::now();
         self.server.tmux(&["send-keys", "-t", pane, "-l", text]);
-        self.wait(
-            &format!("{text:?} in the input"),
-            Duration::from_secs(10),
-            || shown() > before,
-        );
+        let mut again = true;
+        while shown() <= before {
+            if again && typed.elapsed() > Duration::from_secs(10) {
+                again = false;
+                self.server.tmux(&["send-keys", "-t", pane, "-l", text]);
+            }
+            assert!(
+                typed.elapsed() < patient(Duration::from_secs(10)),
+                "{text:?} never showed in {pane}'s input; screen:\n{}",
+                self.screen(pane)
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
         std::thread::sleep(HAND_GAP);
         self.server.tmux(&["send-keys", "-t", pane, "Enter"]);
     }
@@ -522,7 +547,7 @@ impl Lab {
         let start = std::time::Instant::now();
         while !self.has(pane, chosen) {
             assert!(
-                start.elapsed() < Duration::from_secs(15),
+                start.elapsed() < patient(Duration::from_secs(15)),
                 "{chosen:?} was never chosen:\n{}",
                 self.screen(pane)
             );
@@ -546,6 +571,7 @@ impl Lab {
     /// Waits for `text` on the pane's screen, with the screen in the
     /// message when it does not come.
     pub fn wait_text(&self, pane: &str, text: &str, limit: Duration) {
+        let limit = patient(limit);
         let start = Instant::now();
         while start.elapsed() < limit {
             if self.has(pane, text) {
