@@ -3,6 +3,7 @@
 //! bindings each apart), say what went wrong on the status line, and start
 //! or stop the watchers.
 
+use super::login_path::{self, LoginPath};
 use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, table};
 use crate::config::Config;
 use crate::detect::job;
@@ -67,6 +68,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
                 bin_dir.display()
             ))
         })?;
+        report.login_path = Some(login_link(&state, &bin_dir, &mut report.warnings));
     }
     tmux.run(&Batch::of(plan.cmds))?;
     // An autosave that was waiting when its process died would hold the
@@ -96,6 +98,36 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     let watchers = attach::attach_all(tmux, &callback, true, false)?;
     start_with_server(tmux, &state, first_load, &mut report);
     Ok(Loaded { report, watchers })
+}
+
+/// taw for login shells, which may set PATH anew: a link in a folder they
+/// keep, or, the first time none is found, a word on what to add.
+fn login_link(state: &ServerState, bin_dir: &Path, warnings: &mut Vec<String>) -> LoginPath {
+    use crate::tmux::options::{LOGIN_LINK, is_on};
+    if !is_on(&state.checked(LOGIN_LINK, warnings)) {
+        return LoginPath::Off;
+    }
+    let Some(home) = paths::home_dir() else {
+        return LoginPath::Off;
+    };
+    let server_path = state.env("PATH").unwrap_or_default();
+    match login_path::ensure(&home, server_path, &bin_dir.join("taw")) {
+        Ok(LoginPath::Nowhere { add }) => {
+            // Said once: the answer of every load has it.
+            let told = paths::state_dir().join("login-path-told");
+            if !told.exists() && paths::write_private(&told, add.as_bytes()).is_ok() {
+                warnings.push(login_path::notice(&add));
+            }
+            LoginPath::Nowhere { add }
+        }
+        Ok(done) => done,
+        Err(error) => {
+            warnings.push(format!(
+                "taw could not link itself for login shells: {error}"
+            ));
+            LoginPath::Off
+        }
+    }
 }
 
 /// Each key apart: one tmux refuses all the same (the check knows tmux's

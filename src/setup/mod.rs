@@ -9,6 +9,7 @@
 //! herdr variables it set are recorded in bookkeeping options.
 
 pub(crate) mod live;
+pub(crate) mod login_path;
 pub(crate) mod table;
 
 use crate::envelope::TawError;
@@ -144,7 +145,7 @@ impl ServerState {
     /// The value an option has for taw, checked: a bad value of the user's
     /// is left out, with one warning that names the option and the value,
     /// and its default stands in for it (for a key: no binding).
-    fn checked(&self, name: &str, warnings: &mut Vec<String>) -> String {
+    pub(crate) fn checked(&self, name: &str, warnings: &mut Vec<String>) -> String {
         let value = self.option(name);
         let Some(option) = options::plugin_option(name) else {
             return value;
@@ -242,6 +243,9 @@ pub(crate) struct Report {
     pub keys: Vec<String>,
     pub defaults_set: Vec<String>,
     pub path_dir: Option<String>,
+    /// What login shells get: a link in a folder they keep on PATH.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub login_path: Option<login_path::LoginPath>,
     pub herdr_env: bool,
     /// The status formats taw's marks are in.
     pub status: Vec<String>,
@@ -523,6 +527,11 @@ pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
 /// pane never finds the folder without it.
 pub(crate) fn install_link(bin_dir: &Path, bin: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(bin_dir)?;
+    place_link(bin_dir, bin)
+}
+
+/// Points `<dir>/taw` at `target` in one rename.
+fn place_link(bin_dir: &Path, bin: &Path) -> std::io::Result<()> {
     let link = bin_dir.join("taw");
     if std::fs::read_link(&link).is_ok_and(|target| target == bin) {
         return Ok(());

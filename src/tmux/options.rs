@@ -64,6 +64,7 @@ impl PluginOption {
 
 pub(crate) const BIN: &str = "@agent-wizard-bin";
 pub(crate) const PATH: &str = "@agent-wizard-path";
+pub(crate) const LOGIN_LINK: &str = "@agent-wizard-login-link";
 pub(crate) const HERDR_ENV: &str = "@agent-wizard-herdr-env";
 pub(crate) const KEY: &str = "@agent-wizard-key";
 pub(crate) const NOTIFICATION_KEY: &str = "@agent-wizard-notification-key";
@@ -97,6 +98,13 @@ pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
     // put taw's bin folder in front of tmux's global PATH (on/off)
     PluginOption {
         name: PATH,
+        default: "on",
+        kind: OptionKind::OnOff,
+    },
+    // link taw into a folder login shells keep on PATH (~/.local/bin)
+    // (on/off)
+    PluginOption {
+        name: LOGIN_LINK,
         default: "on",
         kind: OptionKind::OnOff,
     },

@@ -2,6 +2,7 @@
 //! tmux server: what they put in is there once, and all of it comes out.
 
 use crate::common::{TmuxServer, path_count, repo_root, taw_bin, taw_hook_lines, taw_keys};
+use std::time::Duration;
 
 /// Runs the TPM entry script inside the server, as TPM does.
 fn run_entry_script(server: &TmuxServer) {
@@ -525,4 +526,88 @@ fn a_server_of_many_panes_loads_and_unloads_whole() {
         "#{pane_pipe}#{@agent_wizard_watcher}#{@agent_kind}",
     ]);
     assert!(left.lines().all(|line| line == "0"), "{left}");
+}
+
+/// What a new pane's login shell (`sh -l`, as tmux starts it) finds for
+/// `taw`, and what it answers: Debian's /etc/profile sets PATH anew.
+fn login_shell_finds(server: &TmuxServer) -> String {
+    let out = server.dir.path().join("found");
+    let line = format!(
+        "command -v taw > {0}; taw --version >> {0} 2>&1; echo end >> {0}",
+        out.display()
+    );
+    let pane = server.new_window("main", "login", "");
+    // Typed before the shell reads, the line waits in the terminal.
+    server.tmux(&["send-keys", "-t", &pane, "-l", &line]);
+    server.tmux(&["send-keys", "-t", &pane, "Enter"]);
+    server.wait_for("the shell's answer", Duration::from_secs(20), || {
+        std::fs::read_to_string(&out).is_ok_and(|text| text.contains("end"))
+    });
+    std::fs::read_to_string(&out).unwrap()
+}
+
+#[test]
+fn a_new_panes_login_shell_finds_taw() {
+    // The test's home is Debian's: its ~/.profile adds ~/.local/bin.
+    let server = loaded_server();
+    run_entry_script(&server);
+    let home = server.dir.path().join("home");
+    let link = home.join(".local/bin/taw");
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        server.state_dir().join("bin/taw")
+    );
+    let found = login_shell_finds(&server);
+    assert!(
+        found.starts_with(&format!("{}\n", link.display())),
+        "{found}"
+    );
+    assert!(found.contains(env!("CARGO_PKG_VERSION")), "{found}");
+    // A taw of the user's own there is left as it is.
+    std::fs::remove_file(&link).unwrap();
+    std::fs::write(&link, "#!/bin/sh\necho mine\n").unwrap();
+    let loaded = server.load_plugin();
+    assert_eq!(loaded["login_path"]["taw"], "theirs", "{loaded}");
+    assert_eq!(
+        std::fs::read_to_string(&link).unwrap(),
+        "#!/bin/sh\necho mine\n"
+    );
+}
+
+#[test]
+fn with_no_folder_login_shells_keep_the_load_says_so_once() {
+    let server = loaded_server();
+    let home = server.dir.path().join("home");
+    std::fs::remove_file(home.join(".profile")).unwrap();
+    let first = server.load_plugin();
+    assert_eq!(first["login_path"]["taw"], "nowhere", "{first}");
+    let add = first["login_path"]["add"].as_str().unwrap().to_string();
+    assert!(
+        add.contains(&server.state_dir().join("bin").display().to_string()),
+        "{add}"
+    );
+    let said = |loaded: &serde_json::Value| {
+        loaded["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(&add))
+    };
+    assert!(said(&first), "{first}");
+    let second = server.load_plugin();
+    assert_eq!(second["login_path"]["taw"], "nowhere");
+    assert!(!said(&second), "{second}");
+    assert!(!home.join(".local").exists());
+    // Never a word that taw is on a login shell's PATH: it is not.
+    let found = login_shell_finds(&server);
+    assert!(found.contains("taw: not found"), "{found}");
+}
+
+#[test]
+fn login_link_off_makes_no_link() {
+    let server = loaded_server();
+    server.tmux(&["set-option", "-g", "@agent-wizard-login-link", "off"]);
+    let loaded = server.load_plugin();
+    assert_eq!(loaded["login_path"]["taw"], "off", "{loaded}");
+    assert!(!server.dir.path().join("home/.local/bin/taw").exists());
 }

@@ -77,6 +77,9 @@ impl Run {
     }
 }
 
+/// The part of Debian's /etc/skel/.profile that makes PATH.
+pub const STOCK_PROFILE: &str = "if [ -d \"$HOME/bin\" ] ; then\n    PATH=\"$HOME/bin:$PATH\"\nfi\nif [ -d \"$HOME/.local/bin\" ] ; then\n    PATH=\"$HOME/.local/bin:$PATH\"\nfi\n";
+
 /// A private tmux server and taw folders (`tmux`, `state`, `config`,
 /// `home` in `dir`), both gone on drop.
 pub struct TmuxServer {
@@ -101,6 +104,9 @@ impl TmuxServer {
         for sub in ["tmux", "state", "config", "home"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
+        // A home as Debian makes it: its login profile puts ~/.local/bin on
+        // PATH when that folder is there (where the plugin links taw).
+        std::fs::write(dir.path().join("home/.profile"), STOCK_PROFILE).unwrap();
         let socket = format!(
             "taw-test-{}-{}",
             std::process::id(),
