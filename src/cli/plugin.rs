@@ -282,11 +282,17 @@ fn install(context: &Context, source: &str, git_ref: Option<&str>, yes: bool) ->
     match install::install(&request, consent) {
         Ok(installed) => {
             let config_dir = plugin::registry::config_dir(&installed.manifest.plugin_id)?;
+            let startup = plugin::StartupNotRun::of(&installed);
+            // Where the preview and the question were: the person reads it.
+            if let Some(startup) = &startup {
+                eprintln!("{}", startup.said());
+            }
             Ok(changed(
                 context,
                 plugin::Installed {
                     plugin: installed,
                     config_dir: config_dir.display().to_string(),
+                    startup,
                 },
             ))
         }

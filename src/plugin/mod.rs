@@ -43,6 +43,48 @@ pub(crate) struct Disabled {
 pub(crate) struct Installed {
     pub plugin: PluginInfo,
     pub config_dir: String,
+    /// The plugin's startup commands, which an install does not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup: Option<StartupNotRun>,
+}
+
+/// A plugin with startup commands, just installed: they have not run (herdr
+/// runs them as its server comes up, taw as the plugin first loads into a
+/// tmux server), and this is how to run them now.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct StartupNotRun {
+    pub ran: bool,
+    pub commands: usize,
+    pub run_now: String,
+}
+
+impl StartupNotRun {
+    pub(crate) fn of(plugin: &PluginInfo) -> Option<StartupNotRun> {
+        let commands = plugin
+            .manifest
+            .startup
+            .iter()
+            .filter(|c| manifest::runs_here(&c.platforms, &plugin.manifest.platforms))
+            .count();
+        (commands > 0).then(|| StartupNotRun {
+            ran: false,
+            commands,
+            run_now: format!("taw plugin startup --plugin {}", plugin.manifest.plugin_id),
+        })
+    }
+
+    /// The words for the person who installed it.
+    pub(crate) fn said(&self) -> String {
+        let them = if self.commands == 1 {
+            "Its startup command has"
+        } else {
+            "Its startup commands have"
+        };
+        format!(
+            "{them} not run: taw runs them when a tmux server starts with the plugin; to run them now: {}",
+            self.run_now
+        )
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -587,12 +587,16 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
     crate::common::repos::mirror_of(&server, &bundle, "qu8n", "herdr-automatic-rename");
     let url = mirror(&server);
     server.load_plugin();
-    server
-        .taw_with(
-            &["plugin", "install", "qu8n/herdr-automatic-rename", "--yes"],
-            &[("TAW_GITHUB_URL", url.as_str())],
-        )
-        .result();
+    let install = server.taw_with(
+        &["plugin", "install", "qu8n/herdr-automatic-rename", "--yes"],
+        &[("TAW_GITHUB_URL", url.as_str())],
+    );
+    // Its startup did not run, and the person is told how to run it.
+    let startup = &install.result()["startup"];
+    assert_eq!(startup["ran"], false, "{startup}");
+    let run_now = startup["run_now"].as_str().unwrap();
+    assert!(run_now.starts_with("taw plugin startup --plugin "), "{run_now}");
+    assert!(install.stderr.contains(run_now), "{}", install.stderr);
     server.taw(&["plugin", "startup"]).result();
     // The startup may have renamed main already: its id stays.
     server.tmux(&["new-window", "-d", "-t", "$0:", "sleep 300"]);
