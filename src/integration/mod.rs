@@ -172,7 +172,15 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
     }
     let mut journal = Journal::default();
     let mut messages = Vec::new();
+    let made = folders_to_make(&plan);
     let written: Result<()> = (|| {
+        for folder in &made {
+            let mark = made_mark(folder);
+            journal.remember(&mark);
+            paths::write_atomic(&mark, MADE_MARK_TEXT.as_bytes()).map_err(|e| {
+                failed(ErrorCode::IntegrationInstallFailed, "write", &mark, &e)
+            })?;
+        }
         for file in &plan.files {
             journal.remember(&file.path);
             write_owned(file)?;
@@ -203,6 +211,10 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
     })();
     if let Err(mut error) = written {
         let left = journal.put_back();
+        // Deepest first; a folder that holds anything stays.
+        for folder in made.iter().rev() {
+            let _ = std::fs::remove_dir(folder);
+        }
         // Else the person would think their files are as they were.
         if !left.is_empty() {
             error.message = format!(
@@ -262,6 +274,47 @@ fn check_version(target: &Target) -> Result<Option<String>> {
     }
 }
 
+/// What a mark beside a folder an install made says to whoever opens it.
+const MADE_MARK_TEXT: &str =
+    "taw made the folder beside this file for its integration; `taw integration uninstall` removes both when the folder is empty\n";
+
+/// The mark, beside `folder`, that an install made it.
+fn made_mark(folder: &Path) -> PathBuf {
+    let mut name = folder.file_name().unwrap_or_default().to_os_string();
+    name.push(".taw-made");
+    folder.with_file_name(name)
+}
+
+/// The folders that taw's files go in, up to the agent's own, shallowest
+/// first; the folders wholly taw's are not among them.
+fn made_for_files(plan: &Plan) -> Vec<PathBuf> {
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for file in &plan.files {
+        let mut at = file.path.parent();
+        let mut chain = Vec::new();
+        while let Some(folder) = at.filter(|f| f.starts_with(&plan.folder)) {
+            if !plan.own_folders.iter().any(|own| own == folder) {
+                chain.push(folder.to_path_buf());
+            }
+            at = folder.parent().filter(|_| folder != plan.folder);
+        }
+        for folder in chain.into_iter().rev() {
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+    }
+    folders
+}
+
+/// Of those, the ones not there yet: what this install makes.
+fn folders_to_make(plan: &Plan) -> Vec<PathBuf> {
+    made_for_files(plan)
+        .into_iter()
+        .filter(|folder| !folder.exists())
+        .collect()
+}
+
 /// `taw integration uninstall <target>`: taw's entries out of the agent's
 /// files (or each file given back whole), its own files gone. A hook that
 /// might be taw's stops it before anything changes.
@@ -310,6 +363,23 @@ pub(crate) fn uninstall(target: &Target) -> Result<Uninstalled> {
         // Fails when the folder holds files not taw's: then it stays, as
         // it should.
         let _ = std::fs::remove_dir(folder);
+    }
+    // The folders an install made for taw's files (Claude Code's hooks/),
+    // deepest first, when nothing else came into them.
+    for folder in made_for_files(&plan).iter().rev() {
+        let mark = made_mark(folder);
+        if !mark.exists() {
+            continue;
+        }
+        if std::fs::remove_dir(folder).is_ok() {
+            messages.push(format!(
+                "removed {}, which taw had made",
+                paths::display(folder)
+            ));
+        }
+        if !folder.exists() {
+            let _ = std::fs::remove_file(&mark);
+        }
     }
     if messages.is_empty() {
         messages.push(format!(

@@ -80,6 +80,8 @@ fn round_trip(
     for (path, text) in user_files {
         home.write(path, text);
     }
+    let script_folder = home.file(script).parent().unwrap().to_path_buf();
+    let folder_was_there = script_folder.exists();
     let installed = home.install(target);
     assert_eq!(installed["target"], target, "{installed}");
     let script = home.file(script);
@@ -120,7 +122,32 @@ fn round_trip(
         assert!(!Path::new(&saved).exists(), "{saved} is left");
     }
     assert!(!script.exists(), "{} is left", script.display());
+    // A folder the install made for the script goes with it, and its mark.
+    assert_eq!(
+        script_folder.exists(),
+        folder_was_there,
+        "{}",
+        script_folder.display()
+    );
+    let marks = walk(&home.path())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".taw-made"))
+        .collect::<Vec<_>>();
+    assert!(marks.is_empty(), "marks left: {marks:?}");
     assert_eq!(home.status(target)["installed"], false);
+}
+
+/// Every file and folder under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
 }
 
 #[test]
@@ -349,6 +376,13 @@ fn a_file_taw_made_goes_and_a_folder_it_needs_is_asked_for() {
     ));
     home.uninstall("mastracode");
     assert!(!home.file(".mastracode/hooks.json").exists());
+    // The folder it made, and nothing of the user's came into it: gone.
+    assert!(!home.file(".mastracode").exists());
+    // One the user puts a file in stays, with the file.
+    home.install("mastracode");
+    home.write(".mastracode/hooks/mine.sh", "echo mine\n");
+    home.uninstall("mastracode");
+    assert_eq!(read(&home.file(".mastracode/hooks/mine.sh")), "echo mine\n");
     // Claude Code is not installed: its folder is not there.
     let run = home.taw(&["integration", "install", "claude"]);
     assert_eq!(run.error_code(), "integration_install_failed", "{run:?}");
