@@ -19,6 +19,9 @@ pub(crate) struct Limits {
     /// The clipboard's tool (`wl-paste`, `xclip`, `pngpaste`) has this
     /// long to hand over an image.
     pub clipboard: Duration,
+    /// A WebSocket with nothing else to send hears from the server this
+    /// often, so a client tells a live socket from a dead one.
+    pub beat: Duration,
 }
 
 impl Limits {
@@ -27,6 +30,7 @@ impl Limits {
         prompt: Duration::from_secs(15),
         activity: Duration::from_secs(5),
         clipboard: Duration::from_secs(10),
+        beat: Duration::from_secs(25),
     };
 
     /// The limits with those `TAW_TEST_LIMITS` names changed, in
@@ -46,6 +50,7 @@ impl Limits {
                 "prompt" => self.prompt = limit,
                 "activity" => self.activity = limit,
                 "clipboard" => self.clipboard = limit,
+                "beat" => self.beat = limit,
                 _ => {}
             }
         }

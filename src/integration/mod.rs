@@ -177,9 +177,8 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
         for folder in &made {
             let mark = made_mark(folder);
             journal.remember(&mark);
-            paths::write_atomic(&mark, MADE_MARK_TEXT.as_bytes()).map_err(|e| {
-                failed(ErrorCode::IntegrationInstallFailed, "write", &mark, &e)
-            })?;
+            paths::write_atomic(&mark, MADE_MARK_TEXT.as_bytes())
+                .map_err(|e| failed(ErrorCode::IntegrationInstallFailed, "write", &mark, &e))?;
         }
         for file in &plan.files {
             journal.remember(&file.path);
@@ -275,8 +274,7 @@ fn check_version(target: &Target) -> Result<Option<String>> {
 }
 
 /// What a mark beside a folder an install made says to whoever opens it.
-const MADE_MARK_TEXT: &str =
-    "taw made the folder beside this file for its integration; `taw integration uninstall` removes both when the folder is empty\n";
+const MADE_MARK_TEXT: &str = "taw made the folder beside this file for its integration; `taw integration uninstall` removes both when the folder is empty\n";
 
 /// The mark, beside `folder`, that an install made it.
 fn made_mark(folder: &Path) -> PathBuf {

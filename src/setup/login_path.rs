@@ -52,7 +52,11 @@ pub(crate) fn kept_folder(home: &Path, server_path: &str, profiles: &[String]) -
             .split(':')
             .any(|entry| Path::new(entry) == folder)
     };
-    let candidates = || KEPT_FOLDERS.iter().map(|(rel, names)| (home.join(rel), *names));
+    let candidates = || {
+        KEPT_FOLDERS
+            .iter()
+            .map(|(rel, names)| (home.join(rel), *names))
+    };
     if let Some((folder, _)) = candidates().find(|(folder, _)| on_path(folder)) {
         return Some(folder);
     }

@@ -569,8 +569,18 @@ async fn serve_socket(shared: Arc<Shared>, mut socket: WebSocket) {
         sent = Arc::new(first);
     }
     if open {
+        // A page that hears nothing for longer than a few beats knows its
+        // socket died (a phone that slept) and makes a new one.
+        let beat = crate::clock::limits().beat;
+        let mut beats = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
         loop {
             tokio::select! {
+                _ = beats.tick() => {
+                    let beat = Message::Text(r#"{"type":"beat"}"#.into());
+                    if socket.send(beat).await.is_err() {
+                        break;
+                    }
+                }
                 changed = frames.changed() => {
                     if changed.is_err() {
                         break;

@@ -595,7 +595,10 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
     let startup = &install.result()["startup"];
     assert_eq!(startup["ran"], false, "{startup}");
     let run_now = startup["run_now"].as_str().unwrap();
-    assert!(run_now.starts_with("taw plugin startup --plugin "), "{run_now}");
+    assert!(
+        run_now.starts_with("taw plugin startup --plugin "),
+        "{run_now}"
+    );
     assert!(install.stderr.contains(run_now), "{}", install.stderr);
     server.taw(&["plugin", "startup"]).result();
     // The startup may have renamed main already: its id stays.

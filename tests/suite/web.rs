@@ -438,6 +438,28 @@ fn the_gate_refuses_rebound_names_forms_large_bodies_and_guesses() {
     assert_eq!(with("Bearer wrong").0, 401);
 }
 
+/// With nothing to send, the WebSocket beats (every 25 s; here 300 ms),
+/// so a page can tell a live socket from one that died while it slept.
+#[test]
+fn a_quiet_websocket_beats() {
+    let server = TmuxServer::start();
+    let web = crate::common::web::start_web_at(
+        &server,
+        crate::common::web::free_port(),
+        &[],
+        &[("TAW_TEST_LIMITS", "beat=300")],
+    );
+    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
+    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let mut kinds = Vec::new();
+    while kinds.len() < 4 {
+        let message = socket.read().unwrap();
+        let frame: Value = serde_json::from_str(message.to_text().unwrap()).unwrap();
+        kinds.push(frame["type"].as_str().unwrap().to_string());
+    }
+    assert_eq!(kinds, ["hello", "state", "beat", "beat"]);
+}
+
 /// The WebSocket's first state frame comes once: the frame the socket
 /// read for its client is not sent again when the frame maker, woken by
 /// that client, makes the same.

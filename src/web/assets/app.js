@@ -15,6 +15,20 @@ const token = localStorage.getItem(TOKEN_KEY) || "";
 const ORDER = { needs_input: 0, error: 1, working: 2, idle: 3, offline: 4 };
 let panes = [];
 const open = new Set();
+// The last tap's outcome of each pane: { kind: sent|refused|stale, text, at }.
+const results = new Map();
+const RESULT_SHOWN_MS = 12000;
+// Refusals that mean the screen moved on since the page drew it.
+const STALE = new Set(["revision_stale", "prompt_changed", "options_changed", "endpoint_stale"]);
+const REFUSALS = {
+  capability_unavailable: "the agent takes no input from here now",
+  delivery_unknown: "it may or may not have arrived; look at the pane",
+  duplicate_in_flight: "the same tap is still on its way",
+  key_not_allowed: "that key is not sent from here",
+  unknown_pane: "the pane is gone",
+  text_required: "there is nothing to send",
+  unauthorized: "the address needs its token: open the link taw web url prints",
+};
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -34,28 +48,48 @@ function say(text) {
   document.getElementById("error").textContent = text || "";
 }
 
-async function post(path, body) {
-  const answer = await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "Authorization": "Bearer " + token },
-    body: JSON.stringify(body),
-  });
-  if (!answer.ok) {
-    let why = answer.status + "";
-    try {
-      const detail = (await answer.json()).detail;
-      why = typeof detail === "string" ? detail : (detail && detail.reason) || why;
-    } catch (_) {}
-    say("not sent: " + why);
-    refresh();
-    return false;
+// A POST; null when it went through, else why not (the server's reason,
+// or a word on the network).
+async function send(path, body) {
+  let answer;
+  try {
+    answer = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Authorization": "Bearer " + token },
+      body: JSON.stringify(body),
+    });
+  } catch (_) {
+    return "network";
   }
-  say("");
-  return true;
+  if (answer.ok) return null;
+  let why = answer.status === 401 ? "unauthorized" : answer.status + "";
+  try {
+    const detail = (await answer.json()).detail;
+    why = typeof detail === "string" ? detail : (detail && detail.reason) || why;
+  } catch (_) {}
+  return why;
 }
 
-function input(pane, fields) {
-  return post("api/input", Object.assign({ id: pane.id, expected: pane.action_guard }, fields));
+async function post(path, body) {
+  const why = await send(path, body);
+  say(why ? "not done: " + (REFUSALS[why] || why) : "");
+  if (why) refresh();
+  return !why;
+}
+
+// Sends to an agent, and shows on its card what came of it.
+async function input(pane, fields, what) {
+  const why = await send("api/input", Object.assign({ id: pane.id, expected: pane.action_guard }, fields));
+  let result;
+  if (!why) result = { kind: "sent", text: "Sent: " + what };
+  else if (STALE.has(why)) result = { kind: "stale", text: "Not sent: the agent's screen changed since; here it is now" };
+  else if (why === "network") result = { kind: "refused", text: "Not sent: the server did not answer" };
+  else result = { kind: "refused", text: "Not sent: " + (REFUSALS[why] || why.replace(/_/g, " ")) };
+  results.set(pane.id, Object.assign(result, { at: Date.now() }));
+  render();
+  if (why) refresh();
+  setTimeout(render, RESULT_SHOWN_MS + 100);
+  return !why;
 }
 
 function render() {
@@ -84,12 +118,16 @@ function card(pane) {
     for (const option of pane.menu) {
       const button = el("button", {
         class: option.selected ? "selected" : "",
-        onclick: () => input(pane, { operation: "select", option_id: option.id }),
+        onclick: () => input(pane, { operation: "select", option_id: option.id }, option.label),
       }, option.label, option.description ? el("span", { class: "description" }, option.description) : null);
       if (!actionable) button.disabled = true;
       menu.append(button);
     }
     box.append(menu);
+  }
+  const result = results.get(pane.id);
+  if (result && Date.now() - result.at < RESULT_SHOWN_MS) {
+    box.append(el("div", { class: "result " + result.kind, role: "status" }, result.text));
   }
   const lines = open.has(pane.id) ? pane.lines : pane.preview;
   if (lines && lines.length) box.append(el("pre", {}, lines.join("\n")));
@@ -97,14 +135,14 @@ function card(pane) {
     const keys = el("div", { class: "keys" });
     for (const key of ["Enter", "Escape", "Up", "Down", "Tab", "C-c"]) {
       if ((pane.capabilities.keys || []).includes(key)) {
-        keys.append(el("button", { onclick: () => input(pane, { operation: "key", key }) }, key));
+        keys.append(el("button", { onclick: () => input(pane, { operation: "key", key }, key) }, key));
       }
     }
     const field = el("input", { type: "text", placeholder: "type to the agent", "aria-label": "text" });
     const send = el("button", {
       onclick: () => {
         if (!field.value) return;
-        input(pane, { operation: "text", text: field.value, enter: true }).then((ok) => { if (ok) field.value = ""; });
+        input(pane, { operation: "text", text: field.value, enter: true }, field.value).then((ok) => { if (ok) field.value = ""; });
       },
     }, "Send");
     box.append(keys, el("div", { class: "send" }, field, send));
@@ -126,25 +164,69 @@ function toggle(id) {
 }
 
 async function refresh() {
-  const answer = await fetch("api/state", { headers: { "Authorization": "Bearer " + token } });
-  if (answer.status === 401) { say("the address needs its token: open the link taw web url prints"); return; }
+  let answer;
+  try {
+    answer = await fetch("api/state", { headers: { "Authorization": "Bearer " + token } });
+  } catch (_) {
+    return;
+  }
+  if (answer.status === 401) { say(REFUSALS.unauthorized); return; }
   if (answer.ok) { panes = (await answer.json()).panes || []; render(); }
 }
 
+// The WebSocket, kept alive across a phone's sleep: the server beats every
+// 25 s, so a socket silent for longer than SILENT_MS is dead even when the
+// browser still calls it open (a phone that slept, a network that changed),
+// and it is made anew, at once when the page is shown again.
+const SILENT_MS = 60000;
+let socket = null;
+let heard = 0;
+let retry = null;
+let delay = 1000;
+
+function live(text) {
+  document.getElementById("live").textContent = text;
+}
+
 function connect() {
+  clearTimeout(retry);
+  if (socket) {
+    socket.onclose = socket.onmessage = socket.onopen = null;
+    socket.close();
+  }
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const base = location.pathname.replace(/[^/]*$/, "");
-  const socket = new WebSocket(scheme + "//" + location.host + base + "ws?token=" + encodeURIComponent(token));
-  socket.onopen = () => { document.getElementById("live").textContent = "live"; };
+  socket = new WebSocket(scheme + "//" + location.host + base + "ws?token=" + encodeURIComponent(token));
+  heard = Date.now();
+  socket.onopen = () => { delay = 1000; heard = Date.now(); live("live"); };
   socket.onmessage = (event) => {
+    heard = Date.now();
     const frame = JSON.parse(event.data);
     if (frame.type === "state") { panes = frame.panes || []; render(); }
   };
   socket.onclose = () => {
-    document.getElementById("live").textContent = "reconnecting…";
-    setTimeout(connect, 2000);
+    socket = null;
+    live("reconnecting…");
+    retry = setTimeout(connect, delay);
+    delay = Math.min(delay * 2, 15000);
   };
 }
+
+function silent() {
+  if (!socket) return true;
+  const quiet = Date.now() - heard;
+  if (socket.readyState === WebSocket.CONNECTING) return quiet > 20000;
+  return socket.readyState !== WebSocket.OPEN || quiet > SILENT_MS;
+}
+
+setInterval(() => { if (socket && silent()) connect(); }, 5000);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState !== "visible") return;
+  refresh();
+  if (silent() || Date.now() - heard > 30000) { delay = 1000; connect(); }
+});
+window.addEventListener("online", () => { delay = 1000; connect(); });
+window.addEventListener("pageshow", (event) => { if (event.persisted) connect(); });
 
 refresh();
 connect();

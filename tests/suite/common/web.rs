@@ -39,9 +39,15 @@ pub fn start_web(server: &TmuxServer) -> Web {
 
 /// [`start_web`] with more arguments for `taw web` (`--no-token`...).
 pub fn start_web_with(server: &TmuxServer, more: &[&str]) -> Web {
-    let port = free_port();
+    start_web_at(server, free_port(), more, &[])
+}
+
+/// [`start_web_with`] on a port of the caller's (a server started again),
+/// with more in its environment.
+pub fn start_web_at(server: &TmuxServer, port: u16, more: &[&str], env: &[(&str, &str)]) -> Web {
     let mut command = Command::new(taw_bin());
     server.isolate_command(&mut command);
+    command.envs(env.iter().copied());
     command
         .args([
             "-L",
@@ -146,10 +152,22 @@ pub fn pane_of<'a>(state: &'a Value, id: &str) -> &'a Value {
 /// A stand-in agent named claude that shows a permission dialog and then
 /// prints, visibly, each line of keys it gets.
 pub fn dialog_agent(server: &TmuxServer) -> String {
-    let script = server.stand_in(
+    dialog_agent_asking(
+        server,
         "agent-bin",
+        " Bash command\\n Run touch x\\n Do you want to proceed?\\n ❯ 1. Yes\\n   2. Yes, and always allow\\n   3. No\\n",
+    )
+}
+
+/// [`dialog_agent`] drawing `dialog` (printf's text; its last option is
+/// `3. No`), from a folder of its own.
+pub fn dialog_agent_asking(server: &TmuxServer, folder: &str, dialog: &str) -> String {
+    let script = server.stand_in(
+        folder,
         "claude",
-        "printf ' Bash command\\n Run touch x\\n Do you want to proceed?\\n ❯ 1. Yes\\n   2. Yes, and always allow\\n   3. No\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\" | cat -v; done\n",
+        &format!(
+            "printf '{dialog}'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\" | cat -v; done\n"
+        ),
     );
     let pane = server.run_in_bash(&script, "3. No");
     for (option, value) in [("@agent_kind", "claude"), ("@agent_state", "blocked")] {
