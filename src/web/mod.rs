@@ -41,6 +41,31 @@ const BODY_LIMIT: usize = 64 * 1024;
 /// With clients connected, the list is read at least this often.
 const STRUCTURE_EVERY: Duration = Duration::from_secs(1);
 
+/// Who wants frames: the frame maker runs while a WebSocket is open or a
+/// request came in the last [`ASKED_FOR`], and sleeps otherwise.
+#[derive(Default)]
+struct Interest {
+    sockets: usize,
+    asked_until: Option<std::time::Instant>,
+}
+
+impl Interest {
+    fn wanted(&self) -> bool {
+        self.sockets > 0
+            || self
+                .asked_until
+                .is_some_and(|t| t > std::time::Instant::now())
+    }
+}
+
+/// A request keeps frames made this long after it: the page's and a
+/// script's next requests are answered from the kept frame.
+const ASKED_FOR: Duration = Duration::from_secs(60);
+/// A kept frame answers a request while it is younger than this: the
+/// maker reads the server at least each STRUCTURE_EVERY, and at each look
+/// of a watcher.
+const KEPT_FRESH: Duration = Duration::from_secs(3);
+
 /// What every handler shares.
 struct Shared {
     tmux: Tmux,
@@ -49,8 +74,14 @@ struct Shared {
     memory: Mutex<Memory>,
     /// The newest frame, as JSON, for every WebSocket.
     frames: tokio::sync::watch::Sender<Arc<String>>,
-    /// How many WebSockets are open, and a way to wake the frame maker.
-    clients: (Mutex<usize>, Condvar),
+    /// Who wants frames made (open WebSockets, recent requests), and a way
+    /// to wake the frame maker.
+    interest: (Mutex<Interest>, Condvar),
+    /// When the frame in `frames` was read, and of which generation.
+    kept: Mutex<Option<(std::time::Instant, u64)>>,
+    /// Moves on at each input: a frame read before it may not show what
+    /// the input did, so no request is answered from it.
+    generation: std::sync::atomic::AtomicU64,
     /// Serializes input, so two taps never interleave their keys.
     sending: Mutex<()>,
     /// Each pane's screen as last read.
@@ -191,7 +222,9 @@ pub(crate) fn serve(
         token,
         memory: Mutex::new(memory),
         frames,
-        clients: (Mutex::new(0), Condvar::new()),
+        interest: (Mutex::new(Interest::default()), Condvar::new()),
+        kept: Mutex::new(None),
+        generation: std::sync::atomic::AtomicU64::new(0),
         sending: Mutex::new(()),
         screens: Mutex::new(HashMap::new()),
         replays: Mutex::new(Replays::default()),
@@ -431,11 +464,15 @@ fn read_frame_of(shared: &Shared, changed: Option<&[u32]>) -> Result<(Snapshot, 
     loop {
         let snapshot = Snapshot::read(&shared.tmux)?;
         let mut kept = shared.screens.lock().unwrap_or_else(|e| e.into_inner());
+        // A watched pane's screen is read again when its watcher looked; a
+        // pane no watcher follows (the plugin not loaded), each time.
         let panes: Vec<u32> = snapshot
             .unique_panes()
             .iter()
+            .filter(|p| {
+                changed.is_none_or(|c| c.contains(&p.id)) || !p.pipe || !kept.contains_key(&p.id)
+            })
             .map(|p| p.id)
-            .filter(|p| changed.is_none_or(|c| c.contains(p)) || !kept.contains_key(p))
             .collect();
         let texts = match capture_all(shared, &panes, false) {
             Ok(texts) => texts,
@@ -495,14 +532,17 @@ fn make_frames(shared: &Shared) {
     let mut changed: Option<Vec<u32>> = None;
     loop {
         {
-            let (count, wake) = &shared.clients;
-            let mut count = count.lock().unwrap_or_else(|e| e.into_inner());
-            while *count == 0 {
-                count = wake.wait(count).unwrap_or_else(|e| e.into_inner());
+            let (interest, wake) = &shared.interest;
+            let mut interest = interest.lock().unwrap_or_else(|e| e.into_inner());
+            while !interest.wanted() {
+                *shared.kept.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                interest = wake.wait(interest).unwrap_or_else(|e| e.into_inner());
                 last.clear();
                 changed = None;
             }
         }
+        let generation = shared.generation.load(std::sync::atomic::Ordering::SeqCst);
+        let began = std::time::Instant::now();
         if let Ok((_, frame)) = read_frame_of(shared, changed.as_deref()) {
             let json = frame_json(&frame);
             // An unchanged pane set is not sent again.
@@ -510,12 +550,12 @@ fn make_frames(shared: &Shared) {
                 last = json.clone();
                 shared.frames.send_replace(Arc::new(json));
             }
+            *shared.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some((began, generation));
         }
         changed = match &waiter {
-            Some(waiter) => {
-                let looked = waiter.wait_panes(STRUCTURE_EVERY);
-                (!looked.is_empty()).then_some(looked)
-            }
+            // No look in a second: the structure is read again, and only
+            // the screens no watcher follows.
+            Some(waiter) => Some(waiter.wait_panes(STRUCTURE_EVERY)),
             None => {
                 std::thread::sleep(STRUCTURE_EVERY);
                 None
@@ -524,7 +564,46 @@ fn make_frames(shared: &Shared) {
     }
 }
 
+/// The frame the maker keeps, while it is fresh and no input came since
+/// it was read.
+fn kept_frame(shared: &Shared) -> Option<Arc<String>> {
+    let kept = *shared.kept.lock().unwrap_or_else(|e| e.into_inner());
+    let (read_at, generation) = kept?;
+    let current = shared.generation.load(std::sync::atomic::Ordering::SeqCst);
+    (generation == current && read_at.elapsed() < KEPT_FRESH)
+        .then(|| shared.frames.borrow().clone())
+        .filter(|json| !json.is_empty())
+}
+
+/// A request wants frames for a while: the maker wakes, or keeps on.
+fn asked(shared: &Shared) {
+    let (interest, wake) = &shared.interest;
+    let mut interest = interest.lock().unwrap_or_else(|e| e.into_inner());
+    let asleep = !interest.wanted();
+    interest.asked_until = Some(std::time::Instant::now() + ASKED_FOR);
+    if asleep {
+        wake.notify_all();
+    }
+}
+
+/// What an input changes is in no frame read before it.
+fn moved_on(shared: &Shared) {
+    shared
+        .generation
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The state: from the frame the maker keeps (a few milliseconds), else
+/// read now (the first request in a while, or the first after an input).
 async fn api_state(State(shared): State<Arc<Shared>>) -> Response {
+    asked(&shared);
+    if let Some(json) = kept_frame(&shared) {
+        return (
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            json.as_str().to_string(),
+        )
+            .into_response();
+    }
     match tokio::task::spawn_blocking(move || read_frame(&shared)).await {
         Ok(Ok((_, frame))) => axum::Json(frame).into_response(),
         Ok(Err(error)) => refuse(StatusCode::SERVICE_UNAVAILABLE, json!(error.message)),
@@ -544,8 +623,8 @@ async fn websocket(State(shared): State<Arc<Shared>>, upgrade: WebSocketUpgrade)
 async fn serve_socket(shared: Arc<Shared>, mut socket: WebSocket) {
     let mut frames = shared.frames.subscribe();
     {
-        let (count, wake) = &shared.clients;
-        *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        let (interest, wake) = &shared.interest;
+        interest.lock().unwrap_or_else(|e| e.into_inner()).sockets += 1;
         wake.notify_all();
     }
     let sid = format!("{:08x}", crate::clock::now_ms() as u32 ^ std::process::id());
@@ -603,9 +682,9 @@ async fn serve_socket(shared: Arc<Shared>, mut socket: WebSocket) {
             }
         }
     }
-    let (count, _) = &shared.clients;
-    let mut count = count.lock().unwrap_or_else(|e| e.into_inner());
-    *count = count.saturating_sub(1);
+    let (interest, _) = &shared.interest;
+    let mut interest = interest.lock().unwrap_or_else(|e| e.into_inner());
+    interest.sockets = interest.sockets.saturating_sub(1);
 }
 
 /// What `/api/input` is given.
@@ -758,8 +837,10 @@ async fn run_delivery(
     expected: Option<ActionGuard>,
     answer: Value,
 ) -> Response {
+    let sender = shared.clone();
     let done =
-        tokio::task::spawn_blocking(move || deliver(&shared, &id, what, expected.as_ref())).await;
+        tokio::task::spawn_blocking(move || deliver(&sender, &id, what, expected.as_ref())).await;
+    moved_on(&shared);
     match done {
         Ok(Ok(())) => axum::Json(answer).into_response(),
         Ok(Err(Refusal(status, why))) => reason(status, why),
@@ -898,6 +979,7 @@ async fn api_star(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
             } else {
                 memory.starred.remove(&b.target);
             }
+            moved_on(&shared);
             match stars::save(&memory.starred) {
                 Ok(()) => axum::Json(json!({"ok": true})).into_response(),
                 Err(error) => refuse(StatusCode::INTERNAL_SERVER_ERROR, json!(error.message)),
@@ -920,7 +1002,9 @@ async fn api_rename(State(shared): State<Arc<Shared>>, body: Bytes) -> Response 
         Ok(b) => b,
         Err(response) => return *response,
     };
+    let renamer = shared.clone();
     let done = tokio::task::spawn_blocking(move || -> Result<()> {
+        let shared = renamer;
         let snapshot = Snapshot::read(&shared.tmux)?;
         let pane = crate::tmux::ids::tmux_number(&b.id, '%')
             .and_then(|n| snapshot.pane(n, None))
@@ -933,6 +1017,7 @@ async fn api_rename(State(shared): State<Arc<Shared>>, body: Bytes) -> Response 
         }
     })
     .await;
+    moved_on(&shared);
     match done {
         Ok(Ok(())) => axum::Json(json!({"ok": true})).into_response(),
         Ok(Err(error)) if error.code == ErrorCode::NotFound => {

@@ -438,6 +438,41 @@ fn the_gate_refuses_rebound_names_forms_large_bodies_and_guesses() {
     assert_eq!(with("Bearer wrong").0, 401);
 }
 
+/// Requests after the first are answered from the frame the server keeps
+/// (a few milliseconds, not a read of every pane); it follows the server
+/// within a few seconds, and at once after an input.
+#[test]
+fn the_kept_state_follows_the_server() {
+    let server = TmuxServer::start();
+    let web = start_web(&server);
+    let first = state(&web);
+    assert_eq!(first["panes"].as_array().unwrap().len(), 1);
+    let pane = server.new_window("main", "later", "");
+    server.wait_for("the new pane in the state", WAIT, || {
+        state(&web)["panes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["id"] == pane.as_str())
+    });
+    let agent = dialog_agent(&server);
+    server.wait_for("the agent in the state", WAIT, || {
+        state(&web)["panes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["id"] == agent.as_str() && p["actionable"] == true)
+    });
+    let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
+    let (status, body) = input(
+        &web,
+        &json!({"id": agent, "operation": "select", "option_id": pane_of(&state(&web), &agent)["menu"][2]["id"], "expected": guard}),
+    );
+    assert_eq!(status, 200, "{body}");
+    // The very next request knows of the tap.
+    assert!(pane_of(&state(&web), &agent)["interacted"].as_f64().unwrap() > 0.0);
+}
+
 /// With nothing to send, the WebSocket beats (every 25 s; here 300 ms),
 /// so a page can tell a live socket from one that died while it slept.
 #[test]
