@@ -470,7 +470,12 @@ fn the_kept_state_follows_the_server() {
     );
     assert_eq!(status, 200, "{body}");
     // The very next request knows of the tap.
-    assert!(pane_of(&state(&web), &agent)["interacted"].as_f64().unwrap() > 0.0);
+    assert!(
+        pane_of(&state(&web), &agent)["interacted"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
 }
 
 /// With nothing to send, the WebSocket beats (every 25 s; here 300 ms),
