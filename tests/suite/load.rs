@@ -611,3 +611,71 @@ fn login_link_off_makes_no_link() {
     assert_eq!(loaded["login_path"]["taw"], "off", "{loaded}");
     assert!(!server.dir.path().join("home/.local/bin/taw").exists());
 }
+
+/// scripts/try as a new user runs it, with no terminal to attach (it then
+/// prints how to), on a private socket folder: every command its welcome
+/// pane suggests runs there and in the server's other windows.
+#[test]
+fn scripts_try_gives_panes_where_the_welcome_commands_run() {
+    let mut server = TmuxServer::empty();
+    server.socket = "taw-try".into();
+    let mut command = std::process::Command::new(repo_root().join("scripts/try"));
+    server.isolate_command(&mut command);
+    let run = command
+        .env("TAW_BIN", taw_bin())
+        .env("TMPDIR", server.dir.path())
+        .env("SHELL", "/bin/bash")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stderr).to_string();
+    assert!(run.status.success(), "{said}");
+    assert!(said.contains("tmux -L taw-try attach -t '$"), "{said}");
+    let welcome = server.tmux(&["list-panes", "-a", "-F", "#{pane_id} #{window_name}"]);
+    let panes: Vec<&str> = welcome
+        .lines()
+        .filter(|line| line.ends_with(" welcome") || line.ends_with(" shell"))
+        .map(|line| line.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(panes.len(), 2, "{welcome}");
+    server.wait_for("the welcome text", Duration::from_secs(20), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", panes[0]])
+            .contains("taw --help")
+    });
+    let commands = [
+        "taw agent list",
+        "taw agent explain %1",
+        "taw pane list",
+        "taw config check",
+        "taw --help",
+    ];
+    for pane in panes {
+        let out = server.dir.path().join(format!("ran-{}", &pane[1..]));
+        let line = commands
+            .iter()
+            .map(|c| {
+                format!(
+                    "{c} >/dev/null 2>>{0}; echo \"{c}: $?\" >> {0}",
+                    out.display()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        server.tmux(&["send-keys", "-t", pane, "-l", &line]);
+        server.tmux(&["send-keys", "-t", pane, "Enter"]);
+        server.wait_for("the commands to run", Duration::from_secs(30), || {
+            std::fs::read_to_string(&out).is_ok_and(|t| t.contains("taw --help: "))
+        });
+        let ran = std::fs::read_to_string(&out).unwrap();
+        assert!(!ran.contains("not found"), "{pane}: {ran}");
+        // Each ran (explain answers an error for a pane with no agent).
+        for command in commands {
+            assert!(
+                ran.contains(&format!("{command}: 0")) || command.contains("explain"),
+                "{pane}: {ran}"
+            );
+        }
+        assert!(!ran.contains(": 127"), "{pane}: {ran}");
+    }
+}
