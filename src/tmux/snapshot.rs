@@ -280,6 +280,58 @@ impl Snapshot {
         ))
     }
 
+    /// This snapshot with the rows of panes `ids` read again (what a
+    /// watcher's look may change: its options, title, command; where each
+    /// sits is kept), and, in the same tmux call, what `more` prints, each
+    /// command's output apart. One call for a few panes, where a whole read
+    /// lists every pane: what a look needs. A pane gone since is an error
+    /// (tmux's), and the caller reads the whole server.
+    pub(crate) fn with_panes_read(
+        &self,
+        tmux: &Tmux,
+        ids: &[u32],
+        more: Vec<Cmd>,
+    ) -> Result<(Snapshot, Vec<String>), TawError> {
+        let format = panes_format();
+        let mut batch = Batch::new();
+        for id in ids {
+            batch.push(Cmd::new("display-message").args([
+                "-p",
+                "-t",
+                &format!("%{id}"),
+                "--",
+                &format.format(),
+            ]));
+        }
+        let count = more.len();
+        for (index, cmd) in more.into_iter().enumerate() {
+            batch.push(super::commands::print_format(
+                &super::format::section_marker(index),
+            ));
+            batch.push(cmd);
+        }
+        let output = tmux.run(&batch)?;
+        let first = super::format::section_marker(0);
+        let (rows, rest) = match output.find(&format!("{first}\n")) {
+            Some(at) if count > 0 => output.split_at(at),
+            _ => (output.as_str(), ""),
+        };
+        let fresh = Snapshot::parse(rows, std::slice::from_ref(&format))?;
+        let mut snapshot = self.clone();
+        for new in &fresh.panes {
+            for old in snapshot.panes.iter_mut().filter(|p| p.id == new.id) {
+                *old = Pane {
+                    session: old.session,
+                    window: old.window,
+                    index: old.index,
+                    active: old.active,
+                    ..new.clone()
+                };
+            }
+        }
+        Ok((snapshot, super::format::split_sections(rest, count)))
+    }
+
     fn commands() -> (Batch, [RowFormat; 5]) {
         let formats = [
             server_format(),

@@ -86,6 +86,10 @@ struct Shared {
     sending: Mutex<()>,
     /// Each pane's screen as last read.
     screens: Mutex<HashMap<u32, String>>,
+    /// The server as read last, and when it was read whole: a look's
+    /// frame reads again only the looked-at panes' rows and screens, while
+    /// the whole read is younger than STRUCTURE_EVERY.
+    last: Mutex<Option<(Snapshot, std::time::Instant)>>,
     /// What `/api/input` answered to each recent `idempotency_key`.
     replays: Mutex<Replays>,
     /// The names a request may address this server by.
@@ -227,6 +231,7 @@ pub(crate) fn serve(
         generation: std::sync::atomic::AtomicU64::new(0),
         sending: Mutex::new(()),
         screens: Mutex::new(HashMap::new()),
+        last: Mutex::new(None),
         replays: Mutex::new(Replays::default()),
         hosts: gate::Hosts::new(listen, &crate::machine::host_name(), allowed_hosts),
         tries: Mutex::new(gate::Tries::default()),
@@ -460,6 +465,11 @@ fn capture_all(shared: &Shared, panes: &[u32], ansi: bool) -> Result<Vec<String>
 /// those not read before), the others as they were last read: what the
 /// frame maker does when watchers say which panes they looked at.
 fn read_frame_of(shared: &Shared, changed: Option<&[u32]>) -> Result<(Snapshot, StateFrame)> {
+    if let Some(looked) = changed.filter(|c| !c.is_empty())
+        && let Some(frame) = look_frame(shared, looked)
+    {
+        return Ok(frame);
+    }
     let mut tries = 0;
     loop {
         let snapshot = Snapshot::read(&shared.tmux)?;
@@ -488,32 +498,75 @@ fn read_frame_of(shared: &Shared, changed: Option<&[u32]>) -> Result<(Snapshot, 
         kept.extend(panes.into_iter().zip(texts));
         let screens = kept.clone();
         drop(kept);
-        // OpenCode marks its choice by colour: its blocked panes are read
-        // with their escapes too.
-        let coloured: Vec<u32> = snapshot
-            .unique_panes()
-            .iter()
-            .filter(|p| p.agent_kind == "opencode" && p.agent_state == "blocked")
-            .map(|p| p.id)
-            .collect();
-        let ansi: HashMap<u32, String> = if coloured.is_empty() {
-            HashMap::new()
-        } else {
-            capture_all(shared, &coloured, true)
-                .map(|texts| coloured.into_iter().zip(texts).collect())
-                .unwrap_or_default()
-        };
-        let now = crate::clock::now_ms() as f64 / 1000.0;
-        let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
-        let frame = state::build(&snapshot, &screens, &mut memory, now, &|pane, lines| {
-            let asked = menu::read(lines);
-            match ansi.get(&pane.id) {
-                Some(ansi) if asked.menu.is_empty() => menu::read_across(lines, ansi),
-                _ => asked,
-            }
-        });
-        return Ok((snapshot, frame));
+        *shared.last.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((snapshot.clone(), std::time::Instant::now()));
+        return Ok(frame_of(shared, snapshot, &screens));
     }
+}
+
+/// A look's frame: the server as last read, with only the looked-at panes'
+/// rows and screens read again, in one tmux call. `None` when there is no
+/// whole read younger than STRUCTURE_EVERY, a pane is new to it, or tmux
+/// refused (a pane gone): the caller reads the whole server.
+fn look_frame(shared: &Shared, looked: &[u32]) -> Option<(Snapshot, StateFrame)> {
+    let (last, read_at) = shared
+        .last
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()?;
+    if read_at.elapsed() >= STRUCTURE_EVERY
+        || !looked
+            .iter()
+            .all(|id| last.panes.iter().any(|p| p.id == *id))
+    {
+        return None;
+    }
+    let captures = looked
+        .iter()
+        .map(|p| {
+            crate::tmux::pane::capture_cmd(*p, crate::tmux::pane::ReadSource::Visible, 0, false)
+        })
+        .collect();
+    let (snapshot, texts) = last.with_panes_read(&shared.tmux, looked, captures).ok()?;
+    let mut kept = shared.screens.lock().unwrap_or_else(|e| e.into_inner());
+    kept.extend(looked.iter().copied().zip(texts));
+    let screens = kept.clone();
+    drop(kept);
+    *shared.last.lock().unwrap_or_else(|e| e.into_inner()) = Some((snapshot.clone(), read_at));
+    Some(frame_of(shared, snapshot, &screens))
+}
+
+/// The frame of a snapshot and the screens as read.
+fn frame_of(
+    shared: &Shared,
+    snapshot: Snapshot,
+    screens: &HashMap<u32, String>,
+) -> (Snapshot, StateFrame) {
+    // OpenCode marks its choice by colour: its blocked panes are read
+    // with their escapes too.
+    let coloured: Vec<u32> = snapshot
+        .unique_panes()
+        .iter()
+        .filter(|p| p.agent_kind == "opencode" && p.agent_state == "blocked")
+        .map(|p| p.id)
+        .collect();
+    let ansi: HashMap<u32, String> = if coloured.is_empty() {
+        HashMap::new()
+    } else {
+        capture_all(shared, &coloured, true)
+            .map(|texts| coloured.into_iter().zip(texts).collect())
+            .unwrap_or_default()
+    };
+    let now = crate::clock::now_ms() as f64 / 1000.0;
+    let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
+    let frame = state::build(&snapshot, screens, &mut memory, now, &|pane, lines| {
+        let asked = menu::read(lines);
+        match ansi.get(&pane.id) {
+            Some(ansi) if asked.menu.is_empty() => menu::read_across(lines, ansi),
+            _ => asked,
+        }
+    });
+    (snapshot, frame)
 }
 
 fn frame_json(frame: &StateFrame) -> String {

@@ -612,10 +612,10 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
     loop {
         let windows = server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
         let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
+        // (On a busy machine the plugin may look at the new window before
+        // tmux's fork has become its program: `[2] tmux`.)
         let numbered = windows.lines().any(|w| w == "[1] main|[1] sh")
-            && windows
-                .lines()
-                .any(|w| w == "[1] main|[2] sh" || w == "[1] main|[2] sleep")
+            && windows.lines().any(|w| w.starts_with("[1] main|[2] "))
             && sessions.lines().any(|s| s == "[1] main")
             && sessions.lines().any(|s| s == "[2] other");
         if numbered {
