@@ -56,6 +56,11 @@ pub(crate) fn run(context: &Context, args: UiArgs) -> (String, Result<Reply>) {
 
 /// Opens the popup over `client` (else the client used last).
 pub(super) fn open(context: &Context, client: Option<&str>, new_session: bool) -> Result<Reply> {
-    let snapshot = context.snapshot()?;
-    crate::ui::launch::open(&context.tmux(), &snapshot, client, new_session).map(Reply::of)
+    use crate::ui::launch;
+    // The key names its client: nothing else is read before the popup.
+    let client = match client {
+        Some(client) => client.to_string(),
+        None => launch::last_client(&context.snapshot()?)?,
+    };
+    launch::open(&context.tmux(), &client, new_session).map(Reply::of)
 }

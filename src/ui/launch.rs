@@ -61,62 +61,55 @@ pub(crate) fn geometry(
     (x, top + h, w, h)
 }
 
-/// Opens the popup over `client` (else the client used last), and returns
-/// when it closes.
-pub(crate) fn open(
-    tmux: &Tmux,
-    snapshot: &Snapshot,
-    client: Option<&str>,
-    new_session: bool,
-) -> Result<UiOpened> {
-    let client = match client {
-        Some(name) => snapshot
-            .clients
-            .iter()
-            .find(|c| c.name == name && c.session.is_some())
-            .map(|c| c.name.clone()),
-        None => snapshot.last_client().map(|c| c.name.clone()),
+/// Opens the popup over `client` and returns when it closes. One read of
+/// that client (its size, the size options, the server's socket and
+/// version) rather than of the whole server: the popup reads the server
+/// itself, and the key is waiting.
+pub(crate) fn open(tmux: &Tmux, client: &str, new_session: bool) -> Result<UiOpened> {
+    let format = format!(
+        "#{{client_session}}\t#{{client_width}}\t#{{client_height}}\t#{{{}}}\t#{{{}}}\t#{{version}}\t#{{socket_path}}",
+        crate::tmux::options::POPUP_WIDTH,
+        crate::tmux::options::POPUP_HEIGHT
+    );
+    let no_client = || TawError::tmux("no attached client to open the popup on");
+    let output = tmux
+        .run_one(cmd::print_format_for_client(client, &format))
+        .map_err(|_| no_client())?;
+    let line = output.lines().next().unwrap_or("");
+    let fields: Vec<&str> = line.splitn(7, '\t').collect();
+    let [session, width, height, w_spec, h_spec, version, socket] = fields[..] else {
+        return Err(no_client());
+    };
+    if session.is_empty() {
+        return Err(no_client());
     }
-    .ok_or_else(|| TawError::tmux("no attached client to open the popup on"))?;
-    let (x, y, w, h) = client_geometry(tmux, &client)?;
+    let width = width.parse().unwrap_or(80);
+    let height = height.parse().unwrap_or(24);
+    let (x, y, w, h) = geometry(width, height, w_spec, h_spec);
     let bin = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "taw".into());
     let mut args = vec![
         ShellWord::Literal("ui".into()),
         ShellWord::Literal("--client".into()),
-        ShellWord::Literal(client.clone()),
+        ShellWord::Literal(client.to_string()),
     ];
     if new_session {
         args.push(ShellWord::Literal("--new-session".into()));
     }
     // display-popup runs its command as it is: no format is expanded there.
-    let line = cmd::plain_shell_line(
-        &Callback::current(bin).words_for(&snapshot.server.socket_path, &args),
-    );
-    let popup = cmd::display_popup(
-        &client,
-        (x, y, w, h),
-        frameless(&snapshot.server.version),
-        &line,
-    );
+    let line = cmd::plain_shell_line(&Callback::current(bin).words_for(socket, &args));
+    let popup = cmd::display_popup(client, (x, y, w, h), frameless(version), &line);
     tmux.run_popup(popup)?;
     Ok(UiOpened { x, y, w, h })
 }
 
-fn client_geometry(tmux: &Tmux, client: &str) -> Result<(u32, u32, u32, u32)> {
-    let format = format!(
-        "#{{client_width}} #{{client_height}} #{{{}}} #{{{}}}",
-        crate::tmux::options::POPUP_WIDTH,
-        crate::tmux::options::POPUP_HEIGHT
-    );
-    let output = tmux.run_one(cmd::print_format_for_client(client, &format))?;
-    let mut words = output.split_whitespace();
-    let width: u32 = words.next().and_then(|w| w.parse().ok()).unwrap_or(80);
-    let height: u32 = words.next().and_then(|w| w.parse().ok()).unwrap_or(24);
-    let w_spec = words.next().unwrap_or("");
-    let h_spec = words.next().unwrap_or("");
-    Ok(geometry(width, height, w_spec, h_spec))
+/// The client `taw ui open` opens on when none is named: the one used last.
+pub(crate) fn last_client(snapshot: &Snapshot) -> Result<String> {
+    snapshot
+        .last_client()
+        .map(|c| c.name.clone())
+        .ok_or_else(|| TawError::tmux("no attached client to open the popup on"))
 }
 
 #[cfg(test)]

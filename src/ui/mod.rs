@@ -97,7 +97,7 @@ impl Popup {
     /// The list of one snapshot, the client's pane selected, `[keys]` and
     /// the sidebar rows of the config.
     fn list(
-        tmux: &Tmux,
+        keys: list::state::TmuxKeys,
         config: &Config,
         problem: Option<String>,
         launch: &Launch,
@@ -119,7 +119,7 @@ impl Popup {
         if let Some(pane) = client_pane {
             list.select_pane(pane);
         }
-        list.tmux_keys = tmux_keys(tmux);
+        list.tmux_keys = keys;
         list.sidebar_agents =
             tokens::Sidebar::from_config(config, &crate::config::schema::SIDEBAR_AGENTS);
         list.sidebar_sessions =
@@ -241,9 +241,11 @@ impl Popup {
 /// Runs the popup until it is closed; the terminal is put back on any end.
 pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let (config, config_problem) = Config::load_or_defaults();
-    let snapshot = Snapshot::read(&tmux)?;
+    // One tmux call before the first frame: the server and the keys.
+    let (snapshot, keys) = Snapshot::read_with(&tmux, vec![tmux_keys_cmd()])?;
     let server = snapshot.server.pid;
-    let (list, client) = Popup::list(&tmux, &config, config_problem, &launch, snapshot);
+    let keys = tmux_keys(keys.first().map_or("", String::as_str));
+    let (list, client) = Popup::list(keys, &config, config_problem, &launch, snapshot);
     // Whatever ends the popup from here on puts the terminal back.
     let (restore, mut terminal) = take_terminal()?;
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -352,16 +354,18 @@ fn note_first_frame() {
 }
 
 /// tmux's prefix keys and taw's key options, read in one call.
-fn tmux_keys(tmux: &Tmux) -> list::state::TmuxKeys {
+/// What prints tmux's prefixes and the plugin's keys, read with the
+/// snapshot in one call.
+fn tmux_keys_cmd() -> cmd::Cmd {
     use crate::tmux::options;
-    let format = format!(
+    cmd::print_format(&format!(
         "#{{prefix}}\t#{{prefix2}}\t#{{{}}}\t#{{{}}}",
         options::NOTIFICATION_KEY,
         options::KEY
-    );
-    let Ok(output) = tmux.run_one(cmd::print_format(&format)) else {
-        return list::state::TmuxKeys::default();
-    };
+    ))
+}
+
+fn tmux_keys(output: &str) -> list::state::TmuxKeys {
     let mut words = output.trim_end_matches('\n').split('\t');
     let mut key = || {
         words
