@@ -259,25 +259,9 @@ impl Snapshot {
         tmux: &Tmux,
         more: Vec<Cmd>,
     ) -> Result<(Snapshot, Vec<String>), TawError> {
-        let (mut batch, formats) = Snapshot::commands();
-        let count = more.len();
-        for (index, cmd) in more.into_iter().enumerate() {
-            batch.push(super::commands::print_format(
-                &super::format::section_marker(index),
-            ));
-            batch.push(cmd);
-        }
-        let output = tmux.run(&batch)?;
-        // The snapshot's rows come before the first marker.
-        let first = super::format::section_marker(0);
-        let (rows, rest) = match output.find(&format!("{first}\n")) {
-            Some(at) if count > 0 => output.split_at(at),
-            _ => (output.as_str(), ""),
-        };
-        Ok((
-            Snapshot::parse(rows, &formats)?,
-            super::format::split_sections(rest, count),
-        ))
+        let (batch, formats) = Snapshot::commands();
+        let (rows, more) = rows_and_more(tmux, batch, more)?;
+        Ok((Snapshot::parse(&rows, &formats)?, more))
     }
 
     /// This snapshot with the rows of panes `ids` read again (what a
@@ -303,20 +287,8 @@ impl Snapshot {
                 &format.format(),
             ]));
         }
-        let count = more.len();
-        for (index, cmd) in more.into_iter().enumerate() {
-            batch.push(super::commands::print_format(
-                &super::format::section_marker(index),
-            ));
-            batch.push(cmd);
-        }
-        let output = tmux.run(&batch)?;
-        let first = super::format::section_marker(0);
-        let (rows, rest) = match output.find(&format!("{first}\n")) {
-            Some(at) if count > 0 => output.split_at(at),
-            _ => (output.as_str(), ""),
-        };
-        let fresh = Snapshot::parse(rows, std::slice::from_ref(&format))?;
+        let (rows, more) = rows_and_more(tmux, batch, more)?;
+        let fresh = Snapshot::parse(&rows, std::slice::from_ref(&format))?;
         let mut snapshot = self.clone();
         for new in &fresh.panes {
             for old in snapshot.panes.iter_mut().filter(|p| p.id == new.id) {
@@ -329,7 +301,7 @@ impl Snapshot {
                 };
             }
         }
-        Ok((snapshot, super::format::split_sections(rest, count)))
+        Ok((snapshot, more))
     }
 
     fn commands() -> (Batch, [RowFormat; 5]) {
@@ -585,4 +557,27 @@ fn number<T: std::str::FromStr + Default>(text: &str) -> T {
 
 fn flag(text: &str) -> bool {
     text == "1"
+}
+/// Runs `batch` (rows of a snapshot's formats) and then `more`, in one tmux
+/// invocation: the rows' text, and each command of `more`'s output apart.
+fn rows_and_more(
+    tmux: &Tmux,
+    mut batch: Batch,
+    more: Vec<Cmd>,
+) -> Result<(String, Vec<String>), TawError> {
+    let count = more.len();
+    for (index, cmd) in more.into_iter().enumerate() {
+        batch.push(super::commands::print_format(
+            &super::format::section_marker(index),
+        ));
+        batch.push(cmd);
+    }
+    let output = tmux.run(&batch)?;
+    // The rows come before the first marker.
+    let first = super::format::section_marker(0);
+    let (rows, rest) = match output.find(&format!("{first}\n")) {
+        Some(at) if count > 0 => output.split_at(at),
+        _ => (output.as_str(), ""),
+    };
+    Ok((rows.to_string(), super::format::split_sections(rest, count)))
 }

@@ -411,8 +411,9 @@ pub(crate) fn prompt(
             }
             if enter_again.is_some_and(|at| Instant::now() >= at) {
                 enter_again = None;
+                // Refused (the agent left meanwhile): the next look tells.
                 if typing::screen(tmux, pane.id).is_ok_and(|now| now == entered) {
-                    press_enter()?;
+                    let _ = press_enter();
                 }
             }
             if Instant::now() >= stop {
