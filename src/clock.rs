@@ -22,6 +22,9 @@ pub(crate) struct Limits {
     /// A WebSocket with nothing else to send hears from the server this
     /// often, so a client tells a live socket from a dead one.
     pub beat: Duration,
+    /// The web server reads the whole server (what no watcher tells: a
+    /// window made, a session closed) at least this often.
+    pub structure: Duration,
 }
 
 impl Limits {
@@ -31,6 +34,7 @@ impl Limits {
         activity: Duration::from_secs(5),
         clipboard: Duration::from_secs(10),
         beat: Duration::from_secs(25),
+        structure: Duration::from_secs(1),
     };
 
     /// The limits with those `TAW_TEST_LIMITS` names changed, in
@@ -51,6 +55,7 @@ impl Limits {
                 "activity" => self.activity = limit,
                 "clipboard" => self.clipboard = limit,
                 "beat" => self.beat = limit,
+                "structure" => self.structure = limit,
                 _ => {}
             }
         }

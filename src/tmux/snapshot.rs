@@ -277,16 +277,12 @@ impl Snapshot {
         more: Vec<Cmd>,
     ) -> Result<(Snapshot, Vec<String>), TawError> {
         let format = panes_format();
-        let mut batch = Batch::new();
-        for id in ids {
-            batch.push(Cmd::new("display-message").args([
-                "-p",
-                "-t",
-                &format!("%{id}"),
-                "--",
-                &format.format(),
-            ]));
-        }
+        let rows = format.format();
+        let batch = Batch::of(
+            ids.iter()
+                .map(|id| super::commands::print_format_at(&format!("%{id}"), &rows))
+                .collect(),
+        );
         let (rows, more) = rows_and_more(tmux, batch, more)?;
         let fresh = Snapshot::parse(&rows, std::slice::from_ref(&format))?;
         let mut snapshot = self.clone();

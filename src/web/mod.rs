@@ -39,7 +39,9 @@ pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
 /// The largest request body taken.
 const BODY_LIMIT: usize = 64 * 1024;
 /// With clients connected, the list is read at least this often.
-const STRUCTURE_EVERY: Duration = Duration::from_secs(1);
+fn structure_every() -> Duration {
+    crate::clock::limits().structure
+}
 
 /// Who wants frames: the frame maker runs while a WebSocket is open or a
 /// request came in the last [`ASKED_FOR`], and sleeps otherwise.
@@ -62,7 +64,7 @@ impl Interest {
 /// script's next requests are answered from the kept frame.
 const ASKED_FOR: Duration = Duration::from_secs(60);
 /// A kept frame answers a request while it is younger than this: the
-/// maker reads the server at least each STRUCTURE_EVERY, and at each look
+/// maker reads the server at least each `structure_every()`, and at each look
 /// of a watcher.
 const KEPT_FRESH: Duration = Duration::from_secs(3);
 
@@ -88,7 +90,7 @@ struct Shared {
     screens: Mutex<HashMap<u32, String>>,
     /// The server as read last, and when it was read whole: a look's
     /// frame reads again only the looked-at panes' rows and screens, while
-    /// the whole read is younger than STRUCTURE_EVERY.
+    /// the whole read is younger than `structure_every()`.
     last: Mutex<Option<(Snapshot, std::time::Instant)>>,
     /// What `/api/input` answered to each recent `idempotency_key`.
     replays: Mutex<Replays>,
@@ -506,7 +508,7 @@ fn read_frame_of(shared: &Shared, changed: Option<&[u32]>) -> Result<(Snapshot, 
 
 /// A look's frame: the server as last read, with only the looked-at panes'
 /// rows and screens read again, in one tmux call. `None` when there is no
-/// whole read younger than STRUCTURE_EVERY, a pane is new to it, or tmux
+/// whole read younger than `structure_every()`, a pane is new to it, or tmux
 /// refused (a pane gone): the caller reads the whole server.
 fn look_frame(shared: &Shared, looked: &[u32]) -> Option<(Snapshot, StateFrame)> {
     let (last, read_at) = shared
@@ -514,7 +516,7 @@ fn look_frame(shared: &Shared, looked: &[u32]) -> Option<(Snapshot, StateFrame)>
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone()?;
-    if read_at.elapsed() >= STRUCTURE_EVERY
+    if read_at.elapsed() >= structure_every()
         || !looked
             .iter()
             .all(|id| last.panes.iter().any(|p| p.id == *id))
@@ -608,9 +610,9 @@ fn make_frames(shared: &Shared) {
         changed = match &waiter {
             // No look in a second: the structure is read again, and only
             // the screens no watcher follows.
-            Some(waiter) => Some(waiter.wait_panes(STRUCTURE_EVERY)),
+            Some(waiter) => Some(waiter.wait_panes(structure_every())),
             None => {
-                std::thread::sleep(STRUCTURE_EVERY);
+                std::thread::sleep(structure_every());
                 None
             }
         };

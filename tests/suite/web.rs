@@ -158,6 +158,43 @@ fn the_websocket_sends_hello_then_a_frame_at_each_change() {
     }
 }
 
+/// A watcher's look alone brings the frame: with the whole server read
+/// only each minute here, the look's own read (the looked-at pane's row
+/// and screen, on the server as read before) shows the change, and the
+/// pane where it was.
+#[test]
+fn a_look_alone_brings_its_frame() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let web = crate::common::web::start_web_at(
+        &server,
+        crate::common::web::free_port(),
+        &[],
+        &[("TAW_TEST_LIMITS", "structure=60000")],
+    );
+    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
+    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let mut next = || -> Value {
+        let message = socket.read().unwrap();
+        serde_json::from_str(message.to_text().unwrap()).unwrap()
+    };
+    assert_eq!(next()["type"], "hello");
+    let first = next();
+    let before = pane_of(&first, "%0").clone();
+    server.tmux(&["send-keys", "-t", "%0", "echo look-frame-marker", "Enter"]);
+    let start = Instant::now();
+    loop {
+        let frame = next();
+        if frame.to_string().contains("look-frame-marker") {
+            let after = pane_of(&frame, "%0");
+            assert_eq!(after["target"], before["target"], "{after}");
+            assert_eq!(after["name"], before["name"], "{after}");
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "no frame with the change");
+    }
+}
+
 /// `@agent-wizard-web on`: the plugin's load starts the server, and it
 /// stops when the tmux server exits.
 #[test]
