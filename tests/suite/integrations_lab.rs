@@ -6,7 +6,7 @@
 //! message) where the lab cannot run; see tests/common/lab.rs.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::lab::{Lab, STILL_LOADING};
+use crate::common::lab::{Lab, STILL_LOADING, patient};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -58,6 +58,7 @@ fn wait_session(lab: &Lab, pane: &str, limit: Duration) -> serde_json::Value {
 
 /// Waits for the state the integration reported (not the screen's).
 fn wait_reported(lab: &Lab, pane: &str, state: &str, limit: Duration) {
+    let limit = patient(limit);
     let start = std::time::Instant::now();
     while start.elapsed() < limit {
         if option(lab, pane, "@agent_reported_state") == state {

@@ -8,7 +8,7 @@
 //! test does the same for OpenCode, pi and Gemini CLI.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::lab::{Lab, STILL_LOADING};
+use crate::common::lab::{Lab, STILL_LOADING, patient};
 use crate::common::taw_bin;
 use serde_json::Value;
 use std::path::Path;
@@ -258,7 +258,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
         let start = std::time::Instant::now();
         while !lab.has(pane, text) {
             assert!(
-                start.elapsed() < SECONDS(40),
+                start.elapsed() < patient(SECONDS(40)),
                 "{text:?} is not on {pane}:\n{}\nplan: {plan:?}",
                 lab.screen(pane)
             );

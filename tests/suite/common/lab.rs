@@ -31,7 +31,7 @@ const HAND_GAP: Duration = Duration::from_millis(250);
 /// costs time when something is wrong.
 const PATIENCE: u32 = 4;
 
-fn patient(limit: Duration) -> Duration {
+pub fn patient(limit: Duration) -> Duration {
     limit * PATIENCE
 }
 
