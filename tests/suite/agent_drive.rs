@@ -515,6 +515,10 @@ fn lab_a_herdr_script_runs_unchanged() {
     assert!(run.stdout.contains("herdr script finished"), "{run:?}");
 }
 
+/// A stand-in agent that drops its first line, as a settling agent drops
+/// an Enter, and says what it took after.
+const DROPS_FIRST_LINE: &str = "printf 'fake agent ready\\n'\nIFS= read -r first\nwhile IFS= read -r line; do printf 'took: %s\\n' \"$first$line\"; done\n";
+
 #[test]
 fn a_dropped_enter_is_pressed_once_more() {
     // The stand-in drops its first line as a settling agent drops an
@@ -522,11 +526,7 @@ fn a_dropped_enter_is_pressed_once_more() {
     // Enter again 2 s later, and the line goes through. No watcher: the
     // test marks the work the agent shows.
     let server = TmuxServer::start();
-    let script = stand_in(
-        &server,
-        "dropping-bin",
-        "printf 'fake agent ready\\n'\nIFS= read -r first\nwhile IFS= read -r line; do printf 'took: %s\\n' \"$first$line\"; done\n",
-    );
+    let script = stand_in(&server, "dropping-bin", DROPS_FIRST_LINE);
     let pane = run_agent(&server, &script, "fake agent ready");
     let run = std::thread::scope(|scope| {
         let waiting = scope.spawn(|| {
@@ -551,6 +551,22 @@ fn a_dropped_enter_is_pressed_once_more() {
     });
     assert_eq!(run.status, 0, "{run:?}\n{}", screen(&server, &pane));
     // Pressed once more, not again and again.
+    assert_eq!(screen(&server, &pane).matches("took:").count(), 1);
+}
+
+#[test]
+fn a_dropped_enter_is_pressed_once_more_without_waiting_too() {
+    // A prompt sent and not waited for: the same stand-in, and the line
+    // goes through, once.
+    let server = TmuxServer::start();
+    let script = stand_in(&server, "dropping-bin", DROPS_FIRST_LINE);
+    let pane = run_agent(&server, &script, "fake agent ready");
+    let run = server.taw(&["agent", "prompt", &pane, "send it"]);
+    assert_eq!(run.status, 0, "{run:?}");
+    server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
+        screen(&server, &pane).contains("took: send it")
+    });
+    std::thread::sleep(Duration::from_millis(500));
     assert_eq!(screen(&server, &pane).matches("took:").count(), 1);
 }
 

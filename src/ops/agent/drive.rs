@@ -28,10 +28,11 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// How long a prompt or keys wait for a watched agent that has just
 /// started to be read for the first time (its input drawn).
 const FIRST_READ_WAIT: Duration = Duration::from_secs(10);
-/// When a waited-for prompt's Enter has changed nothing on the screen
-/// this long after, it was dropped (Claude Code settling on a busy machine
-/// keeps the text in its input), and goes once more, as a person would
-/// press it again; on an empty input an Enter does nothing.
+/// When a prompt's Enter has changed nothing on a screen that drew the
+/// paste this long after, it was dropped (Claude Code or Gemini CLI
+/// settling on a busy machine keeps the text in its input), and goes once
+/// more, as a person would press it again; on an empty input an Enter
+/// does nothing.
 const ENTER_AGAIN_AFTER: Duration = Duration::from_secs(2);
 
 fn code(code: ErrorCode, message: String) -> TawError {
@@ -316,8 +317,9 @@ pub(crate) struct ReleasedAnswer {
 }
 
 /// How long a prompt's paste has to show on the agent's screen before its
-/// Enter goes anyway (an agent that draws nothing of what is typed).
-const PASTE_SHOWN: Duration = Duration::from_secs(1);
+/// Enter goes anyway (an agent that draws nothing of what is typed, or
+/// draws it in another shape).
+const PASTE_SHOWN: Duration = Duration::from_secs(2);
 /// The Enter's gap after the paste has shown.
 const AFTER_PASTE_SHOWN: Duration = Duration::from_millis(60);
 
@@ -361,15 +363,19 @@ pub(crate) fn prompt(
         vec![buffer.load()],
         vec![buffer.paste(pane.id, true)],
         vec![buffer.delete()],
-        prompt.text.into_bytes(),
+        prompt.text.clone().into_bytes(),
         "the prompt",
     )?;
     // Gemini CLI reads an Enter that comes within 30 ms of the text it
     // read last as a newline in the text, and a busy agent reads late: so
     // the Enter goes once the agent has drawn the paste, a moment after.
-    typing::until_changed(tmux, pane.id, &shown, PASTE_SHOWN)
+    let drawn = typing::until_drawn(tmux, pane.id, &shown, &prompt.text, PASTE_SHOWN)
         .map_err(|e| pane_gone(e, &aim.public))?;
     std::thread::sleep(AFTER_PASTE_SHOWN);
+    let before_enter = match drawn {
+        Some(_) => Some(typing::screen(tmux, pane.id).map_err(|e| pane_gone(e, &aim.public))?),
+        None => None,
+    };
     let press_enter = || {
         aim.send_guarded(
             tmux,
@@ -381,7 +387,14 @@ pub(crate) fn prompt(
         )
     };
     press_enter()?;
-    let entered_at = Instant::now();
+    if let Some(before_enter) = before_enter {
+        let took = typing::until_changed(tmux, pane.id, &before_enter, ENTER_AGAIN_AFTER)
+            .map_err(|e| pane_gone(e, &aim.public))?;
+        if took.is_none() {
+            // Refused (the agent left meanwhile): the next look tells.
+            let _ = press_enter();
+        }
+    }
     let sent = PromptSent {
         pane_id: aim.public.clone(),
     };
@@ -395,8 +408,6 @@ pub(crate) fn prompt(
         let gate = Instant::now() + crate::clock::limits().activity;
         let stop = deadline.map_or(gate, |d| d.min(gate));
         let mut left_at = None;
-        let entered = typing::screen(tmux, pane.id).map_err(|e| pane_gone(e, &aim.public))?;
-        let mut enter_again = Some(entered_at + ENTER_AGAIN_AFTER);
         loop {
             match current(tmux, pane)? {
                 Current::Gone(final_state) => {
@@ -407,13 +418,6 @@ pub(crate) fn prompt(
                     if let Some(final_state) = process_left(tmux, pane, &mut left_at)? {
                         return gone(target, final_state, sent_at, &until).map(|w| (sent, Some(w)));
                     }
-                }
-            }
-            if enter_again.is_some_and(|at| Instant::now() >= at) {
-                enter_again = None;
-                // Refused (the agent left meanwhile): the next look tells.
-                if typing::screen(tmux, pane.id).is_ok_and(|now| now == entered) {
-                    let _ = press_enter();
                 }
             }
             if Instant::now() >= stop {
@@ -427,8 +431,7 @@ pub(crate) fn prompt(
                     ),
                 ));
             }
-            let wake = enter_again.map_or(stop, |at| at.min(stop));
-            sleep_until_look(&waiter, wake, left_at.is_some());
+            sleep_until_look(&waiter, stop, left_at.is_some());
         }
     }
     let waited = wait_for(tmux, pane, target, &until, deadline, sent_at, &waiter)?;

@@ -30,13 +30,76 @@ pub(crate) fn screen(tmux: &Tmux, pane: u32) -> Result<String> {
     tmux_pane::capture(tmux, pane, ReadSource::Visible, 0, false)
 }
 
-/// Waits until pane `pane`'s screen differs from `before`, at most `limit`.
-pub(crate) fn until_changed(tmux: &Tmux, pane: u32, before: &str, limit: Duration) -> Result<()> {
+/// Waits until pane `pane`'s screen differs from `before`, at most
+/// `limit`: the new screen, or `None` when it stayed the same.
+pub(crate) fn until_changed(
+    tmux: &Tmux,
+    pane: u32,
+    before: &str,
+    limit: Duration,
+) -> Result<Option<String>> {
     let stop = Instant::now() + limit;
-    while screen(tmux, pane)? == before && Instant::now() < stop {
+    loop {
+        let now = screen(tmux, pane)?;
+        if now != before {
+            return Ok(Some(now));
+        }
+        if Instant::now() >= stop {
+            return Ok(None);
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Ok(())
+}
+
+/// Waits until pane `pane` has drawn the `text` just pasted into it: the
+/// end of a short one-line text shown once more than on `before`, or, for
+/// text an agent may fold ("[Pasted text +3 lines]"), any change. At most
+/// `limit`: then the screen if it changed at all, or `None` when the pane
+/// drew nothing of it.
+pub(crate) fn until_drawn(
+    tmux: &Tmux,
+    pane: u32,
+    before: &str,
+    text: &str,
+    limit: Duration,
+) -> Result<Option<String>> {
+    let Some(end) = drawn_mark(text) else {
+        return until_changed(tmux, pane, before, limit);
+    };
+    let already = before.matches(end).count();
+    let stop = Instant::now() + limit;
+    let mut changed = None;
+    loop {
+        let now = screen(tmux, pane)?;
+        if now.matches(end).count() > already {
+            return Ok(Some(now));
+        }
+        if now != before {
+            changed = Some(now);
+        }
+        if Instant::now() >= stop {
+            return Ok(changed);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The end of a prompt to look for on the screen once it is pasted: the
+/// last few characters of a short one-line text (few enough that a wrap
+/// seldom splits them). None for text agents fold or wrap much.
+fn drawn_mark(text: &str) -> Option<&str> {
+    const SHORT: usize = 200;
+    const END_CHARS: usize = 8;
+    let text = text.trim_end();
+    if text.len() > SHORT || text.contains(['\n', '\r', '\t']) || text.is_empty() {
+        return None;
+    }
+    let start = text
+        .char_indices()
+        .rev()
+        .nth(END_CHARS - 1)
+        .map_or(0, |(at, _)| at);
+    Some(text[start..].trim_start()).filter(|end| !end.is_empty())
 }
 
 /// Whether the pane's own shell is in front with nothing running.
@@ -187,4 +250,19 @@ fn enter_guarded(
         Some(found) => Err(found),
         None => Ok(()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drawn_mark;
+
+    #[test]
+    fn a_prompts_end_is_looked_for_only_where_agents_draw_it_as_it_is() {
+        assert_eq!(drawn_mark("work 1"), Some("work 1"));
+        assert_eq!(drawn_mark("explain the parser  "), Some("e parser"));
+        assert_eq!(drawn_mark("résumé ça va bien"), Some("va bien"));
+        assert_eq!(drawn_mark("two\nlines"), None);
+        assert_eq!(drawn_mark(&"x".repeat(300)), None);
+        assert_eq!(drawn_mark("   "), None);
+    }
 }
