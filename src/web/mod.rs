@@ -544,12 +544,14 @@ fn frame_of(
     snapshot: Snapshot,
     screens: &HashMap<u32, String>,
 ) -> (Snapshot, StateFrame) {
-    // OpenCode marks its choice by colour: its blocked panes are read
-    // with their escapes too.
+    // OpenCode, and Kilo built on it, mark their choice by colour: their
+    // blocked panes are read with their escapes too.
     let coloured: Vec<u32> = snapshot
         .unique_panes()
         .iter()
-        .filter(|p| p.agent_kind == "opencode" && p.agent_state == "blocked")
+        .filter(|p| {
+            matches!(p.agent_kind.as_str(), "opencode" | "kilo") && p.agent_state == "blocked"
+        })
         .map(|p| p.id)
         .collect();
     let ansi: HashMap<u32, String> = if coloured.is_empty() {

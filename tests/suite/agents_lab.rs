@@ -5,6 +5,7 @@
 //! tests/common/lab.rs.
 
 use crate::common::lab::{Lab, STILL_LOADING, Viewer};
+use crate::web_lab::answer_from_the_web;
 use std::time::Duration;
 
 const SECONDS: fn(u64) -> Duration = Duration::from_secs;
@@ -110,11 +111,12 @@ fn lab_codex_states() {
     lab.key(&pane, "Enter");
     lab.wait_state(&pane, "idle", SECONDS(20));
 
-    // Answered by a script while the person looks elsewhere: done.
+    // Answered from the web while the person looks elsewhere: done.
     viewer.switch(&lab, "mock");
     lab.type_line(&pane, "tool touch y");
     lab.wait_state(&pane, "blocked", SECONDS(20));
-    lab.key(&pane, "Enter");
+    let made = lab.scratch().join("agent-work/y");
+    answer_from_the_web(&lab, &pane, "Yes", &made);
     lab.wait_state(&pane, "done", SECONDS(20));
 
     // Coming back to it marks it seen.
@@ -145,9 +147,10 @@ fn lab_codex_states() {
 /// question.
 /// One agent read from its screen alone: idle at its prompt, working
 /// through a slow turn, done when it ends; seen, then a turn while the
-/// person looks elsewhere ends done; blocked on its question. `ready`: a
-/// text of its prompt's screen; `question`: a text of its question.
-fn screen_read_agent_turns_end_done(agent: &str, ready: &str, question: &str) {
+/// person looks elsewhere ends done; blocked on its question, answered
+/// from the web. `ready`: a text of its prompt's screen; `question`: a
+/// text of its question; `first`: the label its first answer begins with.
+fn screen_read_agent_turns_end_done(agent: &str, ready: &str, question: &str, first: &str) {
     let Some(lab) = Lab::start() else { return };
     let pane = lab.start_agent(agent, agent);
     lab.wait_text(&pane, ready, SECONDS(90));
@@ -179,29 +182,51 @@ fn screen_read_agent_turns_end_done(agent: &str, ready: &str, question: &str) {
     lab.type_line(&pane, "tool touch x && chmod 777 x");
     lab.wait_text(&pane, question, SECONDS(30));
     lab.wait_state(&pane, "blocked", SECONDS(10));
+    let made = lab.scratch().join(format!("{agent}-work/x"));
+    answer_from_the_web(&lab, &pane, first, &made);
 }
 
 #[test]
 fn lab_opencode_turns_end_done() {
-    screen_read_agent_turns_end_done("opencode", "ctrl+p commands", "Permission required");
+    screen_read_agent_turns_end_done(
+        "opencode",
+        "ctrl+p commands",
+        "Permission required",
+        "Allow once",
+    );
 }
 
 #[test]
 fn lab_pi_turns_end_done() {
-    screen_read_agent_turns_end_done("pi", "mock-model", "Dangerous command");
+    screen_read_agent_turns_end_done("pi", "mock-model", "Dangerous command", "Yes");
 }
 
 #[test]
 fn lab_gemini_turns_end_done() {
-    screen_read_agent_turns_end_done("gemini", "Type your message", "Allow execution of");
+    screen_read_agent_turns_end_done(
+        "gemini",
+        "Type your message",
+        "Allow execution of",
+        "Allow once",
+    );
 }
 
 #[test]
 fn lab_qwen_turns_end_done() {
-    screen_read_agent_turns_end_done("qwen", "Type your message", "Waiting for user confirmation");
+    screen_read_agent_turns_end_done(
+        "qwen",
+        "Type your message",
+        "Waiting for user confirmation",
+        "Yes",
+    );
 }
 
 #[test]
 fn lab_kilo_turns_end_done() {
-    screen_read_agent_turns_end_done("kilo", "ctrl+p commands", "Permission required");
+    screen_read_agent_turns_end_done(
+        "kilo",
+        "ctrl+p commands",
+        "Permission required",
+        "Allow once",
+    );
 }
