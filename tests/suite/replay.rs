@@ -13,15 +13,17 @@ fn expected(name: &str) -> &'static str {
     match state {
         "working" | "retrying" => "working",
         "blocked" | "question" | "plan" | "trust" | "apikey" => "blocked",
-        "idle" | "done" | "error" | "startup" => "idle",
+        "idle" | "done" | "error" | "startup" | "menu" => "idle",
+        // A viewer keeps the state the pane had.
+        "viewer" => "unknown",
         other => panic!("a screen named {other:?} has no expected state"),
     }
 }
 
 /// The kinds of screens a recording has, in the table's order.
-const KINDS: [&str; 11] = [
+const KINDS: [&str; 13] = [
     "startup", "idle", "working", "blocked", "question", "plan", "trust", "apikey", "done",
-    "error", "retrying",
+    "error", "retrying", "menu", "viewer",
 ];
 
 /// One recording: an agent's release and its folder of screens. Today's
