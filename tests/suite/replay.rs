@@ -515,6 +515,23 @@ fn claude_layouts_of_other_releases_read_as_their_state() {
             line("✻ Crunched for 7s · 1 shell still running\n\n❯ and now?\n\n● Nothing more to do.\n\n✻ Baked for 2s"),
             "idle",
         ));
+        // The transcript viewer of releases before ctrl+o.
+        let viewer = drawn("claude", release, "viewer-1.txt", &[]);
+        let footer_line = viewer
+            .lines()
+            .find(|l| l.contains("Showing detailed transcript"))
+            .unwrap()
+            .to_string();
+        cases.push((
+            "claude",
+            title,
+            viewer.replacen(
+                &footer_line,
+                "  Showing detailed transcript · Ctrl+R to toggle",
+                1,
+            ),
+            "unknown",
+        ));
         // A message that gives a time in brackets after an ellipsis.
         cases.push((
             "claude",
