@@ -220,7 +220,9 @@ fn each_source_in_its_order_and_each_token_its_time() {
             "--token",
             "flash=now",
             "--ttl-ms",
-            "300",
+            // Long enough to be read back on two busy cores (300 ms
+            // lapsed before the read in CI); short for the wait below.
+            "4000",
         ],
     )
     .result();
