@@ -42,14 +42,19 @@ fn cwds(lab: &Lab) -> Vec<String> {
     rows
 }
 
-/// Waits for a request to the mock whose text holds `new`; it must hold
-/// `earlier` too (the resumed conversation).
-fn next_request_holds(lab: &Lab, new: &str, earlier: &str) {
+/// Waits for a request to the mock whose text holds `new`, typed into
+/// `pane`; it must hold `earlier` too (the resumed conversation).
+fn next_request_holds(lab: &Lab, pane: &str, new: &str, earlier: &str) {
     let mut found = None;
-    lab.wait(&format!("a request with {new:?}"), SECONDS(60), || {
-        found = lab.requests().into_iter().rev().find(|r| r.contains(new));
-        found.is_some()
-    });
+    lab.wait_after_enter(
+        &format!("a request with {new:?}"),
+        pane,
+        SECONDS(60),
+        || {
+            found = lab.requests().into_iter().rev().find(|r| r.contains(new));
+            found.is_some()
+        },
+    );
     let request = found.unwrap();
     assert!(
         request.contains(earlier),
@@ -151,7 +156,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     lab.type_line(&claude, "kiwi claude one");
     lab.type_line(&codex, "kiwi codex one");
     for (pane, text) in [(&claude, "kiwi claude one"), (&codex, "kiwi codex one")] {
-        lab.wait("the mock's reply", SECONDS(30), || {
+        lab.wait_after_enter("the mock's reply", pane, SECONDS(30), || {
             lab.has(pane, &format!("Mock reply to: {text}"))
         });
         lab.wait("the session the integration reported", SECONDS(20), || {
@@ -175,7 +180,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
         !now.is_empty() && now != cleared_id
     });
     lab.type_line(&claude, "fig claude two");
-    lab.wait("the mock's reply", SECONDS(30), || {
+    lab.wait_after_enter("the mock's reply", &claude, SECONDS(30), || {
         lab.has(&claude, "Mock reply to: fig claude two")
     });
     let claude_id = session_id(&claude);
@@ -269,7 +274,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
     shown(&codex, "kiwi codex one");
     std::thread::sleep(RESUMED_SETTLES);
     lab.type_line(&claude, "plum claude two");
-    next_request_holds(&lab, "plum claude two", "fig claude two");
+    next_request_holds(&lab, &claude, "plum claude two", "fig claude two");
     let last = lab
         .requests()
         .into_iter()
@@ -281,7 +286,7 @@ fn lab_claude_and_codex_resume_after_the_server_is_killed() {
         "the conversation before /clear was resumed"
     );
     lab.type_line(&codex, "plum codex two");
-    next_request_holds(&lab, "plum codex two", "kiwi codex one");
+    next_request_holds(&lab, &codex, "plum codex two", "kiwi codex one");
 }
 
 /// The first file under `dir` (at any depth) whose name ends in `suffix`.
@@ -343,7 +348,7 @@ fn lab_opencode_pi_and_gemini_resume_after_the_server_is_killed() {
         lab.type_line(pane, &format!("kiwi {agent} one"));
     }
     for (agent, pane) in agents.iter().zip(&panes) {
-        lab.wait("the mock's reply", SECONDS(30), || {
+        lab.wait_after_enter("the mock's reply", pane, SECONDS(30), || {
             lab.has(pane, &format!("Mock reply to: kiwi {agent} one"))
         });
     }
@@ -437,6 +442,6 @@ fn lab_opencode_pi_and_gemini_resume_after_the_server_is_killed() {
         std::thread::sleep(RESUMED_SETTLES);
         let next = format!("plum {agent} two");
         lab.type_line(&pane, &next);
-        next_request_holds(&lab, &next, &earlier);
+        next_request_holds(&lab, &pane, &next, &earlier);
     }
 }

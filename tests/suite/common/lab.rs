@@ -410,17 +410,52 @@ impl Lab {
     /// come the Enter is pressed again every few seconds (on an empty input
     /// it does nothing).
     pub fn wait_state_after_enter(&self, pane: &str, state: &str, limit: Duration) {
+        self.pressing_enter_until(pane, limit, || self.state(pane) == state);
+        self.wait_state(pane, state, Duration::from_millis(100));
+    }
+
+    /// [`wait`](Self::wait) for what a line typed with its Enter brings
+    /// (the mock's reply, its request), pressing the Enter again every few
+    /// seconds while it has not come, as for
+    /// [`wait_state_after_enter`](Self::wait_state_after_enter); the
+    /// screen is in the message when it never comes.
+    pub fn wait_after_enter(
+        &self,
+        what: &str,
+        pane: &str,
+        limit: Duration,
+        mut check: impl FnMut() -> bool,
+    ) {
+        if !self.pressing_enter_until(pane, limit, &mut check) {
+            panic!(
+                "timed out waiting for {what}; {pane}'s screen:\n{}",
+                self.screen(pane)
+            );
+        }
+    }
+
+    /// Waits patiently for `check`, pressing Enter into `pane` every 5 s
+    /// meanwhile; whether it came.
+    fn pressing_enter_until(
+        &self,
+        pane: &str,
+        limit: Duration,
+        mut check: impl FnMut() -> bool,
+    ) -> bool {
         let limit = patient(limit);
         let start = Instant::now();
         let mut pressed = Instant::now();
-        while start.elapsed() < limit && self.state(pane) != state {
+        while start.elapsed() < limit {
+            if check() {
+                return true;
+            }
             if pressed.elapsed() > Duration::from_secs(5) {
                 self.key(pane, "Enter");
                 pressed = Instant::now();
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        self.wait_state(pane, state, Duration::from_millis(100));
+        false
     }
 
     pub fn wait_state(&self, pane: &str, state: &str, limit: Duration) {
