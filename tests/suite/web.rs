@@ -543,6 +543,14 @@ fn a_quiet_websocket_beats() {
 #[test]
 fn the_websockets_first_frame_comes_once() {
     let server = TmuxServer::start();
+    // The shell draws its prompt a moment after the server starts: on a
+    // busy machine, after the first frame, which is then rightly sent again.
+    server.wait_for("the shell's prompt", Duration::from_secs(10), || {
+        !server
+            .tmux(&["capture-pane", "-p", "-t", "%0"])
+            .trim()
+            .is_empty()
+    });
     let web = start_web(&server);
     let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
     let (mut socket, _) = tungstenite::connect(url).unwrap();
