@@ -102,12 +102,13 @@ fn send_racing(server: &TmuxServer, args: &[&str], then: impl FnOnce()) -> Run {
 
 /// How long taw is held between its checks and its send (`agent start`:
 /// between the echo and the Enter), for the race tests.
-const RACE_WINDOW: Duration = Duration::from_millis(1500);
+const RACE_WINDOW: Duration = Duration::from_millis(3000);
 
-/// Time enough for taw to have made its checks before a prompt or keys, and
-/// well inside RACE_WINDOW: the checks only read tmux, so they leave no sign
-/// to wait for (the window opens right after them).
-const CHECKS_MADE: Duration = Duration::from_millis(400);
+/// Time enough for taw to have made its checks before a prompt or keys
+/// (a debug build's start and its tmux reads, on two busy cores), and well
+/// inside RACE_WINDOW: the checks only read tmux, so they leave no sign to
+/// wait for (the window opens right after them).
+const CHECKS_MADE: Duration = Duration::from_millis(1000);
 
 /// Runs taw with the race window open, while `meanwhile` runs; what it did
 /// must have come inside the window, while taw had not answered yet.

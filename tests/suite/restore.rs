@@ -640,10 +640,14 @@ fn restore_with_hook(server: &TmuxServer, hook: &str, command: &str) -> Value {
     restore(server, &[])
 }
 
+/// How long the race tests hold the restore between its check and its
+/// typing (or Enter).
+const RACE_WINDOW_MS: &str = "5000";
+
 /// Time enough for the restore to see a ready pane settle (300 ms) and
-/// look again, and so to be held in its 3 s race window, which leaves no
-/// sign to wait for.
-const INSIDE_THE_WINDOW: Duration = Duration::from_millis(1000);
+/// look again on two busy cores, and so to be held in its race window,
+/// which leaves no sign to wait for.
+const INSIDE_THE_WINDOW: Duration = Duration::from_millis(1800);
 
 /// How long a second typing of a resume has to show: what is not typed
 /// leaves no sign to wait for.
@@ -655,7 +659,8 @@ const NOTHING_MORE: Duration = Duration::from_millis(500);
 fn restore_racing(server: &TmuxServer, variable: &str, ready: impl Fn(&str) -> bool) -> Value {
     saved_agent_pane(server);
     std::thread::scope(|scope| {
-        let run = scope.spawn(|| server.taw_with(&["session", "restore"], &[(variable, "3000")]));
+        let run =
+            scope.spawn(|| server.taw_with(&["session", "restore"], &[(variable, RACE_WINDOW_MS)]));
         let screen = || {
             let pane = server.tmux(&["list-panes", "-t", "=work:0", "-F", "#{pane_id}"]);
             pane.lines()
