@@ -25,6 +25,9 @@ pub const STILL_LOADING: Duration = Duration::from_secs(1);
 /// paste by Gemini CLI. A gap, not a wait: nothing comes in it.
 const HAND_GAP: Duration = Duration::from_millis(250);
 
+/// How long an agent has to show that it took a typed line's Enter.
+const ENTER_TAKEN: Duration = Duration::from_secs(3);
+
 /// How much longer than a test's own limit a wait here lasts: real agents
 /// beside the rest of the suite on two cores can run several times slower
 /// than alone (a 6 s turn of OpenCode's took 36 s in CI), and a limit only
@@ -567,7 +570,20 @@ impl Lab {
             std::thread::sleep(Duration::from_millis(100));
         }
         std::thread::sleep(HAND_GAP);
+        let before = self.screen(pane);
         self.server.tmux(&["send-keys", "-t", pane, "Enter"]);
+        // An Enter that changed nothing was dropped (an agent still
+        // settling keeps the line in its input): pressed once more, as a
+        // person would, and as `agent prompt` does. On an empty input an
+        // Enter does nothing.
+        let entered = Instant::now();
+        while self.screen(pane) == before {
+            if entered.elapsed() > ENTER_TAKEN {
+                self.server.tmux(&["send-keys", "-t", pane, "Enter"]);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// One key, in tmux's spelling.
