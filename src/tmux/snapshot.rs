@@ -554,6 +554,7 @@ fn number<T: std::str::FromStr + Default>(text: &str) -> T {
 fn flag(text: &str) -> bool {
     text == "1"
 }
+
 /// Runs `batch` (rows of a snapshot's formats) and then `more`, in one tmux
 /// invocation: the rows' text, and each command of `more`'s output apart.
 fn rows_and_more(

@@ -71,7 +71,7 @@ pub(crate) fn open(tmux: &Tmux, client: &str, new_session: bool) -> Result<UiOpe
         crate::tmux::options::POPUP_WIDTH,
         crate::tmux::options::POPUP_HEIGHT
     );
-    let no_client = || TawError::tmux("no attached client to open the popup on");
+    let no_client = no_attached_client;
     let output = tmux
         .run_one(cmd::print_format_for_client(client, &format))
         .map_err(|_| no_client())?;
@@ -104,12 +104,16 @@ pub(crate) fn open(tmux: &Tmux, client: &str, new_session: bool) -> Result<UiOpe
     Ok(UiOpened { x, y, w, h })
 }
 
+fn no_attached_client() -> TawError {
+    TawError::tmux("no attached client to open the popup on")
+}
+
 /// The client `taw ui open` opens on when none is named: the one used last.
 pub(crate) fn last_client(snapshot: &Snapshot) -> Result<String> {
     snapshot
         .last_client()
         .map(|c| c.name.clone())
-        .ok_or_else(|| TawError::tmux("no attached client to open the popup on"))
+        .ok_or_else(no_attached_client)
 }
 
 #[cfg(test)]

@@ -353,8 +353,7 @@ fn note_first_frame() {
     }
 }
 
-/// tmux's prefix keys and taw's key options, read in one call.
-/// What prints tmux's prefixes and the plugin's keys, read with the
+/// What prints tmux's prefix keys and taw's key options, read with the
 /// snapshot in one call.
 fn tmux_keys_cmd() -> cmd::Cmd {
     use crate::tmux::options;
@@ -365,6 +364,7 @@ fn tmux_keys_cmd() -> cmd::Cmd {
     ))
 }
 
+/// The keys [`tmux_keys_cmd`] printed.
 fn tmux_keys(output: &str) -> list::state::TmuxKeys {
     let mut words = output.trim_end_matches('\n').split('\t');
     let mut key = || {

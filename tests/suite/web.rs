@@ -7,6 +7,7 @@
 use crate::common::TmuxServer;
 use crate::common::web::{
     dialog_agent, http, input, pane_of, raw, screen, start_web, start_web_with, state,
+    web_with_limits, websocket,
 };
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -137,8 +138,7 @@ fn the_websocket_sends_hello_then_a_frame_at_each_change() {
     let server = TmuxServer::start();
     server.load_plugin();
     let web = start_web(&server);
-    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
-    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let mut socket = websocket(&web);
     let mut next = || -> Value {
         let message = socket.read().unwrap();
         serde_json::from_str(message.to_text().unwrap()).unwrap()
@@ -166,14 +166,7 @@ fn the_websocket_sends_hello_then_a_frame_at_each_change() {
 fn a_look_alone_brings_its_frame() {
     let server = TmuxServer::start();
     server.load_plugin();
-    let web = crate::common::web::start_web_at(
-        &server,
-        crate::common::web::free_port(),
-        &[],
-        &[("TAW_TEST_LIMITS", "structure=60000")],
-    );
-    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
-    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let (_web, mut socket) = web_with_limits(&server, "structure=60000");
     let mut next = || -> Value {
         let message = socket.read().unwrap();
         serde_json::from_str(message.to_text().unwrap()).unwrap()
@@ -520,14 +513,7 @@ fn the_kept_state_follows_the_server() {
 #[test]
 fn a_quiet_websocket_beats() {
     let server = TmuxServer::start();
-    let web = crate::common::web::start_web_at(
-        &server,
-        crate::common::web::free_port(),
-        &[],
-        &[("TAW_TEST_LIMITS", "beat=300")],
-    );
-    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
-    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let (_web, mut socket) = web_with_limits(&server, "beat=300");
     let mut kinds = Vec::new();
     while kinds.len() < 4 {
         let message = socket.read().unwrap();
@@ -552,8 +538,7 @@ fn the_websockets_first_frame_comes_once() {
             .is_empty()
     });
     let web = start_web(&server);
-    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
-    let (mut socket, _) = tungstenite::connect(url).unwrap();
+    let mut socket = websocket(&web);
     if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_mut() {
         stream
             .set_read_timeout(Some(Duration::from_millis(2500)))

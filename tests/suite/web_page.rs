@@ -96,9 +96,7 @@ fn devtools_list(port: u16) -> Option<Value> {
 }
 
 /// The DevTools socket of the browser's page.
-fn page_socket(
-    browser: &Browser,
-) -> tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>> {
+fn page_socket(browser: &Browser) -> crate::common::web::Socket {
     let start = Instant::now();
     loop {
         let listed = devtools_list(browser.devtools);
@@ -116,7 +114,7 @@ fn page_socket(
 }
 
 struct Page {
-    socket: tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<std::net::TcpStream>>,
+    socket: crate::common::web::Socket,
     next_id: u64,
 }
 

@@ -73,6 +73,22 @@ pub fn start_web_at(server: &TmuxServer, port: u16, more: &[&str], env: &[(&str,
     Web { child, port, token }
 }
 
+/// The server's WebSocket, authenticated with its token.
+pub type Socket = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>;
+
+pub fn websocket(web: &Web) -> Socket {
+    let url = format!("ws://127.0.0.1:{}/ws?token={}", web.port, web.token);
+    tungstenite::connect(url).unwrap().0
+}
+
+/// A `taw web` whose limits are shortened or lengthened for the test
+/// (`TAW_TEST_LIMITS`, `beat=300`), and its WebSocket.
+pub fn web_with_limits(server: &TmuxServer, limits: &str) -> (Web, Socket) {
+    let web = start_web_at(server, free_port(), &[], &[("TAW_TEST_LIMITS", limits)]);
+    let socket = websocket(&web);
+    (web, socket)
+}
+
 /// One HTTP request; the status and the body.
 pub fn http(
     web: &Web,
