@@ -529,8 +529,11 @@ fn a_quiet_websocket_beats() {
 #[test]
 fn the_websockets_first_frame_comes_once() {
     let server = TmuxServer::start();
-    // The shell draws its prompt a moment after the server starts: on a
-    // busy machine, after the first frame, which is then rightly sent again.
+    // The shell draws its prompt, and tmux names the window after it, a
+    // moment after the server starts: on a busy machine after the first
+    // frame, which is then rightly sent again. A name of its own keeps the
+    // window's; the prompt is waited for.
+    server.tmux(&["rename-window", "-t", "%0", "work"]);
     server.wait_for("the shell's prompt", Duration::from_secs(10), || {
         !server
             .tmux(&["capture-pane", "-p", "-t", "%0"])
@@ -547,9 +550,11 @@ fn the_websockets_first_frame_comes_once() {
     let mut next = || socket.read().ok().map(|m| m.to_text().unwrap().to_string());
     let hello: Value = serde_json::from_str(&next().unwrap()).unwrap();
     assert_eq!(hello["type"], "hello");
-    let first: Value = serde_json::from_str(&next().unwrap()).unwrap();
+    let first_text = next().unwrap();
+    let first: Value = serde_json::from_str(&first_text).unwrap();
     assert_eq!(first["type"], "state");
     // Nothing changes: nothing more comes (the frame maker runs each
     // second, so 2.5 s sees two of its rounds).
-    assert_eq!(next(), None);
+    let again = next();
+    assert_eq!(again, None, "after the first frame:\n{first_text}");
 }
