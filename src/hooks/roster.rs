@@ -4,16 +4,18 @@
 //! marked first (`@agent_wizard_exited`, by tmux commands in the
 //! pane-exited hook), so its going is pane.exited, never a close.
 //!
-//! Every write of the roster is a compare-and-set on its count of writes
-//! (`@agent_wizard_panes_generation`), so a detection that read the panes
-//! before another wrote cannot write its older view back, and two
-//! detections that overlap report a close once.
+//! A detection reads the roster and the live panes in one tmux call, then
+//! makes its changes entry by entry, each only while the roster still
+//! holds that entry (`tmux::roster::Edit`): two detections that overlap
+//! report a close once, and a pane added meanwhile changes nothing of it.
+//! The roster is written whole only when it starts (a compare-and-set on
+//! its count of writes, `@agent_wizard_panes_generation`).
 
 use crate::events::{Event, Occurrence};
 use crate::tmux::Tmux;
-use crate::tmux::roster as tmux_roster;
+use crate::tmux::roster::{self as tmux_roster, Edit};
 
-/// How many times a detection reads again when another write came first.
+/// How many times the start reads again when another write came first.
 const ATTEMPTS: usize = 20;
 
 /// A pane as the roster keeps it: its number and its session's.
@@ -65,8 +67,8 @@ pub(crate) struct Verdict {
     pub closed: Vec<Entry>,
     /// The session the exiting pane was in, from the roster.
     pub exiting: Option<Entry>,
-    /// The roster and marks to write, when anything changed.
-    pub write: Option<(String, String)>,
+    /// The changes to make, each while the roster still holds its entry.
+    pub edits: Vec<Edit>,
 }
 
 /// Compares the roster with the live panes. Gone panes without a mark are
@@ -86,80 +88,61 @@ pub(crate) fn judge(
         .copied()
         .collect();
     let exiting_entry = exiting.and_then(|p| roster.iter().find(|e| e.pane == p).copied());
-    let drop_exiting = exiting.filter(|p| !is_live(*p));
+    let mut edits: Vec<Edit> = closed
+        .iter()
+        .map(|e| Edit::Close { pane: e.pane })
+        .collect();
     // A pane moved to another session: the roster learns its new one.
-    let moved = live.iter().any(|l| {
-        roster
-            .iter()
-            .any(|e| e.pane == l.pane && e.session != l.session)
-    });
-    let changed = !closed.is_empty()
-        || moved
-        || drop_exiting.is_some_and(|p| marks.contains(&p) || exiting_entry.is_some());
-    let write = changed.then(|| {
-        // The live panes, and the marked ones still waiting for their job.
-        let mut next: Vec<Entry> = live.to_vec();
-        next.extend(
-            roster
-                .iter()
-                .filter(|e| {
-                    !is_live(e.pane) && marks.contains(&e.pane) && Some(e.pane) != drop_exiting
-                })
-                .copied(),
-        );
-        let kept_marks: Vec<String> = marks
-            .iter()
-            .filter(|m| Some(**m) != drop_exiting)
-            .map(|m| format!("%{m}"))
-            .collect();
-        (format(&next), kept_marks.join(" "))
-    });
+    edits.extend(live.iter().filter_map(|l| {
+        let known = roster.iter().find(|e| e.pane == l.pane)?;
+        (known.session != l.session).then_some(Edit::Move {
+            pane: l.pane,
+            from: known.session,
+            to: l.session,
+        })
+    }));
+    // The exit's own job takes its pane off, once the pane has gone.
+    if let Some(pane) = exiting.filter(|p| !is_live(*p))
+        && (marks.contains(&pane) || exiting_entry.is_some())
+    {
+        edits.push(Edit::Forget { pane });
+    }
     Verdict {
         closed,
         exiting: exiting_entry,
-        write,
+        edits,
     }
 }
 
 /// One detection against the server: the closes it is the first to see,
 /// as pane.closed occurrences, and, for the job of a pane's exit, the
-/// session that pane was in. Reads again (at most [`ATTEMPTS`] times) when
-/// another writer came between its read and its write.
+/// session that pane was in.
 pub(crate) fn detect(tmux: &Tmux, exiting: Option<u32>) -> (Vec<Occurrence>, Option<Entry>) {
-    for _ in 0..ATTEMPTS {
-        let Ok(read) = tmux_roster::read(tmux) else {
-            return (Vec::new(), None);
-        };
-        let verdict = judge(
-            &parse(&read.roster),
-            &parse(&read.live),
-            &parse_marks(&read.marks),
-            exiting,
-        );
-        let Some((roster, marks)) = &verdict.write else {
-            return (Vec::new(), verdict.exiting);
-        };
-        match tmux_roster::write_if_unchanged(tmux, &read.generation, roster, marks) {
-            Ok(true) => {
-                let closed = verdict
-                    .closed
-                    .iter()
-                    .map(|e| {
-                        Occurrence::new(Event::PaneClosed)
-                            .session(Some(e.session))
-                            .pane(Some(e.pane))
-                    })
-                    .collect();
-                return (closed, verdict.exiting);
-            }
-            Ok(false) => continue,
-            Err(_) => return (Vec::new(), verdict.exiting),
-        }
-    }
-    super::run::log_line(
-        "pane.closed: the pane roster kept changing; the next close reports what this one could not",
+    let Ok(read) = tmux_roster::read(tmux) else {
+        return (Vec::new(), None);
+    };
+    let verdict = judge(
+        &parse(&read.roster),
+        &parse(&read.live),
+        &parse_marks(&read.marks),
+        exiting,
     );
-    (Vec::new(), None)
+    if verdict.edits.is_empty() {
+        return (Vec::new(), verdict.exiting);
+    }
+    // A failed call claimed nothing: the next detection reports it.
+    let claimed = tmux_roster::apply(tmux, &verdict.edits).unwrap_or_default();
+    let closed = verdict
+        .closed
+        .iter()
+        .filter(|e| claimed.contains(&e.pane))
+        .map(|e| {
+            Occurrence::new(Event::PaneClosed)
+                .session(Some(e.session))
+                .pane(Some(e.pane))
+        })
+        .collect();
+    (closed, verdict.exiting)
 }
 
 /// After taw moved a pane (perhaps to another session): the roster learns
@@ -236,36 +219,40 @@ mod tests {
     }
 
     #[test]
-    fn a_gone_pane_is_closed_once() {
+    fn a_gone_pane_is_closed_and_a_moved_one_follows() {
         let v = judge(&[e(1, 0), e(2, 0)], &[e(1, 0), e(3, 0)], &[], None);
         assert_eq!(v.closed, vec![e(2, 0)]);
-        assert_eq!(v.write, Some(("%1:$0 %3:$0".into(), String::new())));
-        // Nothing gone: nothing written.
+        assert_eq!(v.edits, vec![Edit::Close { pane: 2 }]);
+        // Nothing gone: nothing to change.
         let v = judge(&[e(1, 0)], &[e(1, 0), e(3, 0)], &[], None);
-        assert!(v.closed.is_empty() && v.write.is_none());
+        assert!(v.closed.is_empty() && v.edits.is_empty());
         // A pane that moved to another session: its new one is written.
         let v = judge(&[e(1, 0), e(2, 0)], &[e(1, 0), e(2, 5)], &[], None);
         assert!(v.closed.is_empty());
-        assert_eq!(v.write, Some(("%1:$0 %2:$5".into(), String::new())));
+        let moved = Edit::Move {
+            pane: 2,
+            from: 0,
+            to: 5,
+        };
+        assert_eq!(v.edits, vec![moved]);
     }
 
     #[test]
     fn an_exit_is_no_close_and_its_job_takes_it_off() {
         // Another detection sees the marked pane gone: no close, it stays.
         let v = judge(&[e(1, 0), e(2, 4)], &[e(1, 0)], &[2], None);
-        assert!(v.closed.is_empty());
-        assert!(v.write.is_none());
-        // A close beside it keeps the marked pane on the roster.
+        assert!(v.closed.is_empty() && v.edits.is_empty());
+        // A close beside it leaves the marked pane to its own job.
         let v = judge(&[e(1, 0), e(2, 4), e(3, 0)], &[e(1, 0)], &[2], None);
         assert_eq!(v.closed, vec![e(3, 0)]);
-        assert_eq!(v.write, Some(("%1:$0 %2:$4".into(), "%2".into())));
+        assert_eq!(v.edits, vec![Edit::Close { pane: 3 }]);
         // The exit's own job names the session and takes pane and mark off.
         let v = judge(&[e(1, 0), e(2, 4)], &[e(1, 0)], &[2, 7], Some(2));
         assert_eq!(v.exiting, Some(e(2, 4)));
-        assert_eq!(v.write, Some(("%1:$0".into(), "%7".into())));
+        assert_eq!(v.edits, vec![Edit::Forget { pane: 2 }]);
         // A pane that died and stays (remain-on-exit) is live: nothing to do.
         let v = judge(&[e(1, 0)], &[e(1, 0)], &[], Some(1));
         assert_eq!(v.exiting, Some(e(1, 0)));
-        assert!(v.write.is_none());
+        assert!(v.edits.is_empty());
     }
 }

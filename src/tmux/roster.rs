@@ -46,6 +46,79 @@ pub(crate) fn read(tmux: &Tmux) -> Result<Read> {
     })
 }
 
+/// One change of the pane roster, made by tmux only while the roster
+/// still holds the entry it is about: each change stands alone, so a new
+/// pane's entry, added while a detection judged, never makes it read
+/// again (a stream of panes made and killed kept every detection reading
+/// again, most of its tmux calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Edit {
+    /// A pane closed: its entry off the roster, and the close claimed by
+    /// this detection only (another that saw it finds the entry gone).
+    Close { pane: u32 },
+    /// A pane moved to another session: its entry names the new one.
+    Move { pane: u32, from: u32, to: u32 },
+    /// The job of a pane's own exit: its entry and its exit mark off.
+    Forget { pane: u32 },
+}
+
+/// What tmux prints, with the pane's number, for a close this detection
+/// claimed (no `%`: display-message reads it as a time field).
+const CLAIMED: &str = "taw-roster-claimed";
+
+/// The regular expression of pane `pane`'s roster word: `%P:$S` of
+/// session `session`, or of any session. A tmux substitution's pattern
+/// cannot hold `:` (it ends the modifier), so `.` stands for it; the
+/// digits around it keep the match to that word.
+fn entry_pattern(pane: u32, session: Option<u32>) -> String {
+    let session = session.map_or_else(|| "[0-9]+".to_string(), |s| s.to_string());
+    format!("(^| )%{pane}.[$]{session}( |$)")
+}
+
+/// `set-option -gF NAME` to its value without the words `pattern` finds.
+fn without(option: &str, pattern: &str) -> Cmd {
+    Cmd::new("set-option").args(["-gF", option, &format!("#{{s/{pattern}/ /:{option}}}")])
+}
+
+/// Makes the edits in one tmux call. The panes whose close this call
+/// claimed.
+pub(crate) fn apply(tmux: &Tmux, edits: &[Edit]) -> Result<Vec<u32>> {
+    let mut batch = super::Batch::new();
+    for edit in edits {
+        let (entry, then) = match *edit {
+            Edit::Close { pane } => {
+                let entry = entry_pattern(pane, None);
+                let then = vec![
+                    without(PANES, &entry),
+                    cmd::print_format(&format!("{CLAIMED} {pane}")),
+                ];
+                (entry, then)
+            }
+            Edit::Move { pane, from, to } => {
+                let entry = entry_pattern(pane, Some(from));
+                let moved = Cmd::new("set-option").args([
+                    "-gF",
+                    PANES,
+                    &format!("#{{s/{entry}/ /:{PANES}}} %{pane}:${to}"),
+                ]);
+                (entry, vec![moved])
+            }
+            Edit::Forget { pane } => {
+                batch.push(without(PANES, &entry_pattern(pane, None)));
+                batch.push(without(EXITED, &format!("(^| )%{pane}( |$)")));
+                continue;
+            }
+        };
+        let test = format!("#{{m/r:{entry},#{{{PANES}}}}}");
+        batch.push(Cmd::new("if-shell").args(["-F", &test, &cmd::command_string(&then)]));
+    }
+    let output = tmux.run(&batch)?;
+    Ok(output
+        .lines()
+        .filter_map(|line| line.strip_prefix(CLAIMED)?.trim().parse().ok())
+        .collect())
+}
+
 /// What tmux prints when a compare-and-set write landed.
 const LANDED: &str = "taw-roster-written";
 
