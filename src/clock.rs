@@ -23,7 +23,8 @@ pub(crate) struct Limits {
     /// often, so a client tells a live socket from a dead one.
     pub beat: Duration,
     /// The web server reads the whole server (what no watcher tells: a
-    /// window made, a session closed) at least this often.
+    /// window made, a session closed) at least this often, where tmux's
+    /// hooks cannot tell it every change.
     pub structure: Duration,
 }
 

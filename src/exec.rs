@@ -445,8 +445,13 @@ pub(crate) fn tail_text(bytes: &[u8], limit: usize) -> String {
 }
 
 /// How often, while a program's output pipes stay open, taw looks whether
-/// the program itself has ended (a background child it left may hold them).
+/// the program itself has ended (a background child it left may hold
+/// them): at first, then less often the longer it runs, up to
+/// [`EXIT_CHECK_MOST`]. A program that ends with its pipes closes them,
+/// which wakes taw at once; a long wait (the web server's on tmux's change
+/// channel, an hour) then costs one look a second, not forty.
 const EXIT_CHECK: Duration = Duration::from_millis(25);
+const EXIT_CHECK_MOST: Duration = Duration::from_secs(1);
 
 /// One output stream of a running program, read by [`collect`].
 struct Stream {
@@ -509,6 +514,7 @@ fn collect(
     use std::os::fd::AsRawFd;
     let mut streams = streams;
     let mut ended: Option<(ExitStatus, Instant)> = None;
+    let mut exit_check = EXIT_CHECK;
     loop {
         let open: Vec<usize> = (0..2)
             .filter(|&i| streams[i].as_ref().is_some_and(|s| s.open))
@@ -519,7 +525,7 @@ fn collect(
         let now = Instant::now();
         let mut wait = match ended {
             Some((_, at)) => (at + PIPE_GRACE).saturating_duration_since(now),
-            None => EXIT_CHECK,
+            None => exit_check,
         };
         if let Some((_, deadline)) = deadline {
             wait = wait.min(deadline.saturating_duration_since(now));
@@ -560,7 +566,11 @@ fn collect(
             }
         } else if let Some(status) = child.try_wait().map_err(Failure::Io)? {
             ended = Some((status, Instant::now()));
-        } else if let Some((limit, deadline)) = deadline
+        } else if exit_check < EXIT_CHECK_MOST {
+            exit_check = (exit_check * 2).min(EXIT_CHECK_MOST);
+        }
+        if ended.is_none()
+            && let Some((limit, deadline)) = deadline
             && Instant::now() >= deadline
         {
             return Err(Failure::TimedOut(limit));

@@ -867,11 +867,7 @@ impl Conversations {
 
 /// Whether `taw tmux load` has run in the server.
 fn plugin_loaded(tmux: &Tmux) -> bool {
-    tmux.run_one(crate::tmux::commands::print_format(&format!(
-        "#{{{}}}",
-        crate::tmux::options::bookkeeping::LOADED
-    )))
-    .is_ok_and(|loaded| !loaded.trim().is_empty())
+    !tmux.loaded().is_empty()
 }
 
 /// The server now, or none when no server runs. A server still going

@@ -179,6 +179,7 @@ pub(crate) fn is_taw_hook_command(line: &str) -> bool {
     line.contains(crate::tmux::callback::HOOK_MARK)
         // The roster's own commands, which run in tmux: no shell line.
         || line.contains(bookkeeping::PANES_GENERATION)
+        || line.contains(crate::tmux::CHANGED_CHANNEL)
         || (line.contains("#{q:socket_path}")
             && line.contains("watch")
             && (line.contains("attach-all") || line.contains("seen")))

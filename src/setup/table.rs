@@ -34,6 +34,30 @@ const LAYOUT_HOOKS: &[&str] = &[
     "after-rename-session",
 ];
 
+/// Hooks that fire when something a view of the server shows changes:
+/// each signals [`crate::tmux::CHANGED_CHANNEL`], which the web server
+/// waits on instead of reading the server every second. (A screen's change
+/// comes from its pane's watcher.)
+const CHANGE_HOOKS: &[&str] = &[
+    "after-new-window",
+    "after-split-window",
+    "after-kill-pane",
+    "after-rename-window",
+    "after-rename-session",
+    "after-set-option",
+    "session-created",
+    "session-closed",
+    "window-linked",
+    "window-unlinked",
+    "pane-exited",
+    "pane-died",
+    "session-window-changed",
+    "window-pane-changed",
+    "client-session-changed",
+    "client-attached",
+    "client-detached",
+];
+
 /// Hooks that fire when what a client shows changes: a done agent that
 /// comes into view is seen (idle). tmux checks for a done pane in the
 /// window first, so the common case starts no process.
@@ -84,6 +108,9 @@ pub(crate) fn hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static
     );
     hooks.extend(LAYOUT_HOOKS.iter().map(|hook| (*hook, autosave.clone())));
     hooks.extend(event_hooks(callback, listeners));
+    // Last on each hook: what the hooks above changed is in place.
+    let changed = format!("wait-for -S {}", crate::tmux::CHANGED_CHANNEL);
+    hooks.extend(CHANGE_HOOKS.iter().map(|hook| (*hook, changed.clone())));
     hooks
 }
 

@@ -26,6 +26,12 @@ use std::env;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The `wait-for` channel taw's hooks signal when the server changes (a
+/// session, window or pane made, closed, renamed or focused, an option
+/// set): a reader that keeps a view of the server waits on it instead of
+/// reading again on a clock. Signalling costs tmux one command, no process.
+pub(crate) const CHANGED_CHANNEL: &str = "agent_wizard_changed";
+
 /// How long a tmux call may go unanswered: a stopped or hung server then
 /// costs a call this long, and never more.
 pub(crate) fn answer_limit() -> Duration {
@@ -296,6 +302,33 @@ impl Tmux {
             .args(Batch::of(vec![cmd]).argv())
             .start_unwatched()
             .map_err(|failure| TawError::tmux(failure.describe("tmux")))
+    }
+
+    /// `@agent_wizard_loaded`: `<version> <bin>` of the taw whose load is in
+    /// the server; empty when none is (or no server runs).
+    pub(crate) fn loaded(&self) -> String {
+        self.run_one(commands::print_format(&format!(
+            "#{{{}}}",
+            options::bookkeeping::LOADED
+        )))
+        .map(|loaded| loaded.trim().to_string())
+        .unwrap_or_default()
+    }
+
+    /// Waits, up to `limit`, for tmux's hooks to say that something changed
+    /// ([`CHANGED_CHANNEL`]). `Ok(true)` when they did, `Ok(false)` when the
+    /// time ran out; an error when the server is gone or refused.
+    pub(crate) fn wait_for_change(&self, limit: Duration) -> Result<bool, TawError> {
+        match self.run_then(
+            &Batch::of(vec![Cmd::new("wait-for").arg(CHANGED_CHANNEL)]),
+            Vec::new(),
+            Some(limit),
+            &|_| None,
+        ) {
+            Ok(_) => Ok(true),
+            Err(error) if error.code == crate::envelope::ErrorCode::Timeout => Ok(false),
+            Err(error) => Err(error),
+        }
     }
 
     /// Waits, up to `limit`, on a `wait-for` channel nothing signals: it

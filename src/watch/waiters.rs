@@ -81,8 +81,15 @@ impl Waiter {
 }
 
 impl Waiter {
+    /// A way to wake this waiter from another thread, naming no pane.
+    pub(crate) fn nudge(&self) -> Nudge {
+        Nudge {
+            path: self.path.clone(),
+        }
+    }
+
     /// [`Waiter::wait`], answering the panes whose looks came (each once):
-    /// empty when the time ran out.
+    /// empty when the time ran out, or a [`Nudge`] came.
     pub(crate) fn wait_panes(&self, timeout: Duration) -> Vec<u32> {
         let timeout = timeout.max(Duration::from_millis(1));
         if self.socket.set_read_timeout(Some(timeout)).is_err() {
@@ -106,6 +113,21 @@ impl Waiter {
             self.drain(&mut take);
         }
         panes
+    }
+}
+
+/// Wakes a [`Waiter`] as a look would, naming no pane: its reader reads
+/// everything again.
+pub(crate) struct Nudge {
+    path: PathBuf,
+}
+
+impl Nudge {
+    pub(crate) fn send(&self) {
+        // A waiter gone (its reader left) has nothing to wake.
+        if let Ok(sender) = UnixDatagram::unbound() {
+            let _ = sender.send_to(b"s", &self.path);
+        }
     }
 }
 

@@ -79,8 +79,10 @@ struct Shared {
     /// Who wants frames made (open WebSockets, recent requests), and a way
     /// to wake the frame maker.
     interest: (Mutex<Interest>, Condvar),
-    /// When the frame in `frames` was read, and of which generation.
-    kept: Mutex<Option<(std::time::Instant, u64)>>,
+    /// When the frame in `frames` was read, of which generation, and how
+    /// long it answers requests: [`KEPT_FRESH`], or while tmux's hooks tell
+    /// every change, until the next read (which a change starts at once).
+    kept: Mutex<Option<(std::time::Instant, u64, Duration)>>,
     /// Moves on at each input: a frame read before it may not show what
     /// the input did, so no request is answered from it.
     generation: std::sync::atomic::AtomicU64,
@@ -577,13 +579,28 @@ fn frame_json(frame: &StateFrame) -> String {
     serde_json::to_string(frame).unwrap_or_default()
 }
 
-/// Makes frames while a WebSocket is open: at every look of a watcher,
-/// and at least once a second; none while no client listens.
+/// How often the frame maker reads the server whole while tmux's hooks
+/// tell it every change and a watcher follows every pane: only to catch
+/// what no hook tells (tmux renaming a window by its program).
+const TOLD_EVERY: Duration = Duration::from_secs(60);
+
+/// Makes frames while a WebSocket is open: at every look of a watcher and
+/// every change tmux's hooks tell, and, where they cannot tell all (a pane
+/// no watcher follows, the plugin not loaded), at least once a second;
+/// none while no client listens.
 fn make_frames(shared: &Shared) {
     let server = Snapshot::read(&shared.tmux)
         .map(|s| s.server.pid)
         .unwrap_or(0);
     let waiter = crate::watch::waiters::Waiter::any(&crate::paths::state_dir(), server);
+    let told = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(waiter) = &waiter
+        && hooks_tell_changes(&shared.tmux)
+    {
+        told.store(true, std::sync::atomic::Ordering::SeqCst);
+        let (tmux, nudge, told) = (shared.tmux.clone(), waiter.nudge(), told.clone());
+        std::thread::spawn(move || hear_changes(&tmux, &nudge, &told));
+    }
     let mut last = String::new();
     // The panes whose watchers looked; `None`: read every screen.
     let mut changed: Option<Vec<u32>> = None;
@@ -600,19 +617,28 @@ fn make_frames(shared: &Shared) {
         }
         let generation = shared.generation.load(std::sync::atomic::Ordering::SeqCst);
         let began = std::time::Instant::now();
-        if let Ok((_, frame)) = read_frame_of(shared, changed.as_deref()) {
+        let read = read_frame_of(shared, changed.as_deref());
+        let all_told = told.load(std::sync::atomic::Ordering::SeqCst) && every_pane_watched(shared);
+        let every = if all_told {
+            TOLD_EVERY
+        } else {
+            structure_every()
+        };
+        if let Ok((_, frame)) = read {
             let json = frame_json(&frame);
             // An unchanged pane set is not sent again.
             if json != last {
                 last = json.clone();
                 shared.frames.send_replace(Arc::new(json));
             }
-            *shared.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some((began, generation));
+            let fresh_for = if all_told { every } else { KEPT_FRESH };
+            *shared.kept.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((began, generation, fresh_for));
         }
         changed = match &waiter {
-            // No look in a second: the structure is read again, and only
-            // the screens no watcher follows.
-            Some(waiter) => Some(waiter.wait_panes(structure_every())),
+            // No look in that time, or a change a hook told: the structure
+            // is read again, and only the screens no watcher follows.
+            Some(waiter) => Some(waiter.wait_panes(every)),
             None => {
                 std::thread::sleep(structure_every());
                 None
@@ -621,13 +647,56 @@ fn make_frames(shared: &Shared) {
     }
 }
 
+/// Whether this taw's load is in the server: its hooks signal
+/// [`crate::tmux::CHANGED_CHANNEL`] at every change.
+fn hooks_tell_changes(tmux: &Tmux) -> bool {
+    tmux.loaded()
+        .split_once(' ')
+        .is_some_and(|(version, _)| version == env!("CARGO_PKG_VERSION"))
+}
+
+/// Waits on tmux's change channel and wakes the frame maker at each
+/// signal. When the server goes, or refuses, the maker goes back to
+/// reading each second.
+fn hear_changes(
+    tmux: &Tmux,
+    nudge: &crate::watch::waiters::Nudge,
+    told: &std::sync::atomic::AtomicBool,
+) {
+    // The wait is renewed now and then, so that a server that hangs is
+    // not waited on for ever.
+    const WAIT: Duration = Duration::from_secs(3600);
+    loop {
+        match tmux.wait_for_change(WAIT) {
+            Ok(true) => nudge.send(),
+            Ok(false) => {}
+            Err(_) => {
+                told.store(false, std::sync::atomic::Ordering::SeqCst);
+                nudge.send();
+                return;
+            }
+        }
+    }
+}
+
+/// Whether a watcher follows every pane of the server as last read (each
+/// screen's change is told by its watcher's look).
+fn every_pane_watched(shared: &Shared) -> bool {
+    shared
+        .last
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .is_some_and(|(snapshot, _)| snapshot.panes.iter().all(|p| p.pipe))
+}
+
 /// The frame the maker keeps, while it is fresh and no input came since
 /// it was read.
 fn kept_frame(shared: &Shared) -> Option<Arc<String>> {
     let kept = *shared.kept.lock().unwrap_or_else(|e| e.into_inner());
-    let (read_at, generation) = kept?;
+    let (read_at, generation, fresh_for) = kept?;
     let current = shared.generation.load(std::sync::atomic::Ordering::SeqCst);
-    (generation == current && read_at.elapsed() < KEPT_FRESH)
+    (generation == current && read_at.elapsed() < fresh_for)
         .then(|| shared.frames.borrow().clone())
         .filter(|json| !json.is_empty())
 }

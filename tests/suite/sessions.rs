@@ -31,9 +31,12 @@ fn a_folder_gets_its_name_or_a_longer_one() {
     assert_eq!(opened["created"], true);
     assert!(opened["collision"].is_null());
     assert_eq!(opened["switched"], false, "no client is attached");
-    assert_eq!(
-        server.display("api:", "#{pane_current_path}"),
-        first.display().to_string()
+    // tmux reads the folder from the pane's process, which a busy machine
+    // may not have started yet.
+    server.wait_for(
+        "the new pane's folder",
+        std::time::Duration::from_secs(10),
+        || server.display("api:", "#{pane_current_path}") == first.display().to_string(),
     );
     let other = server
         .taw(&["session", "open", second.to_str().unwrap()])

@@ -188,6 +188,39 @@ fn a_look_alone_brings_its_frame() {
     }
 }
 
+/// What no screen shows, tmux's hooks tell: with the whole server read
+/// only each minute here, a window renamed and a window closed by hand
+/// each come in a frame, woken by the plugin's change channel.
+#[test]
+fn a_change_no_screen_shows_comes_from_tmuxs_hooks() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let other = server.new_window("main", "other", "");
+    let (_web, mut socket) = web_with_limits(&server, "structure=60000");
+    let mut next = || -> Value {
+        let message = socket.read().unwrap();
+        serde_json::from_str(message.to_text().unwrap()).unwrap()
+    };
+    assert_eq!(next()["type"], "hello");
+    assert!(next().to_string().contains(&other));
+    server.wait_for("a watcher on every pane", WAIT, || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_pipe}"])
+            .lines()
+            .all(|pipe| pipe == "1")
+    });
+    server.tmux(&["rename-window", "-t", &other, "renamed-by-hand"]);
+    let start = Instant::now();
+    while !next().to_string().contains("renamed-by-hand") {
+        assert!(start.elapsed() < WAIT, "no frame with the new name");
+    }
+    server.tmux(&["kill-window", "-t", &other]);
+    let start = Instant::now();
+    while next().to_string().contains(&other) {
+        assert!(start.elapsed() < WAIT, "no frame without the closed window");
+    }
+}
+
 /// `@agent-wizard-web on`: the plugin's load starts the server, and it
 /// stops when the tmux server exits.
 #[test]
