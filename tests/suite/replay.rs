@@ -539,6 +539,17 @@ fn claude_layouts_of_other_releases_read_as_their_state() {
             line("⏺ It stopped there… (12s in, the tests had passed)"),
             "idle",
         ));
+        // A question whose footer a narrow pane wraps, or a release words
+        // with `Esc to cancel` alone: its numbered choice tells it.
+        let hints = "Enter to select · ↑/↓ to navigate · Esc to cancel";
+        for footer in [
+            "Enter to select · ↑/↓ to\nnavigate · Esc to cancel",
+            "Enter to select ·\n↑/↓ to navigate ·\nEsc to cancel",
+            "Esc to cancel",
+        ] {
+            let question = drawn("claude", release, "question-1.txt", &[(hints, footer)]);
+            cases.push(("claude", title, question, "blocked"));
+        }
     }
     read_as(&cases);
 }
