@@ -446,12 +446,31 @@ pub(crate) fn tail_text(bytes: &[u8], limit: usize) -> String {
 
 /// How often, while a program's output pipes stay open, taw looks whether
 /// the program itself has ended (a background child it left may hold
-/// them): at first, then less often the longer it runs, up to
-/// [`EXIT_CHECK_MOST`]. A program that ends with its pipes closes them,
-/// which wakes taw at once; a long wait (the web server's on tmux's change
-/// channel, an hour) then costs one look a second, not forty.
+/// them), where the kernel cannot tell it (no pidfd: not Linux).
 const EXIT_CHECK: Duration = Duration::from_millis(25);
-const EXIT_CHECK_MOST: Duration = Duration::from_secs(1);
+
+/// A descriptor that becomes readable when the program ends (Linux's
+/// pidfd), so that taw waits on its end with its pipes instead of looking
+/// every [`EXIT_CHECK`]: a long wait (the web server's on tmux's change
+/// channel) then costs nothing. `None` where there is none.
+#[cfg(target_os = "linux")]
+fn exit_descriptor(child: &Child) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let pid = libc::pid_t::try_from(child.id()).ok()?;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new
+    // descriptor or -1; a descriptor it returns is ours alone.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = std::os::fd::RawFd::try_from(fd)
+        .ok()
+        .filter(|fd| *fd >= 0)?;
+    // SAFETY: `fd` was just opened for us and nothing else owns it.
+    Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exit_descriptor(_child: &Child) -> Option<std::os::fd::OwnedFd> {
+    None
+}
 
 /// One output stream of a running program, read by [`collect`].
 struct Stream {
@@ -514,7 +533,7 @@ fn collect(
     use std::os::fd::AsRawFd;
     let mut streams = streams;
     let mut ended: Option<(ExitStatus, Instant)> = None;
-    let mut exit_check = EXIT_CHECK;
+    let exit = exit_descriptor(child);
     loop {
         let open: Vec<usize> = (0..2)
             .filter(|&i| streams[i].as_ref().is_some_and(|s| s.open))
@@ -523,12 +542,15 @@ fn collect(
             break;
         }
         let now = Instant::now();
-        let mut wait = match ended {
-            Some((_, at)) => (at + PIPE_GRACE).saturating_duration_since(now),
-            None => exit_check,
+        // Told of the end by the kernel, taw waits for the deadline alone.
+        let mut wait = match (ended, &exit) {
+            (Some((_, at)), _) => Some((at + PIPE_GRACE).saturating_duration_since(now)),
+            (None, Some(_)) => None,
+            (None, None) => Some(EXIT_CHECK),
         };
         if let Some((_, deadline)) = deadline {
-            wait = wait.min(deadline.saturating_duration_since(now));
+            let left = deadline.saturating_duration_since(now);
+            wait = Some(wait.map_or(left, |wait| wait.min(left)));
         }
         let mut fds: Vec<libc::pollfd> = open
             .iter()
@@ -538,7 +560,18 @@ fn collect(
                 revents: 0,
             })
             .collect();
-        let millis = wait.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // The end's descriptor, last, while the end is not known.
+        let watch_exit = ended.is_none() && exit.is_some();
+        if let Some(exit) = exit.as_ref().filter(|_| watch_exit) {
+            fds.push(libc::pollfd {
+                fd: exit.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        let millis = wait.map_or(-1, |wait| {
+            wait.as_millis().min(i32::MAX as u128) as libc::c_int
+        });
         // SAFETY: `fds` is a live array of `fds.len()` pollfd structs.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
         if ready < 0 {
@@ -555,22 +588,19 @@ fn collect(
                 stream.read_some();
             }
         }
-        if ready > 0 {
+        let exit_told = watch_exit && fds.last().is_some_and(|fd| fd.revents != 0);
+        if ready > 0 && !exit_told {
             continue;
         }
-        // Nothing came within the wait: has the program ended, or run out
-        // of time?
+        // The program ended, or nothing came within the wait: has it
+        // ended, or run out of time?
         if let Some((_, at)) = ended {
             if Instant::now() >= at + PIPE_GRACE {
                 break;
             }
         } else if let Some(status) = child.try_wait().map_err(Failure::Io)? {
             ended = Some((status, Instant::now()));
-        } else if exit_check < EXIT_CHECK_MOST {
-            exit_check = (exit_check * 2).min(EXIT_CHECK_MOST);
-        }
-        if ended.is_none()
-            && let Some((limit, deadline)) = deadline
+        } else if let Some((limit, deadline)) = deadline
             && Instant::now() >= deadline
         {
             return Err(Failure::TimedOut(limit));

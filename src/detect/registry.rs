@@ -69,14 +69,51 @@ impl Registry {
     /// supplements as `[detection] supplements` says.
     pub(crate) fn from_config(config: &crate::config::Config) -> Registry {
         Registry::load(
-            &crate::paths::config_dir().join("manifests"),
+            &override_dir(),
             config.get(&crate::config::schema::DETECTION_SUPPLEMENTS),
         )
+    }
+
+    /// One agent's rules as configured, read and compiled alone: a verb
+    /// about one agent need not compile the twenty (most of `taw agent
+    /// explain`'s time). `None` for an agent with no manifest.
+    pub(crate) fn one(config: &crate::config::Config, agent: &str) -> Option<Loaded> {
+        let id = agents::lookup(agent).map(|a| a.id).unwrap_or(agent);
+        let (file, text) = MANIFESTS.iter().find(|(file, _)| *file == id)?;
+        Some(load_one(
+            file,
+            text,
+            &override_dir(),
+            config.get(&crate::config::schema::DETECTION_SUPPLEMENTS),
+        ))
     }
 
     pub(crate) fn get(&self, agent: &str) -> Option<&Loaded> {
         let id = agents::lookup(agent).map(|a| a.id).unwrap_or(agent);
         self.loaded.iter().find(|l| l.manifest.id == id)
+    }
+}
+
+/// The user's overrides: `<config>/manifests/<id>.toml`.
+fn override_dir() -> PathBuf {
+    crate::paths::config_dir().join("manifests")
+}
+
+/// Each agent's rules, read and compiled the first time they are asked
+/// for: a watcher compiles only the rules of the agent in its pane (none
+/// for a shell), not the twenty, which cost it its start and memory.
+#[derive(Debug, Default)]
+pub(crate) struct OnDemand {
+    loaded: std::collections::HashMap<String, Option<Loaded>>,
+}
+
+impl OnDemand {
+    /// `agent`'s rules as `config` says (see [`Registry::one`]).
+    pub(crate) fn get(&mut self, config: &crate::config::Config, agent: &str) -> Option<&Loaded> {
+        self.loaded
+            .entry(agent.to_string())
+            .or_insert_with(|| Registry::one(config, agent))
+            .as_ref()
     }
 }
 
@@ -139,6 +176,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let registry = Registry::load(dir.path(), true);
         assert_eq!(registry.loaded.len(), MANIFESTS.len());
+        // `one` finds a manifest by its file's name.
+        for ((file, _), loaded) in MANIFESTS.iter().zip(&registry.loaded) {
+            assert_eq!(*file, loaded.manifest.id);
+        }
         for loaded in &registry.loaded {
             assert!(
                 agents::by_id(&loaded.manifest.id).is_some(),

@@ -23,7 +23,7 @@ use crate::detect::engine;
 use crate::detect::job::{self, Front as JobFront};
 use crate::detect::manifest::RuleState;
 use crate::detect::region::Screen;
-use crate::detect::registry::Registry;
+use crate::detect::registry::OnDemand;
 use crate::envelope::{ErrorCode, TawError};
 use crate::events::{Event, Occurrence};
 use crate::hooks::{self, Listeners};
@@ -150,7 +150,8 @@ pub(crate) struct Watcher {
     server: u32,
     tracker: Tracker,
     config: Config,
-    registry: Registry,
+    /// The rules of the agents met in this pane, compiled when first met.
+    registry: OnDemand,
     config_stamp: String,
     /// The title in front when the current agent came: not the agent's.
     stale_title: Option<String>,
@@ -194,7 +195,7 @@ pub(crate) struct Watcher {
 impl Watcher {
     pub(crate) fn new(tmux: Tmux, pane: u32, server: u32) -> Watcher {
         let config = Config::load().unwrap_or_default();
-        let registry = Registry::from_config(&config);
+        let registry = OnDemand::default();
         let listeners = Listeners::from_config(&config);
         Watcher {
             tmux,
@@ -387,7 +388,7 @@ impl Watcher {
         if view.config_stamp != self.config_stamp {
             if !self.config_stamp.is_empty() || !view.config_stamp.is_empty() {
                 self.config = Config::load().unwrap_or_default();
-                self.registry = Registry::from_config(&self.config);
+                self.registry = OnDemand::default();
                 self.listeners = Listeners::from_config(&self.config);
             }
             self.config_stamp = view.config_stamp.clone();
@@ -718,7 +719,7 @@ impl Watcher {
             visible_idle: false,
             reported: false,
         };
-        let Some(loaded) = self.registry.get(kind) else {
+        let Some(loaded) = self.registry.get(&self.config, kind) else {
             // An agent with no screen rules (it reports for itself): idle
             // unless its integration says otherwise.
             let idle = Reading {

@@ -139,15 +139,14 @@ pub(crate) fn explain_screen(
     text: &str,
     title: &str,
 ) -> Result<Explained> {
-    let registry = Registry::from_config(config);
-    let loaded = registry.get(agent).ok_or_else(|| {
+    let loaded = Registry::one(config, agent).ok_or_else(|| {
         TawError::not_found(format!(
             "no detection rules for agent {agent:?}; `taw manifest list` shows the agents that have them"
         ))
     })?;
     let screen = Screen::from_text(text, title);
     Ok(Explained {
-        explain: explain::explain(loaded, &screen),
+        explain: explain::explain(&loaded, &screen),
     })
 }
 
@@ -166,15 +165,14 @@ pub(crate) fn explain_pane(
         ));
     }
     let view = tmux_pane::look(tmux, pane.id)?;
-    let registry = Registry::from_config(config);
-    let loaded = registry.get(&pane.agent_kind).ok_or_else(|| {
+    let loaded = Registry::one(config, &pane.agent_kind).ok_or_else(|| {
         TawError::not_found(format!(
             "agent {} has no screen rules; its own integration reports its state",
             pane.agent_kind
         ))
     })?;
     let screen = Screen::from_text(&view.screen, &view.title);
-    let mut explained = explain::explain(loaded, &screen);
+    let mut explained = explain::explain(&loaded, &screen);
     if let Some(agent) = Records::new(snapshot).agent(pane)
         && agent.screen_detection_skipped
     {
