@@ -220,6 +220,12 @@ pub(crate) fn serve(
         )));
     }
     let token = if no_token { None } else { Some(auth::token()?) };
+    // Bound first: with port 0 the system chooses the port, which the
+    // names a request may use (the `Host` gate) must carry.
+    let listener = std::net::TcpListener::bind(listen)
+        .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
+        .map_err(|e| TawError::io(format!("taw web cannot listen on {listen}: {e}")))?;
+    let listen = listener.local_addr().unwrap_or(listen);
     let (frames, _) = tokio::sync::watch::channel(Arc::new(String::new()));
     let memory = Memory {
         starred: stars::load(),
@@ -248,8 +254,7 @@ pub(crate) fn serve(
         .build()
         .map_err(|e| TawError::io(format!("the web server cannot start: {e}")))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(listen)
-            .await
+        let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| TawError::io(format!("taw web cannot listen on {listen}: {e}")))?;
         let app = router(shared);
         eprintln!("taw web: listening on http://{listen}/");

@@ -39,11 +39,13 @@ pub fn start_web(server: &TmuxServer) -> Web {
 
 /// [`start_web`] with more arguments for `taw web` (`--no-token`...).
 pub fn start_web_with(server: &TmuxServer, more: &[&str]) -> Web {
-    start_web_at(server, free_port(), more, &[])
+    start_web_at(server, 0, more, &[])
 }
 
 /// [`start_web_with`] on a port of the caller's (a server started again),
-/// with more in its environment.
+/// with more in its environment. Port 0: the system chooses one, which
+/// the server names on its standard error (no other test can take it in
+/// between, as a port found free and then given could be).
 pub fn start_web_at(server: &TmuxServer, port: u16, more: &[&str], env: &[(&str, &str)]) -> Web {
     let mut command = Command::new(taw_bin());
     server.isolate_command(&mut command);
@@ -58,13 +60,46 @@ pub fn start_web_at(server: &TmuxServer, port: u16, more: &[&str], env: &[(&str,
         ])
         .args(more)
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let child = command.spawn().unwrap();
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    // Its standard error, line by line, read in a thread of its own (read
+    // to the end, so the server never blocks on a full pipe).
+    let (lines, said) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(line);
+        }
+    });
     let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < WAIT, "taw web did not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut heard = Vec::new();
+    let port = loop {
+        match said.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => {
+                let bound = line
+                    .strip_prefix("taw web: listening on http://")
+                    .and_then(|rest| rest.trim_end_matches('/').rsplit_once(':'))
+                    .and_then(|(_, port)| port.parse::<u16>().ok());
+                heard.push(line);
+                if let Some(bound) = bound {
+                    break bound;
+                }
+            }
+            Err(_) => {
+                let ended = child.try_wait().unwrap();
+                assert!(
+                    ended.is_none() && start.elapsed() < WAIT,
+                    "taw web did not listen (ended: {ended:?}); it said:\n{}",
+                    heard.join("\n")
+                );
+            }
+        }
+    };
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_ok());
     // None with --no-token.
     let token = std::fs::read_to_string(server.state_dir().join("web/token"))
         .unwrap_or_default()
@@ -84,7 +119,7 @@ pub fn websocket(web: &Web) -> Socket {
 /// A `taw web` whose limits are shortened or lengthened for the test
 /// (`TAW_TEST_LIMITS`, `beat=300`), and its WebSocket.
 pub fn web_with_limits(server: &TmuxServer, limits: &str) -> (Web, Socket) {
-    let web = start_web_at(server, free_port(), &[], &[("TAW_TEST_LIMITS", limits)]);
+    let web = start_web_at(server, 0, &[], &[("TAW_TEST_LIMITS", limits)]);
     let socket = websocket(&web);
     (web, socket)
 }
