@@ -292,6 +292,20 @@ mod tests {
     }
 
     #[test]
+    fn an_entrys_pattern_finds_that_word_only() {
+        let pattern = regex::Regex::new(&entry_pattern(12, Some(3))).unwrap();
+        assert!(pattern.is_match("%1:$0 %12:$3 %4:$3"));
+        assert!(pattern.is_match("%12:$3"));
+        for other in ["%123:$3", "%12:$34", "%112:$3", "%12:$4"] {
+            assert!(!pattern.is_match(other), "{other}");
+        }
+        let any = regex::Regex::new(&entry_pattern(12, None)).unwrap();
+        assert!(any.is_match(" %12:$40 "));
+        // tmux ends a substitution's pattern at a `:`.
+        assert!(!entry_pattern(12, None).contains(':'));
+    }
+
+    #[test]
     fn the_tab_rosters_reader_and_writer_name_the_same_option() {
         assert_eq!(
             TAB_KNOWN.as_str(),
