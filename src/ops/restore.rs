@@ -867,7 +867,7 @@ impl Conversations {
 
 /// Whether `taw tmux load` has run in the server.
 fn plugin_loaded(tmux: &Tmux) -> bool {
-    !tmux.loaded().is_empty()
+    tmux.loaded().is_some()
 }
 
 /// The server now, or none when no server runs. A server still going

@@ -224,8 +224,8 @@ pub(crate) fn rehook(tmux: &Tmux, config: &Config) -> Result<Vec<String>> {
     if loaded.is_empty() {
         return Ok(Vec::new());
     }
-    // The binary the load put in the hooks: `<version> <bin>`.
-    let bin = resolve_bin(loaded.split_once(' ').map(|(_, bin)| PathBuf::from(bin)))?;
+    // The binary the load put in the hooks.
+    let bin = resolve_bin(crate::tmux::LoadedBy::parse(&loaded).map(|by| PathBuf::from(by.bin)))?;
     let callback = crate::tmux::callback::Callback::current(bin.display().to_string());
     let listeners = Listeners::from_config(config);
     let mut report = Report::default();

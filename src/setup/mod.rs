@@ -292,7 +292,11 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
     }
     cmds.push(cmd::set_global_option(
         bookkeeping::LOADED,
-        &format!("{} {}", desired.version, desired.bin),
+        &crate::tmux::LoadedBy {
+            version: desired.version.clone(),
+            bin: desired.bin.clone(),
+        }
+        .value(),
     ));
     (Plan { cmds, bindings }, report)
 }

@@ -109,7 +109,7 @@ pub(crate) fn hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static
     hooks.extend(LAYOUT_HOOKS.iter().map(|hook| (*hook, autosave.clone())));
     hooks.extend(event_hooks(callback, listeners));
     // Last on each hook: what the hooks above changed is in place.
-    let changed = format!("wait-for -S {}", crate::tmux::CHANGED_CHANNEL);
+    let changed = crate::tmux::signal_change_command();
     hooks.extend(CHANGE_HOOKS.iter().map(|hook| (*hook, changed.clone())));
     hooks
 }

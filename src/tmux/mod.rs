@@ -62,6 +62,34 @@ pub(crate) struct SocketFlags {
     pub path: Option<PathBuf>,
 }
 
+/// `@agent_wizard_loaded`'s value, `<version> <bin>`: the taw whose load
+/// is in the server, and the binary its hooks and keys run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LoadedBy {
+    pub version: String,
+    pub bin: String,
+}
+
+impl LoadedBy {
+    pub(crate) fn parse(value: &str) -> Option<LoadedBy> {
+        let (version, bin) = value.trim().split_once(' ')?;
+        Some(LoadedBy {
+            version: version.to_string(),
+            bin: bin.to_string(),
+        })
+    }
+
+    /// The option's value.
+    pub(crate) fn value(&self) -> String {
+        format!("{} {}", self.version, self.bin)
+    }
+}
+
+/// The command a hook runs to signal [`CHANGED_CHANNEL`].
+pub(crate) fn signal_change_command() -> String {
+    commands::command_string(&[Cmd::new("wait-for").args(["-S", CHANGED_CHANNEL])])
+}
+
 /// A handle on one tmux server.
 #[derive(Debug, Clone)]
 pub(crate) struct Tmux {
@@ -304,15 +332,16 @@ impl Tmux {
             .map_err(|failure| TawError::tmux(failure.describe("tmux")))
     }
 
-    /// `@agent_wizard_loaded`: `<version> <bin>` of the taw whose load is in
-    /// the server; empty when none is (or no server runs).
-    pub(crate) fn loaded(&self) -> String {
-        self.run_one(commands::print_format(&format!(
-            "#{{{}}}",
-            options::bookkeeping::LOADED
-        )))
-        .map(|loaded| loaded.trim().to_string())
-        .unwrap_or_default()
+    /// Whose load is in the server (`@agent_wizard_loaded`); `None` when
+    /// none is, or no server runs.
+    pub(crate) fn loaded(&self) -> Option<LoadedBy> {
+        let value = self
+            .run_one(commands::print_format(&format!(
+                "#{{{}}}",
+                options::bookkeeping::LOADED
+            )))
+            .ok()?;
+        LoadedBy::parse(&value)
     }
 
     /// Waits, up to `limit`, for tmux's hooks to say that something changed

@@ -656,8 +656,7 @@ fn make_frames(shared: &Shared) {
 /// [`crate::tmux::CHANGED_CHANNEL`] at every change.
 fn hooks_tell_changes(tmux: &Tmux) -> bool {
     tmux.loaded()
-        .split_once(' ')
-        .is_some_and(|(version, _)| version == env!("CARGO_PKG_VERSION"))
+        .is_some_and(|by| by.version == env!("CARGO_PKG_VERSION"))
 }
 
 /// Waits on tmux's change channel and wakes the frame maker at each

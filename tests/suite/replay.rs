@@ -482,32 +482,18 @@ fn claude_layouts_of_other_releases_read_as_their_state() {
         ] {
             cases.push(("claude", title, line(working), "working"));
         }
-        cases.push((
-            "claude",
-            title,
-            drawn(
-                "claude",
-                release,
-                "idle-2.txt",
-                &[(footer, "  ⏵⏵ accept edits on · ctrl+c to interrupt")],
+        // The footer's own words: the older interrupt hint says work; a
+        // server the user left running is counted at rest.
+        let footer_says = |text: &str| drawn("claude", release, "idle-2.txt", &[(footer, text)]);
+        for (text, state) in [
+            ("  ⏵⏵ accept edits on · ctrl+c to interrupt", "working"),
+            (
+                "  ⏵⏵ auto mode on · 1 shell · ← for agents · ↓ to manage",
+                "idle",
             ),
-            "working",
-        ));
-        // A server the user left running: the footer counts it at rest.
-        cases.push((
-            "claude",
-            title,
-            drawn(
-                "claude",
-                release,
-                "idle-2.txt",
-                &[(
-                    footer,
-                    "  ⏵⏵ auto mode on · 1 shell · ← for agents · ↓ to manage",
-                )],
-            ),
-            "idle",
-        ));
+        ] {
+            cases.push(("claude", title, footer_says(text), state));
+        }
         // An earlier turn's summary, with a newer turn after it.
         cases.push((
             "claude",
@@ -642,35 +628,23 @@ fn cursor_and_grok_spinners_read_as_work() {
             w2 = "─".repeat(20),
         )
     };
+    // Cursor shows no title here: the screen alone must tell.
+    let cursor = |screen: String, state| ("cursor", "", screen, state);
     let busy = "Shift+Tab:mode  │  Esc:cancel  │  Ctrl+b:send to bg  │  Ctrl+x:shortcuts";
     let resting = "Shift+Tab:mode  │  Ctrl+x:shortcuts";
     let cases = vec![
         // Cursor 2026.06: the two-cell spinner, with the stop hint and
         // without it (a narrow pane cuts it).
-        (
-            "cursor",
-            "",
+        cursor(
             cursor_2026_06("⠀⠞ Running  22 tokens", "", "              ctrl+c to stop"),
             "working",
         ),
-        (
-            "cursor",
-            "",
-            cursor_2026_06("⠀⠞ Running  22 tokens", "", ""),
-            "working",
-        ),
-        (
-            "cursor",
-            "",
+        cursor(cursor_2026_06("⠀⠞ Running  22 tokens", "", ""), "working"),
+        cursor(
             cursor_2026_06("⠠⠜ Generating  5.52k tokens", "    yes\n    yes", ""),
             "working",
         ),
-        (
-            "cursor",
-            "",
-            cursor_2026_06("", "    yes\n    done", ""),
-            "idle",
-        ),
+        cursor(cursor_2026_06("", "    yes\n    done", ""), "idle"),
         // Cursor 2026.04: the hexagon spinner of a tool.
         ("cursor", "", cursor_2026_04("⬢ Reading…"), "working"),
         ("cursor", "", cursor_2026_04("⬡ Grepping.."), "working"),
