@@ -57,7 +57,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         bin: bin.display().to_string(),
         bin_dir: bin_dir.display().to_string(),
         hooks: table::hooks(&callback, &listeners),
-        bindings: table::bindings(&callback),
+        bindings: table::bindings(&callback, &state.tmux_version),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
     let (plan, mut report) = plan_load(&state, &desired);

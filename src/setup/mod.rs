@@ -52,6 +52,8 @@ pub(crate) struct ServerState {
     pub environment: BTreeMap<String, EnvValue>,
     /// The global status formats taw may add its marks to.
     pub formats: BTreeMap<String, String>,
+    /// tmux's version (`3.3a`): what its commands can do.
+    pub tmux_version: String,
 }
 
 impl ServerState {
@@ -61,6 +63,7 @@ impl ServerState {
             .iter()
             .map(|option| option.name)
             .chain(bookkeeping::ALL.iter().copied())
+            .chain(["version"])
             .collect();
         let values_format = RowFormat::of("O", &names);
         let sections = tmux.run_apart(vec![
@@ -83,6 +86,7 @@ impl ServerState {
                 state.values.insert(name.to_string(), value.clone());
             }
         }
+        state.tmux_version = state.values.remove("version").unwrap_or_default();
         state.set_options = sections[1]
             .lines()
             .filter_map(|line| line.split_whitespace().next())

@@ -152,7 +152,7 @@ fn event_hooks(callback: &Callback, listeners: &Listeners) -> Vec<(&'static str,
 const ROSTER_HOOKS: &[&str] = &["after-split-window", "after-new-window", "session-created"];
 
 /// The key bindings.
-pub(crate) fn bindings(callback: &Callback) -> Vec<Binding> {
+pub(crate) fn bindings(callback: &Callback, tmux_version: &str) -> Vec<Binding> {
     // `taw <group> <verb> --<flag> <this client's or pane's id>`.
     let verb = |group: &str, verb: &str, flag: Option<&str>, format: &'static str| {
         let mut words = vec![
@@ -167,7 +167,7 @@ pub(crate) fn bindings(callback: &Callback) -> Vec<Binding> {
         Binding {
             option: options::KEY,
             note: "the popup: every session, window and agent, with its state",
-            command: verb("ui", "open", Some("--client"), "client_name"),
+            command: crate::ui::launch::key_command(callback, tmux_version),
         },
         Binding {
             option: options::NOTIFICATION_KEY,

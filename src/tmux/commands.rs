@@ -323,6 +323,12 @@ pub(crate) fn run_shell_background(words: &[ShellWord]) -> String {
     format!("run-shell -b {}", quote_for_tmux(&shell_line(words)))
 }
 
+/// `run-shell -C COMMAND` as a command string: tmux expands the formats in
+/// COMMAND (`shell_line`'s words), then runs it as a tmux command.
+pub(crate) fn run_tmux_command(command: &str) -> String {
+    format!("run-shell -C {}", quote_for_tmux(command))
+}
+
 /// `if-shell -F FORMAT COMMAND` as a command string: runs COMMAND only when
 /// FORMAT expands to something other than empty or 0.
 pub(crate) fn if_format(format: &str, command: &str) -> String {

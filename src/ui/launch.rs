@@ -19,6 +19,9 @@ pub(crate) struct UiOpened {
 
 answers!(UiOpened => "ui_open");
 
+const DEFAULT_WIDTH_PERCENT: u32 = 90;
+const DEFAULT_HEIGHT_PERCENT: u32 = 85;
+
 /// The popup's size on a client: a percentage of its width or height
 /// (`80%`), or a number of cells, from the plugin options.
 fn size(spec: &str, whole: u32, default_percent: u32) -> u32 {
@@ -54,8 +57,8 @@ pub(crate) fn geometry(
     w_spec: &str,
     h_spec: &str,
 ) -> (u32, u32, u32, u32) {
-    let w = size(w_spec, width, 90);
-    let h = size(h_spec, height, 85);
+    let w = size(w_spec, width, DEFAULT_WIDTH_PERCENT);
+    let h = size(h_spec, height, DEFAULT_HEIGHT_PERCENT);
     let x = (width - w) / 2;
     let top = (height - h) / 2;
     (x, top + h, w, h)
@@ -104,6 +107,56 @@ pub(crate) fn open(tmux: &Tmux, client: &str, new_session: bool) -> Result<UiOpe
     Ok(UiOpened { x, y, w, h })
 }
 
+/// The popup key's command. From tmux 3.3 on tmux opens the popup itself
+/// on the client that pressed the key, taw running in it with no shell
+/// (`-e` gives it the load's folders): no `taw ui open` and no tmux client
+/// start before it. `run-shell -C` expands the client's name, the socket
+/// and the size options, then runs the `display-popup`; a size option that
+/// is not a number of cells or a percentage gives way to the default.
+/// Before 3.3 (no `-e`, no `-B`) the key runs `taw ui open`.
+pub(crate) fn key_command(callback: &Callback, tmux_version: &str) -> String {
+    let client = ShellWord::Format("client_name");
+    if !frameless(tmux_version) {
+        let open = [
+            ShellWord::Literal("ui".into()),
+            ShellWord::Literal("open".into()),
+            ShellWord::Literal("--client".into()),
+            client,
+        ];
+        return callback.run(&open);
+    }
+    let size = |option: &str, default: u32| {
+        format!("#{{?#{{m/r:^[1-9][0-9]*%?$,#{{{option}}}}},#{{{option}}},{default}%}}")
+    };
+    let mut env = vec![ShellWord::Keyword(crate::tmux::callback::HOOK_MARK)];
+    env.extend(
+        callback
+            .env
+            .iter()
+            .map(|(name, value)| ShellWord::Assign(name, value.clone())),
+    );
+    let program = [
+        ShellWord::Literal(callback.bin.clone()),
+        ShellWord::Literal("-S".into()),
+        ShellWord::Format("socket_path"),
+        ShellWord::Literal("ui".into()),
+        ShellWord::Literal("--client".into()),
+        client,
+    ];
+    let mut popup = format!(
+        "display-popup -E -B -w {} -h {}",
+        size(crate::tmux::options::POPUP_WIDTH, DEFAULT_WIDTH_PERCENT),
+        size(crate::tmux::options::POPUP_HEIGHT, DEFAULT_HEIGHT_PERCENT)
+    );
+    for word in env {
+        popup.push_str(" -e ");
+        popup.push_str(&cmd::shell_line(&[word]));
+    }
+    popup.push_str(" -- ");
+    popup.push_str(&cmd::shell_line(&program));
+    cmd::run_tmux_command(&popup)
+}
+
 fn no_attached_client() -> TawError {
     TawError::tmux("no attached client to open the popup on")
 }
@@ -127,6 +180,25 @@ mod tests {
         assert_eq!(geometry(100, 30, "100%", "100%"), (0, 30, 100, 30));
         assert_eq!(geometry(100, 30, "60", "20"), (20, 25, 60, 20));
         assert_eq!(geometry(100, 30, "500", "bad"), (0, 27, 100, 25));
+    }
+
+    #[test]
+    fn the_key_opens_the_popup_from_tmux_itself() {
+        let callback = Callback {
+            bin: "/opt/it's #1/taw".into(),
+            env: vec![("TAW_STATE_DIR", "/s".into())],
+        };
+        let key = key_command(&callback, "3.3a");
+        assert!(key.starts_with("run-shell -C \"display-popup -E -B -w #{?"), "{key}");
+        // The binary's path survives both tmux's format expansion (`##`)
+        // and its parser (quoted), and taw is told its client.
+        assert!(
+            key.contains(r"-e TAW_STATE_DIR='/s' -- '/opt/it'\\''s ##1/taw' '-S' #{q:socket_path} 'ui' '--client' #{q:client_name}"),
+            "{key}"
+        );
+        assert!(key.contains(crate::tmux::callback::HOOK_MARK));
+        // Before tmux 3.3: `taw ui open`.
+        assert!(key_command(&callback, "3.2a").starts_with("run-shell -b "));
     }
 
     #[test]

@@ -237,21 +237,18 @@ impl Watcher {
         let mut first_dirty: Option<Instant> = None;
         let mut last_output = Instant::now();
         let mut last_look = Instant::now();
-        let mut leading = false;
+        // A look set when the output began, not moved by more output.
+        let mut fixed_due: Option<Instant> = None;
         let mut wake_at: Option<u64> = first_wake;
         // When the output waiting for a look is due.
-        let due = |first: Instant, last: Instant, leading: bool| {
-            if leading {
-                first + LEADING_DELAY
-            } else {
-                (last + DEBOUNCE).min(first + MAX_DELAY)
-            }
+        let due = |first: Instant, last: Instant, fixed: Option<Instant>| {
+            fixed.unwrap_or_else(|| (last + DEBOUNCE).min(first + MAX_DELAY))
         };
         loop {
             let now = Instant::now();
             let mut timeout: Option<Duration> = None;
             if let Some(first) = first_dirty {
-                timeout = Some(due(first, last_output, leading).saturating_duration_since(now));
+                timeout = Some(due(first, last_output, fixed_due).saturating_duration_since(now));
             }
             for at in [wake_at, self.toast.as_ref().map(|t| t.at)]
                 .into_iter()
@@ -269,13 +266,11 @@ impl Watcher {
                     last_output = Instant::now();
                     if first_dirty.is_none() {
                         first_dirty = Some(last_output);
-                        // Output to an agent that waits may be a turn that
-                        // is over in a moment: look almost at once.
                         let waiting = !matches!(
                             self.tracker.state(),
                             Some(AgentStatus::Working | AgentStatus::Blocked)
                         );
-                        leading = waiting || last_look.elapsed() >= QUIET;
+                        fixed_due = early_look(last_output, last_look, waiting);
                     }
                     continue;
                 }
@@ -287,7 +282,7 @@ impl Watcher {
                 None => {
                     let timer_due = wake_at.is_some_and(|at| at <= now_ms());
                     let dirty_due = first_dirty
-                        .is_some_and(|first| Instant::now() >= due(first, last_output, leading));
+                        .is_some_and(|first| Instant::now() >= due(first, last_output, fixed_due));
                     if timer_due || dirty_due {
                         first_dirty = None;
                         wake_at = self.look();
@@ -1032,6 +1027,24 @@ fn read_output(sender: mpsc::Sender<Wake>) {
 
 /// The next thing that wakes the watcher: `None` when `timeout` passed
 /// first; with no timeout, it waits for one. Its senders all gone is the end.
+/// When output that began at `first` is looked at, where that is sooner
+/// than the debounce allows: `None` for the debounce. Output after quiet is
+/// looked at almost at once, and so is output to an agent that waits (it
+/// may be a turn over in a moment), though then no sooner than
+/// [`MAX_DELAY`] after the last look, so a pane that streams with no agent
+/// working in it (a build in a shell) is not looked at more often than one
+/// where an agent works.
+fn early_look(first: Instant, last_look: Instant, waiting: bool) -> Option<Instant> {
+    let soon = first + LEADING_DELAY;
+    if waiting {
+        Some(soon.max(last_look + MAX_DELAY))
+    } else if first.saturating_duration_since(last_look) >= QUIET {
+        Some(soon)
+    } else {
+        None
+    }
+}
+
 fn next_wake(events: &mpsc::Receiver<Wake>, timeout: Option<Duration>) -> Option<Wake> {
     match timeout {
         Some(timeout) => match events.recv_timeout(timeout) {
@@ -1104,5 +1117,34 @@ mod rows_tests {
         assert!(!rows_to_read(screen, "$ codex", "codex").1);
         // An older value: the command alone.
         assert!(rows_to_read(screen, "claude --x", "").1);
+    }
+}
+
+#[cfg(test)]
+mod timing_tests {
+    use super::{LEADING_DELAY, MAX_DELAY, early_look};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn output_is_looked_at_early_but_not_more_often_than_a_burst() {
+        let look = Instant::now();
+        let ms = Duration::from_millis;
+        // After quiet: almost at once, waiting or not.
+        for waiting in [true, false] {
+            let first = look + ms(500);
+            assert_eq!(
+                early_look(first, look, waiting),
+                Some(first + LEADING_DELAY)
+            );
+        }
+        // A working agent's output soon after a look: the debounce.
+        assert_eq!(early_look(look + ms(50), look, false), None);
+        // A waiting pane's output soon after a look: early, but a burst
+        // apart from the last look.
+        assert_eq!(early_look(look + ms(5), look, true), Some(look + MAX_DELAY));
+        assert_eq!(
+            early_look(look + ms(95), look, true),
+            Some(look + ms(95) + LEADING_DELAY)
+        );
     }
 }

@@ -457,7 +457,7 @@ fn foreign_origin(headers: &HeaderMap) -> bool {
 /// Reads tmux and builds the frame: the snapshot, every pane's screen in
 /// one more call.
 fn read_frame(shared: &Shared) -> Result<(Snapshot, StateFrame)> {
-    read_frame_of(shared, None)
+    read_frame_of(shared, None, Duration::ZERO)
 }
 
 fn capture_all(shared: &Shared, panes: &[u32], ansi: bool) -> Result<Vec<String>> {
@@ -472,10 +472,15 @@ fn capture_all(shared: &Shared, panes: &[u32], ansi: bool) -> Result<Vec<String>
 
 /// [`read_frame`], reading again only the screens of `changed` panes (and
 /// those not read before), the others as they were last read: what the
-/// frame maker does when watchers say which panes they looked at.
-fn read_frame_of(shared: &Shared, changed: Option<&[u32]>) -> Result<(Snapshot, StateFrame)> {
+/// frame maker does when watchers say which panes they looked at. A look's
+/// frame stands on a whole read younger than `structure_lasts`.
+fn read_frame_of(
+    shared: &Shared,
+    changed: Option<&[u32]>,
+    structure_lasts: Duration,
+) -> Result<(Snapshot, StateFrame)> {
     if let Some(looked) = changed.filter(|c| !c.is_empty())
-        && let Some(frame) = look_frame(shared, looked)
+        && let Some(frame) = look_frame(shared, looked, structure_lasts)
     {
         return Ok(frame);
     }
@@ -515,15 +520,19 @@ fn read_frame_of(shared: &Shared, changed: Option<&[u32]>) -> Result<(Snapshot, 
 
 /// A look's frame: the server as last read, with only the looked-at panes'
 /// rows and screens read again, in one tmux call. `None` when there is no
-/// whole read younger than `structure_every()`, a pane is new to it, or tmux
+/// whole read younger than `structure_lasts`, a pane is new to it, or tmux
 /// refused (a pane gone): the caller reads the whole server.
-fn look_frame(shared: &Shared, looked: &[u32]) -> Option<(Snapshot, StateFrame)> {
+fn look_frame(
+    shared: &Shared,
+    looked: &[u32],
+    structure_lasts: Duration,
+) -> Option<(Snapshot, StateFrame)> {
     let (last, read_at) = shared
         .last
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone()?;
-    if read_at.elapsed() >= structure_every()
+    if read_at.elapsed() >= structure_lasts
         || !looked
             .iter()
             .all(|id| last.panes.iter().any(|p| p.id == *id))
@@ -622,13 +631,15 @@ fn make_frames(shared: &Shared) {
         }
         let generation = shared.generation.load(std::sync::atomic::Ordering::SeqCst);
         let began = std::time::Instant::now();
-        let read = read_frame_of(shared, changed.as_deref());
+        // While hooks tell every change, the structure as last read holds
+        // until they do: a look's frame need not read it again.
         let all_told = told.load(std::sync::atomic::Ordering::SeqCst) && every_pane_watched(shared);
         let every = if all_told {
             TOLD_EVERY
         } else {
             structure_every()
         };
+        let read = read_frame_of(shared, changed.as_deref(), every);
         if let Ok((_, frame)) = read {
             let json = frame_json(&frame);
             // An unchanged pane set is not sent again.

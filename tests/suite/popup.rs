@@ -589,3 +589,40 @@ fn v_pastes_the_clipboards_image_into_the_agent_and_says_why_not_on_the_client()
         }
     });
 }
+
+/// The popup's width on the viewer's screen: its top line, corner to
+/// corner.
+fn popup_width(screen: &str) -> usize {
+    let top = screen
+        .lines()
+        .find(|line| line.contains("tmux-agent-wizard"))
+        .unwrap_or_else(|| panic!("no popup on the screen:\n{screen}"));
+    top.trim().chars().count()
+}
+
+#[test]
+fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    server.tmux(&["new-session", "-d", "-s", "web"]);
+    let asker = server.reported_agent("web", "asker", "blocked");
+    server.tmux(&["set-option", "-g", "@agent-wizard-popup-width", "60"]);
+    let popup = Popup {
+        server: &server,
+        viewer: attach_client(&server, "main"),
+    };
+    popup.keys(&["C-b", "a"]);
+    popup.wait_for("tmux-agent-wizard");
+    popup.wait_for("asker");
+    assert_eq!(popup_width(&popup.screen()), 60, "{}", popup.screen());
+    // taw in it knows its client: Enter takes that client to the agent.
+    popup.keys(&["Tab"]);
+    popup.keys(&["Enter"]);
+    server.wait_for("the client on asker", WAIT, || popup.client_pane() == asker);
+    // A size tmux would refuse gives way to the default, 90% of 120.
+    server.tmux(&["set-option", "-g", "@agent-wizard-popup-width", "wide"]);
+    popup.keys(&["C-b", "a"]);
+    popup.wait_for("tmux-agent-wizard");
+    assert_eq!(popup_width(&popup.screen()), 108, "{}", popup.screen());
+    popup.keys(&["q"]);
+}
