@@ -475,7 +475,7 @@ pub(crate) fn read_group(pane: &Process) -> Vec<Process> {
         return Vec::new();
     }
     match table() {
-        Table::Proc => procfs::read_group(pane.tpgid as u32),
+        Table::Proc => procfs::read_group_under(pane.pid, pane.tpgid as u32),
         Table::Ps => ps::read_group(pane.tpgid as u32),
     }
 }
@@ -528,6 +528,63 @@ fn choose_table(linux: bool, asked: Option<&str>) -> Table {
 mod procfs {
     use super::Process;
     use std::fs;
+
+    /// The members of group `pgid` among the descendants of `root` (the
+    /// pane's process), found through each task's `children` file: a few
+    /// reads where the whole table is hundreds (a look at a pane that
+    /// streams runs this every 100 ms). Where the kernel has no such file,
+    /// or the group's leader is not among them (a job whose parent left),
+    /// the whole table is read.
+    pub(crate) fn read_group_under(root: u32, pgid: u32) -> Vec<Process> {
+        // A shell that runs a command line leads the group itself.
+        let mut members: Vec<Process> = read_process(root)
+            .filter(|p| p.pgid == pgid)
+            .into_iter()
+            .collect();
+        let mut next = vec![root];
+        let mut seen = 0;
+        while let Some(pid) = next.pop() {
+            let Some(children) = children_of(pid) else {
+                if pid == root {
+                    return read_group(pgid);
+                }
+                // Gone while we looked.
+                continue;
+            };
+            // A cycle cannot happen in a process tree; a bound all the same.
+            seen += 1;
+            if seen > 10_000 {
+                break;
+            }
+            for child in children {
+                if let Some(process) = read_process(child)
+                    && process.pgid == pgid
+                {
+                    members.push(process);
+                }
+                next.push(child);
+            }
+        }
+        if members.iter().any(|p| p.pid == pgid) {
+            members
+        } else {
+            read_group(pgid)
+        }
+    }
+
+    /// The children of every thread of `pid`; `None` where the kernel does
+    /// not say (no `children` files) or the process has gone.
+    fn children_of(pid: u32) -> Option<Vec<u32>> {
+        let mut children = Vec::new();
+        for task in fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
+            let text = fs::read_to_string(task.path().join("children")).ok()?;
+            children.extend(
+                text.split_whitespace()
+                    .filter_map(|n| n.parse::<u32>().ok()),
+            );
+        }
+        Some(children)
+    }
 
     pub(crate) fn read_group(pgid: u32) -> Vec<Process> {
         let mut members = Vec::new();
@@ -679,6 +736,35 @@ mod ps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_group_is_found_among_the_descendants() {
+        use std::os::unix::process::CommandExt;
+        // A group of its own: sh and the two sides of its pipeline.
+        let mut job = std::process::Command::new("sh")
+            .args(["-c", "sleep 5 | sleep 6"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let leader = job.id();
+        let mut members = Vec::new();
+        for _ in 0..200 {
+            members = procfs::read_group_under(std::process::id(), leader);
+            if members.len() == 3 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // The sleeps end by themselves.
+        let _ = job.kill();
+        let _ = job.wait();
+        let mut names: Vec<&str> = members.iter().map(|p| p.comm.as_str()).collect();
+        names.sort();
+        assert_eq!(names, ["sh", "sleep", "sleep"], "{members:?}");
+        // Not under this root: the whole table finds it the same.
+        assert!(procfs::read_group_under(1, 999_999_999).is_empty());
+    }
 
     fn proc(pid: u32, pgid: u32, comm: &str, argv: &[&str]) -> Process {
         Process {

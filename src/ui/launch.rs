@@ -189,7 +189,10 @@ mod tests {
             env: vec![("TAW_STATE_DIR", "/s".into())],
         };
         let key = key_command(&callback, "3.3a");
-        assert!(key.starts_with("run-shell -C \"display-popup -E -B -w #{?"), "{key}");
+        assert!(
+            key.starts_with("run-shell -C \"display-popup -E -B -w #{?"),
+            "{key}"
+        );
         // The binary's path survives both tmux's format expansion (`##`)
         // and its parser (quoted), and taw is told its client.
         assert!(
