@@ -574,7 +574,7 @@ mod procfs {
 
     /// The children of every thread of `pid`; `None` where the kernel does
     /// not say (no `children` files) or the process has gone.
-    fn children_of(pid: u32) -> Option<Vec<u32>> {
+    pub(super) fn children_of(pid: u32) -> Option<Vec<u32>> {
         let mut children = Vec::new();
         for task in fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
             let text = fs::read_to_string(task.path().join("children")).ok()?;
@@ -740,30 +740,32 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_group_is_found_among_the_descendants() {
-        use std::os::unix::process::CommandExt;
-        // A group of its own: sh and the two sides of its pipeline.
-        let mut job = std::process::Command::new("sh")
-            .args(["-c", "sleep 5 | sleep 6"])
-            .process_group(0)
-            .spawn()
+        // A group of its own (a session): sh and the two sides of its
+        // pipeline, which end by themselves.
+        let line = "sleep 3 | sleep 4 # the group test";
+        crate::exec::Program::new("sh")
+            .args(["-c", line])
+            .start_unwatched()
             .unwrap();
-        let leader = job.id();
+        let me = std::process::id();
         let mut members = Vec::new();
-        for _ in 0..200 {
-            members = procfs::read_group_under(std::process::id(), leader);
-            if members.len() == 3 {
-                break;
+        for _ in 0..300 {
+            let leader = procfs::children_of(me)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(read_process)
+                .find(|p| p.argv.iter().any(|word| word == line));
+            if let Some(leader) = leader {
+                members = procfs::read_group_under(me, leader.pid);
+                if members.len() == 3 {
+                    break;
+                }
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        // The sleeps end by themselves.
-        let _ = job.kill();
-        let _ = job.wait();
         let mut names: Vec<&str> = members.iter().map(|p| p.comm.as_str()).collect();
         names.sort();
         assert_eq!(names, ["sh", "sleep", "sleep"], "{members:?}");
-        // Not under this root: the whole table finds it the same.
-        assert!(procfs::read_group_under(1, 999_999_999).is_empty());
     }
 
     fn proc(pid: u32, pgid: u32, comm: &str, argv: &[&str]) -> Process {
