@@ -757,15 +757,19 @@ mod tests {
                 .find(|p| p.argv.iter().any(|word| word == line));
             if let Some(leader) = leader {
                 members = procfs::read_group_under(me, leader.pid);
-                if members.len() == 3 {
-                    break;
+                members.sort_by(|a, b| a.comm.cmp(&b.comm));
+                // Forks may not have run `sleep` yet: read again.
+                if members
+                    .iter()
+                    .map(|p| p.comm.as_str())
+                    .eq(["sh", "sleep", "sleep"])
+                {
+                    return;
                 }
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        let mut names: Vec<&str> = members.iter().map(|p| p.comm.as_str()).collect();
-        names.sort();
-        assert_eq!(names, ["sh", "sleep", "sleep"], "{members:?}");
+        panic!("the group was not found: {members:?}");
     }
 
     fn proc(pid: u32, pgid: u32, comm: &str, argv: &[&str]) -> Process {
