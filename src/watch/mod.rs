@@ -1025,8 +1025,6 @@ fn read_output(sender: mpsc::Sender<Wake>) {
     let _ = sender.send(Wake::End);
 }
 
-/// The next thing that wakes the watcher: `None` when `timeout` passed
-/// first; with no timeout, it waits for one. Its senders all gone is the end.
 /// When output that began at `first` is looked at, where that is sooner
 /// than the debounce allows: `None` for the debounce. Output after quiet is
 /// looked at almost at once, and so is output to an agent that waits (it
@@ -1045,6 +1043,8 @@ fn early_look(first: Instant, last_look: Instant, waiting: bool) -> Option<Insta
     }
 }
 
+/// The next thing that wakes the watcher: `None` when `timeout` passed
+/// first; with no timeout, it waits for one. Its senders all gone is the end.
 fn next_wake(events: &mpsc::Receiver<Wake>, timeout: Option<Duration>) -> Option<Wake> {
     match timeout {
         Some(timeout) => match events.recv_timeout(timeout) {
