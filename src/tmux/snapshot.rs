@@ -238,6 +238,47 @@ fn panes_format() -> RowFormat {
     )
 }
 
+/// The pane fields a list of the server (the popup) does not show: what
+/// is left out of its first read.
+const UNLISTED: &[&str] = &[
+    "pane_tty",
+    "pane_in_mode",
+    "pane_dead",
+    "scroll_position",
+    "history_size",
+    pane_opt::REVISION,
+    "pane_pipe",
+    pane_opt::WATCHER,
+    pane_opt::FINAL_STATE,
+    pane_opt::STATE_SEQ,
+    pane_opt::STATE_SINCE,
+    pane_opt::AGENT_SESSION,
+    pane_opt::REPORTED_KIND,
+    pane_opt::REPORTED_SOURCE,
+    pane_opt::REPORTED_STATE,
+    pane_opt::AGENT_PID,
+    pane_opt::TURN,
+    pane_opt::REPORTED_TURN,
+    pane_opt::AGENT_KIND_HINT,
+    pane_opt::RESTORE_ERROR,
+    pane_opt::CONTAINER,
+    pane_opt::SANDBOX_PROFILE,
+    pane_opt::SANDBOX_RESUME,
+    pane_opt::TOAST,
+];
+
+/// [`panes_format`] with the [`UNLISTED`] fields empty: the same columns,
+/// parsed the same way.
+fn listed_panes_format() -> RowFormat {
+    let mut format = panes_format();
+    for field in &mut format.fields {
+        if UNLISTED.iter().any(|name| *field == format!("#{{{name}}}")) {
+            field.clear();
+        }
+    }
+    format
+}
+
 fn clients_format() -> RowFormat {
     RowFormat::of(
         "C",
@@ -260,6 +301,20 @@ impl Snapshot {
         more: Vec<Cmd>,
     ) -> Result<(Snapshot, Vec<String>), TawError> {
         let (batch, formats) = Snapshot::commands();
+        let (rows, more) = rows_and_more(tmux, batch, more)?;
+        Ok((Snapshot::parse(&rows, &formats)?, more))
+    }
+
+    /// [`Snapshot::read_with`] without the pane fields a list of the
+    /// server does not show ([`UNLISTED`]: left empty, their defaults):
+    /// what the popup's first frame reads, a whole read following it.
+    /// Each field of each pane is tmux's work (its options looked up,
+    /// `/proc` read), and the first frame waits on it.
+    pub(crate) fn read_listed_with(
+        tmux: &Tmux,
+        more: Vec<Cmd>,
+    ) -> Result<(Snapshot, Vec<String>), TawError> {
+        let (batch, formats) = Snapshot::commands_of(listed_panes_format());
         let (rows, more) = rows_and_more(tmux, batch, more)?;
         Ok((Snapshot::parse(&rows, &formats)?, more))
     }
@@ -301,11 +356,15 @@ impl Snapshot {
     }
 
     fn commands() -> (Batch, [RowFormat; 5]) {
+        Snapshot::commands_of(panes_format())
+    }
+
+    fn commands_of(panes: RowFormat) -> (Batch, [RowFormat; 5]) {
         let formats = [
             server_format(),
             sessions_format(),
             windows_format(),
-            panes_format(),
+            panes,
             clients_format(),
         ];
         let mut batch = Batch::new();
@@ -577,4 +636,22 @@ fn rows_and_more(
         _ => (output.as_str(), ""),
     };
     Ok((rows.to_string(), super::format::split_sections(rest, count)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_listed_read_leaves_out_only_unlisted_fields_in_their_places() {
+        let whole = panes_format();
+        let listed = listed_panes_format();
+        assert_eq!(whole.fields.len(), listed.fields.len());
+        let left_out = listed.fields.iter().filter(|f| f.is_empty()).count();
+        // Every name is one of the whole read's fields.
+        assert_eq!(left_out, UNLISTED.len());
+        for (whole, listed) in whole.fields.iter().zip(&listed.fields) {
+            assert!(listed.is_empty() || listed == whole);
+        }
+    }
 }

@@ -136,6 +136,7 @@ impl Popup {
     /// folders, the filter's projects, the closed worktrees.
     fn after_first_frame(&self) {
         note_first_frame();
+        self.ask(Job::Refresh);
         for effect in startup_effects(&self.list) {
             send_job(&self.jobs, effect);
         }
@@ -241,8 +242,9 @@ impl Popup {
 /// Runs the popup until it is closed; the terminal is put back on any end.
 pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let (config, config_problem) = Config::load_or_defaults();
-    // One tmux call before the first frame: the server and the keys.
-    let (snapshot, keys) = Snapshot::read_with(&tmux, vec![tmux_keys_cmd()])?;
+    // One tmux call before the first frame: the server as listed, and the
+    // keys; the whole server right after it.
+    let (snapshot, keys) = Snapshot::read_listed_with(&tmux, vec![tmux_keys_cmd()])?;
     let server = snapshot.server.pid;
     let keys = tmux_keys(keys.first().map_or("", String::as_str));
     let (list, client) = Popup::list(keys, &config, config_problem, &launch, snapshot);
@@ -486,17 +488,17 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
                     return;
                 }
             }
-            if refresh
-                && let Ok(snapshot) = Snapshot::read(&tmux)
-                && tx.send(Msg::Snapshot(Box::new(snapshot))).is_err()
-            {
-                return;
-            }
-            if let Some(heads) = worktrees_of
+            // One read for both, as after the first frame.
+            if (refresh || worktrees_of.is_some())
                 && let Ok(snapshot) = Snapshot::read(&tmux)
             {
-                let closed = list::closed_worktrees(&snapshot, heads);
-                if tx.send(Msg::Worktrees(closed)).is_err() {
+                let closed = worktrees_of.map(|heads| list::closed_worktrees(&snapshot, heads));
+                if refresh && tx.send(Msg::Snapshot(Box::new(snapshot))).is_err() {
+                    return;
+                }
+                if let Some(closed) = closed
+                    && tx.send(Msg::Worktrees(closed)).is_err()
+                {
                     return;
                 }
             }
