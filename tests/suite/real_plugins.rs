@@ -496,6 +496,18 @@ fn pouch_cli(server: &TmuxServer, root: &Path, args: &[&str]) -> crate::common::
     }
 }
 
+/// Waits until `plugin`'s log holds `count` finished runs for `event`.
+fn wait_for_runs(server: &TmuxServer, plugin: &str, event: &str, count: usize) {
+    server.wait_for(&format!("{count} {event} runs of {plugin}"), WAIT, || {
+        let logs = server
+            .taw(&["plugin", "log", "list", "--plugin", plugin])
+            .result();
+        logs["logs"]
+            .as_array()
+            .is_some_and(|runs| runs.iter().filter(|run| run["event"] == event).count() >= count)
+    });
+}
+
 fn tab_label(server: &TmuxServer, pane: &str) -> String {
     let tab = server.taw(&["pane", "get", pane]).result()["pane"]["tab_id"].clone();
     server.taw(&["tab", "get", tab.as_str().unwrap()]).result()["tab"]["label"]
@@ -517,6 +529,8 @@ fn herdr_pouch_stashes_for_a_pane_inserts_it_and_marks_the_tab() {
         return;
     };
     let agent = server.bash_pane("agent");
+    // pouch's repaint for the new pane done (see the test below).
+    wait_for_runs(&server, "herdr.pouch", "pane.created", 1);
     let agent_id = server.taw(&["pane", "get", &agent]).result()["pane"]["pane_id"]
         .as_str()
         .unwrap()
@@ -579,6 +593,10 @@ fn herdr_pouch_marks_a_pane_that_shares_its_tab() {
     };
     let agent = server.bash_pane("agent");
     server.tmux(&["split-window", "-d", "-t", &agent]);
+    // pouch repaints on `pane.created` (a `cli sync` of its own); one still
+    // running when the pouch is emptied would paint the mark back from the
+    // store it read before. As a user who waits a moment: both are done.
+    wait_for_runs(&server, "herdr.pouch", "pane.created", 2);
     let agent_id = server.taw(&["pane", "get", &agent]).result()["pane"]["pane_id"]
         .as_str()
         .unwrap()
