@@ -1,6 +1,9 @@
 //! Where each agent's rules come from: the manifest bundled in the binary,
 //! the user's override in `<config>/manifests/<id>.toml`, and taw's own
-//! supplement rules appended after them (`[detection] supplements`).
+//! supplement rules appended after them (`[detection] supplements`). A
+//! supplement rule named as a bundled rule takes that rule's place: taw's
+//! closer reading of the same signal (a user's own manifest keeps its
+//! rules of that name).
 
 use super::agents;
 use super::manifest::{Manifest, RuleSource};
@@ -25,7 +28,7 @@ const MANIFESTS: &[Bundled] = bundled!(
 
 /// taw's own rules, added where herdr's rules read a tmux pane wrongly.
 const SUPPLEMENTS: &[Bundled] =
-    bundled!("supplements": "claude", "codex", "gemini", "opencode", "pi");
+    bundled!("supplements": "claude", "codex", "gemini", "kilo", "opencode", "pi", "qwen");
 
 /// Where a manifest came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,7 +45,8 @@ pub(crate) struct Loaded {
     pub origin: Origin,
     /// The override file, when one was read.
     pub path: Option<PathBuf>,
-    /// How many of taw's supplement rules were appended.
+    /// How many of taw's supplement rules were added or took a bundled
+    /// rule's place.
     pub supplement_rules: usize,
     /// Why an override was not used.
     pub warning: Option<String>,
@@ -158,8 +162,15 @@ fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loa
     if supplements && let Some((_, text)) = SUPPLEMENTS.iter().find(|(s, _)| *s == id) {
         let extra = Manifest::parse(text, RuleSource::Taw)
             .unwrap_or_else(|e| panic!("taw's supplement for {id} is broken: {e}"));
-        loaded.supplement_rules = extra.rules.len();
-        loaded.manifest.rules.extend(extra.rules);
+        for rule in extra.rules {
+            let named = loaded.manifest.rules.iter().position(|r| r.id == rule.id);
+            match named {
+                Some(at) if loaded.origin == Origin::Bundled => loaded.manifest.rules[at] = rule,
+                Some(_) => continue,
+                None => loaded.manifest.rules.push(rule),
+            }
+            loaded.supplement_rules += 1;
+        }
         if loaded.manifest.turn_mark.is_none() {
             loaded.manifest.turn_mark = extra.turn_mark;
         }
@@ -213,5 +224,33 @@ mod tests {
         let claude = registry.get("claude").unwrap();
         assert_eq!(claude.origin, Origin::Bundled);
         assert!(claude.warning.as_deref().unwrap().contains("not used"));
+    }
+
+    #[test]
+    fn a_supplement_rule_named_as_a_bundled_one_takes_its_place_not_a_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let rule_of = |registry: &Registry| {
+            let pi = registry.get("pi").unwrap();
+            let named: Vec<_> = pi
+                .manifest
+                .rules
+                .iter()
+                .filter(|r| r.id == "working_spinner")
+                .map(|r| r.source)
+                .collect();
+            (named, pi.manifest.rules.len())
+        };
+        let bundled = rule_of(&Registry::load(dir.path(), false));
+        let supplemented = rule_of(&Registry::load(dir.path(), true));
+        assert_eq!(bundled.0, vec![RuleSource::Manifest]);
+        // Still one rule of that name: taw's.
+        assert_eq!(supplemented.0, vec![RuleSource::Taw]);
+        std::fs::write(
+            dir.path().join("pi.toml"),
+            "id = \"pi\"\n[[rules]]\nid = \"working_spinner\"\nstate = \"working\"\ncontains = [\"busy\"]\n",
+        )
+        .unwrap();
+        let users = rule_of(&Registry::load(dir.path(), true));
+        assert_eq!(users.0, vec![RuleSource::Manifest]);
     }
 }

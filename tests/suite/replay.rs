@@ -13,7 +13,8 @@ fn expected(name: &str) -> &'static str {
     match state {
         "working" | "retrying" => "working",
         "blocked" | "question" | "plan" | "trust" | "apikey" => "blocked",
-        "idle" | "done" | "error" | "startup" | "menu" => "idle",
+        // A stale screen quotes the agent's working words in its transcript.
+        "idle" | "done" | "error" | "startup" | "menu" | "stale" => "idle",
         // A viewer keeps the state the pane had.
         "viewer" => "unknown",
         other => panic!("a screen named {other:?} has no expected state"),
@@ -21,9 +22,9 @@ fn expected(name: &str) -> &'static str {
 }
 
 /// The kinds of screens a recording has, in the table's order.
-const KINDS: [&str; 13] = [
+const KINDS: [&str; 14] = [
     "startup", "idle", "working", "blocked", "question", "plan", "trust", "apikey", "done",
-    "error", "retrying", "menu", "viewer",
+    "error", "retrying", "menu", "viewer", "stale",
 ];
 
 /// One recording: an agent's release and its folder of screens. Today's
