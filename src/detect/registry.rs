@@ -166,6 +166,7 @@ fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loa
             let named = loaded.manifest.rules.iter().position(|r| r.id == rule.id);
             match named {
                 Some(at) if loaded.origin == Origin::Bundled => loaded.manifest.rules[at] = rule,
+                // The user's own manifest names it: theirs stands.
                 Some(_) => continue,
                 None => loaded.manifest.rules.push(rule),
             }
@@ -229,28 +230,27 @@ mod tests {
     #[test]
     fn a_supplement_rule_named_as_a_bundled_one_takes_its_place_not_a_users() {
         let dir = tempfile::tempdir().unwrap();
-        let rule_of = |registry: &Registry| {
+        // The sources of pi's rules named `working_spinner`.
+        let sources = |registry: &Registry| -> Vec<RuleSource> {
             let pi = registry.get("pi").unwrap();
-            let named: Vec<_> = pi
+            let named = pi
                 .manifest
                 .rules
                 .iter()
-                .filter(|r| r.id == "working_spinner")
-                .map(|r| r.source)
-                .collect();
-            (named, pi.manifest.rules.len())
+                .filter(|r| r.id == "working_spinner");
+            named.map(|r| r.source).collect()
         };
-        let bundled = rule_of(&Registry::load(dir.path(), false));
-        let supplemented = rule_of(&Registry::load(dir.path(), true));
-        assert_eq!(bundled.0, vec![RuleSource::Manifest]);
+        let bundled = sources(&Registry::load(dir.path(), false));
+        assert_eq!(bundled, vec![RuleSource::Manifest]);
         // Still one rule of that name: taw's.
-        assert_eq!(supplemented.0, vec![RuleSource::Taw]);
+        let supplemented = sources(&Registry::load(dir.path(), true));
+        assert_eq!(supplemented, vec![RuleSource::Taw]);
         std::fs::write(
             dir.path().join("pi.toml"),
             "id = \"pi\"\n[[rules]]\nid = \"working_spinner\"\nstate = \"working\"\ncontains = [\"busy\"]\n",
         )
         .unwrap();
-        let users = rule_of(&Registry::load(dir.path(), true));
-        assert_eq!(users.0, vec![RuleSource::Manifest]);
+        let users = sources(&Registry::load(dir.path(), true));
+        assert_eq!(users, vec![RuleSource::Manifest]);
     }
 }
