@@ -162,9 +162,24 @@ fn the_websocket_sends_hello_then_a_frame_at_each_change() {
 /// only each minute here, the look's own read (the looked-at pane's row
 /// and screen, on the server as read before) shows the change, and the
 /// pane where it was.
+/// The shell of the server's first pane draws its prompt, and tmux names
+/// the window after it, a moment after the server starts: on a busy
+/// machine after the web's first frame, which then rightly changes. A
+/// name of its own keeps the window's; the prompt is waited for.
+fn settle_first_pane(server: &TmuxServer) {
+    server.tmux(&["rename-window", "-t", "%0", "work"]);
+    server.wait_for("the shell's prompt", Duration::from_secs(10), || {
+        !server
+            .tmux(&["capture-pane", "-p", "-t", "%0"])
+            .trim()
+            .is_empty()
+    });
+}
+
 #[test]
 fn a_look_alone_brings_its_frame() {
     let server = TmuxServer::start();
+    settle_first_pane(&server);
     server.load_plugin();
     let (_web, mut socket) = web_with_limits(&server, "structure=60000");
     let mut next = || -> Value {
@@ -562,17 +577,7 @@ fn a_quiet_websocket_beats() {
 #[test]
 fn the_websockets_first_frame_comes_once() {
     let server = TmuxServer::start();
-    // The shell draws its prompt, and tmux names the window after it, a
-    // moment after the server starts: on a busy machine after the first
-    // frame, which is then rightly sent again. A name of its own keeps the
-    // window's; the prompt is waited for.
-    server.tmux(&["rename-window", "-t", "%0", "work"]);
-    server.wait_for("the shell's prompt", Duration::from_secs(10), || {
-        !server
-            .tmux(&["capture-pane", "-p", "-t", "%0"])
-            .trim()
-            .is_empty()
-    });
+    settle_first_pane(&server);
     let web = start_web(&server);
     let mut socket = websocket(&web);
     if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_mut() {
