@@ -576,6 +576,12 @@ fn codex_layouts_of_other_releases_read_as_their_state() {
                 "working",
             ),
             ("• Booting MCP server: codex_apps (0s • e…", "working"),
+            // Messages queued for the next turn sit between the status and
+            // the prompt (recorded on today's release, working-3).
+            (
+                "◦ Working (5s • esc to interrupt)\n\n• Queued follow-up inputs\n  ↳ then say hello\n    shift+← edit last queued message",
+                "working",
+            ),
             ("• I sped the build up (3s faster than before)", "idle"),
         ] {
             // No title: tmux shows none of Codex's when the terminal's
