@@ -6,8 +6,8 @@
 // The tests make git repositories with git itself.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::TmuxServer;
 use crate::common::repos::{bare_repo, mirror};
+use crate::common::{TmuxServer, plugin_run_events};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -335,17 +335,7 @@ fn every_plugin_process_sees_the_environment_contract() {
     assert_ne!(window, made_window);
 
     // The log has each run (logged when it ends, after its dump).
-    let events = || -> Vec<Value> {
-        let log = server
-            .taw(&["plugin", "log", "list", "--plugin", "test.envdump"])
-            .result();
-        log["logs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l["event"].clone())
-            .collect()
-    };
+    let events = || plugin_run_events(&server, Some("test.envdump"));
     let logged = |events: &[Value]| {
         events.contains(&Value::String("tab.created".into()))
             && events.contains(&Value::String("startup".into()))
@@ -985,12 +975,8 @@ fn the_first_load_runs_the_startup_commands_and_a_reload_does_not() {
     // The run is logged when it ends, after its dump; other hooks of the
     // plugin (a tab made) may be logged meanwhile: only startups count.
     let startups = || {
-        server.taw(&["plugin", "log", "list"]).result()["logs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|run| run["event"] == "startup")
-            .count()
+        let events = plugin_run_events(&server, None);
+        events.iter().filter(|event| *event == "startup").count()
     };
     server.wait_for("the startup run logged", WAIT, || startups() == 1);
     server.load_plugin();

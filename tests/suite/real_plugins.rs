@@ -17,7 +17,7 @@
 #![allow(clippy::disallowed_methods)]
 
 use crate::common::repos::{git, mirror, mirror_of};
-use crate::common::{TmuxServer, installed, repo_root, taw_bin};
+use crate::common::{TmuxServer, installed, plugin_run_events, repo_root, taw_bin};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -499,12 +499,8 @@ fn pouch_cli(server: &TmuxServer, root: &Path, args: &[&str]) -> crate::common::
 /// Waits until `plugin`'s log holds `count` finished runs for `event`.
 fn wait_for_runs(server: &TmuxServer, plugin: &str, event: &str, count: usize) {
     server.wait_for(&format!("{count} {event} runs of {plugin}"), WAIT, || {
-        let logs = server
-            .taw(&["plugin", "log", "list", "--plugin", plugin])
-            .result();
-        logs["logs"]
-            .as_array()
-            .is_some_and(|runs| runs.iter().filter(|run| run["event"] == event).count() >= count)
+        let events = plugin_run_events(server, Some(plugin));
+        events.iter().filter(|logged| *logged == event).count() >= count
     });
 }
 

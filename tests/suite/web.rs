@@ -158,10 +158,6 @@ fn the_websocket_sends_hello_then_a_frame_at_each_change() {
     }
 }
 
-/// A watcher's look alone brings the frame: with the whole server read
-/// only each minute here, the look's own read (the looked-at pane's row
-/// and screen, on the server as read before) shows the change, and the
-/// pane where it was.
 /// The shell of the server's first pane draws its prompt, and tmux names
 /// the window after it, a moment after the server starts: on a busy
 /// machine after the web's first frame, which then rightly changes. A
@@ -176,6 +172,10 @@ fn settle_first_pane(server: &TmuxServer) {
     });
 }
 
+/// A watcher's look alone brings the frame: with the whole server read
+/// only each minute here, the look's own read (the looked-at pane's row
+/// and screen, on the server as read before) shows the change, and the
+/// pane where it was.
 #[test]
 fn a_look_alone_brings_its_frame() {
     let server = TmuxServer::start();

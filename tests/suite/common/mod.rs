@@ -399,6 +399,20 @@ impl Drop for TmuxServer {
 
 /// Lines of `show-hooks` (session and window level) that are taw's: at
 /// its indexes, and running taw (its mark).
+/// The event of each run in the plugin log (`plugin log list`), of one
+/// plugin or all: `startup`, an event's name, or null for an action. A
+/// run is logged when it ends, after what it wrote.
+pub fn plugin_run_events(server: &TmuxServer, plugin: Option<&str>) -> Vec<Value> {
+    let mut args = vec!["plugin", "log", "list"];
+    args.extend(plugin.map(|id| ["--plugin", id]).into_iter().flatten());
+    server.taw(&args).result()["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| run["event"].clone())
+        .collect()
+}
+
 pub fn taw_hook_lines(server: &TmuxServer) -> Vec<String> {
     let mut lines = Vec::new();
     for flag in ["-g", "-gw"] {
