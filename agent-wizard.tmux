@@ -1,46 +1,103 @@
 #!/usr/bin/env bash
 # tmux-agent-wizard's TPM entry point. tmux runs it (TPM's run-shell, or a
-# `run-shell` line of your own). It finds the taw binary, building it with
-# cargo when there is none, then hands over to `taw tmux load`, which puts
-# the hooks, keys, option defaults and PATH entry into tmux.
+# `run-shell` line of your own). It finds a taw binary of this checkout's
+# version, downloading the release's (or building it with cargo) when there
+# is none, then hands over to `taw tmux load`, which puts the hooks, keys,
+# option defaults and PATH entry into tmux.
 #
-# The binary, in order: the @agent-wizard-bin option; this plugin's own
-# release build; `taw` on PATH. With none, cargo builds it in the
-# background and the load finishes when the build does.
+# The binary, in order: the @agent-wizard-bin option (used as it is); this
+# plugin's own build (target/release/taw) or download (bin/taw), or `taw`
+# on PATH, whichever first says it is this checkout's version. With none,
+# the release of exactly this version is downloaded and checked
+# (scripts/install-binary), else cargo builds it, in the background, and
+# the load follows; a binary of another version loads meanwhile.
+#
+# What it has to say goes on the status line of the attached clients, or,
+# with none attached (tmux.conf runs before any client), to the first
+# client that attaches; every word of it goes to <state>/logs/load.log too.
 
 set -u
 
 PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OWN_BUILD="$PLUGIN_DIR/target/release/taw"
+OWN_DOWNLOAD="$PLUGIN_DIR/bin/taw"
 STATE_DIR="${TAW_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/tmux-agent-wizard}"
 LOG_DIR="$STATE_DIR/logs"
+LOG="$LOG_DIR/load.log"
+DEFAULT_DOWNLOAD_URL="https://github.com/tmux-agent-wizard/tmux-agent-wizard/releases/download"
 
-# A message on the status line. tmux reads it as a format: `#` is doubled,
-# so text in it (a path, what a command printed) shows as itself.
-message() {
-	local text="agent-wizard: $*"
-	tmux display-message "${text//#/##}"
+# How long a message stays on the status line, and the option and hook
+# index that keep one for the first client to attach (`taw tmux load`
+# uses the same).
+MESSAGE_MS=15000
+TOLD_OPTION="@agent_wizard_told"
+TOLD_HOOK_INDEX=9099
+
+log() {
+	mkdir -p "$LOG_DIR" 2>/dev/null &&
+		printf '%s %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" "$*" >>"$LOG"
 }
 
-# The binary to run, or nothing. Prints the path.
-find_bin() {
-	local bin
-	bin="$(tmux show-option -gqv @agent-wizard-bin)"
-	if [ -n "$bin" ]; then
-		bin="${bin/#\~/$HOME}"
-		if [ -f "$bin" ] && [ -x "$bin" ]; then
-			printf '%s\n' "$bin"
-			return 0
-		fi
-		message "@agent-wizard-bin is '$bin', which is not an executable file"
-		return 2
-	fi
-	if [ -x "$OWN_BUILD" ]; then
-		printf '%s\n' "$OWN_BUILD"
+# tell SHORT [DETAIL]: SHORT (short enough for 80 columns) to the people
+# looking, DETAIL to the log and tmux's message log (prefix ~). tmux reads
+# a message as a format: `#` is doubled, so text in it shows as itself.
+tell() {
+	local text="agent-wizard: $1" detail="${2:-}" clients client
+	log "$text"
+	[ -z "$detail" ] || log "  $detail"
+	clients="$(tmux list-clients -F '#{client_name}' 2>/dev/null)"
+	if [ -z "$clients" ]; then
+		keep_for_attach "$text" "$detail"
 		return 0
 	fi
-	bin="$(command -v taw 2>/dev/null)" || return 1
-	[ -n "$bin" ] && printf '%s\n' "$bin"
+	while IFS= read -r client; do
+		[ -z "$detail" ] ||
+			tmux display-message -c "$client" -d 1 -- "agent-wizard: ${detail//#/##}"
+		tmux display-message -c "$client" -d "$MESSAGE_MS" -- "${text//#/##}"
+	done <<<"$clients"
+}
+
+# Keeps a message until a client attaches: a hook that shows it once and
+# takes itself out. tmux's `new` attaches with client-session-changed,
+# `attach` with client-attached. The message is an option's value, which
+# a format shows as it is: nothing of it is read as a command.
+keep_for_attach() {
+	local text="$1" detail="$2" show
+	show="display-message -d 1 \"#{${TOLD_OPTION}_detail}\" ; display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
+	[ -n "$detail" ] || show="display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
+	local once="$show ; set-hook -gu \"client-attached[$TOLD_HOOK_INDEX]\" ; set-hook -gu \"client-session-changed[$TOLD_HOOK_INDEX]\""
+	tmux set-option -g "$TOLD_OPTION" "$text" \; \
+		set-option -g "${TOLD_OPTION}_detail" "agent-wizard: $detail" \; \
+		set-hook -g "client-attached[$TOLD_HOOK_INDEX]" "$once" \; \
+		set-hook -g "client-session-changed[$TOLD_HOOK_INDEX]" "$once"
+}
+
+option() {
+	tmux show-option -gqv "$1"
+}
+
+# An on/off option's off, in tmux's spellings.
+is_off() {
+	case "$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]')" in
+	off | 0 | no | false) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# The version in this checkout's Cargo.toml.
+checkout_version() {
+	sed -n '/^\[package\]/,/^\[/ s/^version *= *"\(.*\)"/\1/p' "$PLUGIN_DIR/Cargo.toml" | head -n 1
+}
+
+# What `BIN --version` says it is: `taw 0.1.0 (commit)` → 0.1.0.
+version_of() {
+	"$1" --version 2>/dev/null | awk 'NR == 1 { print $2 }'
+}
+
+# Whether BIN is of this checkout's version (any, for a checkout whose
+# Cargo.toml names none).
+is_wanted() {
+	[ -z "$VERSION" ] || [ "$(version_of "$1")" = "$VERSION" ]
 }
 
 # cargo, from PATH or rustup's usual place (tmux's PATH may not have it).
@@ -49,58 +106,120 @@ find_cargo() {
 	[ -x "$HOME/.cargo/bin/cargo" ] && printf '%s\n' "$HOME/.cargo/bin/cargo"
 }
 
-# Runs `taw tmux load`. A load that fails with its error (status 1) has
-# said why on the status line itself, in words; anything else (taw did not
-# run, or stopped on a signal) is said here.
+# Where a binary came from, for `taw tmux status`.
+origin_of() {
+	case "$1" in
+	"$OWN_DOWNLOAD") echo download ;;
+	"$OWN_BUILD") echo cargo ;;
+	*) echo path ;;
+	esac
+}
+
+# load BIN ORIGIN [NEWS]: runs `taw tmux load`. A load that fails with its
+# error (status 1) has said why itself; anything else (taw did not run, or
+# stopped on a signal) is said here. NEWS is said with the load's own
+# words, in one message. Both go in the environment, which an older taw
+# (one that runs while this version's comes) ignores.
 load() {
-	local bin="$1" errors status
-	errors="$("$bin" tmux load --bin "$bin" 2>&1 >/dev/null)"
+	local bin="$1" origin="$2" news="${3:-}" errors status
+	errors="$(TAW_LOAD_ORIGIN="$origin" TAW_LOAD_NEWS="$news" "$bin" tmux load --bin "$bin" 2>&1 >/dev/null)"
 	status=$?
 	if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
-		message "loading failed (status $status): ${errors:0:300}"
+		tell "loading failed (status $status); see the log" "${errors:0:300}"
 	fi
 	[ "$status" -eq 0 ]
 }
 
-# Whether the plugin's sources are newer than its own build (a TPM update).
+# Whether the plugin's sources are newer than its own build (a TPM update
+# of a checkout that builds its own).
 sources_newer_than_build() {
 	[ -n "$(find "$PLUGIN_DIR/src" "$PLUGIN_DIR/Cargo.toml" "$PLUGIN_DIR/Cargo.lock" \
 		-newer "$OWN_BUILD" -print -quit 2>/dev/null)" ]
 }
 
-# Builds the release binary, then loads it. Runs in the background.
+# Builds the release binary with cargo, then loads it.
 build_then_load() {
-	local log="$LOG_DIR/build.log"
+	local build_log="$LOG_DIR/build.log"
 	mkdir -p "$LOG_DIR"
-	message "building taw with cargo (the first time takes a minute or two)..."
-	if (cd "$PLUGIN_DIR" && "$CARGO" build --release --locked) >"$log" 2>&1; then
-		load "$OWN_BUILD" && message "taw is built and loaded"
+	if (cd "$PLUGIN_DIR" && "$CARGO" build --release --locked) >"$build_log" 2>&1; then
+		load "$OWN_BUILD" cargo "taw $(version_of "$OWN_BUILD") is built and loaded"
 	else
-		message "building taw failed; the log is $log"
+		tell "building taw failed; the log is $build_log"
+		return 1
+	fi
+}
+
+# Gets a binary of this checkout's version and loads it: the release's
+# download, else a cargo build. Runs in the background. RUNNING is the
+# binary of another version loaded meanwhile, if any.
+obtain_then_load() {
+	local running="$1" url why="" status
+	if [ -z "$VERSION" ]; then
+		why="this checkout's Cargo.toml names no version to download"
+	elif ! is_off "$(option @agent-wizard-download)"; then
+		url="$(option @agent-wizard-download-url)"
+		[ -n "$url" ] || url="$DEFAULT_DOWNLOAD_URL"
+		log "downloading taw $VERSION from $url"
+		why="$("$PLUGIN_DIR/scripts/install-binary" "$url" "$VERSION" "$PLUGIN_DIR/bin" 2>&1 >/dev/null)"
+		status=$?
+		if [ "$status" -eq 0 ]; then
+			load "$OWN_DOWNLOAD" download "taw $VERSION is downloaded and loaded"
+			return
+		fi
+		why="$(printf '%s\n' "$why" | tail -n 1)"
+		log "the download failed: $why"
+	else
+		why="downloads are off (@agent-wizard-download)"
+	fi
+	if [ -n "$CARGO" ]; then
+		tell "building taw $VERSION with cargo (a minute or two)..." "$why"
+		build_then_load
+	elif [ -n "$running" ]; then
+		tell "taw $VERSION not installed: still running $(version_of "$running")" "$why"
+	else
+		tell "no taw for this machine: no download, no cargo (prefix ~)" \
+			"$why; install Rust (https://rustup.rs) and reload, or set @agent-wizard-bin"
 	fi
 }
 
 main() {
-	local bin status
+	local bin candidate running=""
+	VERSION="$(checkout_version)"
 	CARGO="$(find_cargo)"
-	bin="$(find_bin)"
-	status=$?
-	[ "$status" -eq 2 ] && return 1
+	bin="$(option @agent-wizard-bin)"
 	if [ -n "$bin" ]; then
-		load "$bin" || return 1
-		# A TPM update brings new sources: build them, then load again.
-		if [ "$bin" = "$OWN_BUILD" ] && [ -n "$CARGO" ] &&
-			sources_newer_than_build; then
-			build_then_load </dev/null >/dev/null 2>&1 &
+		# The user's own binary, whatever its version.
+		bin="${bin/#\~/$HOME}"
+		if [ -f "$bin" ] && [ -x "$bin" ]; then
+			load "$bin" option
+		else
+			tell "@agent-wizard-bin is not an executable file" "@agent-wizard-bin is '$bin'"
 		fi
-		return 0
+		return
 	fi
-	if [ -z "$CARGO" ]; then
-		message "no taw binary and no cargo: install Rust (https://rustup.rs) and reload, or set @agent-wizard-bin"
-		return 1
+	for candidate in "$OWN_BUILD" "$OWN_DOWNLOAD" "$(command -v taw 2>/dev/null)"; do
+		[ -n "$candidate" ] && [ -x "$candidate" ] || continue
+		if is_wanted "$candidate"; then
+			load "$candidate" "$(origin_of "$candidate")" || return
+			# A checkout that builds its own, with newer sources: build them,
+			# then load again.
+			if [ "$candidate" = "$OWN_BUILD" ] && [ -n "$CARGO" ] && sources_newer_than_build; then
+				build_then_load </dev/null >/dev/null 2>&1 &
+			fi
+			return
+		fi
+		[ -n "$running" ] || running="$candidate"
+	done
+	if [ -n "$running" ]; then
+		# Another version (a `prefix + U` pulled a new tag): it runs while
+		# this version's binary comes.
+		load "$running" "$(origin_of "$running")"
+		log "taw $(version_of "$running") is loaded while taw $VERSION is fetched"
+	else
+		tell "taw $VERSION is not here yet: fetching it (a minute at most)..."
 	fi
-	# In the background, so tmux is not held while cargo works.
-	build_then_load </dev/null >/dev/null 2>&1 &
+	# In the background, so tmux is not held while it downloads or builds.
+	obtain_then_load "$running" </dev/null >/dev/null 2>&1 &
 }
 
 # What went wrong is on the status line already; a non-zero status would

@@ -112,6 +112,8 @@ pub(crate) enum ErrorCode {
     AmbiguousPluginAction,
     /// The entry names no platform taw runs on.
     PlatformUnsupported,
+    /// The tmux is older than the oldest taw works with (3.2).
+    TmuxTooOld,
     /// The plugin needs a newer herdr than taw answers for.
     PluginRequiresNewerHerdr,
     InvalidPluginId,

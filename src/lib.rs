@@ -28,6 +28,7 @@ mod setup;
 mod text;
 mod tmux;
 mod ui;
+mod version;
 mod watch;
 mod web;
 

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "taw",
-    version,
+    version = crate::version::line(),
     about = "tmux-agent-wizard: see, reach and script the coding agents in your tmux panes",
     long_about = None,
     propagate_version = true,

@@ -4,7 +4,6 @@
 use super::{Context, envelope_id};
 use crate::envelope::{ErrorCode, Reply, Result};
 use crate::setup;
-use crate::tmux::commands as cmd;
 use clap::Subcommand;
 use std::path::PathBuf;
 
@@ -18,12 +17,20 @@ pub(crate) enum Verb {
     },
     /// Take out every hook, key, option default and PATH entry taw put in.
     Unload,
+    /// What is loaded, which binary and from where, the config file, the
+    /// status marks, PATH, the web server, and what the last load said.
+    Status {
+        /// Answer with the JSON envelope instead of a screen.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
         Verb::Load { bin } => (envelope_id("tmux", "load"), load(context, bin)),
         Verb::Unload => (envelope_id("tmux", "unload"), unload(context)),
+        Verb::Status { json } => (envelope_id("tmux", "status"), status(context, json)),
     }
 }
 
@@ -36,14 +43,20 @@ fn load(context: &Context, bin: Option<PathBuf>) -> Result<Reply> {
         && !matches!(error.code, ErrorCode::Timeout | ErrorCode::ServerNotRunning)
     {
         // The answer says the error either way; the message is the extra.
-        let _ = tmux.run_one(cmd::show_message(&format!(
-            "agent-wizard: loading failed: {}",
-            error.message
-        )));
+        setup::live::say_failure(&tmux, error);
     }
     loaded.map(Reply::of)
 }
 
 fn unload(context: &Context) -> Result<Reply> {
     setup::live::unload(&context.tmux()).map(Reply::of)
+}
+
+fn status(context: &Context, json: bool) -> Result<Reply> {
+    let overview = setup::overview::read(&context.tmux())?;
+    Ok(if json {
+        Reply::of(overview)
+    } else {
+        Reply::Text(setup::overview::text(&overview))
+    })
 }

@@ -4,23 +4,22 @@
 //! or stop the watchers.
 
 use super::login_path::{self, LoginPath};
-use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, table};
+use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, say, table};
 use crate::config::Config;
 use crate::detect::job;
 use crate::envelope::{Result, TawError, answers};
 use crate::hooks::Listeners;
 use crate::paths;
 use crate::tmux::commands as cmd;
-use crate::tmux::options::{pane as pane_opt, session as session_opt, window as window_opt};
+use crate::tmux::options::{
+    bookkeeping, pane as pane_opt, session as session_opt, window as window_opt,
+};
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, Cmd, Tmux};
 use crate::watch::attach::{self, Attached, Watch};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// How long the load's message stays on a client's status line.
-const MESSAGE_MS: u32 = 10_000;
 
 /// How long an unload waits for the watchers it stopped to end.
 const WATCHERS_END: Duration = Duration::from_secs(3);
@@ -38,6 +37,8 @@ pub(crate) struct Unloaded {
     pub report: Report,
     /// The panes whose watcher was stopped.
     pub watchers_stopped: Vec<String>,
+    /// The links to taw the load made for login shells (`~/.local/bin/taw`).
+    pub login_links_removed: Vec<String>,
 }
 
 answers!(Loaded => "tmux_loaded", Unloaded => "tmux_unloaded");
@@ -46,7 +47,9 @@ answers!(Loaded => "tmux_loaded", Unloaded => "tmux_unloaded");
 /// tmux call and the key bindings, then a watcher on every pane.
 pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     let bin = resolve_bin(bin)?;
+    super::refuse_old_tmux(&[&tmux.client_version()?])?;
     let state = ServerState::read(tmux)?;
+    super::refuse_old_tmux(&[&state.tmux_version])?;
     let first_load = state
         .option(crate::tmux::options::bookkeeping::LOADED)
         .is_empty();
@@ -60,7 +63,12 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         bindings: table::bindings(&callback, &state.tmux_version),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let (plan, mut report) = plan_load(&state, &desired);
+    let (mut plan, mut report) = plan_load(&state, &desired);
+    let from_entry = FromEntryScript::read();
+    plan.cmds.push(match &from_entry.origin {
+        Some(origin) => cmd::set_global_option(bookkeeping::ORIGIN, origin),
+        None => cmd::unset_global_option(bookkeeping::ORIGIN),
+    });
     if report.path_dir.is_some() {
         install_link(&bin_dir, &bin).map_err(|e| {
             TawError::io(format!(
@@ -91,9 +99,19 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     if let Some(warning) = config_warning() {
         report.warnings.push(warning);
     }
-    if !report.warnings.is_empty() {
-        show_warnings(tmux, &report.warnings)?;
-    }
+    let clients: Vec<String> = Snapshot::read(tmux)?
+        .clients
+        .into_iter()
+        .map(|client| client.name)
+        .collect();
+    // The news first: what a person waited for, then what to look at.
+    let lines: Vec<String> = from_entry
+        .news
+        .into_iter()
+        .chain(report.warnings.iter().cloned())
+        .collect();
+    // The warnings are in the answer too; this is where a person looks.
+    let _ = say::say(tmux, &lines, &clients, &report.status);
     // Every pane gets a watcher; those of an older taw are started again.
     let watchers = attach::attach_all(tmux, &callback, true, false)?;
     start_with_server(tmux, &state, first_load, &mut report);
@@ -120,6 +138,16 @@ fn login_link(state: &ServerState, bin_dir: &Path, warnings: &mut Vec<String>) -
             }
             LoginPath::Nowhere { add }
         }
+        Ok(LoginPath::Theirs { path }) => {
+            // Said once, as the notice above; the answer has it each time.
+            let told = paths::state_dir().join("login-link-theirs-told");
+            if !told.exists() && paths::write_private(&told, path.as_bytes()).is_ok() {
+                warnings.push(format!(
+                    "{path} is a taw of someone else's, so login shells may run it rather than this one"
+                ));
+            }
+            LoginPath::Theirs { path }
+        }
         Ok(done) => done,
         Err(error) => {
             warnings.push(format!(
@@ -144,18 +172,46 @@ fn bind_keys(tmux: &Tmux, bindings: &[Cmd], report: &mut Report) {
     }
 }
 
-/// One message (tmux shows the last of several, each over the other), on
-/// every client, long enough to read.
-fn show_warnings(tmux: &Tmux, warnings: &[String]) -> Result<()> {
-    let message = format!("agent-wizard: {}", warnings.join("; "));
-    let clients = Snapshot::read(tmux)?.clients;
-    let shown: Vec<Cmd> = clients
-        .iter()
-        .map(|client| cmd::show_message_for(&client.name, MESSAGE_MS, &message))
-        .collect();
-    // The warnings are in the answer too; this is where a person looks.
-    let _ = tmux.run(&Batch::of(shown));
-    Ok(())
+/// Says why a load failed where a person looks (the clients, else the
+/// first to attach).
+pub(crate) fn say_failure(tmux: &Tmux, error: &TawError) {
+    let line = format!("loading failed: {}", error.message);
+    if error.code == crate::envelope::ErrorCode::TmuxTooOld {
+        // An old tmux has no display-message -d, which say uses: its
+        // plain message, on the clients there are.
+        let _ = tmux.run_one(cmd::show_message(&format!("agent-wizard: {line}")));
+        return;
+    }
+    let clients: Vec<String> = Snapshot::read(tmux)
+        .map(|snapshot| snapshot.clients.into_iter().map(|c| c.name).collect())
+        .unwrap_or_default();
+    let _ = say::say(tmux, &[line], &clients, &[]);
+}
+
+/// What the entry script (`agent-wizard.tmux`) tells the load it runs, in
+/// its environment, which an older taw it runs meanwhile ignores.
+#[derive(Debug, Default)]
+struct FromEntryScript {
+    /// Where the binary came from: `download`, `cargo`, `path`, `option`.
+    origin: Option<String>,
+    /// What to say with the load's own words ("taw 0.2.0 is downloaded
+    /// and loaded").
+    news: Option<String>,
+}
+
+impl FromEntryScript {
+    fn read() -> FromEntryScript {
+        let var = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .map(|value| crate::text::one_line(&value, 300))
+                .filter(|value| !value.trim().is_empty())
+        };
+        FromEntryScript {
+            origin: var("TAW_LOAD_ORIGIN"),
+            news: var("TAW_LOAD_NEWS"),
+        }
+    }
 }
 
 /// What runs as the server comes up (a first load), and `taw web` when
@@ -304,9 +360,17 @@ pub(crate) fn unload(tmux: &Tmux) -> Result<Unloaded> {
         stopped.extend(new);
     }
     clear_options(tmux, &Snapshot::read(tmux)?)?;
+    let login_links_removed = match paths::home_dir() {
+        Some(home) => login_path::remove(&home, &paths::bin_dir().join("taw"))
+            .into_iter()
+            .map(|link| link.display().to_string())
+            .collect(),
+        None => Vec::new(),
+    };
     Ok(Unloaded {
         report,
         watchers_stopped: stopped,
+        login_links_removed,
     })
 }
 

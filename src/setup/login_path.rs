@@ -101,6 +101,33 @@ pub(crate) fn ensure(home: &Path, server_path: &str, target: &Path) -> std::io::
     })
 }
 
+/// What the folders login shells keep hold now: the first `taw` there,
+/// a link to `target` or someone else's; none when neither has one.
+pub(crate) fn found(home: &Path, target: &Path) -> Option<LoginPath> {
+    KEPT_FOLDERS.iter().find_map(|(rel, _)| {
+        let link = home.join(rel).join("taw");
+        std::fs::symlink_metadata(&link).ok()?;
+        let path = link.display().to_string();
+        Some(if std::fs::read_link(&link).is_ok_and(|to| to == target) {
+            LoginPath::Linked { link: path }
+        } else {
+            LoginPath::Theirs { path }
+        })
+    })
+}
+
+/// Takes out the links to `target` that [`ensure`] made in the folders
+/// login shells keep; anything else there (a `taw` of the user's) stays.
+/// The links taken out.
+pub(crate) fn remove(home: &Path, target: &Path) -> Vec<PathBuf> {
+    KEPT_FOLDERS
+        .iter()
+        .map(|(rel, _)| home.join(rel).join("taw"))
+        .filter(|link| std::fs::read_link(link).is_ok_and(|to| to == target))
+        .filter(|link| std::fs::remove_file(link).is_ok())
+        .collect()
+}
+
 /// The words of the one-time notice when no folder fits.
 pub(crate) fn notice(add: &str) -> String {
     format!("new panes' login shells may not find taw; add `{add}` to your shell's profile")
@@ -170,6 +197,13 @@ mod tests {
             LoginPath::Theirs { .. }
         ));
         assert_eq!(std::fs::read_to_string(&link).unwrap(), "#!/bin/sh\n");
+        // An unload takes out only its own link.
+        assert!(remove(&home, &target).is_empty());
+        assert!(link.exists());
+        std::fs::remove_file(&link).unwrap();
+        ensure(&home, "/usr/bin", &target).unwrap();
+        assert_eq!(remove(&home, &target), vec![link.clone()]);
+        assert!(std::fs::symlink_metadata(&link).is_err());
     }
 
     #[test]

@@ -10,6 +10,8 @@
 
 pub(crate) mod live;
 pub(crate) mod login_path;
+pub(crate) mod say;
+pub(crate) mod overview;
 pub(crate) mod table;
 
 use crate::envelope::TawError;
@@ -34,6 +36,40 @@ pub(crate) const HERDR_PANE_WORD: &str = "%calling";
 
 /// The herdr variables `@agent-wizard-herdr-env` puts in tmux's environment.
 pub(crate) const HERDR_ENV_VARS: &[&str] = &["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID"];
+
+/// The oldest tmux taw loads into (README's floor): `display-message -d`,
+/// `list-keys -N` and the formats taw's hooks and marks use are 3.2's.
+pub(crate) const TMUX_FLOOR: (u32, u32) = (3, 2);
+
+/// The release of a tmux version as `tmux -V` or `#{version}` say it
+/// (`tmux 3.3a`, `3.2`, `tmux next-3.6`); none for a build that names no
+/// number (`tmux master`, `openbsd-7.6`), which taw takes as new enough.
+pub(crate) fn tmux_release(version: &str) -> Option<(u32, u32)> {
+    let word = version.split_whitespace().last()?;
+    let word = word.strip_prefix("next-").unwrap_or(word);
+    let (major, rest) = word.split_once('.')?;
+    let minor: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// The refusal of a tmux older than [`TMUX_FLOOR`], for the first of
+/// `versions` that is.
+pub(crate) fn refuse_old_tmux(versions: &[&str]) -> Result<(), TawError> {
+    let (major, minor) = TMUX_FLOOR;
+    match versions
+        .iter()
+        .find(|version| tmux_release(version).is_some_and(|release| release < TMUX_FLOOR))
+    {
+        Some(old) => Err(TawError::new(
+            crate::envelope::ErrorCode::TmuxTooOld,
+            format!(
+                "taw needs tmux {major}.{minor} or newer; this is {}",
+                old.trim()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
 
 /// What is in the server now, as far as loading cares.
 #[derive(Debug, Clone, Default)]
@@ -529,6 +565,8 @@ pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
             cmds.push(cmd::unset_global_option(name));
         }
     }
+    // A message still kept for the first client to attach, and its hooks.
+    cmds.extend(say::forget());
     (cmds, report)
 }
 
@@ -638,6 +676,20 @@ mod tests {
 
     fn words(cmds: &[Cmd]) -> Vec<String> {
         cmds.iter().map(|c| c.words().join(" ")).collect()
+    }
+
+    #[test]
+    fn a_tmux_under_the_floor_is_refused() {
+        assert_eq!(tmux_release("tmux 3.3a"), Some((3, 3)));
+        assert_eq!(tmux_release("3.2"), Some((3, 2)));
+        assert_eq!(tmux_release("tmux next-3.6"), Some((3, 6)));
+        assert_eq!(tmux_release("tmux 10.0"), Some((10, 0)));
+        assert_eq!(tmux_release("tmux master"), None);
+        assert!(refuse_old_tmux(&["tmux 3.2", "3.6a", "tmux master"]).is_ok());
+        let refused = refuse_old_tmux(&["tmux 3.4", "3.1c"]).unwrap_err();
+        assert_eq!(refused.code, crate::envelope::ErrorCode::TmuxTooOld);
+        assert!(refused.message.contains("3.2 or newer; this is 3.1c"));
+        assert!(refuse_old_tmux(&["tmux 2.9a"]).is_err());
     }
 
     #[test]

@@ -332,6 +332,18 @@ impl Tmux {
             .map_err(|failure| TawError::tmux(failure.describe("tmux")))
     }
 
+    /// What `tmux -V` says of the tmux taw runs (`tmux 3.3a`): the
+    /// client's, which may be newer than a server started before an
+    /// upgrade.
+    pub(crate) fn client_version(&self) -> Result<String, TawError> {
+        let output = Program::new("tmux")
+            .arg("-V")
+            .limit(Some(answer_limit()))
+            .output()
+            .map_err(|failure| TawError::tmux(failure.describe("tmux -V")))?;
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+    }
+
     /// Whose load is in the server (`@agent_wizard_loaded`); `None` when
     /// none is, or no server runs.
     pub(crate) fn loaded(&self) -> Option<LoadedBy> {

@@ -297,8 +297,16 @@ pub(crate) mod bookkeeping {
     /// are no events.
     pub(crate) const PLACEHOLDERS: &str = "@agent_wizard_placeholders";
 
+    /// Where the loaded binary came from (`download`, `cargo`, `path`,
+    /// `option`, as the entry script said), for `taw tmux status`.
+    pub(crate) const ORIGIN: &str = "@agent_wizard_origin";
+    /// What the last load said, a line each, for `taw tmux status`.
+    pub(crate) const NOTES: &str = "@agent_wizard_notes";
+
     pub(crate) const ALL: &[&str] = &[
         LOADED,
+        ORIGIN,
+        NOTES,
         DEFAULTS_SET,
         PATH_DIR,
         HERDR_ENV_SET,

@@ -15,6 +15,7 @@ mod config;
 mod docs;
 mod events;
 mod integrations;
+mod install;
 mod integrations_lab;
 mod load;
 mod machines;

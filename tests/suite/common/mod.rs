@@ -6,6 +6,7 @@
 //! and the server is killed when the test's `TmuxServer` is dropped.
 #![allow(clippy::disallowed_methods, dead_code)]
 
+pub mod files;
 pub mod lab;
 pub mod recorder;
 pub mod repos;
