@@ -38,14 +38,45 @@ impl Sound {
     }
 }
 
-/// Whether notifications are on (`@agent-wizard-notify`, on by default,
-/// and for a value that is neither on nor off).
-pub(crate) fn enabled(tmux: &Tmux) -> bool {
-    let value = tmux
-        .run_one(print_format(&format!("#{{{}}}", options::NOTIFY)))
-        .unwrap_or_default();
-    let value = value.trim();
-    value.is_empty() || options::on_off(options::NOTIFY, value)
+/// How toasts are given, from the tmux options, read in one call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Settings {
+    /// `@agent-wizard-notify`: on by default, and for a value that is
+    /// neither on nor off.
+    pub enabled: bool,
+    /// `@agent-wizard-toast-seconds`, in milliseconds; 0 for tmux's own
+    /// `display-time`.
+    pub toast_ms: u32,
+    /// `@agent-wizard-bell`: the client's bell rings on a request.
+    pub bell: bool,
+    /// `@agent-wizard-desktop`: a desktop notification too.
+    pub desktop: bool,
+}
+
+impl Settings {
+    pub(crate) fn read(tmux: &Tmux) -> Settings {
+        let names = [
+            options::NOTIFY,
+            options::TOAST_SECONDS,
+            options::BELL,
+            options::DESKTOP,
+        ];
+        let format = names
+            .iter()
+            .map(|name| format!("#{{{name}}}"))
+            .collect::<Vec<_>>()
+            .join("\t");
+        let value = tmux.run_one(print_format(&format)).unwrap_or_default();
+        let mut fields = value.trim_end_matches('\n').split('\t');
+        let mut next = || fields.next().unwrap_or("").trim().to_string();
+        let (notify, seconds, bell, desktop) = (next(), next(), next(), next());
+        Settings {
+            enabled: notify.is_empty() || options::on_off(options::NOTIFY, &notify),
+            toast_ms: options::seconds_ms(options::TOAST_SECONDS, &seconds),
+            bell: options::on_off(options::BELL, &bell),
+            desktop: options::on_off(options::DESKTOP, &desktop),
+        }
+    }
 }
 
 /// What a notification is about.
@@ -73,7 +104,8 @@ pub(crate) fn notify(
     if !leased {
         announce(tmux, config, message, sound, about, None);
     }
-    if !enabled(tmux) {
+    let settings = Settings::read(tmux);
+    if !settings.enabled {
         return (Outcome::Disabled, None);
     }
     let outcome = if clients.is_empty() {
@@ -81,15 +113,54 @@ pub(crate) fn notify(
     } else {
         // A client that left meanwhile misses the toast; the sound and the
         // hook still go.
-        let _ = pane::toast(tmux, clients, message);
+        let _ = pane::toast(tmux, clients, message, settings.toast_ms);
+        if settings.bell && sound == Sound::Request {
+            ring_bells(clients);
+        }
         Outcome::Shown
     };
+    if settings.desktop && !leased {
+        start_desktop(tmux, message, about.pane);
+    }
     let playing = if sound_wanted(config, about.agent) && !leased {
         play(tmux, config, sound, message, about.pane)
     } else {
         None
     };
     (outcome, playing)
+}
+
+/// Rings the bell of each client's terminal: a BEL written to its tty,
+/// which the terminal turns into its sound or flash. A client whose name
+/// is no terminal (a control client) has none.
+fn ring_bells(clients: &[String]) {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    for tty in clients.iter().filter(|name| name.starts_with("/dev/")) {
+        // Non-blocking: a terminal that does not read holds nothing up.
+        if let Ok(mut terminal) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open(tty)
+        {
+            let _ = terminal.write_all(b"\x07");
+        }
+    }
+}
+
+/// Starts `taw notification desktop` for `message`, apart: it shows the
+/// desktop notification and, when it is clicked, brings `pane` in front.
+fn start_desktop(tmux: &Tmux, message: &str, pane: Option<u32>) {
+    let Ok(bin) = std::env::current_exe() else {
+        return;
+    };
+    let mut program = Program::new(bin)
+        .args(tmux.socket_args())
+        .args(["notification", "desktop"]);
+    if let Some(pane) = pane {
+        program = program.args(["--pane", &format!("%{pane}")]);
+    }
+    let _ = program.arg("--").arg(message).start_unwatched();
 }
 
 /// The `notification` event, at the moment a toast is due: whether or not

@@ -31,6 +31,15 @@ pub(crate) enum Verb {
         #[arg(long, hide = true)]
         client: Option<String>,
     },
+    /// A desktop notification (what @agent-wizard-desktop gives each toast),
+    /// and, when it is clicked, the pane brought in front.
+    #[command(hide = true)]
+    Desktop {
+        /// The pane a click goes to.
+        #[arg(long)]
+        pane: Option<String>,
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -55,6 +64,10 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         } => (
             envelope_id("notification", "show"),
             show(context, &title, body.as_deref(), sound),
+        ),
+        Verb::Desktop { pane, message } => (
+            envelope_id("notification", "desktop"),
+            desktop(context, pane.as_deref(), &message),
         ),
         Verb::OpenTarget { client } => (
             envelope_id("notification", "open-target"),
@@ -81,5 +94,17 @@ fn show(context: &Context, title: &str, body: Option<&str>, sound: SoundArg) -> 
         title,
         body,
         sound,
+    )?))
+}
+
+fn desktop(context: &Context, pane: Option<&str>, message: &str) -> Result<Reply> {
+    let pane = match pane {
+        Some(target) => Some(super::pane_number(context, target)?),
+        None => None,
+    };
+    Ok(Reply::of(notification::desktop(
+        &context.tmux(),
+        message,
+        pane,
     )?))
 }

@@ -10,8 +10,8 @@
 
 pub(crate) mod live;
 pub(crate) mod login_path;
-pub(crate) mod say;
 pub(crate) mod overview;
+pub(crate) mod say;
 pub(crate) mod table;
 
 use crate::envelope::TawError;
@@ -325,7 +325,13 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
     for option in PLUGIN_OPTIONS.iter().filter(|o| {
         matches!(
             o.name,
-            options::POPUP_WIDTH | options::POPUP_HEIGHT | options::NOTIFY
+            options::POPUP_WIDTH
+                | options::POPUP_HEIGHT
+                | options::NOTIFY
+                | options::TOAST_SECONDS
+                | options::BELL
+                | options::DESKTOP
+                | options::DOWNLOAD
         )
     }) {
         state.checked(option.name, &mut report.warnings);

@@ -89,7 +89,8 @@ pub(crate) fn marks_gone_format(status_set: &[String]) -> String {
 }
 
 /// What a theme that took the marks out is told.
-pub(crate) const MARKS_GONE: &str = "a theme took taw's marks out of the status line (taw tmux status)";
+pub(crate) const MARKS_GONE: &str =
+    "a theme took taw's marks out of the status line (taw tmux status)";
 
 /// Says `lines` to the people looking: on `clients`' status lines, or
 /// kept for the first client to attach, which is also told then when a
@@ -119,11 +120,7 @@ pub(crate) fn say(
         // A client that left meanwhile fails its message alone.
         return tmux.run(&Batch::of(cmds)).map(drop).or_else(|_| {
             for client in clients {
-                let _ = tmux.run_one(cmd::show_message_for(
-                    client,
-                    MESSAGE_MS,
-                    &message.short,
-                ));
+                let _ = tmux.run_one(cmd::show_message_for(client, MESSAGE_MS, &message.short));
             }
             Ok(())
         });
@@ -226,7 +223,10 @@ mod tests {
     #[test]
     fn one_short_line_is_said_as_it_is() {
         let said = compose(&lines(&["taw 0.2.0 is downloaded and loaded"])).unwrap();
-        assert_eq!(said.short, "agent-wizard: taw 0.2.0 is downloaded and loaded");
+        assert_eq!(
+            said.short,
+            "agent-wizard: taw 0.2.0 is downloaded and loaded"
+        );
         assert_eq!(said.detail, None);
         assert_eq!(compose(&[]), None);
     }

@@ -26,6 +26,8 @@ pub(crate) enum OptionKind {
     Size,
     /// Anything: a path, a command, a format.
     Text,
+    /// A number of seconds from 0 to 3600 (`5`, `2.5`).
+    Seconds,
 }
 
 impl PluginOption {
@@ -57,9 +59,30 @@ impl PluginOption {
                     )),
                 }
             }
+            OptionKind::Seconds if seconds(value).is_none() => Some(format!(
+                "is not a number of seconds from 0 to 3600, so taw uses {}",
+                self.default
+            )),
             _ => None,
         }
     }
+}
+
+/// A number of seconds from 0 to 3600.
+fn seconds(value: &str) -> Option<f64> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| (0.0..=3600.0).contains(n))
+}
+
+/// A seconds option's value in milliseconds, its default's for a value
+/// that is no such number (as the load said).
+pub(crate) fn seconds_ms(name: &str, value: &str) -> u32 {
+    let default = plugin_option(name).map(|o| o.default).unwrap_or("0");
+    let seconds = seconds(value).or_else(|| seconds(default)).unwrap_or(0.0);
+    (seconds * 1000.0).round() as u32
 }
 
 pub(crate) const BIN: &str = "@agent-wizard-bin";
@@ -73,6 +96,15 @@ pub(crate) const POPUP_WIDTH: &str = "@agent-wizard-popup-width";
 pub(crate) const POPUP_HEIGHT: &str = "@agent-wizard-popup-height";
 pub(crate) const SOUND_COMMAND: &str = "@agent-wizard-sound-command";
 pub(crate) const NOTIFY: &str = "@agent-wizard-notify";
+pub(crate) const TOAST_SECONDS: &str = "@agent-wizard-toast-seconds";
+pub(crate) const BELL: &str = "@agent-wizard-bell";
+pub(crate) const DESKTOP: &str = "@agent-wizard-desktop";
+pub(crate) const DOWNLOAD: &str = "@agent-wizard-download";
+pub(crate) const DOWNLOAD_URL: &str = "@agent-wizard-download-url";
+/// Where the entry script downloads releases from by default (the
+/// script has the same): `<this>/v<version>/taw-<version>-<target>.tar.gz`.
+pub(crate) const DEFAULT_DOWNLOAD_URL: &str =
+    "https://github.com/tmux-agent-wizard/tmux-agent-wizard/releases/download";
 pub(crate) const WINDOW_STATUS: &str = "@agent-wizard-window-status";
 pub(crate) const STATUS_SUMMARY: &str = "@agent-wizard-status-summary";
 pub(crate) const WINDOW_MARK: &str = "@agent-wizard-window-mark";
@@ -89,10 +121,24 @@ pub(crate) const BUILT_FORMAT: &str = "(built-in format)";
 /// Every `@agent-wizard-*` option. `docs/OPTIONS.md` lists the same, and a
 /// test keeps the two in step.
 pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
-    // the taw binary to run; empty: the plugin's own build, else taw on PATH
+    // the taw binary to run; empty: the plugin's own build or download,
+    // else taw on PATH
     PluginOption {
         name: BIN,
         default: "",
+        kind: OptionKind::Text,
+    },
+    // download the release of the checkout's version when there is no
+    // binary of it (on/off); the entry script reads it
+    PluginOption {
+        name: DOWNLOAD,
+        default: "on",
+        kind: OptionKind::OnOff,
+    },
+    // where releases are downloaded from
+    PluginOption {
+        name: DOWNLOAD_URL,
+        default: DEFAULT_DOWNLOAD_URL,
         kind: OptionKind::Text,
     },
     // put taw's bin folder in front of tmux's global PATH (on/off)
@@ -204,6 +250,27 @@ pub(crate) const PLUGIN_OPTIONS: &[PluginOption] = &[
     PluginOption {
         name: NOTIFY,
         default: "on",
+        kind: OptionKind::OnOff,
+    },
+    // how long a notification's message stays on the status line, in
+    // seconds (0: tmux's display-time)
+    PluginOption {
+        name: TOAST_SECONDS,
+        default: "5",
+        kind: OptionKind::Seconds,
+    },
+    // ring the client's bell when an agent needs you (on/off)
+    PluginOption {
+        name: BELL,
+        default: "off",
+        kind: OptionKind::OnOff,
+    },
+    // a desktop notification too (notify-send, terminal-notifier or
+    // osascript); a click goes to the pane where the platform allows it
+    // (on/off)
+    PluginOption {
+        name: DESKTOP,
+        default: "off",
         kind: OptionKind::OnOff,
     },
     // a shell command run on each notification, with TAW_KIND (request or

@@ -245,12 +245,22 @@ pub(crate) fn write_options(tmux: &Tmux, pane: u32, writes: &OptionWrites) -> Re
     Ok(())
 }
 
-/// `display-message -c CLIENT MESSAGE` on each client: text shown as it is.
-pub(crate) fn toast(tmux: &Tmux, clients: &[String], message: &str) -> Result<(), TawError> {
-    let text = cmd::escape_format(message);
+/// `display-message -c CLIENT -d MS MESSAGE` on each client, text shown as
+/// it is, for `ms` milliseconds (0: tmux's own `display-time`).
+pub(crate) fn toast(
+    tmux: &Tmux,
+    clients: &[String],
+    message: &str,
+    ms: u32,
+) -> Result<(), TawError> {
     let cmds: Vec<Cmd> = clients
         .iter()
-        .map(|client| Cmd::new("display-message").args(["-c", client, "--", &text]))
+        .map(|client| match ms {
+            0 => {
+                Cmd::new("display-message").args(["-c", client, "--", &cmd::escape_format(message)])
+            }
+            ms => cmd::show_message_for(client, ms, message),
+        })
         .collect();
     if cmds.is_empty() {
         return Ok(());

@@ -19,8 +19,30 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// only programs on the PATH the tests give them, so no cargo is there
 /// whatever this machine has.
 const TOOLS: &[&str] = &[
-    "bash", "sh", "env", "tmux", "sed", "head", "tail", "awk", "date", "mkdir", "find", "dirname",
-    "uname", "mktemp", "rm", "tar", "gzip", "sha256sum", "cut", "wc", "tr", "mv", "chmod", "cat",
+    "bash",
+    "sh",
+    "env",
+    "tmux",
+    "sed",
+    "head",
+    "tail",
+    "awk",
+    "date",
+    "mkdir",
+    "find",
+    "dirname",
+    "uname",
+    "mktemp",
+    "rm",
+    "tar",
+    "gzip",
+    "sha256sum",
+    "cut",
+    "wc",
+    "tr",
+    "mv",
+    "chmod",
+    "cat",
 ];
 
 /// A folder of links to `tools` (each found on this machine's PATH) and
@@ -121,7 +143,12 @@ fn server_for(files: &FileServer) -> TmuxServer {
         "PATH",
         &tools.display().to_string(),
     ]);
-    server.tmux(&["set-option", "-g", "@agent-wizard-download-url", &files.url()]);
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-download-url",
+        &files.url(),
+    ]);
     server
 }
 
@@ -160,8 +187,7 @@ fn a_machine_without_rust_loads_the_released_binary() {
     run_entry_script(&server, &plugin);
     let installed = plugin.join("bin/taw");
     server.wait_for("the download and the load", Duration::from_secs(60), || {
-        option(&server, "@agent_wizard_loaded")
-            == format!("{VERSION} {}", installed.display())
+        option(&server, "@agent_wizard_loaded") == format!("{VERSION} {}", installed.display())
     });
     assert_eq!(option(&server, "@agent_wizard_origin"), "download");
     // The same bytes as the release's taw.
@@ -228,7 +254,8 @@ fn a_tampered_archive_is_refused_and_said() {
     let _viewer = attach_client(&server, "main");
     server.wait_for("the messages", Duration::from_secs(10), || {
         let said = messages(&server);
-        said.iter().any(|m| m.contains("does not match its SHA-256"))
+        said.iter()
+            .any(|m| m.contains("does not match its SHA-256"))
             && said.iter().any(|m| {
                 m.starts_with("agent-wizard: no taw for this machine") && m.chars().count() <= 80
             })
@@ -408,7 +435,10 @@ fn an_unreachable_address_fails_in_time_and_names_it() {
     let url = format!("http://127.0.0.1:{port}");
     let (status, stderr, took) = install_binary(&url, &dir.path().join("bin"), &tools);
     assert_eq!(status, 1, "{stderr}");
-    assert!(stderr.contains(&format!("could not download {url}/v{VERSION}/")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("could not download {url}/v{VERSION}/")),
+        "{stderr}"
+    );
     assert!(took < Duration::from_secs(30), "{took:?}");
     // A release that is not there is said the same way.
     let files = FileServer::start(dir.path().to_path_buf());

@@ -682,3 +682,53 @@ fn scripts_try_gives_panes_where_the_welcome_commands_run() {
         assert!(!ran.contains(": 127"), "{pane}: {ran}");
     }
 }
+
+/// The messages tmux showed, from its message log.
+fn shown_messages(server: &TmuxServer) -> Vec<String> {
+    server
+        .tmux(&["show-messages"])
+        .lines()
+        .filter_map(|line| line.split_once(" message: ").map(|(_, m)| m.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_config_with_errors_and_a_theme_are_said_to_the_first_client_to_attach() {
+    let server = TmuxServer::start();
+    server.write_config("[ui]\nsidebar_width = \"wide\"\n");
+    let loaded = server.taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()]);
+    assert_eq!(loaded.status, 0, "{loaded:?}");
+    // A theme loaded after taw sets the window list anew.
+    server.tmux(&["set-option", "-g", "window-status-format", "#I:#W"]);
+    let _viewer = crate::common::attach_client(&server, "main");
+    server.wait_for("the messages", Duration::from_secs(10), || {
+        let shown = shown_messages(&server);
+        shown.iter().any(|m| m.contains("config.toml has 1 error"))
+            && shown
+                .iter()
+                .any(|m| m.contains("a theme took taw's marks out of the status line"))
+    });
+    for message in shown_messages(&server) {
+        if message.starts_with("agent-wizard: ") && !message.contains("; ") {
+            assert!(message.chars().count() <= 80, "{message}");
+        }
+    }
+    // Said once: the hooks are gone.
+    assert!(
+        !server
+            .tmux(&["show-hooks", "-g", "client-attached"])
+            .contains("[9099]")
+    );
+    let status = server.taw(&["tmux", "status"]);
+    assert!(
+        status.stdout.contains("gone from window-status-format"),
+        "{status:?}"
+    );
+    assert!(
+        status.stdout.contains("config.toml has 1 error"),
+        "{status:?}"
+    );
+    let json = server.taw(&["tmux", "status", "--json"]).result();
+    assert_eq!(json["type"], "tmux_status");
+    assert_eq!(json["marks"][0]["present"], false);
+}

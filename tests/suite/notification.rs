@@ -177,3 +177,104 @@ fn the_notification_key_moves_the_client_it_was_pressed_on() {
         || client_pane(&server) == blocked,
     );
 }
+
+/// The messages tmux's log holds, and the commands that showed them.
+fn message_log(server: &TmuxServer) -> String {
+    server.tmux(&["show-messages"])
+}
+
+#[test]
+fn a_request_toast_stays_rings_the_bell_and_its_desktop_click_goes_there() {
+    let server = TmuxServer::empty();
+    // A notify-send that keeps what it was given and answers as a click
+    // on the notification's default action does.
+    let stand_ins = server.dir.path().join("desktop");
+    std::fs::create_dir_all(&stand_ins).unwrap();
+    let asked = server.dir.path().join("notify-send-args");
+    let notify_send = stand_ins.join("notify-send");
+    std::fs::write(
+        &notify_send,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}.part' && mv '{0}.part' '{0}'\necho default\n",
+            asked.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&notify_send, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The watchers run with the tmux server's own environment: the server
+    // starts with the stand-in on its PATH.
+    let path = format!(
+        "{}:{}",
+        stand_ins.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let started = server.tmux_run_with(
+        &["new-session", "-d", "-s", "main", "-x", "120", "-y", "40"],
+        &[("PATH", &path)],
+    );
+    assert_eq!(started.status, 0, "{started:?}");
+    server.tmux(&["set-option", "-g", "@agent-wizard-bell", "on"]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-desktop", "on"]);
+    server.load_plugin();
+    let asker = server.reported_agent("main", "asker", "working");
+    server.tmux(&["select-window", "-t", "main:0"]);
+    let viewer = attach_client(&server, "main");
+    viewer.tmux(&["set-option", "-g", "@rang", "0"]);
+    viewer.tmux(&["set-hook", "-g", "alert-bell", "set-option -g @rang 1"]);
+    let looking = client_pane(&server);
+    assert_ne!(looking, asker);
+
+    let report = [
+        "pane",
+        "report-agent",
+        &asker,
+        "--source",
+        "custom:test",
+        "--agent",
+        "mybot",
+        "--state",
+        "blocked",
+    ];
+    assert_eq!(server.taw(&report).status, 0);
+    // Shown for @agent-wizard-toast-seconds (5 by default), not tmux's
+    // display-time.
+    server.wait_for("the toast", Duration::from_secs(15), || {
+        message_log(&server).contains("message: mybot needs you in main:1 (asker)")
+    });
+    assert!(
+        message_log(&server).contains("-d 5000 \"mybot needs you in main:1 (asker)\""),
+        "{}",
+        message_log(&server)
+    );
+    server.wait_for("the bell", Duration::from_secs(10), || {
+        viewer.tmux(&["show-option", "-gv", "@rang"]).trim() == "1"
+    });
+    server.wait_for("the desktop notification", Duration::from_secs(10), || {
+        asked.exists()
+    });
+    let args = std::fs::read_to_string(&asked).unwrap();
+    assert!(args.contains("--wait"), "{args}");
+    assert!(args.contains("mybot needs you in main:1 (asker)"), "{args}");
+    // Its click brought the client to the agent.
+    server.wait_for("the client on the agent", Duration::from_secs(10), || {
+        client_pane(&server) == asker
+    });
+}
+
+#[test]
+fn toast_seconds_zero_is_tmuxs_display_time_and_a_bad_value_its_default() {
+    let server = TmuxServer::start();
+    let _viewer = attach_client(&server, "main");
+    server.tmux(&["set-option", "-g", "@agent-wizard-toast-seconds", "0"]);
+    server.taw(&["notification", "show", "first"]).result();
+    let log = message_log(&server);
+    assert!(log.contains("message: first"), "{log}");
+    assert!(!log.contains("-d 0"), "{log}");
+    server.tmux(&["set-option", "-g", "@agent-wizard-toast-seconds", "soon"]);
+    server.taw(&["notification", "show", "second"]).result();
+    assert!(message_log(&server).contains("-d 5000 second"));
+    server.tmux(&["set-option", "-g", "@agent-wizard-toast-seconds", "2.5"]);
+    server.taw(&["notification", "show", "third"]).result();
+    assert!(message_log(&server).contains("-d 2500 third"));
+}
