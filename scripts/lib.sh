@@ -90,6 +90,8 @@ ensure_sshd() {
 ensure_plugin_tools() {
 	command -v python3 >/dev/null 2>&1 || apt_install python3 || true
 	command -v curl >/dev/null 2>&1 || apt_install curl || true
+	# The plugin's download of a release, tried with each (tests/suite/install.rs).
+	command -v wget >/dev/null 2>&1 || apt_install wget || true
 	if ! bun --version >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
 		echo "bun is missing; installing it with npm" >&2
 		npm install -g bun >/dev/null 2>&1 || true
