@@ -89,9 +89,10 @@ checkout_version() {
 	sed -n '/^\[package\]/,/^\[/ s/^version *= *"\(.*\)"/\1/p' "$PLUGIN_DIR/Cargo.toml" | head -n 1
 }
 
-# What `BIN --version` says it is: `taw 0.1.0 (commit)` → 0.1.0.
+# What `BIN --version` says it is: `taw 0.1.0 (commit)` → 0.1.0; nothing
+# for a program that does not call itself taw.
 version_of() {
-	"$1" --version 2>/dev/null | awk 'NR == 1 { print $2 }'
+	"$1" --version 2>/dev/null | awk 'NR == 1 && $1 == "taw" { print $2 }'
 }
 
 # Whether BIN is of this checkout's version (any, for a checkout whose
@@ -198,7 +199,9 @@ main() {
 		return
 	fi
 	for candidate in "$OWN_BUILD" "$OWN_DOWNLOAD" "$(command -v taw 2>/dev/null)"; do
-		[ -n "$candidate" ] && [ -x "$candidate" ] || continue
+		# Only a program that says it is taw: another `taw` on PATH is
+		# someone else's.
+		[ -n "$candidate" ] && [ -x "$candidate" ] && [ -n "$(version_of "$candidate")" ] || continue
 		if is_wanted "$candidate"; then
 			load "$candidate" "$(origin_of "$candidate")" || return
 			# A checkout that builds its own, with newer sources: build them,

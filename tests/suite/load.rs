@@ -607,6 +607,32 @@ fn with_no_folder_login_shells_keep_the_load_says_so_once() {
 }
 
 #[test]
+fn a_taw_of_someone_elses_in_the_login_folder_is_said_once_and_kept() {
+    let server = loaded_server();
+    let theirs = server.dir.path().join("home/.local/bin/taw");
+    std::fs::create_dir_all(theirs.parent().unwrap()).unwrap();
+    std::fs::write(&theirs, "#!/bin/sh\necho mine\n").unwrap();
+    let said = |loaded: &serde_json::Value| {
+        loaded["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("is a taw of someone else's"))
+    };
+    let first = server.load_plugin();
+    assert_eq!(first["login_path"]["taw"], "theirs", "{first}");
+    assert!(said(&first), "{first}");
+    let second = server.load_plugin();
+    assert!(!said(&second), "{second}");
+    // An unload leaves it as it was.
+    assert_eq!(server.taw(&["tmux", "unload"]).status, 0);
+    assert_eq!(
+        std::fs::read_to_string(&theirs).unwrap(),
+        "#!/bin/sh\necho mine\n"
+    );
+}
+
+#[test]
 fn login_link_off_makes_no_link() {
     let server = loaded_server();
     server.tmux(&["set-option", "-g", "@agent-wizard-login-link", "off"]);
