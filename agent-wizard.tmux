@@ -65,7 +65,7 @@ keep_for_attach() {
 	local text="$1" detail="$2" show
 	show="display-message -d 1 \"#{${TOLD_OPTION}_detail}\" ; display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
 	[ -n "$detail" ] || show="display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
-	local once="$show ; set-hook -gu \"client-attached[$TOLD_HOOK_INDEX]\" ; set-hook -gu \"client-session-changed[$TOLD_HOOK_INDEX]\""
+	local once="$show ; set-option -gu $TOLD_OPTION ; set-option -gu ${TOLD_OPTION}_detail ; set-hook -gu \"client-attached[$TOLD_HOOK_INDEX]\" ; set-hook -gu \"client-session-changed[$TOLD_HOOK_INDEX]\""
 	tmux set-option -g "$TOLD_OPTION" "$text" \; \
 		set-option -g "${TOLD_OPTION}_detail" "agent-wizard: $detail" \; \
 		set-hook -g "client-attached[$TOLD_HOOK_INDEX]" "$once" \; \

@@ -129,6 +129,8 @@ pub(crate) fn say(
     if message.is_none() && gone.is_empty() {
         return tmux.run(&Batch::of(cmds)).map(drop);
     }
+    // With nothing new, a message kept and not yet shown stays (the hooks
+    // take it out once they showed it).
     if let Some(message) = message {
         cmds.push(cmd::set_global_option(TOLD, &message.short));
         cmds.push(match &message.detail {
