@@ -171,25 +171,16 @@ fn first_attach_command(marks_gone: &str) -> String {
             ])]),
         ));
     }
-    let mut done = vec![
-        cmd::unset_global_option(TOLD),
-        cmd::unset_global_option(TOLD_DETAIL),
-    ];
-    done.extend(
-        TOLD_HOOKS
-            .iter()
-            .map(|hook| cmd::unset_hook(hook, TOLD_HOOK_INDEX)),
-    );
-    parts.push(command_string(&done));
+    parts.push(command_string(&forget()));
     parts.join(" ; ")
 }
 
-/// The commands that take a kept message and its hooks out (an unload).
+/// The commands that take a kept message and its hooks out: the hooks'
+/// own last step, and an unload's.
 pub(crate) fn forget() -> Vec<Cmd> {
     let mut cmds = vec![
         cmd::unset_global_option(TOLD),
         cmd::unset_global_option(TOLD_DETAIL),
-        cmd::unset_global_option(NOTES),
     ];
     cmds.extend(
         TOLD_HOOKS

@@ -6,7 +6,7 @@
 //! reaches a client that attaches afterwards (tmux's message log).
 
 use crate::common::files::FileServer;
-use crate::common::{TmuxServer, attach_client, repo_root, taw_bin};
+use crate::common::{TmuxServer, attach_client, repo_root, shown_messages, taw_bin};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -166,15 +166,6 @@ fn option(server: &TmuxServer, name: &str) -> String {
         .to_string()
 }
 
-/// The messages tmux showed, from its message log.
-fn messages(server: &TmuxServer) -> Vec<String> {
-    server
-        .tmux(&["show-messages"])
-        .lines()
-        .filter_map(|line| line.split_once(" message: ").map(|(_, m)| m.to_string()))
-        .collect()
-}
-
 fn load_log(server: &TmuxServer) -> String {
     std::fs::read_to_string(server.state_dir().join("logs/load.log")).unwrap_or_default()
 }
@@ -205,7 +196,7 @@ fn a_machine_without_rust_loads_the_released_binary() {
     );
     let _viewer = attach_client(&server, "main");
     server.wait_for("the message", Duration::from_secs(10), || {
-        messages(&server)
+        shown_messages(&server)
             .iter()
             .any(|m| m == &format!("agent-wizard: taw {VERSION} is downloaded and loaded"))
     });
@@ -253,7 +244,7 @@ fn a_tampered_archive_is_refused_and_said() {
     assert!(log.contains("does not match its SHA-256"), "{log}");
     let _viewer = attach_client(&server, "main");
     server.wait_for("the messages", Duration::from_secs(10), || {
-        let said = messages(&server);
+        let said = shown_messages(&server);
         said.iter()
             .any(|m| m.contains("does not match its SHA-256"))
             && said.iter().any(|m| {

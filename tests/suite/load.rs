@@ -1,7 +1,9 @@
 //! `agent-wizard.tmux`, `taw tmux load` and `taw tmux unload` against a real
 //! tmux server: what they put in is there once, and all of it comes out.
 
-use crate::common::{TmuxServer, path_count, repo_root, taw_bin, taw_hook_lines, taw_keys};
+use crate::common::{
+    TmuxServer, path_count, repo_root, shown_messages, taw_bin, taw_hook_lines, taw_keys,
+};
 use std::time::Duration;
 
 /// Runs the TPM entry script inside the server, as TPM does.
@@ -707,15 +709,6 @@ fn scripts_try_gives_panes_where_the_welcome_commands_run() {
         }
         assert!(!ran.contains(": 127"), "{pane}: {ran}");
     }
-}
-
-/// The messages tmux showed, from its message log.
-fn shown_messages(server: &TmuxServer) -> Vec<String> {
-    server
-        .tmux(&["show-messages"])
-        .lines()
-        .filter_map(|line| line.split_once(" message: ").map(|(_, m)| m.to_string()))
-        .collect()
 }
 
 #[test]

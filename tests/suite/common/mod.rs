@@ -479,6 +479,16 @@ pub fn attach_client(server: &TmuxServer, session: &str) -> TmuxServer {
     outer
 }
 
+/// The messages tmux showed on its clients, from its message log
+/// (`show-messages`, which needs a client attached).
+pub fn shown_messages(server: &TmuxServer) -> Vec<String> {
+    server
+        .tmux(&["show-messages"])
+        .lines()
+        .filter_map(|line| line.split_once(" message: ").map(|(_, m)| m.to_string()))
+        .collect()
+}
+
 /// A file's or folder's permission bits.
 pub fn mode_of(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
