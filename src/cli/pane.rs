@@ -14,6 +14,7 @@ use crate::ops::pane::report::{self, Reporter, SessionRef};
 use crate::ops::pane::{self as op, NewPane, clear};
 use crate::tmux::Tmux;
 use crate::tmux::arrange::Spawn;
+use crate::tmux::ids::{self, PaneRef};
 use crate::tmux::keys;
 use crate::tmux::snapshot::{Pane, Snapshot};
 use clap::{Args, Subcommand, ValueEnum};
@@ -474,8 +475,8 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         | Verb::ReportAgentSession(_)
         | Verb::ReleaseAgent(_)
         | Verb::ReportMetadata(_) => report_verb(context, &tmux, verb),
+        Verb::Get { pane } => get(context, &pane),
         Verb::List { .. }
-        | Verb::Get { .. }
         | Verb::Current { .. }
         | Verb::Neighbor { .. }
         | Verb::Edges { .. }
@@ -589,6 +590,22 @@ fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
     })
 }
 
+/// `pane get`: a pane named by its ids is read alone, so the answer costs
+/// the same on a server of five panes or five hundred; `%calling`, or a
+/// pane the one read does not place where its id says (a window linked
+/// into two sessions), reads the whole server.
+fn get(context: &Context, text: &str) -> Result<Reply> {
+    if let Ok(reference) = ids::parse_pane(text)
+        && let (PaneRef::Pane(id) | PaneRef::InWorkspace { pane: id, .. }) = reference
+        && let Some(snapshot) = Snapshot::read_pane(&context.tmux(), id)?
+        && let Some(pane) = snapshot.pane_ref(reference)
+    {
+        return Ok(Reply::of(op::get(&snapshot, pane)));
+    }
+    let snapshot = context.snapshot()?;
+    Ok(Reply::of(op::get(&snapshot, named_pane(&snapshot, text)?)))
+}
+
 /// The verbs that only read the snapshot: records, neighbours, layouts.
 fn record_verb(snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
     Ok(match verb {
@@ -596,7 +613,6 @@ fn record_verb(snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
             let session = resolve::workspace_filter(snapshot, workspace.as_deref())?;
             Reply::of(op::list(snapshot, session))
         }
-        Verb::Get { pane } => Reply::of(op::get(snapshot, named_pane(snapshot, &pane)?)),
         Verb::Current { pane, current } => {
             let sel = PaneSel { pane, current };
             let found = sel.resolve(snapshot, None)?;

@@ -355,6 +355,41 @@ impl Snapshot {
         Ok((snapshot, more))
     }
 
+    /// What the records of one pane need, read for that pane alone: the
+    /// server, every session (which one is focused), the pane's window and
+    /// its row, and the clients. `display-message -t %N` expands each
+    /// format in the pane's own context, so tmux's work does not grow with
+    /// the server's other panes. `None` when tmux has no such pane.
+    pub(crate) fn read_pane(tmux: &Tmux, pane: u32) -> Result<Option<Snapshot>, TawError> {
+        let target = format!("%{pane}");
+        let formats = [
+            server_format(),
+            sessions_format(),
+            windows_format(),
+            panes_format(),
+            clients_format(),
+        ];
+        let mut batch = Batch::new();
+        batch.push(Cmd::new("display-message").args(["-p", "--", &formats[0].format()]));
+        batch.push(Cmd::new("list-sessions").args(["-F", &formats[1].format()]));
+        for format in &formats[2..4] {
+            batch.push(super::commands::print_format_at(&target, &format.format()));
+        }
+        batch.push(Cmd::new("list-clients").args(["-F", &formats[4].format()]));
+        let output = match tmux.run(&batch) {
+            Ok(output) => output,
+            Err(error) if super::is_pane_gone(&error) => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        let snapshot = Snapshot::parse(&output, &formats)?;
+        // display-message describes another pane when its target has gone.
+        Ok(snapshot
+            .panes
+            .iter()
+            .any(|row| row.id == pane)
+            .then_some(snapshot))
+    }
+
     fn commands() -> (Batch, [RowFormat; 5]) {
         Snapshot::commands_of(panes_format())
     }

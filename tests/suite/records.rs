@@ -173,6 +173,32 @@ fn tabs_and_workspaces_both_ways() {
     assert_eq!(ws["workspace"]["active_tab_id"], "w1:t1");
 }
 
+/// `pane get` reads its pane alone; a window linked into two sessions
+/// still answers each session's record of it.
+#[test]
+fn a_pane_of_a_linked_window_has_each_sessions_record() {
+    let server = TmuxServer::start();
+    server.tmux(&["new-session", "-d", "-s", "second"]);
+    server.tmux(&["link-window", "-s", "main:0", "-t", "second:5"]);
+    // The list has the pane once, under the session tmux names first.
+    let list = server.taw(&["pane", "list"]).result();
+    let row = list["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|pane| pane["tmux_id"] == "%0")
+        .unwrap()
+        .clone();
+    assert_eq!(row["pane_id"], "w1:p1");
+    assert_eq!(server.taw(&["pane", "get", "w1:p1"]).result()["pane"], row);
+    assert_eq!(server.taw(&["pane", "get", "%0"]).result()["pane"], row);
+    // The other session's record of it.
+    let there = server.taw(&["pane", "get", "w2:p1"]).result();
+    assert_eq!(there["pane"]["pane_id"], "w2:p1");
+    assert_eq!(there["pane"]["workspace_id"], "w2");
+    assert_eq!(there["pane"]["tab_id"], "w2:t1");
+}
+
 #[test]
 fn missing_things_are_not_found_and_bad_ids_invalid() {
     let server = TmuxServer::start();
