@@ -596,7 +596,7 @@ fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
 /// into two sessions), reads the whole server.
 fn get(context: &Context, text: &str) -> Result<Reply> {
     if let Ok(reference) = ids::parse_pane(text)
-        && let (PaneRef::Pane(id) | PaneRef::InWorkspace { pane: id, .. }) = reference
+        && let PaneRef::Pane(id) | PaneRef::InWorkspace { pane: id, .. } = reference
         && let Some(snapshot) = Snapshot::read_pane(&context.tmux(), id)?
         && let Some(pane) = snapshot.pane_ref(reference)
     {
