@@ -2,7 +2,6 @@
 
 use super::{Context, envelope_id};
 use crate::envelope::{Reply, Result, TawError};
-use crate::model::resolve;
 use crate::ops::go;
 use crate::tmux::callback::Callback;
 use crate::watch::{self, attach};
@@ -10,10 +9,13 @@ use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Verb {
-    /// Watch one pane (tmux runs this with pipe-pane; not for a person).
-    Pane {
-        /// The pane: %N or w1:pN.
-        pane: String,
+    /// The watcher of the whole server (attach-all starts it; not for a
+    /// person).
+    #[command(hide = true)]
+    Server {
+        /// A socket to tell once it listens.
+        #[arg(long)]
+        ready: Option<std::path::PathBuf>,
     },
     /// Put a watcher on every pane that has none.
     AttachAll {
@@ -32,7 +34,10 @@ pub(crate) enum Verb {
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
     match verb {
-        Verb::Pane { pane } => (envelope_id("watch", "pane"), watch_pane(context, &pane)),
+        Verb::Server { ready } => (
+            envelope_id("watch", "server"),
+            watch::server::serve(context.tmux(), ready.as_deref()).map(|()| Reply::Nothing),
+        ),
         Verb::AttachAll { restart, all } => (
             envelope_id("watch", "attach-all"),
             attach_all(context, restart, all),
@@ -40,16 +45,6 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
         Verb::Status => (envelope_id("watch", "status"), status(context)),
         Verb::Seen => (envelope_id("watch", "seen"), seen(context)),
     }
-}
-
-fn watch_pane(context: &Context, pane: &str) -> Result<Reply> {
-    // tmux starts a watcher with `%N`: no snapshot is needed, so a server
-    // that does not answer now does not end the watcher before it starts.
-    let pane = match crate::tmux::ids::tmux_number(pane.trim(), '%') {
-        Some(pane) => pane,
-        None => resolve::pane(&context.snapshot()?, pane)?.id,
-    };
-    watch::watch_pane(context.tmux(), pane).map(|()| Reply::Nothing)
 }
 
 fn current_bin() -> Result<String> {

@@ -127,13 +127,7 @@ pub(crate) fn seen_commands(pane: u32) -> Vec<crate::tmux::Cmd> {
 
 /// Wakes the watchers of `panes`, so they look now.
 pub(crate) fn wake(snapshot: &Snapshot, panes: &[u32]) {
-    for pane in panes {
-        if let Some(path) =
-            nudge::socket_path(&crate::paths::state_dir(), snapshot.server.pid, *pane)
-        {
-            nudge::nudge(&path);
-        }
-    }
+    nudge::wake_all(snapshot.server.pid, panes);
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -460,6 +460,13 @@ pub(crate) fn server_pid(tmux: &Tmux) -> Result<u32, TawError> {
         .map_err(|_| TawError::tmux(format!("tmux printed {out:?} for its pid")))
 }
 
+/// The path of the server's socket: how a process tmux did not start
+/// (with no `$TMUX`) finds this server.
+pub(crate) fn socket_path(tmux: &Tmux) -> Result<String, TawError> {
+    let out = tmux.run_one(commands::print_format("#{socket_path}"))?;
+    Ok(out.trim().to_string())
+}
+
 /// Whether tmux refused because the pane or session it was given has gone.
 pub(crate) fn is_target_gone(error: &TawError) -> bool {
     is_pane_gone(error) || error.message.contains("can't find session")

@@ -269,27 +269,52 @@ pub(crate) fn toast(
     Ok(())
 }
 
-/// `pipe-pane -O -t %N 'LINE'`: the pane's output goes to the command.
-/// Without `restart`, the pipe is opened only where none is, tested by
-/// tmux in the same step (`if-shell -F`), so attaches that race (a hook's
-/// and the load's) start one watcher. (`pipe-pane -o` would not do: it
+/// `pipe-pane -O -t %N 'LINE'`: the pane's output goes to the command,
+/// and the watcher's announcement goes on the pane in the same step.
+/// Without `restart`, both are done only where no pipe is, tested by tmux
+/// in the same step (`if-shell -F`), so a pipe someone opened meanwhile
+/// (tmux-logging's) is never replaced. (`pipe-pane -o` would not do: it
 /// closes a pipe that is there.) `restart` closes the pipe first.
-pub(crate) fn pipe_commands(pane: u32, words: &[ShellWord], restart: bool) -> Vec<Cmd> {
+pub(crate) fn pipe_commands(
+    pane: u32,
+    words: &[ShellWord],
+    announcement: &str,
+    restart: bool,
+) -> Vec<Cmd> {
     let target = format!("%{pane}");
     let line = cmd::shell_line(words);
+    let open = [
+        Cmd::new("pipe-pane").args(["-O", "-t", &target, &line]),
+        Cmd::new("set-option").args(["-p", "-t", &target, "--", opt::WATCHER, announcement]),
+    ];
     if restart {
-        vec![
-            Cmd::new("pipe-pane").args(["-t", &target]),
-            Cmd::new("pipe-pane").args(["-O", "-t", &target, &line]),
-        ]
+        let mut cmds = vec![Cmd::new("pipe-pane").args(["-t", &target])];
+        cmds.extend(open);
+        cmds
     } else {
-        let open = format!(
-            "pipe-pane -O -t {} {}",
-            cmd::quote_for_tmux(&target),
-            cmd::quote_for_tmux(&line)
-        );
-        vec![Cmd::new("if-shell").args(["-F", "-t", &target, "#{?pane_pipe,0,1}", &open])]
+        vec![Cmd::new("if-shell").args([
+            "-F",
+            "-t",
+            &target,
+            "#{?pane_pipe,0,1}",
+            &cmd::command_string(&open),
+        ])]
     }
+}
+
+/// Every pane's watcher announcement (`@agent_wizard_watcher`), in one call.
+pub(crate) fn announcements(
+    tmux: &Tmux,
+) -> Result<std::collections::HashMap<u32, String>, TawError> {
+    let format = format!("#{{pane_id}} #{{{}}}", opt::WATCHER);
+    let listed = tmux.run_one(Cmd::new("list-panes").args(["-a", "-F", &format]))?;
+    Ok(listed
+        .lines()
+        .filter_map(|line| {
+            let (id, value) = line.split_once(' ')?;
+            Some((ids::tmux_number(id, '%')?, value.to_string()))
+        })
+        .collect())
 }
 
 /// Takes a watcher's announcement off the pane if it is still `value` (a

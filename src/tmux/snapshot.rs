@@ -359,7 +359,9 @@ impl Snapshot {
     /// server, every session (which one is focused), the pane's window and
     /// its row, and the clients. `display-message -t %N` expands each
     /// format in the pane's own context, so tmux's work does not grow with
-    /// the server's other panes. `None` when tmux has no such pane.
+    /// the server's other panes. `None` when tmux has no such pane, or when
+    /// its window is linked into more than one session (which session's
+    /// row answers is the whole read's to say).
     pub(crate) fn read_pane(tmux: &Tmux, pane: u32) -> Result<Option<Snapshot>, TawError> {
         let target = format!("%{pane}");
         let formats = [
@@ -376,18 +378,18 @@ impl Snapshot {
             batch.push(super::commands::print_format_at(&target, &format.format()));
         }
         batch.push(Cmd::new("list-clients").args(["-F", &formats[4].format()]));
-        let output = match tmux.run(&batch) {
-            Ok(output) => output,
+        let linked = super::commands::print_format_at(&target, "#{pane_id} #{window_linked}");
+        let (output, more) = match rows_and_more(tmux, batch, vec![linked]) {
+            Ok(read) => read,
             Err(error) if super::is_pane_gone(&error) => return Ok(None),
             Err(error) => return Err(error),
         };
-        let snapshot = Snapshot::parse(&output, &formats)?;
-        // display-message describes another pane when its target has gone.
-        Ok(snapshot
-            .panes
-            .iter()
-            .any(|row| row.id == pane)
-            .then_some(snapshot))
+        // display-message prints for no pane at all when its target is not
+        // there: the rows are then not the pane's.
+        if more.first().map(|line| line.trim()) != Some(format!("{target} 0").as_str()) {
+            return Ok(None);
+        }
+        Snapshot::parse(&output, &formats).map(Some)
     }
 
     fn commands() -> (Batch, [RowFormat; 5]) {

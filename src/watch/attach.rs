@@ -1,13 +1,13 @@
-//! Starting watchers: `taw watch attach-all` puts one on every pane that
-//! has none, and `--restart` starts again those of another taw version.
+//! Attaching panes: `taw watch attach-all` asks the server's watcher
+//! ([`super::server`], started when none runs) to pipe every pane that has
+//! none; `--restart` also takes those of another taw version, and `--all`
+//! starts the watcher itself again.
 
 use crate::envelope::Result;
+use crate::tmux::Tmux;
 use crate::tmux::callback::Callback;
-use crate::tmux::commands::ShellWord;
-use crate::tmux::pane;
 use crate::tmux::snapshot::{Pane, Snapshot};
-use crate::tmux::{Batch, Tmux};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a pane's pipe is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,75 +33,24 @@ pub(crate) fn watch_of(pane: &Pane) -> Watch {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub(crate) struct Attached {
     pub attached: Vec<String>,
     pub restarted: Vec<String>,
     pub skipped_foreign: Vec<String>,
 }
 
-/// Puts a watcher on every pane without one; with `restart`, starts again
-/// the watchers of other taw versions (all of them, with `restart_all`).
+/// Puts a watcher on every pane without one; with `restart`, also on
+/// those of other taw versions (and, with `restart_all`, the server's
+/// watcher is started again and takes every pane). The watcher runs the
+/// callback's taw.
 pub(crate) fn attach_all(
     tmux: &Tmux,
     callback: &Callback,
     restart: bool,
     restart_all: bool,
 ) -> Result<Attached> {
-    let snapshot = Snapshot::read(tmux)?;
-    let mut result = Attached::default();
-    // Each pane's pipe is a group of its own: a pane that closed meanwhile
-    // stops no other pane's watcher.
-    let mut groups: Vec<(String, bool, Batch)> = Vec::new();
-    for pane in snapshot.unique_panes() {
-        if pane.dead {
-            continue;
-        }
-        let words = callback.words(&[
-            ShellWord::Literal("watch".into()),
-            ShellWord::Literal("pane".into()),
-            ShellWord::Literal(format!("%{}", pane.id)),
-        ]);
-        let id = format!("%{}", pane.id);
-        let restart_it = match watch_of(pane) {
-            Watch::None => false,
-            Watch::Older if restart => true,
-            Watch::Current if restart_all => true,
-            Watch::Foreign => {
-                result.skipped_foreign.push(id);
-                continue;
-            }
-            _ => continue,
-        };
-        let batch = Batch::of(pane::pipe_commands(pane.id, &words, restart_it));
-        groups.push((id, restart_it, batch));
-    }
-    // New pipes go together (opening one is asked only where none is, so a
-    // group run twice opens one); a restart, which closes a pipe first,
-    // goes alone.
-    let batches: Vec<Batch> = groups
-        .iter()
-        .filter(|(_, restart, _)| !restart)
-        .map(|(_, _, batch)| batch.clone())
-        .collect();
-    let mut opened = tmux.run_groups(&batches).into_iter();
-    let ran: Vec<Result<()>> = groups
-        .iter()
-        .map(|(_, restart, batch)| match restart {
-            true => tmux.run(batch).map(|_| ()),
-            false => opened.next().unwrap_or(Ok(())),
-        })
-        .collect();
-    for ((id, restarted, _), ran) in groups.into_iter().zip(ran) {
-        match ran {
-            Ok(()) if restarted => result.restarted.push(id),
-            Ok(()) => result.attached.push(id),
-            // A pane that closed meanwhile has no watcher to get.
-            Err(error) if crate::tmux::is_pane_gone(&error) => {}
-            Err(error) => return Err(error),
-        }
-    }
-    Ok(result)
+    super::server::attach(tmux, &callback.bin, &callback.env, restart, restart_all)
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1,6 +1,6 @@
-//! The per-pane watcher: `taw watch pane %N`, which tmux starts with
-//! `pipe-pane -O`, so the pane's output arrives on its standard input and
-//! it ends when the pane does.
+//! The watcher of a pane, one thread of the server's watcher
+//! ([`server`]): the pane's output wakes it, and it ends when the pane's
+//! pipe does.
 //!
 //! Event driven: output marks the pane dirty; a short debounce later, one
 //! tmux call looks at the pane (screen, title, clients, options), the
@@ -12,6 +12,7 @@
 pub(crate) mod announce;
 pub(crate) mod attach;
 pub(crate) mod nudge;
+pub(crate) mod server;
 pub(crate) mod tracker;
 pub(crate) mod typed;
 pub(crate) mod waiters;
@@ -34,8 +35,8 @@ use crate::sandbox::Container;
 use crate::tmux::Tmux;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self, OptionWrites, PaneView};
-use std::io::Read;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use tracker::{Change, Front, Observation, Reading, Timing, Tracker};
@@ -190,11 +191,19 @@ pub(crate) struct Watcher {
     shell_in_front: bool,
     /// The pane's session, for an event told once the pane has gone.
     session_name: String,
+    /// What the server's watcher wrote in `@agent_wizard_watcher` as it
+    /// piped the pane.
+    announcement: String,
 }
 
 impl Watcher {
-    pub(crate) fn new(tmux: Tmux, pane: u32, server: u32) -> Watcher {
-        let config = Config::load().unwrap_or_default();
+    pub(crate) fn new(
+        tmux: Tmux,
+        pane: u32,
+        server: u32,
+        announcement: String,
+        config: Config,
+    ) -> Watcher {
         let registry = OnDemand::default();
         let listeners = Listeners::from_config(&config);
         Watcher {
@@ -223,16 +232,21 @@ impl Watcher {
             runtime_in_front: None,
             shell_in_front: false,
             session_name: String::new(),
+            announcement,
         }
     }
 
-    /// Runs until the pane ends. `events` brings output and nudges. A tmux
-    /// that does not answer (a stopped server: each call ends in `timeout`)
-    /// is asked again a moment later; the watcher ends only with its pane.
-    pub(crate) fn run(mut self, events: mpsc::Receiver<Wake>) -> Result<(), TawError> {
-        if !self.announce_once_answered(&events)? {
-            return Ok(());
-        }
+    /// Runs until the pane's pipe ends. `events` brings output and
+    /// nudges. A tmux that does not answer (a stopped server: each call
+    /// ends in `timeout`) is asked again a moment later.
+    /// `unread` is set by the reader when it tells of output, and taken
+    /// off here as the output is taken in: a pane printing at full speed
+    /// wakes its thread once a look, not once a read.
+    pub(crate) fn run(
+        mut self,
+        events: mpsc::Receiver<Wake>,
+        unread: &AtomicBool,
+    ) -> Result<(), TawError> {
         let first_wake = self.start();
         let mut first_dirty: Option<Instant> = None;
         let mut last_output = Instant::now();
@@ -263,6 +277,7 @@ impl Watcher {
                     return Ok(());
                 }
                 Some(Wake::Output) => {
+                    unread.store(false, Ordering::Release);
                     last_output = Instant::now();
                     if first_dirty.is_none() {
                         first_dirty = Some(last_output);
@@ -294,29 +309,13 @@ impl Watcher {
         }
     }
 
-    /// Says in the pane which taw watches it, again while tmux does not
-    /// answer. False when the pane ended first.
-    fn announce_once_answered(&self, events: &mpsc::Receiver<Wake>) -> Result<bool, TawError> {
-        while let Err(error) = self.announce() {
-            // Only a server that does not answer is asked again.
-            if error.code != ErrorCode::Timeout {
-                return Err(error);
-            }
-            if let Ok(Wake::End) | Err(RecvTimeoutError::Disconnected) = events.recv_timeout(RETRY)
-            {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
     /// The pane ended, or its pipe went to another watcher: the
     /// announcement comes off, and a container in front of a pane that went
     /// is told stopped.
     fn finish(&mut self) {
         // Nothing to do when it fails: a pane that went took its options
         // with it, and a watcher after this one has its own announcement.
-        let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement());
+        let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement);
         // The pane went (or its server) with a container in front; a pane
         // still there has only changed watchers.
         let pane_gone = pane::read_values(&self.tmux, self.pane, &[])
@@ -327,18 +326,6 @@ impl Watcher {
                 (!self.session_name.is_empty()).then(|| self.session_name.clone());
             hooks::announce(&self.tmux, &self.listeners, vec![stopped]);
         }
-    }
-
-    /// Says in the pane which taw watches it.
-    fn announce(&self) -> Result<(), TawError> {
-        let mut writes = OptionWrites::default();
-        writes.set(opt::WATCHER, self.announcement());
-        pane::write_options(&self.tmux, self.pane, &writes)
-    }
-
-    /// What the watcher writes in `@agent_wizard_watcher`.
-    fn announcement(&self) -> String {
-        format!("{} {}", env!("CARGO_PKG_VERSION"), std::process::id())
     }
 
     /// The first look: an agent the pane already records (a watcher started
@@ -967,62 +954,6 @@ fn status_of(state: RuleState) -> AgentStatus {
         RuleState::Blocked => AgentStatus::Blocked,
         RuleState::Unknown => AgentStatus::Unknown,
     }
-}
-
-/// Watches pane `%pane` until the pane ends: its output comes on standard
-/// input (tmux's pipe-pane), nudges on a socket of its own in the state
-/// folder. A server that does not answer is asked again; the watcher ends
-/// only with its pane.
-pub(crate) fn watch_pane(tmux: Tmux, pane: u32) -> Result<(), TawError> {
-    let (sender, events) = mpsc::channel();
-    let output = sender.clone();
-    std::thread::spawn(move || read_output(output));
-    // The server's pid names the sockets of the pane's watcher and waiters.
-    let server = loop {
-        match crate::tmux::server_pid(&tmux) {
-            Ok(pid) => break pid,
-            Err(error) if error.code != ErrorCode::Timeout => return Err(error),
-            Err(_) => {
-                if let Ok(Wake::End) | Err(RecvTimeoutError::Disconnected) =
-                    events.recv_timeout(RETRY)
-                {
-                    return Ok(());
-                }
-            }
-        }
-    };
-    let socket = nudge::socket_path(&crate::paths::state_dir(), server, pane);
-    if let Some(path) = &socket {
-        // Without its socket the watcher still looks at every output; a
-        // report without output then waits for the next.
-        let _ = nudge::listen(path, sender);
-    }
-    let result = Watcher::new(tmux, pane, server).run(events);
-    if let Some(path) = socket {
-        // Already gone is fine: there is nothing else to clean up.
-        let _ = std::fs::remove_file(path);
-    }
-    result
-}
-
-/// Reads the pane's output from standard input, turning it into events.
-fn read_output(sender: mpsc::Sender<Wake>) {
-    let mut stdin = std::io::stdin().lock();
-    let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        match stdin.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(_) => {
-                if sender.send(Wake::Output).is_err() {
-                    return;
-                }
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        }
-    }
-    // No receiver: the watcher has ended already.
-    let _ = sender.send(Wake::End);
 }
 
 /// When output that began at `first` is looked at, where that is sooner

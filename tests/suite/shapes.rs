@@ -18,7 +18,7 @@
 //!
 //! Not snapshotted:
 //! - `taw ui` (the popup itself: a full-screen program, not an answer) and
-//!   `taw watch pane` (the watcher: it runs for the pane's life, printing
+//!   `taw watch server` (the watcher: it runs for the server's life, printing
 //!   nothing);
 //! - the `agent` result of an `agent prompt --wait` or `agent wait` whose
 //!   agent left its pane (`{"agent": null, "final_status", "released"}`):

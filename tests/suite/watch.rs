@@ -1,5 +1,6 @@
-//! Watchers: one per pane, started at load and by the hooks for new panes;
-//! `taw watch status` tells them apart, `attach-all --restart` renews them.
+//! The watcher: one for the server, started at load; it takes every pane,
+//! and new ones through the hooks; `taw watch status` tells the pipes
+//! apart, `attach-all --restart` renews them.
 
 use crate::common::{TmuxServer, taw_bin};
 use serde_json::Value;
@@ -73,6 +74,8 @@ fn older_and_foreign_pipes() {
     });
 }
 
+/// One watcher for the server: a pane that goes ends its watch (its FIFO
+/// goes), and the watcher ends with its last pipe.
 #[test]
 fn watchers_end_with_their_panes() {
     let server = TmuxServer::start();
@@ -81,20 +84,86 @@ fn watchers_end_with_their_panes() {
     server.wait_for("two watchers", Duration::from_secs(5), || {
         watched(&server) == 2
     });
-    let pid = |pane: &str| -> u32 {
-        status(&server)["panes"]
-            .as_array()
+    let pids: Vec<u64> = status(&server)["panes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pids[0], pids[1], "one watcher for the server");
+    let watcher = pids[0];
+    let run = server.state_dir().join("run");
+    let fifos = |pane: &str| -> usize {
+        let server_pid = server.display("%0", "#{pid}");
+        std::fs::read_dir(&run)
             .unwrap()
-            .iter()
-            .find(|p| p["tmux_id"] == pane)
-            .and_then(|p| p["pid"].as_u64())
-            .unwrap() as u32
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| {
+                let name = entry.file_name().to_string_lossy().to_string();
+                name.starts_with(&format!("{server_pid}-{pane}-")) && name.ends_with(".fifo")
+            })
+            .count()
     };
-    let watcher = pid("%1");
+    assert_eq!(fifos("1"), 1);
     server.tmux(&["kill-pane", "-t", "%1"]);
+    server.wait_for("the pane's FIFO to go", Duration::from_secs(5), || {
+        fifos("1") == 0
+    });
+    assert!(std::path::Path::new(&format!("/proc/{watcher}")).exists());
+    // The last pipe closed: the watcher ends.
+    server.tmux(&["pipe-pane", "-t", "%0"]);
     server.wait_for("the watcher to end", Duration::from_secs(5), || {
         !std::path::Path::new(&format!("/proc/{watcher}")).exists()
     });
+}
+
+/// A watcher killed by a signal: the next hook for a new pane starts
+/// another, which takes every pane again and says so in its log.
+#[test]
+fn a_watcher_that_dies_is_started_again_by_the_next_hook() {
+    let server = TmuxServer::start();
+    load(&server);
+    server.tmux(&["split-window", "-d", "-t", "main:0"]);
+    server.wait_for("two watched panes", Duration::from_secs(5), || {
+        watched(&server) == 2
+    });
+    let pid_of = |server: &TmuxServer| -> Vec<u64> {
+        status(server)["panes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["pid"].as_u64())
+            .collect()
+    };
+    let old = pid_of(&server)[0];
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &old.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    server.wait_for("the watcher to die", Duration::from_secs(5), || {
+        !std::path::Path::new(&format!("/proc/{old}")).exists()
+    });
+    server.tmux(&["new-window", "-d", "-t", "main:"]);
+    server.wait_for(
+        "a new watcher on all three",
+        Duration::from_secs(10),
+        || {
+            let pids = pid_of(&server);
+            pids.len() == 3 && pids.iter().all(|pid| *pid != old && *pid == pids[0])
+        },
+    );
+    // It watches: an agent in the old pane is seen.
+    let claude = format!("{}/claude", stand_in_claude(&server));
+    server.tmux(&["send-keys", "-t", "%0", &claude, "Enter"]);
+    server.wait_for("the agent seen", Duration::from_secs(10), || {
+        server.display("%0", "#{@agent_kind}") == "claude"
+    });
+    let log = std::fs::read_to_string(server.state_dir().join("logs/watch.log")).unwrap();
+    assert!(
+        log.contains(&format!("the watcher of pid {old}, which is not this one")),
+        "{log}"
+    );
 }
 
 #[test]

@@ -1,0 +1,707 @@
+//! One watcher for a whole tmux server: `taw watch server`, started by the
+//! first `taw watch attach-all` (a load, a hook for a new pane) that finds
+//! none running.
+//!
+//! tmux starts a process for every `pipe-pane`; here it is the smallest
+//! there is, `cat` writing into a FIFO of the watcher's (about 0.1 MB a
+//! pane, where a watcher of its own cost 1.9 MB). One thread reads every
+//! FIFO with poll(2) and wakes the pane's [`Watcher`], which keeps its own
+//! state and timers in a thread of its own; a quiet server wakes nothing.
+//! The watcher listens on a Unix socket in the state folder for the asks
+//! of other taw processes (attach the panes, look at a pane, quit), and
+//! holds a lock file while it runs, so a server never has two. It ends
+//! when its last pane's pipe closes: the panes went (or the server did),
+//! or an unload closed them.
+
+use super::Wake;
+use super::attach::{Attached, Watch, watch_of};
+use crate::config::Config;
+use crate::envelope::{ErrorCode, Result, TawError};
+use crate::tmux::commands::ShellWord;
+use crate::tmux::snapshot::Snapshot;
+use crate::tmux::{Batch, Tmux, pane};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::{UnixDatagram, UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+/// The longest socket path the system takes (sun_path, less its NUL).
+const MAX_SOCKET_PATH: usize = 103;
+/// How long an ask waits for the watcher's answer (an attach reads the
+/// server and makes every pipe in one tmux call).
+const ANSWER_LIMIT: Duration = Duration::from_secs(20);
+/// How long a new watcher has to say it listens.
+const START_LIMIT: Duration = Duration::from_secs(10);
+/// How long a new watcher waits for one on its way out to let go.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// How long the watcher waits for an ask's line once connected.
+const ASK_LIMIT: Duration = Duration::from_secs(2);
+/// Each pane's thread: its looks need little stack (the config's parser is
+/// the deepest), and only the pages it touches cost memory.
+const PANE_STACK: usize = 512 * 1024;
+
+/// What another taw asks the server's watcher.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "ask", rename_all = "snake_case")]
+pub(crate) enum Ask {
+    /// Pipe every pane that has no watcher (with `restart`, those of
+    /// another taw version too); answered with [`Attached`].
+    Attach { restart: bool },
+    /// Look at pane `%pane` now: a report, a focus change.
+    Look { pane: u32 },
+    /// End now, leaving the pipes: a watcher started after it takes them.
+    Quit,
+}
+
+/// The watcher's answer to an ask.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+enum Answer {
+    Attached(Attached),
+    Failed { code: ErrorCode, message: String },
+    Done,
+}
+
+/// The watcher's socket for server `server`: `None` where the state
+/// folder's path is too long for one.
+pub(crate) fn socket_path(state_dir: &Path, server: u32) -> Option<PathBuf> {
+    let path = state_dir.join("run").join(format!("{server}-watch.sock"));
+    (path.as_os_str().len() <= MAX_SOCKET_PATH).then_some(path)
+}
+
+fn lock_path(state_dir: &Path, server: u32) -> PathBuf {
+    state_dir.join("run").join(format!("{server}-watch.lock"))
+}
+
+/// A pane's FIFO: the serial makes each pipe's its own, so a pane piped
+/// again never meets the end of its last pipe.
+fn fifo_path(state_dir: &Path, server: u32, pane: u32, serial: u64) -> PathBuf {
+    state_dir
+        .join("run")
+        .join(format!("{server}-{pane}-{serial}.fifo"))
+}
+
+fn no_socket() -> TawError {
+    TawError::io(format!(
+        "the state folder's path is too long for the watcher's socket (at most {MAX_SOCKET_PATH} bytes); set TAW_STATE_DIR to a shorter one"
+    ))
+}
+
+/// Sends `ask` to the watcher of server `server` and reads its answer:
+/// `Ok(None)` when no watcher listens there.
+fn send(state_dir: &Path, server: u32, ask: &Ask) -> Result<Option<String>> {
+    let path = socket_path(state_dir, server).ok_or_else(no_socket)?;
+    let mut stream = match UnixStream::connect(&path) {
+        Ok(stream) => stream,
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
+            ) =>
+        {
+            return Ok(None);
+        }
+        Err(error) => return Err(TawError::io(format!("the watcher's socket: {error}"))),
+    };
+    let line = serde_json::to_string(ask).map_err(|e| TawError::io(e.to_string()))?;
+    let io = |error: std::io::Error| TawError::io(format!("the watcher's socket: {error}"));
+    stream.set_write_timeout(Some(ANSWER_LIMIT)).map_err(io)?;
+    stream.set_read_timeout(Some(ANSWER_LIMIT)).map_err(io)?;
+    stream
+        .write_all(format!("{line}\n").as_bytes())
+        .map_err(io)?;
+    let mut answer = String::new();
+    match stream.read_to_string(&mut answer) {
+        Ok(_) => Ok(Some(answer)),
+        Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Err(TawError::new(
+            ErrorCode::Timeout,
+            format!(
+                "the watcher (taw watch server) did not answer in {}",
+                crate::exec::seconds(ANSWER_LIMIT)
+            ),
+        )),
+        Err(error) => Err(io(error)),
+    }
+}
+
+/// Asks the server's watcher to look at pane `%pane`; nothing happens when
+/// none runs (the next one looks at every pane as it starts).
+pub(crate) fn ask_look(server: u32, pane: u32) {
+    // A look not asked is made at the pane's next output.
+    let _ = send(&crate::paths::state_dir(), server, &Ask::Look { pane });
+}
+
+/// Asks the server's watcher to attach the panes, starting one (with
+/// `bin`, in `env`) when none runs. With `renew`, the watcher running is
+/// ended first, and the new one takes every pane.
+pub(crate) fn attach(
+    tmux: &Tmux,
+    bin: &str,
+    env: &[(&'static str, String)],
+    restart: bool,
+    renew: bool,
+) -> Result<Attached> {
+    let server = crate::tmux::server_pid(tmux)?;
+    let state_dir = crate::paths::state_dir();
+    if renew {
+        send(&state_dir, server, &Ask::Quit)?;
+    }
+    let ask = Ask::Attach { restart };
+    // A watcher that was ending as it was asked (its last pane went) is
+    // followed by one started here.
+    let mut answer = None;
+    for _ in 0..3 {
+        answer = send(&state_dir, server, &ask)?;
+        if answer.is_some() {
+            break;
+        }
+        start(tmux, &state_dir, server, bin, env)?;
+    }
+    let answer = answer.ok_or_else(|| {
+        TawError::io(format!(
+            "the watcher (taw watch server) starts but does not listen; its log: {}",
+            log_path().display()
+        ))
+    })?;
+    match serde_json::from_str::<Answer>(answer.trim()) {
+        Ok(Answer::Attached(attached)) => Ok(attached),
+        Ok(Answer::Failed { code, message }) => Err(TawError::new(code, message)),
+        Ok(Answer::Done) | Err(_) => Err(TawError::io(format!(
+            "the watcher answered {:?} to an attach",
+            crate::text::one_line(&answer, 200)
+        ))),
+    }
+}
+
+/// Starts `taw watch server` for this server, in a session of its own and
+/// with tmux's global environment, and waits until it listens: it says so
+/// on a datagram socket of ours.
+fn start(
+    tmux: &Tmux,
+    state_dir: &Path,
+    server: u32,
+    bin: &str,
+    env: &[(&'static str, String)],
+) -> Result<()> {
+    let run = state_dir.join("run");
+    crate::paths::make_private_dir(&run)
+        .map_err(|e| TawError::io(format!("cannot make {}: {e}", run.display())))?;
+    let ready_path = run.join(format!("{server}-ready-{}.sock", std::process::id()));
+    if ready_path.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(no_socket());
+    }
+    // One left by a taw of this pid that was killed; usually none.
+    let _ = std::fs::remove_file(&ready_path);
+    let ready = UnixDatagram::bind(&ready_path)
+        .map_err(|e| TawError::io(format!("cannot listen on {}: {e}", ready_path.display())))?;
+    // The environment of tmux's own jobs (tmux's global one): what a pane's
+    // program, a hook and a notification's helper expect (DISPLAY, the
+    // session bus), whoever asked for the watcher.
+    let global = crate::tmux::environment::read_for_sessions(tmux, &[]).for_session(None);
+    // Named by its path: tmux's environment has no $TMUX to find it by.
+    let socket_path = crate::tmux::socket_path(tmux)?;
+    let started = crate::exec::Program::new(bin)
+        .env_clear()
+        .envs(global)
+        .envs(env.iter().map(|(name, value)| (*name, value.as_str())))
+        .args(["-S", &socket_path])
+        .args(["watch", "server", "--ready"])
+        .arg(&ready_path)
+        .start_unwatched();
+    let heard = started.is_ok()
+        && ready.set_read_timeout(Some(START_LIMIT)).is_ok()
+        && ready.recv(&mut [0u8; 8]).is_ok();
+    // Gone either way: nothing else listens on it.
+    let _ = std::fs::remove_file(&ready_path);
+    match started {
+        Err(failure) => Err(TawError::io(failure.describe("taw watch server"))),
+        Ok(()) if !heard => Err(TawError::new(
+            ErrorCode::Timeout,
+            format!(
+                "the watcher (taw watch server) did not start in {}; its log: {}",
+                crate::exec::seconds(START_LIMIT),
+                log_path().display()
+            ),
+        )),
+        Ok(()) => Ok(()),
+    }
+}
+
+fn log_path() -> PathBuf {
+    crate::paths::state_dir().join("logs").join("watch.log")
+}
+
+/// A line in the watcher's log, with the time.
+fn log(text: &str) {
+    let line = format!(
+        "{} [{}] {}",
+        crate::hooks::run::utc_time(crate::clock::now_ms() / 1000),
+        std::process::id(),
+        crate::text::one_line(text, usize::MAX)
+    );
+    crate::paths::append_line(&log_path(), &line, 256 * 1024);
+}
+
+/// One pane the watcher has piped.
+struct Piped {
+    /// Its FIFO, open for reading; the path is taken out at its end.
+    fifo: File,
+    path: PathBuf,
+    /// What the watcher wrote in the pane's `@agent_wizard_watcher`.
+    announcement: String,
+    wake: mpsc::Sender<Wake>,
+    /// Output told that the pane's thread has not taken in yet.
+    unread: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+/// The watcher process.
+struct Serving {
+    tmux: Tmux,
+    /// The socket it listens on.
+    socket: PathBuf,
+    server: u32,
+    state_dir: PathBuf,
+    config: Config,
+    panes: HashMap<u32, Piped>,
+    /// Threads of panes that ended, finishing their last words.
+    ending: Vec<std::thread::JoinHandle<()>>,
+    serial: u64,
+}
+
+/// `taw watch server`: runs until the last pane's pipe closes. `ready` is
+/// the socket its starter waits on.
+pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
+    let server = crate::tmux::server_pid(&tmux)?;
+    let state_dir = crate::paths::state_dir();
+    let run = state_dir.join("run");
+    crate::paths::make_private_dir(&run)
+        .map_err(|e| TawError::io(format!("cannot make {}: {e}", run.display())))?;
+    let say_ready = || {
+        if let Some(path) = ready {
+            // The starter gave up waiting: nobody to tell.
+            let _ = UnixDatagram::unbound().and_then(|s| s.send_to(b"r", path));
+        }
+    };
+    let lock_file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path(&state_dir, server))
+        .map_err(|e| TawError::io(format!("the watcher's lock: {e}")))?;
+    if !take_lock(&lock_file) {
+        // Another watcher runs (or is starting): the starter asks it.
+        say_ready();
+        return Ok(());
+    }
+    let socket = socket_path(&state_dir, server).ok_or_else(no_socket)?;
+    // The lock is ours, so a socket there is a dead watcher's.
+    let _ = std::fs::remove_file(&socket);
+    let listener = UnixListener::bind(&socket)
+        .map_err(|e| TawError::io(format!("cannot listen on {}: {e}", socket.display())))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| TawError::io(e.to_string()))?;
+    log(&format!("started for the tmux server of pid {server}"));
+    say_ready();
+    let mut serving = Serving {
+        tmux,
+        socket: socket.clone(),
+        server,
+        state_dir,
+        config: Config::load().unwrap_or_default(),
+        panes: HashMap::new(),
+        ending: Vec::new(),
+        serial: 0,
+    };
+    let ended = serving.run(&listener);
+    let _ = std::fs::remove_file(&socket);
+    match ended {
+        Ending::LastPane => {
+            serving.close();
+            log("ended: no pane is piped to it any more");
+        }
+        Ending::Asked => {
+            // The panes' announcements stay: the watcher started after
+            // this one knows them by it, and pipes them again.
+            for piped in serving.panes.values() {
+                let _ = std::fs::remove_file(&piped.path);
+            }
+            log("ended: asked to, for a watcher started after it");
+        }
+    }
+    drop(lock_file);
+    Ok(())
+}
+
+enum Ending {
+    LastPane,
+    Asked,
+}
+
+impl Serving {
+    /// The loop: output, asks. Returns why it ended.
+    fn run(&mut self, listener: &UnixListener) -> Ending {
+        let mut buffer = vec![0u8; 64 * 1024];
+        // It ends with its last pane, once an attach has been asked (one
+        // that finds nothing to pipe ends it too).
+        let mut had_panes = false;
+        loop {
+            self.ending.retain(|thread| !thread.is_finished());
+            if had_panes && self.panes.is_empty() {
+                return Ending::LastPane;
+            }
+            let mut fds = vec![libc::pollfd {
+                fd: listener.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            let order: Vec<u32> = self.panes.keys().copied().collect();
+            fds.extend(order.iter().map(|pane| libc::pollfd {
+                fd: self.panes[pane].fifo.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }));
+            // SAFETY: fds is a live array of pollfd of its length.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            if ready < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                log(&format!("poll failed: {}", std::io::Error::last_os_error()));
+                return Ending::LastPane;
+            }
+            for (index, pane) in order.iter().enumerate() {
+                if fds[index + 1].revents != 0 {
+                    self.take_output(*pane, &mut buffer);
+                }
+            }
+            if fds[0].revents != 0 {
+                while let Ok((stream, _)) = listener.accept() {
+                    match self.answer(stream) {
+                        Some(Ask::Quit) => return Ending::Asked,
+                        Some(Ask::Attach { .. }) => had_panes = true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads what pane `%pane`'s FIFO holds; its end (the pipe closed: the
+    /// pane went, or its pipe was closed) ends the pane's watch.
+    fn take_output(&mut self, pane: u32, buffer: &mut [u8]) {
+        let Some(piped) = self.panes.get_mut(&pane) else {
+            return;
+        };
+        let mut got = false;
+        let ended = loop {
+            match piped.fifo.read(buffer) {
+                Ok(0) => break true,
+                Ok(_) => got = true,
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => break false,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break true,
+            }
+        };
+        if got && !piped.unread.swap(true, Ordering::AcqRel) {
+            // A pane thread that ended has nothing to wake.
+            let _ = piped.wake.send(Wake::Output);
+        }
+        if ended {
+            self.end_pane(pane);
+        }
+    }
+
+    fn end_pane(&mut self, pane: u32) {
+        if let Some(piped) = self.panes.remove(&pane) {
+            let _ = piped.wake.send(Wake::End);
+            // Gone already is fine: nothing else uses the path.
+            let _ = std::fs::remove_file(&piped.path);
+            self.ending.push(piped.thread);
+        }
+    }
+
+    /// Reads one ask from `stream` and answers it.
+    fn answer(&mut self, stream: UnixStream) -> Option<Ask> {
+        // An ask that cannot be read has nobody to hear why.
+        let _ = stream.set_nonblocking(false);
+        let _ = stream.set_read_timeout(Some(ASK_LIMIT));
+        let mut line = String::new();
+        BufReader::new(&stream).read_line(&mut line).ok()?;
+        let ask: Ask = serde_json::from_str(line.trim()).ok()?;
+        let answer = match &ask {
+            Ask::Attach { restart } => match self.attach(*restart) {
+                Ok(attached) => Answer::Attached(attached),
+                Err(error) => Answer::Failed {
+                    code: error.code,
+                    message: error.message,
+                },
+            },
+            Ask::Look { pane } => {
+                if let Some(piped) = self.panes.get(pane) {
+                    let _ = piped.wake.send(Wake::Nudge);
+                }
+                Answer::Done
+            }
+            Ask::Quit => {
+                // Gone before the answer: the asker's next ask starts a new
+                // watcher rather than reach this one on its way out.
+                let _ = std::fs::remove_file(&self.socket);
+                Answer::Done
+            }
+        };
+        if let Ok(text) = serde_json::to_string(&answer) {
+            // The asker gave up: the work is done all the same.
+            let _ = (&stream).write_all(format!("{text}\n").as_bytes());
+        }
+        Some(ask)
+    }
+
+    /// Pipes every pane that needs it, all in one tmux call: those with no
+    /// pipe, those whose pipe's watcher is not this one (it ended: its
+    /// pipes are dead ends), and with `restart` those of another taw
+    /// version. Someone else's pipe is left alone.
+    fn attach(&mut self, restart: bool) -> Result<Attached> {
+        let snapshot = Snapshot::read(&self.tmux)?;
+        let mut result = Attached::default();
+        let mut planned: Vec<(u32, bool, PathBuf, File, String)> = Vec::new();
+        let mut gone_watchers: Vec<String> = Vec::new();
+        for found in snapshot.unique_panes() {
+            if found.dead {
+                continue;
+            }
+            let mine = self
+                .panes
+                .get(&found.id)
+                .is_some_and(|piped| found.pipe && piped.announcement == found.watcher);
+            if mine {
+                continue;
+            }
+            let restart_it = match watch_of(found) {
+                Watch::None => false,
+                Watch::Current => {
+                    let pid = found.watcher.split_whitespace().nth(1).unwrap_or("");
+                    if !gone_watchers.iter().any(|known| known == pid) {
+                        gone_watchers.push(pid.to_string());
+                    }
+                    true
+                }
+                Watch::Older if restart => true,
+                Watch::Older => continue,
+                Watch::Foreign => {
+                    result.skipped_foreign.push(format!("%{}", found.id));
+                    continue;
+                }
+            };
+            self.serial += 1;
+            let path = fifo_path(&self.state_dir, self.server, found.id, self.serial);
+            let fifo = make_fifo(&path)
+                .map_err(|e| TawError::io(format!("cannot make {}: {e}", path.display())))?;
+            let announcement = format!(
+                "{} {} {}",
+                env!("CARGO_PKG_VERSION"),
+                std::process::id(),
+                self.serial
+            );
+            planned.push((found.id, restart_it, path, fifo, announcement));
+        }
+        for pid in gone_watchers.iter().filter(|pid| !pid.is_empty()) {
+            log(&format!(
+                "the panes of the watcher of pid {pid}, which is not this one, are watched again"
+            ));
+        }
+        let groups: Vec<Batch> = planned
+            .iter()
+            .map(|(id, restart_it, path, _, announcement)| {
+                Batch::of(pane::pipe_commands(
+                    *id,
+                    &relay_words(path),
+                    announcement,
+                    *restart_it,
+                ))
+            })
+            .collect();
+        let ran = self.tmux.run_groups(&groups);
+        // Which pipes tmux made: an `if-shell` that found a pipe made none.
+        let announced = pane::announcements(&self.tmux)?;
+        for ((id, restarted, path, fifo, announcement), ran) in planned.into_iter().zip(ran) {
+            let made = ran.is_ok() && announced.get(&id) == Some(&announcement);
+            if !made {
+                let _ = std::fs::remove_file(&path);
+                match ran {
+                    // A pane that closed meanwhile has no watcher to get.
+                    Err(error) if !crate::tmux::is_pane_gone(&error) => return Err(error),
+                    _ => continue,
+                }
+            }
+            if let Some(old) = self.panes.remove(&id) {
+                // Its pipe was closed for this one: its thread ends, and
+                // leaves this announcement be.
+                let _ = old.wake.send(Wake::End);
+                let _ = std::fs::remove_file(&old.path);
+                self.ending.push(old.thread);
+            }
+            let piped = self.start_pane(id, path, fifo, announcement)?;
+            self.panes.insert(id, piped);
+            if restarted {
+                result.restarted.push(format!("%{id}"));
+            } else {
+                result.attached.push(format!("%{id}"));
+            }
+        }
+        Ok(result)
+    }
+
+    fn start_pane(
+        &self,
+        id: u32,
+        path: PathBuf,
+        fifo: File,
+        announcement: String,
+    ) -> Result<Piped> {
+        let (wake, events) = mpsc::channel();
+        let unread = Arc::new(AtomicBool::new(false));
+        let taken = unread.clone();
+        let watcher = super::Watcher::new(
+            self.tmux.clone(),
+            id,
+            self.server,
+            announcement.clone(),
+            self.config.clone(),
+        );
+        let thread = std::thread::Builder::new()
+            .name(format!("pane %{id}"))
+            .stack_size(PANE_STACK)
+            .spawn(move || {
+                if let Err(error) = watcher.run(events, &taken) {
+                    log(&format!("pane %{id}: {}", error.message));
+                }
+            })
+            .map_err(|e| TawError::io(format!("cannot start the thread of %{id}: {e}")))?;
+        Ok(Piped {
+            fifo,
+            path,
+            announcement,
+            wake,
+            unread,
+            thread,
+        })
+    }
+
+    /// The end: every pane's thread told, and waited for while it says
+    /// its last words (a look being written, a retired announcement).
+    fn close(&mut self) {
+        let panes: Vec<u32> = self.panes.keys().copied().collect();
+        for pane in panes {
+            self.end_pane(pane);
+        }
+        for thread in self.ending.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Takes the watcher's lock: at once when it is free, or once a watcher
+/// on its way out lets it go (a quit for a renew, the last pane gone: a
+/// moment); false when another watcher holds it on.
+fn take_lock(file: &File) -> bool {
+    let fd = file.as_raw_fd();
+    let (taken, told) = mpsc::channel();
+    // A blocking flock has no time limit of its own: it waits in a thread
+    // of its own, which the process's end takes along.
+    std::thread::spawn(move || {
+        // SAFETY: flock on a descriptor the caller keeps open as long as
+        // the process lives, or ends the process with it.
+        let _ = taken.send(unsafe { libc::flock(fd, libc::LOCK_EX) } == 0);
+    });
+    told.recv_timeout(LOCK_WAIT).unwrap_or(false)
+}
+
+/// The relay tmux runs for a pane: `exec cat > FIFO`.
+fn relay_words(path: &Path) -> Vec<ShellWord> {
+    vec![
+        ShellWord::Keyword("exec"),
+        ShellWord::Literal("cat".into()),
+        ShellWord::Keyword(">"),
+        ShellWord::Literal(path.display().to_string()),
+    ]
+}
+
+/// Makes a FIFO at `path` (one left there is replaced) and opens it for
+/// reading without waiting for a writer.
+fn make_fifo(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = std::fs::remove_file(path);
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::other("a NUL in the path"))?;
+    // SAFETY: mkfifo reads a NUL-terminated path that lives across the call.
+    if unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asks_and_answers_read_back() {
+        for ask in [
+            Ask::Attach { restart: true },
+            Ask::Look { pane: 7 },
+            Ask::Quit,
+        ] {
+            let text = serde_json::to_string(&ask).unwrap();
+            assert_eq!(serde_json::from_str::<Ask>(&text).unwrap(), ask);
+        }
+        let text = serde_json::to_string(&Answer::Failed {
+            code: ErrorCode::Timeout,
+            message: "m".into(),
+        })
+        .unwrap();
+        assert!(matches!(
+            serde_json::from_str::<Answer>(&text).unwrap(),
+            Answer::Failed {
+                code: ErrorCode::Timeout,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_fifo_is_read_until_its_writer_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = fifo_path(dir.path(), 1, 2, 3);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut fifo = make_fifo(&path).unwrap();
+        let mut buffer = [0u8; 16];
+        {
+            let mut writer = File::options().write(true).open(&path).unwrap();
+            writer.write_all(b"hi").unwrap();
+            assert_eq!(fifo.read(&mut buffer).unwrap(), 2);
+            assert_eq!(
+                fifo.read(&mut buffer).unwrap_err().kind(),
+                std::io::ErrorKind::WouldBlock
+            );
+        }
+        assert_eq!(fifo.read(&mut buffer).unwrap(), 0);
+    }
+
+    #[test]
+    fn the_relay_quotes_its_path() {
+        let line = crate::tmux::commands::shell_line(&relay_words(Path::new("/a b/it's #1")));
+        assert_eq!(line, "exec 'cat' > '/a b/it'\\''s ##1'");
+    }
+}
