@@ -885,6 +885,11 @@ fn notification_show_fires_the_notification_event() {
 fn moves_tell_what_moved_and_nothing_of_what_held_a_place() {
     let (server, recorder) = recorded_server();
     let _viewer = crate::common::attach_client(&server, "main");
+    // The attach is a session change of its client's: its workspace.focused
+    // comes first, however late a busy machine delivers it.
+    server.wait_for("the attach's workspace.focused", WAIT, || {
+        !recorder.heard("workspace.focused").is_empty()
+    });
     let pane = server.new_window("main", "second", "");
     let window = server.display(&pane, "#{window_id}");
     let tab = server.taw(&["tab", "get", &window]).result()["tab"]["tab_id"]
