@@ -104,20 +104,32 @@ fn override_dir() -> PathBuf {
 }
 
 /// Each agent's rules, read and compiled the first time they are asked
-/// for: a watcher compiles only the rules of the agent in its pane (none
-/// for a shell), not the twenty, which cost it its start and memory.
-#[derive(Debug, Default)]
+/// for, and shared by every pane of the watcher (a clone shares them): a
+/// shell compiles none, and twenty panes of one agent compile its rules
+/// once. Kept by the config's stamp, so a config changed is read afresh.
+#[derive(Debug, Default, Clone)]
 pub(crate) struct OnDemand {
-    loaded: std::collections::HashMap<String, Option<Loaded>>,
+    loaded: LoadedRules,
 }
 
+type LoadedRules = std::sync::Arc<
+    std::sync::Mutex<std::collections::HashMap<(String, String), Option<std::sync::Arc<Loaded>>>>,
+>;
+
 impl OnDemand {
-    /// `agent`'s rules as `config` says (see [`Registry::one`]).
-    pub(crate) fn get(&mut self, config: &crate::config::Config, agent: &str) -> Option<&Loaded> {
-        self.loaded
-            .entry(agent.to_string())
-            .or_insert_with(|| Registry::one(config, agent))
-            .as_ref()
+    /// `agent`'s rules as `config` (of stamp `stamp`) says (see
+    /// [`Registry::one`]).
+    pub(crate) fn get(
+        &self,
+        config: &crate::config::Config,
+        stamp: &str,
+        agent: &str,
+    ) -> Option<std::sync::Arc<Loaded>> {
+        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        loaded
+            .entry((stamp.to_string(), agent.to_string()))
+            .or_insert_with(|| Registry::one(config, agent).map(std::sync::Arc::new))
+            .clone()
     }
 }
 

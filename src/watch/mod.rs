@@ -203,8 +203,8 @@ impl Watcher {
         server: u32,
         announcement: String,
         config: Config,
+        registry: OnDemand,
     ) -> Watcher {
-        let registry = OnDemand::default();
         let listeners = Listeners::from_config(&config);
         Watcher {
             tmux,
@@ -370,7 +370,6 @@ impl Watcher {
         if view.config_stamp != self.config_stamp {
             if !self.config_stamp.is_empty() || !view.config_stamp.is_empty() {
                 self.config = Config::load().unwrap_or_default();
-                self.registry = OnDemand::default();
                 self.listeners = Listeners::from_config(&self.config);
             }
             self.config_stamp = view.config_stamp.clone();
@@ -701,7 +700,7 @@ impl Watcher {
             visible_idle: false,
             reported: false,
         };
-        let Some(loaded) = self.registry.get(&self.config, kind) else {
+        let Some(loaded) = self.registry.get(&self.config, &self.config_stamp, kind) else {
             // An agent with no screen rules (it reports for itself): idle
             // unless its integration says otherwise.
             let idle = Reading {

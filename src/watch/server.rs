@@ -16,6 +16,7 @@
 use super::Wake;
 use super::attach::{Attached, Watch, watch_of};
 use crate::config::Config;
+use crate::detect::registry::OnDemand;
 use crate::envelope::{ErrorCode, Result, TawError};
 use crate::tmux::commands::ShellWord;
 use crate::tmux::snapshot::Snapshot;
@@ -269,6 +270,8 @@ struct Serving {
     server: u32,
     state_dir: PathBuf,
     config: Config,
+    /// The agents' rules, compiled once for every pane.
+    rules: OnDemand,
     panes: HashMap<u32, Piped>,
     /// Threads of panes that ended, finishing their last words.
     ending: Vec<std::thread::JoinHandle<()>>,
@@ -278,6 +281,14 @@ struct Serving {
 /// `taw watch server`: runs until the last pane's pipe closes. `ready` is
 /// the socket its starter waits on.
 pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
+    // glibc gives each thread that allocates an arena of its own (up to 8 a
+    // core), most of it idle here: a thread a pane needs little, and one
+    // arena keeps the memory of 500 panes near what they use.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tunable; no thread but this one runs yet.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     let server = crate::tmux::server_pid(&tmux)?;
     let state_dir = crate::paths::state_dir();
     let run = state_dir.join("run");
@@ -316,6 +327,7 @@ pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
         server,
         state_dir,
         config: Config::load().unwrap_or_default(),
+        rules: OnDemand::default(),
         panes: HashMap::new(),
         ending: Vec::new(),
         serial: 0,
@@ -575,6 +587,7 @@ impl Serving {
             self.server,
             announcement.clone(),
             self.config.clone(),
+            self.rules.clone(),
         );
         let thread = std::thread::Builder::new()
             .name(format!("pane %{id}"))
