@@ -41,6 +41,8 @@ const ANSWER_LIMIT: Duration = Duration::from_secs(20);
 const START_LIMIT: Duration = Duration::from_secs(10);
 /// How long a new watcher waits for one on its way out to let go.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// How long a watcher with no pane waits for an ask before it ends.
+const IDLE_END: Duration = Duration::from_secs(30);
 /// How long the watcher waits for an ask's line once connected.
 const ASK_LIMIT: Duration = Duration::from_secs(2);
 /// Each pane's thread: its looks need little stack (the config's parser is
@@ -380,8 +382,18 @@ impl Serving {
                 events: libc::POLLIN,
                 revents: 0,
             }));
+            // With no pane to read, a while without an ask ends it (one whose
+            // starter went before asking, or whose server went first).
+            let wait = if self.panes.is_empty() {
+                IDLE_END.as_millis() as libc::c_int
+            } else {
+                -1
+            };
             // SAFETY: fds is a live array of pollfd of its length.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait) };
+            if ready == 0 {
+                return Ending::LastPane;
+            }
             if ready < 0 {
                 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                     continue;
