@@ -83,21 +83,12 @@ ensure_sshd() {
 	command -v ssh-keygen >/dev/null 2>&1 || apt_install openssh-client || true
 }
 
-# What the real herdr plugins of tests/suite/real_plugins.rs run on: Bun
-# for herdr-pouch (npm's bun package, a few seconds), python3 for
-# herdr-lazygit, curl for herdr-scratch's installer. Each test skips, saying
-# why, when its tool is not here.
+# What the tests' plugins and downloads run with: python3, curl, and wget
+# (the plugin's download of a release, tried with each: tests/suite/install.rs).
 ensure_plugin_tools() {
 	command -v python3 >/dev/null 2>&1 || apt_install python3 || true
 	command -v curl >/dev/null 2>&1 || apt_install curl || true
-	# The plugin's download of a release, tried with each (tests/suite/install.rs).
 	command -v wget >/dev/null 2>&1 || apt_install wget || true
-	if ! bun --version >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
-		echo "bun is missing; installing it with npm" >&2
-		npm install -g bun >/dev/null 2>&1 || true
-	fi
-	bun --version >/dev/null 2>&1 ||
-		echo "bun is not installed: the herdr-pouch tests will be skipped" >&2
 }
 
 # Everything the test suite runs: tmux, cargo, git, jq, node, the real

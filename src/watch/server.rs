@@ -32,8 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-/// The longest socket path the system takes (sun_path, less its NUL).
-const MAX_SOCKET_PATH: usize = 103;
+use super::waiters::MAX_PATH as MAX_SOCKET_PATH;
 /// How long an ask waits for the watcher's answer (an attach reads the
 /// server and makes every pipe in one tmux call).
 const ANSWER_LIMIT: Duration = Duration::from_secs(20);

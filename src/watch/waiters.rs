@@ -8,7 +8,8 @@ use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const MAX_PATH: usize = 103;
+/// The longest socket path the system takes (sun_path, less its NUL).
+pub(crate) const MAX_PATH: usize = 103;
 
 fn prefix(server: u32, pane: u32) -> String {
     format!("wait-{server}-{pane}-")

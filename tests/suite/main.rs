@@ -23,7 +23,6 @@ mod metadata;
 mod notification;
 mod plugins;
 mod popup;
-mod real_plugins;
 mod records;
 mod replay;
 mod report;
