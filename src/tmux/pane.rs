@@ -8,6 +8,20 @@ use super::options::{bookkeeping, pane as opt};
 use super::{Batch, Tmux};
 use crate::envelope::TawError;
 
+/// A pane's size, cursor, scroll region and screen: what a capture's
+/// plain text does not carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Geometry {
+    pub width: u16,
+    pub height: u16,
+    pub cursor_x: u16,
+    pub cursor_y: u16,
+    /// The alternate screen is in front.
+    pub alternate: bool,
+    pub scroll_upper: u16,
+    pub scroll_lower: u16,
+}
+
 /// What a look at a pane found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PaneView {
@@ -45,12 +59,50 @@ pub(crate) struct PaneView {
     pub screen: String,
     /// Attached clients: name and the pane in front of each.
     pub clients: Vec<(String, u32)>,
+    /// The pane's terminal (`/dev/pts/N`).
+    pub tty: String,
+    /// Its size, cursor and screen, for a mirror seeded from `screen`.
+    pub geometry: Geometry,
 }
 
 impl PaneView {
     /// Whether a client shows this pane as its current pane.
     pub(crate) fn looked_at(&self, pane: u32) -> bool {
         self.clients.iter().any(|(_, front)| *front == pane)
+    }
+}
+
+impl PaneView {
+    /// Takes in what a write of the watcher's own changed, so a view kept
+    /// from an earlier look stays what tmux would now say.
+    pub(crate) fn take_in(&mut self, writes: &OptionWrites) {
+        let sets = writes
+            .set
+            .iter()
+            .map(|(name, value)| (*name, value.as_str()));
+        let unsets = writes.unset.iter().map(|name| (*name, ""));
+        for (name, value) in sets.chain(unsets) {
+            let field = match name {
+                opt::AGENT_KIND => &mut self.agent_kind,
+                opt::AGENT_STATE => &mut self.agent_state,
+                opt::AGENT_PID => &mut self.agent_pid,
+                opt::REPORTED_KIND => &mut self.reported_kind,
+                opt::REPORTED_STATE => &mut self.reported_state,
+                opt::REPORTED_SOURCE => &mut self.reported_source,
+                opt::REPORTED_TURN => &mut self.reported_turn,
+                opt::AGENT_KIND_HINT => &mut self.kind_hint,
+                opt::TYPED_LINE => &mut self.typed_line,
+                opt::TYPED_COMMAND => &mut self.typed_command,
+                opt::CONTAINER => &mut self.container,
+                opt::SANDBOX_PROFILE => &mut self.sandbox_profile,
+                opt::STATE_SEQ => {
+                    self.state_seq = value.parse().unwrap_or(0);
+                    continue;
+                }
+                _ => continue,
+            };
+            *field = value.to_string();
+        }
     }
 }
 
@@ -86,6 +138,14 @@ fn view_format() -> RowFormat {
             opt::SANDBOX_PROFILE,
             opt::META_STATE_LABELS,
             opt::META_TOKENS,
+            "pane_tty",
+            "pane_width",
+            "pane_height",
+            "cursor_x",
+            "cursor_y",
+            "alternate_on",
+            "scroll_region_upper",
+            "scroll_region_lower",
         ],
     )
 }
@@ -149,6 +209,16 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         sandbox_profile: field(24).to_string(),
         screen: sections[1].clone(),
         clients,
+        tty: field(27).to_string(),
+        geometry: Geometry {
+            width: field(28).parse().unwrap_or(0),
+            height: field(29).parse().unwrap_or(0),
+            cursor_x: field(30).parse().unwrap_or(0),
+            cursor_y: field(31).parse().unwrap_or(0),
+            alternate: field(32) == "1",
+            scroll_upper: field(33).parse().unwrap_or(0),
+            scroll_lower: field(34).parse().unwrap_or(0),
+        },
     })
 }
 

@@ -11,6 +11,7 @@
 
 pub(crate) mod announce;
 pub(crate) mod attach;
+pub(crate) mod mirror;
 pub(crate) mod nudge;
 pub(crate) mod server;
 pub(crate) mod tracker;
@@ -35,20 +36,49 @@ use crate::sandbox::Container;
 use crate::tmux::Tmux;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self, OptionWrites, PaneView};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use mirror::Mirror;
+use server::Inbox;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tracker::{Change, Front, Observation, Reading, Timing, Tracker};
 
-/// Quiet time after output before a look.
-const DEBOUNCE: Duration = Duration::from_millis(40);
-/// The longest output waits for a look while it keeps coming.
-const MAX_DELAY: Duration = Duration::from_millis(100);
+/// How soon output is looked at.
+#[derive(Debug, Clone, Copy)]
+struct Pace {
+    /// Quiet time after output before a look.
+    debounce: Duration,
+    /// The longest output waits for a look while it keeps coming.
+    max_delay: Duration,
+    /// Output after [`QUIET`] is looked at this soon.
+    leading: Duration,
+}
+
+/// A look that asks tmux: a tmux call each.
+const TMUX_PACE: Pace = Pace {
+    debounce: Duration::from_millis(40),
+    max_delay: Duration::from_millis(100),
+    leading: Duration::from_millis(15),
+};
+
+/// A look at the pane's mirror costs no tmux call: it can come at once.
+const MIRROR_PACE: Pace = Pace {
+    debounce: Duration::from_millis(4),
+    max_delay: Duration::from_millis(40),
+    leading: Duration::from_millis(3),
+};
+
 /// Output after this much quiet is looked at almost at once: a turn that
 /// starts and ends quickly is then still seen working.
 const QUIET: Duration = Duration::from_millis(300);
-const LEADING_DELAY: Duration = Duration::from_millis(15);
+/// A mirror is checked against tmux once its pane has been this quiet
+/// since the mirror was last read instead of tmux...
+const CHECK_QUIET: Duration = Duration::from_secs(2);
+/// ...and at least this often while it keeps printing.
+const CHECK_EVERY: Duration = Duration::from_secs(10);
+/// How often a mirror that differed from tmux is said in the log.
+const TELL_DIFFERENCE_EVERY: Duration = Duration::from_secs(60);
 /// How soon a look tmux did not answer is made again.
 const RETRY: Duration = Duration::from_secs(1);
 /// How long a process-table reading is trusted while the job in front is
@@ -194,6 +224,15 @@ pub(crate) struct Watcher {
     /// What the server's watcher wrote in `@agent_wizard_watcher` as it
     /// piped the pane.
     announcement: String,
+    /// What the pane prints, handed over by the server's reading loop.
+    inbox: Arc<Inbox>,
+    /// The screen kept from those bytes, while an agent is in front.
+    mirror: Option<Mirror>,
+    /// The last look at tmux, with this watcher's own writes since.
+    kept: Option<PaneView>,
+    last_tmux_look: Instant,
+    /// Looks read the mirror since the last look at tmux.
+    unchecked: bool,
 }
 
 impl Watcher {
@@ -204,6 +243,7 @@ impl Watcher {
         announcement: String,
         config: Config,
         registry: OnDemand,
+        inbox: Arc<Inbox>,
     ) -> Watcher {
         let listeners = Listeners::from_config(&config);
         Watcher {
@@ -233,20 +273,21 @@ impl Watcher {
             shell_in_front: false,
             session_name: String::new(),
             announcement,
+            inbox,
+            mirror: None,
+            kept: None,
+            last_tmux_look: Instant::now(),
+            unchecked: false,
         }
     }
 
     /// Runs until the pane's pipe ends. `events` brings output and
     /// nudges. A tmux that does not answer (a stopped server: each call
     /// ends in `timeout`) is asked again a moment later.
-    /// `unread` is set by the reader when it tells of output, and taken
-    /// off here as the output is taken in: a pane printing at full speed
-    /// wakes its thread once a look, not once a read.
-    pub(crate) fn run(
-        mut self,
-        events: mpsc::Receiver<Wake>,
-        unread: &AtomicBool,
-    ) -> Result<(), TawError> {
+    /// The inbox's `unread` is set by the reader when it tells of output,
+    /// and taken off here as the output is taken in: a pane printing at
+    /// full speed wakes its thread once a look, not once a read.
+    pub(crate) fn run(mut self, events: mpsc::Receiver<Wake>) -> Result<(), TawError> {
         let first_wake = self.start();
         let mut first_dirty: Option<Instant> = None;
         let mut last_output = Instant::now();
@@ -255,14 +296,23 @@ impl Watcher {
         let mut fixed_due: Option<Instant> = None;
         let mut wake_at: Option<u64> = first_wake;
         // When the output waiting for a look is due.
-        let due = |first: Instant, last: Instant, fixed: Option<Instant>| {
-            fixed.unwrap_or_else(|| (last + DEBOUNCE).min(first + MAX_DELAY))
+        let due = |pace: Pace, first: Instant, last: Instant, fixed: Option<Instant>| {
+            fixed.unwrap_or_else(|| (last + pace.debounce).min(first + pace.max_delay))
         };
         loop {
             let now = Instant::now();
+            let pace = self.pace();
             let mut timeout: Option<Duration> = None;
             if let Some(first) = first_dirty {
-                timeout = Some(due(first, last_output, fixed_due).saturating_duration_since(now));
+                timeout =
+                    Some(due(pace, first, last_output, fixed_due).saturating_duration_since(now));
+            }
+            // A mirror read instead of tmux is checked once the pane is quiet.
+            let check_at =
+                (self.unchecked && first_dirty.is_none()).then_some(last_output + CHECK_QUIET);
+            if let Some(at) = check_at {
+                let wait = at.saturating_duration_since(now);
+                timeout = Some(timeout.map_or(wait, |t| t.min(wait)));
             }
             for at in [wake_at, self.toast.as_ref().map(|t| t.at)]
                 .into_iter()
@@ -277,7 +327,7 @@ impl Watcher {
                     return Ok(());
                 }
                 Some(Wake::Output) => {
-                    unread.store(false, Ordering::Release);
+                    self.inbox.unread.store(false, Ordering::Release);
                     last_output = Instant::now();
                     if first_dirty.is_none() {
                         first_dirty = Some(last_output);
@@ -285,22 +335,27 @@ impl Watcher {
                             self.tracker.state(),
                             Some(AgentStatus::Working | AgentStatus::Blocked)
                         );
-                        fixed_due = early_look(last_output, last_look, waiting);
+                        fixed_due = early_look(pace, last_output, last_look, waiting);
                     }
                     continue;
                 }
                 Some(Wake::Nudge) => {
+                    // A nudge says something tmux keeps changed: tmux is read.
                     first_dirty = None;
-                    wake_at = self.look();
+                    wake_at = self.look_at_tmux();
                     last_look = Instant::now();
                 }
                 None => {
                     let timer_due = wake_at.is_some_and(|at| at <= now_ms());
-                    let dirty_due = first_dirty
-                        .is_some_and(|first| Instant::now() >= due(first, last_output, fixed_due));
+                    let dirty_due = first_dirty.is_some_and(|first| {
+                        Instant::now() >= due(pace, first, last_output, fixed_due)
+                    });
                     if timer_due || dirty_due {
                         first_dirty = None;
                         wake_at = self.look();
+                        last_look = Instant::now();
+                    } else if check_at.is_some_and(|at| Instant::now() >= at) {
+                        wake_at = self.look_at_tmux();
                         last_look = Instant::now();
                     }
                 }
@@ -334,6 +389,7 @@ impl Watcher {
         let Ok(view) = pane::look(&self.tmux, self.pane) else {
             return Some(now_ms() + RETRY.as_millis() as u64);
         };
+        self.last_tmux_look = Instant::now();
         self.reload_config_if_moved(&view);
         self.seen_turn = view.reported_turn.clone();
         self.state_seq = view.state_seq;
@@ -349,21 +405,148 @@ impl Watcher {
                 self.announcer = announce::Announcer::resume(Some(state));
             }
         }
-        self.observe(view)
+        self.kept = Some(view.clone());
+        let front = self.front(&view);
+        let wake = self.observe(view.clone(), front);
+        self.follow_mirror(&view);
+        wake
     }
 
-    /// Looks at the pane and acts on what changed. Returns when to look
-    /// again without output.
+    /// Looks at the pane and acts on what changed: at its mirror when that
+    /// can stand for tmux, else at tmux. Returns when to look again
+    /// without output.
     fn look(&mut self) -> Option<u64> {
+        self.take_output();
+        let Some(view) = self.mirror_view() else {
+            return self.look_at_tmux();
+        };
+        let front = self.front(&view);
+        if !self.mirror_decides(&front) {
+            return self.look_at_tmux();
+        }
+        self.unchecked = true;
+        let wake = self.observe(view, front);
+        // Verbs waiting on this pane read it again now.
+        waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
+        wake
+    }
+
+    /// A look at tmux: the screen, title, options and clients as tmux has
+    /// them. The mirror is checked against it.
+    fn look_at_tmux(&mut self) -> Option<u64> {
+        // What the pane printed so far is in the capture too.
+        self.take_output();
         let Ok(view) = pane::look(&self.tmux, self.pane) else {
             // tmux did not answer (or the pane is going: its end comes).
             return Some(now_ms() + RETRY.as_millis() as u64);
         };
+        self.last_tmux_look = Instant::now();
+        self.unchecked = false;
         self.reload_config_if_moved(&view);
-        let wake = self.observe(view);
+        self.check_mirror(&view);
+        self.kept = Some(view.clone());
+        let front = self.front(&view);
+        let wake = self.observe(view.clone(), front);
+        self.follow_mirror(&view);
         // Verbs waiting on this pane read it again now.
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
         wake
+    }
+
+    /// How soon output is looked at: at once with a mirror to read.
+    fn pace(&self) -> Pace {
+        if self.mirror.as_ref().is_some_and(Mirror::trusted) {
+            MIRROR_PACE
+        } else {
+            TMUX_PACE
+        }
+    }
+
+    /// Feeds the mirror what the pane printed since the last look.
+    fn take_output(&mut self) {
+        let taken = self.inbox.take();
+        if let Some(mirror) = &mut self.mirror {
+            if taken.lost {
+                mirror.lose();
+            }
+            mirror.feed(&taken.bytes);
+        }
+    }
+
+    /// The last look at tmux with the mirror's screen and title: `None`
+    /// when the mirror cannot stand for tmux (none, bytes lost, its size
+    /// not the terminal's, or tmux not read for a while).
+    fn mirror_view(&self) -> Option<PaneView> {
+        let mirror = self.mirror.as_ref().filter(|m| m.trusted())?;
+        let kept = self.kept.as_ref()?;
+        if self.last_tmux_look.elapsed() >= CHECK_EVERY {
+            return None;
+        }
+        // A resize: tmux reflows the screen, the mirror does not.
+        if terminal_size(&kept.tty) != Some(mirror.size()) {
+            return None;
+        }
+        let mut view = kept.clone();
+        view.screen = mirror.text();
+        if let Some(title) = mirror.title() {
+            view.title = title.to_string();
+        }
+        Some(view)
+    }
+
+    /// Whether a look at the mirror can decide: the same agent is in
+    /// front, and its turn is not ending (whether it ends done or idle
+    /// hangs on who looks at the pane, which tmux knows).
+    fn mirror_decides(&self, front: &Front) -> bool {
+        let (Front::Agent { kind, reading, .. }, Some(track)) = (front, &self.tracker.agent) else {
+            return false;
+        };
+        let ending = matches!(
+            self.tracker.state(),
+            Some(AgentStatus::Working | AgentStatus::Blocked)
+        ) && matches!(reading.state, Some(AgentStatus::Idle));
+        *kind == track.kind && !ending
+    }
+
+    /// Compares the mirror with tmux's screen: a difference is logged (once
+    /// in a while), and tmux's screen wins.
+    fn check_mirror(&mut self, view: &PaneView) {
+        let Some(mirror) = &mut self.mirror else {
+            return;
+        };
+        let (rows, columns) = mirror.size();
+        let resized = (view.geometry.height, view.geometry.width) != (rows, columns);
+        if !resized && mirror.trusted() && mirror::same_text(&mirror.text(), &view.screen) {
+            return;
+        }
+        if !resized
+            && mirror.trusted()
+            && mirror
+                .last_told_difference
+                .is_none_or(|at| at.elapsed() >= TELL_DIFFERENCE_EVERY)
+        {
+            server::log(&format!(
+                "pane %{}: its mirror differed from tmux's screen; tmux's is taken",
+                self.pane
+            ));
+            mirror.last_told_difference = Some(Instant::now());
+        }
+        let told = mirror.last_told_difference;
+        let mut seeded = Mirror::seed(&view.screen, view.geometry);
+        seeded.last_told_difference = told;
+        *mirror = seeded;
+    }
+
+    /// Keeps a mirror while an agent is in front (its looks read it), and
+    /// none otherwise (a shell's look is rare; its memory is not).
+    fn follow_mirror(&mut self, view: &PaneView) {
+        let wanted = self.tracker.agent.is_some();
+        self.inbox.wanted.store(wanted, Ordering::Release);
+        if !wanted {
+            self.mirror = None;
+        } else if self.mirror.is_none() {
+            self.mirror = Some(Mirror::seed(&view.screen, view.geometry));
+        }
     }
 
     fn reload_config_if_moved(&mut self, view: &PaneView) {
@@ -378,14 +561,13 @@ impl Watcher {
 
     /// Acts on one look: the tracker's changes, the options they write,
     /// the events they fire. Returns when to look again without output.
-    fn observe(&mut self, view: PaneView) -> Option<u64> {
+    fn observe(&mut self, view: PaneView, front: Front) -> Option<u64> {
         let now = now_ms();
         let looking = view.looked_at(self.pane);
         // Someone (a hook, the popup) marked a done pane as seen.
         if self.tracker.state() == Some(AgentStatus::Done) && view.agent_state == "idle" {
             self.tracker.seen(now);
         }
-        let front = self.front(&view);
         self.session_name = view.session_name.clone();
         let container_now = self.container_in_front(&front, &view);
         let mut changes = self.turn_between_looks(&view, front, now, looking);
@@ -544,12 +726,18 @@ impl Watcher {
         wake_at: Option<u64>,
     ) -> Option<u64> {
         let mut wake_at = wake_at;
-        if let Err(error) = pane::write_options(&self.tmux, self.pane, &writes)
-            && error.code == ErrorCode::Timeout
-        {
-            self.unwritten = writes;
-            let retry = now + RETRY.as_millis() as u64;
-            wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
+        match pane::write_options(&self.tmux, self.pane, &writes) {
+            Err(error) if error.code == ErrorCode::Timeout => {
+                self.unwritten = writes;
+                let retry = now + RETRY.as_millis() as u64;
+                wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
+            }
+            Ok(()) => {
+                if let Some(kept) = &mut self.kept {
+                    kept.take_in(&writes);
+                }
+            }
+            Err(_) => {}
         }
         // Told once the writes are in, so a listener reads the new state.
         // Nothing starts when nothing listens.
@@ -962,15 +1150,31 @@ fn status_of(state: RuleState) -> AgentStatus {
 /// [`MAX_DELAY`] after the last look, so a pane that streams with no agent
 /// working in it (a build in a shell) is not looked at more often than one
 /// where an agent works.
-fn early_look(first: Instant, last_look: Instant, waiting: bool) -> Option<Instant> {
-    let soon = first + LEADING_DELAY;
+fn early_look(pace: Pace, first: Instant, last_look: Instant, waiting: bool) -> Option<Instant> {
+    let soon = first + pace.leading;
     if waiting {
-        Some(soon.max(last_look + MAX_DELAY))
+        Some(soon.max(last_look + pace.max_delay))
     } else if first.saturating_duration_since(last_look) >= QUIET {
         Some(soon)
     } else {
         None
     }
+}
+
+/// The rows and columns of terminal `tty`, as its program sees them.
+fn terminal_size(tty: &str) -> Option<(u16, u16)> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    // No controlling terminal is taken, and nothing is read or written.
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(tty)
+        .ok()?;
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: TIOCGWINSZ fills the winsize it is given; the fd is open.
+    let done = unsafe { libc::ioctl(file.as_raw_fd(), libc::TIOCGWINSZ, &mut size) };
+    (done == 0).then_some((size.ws_row, size.ws_col))
 }
 
 /// The next thing that wakes the watcher: `None` when `timeout` passed
@@ -1052,29 +1256,34 @@ mod rows_tests {
 
 #[cfg(test)]
 mod timing_tests {
-    use super::{LEADING_DELAY, MAX_DELAY, early_look};
+    use super::{MIRROR_PACE, TMUX_PACE, early_look};
     use std::time::{Duration, Instant};
 
     #[test]
     fn output_is_looked_at_early_but_not_more_often_than_a_burst() {
         let look = Instant::now();
         let ms = Duration::from_millis;
-        // After quiet: almost at once, waiting or not.
-        for waiting in [true, false] {
-            let first = look + ms(500);
+        for pace in [TMUX_PACE, MIRROR_PACE] {
+            // After quiet: almost at once, waiting or not.
+            for waiting in [true, false] {
+                let first = look + ms(500);
+                assert_eq!(
+                    early_look(pace, first, look, waiting),
+                    Some(first + pace.leading)
+                );
+            }
+            // A working agent's output soon after a look: the debounce.
+            assert_eq!(early_look(pace, look + ms(30), look, false), None);
+            // A waiting pane's output soon after a look: early, but a burst
+            // apart from the last look.
             assert_eq!(
-                early_look(first, look, waiting),
-                Some(first + LEADING_DELAY)
+                early_look(pace, look + ms(2), look, true),
+                Some(look + pace.max_delay)
+            );
+            assert_eq!(
+                early_look(pace, look + ms(95), look, true),
+                Some(look + ms(95) + pace.leading)
             );
         }
-        // A working agent's output soon after a look: the debounce.
-        assert_eq!(early_look(look + ms(50), look, false), None);
-        // A waiting pane's output soon after a look: early, but a burst
-        // apart from the last look.
-        assert_eq!(early_look(look + ms(5), look, true), Some(look + MAX_DELAY));
-        assert_eq!(
-            early_look(look + ms(95), look, true),
-            Some(look + ms(95) + LEADING_DELAY)
-        );
     }
 }

@@ -29,7 +29,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::net::{UnixDatagram, UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use super::waiters::MAX_PATH as MAX_SOCKET_PATH;
@@ -240,7 +240,7 @@ fn log_path() -> PathBuf {
 }
 
 /// A line in the watcher's log, with the time.
-fn log(text: &str) {
+pub(crate) fn log(text: &str) {
     let line = format!(
         "{} [{}] {}",
         crate::hooks::run::utc_time(crate::clock::now_ms() / 1000),
@@ -248,6 +248,50 @@ fn log(text: &str) {
         crate::text::one_line(text, usize::MAX)
     );
     crate::paths::append_line(&log_path(), &line, 256 * 1024);
+}
+
+/// The most of a pane's output kept for its thread between two reads: a
+/// pane that prints faster than that loses the rest, and its mirror is
+/// seeded again from tmux.
+const INBOX_LIMIT: usize = 256 * 1024;
+
+/// What a pane printed, handed from the reading loop to the pane's thread.
+#[derive(Default)]
+pub(crate) struct Inbox {
+    /// Output told that the pane's thread has not taken in yet.
+    pub unread: AtomicBool,
+    /// The thread keeps a mirror of the screen: the bytes are kept for it
+    /// (else only told).
+    pub wanted: AtomicBool,
+    bytes: Mutex<Taken>,
+}
+
+/// Bytes waiting for the pane's thread.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Taken {
+    pub bytes: Vec<u8>,
+    /// Some were dropped, past [`INBOX_LIMIT`].
+    pub lost: bool,
+}
+
+impl Inbox {
+    fn put(&self, bytes: &[u8]) {
+        if !self.wanted.load(Ordering::Acquire) {
+            return;
+        }
+        let mut kept = self.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        let room = INBOX_LIMIT.saturating_sub(kept.bytes.len());
+        if bytes.len() > room {
+            kept.lost = true;
+        }
+        kept.bytes
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// What waits, taken out.
+    pub(crate) fn take(&self) -> Taken {
+        std::mem::take(&mut *self.bytes.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 /// One pane the watcher has piped.
@@ -258,8 +302,8 @@ struct Piped {
     /// What the watcher wrote in the pane's `@agent_wizard_watcher`.
     announcement: String,
     wake: mpsc::Sender<Wake>,
-    /// Output told that the pane's thread has not taken in yet.
-    unread: Arc<AtomicBool>,
+    /// What the pane printed, for its thread.
+    inbox: Arc<Inbox>,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -427,13 +471,16 @@ impl Serving {
         let ended = loop {
             match piped.fifo.read(buffer) {
                 Ok(0) => break true,
-                Ok(_) => got = true,
+                Ok(read) => {
+                    got = true;
+                    piped.inbox.put(&buffer[..read]);
+                }
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => break false,
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break true,
             }
         };
-        if got && !piped.unread.swap(true, Ordering::AcqRel) {
+        if got && !piped.inbox.unread.swap(true, Ordering::AcqRel) {
             // A pane thread that ended has nothing to wake.
             let _ = piped.wake.send(Wake::Output);
         }
@@ -590,8 +637,7 @@ impl Serving {
         announcement: String,
     ) -> Result<Piped> {
         let (wake, events) = mpsc::channel();
-        let unread = Arc::new(AtomicBool::new(false));
-        let taken = unread.clone();
+        let inbox = Arc::new(Inbox::default());
         let watcher = super::Watcher::new(
             self.tmux.clone(),
             id,
@@ -599,12 +645,13 @@ impl Serving {
             announcement.clone(),
             self.config.clone(),
             self.rules.clone(),
+            inbox.clone(),
         );
         let thread = std::thread::Builder::new()
             .name(format!("pane %{id}"))
             .stack_size(PANE_STACK)
             .spawn(move || {
-                if let Err(error) = watcher.run(events, &taken) {
+                if let Err(error) = watcher.run(events) {
                     log(&format!("pane %{id}: {}", error.message));
                 }
             })
@@ -614,7 +661,7 @@ impl Serving {
             path,
             announcement,
             wake,
-            unread,
+            inbox,
             thread,
         })
     }

@@ -623,11 +623,12 @@ fn the_hook_script_reports_from_a_pane() {
     let record = server.taw(&["pane", "get", &pane]).result();
     assert_eq!(record["pane"]["agent_session_id"], "s-42", "{record}");
     assert_eq!(record["pane"]["agent_session_path"], "/tmp/s-42.jsonl");
-    assert!(
+    // The script's report is in before it exits: its status comes after.
+    server.wait_for("the script's status", Duration::from_secs(10), || {
         server
             .tmux(&["capture-pane", "-p", "-t", &pane])
             .contains("status=0")
-    );
+    });
     // Outside tmux, with no taw: nothing, status 0, no output.
     let mut command = std::process::Command::new("sh");
     server.isolate_command(&mut command);
