@@ -56,7 +56,7 @@ fn current_bin() -> Result<String> {
 
 fn attach_all(context: &Context, restart: bool, all: bool) -> Result<Reply> {
     let callback = Callback::current(current_bin()?);
-    let attached = attach::attach_all(&context.tmux(), &callback, restart, all)?;
+    let attached = attach::attach_all(&context.tmux(), &callback, restart, all, None, None)?;
     Ok(Reply::result("watch_attached", attached))
 }
 

@@ -43,6 +43,10 @@ pub(crate) struct Unloaded {
 
 answers!(Loaded => "tmux_loaded", Unloaded => "tmux_unloaded");
 
+/// How long a load waits for the watcher to pipe the panes: a server of
+/// many panes has the rest piped right after, while the load is done.
+const ATTACH_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Puts the plugin into the server: every option checked first, then one
 /// tmux call and the key bindings, then a watcher on every pane.
 pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
@@ -78,32 +82,31 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         })?;
         report.login_path = Some(login_link(&state, &bin_dir, &mut report.warnings));
     }
-    tmux.run(&Batch::of(plan.cmds))?;
+    let mut cmds = plan.cmds;
     // An autosave that was waiting when its process died would hold the
     // next ones off: a load lets it go.
-    if let Err(error) = tmux.run_one(cmd::unset_global_option(
+    cmds.push(cmd::unset_global_option(
         crate::tmux::options::bookkeeping::AUTOSAVE_ASKED,
-    )) {
-        report.warnings.push(format!(
-            "tmux did not let a waiting autosave go: {}",
-            error.message
-        ));
+    ));
+    cmds.extend(roster_left_out(&state, &listeners));
+    // One tmux call for it all, the keys last: a key tmux refuses stops
+    // the call there, and the keys are then bound each apart (the rest is
+    // the same when it runs again).
+    let whole: Vec<Cmd> = cmds.iter().chain(&plan.bindings).cloned().collect();
+    if tmux.run(&Batch::of(whole)).is_err() {
+        tmux.run(&Batch::of(cmds))?;
+        bind_keys(tmux, &plan.bindings, &mut report);
     }
-    if let Err(error) = keep_roster(tmux, &state, &listeners) {
+    if let Err(error) = keep_roster(tmux, &listeners) {
         report.warnings.push(format!(
             "tmux did not take the pane roster out: {}",
             error.message
         ));
     }
-    bind_keys(tmux, &plan.bindings, &mut report);
     if let Some(warning) = config_warning() {
         report.warnings.push(warning);
     }
-    let clients: Vec<String> = Snapshot::read(tmux)?
-        .clients
-        .into_iter()
-        .map(|client| client.name)
-        .collect();
+    let clients = state.clients.clone();
     // The news first: what a person waited for, then what to look at.
     let lines: Vec<String> = from_entry
         .news
@@ -113,7 +116,14 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     // The warnings are in the answer too; this is where a person looks.
     let _ = say::say(tmux, &lines, &clients, &report.status);
     // Every pane gets a watcher; those of an older taw are started again.
-    let watchers = attach::attach_all(tmux, &callback, true, false)?;
+    let watchers = attach::attach_all(
+        tmux,
+        &callback,
+        true,
+        false,
+        Some(state.server_pid),
+        Some(ATTACH_BUDGET),
+    )?;
     start_with_server(tmux, &state, first_load, &mut report);
     Ok(Loaded { report, watchers })
 }
@@ -285,9 +295,10 @@ pub(crate) fn rehook(tmux: &Tmux, config: &Config) -> Result<Vec<String>> {
     let callback = crate::tmux::callback::Callback::current(bin.display().to_string());
     let listeners = Listeners::from_config(config);
     let mut report = Report::default();
-    let cmds = super::plan_hooks(&state, &table::hooks(&callback, &listeners), &mut report);
+    let mut cmds = super::plan_hooks(&state, &table::hooks(&callback, &listeners), &mut report);
+    cmds.extend(roster_left_out(&state, &listeners));
     tmux.run(&Batch::of(cmds))?;
-    keep_roster(tmux, &state, &listeners)?;
+    keep_roster(tmux, &listeners)?;
     Ok(report.hooks)
 }
 
@@ -310,28 +321,30 @@ pub(crate) fn listeners_changed(tmux: &Tmux) {
 /// Starts the pane roster and the tab roster when a listener needs them,
 /// and takes them away when none does: a roster left behind would be
 /// taken as kept, stale, by the next listener that needs one.
-fn keep_roster(tmux: &Tmux, state: &ServerState, listeners: &Listeners) -> Result<()> {
-    use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, TABS};
-    let mut gone = Vec::new();
+fn keep_roster(tmux: &Tmux, listeners: &Listeners) -> Result<()> {
     if listeners.hears(crate::events::Event::TabCreated) {
         crate::tmux::roster::start_tabs(tmux)?;
-    } else {
-        gone.push(TABS);
     }
     if listeners.needs_roster() {
         crate::hooks::roster::start(tmux);
-    } else {
-        gone.extend([PANES, PANES_GENERATION, EXITED]);
-    }
-    let set: Vec<Cmd> = gone
-        .into_iter()
-        .filter(|name| state.set_options.contains(*name))
-        .map(cmd::unset_global_option)
-        .collect();
-    if !set.is_empty() {
-        tmux.run(&Batch::of(set))?;
     }
     Ok(())
+}
+
+/// The rosters no listener needs, taken out where they are set.
+fn roster_left_out(state: &ServerState, listeners: &Listeners) -> Vec<Cmd> {
+    use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, TABS};
+    let mut gone = Vec::new();
+    if !listeners.hears(crate::events::Event::TabCreated) {
+        gone.push(TABS);
+    }
+    if !listeners.needs_roster() {
+        gone.extend([PANES, PANES_GENERATION, EXITED]);
+    }
+    gone.into_iter()
+        .filter(|name| state.set_options.contains(*name))
+        .map(cmd::unset_global_option)
+        .collect()
 }
 
 /// What a person is told at load about a config.toml with errors: taw runs

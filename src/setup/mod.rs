@@ -90,6 +90,10 @@ pub(crate) struct ServerState {
     pub formats: BTreeMap<String, String>,
     /// tmux's version (`3.3a`): what its commands can do.
     pub tmux_version: String,
+    /// The server's pid: it names the watcher's socket.
+    pub server_pid: u32,
+    /// The attached clients' names: where the load's words go.
+    pub clients: Vec<String>,
 }
 
 impl ServerState {
@@ -99,10 +103,10 @@ impl ServerState {
             .iter()
             .map(|option| option.name)
             .chain(bookkeeping::ALL.iter().copied())
-            .chain(["version"])
+            .chain(["version", "pid"])
             .collect();
         let values_format = RowFormat::of("O", &names);
-        let sections = tmux.run_apart(vec![
+        let mut cmds = vec![
             cmd::print_format(&values_format.format()),
             cmd::show_global_options(),
             cmd::show_global_hooks(false),
@@ -113,7 +117,19 @@ impl ServerState {
             cmd::show_global_value(status::WINDOW_FORMATS[0]),
             cmd::show_global_value(status::WINDOW_FORMATS[1]),
             cmd::show_global_value(status::SUMMARY_FORMAT),
-        ])?;
+        ];
+        // Last: with no session yet (a load from tmux.conf as the server
+        // starts), tmux refuses it, and there is no client to list.
+        cmds.push(cmd::list_client_names());
+        let sections = match tmux.run_apart(cmds.clone()) {
+            Err(error) if error.message.contains("no current target") => {
+                cmds.pop();
+                let mut sections = tmux.run_apart(cmds)?;
+                sections.push(String::new());
+                sections
+            }
+            read => read?,
+        };
         let rows = parse_rows(&sections[0], std::slice::from_ref(&values_format))
             .map_err(TawError::tmux)?;
         let mut state = ServerState::default();
@@ -123,6 +139,12 @@ impl ServerState {
             }
         }
         state.tmux_version = state.values.remove("version").unwrap_or_default();
+        state.server_pid = state
+            .values
+            .remove("pid")
+            .and_then(|pid| pid.parse().ok())
+            .unwrap_or(0);
+        state.clients = sections[10].lines().map(str::to_string).collect();
         state.set_options = sections[1]
             .lines()
             .filter_map(|line| line.split_whitespace().next())

@@ -72,6 +72,11 @@ pub(crate) fn unset_hook(hook: &str, index: u32) -> Cmd {
 }
 
 /// `list-keys -T prefix`: the prefix table, a `bind-key` line a key.
+/// `list-clients`: one name a line.
+pub(crate) fn list_client_names() -> Cmd {
+    Cmd::new("list-clients").args(["-F", "#{client_name}"])
+}
+
 pub(crate) fn list_prefix_keys() -> Cmd {
     Cmd::new("list-keys").args(["-T", "prefix"])
 }

@@ -2,11 +2,12 @@
 //! call), writing its options, and the watcher's pipe.
 
 use super::commands::{self as cmd, Cmd, ShellWord};
-use super::format::{RowFormat, parse_rows};
+use super::format::{Row, RowFormat, parse_rows};
 use super::ids;
 use super::options::{bookkeeping, pane as opt};
 use super::{Batch, Tmux};
 use crate::envelope::TawError;
+use std::collections::HashMap;
 
 /// A pane's size, cursor, scroll region and screen: what a capture's
 /// plain text does not carry.
@@ -171,7 +172,6 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         .first()
         .filter(|row| row.get(0) == target)
         .ok_or_else(|| TawError::not_found(format!("pane {target} is gone")))?;
-    let field = |index: usize| row.get(index + 1);
     let clients = parse_rows(&sections[2], std::slice::from_ref(&clients_format))
         .map_err(TawError::tmux)?
         .iter()
@@ -183,7 +183,53 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
             ))
         })
         .collect();
-    Ok(PaneView {
+    let mut view = view_of_row(row);
+    view.screen = sections[1].clone();
+    view.clients = clients;
+    Ok(view)
+}
+
+/// Every pane's view but its screen and clients, with its pipe and the
+/// watcher's announcement, in one call: what a watcher that takes many
+/// panes at once starts each from.
+pub(crate) fn views(tmux: &Tmux) -> Result<HashMap<u32, (PipeState, PaneView)>, TawError> {
+    let mut format = view_format();
+    format.fields.extend(
+        ["pane_dead", "pane_pipe", opt::WATCHER]
+            .iter()
+            .map(|name| format!("#{{{name}}}")),
+    );
+    let listed = list_all_panes(tmux, &format.format())?;
+    let rows = parse_rows(&listed, std::slice::from_ref(&format)).map_err(TawError::tmux)?;
+    let extra = format.fields.len() - 3;
+    Ok(rows
+        .iter()
+        .filter_map(|row| {
+            let id = ids::tmux_number(row.get(0), '%')?;
+            let state = PipeState {
+                id,
+                dead: row.get(extra) == "1",
+                pipe: row.get(extra + 1) == "1",
+                watcher: row.get(extra + 2).to_string(),
+            };
+            Some((id, (state, view_of_row(row))))
+        })
+        .collect())
+}
+
+/// `list-panes -a` in `format`: nothing with no session yet (tmux has no
+/// current target to list from then).
+fn list_all_panes(tmux: &Tmux, format: &str) -> Result<String, TawError> {
+    match tmux.run_one(Cmd::new("list-panes").args(["-a", "-F", format])) {
+        Err(error) if error.message.contains("no current target") => Ok(String::new()),
+        listed => listed,
+    }
+}
+
+/// A view from a row of [`view_format`] (its screen and clients empty).
+fn view_of_row(row: &Row) -> PaneView {
+    let field = |index: usize| row.get(index + 1);
+    PaneView {
         pid: field(0).parse().unwrap_or(0),
         title: field(1).to_string(),
         current_command: field(2).to_string(),
@@ -207,8 +253,8 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
         described: [field(20), field(21), field(22), field(25), field(26)].join("\u{1f}"),
         container: field(23).to_string(),
         sandbox_profile: field(24).to_string(),
-        screen: sections[1].clone(),
-        clients,
+        screen: String::new(),
+        clients: Vec::new(),
         tty: field(27).to_string(),
         geometry: Geometry {
             width: field(28).parse().unwrap_or(0),
@@ -219,7 +265,7 @@ pub(crate) fn look(tmux: &Tmux, pane: u32) -> Result<PaneView, TawError> {
             scroll_upper: field(33).parse().unwrap_or(0),
             scroll_lower: field(34).parse().unwrap_or(0),
         },
-    })
+    }
 }
 
 /// The values of options (or any format variables) of pane `%pane`, in
@@ -372,18 +418,43 @@ pub(crate) fn pipe_commands(
     }
 }
 
-/// Every pane's watcher announcement (`@agent_wizard_watcher`), in one call.
-pub(crate) fn announcements(
-    tmux: &Tmux,
-) -> Result<std::collections::HashMap<u32, String>, TawError> {
-    let format = format!("#{{pane_id}} #{{{}}}", opt::WATCHER);
-    let listed = tmux.run_one(Cmd::new("list-panes").args(["-a", "-F", &format]))?;
+/// A pane's pipe, as a watcher's attach needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PipeState {
+    pub id: u32,
+    pub dead: bool,
+    /// tmux pipes its output somewhere.
+    pub pipe: bool,
+    /// `@agent_wizard_watcher`: who piped it, if taw did.
+    pub watcher: String,
+}
+
+/// Every pane's pipe and watcher announcement, each pane once (a linked
+/// window lists its panes in every session), in one call: a server of
+/// 500 panes answers it in a fraction of a whole read's time.
+pub(crate) fn pipes(tmux: &Tmux) -> Result<Vec<PipeState>, TawError> {
+    let format = format!(
+        "#{{pane_id}} #{{pane_dead}} #{{pane_pipe}} #{{{}}}",
+        opt::WATCHER
+    );
+    let listed = list_all_panes(tmux, &format)?;
+    let mut seen = std::collections::HashSet::new();
     Ok(listed
         .lines()
         .filter_map(|line| {
-            let (id, value) = line.split_once(' ')?;
-            Some((ids::tmux_number(id, '%')?, value.to_string()))
+            let mut words = line.splitn(4, ' ');
+            let id = ids::tmux_number(words.next()?, '%')?;
+            let dead = words.next()? == "1";
+            let pipe = words.next()? == "1";
+            let watcher = words.next().unwrap_or("").to_string();
+            Some(PipeState {
+                id,
+                dead,
+                pipe,
+                watcher,
+            })
         })
+        .filter(|state| seen.insert(state.id))
         .collect())
 }
 

@@ -24,8 +24,13 @@ pub(crate) enum Watch {
 }
 
 pub(crate) fn watch_of(pane: &Pane) -> Watch {
-    let version = pane.watcher.split_whitespace().next().unwrap_or("");
-    match (pane.pipe, version) {
+    watch_of_pipe(pane.pipe, &pane.watcher)
+}
+
+/// What a pipe is, by whether there is one and its announcement.
+pub(crate) fn watch_of_pipe(pipe: bool, announcement: &str) -> Watch {
+    let version = announcement.split_whitespace().next().unwrap_or("");
+    match (pipe, version) {
         (false, _) => Watch::None,
         (true, "") => Watch::Foreign,
         (true, env!("CARGO_PKG_VERSION")) => Watch::Current,
@@ -38,19 +43,39 @@ pub(crate) struct Attached {
     pub attached: Vec<String>,
     pub restarted: Vec<String>,
     pub skipped_foreign: Vec<String>,
+    /// Panes still to pipe when the asker's time was spent: the watcher
+    /// pipes them next.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<String>,
 }
 
 /// Puts a watcher on every pane without one; with `restart`, also on
 /// those of other taw versions (and, with `restart_all`, the server's
 /// watcher is started again and takes every pane). The watcher runs the
-/// callback's taw.
+/// callback's taw. `server` is the tmux server's pid, when the caller
+/// knows it. With a `budget`, the answer comes once it is spent, with the
+/// panes left to pipe said pending.
 pub(crate) fn attach_all(
     tmux: &Tmux,
     callback: &Callback,
     restart: bool,
     restart_all: bool,
+    server: Option<u32>,
+    budget: Option<std::time::Duration>,
 ) -> Result<Attached> {
-    super::server::attach(tmux, &callback.bin, &callback.env, restart, restart_all)
+    let server = match server {
+        Some(pid) => pid,
+        None => crate::tmux::server_pid(tmux)?,
+    };
+    super::server::attach(
+        tmux,
+        server,
+        &callback.bin,
+        &callback.env,
+        restart,
+        restart_all,
+        budget,
+    )
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -174,6 +174,17 @@ fn intern(label: &str) -> &'static str {
     leaked
 }
 
+/// What the server's watcher hands a pane's thread as it pipes the pane.
+pub(crate) struct Handed {
+    pub pane: u32,
+    /// What it wrote in the pane's `@agent_wizard_watcher`.
+    pub announcement: String,
+    /// Where the pane's output comes.
+    pub inbox: Arc<Inbox>,
+    /// The pane as the attach read it, with no screen.
+    pub first_view: Option<PaneView>,
+}
+
 pub(crate) struct Watcher {
     tmux: Tmux,
     pane: u32,
@@ -238,13 +249,17 @@ pub(crate) struct Watcher {
 impl Watcher {
     pub(crate) fn new(
         tmux: Tmux,
-        pane: u32,
         server: u32,
-        announcement: String,
+        handed: Handed,
         config: Config,
         registry: OnDemand,
-        inbox: Arc<Inbox>,
     ) -> Watcher {
+        let Handed {
+            pane,
+            announcement,
+            inbox,
+            first_view,
+        } = handed;
         let listeners = Listeners::from_config(&config);
         Watcher {
             tmux,
@@ -275,7 +290,7 @@ impl Watcher {
             announcement,
             inbox,
             mirror: None,
-            kept: None,
+            kept: first_view,
             last_tmux_look: Instant::now(),
             unchecked: false,
         }
@@ -386,8 +401,16 @@ impl Watcher {
     /// The first look: an agent the pane already records (a watcher started
     /// again) is taken over as it was, so a done stays done.
     fn start(&mut self) -> Option<u64> {
-        let Ok(view) = pane::look(&self.tmux, self.pane) else {
-            return Some(now_ms() + RETRY.as_millis() as u64);
+        let first = self
+            .kept
+            .take()
+            .filter(|view| self.starts_without_screen(view));
+        let view = match first {
+            Some(view) => view,
+            None => match in_turn(|| pane::look(&self.tmux, self.pane)) {
+                Ok(view) => view,
+                Err(_) => return Some(now_ms() + RETRY.as_millis() as u64),
+            },
         };
         self.last_tmux_look = Instant::now();
         self.reload_config_if_moved(&view);
@@ -410,6 +433,18 @@ impl Watcher {
         let wake = self.observe(view.clone(), front);
         self.follow_mirror(&view);
         wake
+    }
+
+    /// Whether the view its attach read (no screen, no clients) is enough
+    /// for the first look: a shell in front, and no agent on record.
+    fn starts_without_screen(&mut self, view: &PaneView) -> bool {
+        view.typed_line.is_empty()
+            && view.agent_kind.is_empty()
+            && view.reported_kind.is_empty()
+            && matches!(
+                self.job_view(view.pid, &view.current_command),
+                JobView::Shell
+            )
     }
 
     /// Looks at the pane and acts on what changed: at its mirror when that
@@ -436,7 +471,7 @@ impl Watcher {
     fn look_at_tmux(&mut self) -> Option<u64> {
         // What the pane printed so far is in the capture too.
         self.take_output();
-        let Ok(view) = pane::look(&self.tmux, self.pane) else {
+        let Ok(view) = in_turn(|| pane::look(&self.tmux, self.pane)) else {
             // tmux did not answer (or the pane is going: its end comes).
             return Some(now_ms() + RETRY.as_millis() as u64);
         };
@@ -1159,6 +1194,28 @@ fn early_look(pace: Pace, first: Instant, last_look: Instant, waiting: bool) -> 
     } else {
         None
     }
+}
+
+/// How many pane threads ask tmux at once: 500 panes piped together
+/// would otherwise connect 500 clients to tmux in the same moment.
+const TMUX_TURNS: usize = 4;
+
+/// Runs `look` when fewer than [`TMUX_TURNS`] other looks at tmux run.
+fn in_turn<T>(look: impl FnOnce() -> T) -> T {
+    use std::sync::Condvar;
+    static RUNNING: Mutex<usize> = Mutex::new(0);
+    static FREED: Condvar = Condvar::new();
+    {
+        let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+        while *running >= TMUX_TURNS {
+            running = FREED.wait(running).unwrap_or_else(|e| e.into_inner());
+        }
+        *running += 1;
+    }
+    let answer = look();
+    *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+    FREED.notify_one();
+    answer
 }
 
 /// The rows and columns of terminal `tty`, as its program sees them.

@@ -14,12 +14,11 @@
 //! or an unload closed them.
 
 use super::Wake;
-use super::attach::{Attached, Watch, watch_of};
+use super::attach::{Attached, Watch, watch_of_pipe};
 use crate::config::Config;
 use crate::detect::registry::OnDemand;
 use crate::envelope::{ErrorCode, Result, TawError};
 use crate::tmux::commands::ShellWord;
-use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, Tmux, pane};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -30,7 +29,7 @@ use std::os::unix::net::{UnixDatagram, UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::waiters::MAX_PATH as MAX_SOCKET_PATH;
 /// How long an ask waits for the watcher's answer (an attach reads the
@@ -53,8 +52,14 @@ const PANE_STACK: usize = 512 * 1024;
 #[serde(tag = "ask", rename_all = "snake_case")]
 pub(crate) enum Ask {
     /// Pipe every pane that has no watcher (with `restart`, those of
-    /// another taw version too); answered with [`Attached`].
-    Attach { restart: bool },
+    /// another taw version too); answered with [`Attached`]. With `budget`
+    /// (milliseconds), answered once that is spent, the panes not piped
+    /// yet said pending: they are piped right after.
+    Attach {
+        restart: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        budget: Option<u64>,
+    },
     /// Look at pane `%pane` now: a report, a focus change.
     Look { pane: u32 },
     /// End now, leaving the pipes: a watcher started after it takes them.
@@ -144,17 +149,21 @@ pub(crate) fn ask_look(server: u32, pane: u32) {
 /// ended first, and the new one takes every pane.
 pub(crate) fn attach(
     tmux: &Tmux,
+    server: u32,
     bin: &str,
     env: &[(&'static str, String)],
     restart: bool,
     renew: bool,
+    budget: Option<Duration>,
 ) -> Result<Attached> {
-    let server = crate::tmux::server_pid(tmux)?;
     let state_dir = crate::paths::state_dir();
     if renew {
         send(&state_dir, server, &Ask::Quit)?;
     }
-    let ask = Ask::Attach { restart };
+    let ask = Ask::Attach {
+        restart,
+        budget: budget.map(|spent| spent.as_millis() as u64),
+    };
     // A watcher that was ending as it was asked (its last pane went) is
     // followed by one started here.
     let mut answer = None;
@@ -294,6 +303,20 @@ impl Inbox {
     }
 }
 
+/// A pane an attach is to pipe.
+struct Planned {
+    id: u32,
+    /// Its pipe is another watcher's, taken over.
+    restart: bool,
+    path: PathBuf,
+    fifo: File,
+    announcement: String,
+}
+
+/// Panes piped in one tmux call: each `pipe-pane` forks the tmux server,
+/// so a server of 500 panes is piped in steps it answers others between.
+const PIPE_BATCH: usize = 50;
+
 /// One pane the watcher has piped.
 struct Piped {
     /// Its FIFO, open for reading; the path is taken out at its end.
@@ -318,6 +341,8 @@ struct Serving {
     /// The agents' rules, compiled once for every pane.
     rules: OnDemand,
     panes: HashMap<u32, Piped>,
+    /// Panes planned by an attach and not piped yet.
+    queue: std::collections::VecDeque<Planned>,
     /// Threads of panes that ended, finishing their last words.
     ending: Vec<std::thread::JoinHandle<()>>,
     serial: u64,
@@ -374,6 +399,7 @@ pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
         config: Config::load().unwrap_or_default(),
         rules: OnDemand::default(),
         panes: HashMap::new(),
+        queue: std::collections::VecDeque::new(),
         ending: Vec::new(),
         serial: 0,
     };
@@ -389,6 +415,9 @@ pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
             // this one knows them by it, and pipes them again.
             for piped in serving.panes.values() {
                 let _ = std::fs::remove_file(&piped.path);
+            }
+            for planned in &serving.queue {
+                let _ = std::fs::remove_file(&planned.path);
             }
             log("ended: asked to, for a watcher started after it");
         }
@@ -411,7 +440,7 @@ impl Serving {
         let mut had_panes = false;
         loop {
             self.ending.retain(|thread| !thread.is_finished());
-            if had_panes && self.panes.is_empty() {
+            if had_panes && self.panes.is_empty() && self.queue.is_empty() {
                 return Ending::LastPane;
             }
             let mut fds = vec![libc::pollfd {
@@ -426,15 +455,18 @@ impl Serving {
                 revents: 0,
             }));
             // With no pane to read, a while without an ask ends it (one whose
-            // starter went before asking, or whose server went first).
-            let wait = if self.panes.is_empty() {
+            // starter went before asking, or whose server went first). With
+            // panes still to pipe, only what is there now is taken.
+            let wait = if !self.queue.is_empty() {
+                0
+            } else if self.panes.is_empty() {
                 IDLE_END.as_millis() as libc::c_int
             } else {
                 -1
             };
             // SAFETY: fds is a live array of pollfd of its length.
             let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait) };
-            if ready == 0 {
+            if ready == 0 && self.queue.is_empty() {
                 return Ending::LastPane;
             }
             if ready < 0 {
@@ -457,6 +489,11 @@ impl Serving {
                         _ => {}
                     }
                 }
+            }
+            if !self.queue.is_empty()
+                && let Err(error) = self.pipe_some(&mut Attached::default())
+            {
+                log(&format!("piping the panes left: {}", error.message));
             }
         }
     }
@@ -507,13 +544,15 @@ impl Serving {
         BufReader::new(&stream).read_line(&mut line).ok()?;
         let ask: Ask = serde_json::from_str(line.trim()).ok()?;
         let answer = match &ask {
-            Ask::Attach { restart } => match self.attach(*restart) {
-                Ok(attached) => Answer::Attached(attached),
-                Err(error) => Answer::Failed {
-                    code: error.code,
-                    message: error.message,
-                },
-            },
+            Ask::Attach { restart, budget } => {
+                match self.attach(*restart, budget.map(Duration::from_millis)) {
+                    Ok(attached) => Answer::Attached(attached),
+                    Err(error) => Answer::Failed {
+                        code: error.code,
+                        message: error.message,
+                    },
+                }
+            }
             Ask::Look { pane } => {
                 if let Some(piped) = self.panes.get(pane) {
                     let _ = piped.wake.send(Wake::Nudge);
@@ -534,17 +573,30 @@ impl Serving {
         Some(ask)
     }
 
-    /// Pipes every pane that needs it, all in one tmux call: those with no
-    /// pipe, those whose pipe's watcher is not this one (it ended: its
-    /// pipes are dead ends), and with `restart` those of another taw
-    /// version. Someone else's pipe is left alone.
-    fn attach(&mut self, restart: bool) -> Result<Attached> {
-        let snapshot = Snapshot::read(&self.tmux)?;
+    /// Pipes every pane that needs it, a batch of panes a tmux call: those
+    /// with no pipe, those whose pipe's watcher is not this one (it ended:
+    /// its pipes are dead ends), and with `restart` those of another taw
+    /// version. Someone else's pipe is left alone. With a `budget`, what is
+    /// left once it is spent is said pending, and piped by the loop next.
+    fn attach(&mut self, restart: bool, budget: Option<Duration>) -> Result<Attached> {
+        let deadline = budget.map(|budget| Instant::now() + budget);
         let mut result = Attached::default();
-        let mut planned: Vec<(u32, bool, PathBuf, File, String)> = Vec::new();
+        let planned = self.plan(restart, &mut result)?;
+        self.queue.extend(planned);
+        while !self.queue.is_empty() && deadline.is_none_or(|at| Instant::now() < at) {
+            self.pipe_some(&mut result)?;
+        }
+        result.pending = self.queue.iter().map(|p| format!("%{}", p.id)).collect();
+        Ok(result)
+    }
+
+    /// The panes an attach pipes, each with its FIFO made.
+    fn plan(&mut self, restart: bool, result: &mut Attached) -> Result<Vec<Planned>> {
+        let panes = pane::pipes(&self.tmux)?;
+        let mut planned = Vec::new();
         let mut gone_watchers: Vec<String> = Vec::new();
-        for found in snapshot.unique_panes() {
-            if found.dead {
+        for found in &panes {
+            if found.dead || self.queue.iter().any(|queued| queued.id == found.id) {
                 continue;
             }
             let mine = self
@@ -554,7 +606,7 @@ impl Serving {
             if mine {
                 continue;
             }
-            let restart_it = match watch_of(found) {
+            let restart_it = match watch_of_pipe(found.pipe, &found.watcher) {
                 Watch::None => false,
                 Watch::Current => {
                     let pid = found.watcher.split_whitespace().nth(1).unwrap_or("");
@@ -580,37 +632,70 @@ impl Serving {
                 std::process::id(),
                 self.serial
             );
-            planned.push((found.id, restart_it, path, fifo, announcement));
+            planned.push(Planned {
+                id: found.id,
+                restart: restart_it,
+                path,
+                fifo,
+                announcement,
+            });
         }
         for pid in gone_watchers.iter().filter(|pid| !pid.is_empty()) {
             log(&format!(
                 "the panes of the watcher of pid {pid}, which is not this one, are watched again"
             ));
         }
-        let groups: Vec<Batch> = planned
+        Ok(planned)
+    }
+
+    /// Pipes the next batch of the queue, in one tmux call, and starts the
+    /// thread of each pane tmux piped.
+    fn pipe_some(&mut self, result: &mut Attached) -> Result<()> {
+        let count = self.queue.len().min(PIPE_BATCH);
+        let batch: Vec<Planned> = self.queue.drain(..count).collect();
+        let groups: Vec<Batch> = batch
             .iter()
-            .map(|(id, restart_it, path, _, announcement)| {
+            .map(|planned| {
                 Batch::of(pane::pipe_commands(
-                    *id,
-                    &relay_words(path),
-                    announcement,
-                    *restart_it,
+                    planned.id,
+                    &relay_words(&planned.path),
+                    &planned.announcement,
+                    planned.restart,
                 ))
             })
             .collect();
         let ran = self.tmux.run_groups(&groups);
         // Which pipes tmux made: an `if-shell` that found a pipe made none.
-        let announced = pane::announcements(&self.tmux)?;
-        for ((id, restarted, path, fifo, announcement), ran) in planned.into_iter().zip(ran) {
-            let made = ran.is_ok() && announced.get(&id) == Some(&announcement);
+        // Each pane's view too: its thread starts from it, with no call of
+        // its own unless an agent is in front.
+        let mut announced = match pane::views(&self.tmux) {
+            Ok(views) => views,
+            Err(error) => {
+                for planned in &batch {
+                    let _ = std::fs::remove_file(&planned.path);
+                }
+                return Err(error);
+            }
+        };
+        let mut failure = None;
+        for (planned, ran) in batch.into_iter().zip(ran) {
+            let view = announced
+                .remove(&planned.id)
+                .filter(|(pipe, _)| pipe.watcher == planned.announcement)
+                .map(|(_, view)| view);
+            let made = ran.is_ok() && view.is_some();
             if !made {
-                let _ = std::fs::remove_file(&path);
+                let _ = std::fs::remove_file(&planned.path);
                 match ran {
                     // A pane that closed meanwhile has no watcher to get.
-                    Err(error) if !crate::tmux::is_pane_gone(&error) => return Err(error),
-                    _ => continue,
+                    Err(error) if !crate::tmux::is_pane_gone(&error) => {
+                        failure.get_or_insert(error);
+                    }
+                    _ => {}
                 }
+                continue;
             }
+            let id = planned.id;
             if let Some(old) = self.panes.remove(&id) {
                 // Its pipe was closed for this one: its thread ends, and
                 // leaves this announcement be.
@@ -618,7 +703,9 @@ impl Serving {
                 let _ = std::fs::remove_file(&old.path);
                 self.ending.push(old.thread);
             }
-            let piped = self.start_pane(id, path, fifo, announcement)?;
+            let restarted = planned.restart;
+            let piped =
+                self.start_pane(id, planned.path, planned.fifo, planned.announcement, view)?;
             self.panes.insert(id, piped);
             if restarted {
                 result.restarted.push(format!("%{id}"));
@@ -626,7 +713,10 @@ impl Serving {
                 result.attached.push(format!("%{id}"));
             }
         }
-        Ok(result)
+        match failure {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
     }
 
     fn start_pane(
@@ -635,17 +725,21 @@ impl Serving {
         path: PathBuf,
         fifo: File,
         announcement: String,
+        first_view: Option<pane::PaneView>,
     ) -> Result<Piped> {
         let (wake, events) = mpsc::channel();
         let inbox = Arc::new(Inbox::default());
         let watcher = super::Watcher::new(
             self.tmux.clone(),
-            id,
             self.server,
-            announcement.clone(),
+            super::Handed {
+                pane: id,
+                announcement: announcement.clone(),
+                inbox: inbox.clone(),
+                first_view,
+            },
             self.config.clone(),
             self.rules.clone(),
-            inbox.clone(),
         );
         let thread = std::thread::Builder::new()
             .name(format!("pane %{id}"))
@@ -669,6 +763,9 @@ impl Serving {
     /// The end: every pane's thread told, and waited for while it says
     /// its last words (a look being written, a retired announcement).
     fn close(&mut self) {
+        for planned in self.queue.drain(..) {
+            let _ = std::fs::remove_file(&planned.path);
+        }
         let panes: Vec<u32> = self.panes.keys().copied().collect();
         for pane in panes {
             self.end_pane(pane);
@@ -730,7 +827,10 @@ mod tests {
     #[test]
     fn asks_and_answers_read_back() {
         for ask in [
-            Ask::Attach { restart: true },
+            Ask::Attach {
+                restart: true,
+                budget: None,
+            },
             Ask::Look { pane: 7 },
             Ask::Quit,
         ] {
