@@ -16,15 +16,22 @@ spinner every 100 ms. Rows:
   latency     a screen change to @agent_state written, against the same
               change to tmux's own %output (a control-mode client);
   pane get    `taw pane get %N` against `tmux display -p -t %N`;
+  popup       the popup's first frame after its key, on a client attached
+              from another server, against a bare `display-popup` whose
+              program writes the time as it starts;
+  web frame   a screen change to the WebSocket frame that shows it, against
+              the same change to tmux's %output;
   idle CPU    the watcher's CPU over 10 s with every pane quiet.
 """
 import os
 import random
+import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from wsclient import WebSocket
 
 taw, entry, claude, work = sys.argv[1:5]
 sizes = [int(n) for n in sys.argv[5:]] or [50, 200, 500]
@@ -196,6 +203,100 @@ def latency(server, socket_path, agents):
     return state, floor
 
 
+def wait_file(path, limit=30):
+    """Waits for `path` to hold something, a few ms at a time."""
+    deadline = time.time() + limit
+    while not (os.path.exists(path) and os.path.getsize(path) > 0):
+        if time.time() > deadline:
+            raise SystemExit(f"gave up waiting for {path}")
+        time.sleep(0.003)
+    with open(path) as written:
+        return int(written.read().split()[0])
+
+
+def popup(server, socket_path):
+    """The popup's first frame after prefix + a, and a bare display-popup's,
+    on a client of another tmux server attached to this one."""
+    outer = Server(f"{server.name}-outer")
+    outer.run("-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "50",
+              f"exec env -u TMUX tmux -S '{socket_path}' attach -t s0")
+    wait_for("the client", lambda: server.run("list-clients", "-F", "#{client_name}").strip() != "")
+    frame = f"{work}/first-frame-{server.name}"
+    bare = f"{work}/bare-popup-{server.name}"
+    server.run("set-environment", "-g", "TAW_BENCH_FIRST_FRAME", frame)
+    server.run("bind-key", "-n", "F9", "display-popup", "-E", f"date +%s%N > '{bare}'; sleep 0.3")
+    time.sleep(1)
+    taw_times, bare_times = [], []
+    for _ in range(9):
+        for path, keys, close, times in ((frame, ["C-b", "a"], "q", taw_times), (bare, ["F9"], None, bare_times)):
+            if os.path.exists(path):
+                os.remove(path)
+            pressed = time.time_ns()
+            outer.run("send-keys", *keys)
+            times.append((wait_file(path) - pressed) / 1e6)
+            time.sleep(0.3)
+            if close:
+                outer.run("send-keys", close)
+            time.sleep(0.5)
+    outer.run("kill-server", check=False)
+    server.run("set-environment", "-gu", "TAW_BENCH_FIRST_FRAME", check=False)
+    return statistics.median(taw_times), statistics.median(bare_times)
+
+
+def web_frame(server, agents):
+    """A screen change (an echo in a quiet pane) to the WebSocket frame that
+    shows it, and to tmux's %output of the same change."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()
+    web = subprocess.Popen([taw, "-L", server.name, "web", "--listen", f"127.0.0.1:{port}"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state_dir = os.environ["TAW_STATE_DIR"]
+
+    def listening():
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            return os.path.exists(f"{state_dir}/web/token")
+        except OSError:
+            return False
+    wait_for("the web server", listening)
+    with open(f"{state_dir}/web/token") as kept:
+        token = kept.read().strip()
+    pane = [p for p in server.panes() if p not in agents][-2]
+    session = server.run("display-message", "-p", "-t", pane, "#{session_name}").strip()
+    control = subprocess.Popen(server.base + ["-C", "attach", "-f", "ignore-size,read-only", "-t", session],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, errors="replace")
+    outputs = {}
+
+    def read():
+        for line in control.stdout:
+            if line.startswith(f"%output {pane} ") and "bench-web-" in line:
+                mark = line[line.index("bench-web-"):].split()[0].split("\\")[0]
+                outputs.setdefault(mark, time.perf_counter())
+    threading.Thread(target=read, daemon=True).start()
+    ws = WebSocket(port, token)
+    ws.frame()
+    ws.frame()  # hello, then the state now
+    frames, floor = [], []
+    for i in range(20):
+        mark = f"bench-web-{i}-{time.time_ns()}"
+        started = time.perf_counter()
+        server.run("send-keys", "-t", pane, "-l", f"echo {mark}")
+        server.run("send-keys", "-t", pane, "Enter")
+        ws.wait_for(mark.encode())
+        frames.append((time.perf_counter() - started) * 1000)
+        time.sleep(0.3)
+        if mark in outputs:
+            floor.append((outputs[mark] - started) * 1000)
+    ws.close()
+    control.stdin.close()
+    control.terminate()
+    web.terminate()
+    web.wait()
+    return frames, floor
+
+
 def one_size(size):
     server = make(size)
     socket_path = server.run("display-message", "-p", "#{socket_path}").strip()
@@ -229,6 +330,8 @@ def one_size(size):
     state, floor = latency(server, socket_path, agents)
     row["state"] = state
     row["floor"] = floor
+    row["web frame"], row["web floor"] = web_frame(server, agents)
+    row["popup"], row["bare popup"] = popup(server, socket_path)
     # Idle: the agents stop.
     for pane in agents:
         server.run("send-keys", "-t", pane, "C-c", check=False)
@@ -272,6 +375,12 @@ def report(size, row):
               f" (over: p50 {pct(state, .5) - pct(floor, .5):.0f}, p95 {pct(state, .95) - pct(floor, .95):.0f} ms)")
     print(f"taw pane get: {row['pane get']:.1f} ms; floor tmux display {row['display']:.1f} ms"
           f" ({row['pane get'] / row['display']:.1f}x)")
+    frames, floor = row["web frame"], row["web floor"]
+    if frames and floor:
+        print(f"screen change -> WebSocket frame: p50 {pct(frames, .5):.0f}, p95 {pct(frames, .95):.0f} ms"
+              f" over {len(frames)}; floor %output p50 {pct(floor, .5):.0f}, p95 {pct(floor, .95):.0f} ms")
+    print(f"popup first frame after its key: {row['popup']:.0f} ms; floor a bare display-popup"
+          f" {row['bare popup']:.0f} ms")
     print(f"idle CPU of the watcher: {row['idle CPU ms/s']:.1f} ms a second")
     sys.stdout.flush()
 
