@@ -92,7 +92,7 @@ pub(crate) enum Group {
     /// Agents' own hooks that tell taw their session and state.
     #[command(subcommand)]
     Integration(integration::Verb),
-    /// The per-pane watchers that detect agents.
+    /// The watcher that detects the agents in every pane.
     #[command(subcommand)]
     Watch(watch::Verb),
     /// Putting the plugin into a tmux server and taking it out.
@@ -144,8 +144,17 @@ impl Context {
 /// Parses the command line, runs the verb, prints its answer; returns the
 /// exit status.
 pub(crate) fn run() -> i32 {
-    let command = Cli::command().after_help(verb_listing());
-    let matches = match command.try_get_matches() {
+    // The listing of verbs costs a second build of the whole command: it
+    // is made only for the help that shows it.
+    let matches = match Cli::command().try_get_matches().or_else(|error| {
+        match error.kind() {
+            clap::error::ErrorKind::DisplayHelp
+            | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Cli::command()
+                .after_help(verb_listing())
+                .try_get_matches(),
+            _ => Err(error),
+        }
+    }) {
         Ok(matches) => matches,
         Err(error) => {
             // Nowhere else to say it when the terminal is gone; the exit

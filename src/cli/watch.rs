@@ -1,4 +1,4 @@
-//! `taw watch`: the per-pane watchers that detect agents.
+//! `taw watch`: the watcher that detects the agents in every pane.
 
 use super::{Context, envelope_id};
 use crate::envelope::{Reply, Result, TawError};

@@ -325,3 +325,93 @@ fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
     server.tmux(&["send-keys", "-t", &pane, "lo", "Enter"]);
     server.wait_for("pi done", Duration::from_secs(10), || state() == "pi done");
 }
+
+/// The watcher's pid, from the announcement on `pane`.
+fn watcher_pid(server: &TmuxServer, pane: &str) -> u32 {
+    let announced = server.display(pane, "#{@agent_wizard_watcher}");
+    announced.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A process's resident memory in kB and its CPU ticks, from /proc.
+fn rss_and_ticks(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let rss = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|kb| kb.parse().ok())
+        .unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<u64> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .filter_map(|field| field.parse().ok())
+        .collect();
+    // utime and stime: the 14th and 15th fields, the 12th and 13th after
+    // the name (the state, a letter, is not a number).
+    (rss, fields[10] + fields[11])
+}
+
+/// An agent that prints as fast as it can and one that prints a megabyte
+/// line cost the watcher a bounded share: their mirrors drop what they
+/// cannot keep up with and are seeded from tmux again, its memory stays
+/// bounded, and another agent's turn is still seen.
+#[test]
+fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
+    let server = TmuxServer::start();
+    load(&server);
+    let flood = stand_in(&server, "codex", "printf 'ready\\n'\nread -r go\nexec yes 'codex is busy'\n");
+    let flooding = server.new_window("main", "flood", &flood.display().to_string());
+    let wide = stand_in(
+        &server,
+        "gemini",
+        "printf 'ready\\n'\nread -r go\nhead -c 1048576 /dev/zero | tr '\\0' x\nprintf '\\nwide line done\\n'\nexec cat\n",
+    );
+    let widening = server.new_window("main", "wide", &wide.display().to_string());
+    // Claude's screens: idle, and working for a second after each line.
+    let rule = "─".repeat(60);
+    let calm_script = stand_in(
+        &server,
+        "claude",
+        &format!(
+            "draw() {{ printf '\\033[H\\033[2J\\n\\n\\n%s\\n{rule}\\n❯ \\n{rule}\\n%s' \"$1\" \"$2\"; }}\n\
+             draw '' '  ⏸ manual mode on · ? for shortcuts'\n\
+             while IFS= read -r line; do draw '✽ Forming…' '  ⏸ manual mode on · esc to interrupt'; \
+             sleep 1; draw '' '  ⏸ manual mode on · ? for shortcuts'; done\n"
+        ),
+    );
+    let calm = server.new_window("main", "calm", &calm_script.display().to_string());
+    for (pane, kind) in [(&flooding, "codex"), (&widening, "gemini"), (&calm, "claude")] {
+        server.wait_for(&format!("{kind} in {pane}"), Duration::from_secs(10), || {
+            server.display(pane, "#{@agent_kind}") == kind
+        });
+    }
+    let watcher = watcher_pid(&server, &calm);
+    let (_, ticks_before) = rss_and_ticks(watcher);
+    let started = std::time::Instant::now();
+    for pane in [&flooding, &widening] {
+        server.tmux(&["send-keys", "-t", pane, "Enter"]);
+    }
+    server.wait_for("the wide line's end", Duration::from_secs(20), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &widening])
+            .contains("wide line done")
+    });
+    // The calm agent's turn is still seen, start and end.
+    let state = || server.display(&calm, "#{@agent_state}");
+    server.wait_for("claude idle", Duration::from_secs(10), || state() == "idle");
+    server.tmux(&["send-keys", "-t", &calm, "Enter"]);
+    server.wait_for("claude working", Duration::from_secs(10), || state() == "working");
+    server.wait_for("claude done", Duration::from_secs(10), || state() == "done");
+    let (rss, ticks_after) = rss_and_ticks(watcher);
+    let spent = started.elapsed().as_secs_f64();
+    // SAFETY: sysconf reads a constant of the system.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let share = (ticks_after - ticks_before) as f64 / hz / spent;
+    assert!(rss < 64 * 1024, "the watcher holds {rss} kB");
+    assert!(share < 0.6, "the watcher took {:.0} % of a core", share * 100.0);
+    assert_eq!(server.display(&calm, "#{@agent_kind}"), "claude");
+    assert_eq!(watcher_pid(&server, &flooding), watcher);
+}
