@@ -146,15 +146,15 @@ impl Context {
 pub(crate) fn run() -> i32 {
     // The listing of verbs costs a second build of the whole command: it
     // is made only for the help that shows it.
-    let matches = match Cli::command().try_get_matches().or_else(|error| {
-        match error.kind() {
+    let matches = match Cli::command()
+        .try_get_matches()
+        .or_else(|error| match error.kind() {
             clap::error::ErrorKind::DisplayHelp
-            | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Cli::command()
-                .after_help(verb_listing())
-                .try_get_matches(),
+            | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                Cli::command().after_help(verb_listing()).try_get_matches()
+            }
             _ => Err(error),
-        }
-    }) {
+        }) {
         Ok(matches) => matches,
         Err(error) => {
             // Nowhere else to say it when the terminal is gone; the exit

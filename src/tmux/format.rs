@@ -39,9 +39,17 @@ pub(crate) fn section_marker(index: usize) -> String {
 pub(crate) fn split_sections(output: &str, count: usize) -> Vec<String> {
     let mut sections = vec![String::new(); count];
     let mut current: Option<usize> = None;
+    // A marker is `GS nonce : index GS`: known by its prefix, and its index
+    // read, rather than every line compared with every marker.
+    let prefix = format!("\u{1d}{}:", nonce());
     for line in output.split_inclusive('\n') {
         let bare = line.strip_suffix('\n').unwrap_or(line);
-        if let Some(index) = (0..count).find(|&i| bare == section_marker(i)) {
+        let marked = bare
+            .strip_prefix(prefix.as_str())
+            .and_then(|rest| rest.strip_suffix('\u{1d}'))
+            .and_then(|index| index.parse::<usize>().ok())
+            .filter(|index| *index < count && bare == section_marker(*index));
+        if let Some(index) = marked {
             current = Some(index);
             continue;
         }

@@ -309,12 +309,23 @@ impl Snapshot {
     /// server does not show ([`UNLISTED`]: left empty, their defaults):
     /// what the popup's first frame reads, a whole read following it.
     /// Each field of each pane is tmux's work (its options looked up,
-    /// `/proc` read), and the first frame waits on it.
+    /// `/proc` read), and the first frame waits on it. With
+    /// `agents_and_active`, only the panes an agent list shows are read:
+    /// agents, and each window's active pane (the preview, the client's
+    /// pane); every session and window still is.
     pub(crate) fn read_listed_with(
         tmux: &Tmux,
         more: Vec<Cmd>,
+        agents_and_active: bool,
     ) -> Result<(Snapshot, Vec<String>), TawError> {
-        let (batch, formats) = Snapshot::commands_of(listed_panes_format());
+        let filter = format!(
+            "#{{||:#{{{}}},#{{pane_active}}}}",
+            super::options::pane::AGENT_KIND
+        );
+        let (batch, formats) = Snapshot::commands_of(
+            listed_panes_format(),
+            agents_and_active.then_some(filter.as_str()),
+        );
         let (rows, more) = rows_and_more(tmux, batch, more)?;
         Ok((Snapshot::parse(&rows, &formats)?, more))
     }
@@ -393,10 +404,12 @@ impl Snapshot {
     }
 
     fn commands() -> (Batch, [RowFormat; 5]) {
-        Snapshot::commands_of(panes_format())
+        Snapshot::commands_of(panes_format(), None)
     }
 
-    fn commands_of(panes: RowFormat) -> (Batch, [RowFormat; 5]) {
+    /// The commands of a whole read, its panes in `panes`, and only those
+    /// `pane_filter` (a tmux format) keeps.
+    fn commands_of(panes: RowFormat, pane_filter: Option<&str>) -> (Batch, [RowFormat; 5]) {
         let formats = [
             server_format(),
             sessions_format(),
@@ -408,7 +421,11 @@ impl Snapshot {
         batch.push(Cmd::new("display-message").args(["-p", "--", &formats[0].format()]));
         batch.push(Cmd::new("list-sessions").args(["-F", &formats[1].format()]));
         batch.push(Cmd::new("list-windows").args(["-a", "-F", &formats[2].format()]));
-        batch.push(Cmd::new("list-panes").args(["-a", "-F", &formats[3].format()]));
+        let mut list_panes = Cmd::new("list-panes").args(["-a", "-F", &formats[3].format()]);
+        if let Some(filter) = pane_filter {
+            list_panes = list_panes.args(["-f", filter]);
+        }
+        batch.push(list_panes);
         batch.push(Cmd::new("list-clients").args(["-F", &formats[4].format()]));
         (batch, formats)
     }

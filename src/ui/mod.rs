@@ -244,7 +244,11 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let (config, config_problem) = Config::load_or_defaults();
     // One tmux call before the first frame: the server as listed, and the
     // keys; the whole server right after it.
-    let (snapshot, keys) = Snapshot::read_listed_with(&tmux, vec![tmux_keys_cmd()])?;
+    // A list of agents (not of every pane) shows agents and each window's
+    // active pane: only those are read for it.
+    let agents_only = list::rows::Depth::parse(&config.get(&crate::config::schema::UI_DEPTH))
+        != list::rows::Depth::All;
+    let (snapshot, keys) = Snapshot::read_listed_with(&tmux, vec![tmux_keys_cmd()], agents_only)?;
     let server = snapshot.server.pid;
     let keys = tmux_keys(keys.first().map_or("", String::as_str));
     let (list, client) = Popup::list(keys, &config, config_problem, &launch, snapshot);

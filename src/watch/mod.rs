@@ -383,6 +383,9 @@ impl Watcher {
     /// announcement comes off, and a container in front of a pane that went
     /// is told stopped.
     fn finish(&mut self) {
+        if server::HANDING_OVER.load(Ordering::SeqCst) {
+            return;
+        }
         // Nothing to do when it fails: a pane that went took its options
         // with it, and a watcher after this one has its own announcement.
         let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement);

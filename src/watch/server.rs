@@ -88,10 +88,14 @@ fn lock_path(state_dir: &Path, server: u32) -> PathBuf {
 
 /// A pane's FIFO: the serial makes each pipe's its own, so a pane piped
 /// again never meets the end of its last pipe.
+/// The FIFOs' folder: apart from the waiters' sockets in `run/`, which
+/// every look lists.
+fn fifo_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("run").join("fifos")
+}
+
 fn fifo_path(state_dir: &Path, server: u32, pane: u32, serial: u64) -> PathBuf {
-    state_dir
-        .join("run")
-        .join(format!("{server}-{pane}-{serial}.fifo"))
+    fifo_dir(state_dir).join(format!("{server}-{pane}-{serial}.fifo"))
 }
 
 fn no_socket() -> TawError {
@@ -303,6 +307,10 @@ impl Inbox {
     }
 }
 
+/// Set as a watcher ends for one started after it: its panes' threads then
+/// take no announcement off.
+pub(crate) static HANDING_OVER: AtomicBool = AtomicBool::new(false);
+
 /// A pane an attach is to pipe.
 struct Planned {
     id: u32,
@@ -361,9 +369,10 @@ pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
     }
     let server = crate::tmux::server_pid(&tmux)?;
     let state_dir = crate::paths::state_dir();
-    let run = state_dir.join("run");
-    crate::paths::make_private_dir(&run)
-        .map_err(|e| TawError::io(format!("cannot make {}: {e}", run.display())))?;
+    for folder in [state_dir.join("run"), fifo_dir(&state_dir)] {
+        crate::paths::make_private_dir(&folder)
+            .map_err(|e| TawError::io(format!("cannot make {}: {e}", folder.display())))?;
+    }
     let say_ready = || {
         if let Some(path) = ready {
             // The starter gave up waiting: nobody to tell.
@@ -412,7 +421,9 @@ pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
         }
         Ending::Asked => {
             // The panes' announcements stay: the watcher started after
-            // this one knows them by it, and pipes them again.
+            // this one knows them by it, and pipes them again. The pane
+            // threads, ending as this process does, leave them be.
+            HANDING_OVER.store(true, Ordering::SeqCst);
             for piped in serving.panes.values() {
                 let _ = std::fs::remove_file(&piped.path);
             }
@@ -518,6 +529,9 @@ impl Serving {
             }
         };
         if got && !piped.inbox.unread.swap(true, Ordering::AcqRel) {
+            // Who follows every pane (the web's page) reads the screen now,
+            // before the look: its state follows with the look's own word.
+            super::waiters::notify_every_pane_waiter(&self.state_dir, self.server, pane);
             // A pane thread that ended has nothing to wake.
             let _ = piped.wake.send(Wake::Output);
         }

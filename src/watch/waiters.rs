@@ -142,11 +142,25 @@ impl Drop for Waiter {
 /// Tells every waiter of pane `%pane` that the pane was looked at. A socket
 /// nobody listens on any more (its verb was killed) is removed.
 pub(crate) fn notify_all(state_dir: &Path, server: u32, pane: u32) {
+    notify(state_dir, server, pane, true);
+}
+
+/// Tells the waiters on every pane (the web server, the popup) that pane
+/// `%pane` printed.
+pub(crate) fn notify_every_pane_waiter(state_dir: &Path, server: u32, pane: u32) {
+    notify(state_dir, server, pane, false);
+}
+
+fn notify(state_dir: &Path, server: u32, pane: u32, pane_waiters_too: bool) {
     let dir = state_dir.join("run");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return;
     };
-    let prefix = prefix(server, pane);
+    let prefix = if pane_waiters_too {
+        prefix(server, pane)
+    } else {
+        any_prefix(server)
+    };
     let any = any_prefix(server);
     let Ok(sender) = UnixDatagram::unbound() else {
         return;

@@ -618,6 +618,7 @@ fn make_frames(shared: &Shared) {
     let mut last = String::new();
     // The panes whose watchers looked; `None`: read every screen.
     let mut changed: Option<Vec<u32>> = None;
+    let mut pace = Pace::default();
     loop {
         {
             let (interest, wake) = &shared.interest;
@@ -627,7 +628,11 @@ fn make_frames(shared: &Shared) {
                 interest = wake.wait(interest).unwrap_or_else(|e| e.into_inner());
                 last.clear();
                 changed = None;
+                pace = Pace::default();
             }
+        }
+        if let Some(panes) = &changed {
+            pace.read(panes);
         }
         let generation = shared.generation.load(std::sync::atomic::Ordering::SeqCst);
         let began = std::time::Instant::now();
@@ -640,7 +645,13 @@ fn make_frames(shared: &Shared) {
             structure_every()
         };
         let read = read_frame_of(shared, changed.as_deref(), every);
-        if let Ok((_, frame)) = read {
+        if let Ok((snapshot, frame)) = read {
+            pace.working = snapshot
+                .panes
+                .iter()
+                .filter(|p| p.agent_state == "working")
+                .map(|p| p.id)
+                .collect();
             let json = frame_json(&frame);
             // An unchanged pane set is not sent again.
             if json != last {
@@ -654,12 +665,71 @@ fn make_frames(shared: &Shared) {
         changed = match &waiter {
             // No look in that time, or a change a hook told: the structure
             // is read again, and only the screens no watcher follows.
-            Some(waiter) => Some(waiter.wait_panes(every)),
+            Some(waiter) => Some(pace.next(waiter, every)),
             None => {
                 std::thread::sleep(structure_every());
                 None
             }
         };
+    }
+}
+
+/// A working agent's pane that printed again within this of its last read
+/// waits for it: a spinner redrawn ten times a second is four frames a
+/// second; any other pane (a shell, an agent that stopped) is read at once.
+const READ_AGAIN_AFTER: Duration = Duration::from_millis(250);
+
+/// When each pane's screen was last read, and the panes held back.
+#[derive(Default)]
+struct Pace {
+    read_at: HashMap<u32, std::time::Instant>,
+    held: Vec<u32>,
+    /// The panes whose agent works, as last read.
+    working: std::collections::HashSet<u32>,
+}
+
+impl Pace {
+    fn read(&mut self, panes: &[u32]) {
+        let now = std::time::Instant::now();
+        for pane in panes {
+            self.read_at.insert(*pane, now);
+        }
+    }
+
+    /// The panes to read next: those the watchers named that are due, and
+    /// those held until now. Empty when `every` passed with none (the whole
+    /// server is read then).
+    fn next(&mut self, waiter: &crate::watch::waiters::Waiter, every: Duration) -> Vec<u32> {
+        let started = std::time::Instant::now();
+        loop {
+            let due_at = |pane: &u32| {
+                self.read_at
+                    .get(pane)
+                    .filter(|_| self.working.contains(pane))
+                    .map(|at| *at + READ_AGAIN_AFTER)
+                    .unwrap_or(started)
+            };
+            let wait = match self.held.iter().map(due_at).min() {
+                Some(at) => at.saturating_duration_since(std::time::Instant::now()),
+                None => every.saturating_sub(started.elapsed()),
+            };
+            let named = waiter.wait_panes(wait);
+            if named.is_empty() && self.held.is_empty() {
+                return named;
+            }
+            for pane in named {
+                if !self.held.contains(&pane) {
+                    self.held.push(pane);
+                }
+            }
+            let now = std::time::Instant::now();
+            let (due, held): (Vec<u32>, Vec<u32>) =
+                self.held.iter().partition(|pane| due_at(pane) <= now);
+            self.held = held;
+            if !due.is_empty() {
+                return due;
+            }
+        }
     }
 }
 

@@ -92,7 +92,7 @@ fn watchers_end_with_their_panes() {
         .collect();
     assert_eq!(pids[0], pids[1], "one watcher for the server");
     let watcher = pids[0];
-    let run = server.state_dir().join("run");
+    let run = server.state_dir().join("run").join("fifos");
     let fifos = |pane: &str| -> usize {
         let server_pid = server.display("%0", "#{pid}");
         std::fs::read_dir(&run)
@@ -329,7 +329,12 @@ fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
 /// The watcher's pid, from the announcement on `pane`.
 fn watcher_pid(server: &TmuxServer, pane: &str) -> u32 {
     let announced = server.display(pane, "#{@agent_wizard_watcher}");
-    announced.split_whitespace().nth(1).unwrap().parse().unwrap()
+    announced
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 /// A process's resident memory in kB and its CPU ticks, from /proc.
@@ -362,7 +367,11 @@ fn rss_and_ticks(pid: u32) -> (u64, u64) {
 fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
     let server = TmuxServer::start();
     load(&server);
-    let flood = stand_in(&server, "codex", "printf 'ready\\n'\nread -r go\nexec yes 'codex is busy'\n");
+    let flood = stand_in(
+        &server,
+        "codex",
+        "printf 'ready\\n'\nread -r go\nexec yes 'codex is busy'\n",
+    );
     let flooding = server.new_window("main", "flood", &flood.display().to_string());
     let wide = stand_in(
         &server,
@@ -383,10 +392,16 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
         ),
     );
     let calm = server.new_window("main", "calm", &calm_script.display().to_string());
-    for (pane, kind) in [(&flooding, "codex"), (&widening, "gemini"), (&calm, "claude")] {
-        server.wait_for(&format!("{kind} in {pane}"), Duration::from_secs(10), || {
-            server.display(pane, "#{@agent_kind}") == kind
-        });
+    for (pane, kind) in [
+        (&flooding, "codex"),
+        (&widening, "gemini"),
+        (&calm, "claude"),
+    ] {
+        server.wait_for(
+            &format!("{kind} in {pane}"),
+            Duration::from_secs(10),
+            || server.display(pane, "#{@agent_kind}") == kind,
+        );
     }
     let watcher = watcher_pid(&server, &calm);
     let (_, ticks_before) = rss_and_ticks(watcher);
@@ -403,7 +418,9 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
     let state = || server.display(&calm, "#{@agent_state}");
     server.wait_for("claude idle", Duration::from_secs(10), || state() == "idle");
     server.tmux(&["send-keys", "-t", &calm, "Enter"]);
-    server.wait_for("claude working", Duration::from_secs(10), || state() == "working");
+    server.wait_for("claude working", Duration::from_secs(10), || {
+        state() == "working"
+    });
     server.wait_for("claude done", Duration::from_secs(10), || state() == "done");
     let (rss, ticks_after) = rss_and_ticks(watcher);
     let spent = started.elapsed().as_secs_f64();
@@ -411,7 +428,11 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     let share = (ticks_after - ticks_before) as f64 / hz / spent;
     assert!(rss < 64 * 1024, "the watcher holds {rss} kB");
-    assert!(share < 0.6, "the watcher took {:.0} % of a core", share * 100.0);
+    assert!(
+        share < 0.6,
+        "the watcher took {:.0} % of a core",
+        share * 100.0
+    );
     assert_eq!(server.display(&calm, "#{@agent_kind}"), "claude");
     assert_eq!(watcher_pid(&server, &flooding), watcher);
 }
