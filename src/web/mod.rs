@@ -649,7 +649,7 @@ fn make_frames(shared: &Shared) {
             pace.working = snapshot
                 .panes
                 .iter()
-                .filter(|p| p.agent_state == "working")
+                .filter(|p| p.agent_state == crate::model::AgentStatus::Working.as_str())
                 .map(|p| p.id)
                 .collect();
             let json = frame_json(&frame);

@@ -26,8 +26,7 @@ impl Far {
     /// None, saying why, where sshd is not installed (`scripts/test`
     /// installs it).
     fn start() -> Option<Far> {
-        if !Path::new(SSHD).exists() {
-            eprintln!("{SSHD} is not installed: the machine tests are skipped");
+        if !crate::common::tool_here(Path::new(SSHD).exists(), SSHD) {
             return None;
         }
         let server = TmuxServer::start();

@@ -566,22 +566,69 @@ fn a_build_that_fails_installs_nothing_and_shows_its_last_lines() {
     );
 }
 
+/// A plugin of ours that relies on what herdr-automatic-rename relies on:
+/// its startup and its tab and workspace events call the herdr CLI named by
+/// `HERDR_BIN_PATH`, read its JSON with jq, and rename every workspace and
+/// tab `[N] name`, N its place (a tab's record's `number` is its id's).
+const NUMBERS_MANIFEST: &str = r#"id = "numbers"
+name = "Numbers"
+version = "1.0.0"
+min_herdr_version = "0.7.1"
+platforms = ["linux", "macos"]
+
+[[startup]]
+command = ["sh", "number.sh"]
+
+[[events]]
+on = "tab.created"
+command = ["sh", "number.sh"]
+
+[[events]]
+on = "tab.moved"
+command = ["sh", "number.sh"]
+
+[[events]]
+on = "workspace.created"
+command = ["sh", "number.sh"]
+"#;
+
+const NUMBERS_SCRIPT: &str = r#"bin="$HERDR_BIN_PATH"
+tab="$(printf '\t')"
+# Each workspace by its place in the list, each tab by its place in its
+# workspace.
+rename() {
+	while IFS="$tab" read -r id n label; do
+		bare="$(printf '%s' "$label" | sed 's/^\[[0-9]*\] //')"
+		[ "[$n] $bare" = "$label" ] || "$bin" "$1" rename "$id" "[$n] $bare" >/dev/null
+	done
+}
+"$bin" workspace list |
+	jq -r '.result.workspaces | to_entries[] | "\(.value.workspace_id)\t\(.key + 1)\t\(.value.label)"' |
+	rename workspace
+"$bin" tab list |
+	jq -r '.result.tabs | group_by(.workspace_id)[] | to_entries[] | "\(.value.tab_id)\t\(.key + 1)\t\(.value.label)"' |
+	rename tab
+"#;
+
 #[test]
-fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
-    let bundle = crate::common::repo_root()
-        .parent()
-        .unwrap()
-        .join("shared/plugins/qu8n-herdr-automatic-rename.bundle");
-    if !bundle.exists() || !crate::common::installed("jq") {
-        eprintln!("skipped: the plugin's bundle or jq is not here");
+fn a_plugin_numbers_tabs_and_workspaces_through_the_herdr_cli() {
+    if !crate::common::tool_here(crate::common::installed("jq"), "jq") {
         return;
     }
     let server = TmuxServer::start();
-    crate::common::repos::mirror_of(&server, &bundle, "qu8n", "herdr-automatic-rename");
+    bare_repo(
+        &server,
+        "acme",
+        "numbers",
+        &[
+            ("herdr-plugin.toml", NUMBERS_MANIFEST),
+            ("number.sh", NUMBERS_SCRIPT),
+        ],
+    );
     let url = mirror(&server);
     server.load_plugin();
     let install = server.taw_with(
-        &["plugin", "install", "qu8n/herdr-automatic-rename", "--yes"],
+        &["plugin", "install", "acme/numbers", "--yes"],
         &[("TAW_GITHUB_URL", url.as_str())],
     );
     // Its startup did not run, and the person is told how to run it.
@@ -594,41 +641,34 @@ fn herdr_automatic_rename_names_tabs_and_numbers_sessions() {
     );
     assert!(install.stderr.contains(run_now), "{}", install.stderr);
     server.taw(&["plugin", "startup"]).result();
-    // The startup may have renamed main already: its id stays.
-    server.tmux(&["new-window", "-d", "-t", "$0:", "sleep 300"]);
+    let names = || {
+        (
+            server.tmux(&["list-windows", "-t", "$0", "-F", "#{window_name}"]),
+            server.tmux(&["list-sessions", "-F", "#{session_name}"]),
+        )
+    };
+    server.wait_for("the startup's numbers", WAIT, || {
+        let (windows, sessions) = names();
+        windows.starts_with("[1] ") && sessions.lines().any(|s| s == "[1] main")
+    });
+    // A tab and a workspace made: their events number them.
+    server.tmux(&["new-window", "-d", "-t", "$0:", "-n", "second"]);
     server.tmux(&["new-session", "-d", "-s", "other"]);
-    // `[N] <program>`: the program is what was in front when the plugin
-    // looked (the window's shell, or sleep once it runs).
-    // Each rename it makes is an event it hears again, until the names
-    // hold still: give it time on a busy machine.
-    let start = std::time::Instant::now();
-    loop {
-        let windows = server.tmux(&["list-windows", "-a", "-F", "#{session_name}|#{window_name}"]);
-        let sessions = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
-        // (On a busy machine the plugin may look at the new window before
-        // tmux's fork has become its program: `[2] tmux`.)
-        let numbered = windows.lines().any(|w| w == "[1] main|[1] sh")
-            && windows.lines().any(|w| w.starts_with("[1] main|[2] "))
-            && sessions.lines().any(|s| s == "[1] main")
-            && sessions.lines().any(|s| s == "[2] other");
-        if numbered {
-            break;
-        }
-        // What the names were, and what taw ran of the plugin, when they
-        // did not come.
-        assert!(
-            start.elapsed() < Duration::from_secs(40),
-            "tabs and sessions not numbered:\n{windows}\n{sessions}\n{}",
-            server.taw(&["plugin", "log"]).stdout
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    // A window moved to the end by hand: its tab.moved renumbers them.
-    server.tmux(&["move-window", "-s", "$0:0", "-t", "$0:9"]);
-    server.wait_for("the tabs numbered again", Duration::from_secs(40), || {
-        let windows = server.tmux(&["list-windows", "-t", "$0", "-F", "#{window_name}"]);
-        let names: Vec<&str> = windows.lines().collect();
-        names.len() == 2 && names[0].starts_with("[1] ") && names[1] == "[2] sh"
+    server.wait_for(
+        "the new tab and workspace numbered",
+        Duration::from_secs(20),
+        || {
+            let (windows, sessions) = names();
+            windows.lines().any(|w| w == "[2] second") && sessions.lines().any(|s| s == "[2] other")
+        },
+    );
+    // A window moved to the end by hand: its tab.moved numbers them again.
+    let first = server.tmux(&["display-message", "-p", "-t", "$0:0", "#{window_id}"]);
+    server.tmux(&["move-window", "-s", first.trim(), "-t", "$0:9"]);
+    server.wait_for("the tabs numbered again", Duration::from_secs(20), || {
+        let (windows, _) = names();
+        let rows: Vec<&str> = windows.lines().collect();
+        rows.len() == 2 && rows[0] == "[1] second" && rows[1].starts_with("[2] ")
     });
 }
 

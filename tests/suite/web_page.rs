@@ -183,8 +183,7 @@ impl Page {
 
 #[test]
 fn the_page_lists_answers_and_shows_markup_as_text() {
-    if chromium().is_none() {
-        eprintln!("chromium is not installed: the page test is skipped");
+    if !crate::common::tool_here(chromium().is_some(), "chromium") {
         return;
     }
     let server = TmuxServer::start();
@@ -248,8 +247,7 @@ const LONG_OPTION: &str = "Yes, and do not ask again for touch:/srv/projects/a-r
 
 #[test]
 fn on_a_phone_the_page_fits_shows_each_taps_result_and_comes_back_after_sleep() {
-    if chromium().is_none() {
-        eprintln!("chromium is not installed: the page test is skipped");
+    if !crate::common::tool_here(chromium().is_some(), "chromium") {
         return;
     }
     let server = TmuxServer::start();

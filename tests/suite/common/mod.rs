@@ -29,6 +29,21 @@ pub fn installed(program: &str) -> bool {
     Command::new(program).arg("--version").output().is_ok()
 }
 
+/// Whether a test's tool is here (`what`, when it is not: a program or a
+/// file, and why it is missing). Missing under `CI=true`, where
+/// `scripts/test` installs it, the test fails; elsewhere it is skipped,
+/// saying so.
+pub fn tool_here(here: bool, what: &str) -> bool {
+    if here {
+        return true;
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{what} is required under CI=true (scripts/test installs it)");
+    }
+    eprintln!("SKIPPED: {what} is not here");
+    false
+}
+
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
