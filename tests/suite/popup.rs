@@ -103,10 +103,12 @@ fn it_lists_every_agent_and_enter_goes_to_one() {
     let server = TmuxServer::start();
     let (_, _, asker) = three_agents(&server);
     let run = with_popup(&server, "main", &[], |popup| {
-        popup.wait_for("reviewer");
-        let screen = popup.screen();
-        for text in ["main", "web", "tester", "asker", "blocked", "working"] {
-            assert!(screen.contains(text), "{text} not in\n{screen}");
+        // Each waited for: a screen caught while the popup draws it holds
+        // only its first rows.
+        for text in [
+            "reviewer", "main", "web", "tester", "asker", "blocked", "working",
+        ] {
+            popup.wait_for(text);
         }
         // Tab: the next agent that needs you; Enter goes there.
         popup.keys(&["Tab"]);
@@ -318,7 +320,11 @@ fn herdr_sidebar_rows_draw_the_entries() {
         ])
         .result();
     with_popup(&server, "main", &[], |popup| {
-        popup.wait_for("reviewer · main");
+        // The rows drawn last, waited for: a screen caught while the popup
+        // draws it holds only its first rows.
+        for text in ["reviewer · main", "○ tester · main", "main · JIRA-7"] {
+            popup.wait_for(text);
+        }
         let screen = popup.screen();
         // herdr's joins: one space after the icon, " · " between the rest;
         // the idle agent's state text is hidden by its rule.
