@@ -214,7 +214,7 @@ fn lab_opencode_reports_its_states() {
     lab.type_line(&pane, "ask");
     wait_reported(&lab, &pane, "blocked", SECONDS(30));
     lab.wait_state(&pane, "blocked", SECONDS(10));
-    lab.key(&pane, "Enter");
+    lab.answer(&pane, "enter submit", "Enter");
     wait_reported(&lab, &pane, "idle", SECONDS(30));
     quit(&lab, &pane, &["C-c", "C-c", "C-d"]);
 

@@ -591,6 +591,26 @@ impl Lab {
         self.server.tmux(&["send-keys", "-t", pane, key]);
     }
 
+    /// Answers a question the agent draws with `widget` on screen: waits
+    /// for it, presses `key`, and presses again while the question stays
+    /// (a key that comes while the agent still draws the widget is lost).
+    pub fn answer(&self, pane: &str, widget: &str, key: &str) {
+        self.wait_text(pane, widget, Duration::from_secs(20));
+        let start = Instant::now();
+        while self.has(pane, widget) {
+            assert!(
+                start.elapsed() < patient(Duration::from_secs(20)),
+                "{key} never answered {widget:?}:\n{}",
+                self.screen(pane)
+            );
+            self.key(pane, key);
+            let sent = Instant::now();
+            while sent.elapsed() < ENTER_TAKEN && self.has(pane, widget) {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+
     /// Moves a menu's selection down until `chosen` is on screen (the
     /// selected row as the agent draws it): a key sent while the menu is
     /// still being drawn can be lost, so it is sent again.
