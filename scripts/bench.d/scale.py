@@ -25,6 +25,7 @@ spinner every 100 ms. Rows:
 """
 import os
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -37,6 +38,8 @@ taw, entry, claude, work = sys.argv[1:5]
 sizes = [int(n) for n in sys.argv[5:]] or [50, 200, 500]
 AGENTS = 20
 CHANGES = int(os.environ.get("SCALE_CHANGES", "30"))
+# SCALE_ROWS="web popup" runs only those rows (the load always runs).
+ROWS = os.environ.get("SCALE_ROWS", "memory cpu pane-get latency web popup idle").split()
 hz = os.sysconf("SC_CLK_TCK")
 
 
@@ -278,14 +281,30 @@ def web_frame(server, agents):
     ws = WebSocket(port, token)
     ws.frame()
     ws.frame()  # hello, then the state now
+    # Frames are read as they come, as a page does: a reader that stopped
+    # between changes would find a backlog of older frames first.
+    shown = {}
+    marked = re.compile(rb"bench-web-[0-9]+-[0-9]+")
+
+    def read_frames():
+        try:
+            while True:
+                opcode, payload = ws.frame()
+                if opcode == 1:
+                    now = time.perf_counter()
+                    for mark in set(marked.findall(payload)):
+                        shown.setdefault(mark.decode(), now)
+        except (OSError, EOFError):
+            pass
+    threading.Thread(target=read_frames, daemon=True).start()
     frames, floor = [], []
-    for i in range(20):
+    for i in range(40):
         mark = f"bench-web-{i}-{time.time_ns()}"
         started = time.perf_counter()
         server.run("send-keys", "-t", pane, "-l", f"echo {mark}")
         server.run("send-keys", "-t", pane, "Enter")
-        ws.wait_for(mark.encode())
-        frames.append((time.perf_counter() - started) * 1000)
+        wait_for("the frame", lambda: mark in shown, 30)
+        frames.append((shown[mark] - started) * 1000)
         time.sleep(0.3)
         if mark in outputs:
             floor.append((outputs[mark] - started) * 1000)
@@ -313,75 +332,99 @@ def one_size(size):
     wait_for("every pane's pipe", lambda: watched(server) == size)
     watcher = watcher_pid(server)
     time.sleep(3)
+    if "memory" in ROWS:
+        memory(row, tmux_pid, watcher)
+    if "cpu" in ROWS:
+        cpu(row, tmux_pid, watcher)
+    if "pane-get" in ROWS:
+        target = server.panes()[size // 2]
+        row["pane get"] = timed([taw, "-L", server.name, "pane", "get", target], runs=15)
+        row["display"] = timed(server.base + ["display-message", "-p", "-t", target, "#{pane_id}"], runs=15)
+    if "latency" in ROWS:
+        row["state"], row["floor"] = latency(server, socket_path, agents)
+    if "web" in ROWS:
+        row["web frame"], row["web floor"] = web_frame(server, agents)
+    if "popup" in ROWS:
+        row["popup"], row["bare popup"] = popup(server, socket_path)
+    if "idle" in ROWS:
+        idle(row, server, agents, watcher)
+    if "cpu" in ROWS:
+        # tmux alone: taw unloaded, the agents redrawing again.
+        subprocess.run([taw, "-L", server.name, "tmux", "unload"], capture_output=True)
+        agents = start_agents(server, socket_path)
+        time.sleep(3)
+        before = ticks(tmux_pid)
+        time.sleep(10)
+        row["tmux CPU alone"] = (ticks(tmux_pid) - before) / hz * 100 / 10
+    if "memory" in ROWS:
+        # The floor of memory: a cat a pane, as many as the relays.
+        floor_cats = [subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                      for _ in range(size)]
+        time.sleep(1)
+        row["cats MB"] = sum(pss_kb(cat.pid) for cat in floor_cats) / 1024
+        for cat in floor_cats:
+            cat.stdin.close()
+            cat.wait()
+    server.run("kill-server", check=False)
+    return row
+
+
+def memory(row, tmux_pid, watcher):
     relays = [pid for pid, comm in children(tmux_pid) if comm == "cat"]
     row["watcher MB"] = pss_kb(watcher) / 1024 if watcher else float("nan")
     row["relays MB"] = sum(pss_kb(pid) for pid in relays) / 1024
     row["relays"] = len(relays)
-    # tmux's CPU with the agents redrawing, taw loaded.
+
+
+def cpu(row, tmux_pid, watcher):
+    """tmux's CPU with the agents redrawing, taw loaded."""
     before = ticks(tmux_pid)
     taw_before = ticks(watcher) if watcher else 0
     time.sleep(10)
     row["tmux CPU with taw"] = (ticks(tmux_pid) - before) / hz * 100 / 10
     row["watcher CPU"] = ((ticks(watcher) - taw_before) / hz * 100 / 10) if watcher else float("nan")
-    # pane get against display.
-    target = server.panes()[size // 2]
-    row["pane get"] = timed([taw, "-L", server.name, "pane", "get", target], runs=15)
-    row["display"] = timed(server.base + ["display-message", "-p", "-t", target, "#{pane_id}"], runs=15)
-    state, floor = latency(server, socket_path, agents)
-    row["state"] = state
-    row["floor"] = floor
-    row["web frame"], row["web floor"] = web_frame(server, agents)
-    row["popup"], row["bare popup"] = popup(server, socket_path)
-    # Idle: the agents stop.
+
+
+def idle(row, server, agents, watcher):
+    """The watcher's CPU with the agents stopped."""
     for pane in agents:
         server.run("send-keys", "-t", pane, "C-c", check=False)
     time.sleep(3)
     before = ticks(watcher) if watcher else 0
     time.sleep(10)
     row["idle CPU ms/s"] = ((ticks(watcher) - before) * 1000 / hz / 10) if watcher else float("nan")
-    # tmux alone: taw unloaded, the agents redrawing again.
-    subprocess.run([taw, "-L", server.name, "tmux", "unload"], capture_output=True)
-    agents = start_agents(server, socket_path)
-    time.sleep(3)
-    before = ticks(tmux_pid)
-    time.sleep(10)
-    row["tmux CPU alone"] = (ticks(tmux_pid) - before) / hz * 100 / 10
-    # The floor of memory: a cat a pane, as many as the relays.
-    floor_cats = [subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
-                  for _ in range(size)]
-    time.sleep(1)
-    row["cats MB"] = sum(pss_kb(cat.pid) for cat in floor_cats) / 1024
-    for cat in floor_cats:
-        cat.stdin.close()
-        cat.wait()
-    server.run("kill-server", check=False)
-    return row
 
 
 def report(size, row):
-    total = row["watcher MB"] + row["relays MB"]
     print(f"-- {size} panes ({AGENTS} agents redrawing every 100 ms)")
     print(f"load (run-shell of the entry script): {row['load']:.0f} ms, a reload {row['reload']:.0f} ms;"
           f" floor run-shell true {row['run-shell true']:.0f} ms")
-    print(f"memory (PSS): watcher {row['watcher MB']:.1f} MB + {row['relays']} relays {row['relays MB']:.1f} MB"
-          f" = {total:.1f} MB, {total * 1024 / size:.0f} kB a pane; floor a cat a pane {row['cats MB']:.1f} MB")
-    ratio = row["tmux CPU with taw"] / row["tmux CPU alone"] if row["tmux CPU alone"] else float("nan")
-    print(f"tmux server CPU: {row['tmux CPU with taw']:.1f} % of a core with taw, {row['tmux CPU alone']:.1f} % alone"
-          f" ({ratio:.2f}x); the watcher {row['watcher CPU']:.1f} %")
-    state, floor = row["state"], row["floor"]
+    if "cats MB" in row:
+        total = row["watcher MB"] + row["relays MB"]
+        print(f"memory (PSS): watcher {row['watcher MB']:.1f} MB + {row['relays']} relays {row['relays MB']:.1f} MB"
+              f" = {total:.1f} MB, {total * 1024 / size:.0f} kB a pane; floor a cat a pane {row['cats MB']:.1f} MB")
+    if "tmux CPU alone" in row:
+        alone = row["tmux CPU alone"]
+        ratio = row["tmux CPU with taw"] / alone if alone else float("nan")
+        print(f"tmux server CPU: {row['tmux CPU with taw']:.1f} % of a core with taw, {alone:.1f} % alone"
+              f" ({ratio:.2f}x); the watcher {row['watcher CPU']:.1f} %")
+    state, floor = row.get("state"), row.get("floor")
     if state and floor:
         print(f"screen change -> @agent_state: p50 {pct(state, .5):.0f}, p95 {pct(state, .95):.0f} ms over {len(state)};"
               f" floor %output p50 {pct(floor, .5):.0f}, p95 {pct(floor, .95):.0f} ms"
               f" (over: p50 {pct(state, .5) - pct(floor, .5):.0f}, p95 {pct(state, .95) - pct(floor, .95):.0f} ms)")
-    print(f"taw pane get: {row['pane get']:.1f} ms; floor tmux display {row['display']:.1f} ms"
-          f" ({row['pane get'] / row['display']:.1f}x)")
-    frames, floor = row["web frame"], row["web floor"]
+    if "pane get" in row:
+        print(f"taw pane get: {row['pane get']:.1f} ms; floor tmux display {row['display']:.1f} ms"
+              f" ({row['pane get'] / row['display']:.1f}x)")
+    frames, floor = row.get("web frame"), row.get("web floor")
     if frames and floor:
         print(f"screen change -> WebSocket frame: p50 {pct(frames, .5):.0f}, p95 {pct(frames, .95):.0f} ms"
               f" over {len(frames)}; floor %output p50 {pct(floor, .5):.0f}, p95 {pct(floor, .95):.0f} ms")
-    print(f"popup first frame after its key: {row['popup']:.0f} ms; floor a bare display-popup"
-          f" {row['bare popup']:.0f} ms")
-    print(f"idle CPU of the watcher: {row['idle CPU ms/s']:.1f} ms a second")
+    if "popup" in row:
+        print(f"popup first frame after its key: {row['popup']:.0f} ms; floor a bare display-popup"
+              f" {row['bare popup']:.0f} ms")
+    if "idle CPU ms/s" in row:
+        print(f"idle CPU of the watcher: {row['idle CPU ms/s']:.1f} ms a second")
     sys.stdout.flush()
 
 

@@ -244,6 +244,9 @@ pub(crate) struct Watcher {
     last_tmux_look: Instant,
     /// Looks read the mirror since the last look at tmux.
     unchecked: bool,
+    /// How many looks wrote the pane's options: what the web compares to
+    /// know whether the pane's row in tmux moved (see [`server::Shown`]).
+    writes: u64,
 }
 
 impl Watcher {
@@ -293,6 +296,7 @@ impl Watcher {
             kept: first_view,
             last_tmux_look: Instant::now(),
             unchecked: false,
+            writes: 0,
         }
     }
 
@@ -435,6 +439,7 @@ impl Watcher {
         let front = self.front(&view);
         let wake = self.observe(view.clone(), front);
         self.follow_mirror(&view);
+        self.publish(&view);
         wake
     }
 
@@ -463,7 +468,8 @@ impl Watcher {
             return self.look_at_tmux();
         }
         self.unchecked = true;
-        let wake = self.observe(view, front);
+        let wake = self.observe(view.clone(), front);
+        self.publish(&view);
         // Verbs waiting on this pane read it again now.
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
         wake
@@ -486,6 +492,7 @@ impl Watcher {
         let front = self.front(&view);
         let wake = self.observe(view.clone(), front);
         self.follow_mirror(&view);
+        self.publish(&view);
         // Verbs waiting on this pane read it again now.
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
         wake
@@ -573,6 +580,18 @@ impl Watcher {
         let mut seeded = Mirror::seed(&view.screen, view.geometry);
         seeded.last_told_difference = told;
         *mirror = seeded;
+    }
+
+    /// Leaves what this look saw for the web, while an agent is in front
+    /// (a shell's screen is read from tmux: no bytes are kept for it).
+    fn publish(&self, view: &PaneView) {
+        let shown = self.mirror.is_some().then(|| server::Shown {
+            pane: self.pane,
+            screen: view.screen.clone(),
+            title: view.title.clone(),
+            writes: self.writes,
+        });
+        *self.inbox.shown.lock().unwrap_or_else(|e| e.into_inner()) = shown;
     }
 
     /// Keeps a mirror while an agent is in front (its looks read it), and
@@ -764,6 +783,9 @@ impl Watcher {
         wake_at: Option<u64>,
     ) -> Option<u64> {
         let mut wake_at = wake_at;
+        if !writes.is_empty() {
+            self.writes += 1;
+        }
         match pane::write_options(&self.tmux, self.pane, &writes) {
             Err(error) if error.code == ErrorCode::Timeout => {
                 self.unwritten = writes;

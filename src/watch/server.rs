@@ -62,6 +62,9 @@ pub(crate) enum Ask {
     },
     /// Look at pane `%pane` now: a report, a focus change.
     Look { pane: u32 },
+    /// What the last looks at these panes saw (the web's frames): answered
+    /// with [`Shown`] for each that has an agent in front.
+    Shown { panes: Vec<u32> },
     /// End now, leaving the pipes: a watcher started after it takes them.
     Quit,
 }
@@ -73,6 +76,7 @@ enum Answer {
     Attached(Attached),
     Failed { code: ErrorCode, message: String },
     Done,
+    Shown { shown: Vec<Shown> },
 }
 
 /// The watcher's socket for server `server`: `None` where the state
@@ -107,6 +111,16 @@ fn no_socket() -> TawError {
 /// Sends `ask` to the watcher of server `server` and reads its answer:
 /// `Ok(None)` when no watcher listens there.
 fn send(state_dir: &Path, server: u32, ask: &Ask) -> Result<Option<String>> {
+    send_within(state_dir, server, ask, ANSWER_LIMIT)
+}
+
+/// [`send`], waiting at most `limit` for the answer.
+fn send_within(
+    state_dir: &Path,
+    server: u32,
+    ask: &Ask,
+    limit: Duration,
+) -> Result<Option<String>> {
     let path = socket_path(state_dir, server).ok_or_else(no_socket)?;
     let mut stream = match UnixStream::connect(&path) {
         Ok(stream) => stream,
@@ -122,8 +136,8 @@ fn send(state_dir: &Path, server: u32, ask: &Ask) -> Result<Option<String>> {
     };
     let line = serde_json::to_string(ask).map_err(|e| TawError::io(e.to_string()))?;
     let io = |error: std::io::Error| TawError::io(format!("the watcher's socket: {error}"));
-    stream.set_write_timeout(Some(ANSWER_LIMIT)).map_err(io)?;
-    stream.set_read_timeout(Some(ANSWER_LIMIT)).map_err(io)?;
+    stream.set_write_timeout(Some(limit)).map_err(io)?;
+    stream.set_read_timeout(Some(limit)).map_err(io)?;
     stream
         .write_all(format!("{line}\n").as_bytes())
         .map_err(io)?;
@@ -134,10 +148,32 @@ fn send(state_dir: &Path, server: u32, ask: &Ask) -> Result<Option<String>> {
             ErrorCode::Timeout,
             format!(
                 "the watcher (taw watch server) did not answer in {}",
-                crate::exec::seconds(ANSWER_LIMIT)
+                crate::exec::seconds(limit)
             ),
         )),
         Err(error) => Err(io(error)),
+    }
+}
+
+/// How long the web waits for the watcher's screens before it reads tmux
+/// (a watcher busy piping a loading server's panes answers after that).
+const SHOWN_LIMIT: Duration = Duration::from_millis(100);
+
+/// What the server's watcher last saw of each of `panes` that has an agent
+/// in front; empty when no watcher answers (none runs, one of a taw
+/// before this ask, or one busy), and the caller reads tmux.
+pub(crate) fn shown(server: u32, panes: &[u32]) -> HashMap<u32, Shown> {
+    let ask = Ask::Shown {
+        panes: panes.to_vec(),
+    };
+    let answer = send_within(&crate::paths::state_dir(), server, &ask, SHOWN_LIMIT);
+    match answer
+        .ok()
+        .flatten()
+        .map(|text| serde_json::from_str(&text))
+    {
+        Some(Ok(Answer::Shown { shown })) => shown.into_iter().map(|s| (s.pane, s)).collect(),
+        _ => HashMap::new(),
     }
 }
 
@@ -187,7 +223,7 @@ pub(crate) fn attach(
     match serde_json::from_str::<Answer>(answer.trim()) {
         Ok(Answer::Attached(attached)) => Ok(attached),
         Ok(Answer::Failed { code, message }) => Err(TawError::new(code, message)),
-        Ok(Answer::Done) | Err(_) => Err(TawError::io(format!(
+        Ok(Answer::Done | Answer::Shown { .. }) | Err(_) => Err(TawError::io(format!(
             "the watcher answered {:?} to an attach",
             crate::text::one_line(&answer, 200)
         ))),
@@ -268,7 +304,8 @@ pub(crate) fn log(text: &str) {
 /// seeded again from tmux.
 const INBOX_LIMIT: usize = 256 * 1024;
 
-/// What a pane printed, handed from the reading loop to the pane's thread.
+/// What a pane printed, handed from the reading loop to the pane's thread;
+/// and back, what the thread's last look saw, for [`Ask::Shown`].
 #[derive(Default)]
 pub(crate) struct Inbox {
     /// Output told that the pane's thread has not taken in yet.
@@ -277,6 +314,20 @@ pub(crate) struct Inbox {
     /// (else only told).
     pub wanted: AtomicBool,
     bytes: Mutex<Taken>,
+    /// The last look's screen, while an agent is in front.
+    pub shown: Mutex<Option<Shown>>,
+}
+
+/// What a look at an agent's pane saw: its screen (as `capture-pane -p`
+/// gives it) and title, and how many of the thread's looks wrote the
+/// pane's options by then. A reader that read the pane's options from
+/// tmux at `writes` needs only this until `writes` moves.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct Shown {
+    pub pane: u32,
+    pub screen: String,
+    pub title: String,
+    pub writes: u64,
 }
 
 /// Bytes waiting for the pane's thread.
@@ -573,6 +624,16 @@ impl Serving {
                 }
                 Answer::Done
             }
+            Ask::Shown { panes } => Answer::Shown {
+                shown: panes
+                    .iter()
+                    .filter_map(|pane| self.panes.get(pane))
+                    .filter_map(|piped| {
+                        let shown = piped.inbox.shown.lock();
+                        shown.unwrap_or_else(|e| e.into_inner()).clone()
+                    })
+                    .collect(),
+            },
             Ask::Quit => {
                 // Gone before the answer: the asker's next ask starts a new
                 // watcher rather than reach this one on its way out.
@@ -846,6 +907,7 @@ mod tests {
                 budget: None,
             },
             Ask::Look { pane: 7 },
+            Ask::Shown { panes: vec![1, 2] },
             Ask::Quit,
         ] {
             let text = serde_json::to_string(&ask).unwrap();
@@ -862,6 +924,21 @@ mod tests {
                 code: ErrorCode::Timeout,
                 ..
             }
+        ));
+        // A screen, whatever it holds, reads back as it was.
+        let shown = Shown {
+            pane: 3,
+            screen: "\u{1b}]2;x\u{7} \"quoted\"\n\ttab é 漢\n".into(),
+            title: "✳ title".into(),
+            writes: 9,
+        };
+        let text = serde_json::to_string(&Answer::Shown {
+            shown: vec![shown.clone()],
+        })
+        .unwrap();
+        assert!(matches!(
+            serde_json::from_str::<Answer>(&text).unwrap(),
+            Answer::Shown { shown: got } if got == [shown]
         ));
     }
 

@@ -94,6 +94,10 @@ struct Shared {
     /// frame reads again only the looked-at panes' rows and screens, while
     /// the whole read is younger than `structure_every()`.
     last: Mutex<Option<(Snapshot, std::time::Instant)>>,
+    /// For each agent's pane, the watcher's count of writes to its options
+    /// when its row was last read from tmux: while the count stays, the
+    /// watcher's screen and title are all a look's frame needs of it.
+    rows_read_at: Mutex<HashMap<u32, u64>>,
     /// What `/api/input` answered to each recent `idempotency_key`.
     replays: Mutex<Replays>,
     /// The names a request may address this server by.
@@ -242,6 +246,7 @@ pub(crate) fn serve(
         sending: Mutex::new(()),
         screens: Mutex::new(HashMap::new()),
         last: Mutex::new(None),
+        rows_read_at: Mutex::new(HashMap::new()),
         replays: Mutex::new(Replays::default()),
         hosts: gate::Hosts::new(listen, &crate::machine::host_name(), allowed_hosts),
         tries: Mutex::new(gate::Tries::default()),
@@ -519,7 +524,9 @@ fn read_frame_of(
 }
 
 /// A look's frame: the server as last read, with only the looked-at panes'
-/// rows and screens read again, in one tmux call. `None` when there is no
+/// rows and screens read again. An agent's pane whose watcher wrote
+/// nothing since its row was read is taken from the watcher (its screen
+/// and title); the others from tmux, in one call. `None` when there is no
 /// whole read younger than `structure_lasts`, a pane is new to it, or tmux
 /// refused (a pane gone): the caller reads the whole server.
 fn look_frame(
@@ -539,15 +546,46 @@ fn look_frame(
     {
         return None;
     }
-    let captures = looked
+    let shown = crate::watch::server::shown(last.server.pid, looked);
+    let (rows, captures) = {
+        let mut rows_read_at = shared
+            .rows_read_at
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let rows: Vec<u32> = looked
+            .iter()
+            .copied()
+            .filter(|pane| match shown.get(pane) {
+                Some(seen) => rows_read_at.insert(*pane, seen.writes) != Some(seen.writes),
+                None => true,
+            })
+            .collect();
+        let captures: Vec<u32> = looked
+            .iter()
+            .copied()
+            .filter(|pane| !shown.contains_key(pane))
+            .collect();
+        (rows, captures)
+    };
+    let commands = captures
         .iter()
         .map(|p| {
             crate::tmux::pane::capture_cmd(*p, crate::tmux::pane::ReadSource::Visible, 0, false)
         })
         .collect();
-    let (snapshot, texts) = last.with_panes_read(&shared.tmux, looked, captures).ok()?;
+    let (mut snapshot, texts) = if rows.is_empty() && captures.is_empty() {
+        (last, Vec::new())
+    } else {
+        last.with_panes_read(&shared.tmux, &rows, commands).ok()?
+    };
+    for pane in snapshot.panes.iter_mut() {
+        if let Some(seen) = shown.get(&pane.id) {
+            pane.title = seen.title.clone();
+        }
+    }
     let mut kept = shared.screens.lock().unwrap_or_else(|e| e.into_inner());
-    kept.extend(looked.iter().copied().zip(texts));
+    kept.extend(captures.into_iter().zip(texts));
+    kept.extend(shown.into_values().map(|seen| (seen.pane, seen.screen)));
     let screens = kept.clone();
     drop(kept);
     *shared.last.lock().unwrap_or_else(|e| e.into_inner()) = Some((snapshot.clone(), read_at));
@@ -674,18 +712,39 @@ fn make_frames(shared: &Shared) {
     }
 }
 
-/// A working agent's pane that printed again within this of its last read
-/// waits for it: a spinner redrawn ten times a second is four frames a
-/// second; any other pane (a shell, an agent that stopped) is read at once.
+/// A working agent's pane that printed again since its last read waits
+/// for the next tick of this: a spinner redrawn ten times a second is four
+/// frames a second, and twenty spinners share those four frames rather
+/// than keep the frame maker busy with eighty. Any other pane (a shell, an
+/// agent that stopped) is read at once.
 const READ_AGAIN_AFTER: Duration = Duration::from_millis(250);
 
 /// When each pane's screen was last read, and the panes held back.
-#[derive(Default)]
 struct Pace {
+    /// Where the ticks count from.
+    epoch: std::time::Instant,
     read_at: HashMap<u32, std::time::Instant>,
     held: Vec<u32>,
     /// The panes whose agent works, as last read.
     working: std::collections::HashSet<u32>,
+}
+
+impl Default for Pace {
+    fn default() -> Pace {
+        Pace {
+            epoch: std::time::Instant::now(),
+            read_at: HashMap::new(),
+            held: Vec::new(),
+            working: Default::default(),
+        }
+    }
+}
+
+/// The first tick after `at` of ticks every [`READ_AGAIN_AFTER`] from `epoch`.
+fn tick_after(epoch: std::time::Instant, at: std::time::Instant) -> std::time::Instant {
+    let step = READ_AGAIN_AFTER.as_millis();
+    let ticks = at.saturating_duration_since(epoch).as_millis() / step + 1;
+    epoch + READ_AGAIN_AFTER * ticks as u32
 }
 
 impl Pace {
@@ -706,7 +765,7 @@ impl Pace {
                 self.read_at
                     .get(pane)
                     .filter(|_| self.working.contains(pane))
-                    .map(|at| *at + READ_AGAIN_AFTER)
+                    .map(|at| tick_after(self.epoch, *at))
                     .unwrap_or(started)
             };
             let wait = match self.held.iter().map(due_at).min() {

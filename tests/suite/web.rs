@@ -203,6 +203,71 @@ fn a_look_alone_brings_its_frame() {
     }
 }
 
+/// An agent's looks reach the page from its watcher (the screen it keeps
+/// from the pane's bytes, the title the agent set), and a state the
+/// watcher writes comes with them: the pane's row is read again then.
+#[test]
+fn an_agents_screen_title_and_state_come_with_its_looks() {
+    let server = TmuxServer::start();
+    settle_first_pane(&server);
+    server.load_plugin();
+    let claude = server.stand_in(
+        "agent-bin",
+        "claude",
+        "printf 'stand-in ready\\n'\nwhile IFS= read -r line; do printf '\\033]2;%s\\007got: %s\\n' \"$line\" \"$line\"; done\n",
+    );
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        "%0",
+        &claude.display().to_string(),
+        "Enter",
+    ]);
+    server.wait_for("the agent seen", WAIT, || {
+        server.display("%0", "#{@agent_kind}") == "claude"
+    });
+    let (_web, mut socket) = web_with_limits(&server, "structure=60000");
+    let mut next = || -> Value {
+        let message = socket.read().unwrap();
+        serde_json::from_str(message.to_text().unwrap()).unwrap()
+    };
+    assert_eq!(next()["type"], "hello");
+    let mut wait_pane = |what: &str, check: &dyn Fn(&Value) -> bool| {
+        let start = Instant::now();
+        loop {
+            let frame = next();
+            if frame["type"] == "state" && check(pane_of(&frame, "%0")) {
+                return;
+            }
+            assert!(start.elapsed() < WAIT, "no frame with {what}: {frame}");
+        }
+    };
+    for line in ["first-line", "second-line"] {
+        server.tmux(&["send-keys", "-t", "%0", line, "Enter"]);
+        let got = format!("got: {line}");
+        wait_pane(line, &|pane| {
+            pane["lines"].to_string().contains(&got) && pane["title"] == line
+        });
+    }
+    let report = [
+        "pane",
+        "report-agent",
+        "%0",
+        "--source",
+        "custom:test",
+        "--agent",
+        "claude",
+        "--state",
+        "blocked",
+    ];
+    assert_eq!(server.taw(&report).status, 0);
+    wait_pane("its state", &|pane| pane["status"] == "needs_input");
+    server.tmux(&["send-keys", "-t", "%0", "third-line", "Enter"]);
+    wait_pane("the screen after the state", &|pane| {
+        pane["lines"].to_string().contains("got: third-line") && pane["status"] == "needs_input"
+    });
+}
+
 /// What no screen shows, tmux's hooks tell: with the whole server read
 /// only each minute here, a window renamed and a window closed by hand
 /// each come in a frame, woken by the plugin's change channel.
