@@ -267,6 +267,15 @@ const UNLISTED: &[&str] = &[
     pane_opt::TOAST,
 ];
 
+/// The panes an agent list shows (see [`Snapshot::read_listed_with`]), as
+/// a `list-panes -f` filter; `#{P:…}` runs over the pane's window's panes.
+fn listed_filter() -> String {
+    let kind = pane_opt::AGENT_KIND;
+    let holds_agent = format!("#{{P:#{{{kind}}}}}");
+    let window_shown = format!("#{{||:#{{window_active}},{holds_agent}}}");
+    format!("#{{||:#{{{kind}}},#{{&&:#{{pane_active}},{window_shown}}}}}")
+}
+
 /// [`panes_format`] with the [`UNLISTED`] fields empty: the same columns,
 /// parsed the same way.
 fn listed_panes_format() -> RowFormat {
@@ -311,17 +320,17 @@ impl Snapshot {
     /// Each field of each pane is tmux's work (its options looked up,
     /// `/proc` read), and the first frame waits on it. With
     /// `agents_and_active`, only the panes an agent list shows are read:
-    /// agents, and each window's active pane (the preview, the client's
-    /// pane); every session and window still is.
+    /// agents, the active pane of a window that holds one (its row), and
+    /// that of each session's active window (the session's preview, the
+    /// client's pane); every session and window still is. A window with
+    /// no agent has no row in such a list: its panes wait for the whole
+    /// read.
     pub(crate) fn read_listed_with(
         tmux: &Tmux,
         more: Vec<Cmd>,
         agents_and_active: bool,
     ) -> Result<(Snapshot, Vec<String>), TawError> {
-        let filter = format!(
-            "#{{||:#{{{}}},#{{pane_active}}}}",
-            super::options::pane::AGENT_KIND
-        );
+        let filter = listed_filter();
         let (batch, formats) = Snapshot::commands_of(
             listed_panes_format(),
             agents_and_active.then_some(filter.as_str()),
@@ -695,6 +704,14 @@ fn rows_and_more(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_listed_filter_reads_agents_and_the_active_panes_shown() {
+        assert_eq!(
+            listed_filter(),
+            "#{||:#{@agent_kind},#{&&:#{pane_active},#{||:#{window_active},#{P:#{@agent_kind}}}}}"
+        );
+    }
 
     #[test]
     fn the_listed_read_leaves_out_only_unlisted_fields_in_their_places() {
