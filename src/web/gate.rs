@@ -6,6 +6,10 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 /// The names a request's `Host` may give for this server.
@@ -144,9 +148,184 @@ impl Tries {
     }
 }
 
+/// The connections held: each with its address, whether it has asked
+/// anything yet, and a way to close it.
+#[derive(Debug, Default)]
+pub(crate) struct Connections {
+    next: u64,
+    open: Vec<Open>,
+}
+
+#[derive(Debug)]
+struct Open {
+    id: u64,
+    address: IpAddr,
+    asked: Arc<AtomicBool>,
+    close: Arc<tokio::sync::Notify>,
+}
+
+impl Connections {
+    /// A slot for a new connection from `address`, given back when
+    /// dropped. Past [`super::MOST_CONNECTIONS`] in all or
+    /// [`super::MOST_FROM_ONE_ADDRESS`] from it, the oldest connection that
+    /// has asked nothing yet (of that address, when that is the bound) is
+    /// closed for it: idle connections never keep out one that asks. `None`
+    /// when every connection there is in use.
+    pub(crate) fn take(held: &Arc<Mutex<Connections>>, address: IpAddr) -> Option<Slot> {
+        let mut connections = held.lock().unwrap_or_else(|e| e.into_inner());
+        let id = connections.admit(
+            address,
+            super::MOST_CONNECTIONS,
+            super::MOST_FROM_ONE_ADDRESS,
+        )?;
+        let open = connections.open.last()?;
+        Some(Slot {
+            held: held.clone(),
+            id,
+            asked: open.asked.clone(),
+            close: open.close.clone(),
+        })
+    }
+
+    /// Makes room for one more from `address` (closing an idle one if
+    /// needed) and counts it: its id.
+    fn admit(&mut self, address: IpAddr, most: usize, most_from_one: usize) -> Option<u64> {
+        let from = self.open.iter().filter(|o| o.address == address).count();
+        if self.open.len() >= most || from >= most_from_one {
+            let same_address = from >= most_from_one;
+            let idle = self.open.iter().position(|o| {
+                !o.asked.load(Ordering::Acquire) && (!same_address || o.address == address)
+            })?;
+            let closed = self.open.remove(idle);
+            closed.close.notify_one();
+        }
+        self.next += 1;
+        self.open.push(Open {
+            id: self.next,
+            address,
+            asked: Arc::new(AtomicBool::new(false)),
+            close: Arc::new(tokio::sync::Notify::new()),
+        });
+        Some(self.next)
+    }
+
+    fn release(&mut self, id: u64) {
+        self.open.retain(|o| o.id != id);
+    }
+}
+
+/// One connection's place in [`Connections`].
+pub(crate) struct Slot {
+    held: Arc<Mutex<Connections>>,
+    id: u64,
+    /// Set at its first request: it is in use, never closed for another.
+    pub asked: Arc<AtomicBool>,
+    /// Told when the connection is closed for another.
+    pub close: Arc<tokio::sync::Notify>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut connections = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        connections.release(self.id);
+    }
+}
+
+/// A connection's stream with its slot: both go when it closes, after a
+/// WebSocket's life as much as a request's.
+pub(crate) struct Held {
+    stream: tokio::net::TcpStream,
+    _slot: Slot,
+}
+
+impl Held {
+    pub(crate) fn new(stream: tokio::net::TcpStream, slot: Slot) -> Held {
+        Held {
+            stream,
+            _slot: slot,
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Held {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Held {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_idle_connection_makes_room_for_one_that_asks() {
+        let mut held = Connections::default();
+        let (a, b): (IpAddr, IpAddr) = ("127.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let first = held.admit(a, 3, 2).unwrap();
+        let second = held.admit(a, 3, 2).unwrap();
+        // The first asked something: the second, idle, is closed for a third.
+        held.open[0].asked.store(true, Ordering::Release);
+        let close_second = held.open[1].close.clone();
+        let third = held.admit(a, 3, 2).unwrap();
+        assert!(futures_ready(close_second.notified()));
+        let ids: Vec<u64> = held.open.iter().map(|o| o.id).collect();
+        assert_eq!(ids, [first, third]);
+        // Both from `a` in use: another from `a` is refused; from `b` it
+        // fits within all three.
+        held.open[1].asked.store(true, Ordering::Release);
+        assert_eq!(held.admit(a, 3, 2), None);
+        let from_b = held.admit(b, 3, 2).unwrap();
+        // All three held and in use: nothing more.
+        held.open[2].asked.store(true, Ordering::Release);
+        assert_eq!(held.admit(b, 3, 2), None);
+        held.release(from_b);
+        held.release(first);
+        held.release(second);
+        held.release(third);
+        assert!(held.open.is_empty());
+    }
+
+    /// Whether a future is ready at its first poll.
+    fn futures_ready(future: impl std::future::Future) -> bool {
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut future = std::pin::pin!(future);
+        future.as_mut().poll(&mut cx).is_ready()
+    }
 
     fn hosts(listen: &str) -> Hosts {
         Hosts::new(listen.parse().unwrap(), "Studio", &["phone.example".into()])

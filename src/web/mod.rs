@@ -262,15 +262,84 @@ pub(crate) fn serve(
         let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| TawError::io(format!("taw web cannot listen on {listen}: {e}")))?;
         let app = router(shared);
+        raise_open_files_limit();
         eprintln!("taw web: listening on http://{listen}/");
-        // Each request knows its client, whose wrong token tries are slowed.
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
-        .map_err(|e| TawError::io(format!("taw web stopped: {e}")))
+        accept(listener, app).await;
+        Ok(())
     })
+}
+
+/// Connections held at once: in all, and from one address. Past either,
+/// an idle one makes room or the new one is closed, so a flood of
+/// connections never takes the files the owner's requests need.
+const MOST_CONNECTIONS: usize = 256;
+const MOST_FROM_ONE_ADDRESS: usize = 64;
+/// A connection that has not sent a whole request head within this is
+/// closed: a slow sender's, and a kept-alive one that asks nothing more.
+const HEAD_WITHIN: Duration = Duration::from_secs(10);
+
+/// Serves each connection accepted, within the bounds above. Each request
+/// knows its client, whose wrong token tries are slowed.
+async fn accept(listener: tokio::net::TcpListener, app: Router) {
+    let held = Arc::new(Mutex::new(gate::Connections::default()));
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // Out of files, or the connection went before it was taken: a
+            // moment, then on (the files come back as connections end).
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Some(slot) = gate::Connections::take(&held, peer.ip()) else {
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let (asked, close) = (slot.asked.clone(), slot.close.clone());
+        tokio::spawn(async move {
+            let handle = hyper::service::service_fn(
+                move |mut request: hyper::Request<hyper::body::Incoming>| {
+                    asked.store(true, std::sync::atomic::Ordering::Release);
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    hyper::service::Service::call(&service, request)
+                },
+            );
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEAD_WITHIN);
+            // The slot goes with the stream: a WebSocket holds it as long
+            // as it is open.
+            let io = hyper_util::rt::TokioIo::new(gate::Held::new(stream, slot));
+            let connection = http.serve_connection(io, handle).with_upgrades();
+            // A connection that ends badly has nobody to tell; one closed
+            // for another just ends.
+            tokio::select! {
+                _ = connection => {}
+                _ = close.notified() => {}
+            }
+        });
+    }
+}
+
+/// Every connection is a file: the soft limit (1024 on Debian) is raised
+/// to the hard one, as far as the system lets.
+fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the one struct given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            // Refused: the soft limit stays, and the caps above still hold.
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }
 
 fn router(shared: Arc<Shared>) -> Router {
@@ -338,6 +407,12 @@ async fn gate_request(
     {
         return refused;
     }
+    // A page of another site can make a browser send requests here
+    // (`no-cors` fetches, images) but never read the answers: what it
+    // sends is refused before the token is looked at, and is no try.
+    if !page_file(request.uri().path()) && cross_site(headers) {
+        return refuse(StatusCode::FORBIDDEN, json!("cross-site request refused"));
+    }
     if let Some(token) = &shared.token
         && !page_file(request.uri().path())
     {
@@ -403,7 +478,30 @@ fn check_token(
     request: &axum::extract::Request,
 ) -> Option<Response> {
     let now = std::time::Instant::now();
+    let from_header = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(gate::bearer);
+    let from_query = request
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
+    let given = from_header.or(from_query).unwrap_or_default();
     let mut tries = shared.tries.lock().unwrap_or_else(|e| e.into_inner());
+    // The right token is let through even while its client waits: a
+    // 256-bit token gives a guesser nothing, and the owner shares an
+    // address with whatever else runs here.
+    if auth::same(given, token) {
+        if let Some(client) = client {
+            tries.right(client);
+        }
+        return None;
+    }
+    // No token is no guess: nothing to count.
+    if given.is_empty() {
+        return Some(refuse(StatusCode::UNAUTHORIZED, json!("missing token")));
+    }
     if let Some(client) = client
         && let Some(wait) = tries.wait(client, now)
     {
@@ -417,22 +515,6 @@ fn check_token(
         }
         return Some(refused);
     }
-    let from_header = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(gate::bearer);
-    let from_query = request
-        .uri()
-        .query()
-        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
-    let given = from_header.or(from_query).unwrap_or_default();
-    if auth::same(given, token) {
-        if let Some(client) = client {
-            tries.right(client);
-        }
-        return None;
-    }
     if let Some(client) = client {
         tries.wrong(client, now);
     }
@@ -440,6 +522,22 @@ fn check_token(
         StatusCode::UNAUTHORIZED,
         json!("bad or missing token"),
     ))
+}
+
+/// A browser's request made by a page of another site: its fetch
+/// metadata says so (`Sec-Fetch-Site`: another site, or another port or
+/// name of this one), or its Origin is not this server. What this
+/// server's own page sends is `same-origin`; an address typed or a
+/// bookmark, `none`; a script's request carries neither.
+fn cross_site(headers: &HeaderMap) -> bool {
+    let site = headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    matches!(
+        site.to_ascii_lowercase().as_str(),
+        "cross-site" | "same-site"
+    ) || foreign_origin(headers)
 }
 
 /// A browser's request from another site: an Origin that is not this

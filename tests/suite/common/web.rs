@@ -18,6 +18,13 @@ pub struct Web {
     pub token: String,
 }
 
+impl Web {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for Web {
     fn drop(&mut self) {
         let _ = self.child.kill();
