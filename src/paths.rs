@@ -266,11 +266,14 @@ pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
         // A folder not made fails the open below, which says why.
         let _ = make_private_dir(dir);
     }
+    // A symlink planted in its place is not followed: the line is lost
+    // rather than appended (and the half kept) in whatever it points at.
     let Ok(mut file) = std::fs::OpenOptions::new()
         .create(true)
         .read(true)
         .append(true)
         .mode(PRIVATE_FILE)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(path)
     else {
         return;
@@ -344,6 +347,29 @@ mod tests {
             text.lines().all(|l| l.starts_with("line ")),
             "no line cut: {text}"
         );
+    }
+
+    #[test]
+    fn a_log_planted_as_a_symlink_is_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("precious");
+        std::fs::write(&target, "mine\n").unwrap();
+        let logs = dir.path().join("state/logs");
+        std::fs::create_dir_all(&logs).unwrap();
+        std::os::unix::fs::symlink(&target, logs.join("hooks.log")).unwrap();
+        for n in 0..50 {
+            append_line(&logs.join("hooks.log"), &format!("line {n}"), 100);
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine\n");
+        // A folder the log makes is the user's alone.
+        let fresh = dir.path().join("other/logs/x.log");
+        append_line(&fresh, "one", 100);
+        let mode = std::fs::metadata(fresh.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
     }
 
     #[test]

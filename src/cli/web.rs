@@ -31,9 +31,11 @@ pub(crate) struct WebArgs {
 pub(crate) enum Verb {
     /// The page's address with its token, to open on your phone.
     Url {
-        /// The address `taw web` listens on.
-        #[arg(long, default_value = web::DEFAULT_LISTEN)]
-        listen: String,
+        /// The address `taw web` listens on; by default a running
+        /// server's, else the plugin's `@agent-wizard-web-listen`, else
+        /// 127.0.0.1:8787.
+        #[arg(long)]
+        listen: Option<String>,
         /// The envelope (`web_url`: the address and the token's file)
         /// instead of the address alone.
         #[arg(long)]
@@ -43,7 +45,13 @@ pub(crate) enum Verb {
 
 pub(crate) fn run(context: &Context, args: WebArgs) -> (String, Result<Reply>) {
     match args.verb {
-        Some(Verb::Url { listen, json }) => (envelope_id("web", "url"), url(&listen, json)),
+        Some(Verb::Url { listen, json }) => {
+            let listen = listen
+                .or_else(|| web::running_listen().map(|listen| listen.to_string()))
+                .or_else(|| plugin_listen(context))
+                .unwrap_or_else(|| web::DEFAULT_LISTEN.to_string());
+            (envelope_id("web", "url"), url(&listen, json))
+        }
         None => (
             "cli:web".into(),
             web::parse_listen(&args.listen)
@@ -56,6 +64,18 @@ pub(crate) fn run(context: &Context, args: WebArgs) -> (String, Result<Reply>) {
                 .map(|_| Reply::Nothing),
         ),
     }
+}
+
+/// The address the plugin starts its server on, when the tmux server
+/// says one.
+fn plugin_listen(context: &Context) -> Option<String> {
+    let value = context
+        .tmux()
+        .run_one(crate::tmux::commands::show_global_value(
+            crate::tmux::options::WEB_LISTEN,
+        ))
+        .ok()?;
+    Some(value.trim().to_string()).filter(|v| !v.is_empty())
 }
 
 /// The page's address alone, for a person to open or a script to take

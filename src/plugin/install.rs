@@ -228,7 +228,7 @@ pub(crate) fn install(
     consent: Consent,
 ) -> std::result::Result<registry::PluginInfo, Stopped> {
     let dir = repo_dir(request);
-    std::fs::create_dir_all(&dir)
+    crate::paths::make_private_dir(&dir)
         .map_err(|e| TawError::io(format!("cannot make {}: {e}", dir.display())))?;
     clean_leftovers(&dir, &request.repo)?;
     let url = clone_url(request);
@@ -462,7 +462,7 @@ fn build(plugin: &registry::PluginInfo) -> Result<()> {
 fn fetch(into: &Path, url: &str, git_ref: Option<&str>) -> Result<String> {
     // Mostly not there: this process's id is in its name.
     let _ = std::fs::remove_dir_all(into);
-    std::fs::create_dir_all(into)
+    crate::paths::make_private_dir(into)
         .map_err(|e| TawError::io(format!("cannot make {}: {e}", into.display())))?;
     git(into, &["init", "-q"])?;
     git(
@@ -631,7 +631,7 @@ pub(crate) fn update(targets: &[String], consent: Consent) -> Result<Vec<UpdateO
         let dir = repo_dir(&request);
         // A folder that cannot be made fails the first git run in it, which
         // says so.
-        let _ = std::fs::create_dir_all(&dir);
+        let _ = crate::paths::make_private_dir(&dir);
         // What a run killed at its prompt left goes, whatever comes next.
         if let Err(error) = clean_leftovers(&dir, &request.repo) {
             outcome.status = "failed";

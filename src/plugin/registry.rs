@@ -274,7 +274,7 @@ pub(crate) fn state_dir(id: &str) -> Result<PathBuf> {
 }
 
 fn make(dir: PathBuf) -> Result<PathBuf> {
-    std::fs::create_dir_all(&dir)
+    crate::paths::make_private_dir(&dir)
         .map_err(|error| TawError::io(format!("cannot make {}: {error}", dir.display())))?;
     Ok(dir)
 }

@@ -140,9 +140,10 @@ pub(crate) fn close_pipe(pane: &str) -> Cmd {
     Cmd::new("pipe-pane").args(["-t", pane])
 }
 
-/// `show-options -gv NAME`: a global option's value alone.
+/// `show-options -gqv NAME`: a global option's value alone; empty for an
+/// option not set (quietly: no error in tmux's message log).
 pub(crate) fn show_global_value(name: &str) -> Cmd {
-    Cmd::new("show-options").args(["-gv", "--", name])
+    Cmd::new("show-options").args(["-gqv", "--", name])
 }
 
 /// `list-keys -N -T prefix`: the prefix keys that have a note, with it.

@@ -217,13 +217,14 @@ pub(crate) fn views(tmux: &Tmux) -> Result<HashMap<u32, (PipeState, PaneView)>, 
         .collect())
 }
 
-/// `list-panes -a` in `format`: nothing with no session yet (tmux has no
-/// current target to list from then).
+/// Every pane in `format`, a line each, as `list-panes -a` lists them,
+/// through a format that loops over sessions, windows and panes: with no
+/// session yet it is empty, where `list-panes -a` is an error in tmux's
+/// message log ("no current target").
 fn list_all_panes(tmux: &Tmux, format: &str) -> Result<String, TawError> {
-    match tmux.run_one(Cmd::new("list-panes").args(["-a", "-F", format])) {
-        Err(error) if error.message.contains("no current target") => Ok(String::new()),
-        listed => listed,
-    }
+    tmux.run_one(super::commands::print_format(&format!(
+        "#{{S:#{{W:#{{P:{format}\n}}}}}}"
+    )))
 }
 
 /// A view from a row of [`view_format`] (its screen and clients empty).

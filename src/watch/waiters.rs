@@ -40,7 +40,7 @@ impl Waiter {
 
     fn bind(state_dir: &Path, prefix: &str) -> Option<Waiter> {
         let dir = state_dir.join("run");
-        std::fs::create_dir_all(&dir).ok()?;
+        crate::paths::make_private_dir(&dir).ok()?;
         let name = format!("{prefix}{}.sock", std::process::id());
         let path = dir.join(name);
         if path.as_os_str().len() > MAX_PATH {
@@ -50,6 +50,11 @@ impl Waiter {
         let _ = std::fs::remove_file(&path);
         let socket = UnixDatagram::bind(&path).ok()?;
         Some(Waiter { socket, path })
+    }
+
+    /// Its socket's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Waits up to `timeout` for a look; true when one came.

@@ -27,7 +27,7 @@ pub(crate) fn token() -> Result<String> {
         .map_err(|e| TawError::io(format!("no random bytes for the web token: {e}")))?;
     let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
+        crate::paths::make_private_dir(dir)
             .map_err(|e| TawError::io(format!("{} cannot be made: {e}", dir.display())))?;
     }
     crate::paths::write_atomic_mode(&path, format!("{token}\n").as_bytes(), Some(0o600))

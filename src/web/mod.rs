@@ -98,6 +98,8 @@ struct Shared {
     /// when its row was last read from tmux: while the count stays, the
     /// watcher's screen and title are all a look's frame needs of it.
     rows_read_at: Mutex<HashMap<u32, u64>>,
+    /// The kept frame (`frames`' newest) with no pane `changed`, once asked.
+    settled: Mutex<Option<(Arc<String>, Arc<String>)>>,
     /// What `/api/input` answered to each recent `idempotency_key`.
     replays: Mutex<Replays>,
     /// The names a request may address this server by.
@@ -198,7 +200,7 @@ pub(crate) fn stop_with_server(tmux: Tmux) {
         loop {
             let started = std::time::Instant::now();
             if tmux.wait_for_exit(&channel, Duration::from_secs(3600)) {
-                std::process::exit(0);
+                end(0);
             }
             // A wait tmux refused at once (not a gone server): not again
             // at once.
@@ -207,6 +209,64 @@ pub(crate) fn stop_with_server(tmux: Tmux) {
             }
         }
     });
+}
+
+/// The frame maker's waiter socket, taken away as the server ends: a
+/// signal's end gives no destructor its turn.
+static WAITER_SOCKET: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
+
+/// Ends the server, leaving no socket file behind, nor its address.
+fn end(code: i32) -> ! {
+    let socket = WAITER_SOCKET
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    if let Some(socket) = socket {
+        // Gone already is fine.
+        let _ = std::fs::remove_file(socket);
+    }
+    if listening().is_some_and(|(pid, _)| pid == std::process::id()) {
+        let _ = std::fs::remove_file(listening_file());
+    }
+    std::process::exit(code)
+}
+
+/// Where the server started last says the address it listens on, for
+/// `taw web url`.
+fn listening_file() -> std::path::PathBuf {
+    crate::paths::state_dir().join("web").join("listening")
+}
+
+/// The pid and address in [`listening_file`].
+fn listening() -> Option<(u32, SocketAddr)> {
+    let text = std::fs::read_to_string(listening_file()).ok()?;
+    let (pid, listen) = text.trim().split_once(' ')?;
+    Some((pid.parse().ok()?, listen.parse().ok()?))
+}
+
+/// The address a running `taw web` listens on: the one started last, while
+/// it runs.
+pub(crate) fn running_listen() -> Option<SocketAddr> {
+    listening()
+        .filter(|(pid, _)| crate::detect::job::is_alive(*pid))
+        .map(|(_, listen)| listen)
+}
+
+/// Ends the server on SIGTERM (a `kill`, a service manager) and SIGINT
+/// (Ctrl-C where it was started by hand).
+async fn end_on_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut interrupt)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        // No handler: the default end, without the cleanup.
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => end(0),
+        _ = interrupt.recv() => end(130),
+    }
 }
 
 /// Runs the server until it is stopped. `no_token` is refused off
@@ -230,6 +290,13 @@ pub(crate) fn serve(
         .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
         .map_err(|e| TawError::io(format!("taw web cannot listen on {listen}: {e}")))?;
     let listen = listener.local_addr().unwrap_or(listen);
+    // Said for `taw web url`; a server that cannot say it still serves.
+    let _ = crate::paths::make_private_dir(&crate::paths::state_dir().join("web"));
+    let _ = crate::paths::write_atomic_mode(
+        &listening_file(),
+        format!("{} {listen}\n", std::process::id()).as_bytes(),
+        Some(0o600),
+    );
     let (frames, _) = tokio::sync::watch::channel(Arc::new(String::new()));
     let memory = Memory {
         starred: stars::load(),
@@ -247,6 +314,7 @@ pub(crate) fn serve(
         screens: Mutex::new(HashMap::new()),
         last: Mutex::new(None),
         rows_read_at: Mutex::new(HashMap::new()),
+        settled: Mutex::new(None),
         replays: Mutex::new(Replays::default()),
         hosts: gate::Hosts::new(listen, &crate::machine::host_name(), allowed_hosts),
         tries: Mutex::new(gate::Tries::default()),
@@ -264,7 +332,10 @@ pub(crate) fn serve(
         let app = router(shared);
         raise_open_files_limit();
         eprintln!("taw web: listening on http://{listen}/");
-        accept(listener, app).await;
+        tokio::select! {
+            _ = accept(listener, app) => {}
+            _ = end_on_signal() => {}
+        }
         Ok(())
     })
 }
@@ -742,15 +813,11 @@ fn make_frames(shared: &Shared) {
     let server = Snapshot::read(&shared.tmux)
         .map(|s| s.server.pid)
         .unwrap_or(0);
-    let waiter = crate::watch::waiters::Waiter::any(&crate::paths::state_dir(), server);
-    let told = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    if let Some(waiter) = &waiter
-        && hooks_tell_changes(&shared.tmux)
-    {
-        told.store(true, std::sync::atomic::Ordering::SeqCst);
-        let (tmux, nudge, told) = (shared.tmux.clone(), waiter.nudge(), told.clone());
-        std::thread::spawn(move || hear_changes(&tmux, &nudge, &told));
-    }
+    let Following {
+        mut server,
+        mut waiter,
+        mut told,
+    } = follow(shared, server);
     let mut last = String::new();
     // The panes whose watchers looked; `None`: read every screen.
     let mut changed: Option<Vec<u32>> = None;
@@ -781,6 +848,20 @@ fn make_frames(shared: &Shared) {
             structure_every()
         };
         let read = read_frame_of(shared, changed.as_deref(), every);
+        // tmux started again at the same socket: its panes are new ones,
+        // whatever their numbers, and its watchers tell another waiter.
+        if let Ok((snapshot, _)) = &read
+            && snapshot.server.pid != server
+        {
+            forget_server(shared);
+            Following {
+                server,
+                waiter,
+                told,
+            } = follow(shared, snapshot.server.pid);
+            changed = None;
+            continue;
+        }
         if let Ok((snapshot, frame)) = read {
             pace.working = snapshot
                 .panes
@@ -808,6 +889,53 @@ fn make_frames(shared: &Shared) {
             }
         };
     }
+}
+
+/// The tmux server the frame maker follows: its pid, the waiter its
+/// watchers wake, and whether its hooks tell every change.
+struct Following {
+    server: u32,
+    waiter: Option<crate::watch::waiters::Waiter>,
+    told: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Listens for the looks of server `server`'s watchers, and for its
+/// hooks' changes where this taw's load is in it.
+fn follow(shared: &Shared, server: u32) -> Following {
+    let waiter = crate::watch::waiters::Waiter::any(&crate::paths::state_dir(), server);
+    *WAITER_SOCKET.lock().unwrap_or_else(|e| e.into_inner()) =
+        waiter.as_ref().map(|w| w.path().to_path_buf());
+    let told = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(waiter) = &waiter
+        && hooks_tell_changes(&shared.tmux)
+    {
+        told.store(true, std::sync::atomic::Ordering::SeqCst);
+        let (tmux, nudge, told) = (shared.tmux.clone(), waiter.nudge(), told.clone());
+        std::thread::spawn(move || hear_changes(&tmux, &nudge, &told));
+    }
+    Following {
+        server,
+        waiter,
+        told,
+    }
+}
+
+/// What was read of a server that is gone.
+fn forget_server(shared: &Shared) {
+    shared
+        .screens
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
+    *shared.last.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    shared
+        .rows_read_at
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
+    let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
+    memory.screens.clear();
+    memory.interacted.clear();
 }
 
 /// A working agent's pane that printed again since its last read waits
@@ -933,14 +1061,46 @@ fn every_pane_watched(shared: &Shared) -> bool {
 }
 
 /// The frame the maker keeps, while it is fresh and no input came since
-/// it was read.
+/// it was read. `changed` is a hint of the pass that saw the change: past
+/// [`CHANGED_LASTS`] the kept frame says no pane changed.
 fn kept_frame(shared: &Shared) -> Option<Arc<String>> {
     let kept = *shared.kept.lock().unwrap_or_else(|e| e.into_inner());
     let (read_at, generation, fresh_for) = kept?;
     let current = shared.generation.load(std::sync::atomic::Ordering::SeqCst);
-    (generation == current && read_at.elapsed() < fresh_for)
+    let json = (generation == current && read_at.elapsed() < fresh_for)
         .then(|| shared.frames.borrow().clone())
-        .filter(|json| !json.is_empty())
+        .filter(|json| !json.is_empty())?;
+    if read_at.elapsed() < CHANGED_LASTS {
+        return Some(json);
+    }
+    let mut settled = shared.settled.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((of, calm)) = &*settled
+        && Arc::ptr_eq(of, &json)
+    {
+        return Some(calm.clone());
+    }
+    let calm = Arc::new(settle(&json));
+    *settled = Some((json, calm.clone()));
+    Some(calm)
+}
+
+/// How long a frame's `changed` holds when it is answered again: about a
+/// pass of a server that reads its panes each second or two.
+const CHANGED_LASTS: Duration = Duration::from_secs(2);
+
+/// A frame's JSON with every pane's `changed` false.
+fn settle(json: &str) -> String {
+    let Ok(mut frame) = serde_json::from_str::<Value>(json) else {
+        return json.to_string();
+    };
+    if let Some(panes) = frame.get_mut("panes").and_then(Value::as_array_mut) {
+        for pane in panes {
+            if let Some(changed) = pane.get_mut("changed") {
+                *changed = Value::Bool(false);
+            }
+        }
+    }
+    serde_json::to_string(&frame).unwrap_or_else(|_| json.to_string())
 }
 
 /// A request wants frames for a while: the maker wakes, or keeps on.

@@ -751,3 +751,34 @@ fn a_config_with_errors_and_a_theme_are_said_to_the_first_client_to_attach() {
     assert_eq!(json["type"], "tmux_status");
     assert_eq!(json["marks"][0]["present"], false);
 }
+
+/// taw's own reads raise no error in tmux's message log: an option not
+/// set is read quietly, and the panes of a server with no session yet
+/// are none rather than "no current target".
+#[test]
+fn taws_own_reads_leave_no_error_in_tmuxs_messages() {
+    let server = TmuxServer::start();
+    let outer = crate::common::attach_client(&server, "main");
+    // Before the load none of taw's options is set.
+    server.taw(&["web", "url"]);
+    server.load_plugin();
+    for verbs in [
+        &["session", "save"][..],
+        &["session", "restore"][..],
+        &["watch", "attach-all"][..],
+        &["pane", "list"][..],
+        &["web", "url"][..],
+    ] {
+        server.taw(verbs);
+    }
+    server.tmux(&["new-window", "-d"]);
+    server.taw(&["watch", "attach-all"]);
+    let messages = crate::common::shown_messages(&server);
+    for error in ["invalid option", "no current target"] {
+        assert!(
+            !messages.iter().any(|m| m.contains(error)),
+            "{error}: {messages:?}"
+        );
+    }
+    drop(outer);
+}

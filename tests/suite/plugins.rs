@@ -689,6 +689,11 @@ fn update_fetches_only_a_new_commit_and_switches_to_it() {
     server
         .taw_with(&["plugin", "install", "acme/tool", "--yes"], &env)
         .result();
+    // The folders taw made are the user's alone.
+    for folder in ["plugins", "plugins/github", "plugins/github/acme"] {
+        let mode = crate::common::mode_of(&server.state_dir().join(folder));
+        assert_eq!(mode & 0o777, 0o700, "{folder}: {mode:o}");
+    }
     // Nothing new: unchanged, the same folder.
     let same = server
         .taw_with(&["plugin", "update", "--yes"], &env)

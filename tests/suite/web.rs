@@ -268,6 +268,149 @@ fn an_agents_screen_title_and_state_come_with_its_looks() {
     });
 }
 
+/// A `taw web` started by hand follows tmux started again at the same
+/// socket: the new server's panes come in its frames, with their own
+/// screens, and its watchers' looks wake it. SIGTERM ends it and takes
+/// its socket away.
+#[test]
+fn a_web_follows_tmux_started_again_and_leaves_no_socket() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let web = start_web(&server);
+    let mut socket = websocket(&web);
+    let mut wait_frame = |what: &str, check: &dyn Fn(&str) -> bool| {
+        let start = Instant::now();
+        loop {
+            let message = socket.read().unwrap();
+            let text = message.to_text().unwrap_or("").to_string();
+            if check(&text) {
+                return;
+            }
+            assert!(start.elapsed() < 2 * WAIT, "no frame with {what}: {text}");
+        }
+    };
+    server.tmux(&["send-keys", "-t", "%0", "echo before-the-restart", "Enter"]);
+    wait_frame("the first server's screen", &|f| {
+        f.contains("before-the-restart")
+    });
+    let run = server.state_dir().join("run");
+    let own_sockets = || {
+        std::fs::read_dir(&run)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| {
+                        let name = e.file_name().to_string_lossy().to_string();
+                        name.starts_with("wait-") && name.ends_with(&format!("-{}.sock", web.pid()))
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    assert_eq!(own_sockets(), 1);
+
+    server.tmux(&["kill-server"]);
+    // The old server goes a moment after it is told to.
+    server.wait_for("a new server at the same socket", WAIT, || {
+        server
+            .tmux_run(&["new-session", "-d", "-s", "again", "-x", "120", "-y", "40"])
+            .status
+            == 0
+    });
+    server.load_plugin();
+    // The new server's first pane is %0 again: its screen, not the old one.
+    wait_frame("the new server's session", &|f| {
+        f.contains("again:") && !f.contains("before-the-restart")
+    });
+    server.wait_for("a watcher on the new pane", WAIT, || {
+        server.display("%0", "#{pane_pipe}") == "1"
+    });
+    server.tmux(&["send-keys", "-t", "%0", "echo after-the-restart", "Enter"]);
+    wait_frame("the new server's screen", &|f| {
+        f.contains("after-the-restart")
+    });
+    assert_eq!(own_sockets(), 1, "one waiter, for the new server");
+
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &web.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    server.wait_for("the web to take its socket away", WAIT, || {
+        own_sockets() == 0
+    });
+}
+
+/// `taw web url` gives the address a running server listens on (one on a
+/// port of the system's choosing too), else the one the plugin starts
+/// it on; the folders the server makes are the user's alone.
+#[test]
+fn the_url_is_the_running_servers_and_its_folders_are_private() {
+    let server = TmuxServer::start();
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-web-listen",
+        "127.0.0.1:9123",
+    ]);
+    let url = server.taw(&["web", "url"]);
+    assert!(
+        url.stdout.starts_with("http://127.0.0.1:9123/?token="),
+        "{url:?}"
+    );
+    let web = start_web(&server);
+    let url = server.taw(&["web", "url"]);
+    assert!(
+        url.stdout.starts_with(&format!(
+            "http://127.0.0.1:{}/?token={}",
+            web.port, web.token
+        )),
+        "{url:?}"
+    );
+    // Told, it says what it is told.
+    let url = server.taw(&["web", "url", "--listen", "127.0.0.1:7000"]);
+    assert!(url.stdout.starts_with("http://127.0.0.1:7000/"), "{url:?}");
+    for folder in ["web", "run"] {
+        let mode = crate::common::mode_of(&server.state_dir().join(folder));
+        assert_eq!(mode & 0o777, 0o700, "{folder}: {mode:o}");
+    }
+    drop(web);
+    let url = server.taw(&["web", "url"]);
+    assert!(url.stdout.starts_with("http://127.0.0.1:9123/"), "{url:?}");
+}
+
+/// `changed` is a hint of the pass that saw the change: the kept state
+/// answered again later says no pane changed, though its screen is the
+/// same.
+#[test]
+fn changed_is_a_passing_hint() {
+    let server = TmuxServer::start();
+    settle_first_pane(&server);
+    server.load_plugin();
+    let (web, mut socket) = web_with_limits(&server, "structure=60000");
+    let mut next =
+        || -> Value { serde_json::from_str(socket.read().unwrap().to_text().unwrap()).unwrap() };
+    assert_eq!(next()["type"], "hello");
+    assert_eq!(next()["type"], "state");
+    server.tmux(&["send-keys", "-t", "%0", "echo hint-marker", "Enter"]);
+    let start = Instant::now();
+    loop {
+        let frame = next();
+        if frame["type"] == "state" {
+            let pane = pane_of(&frame, "%0");
+            if pane["changed"] == true && pane["lines"].to_string().contains("hint-marker") {
+                break;
+            }
+        }
+        assert!(start.elapsed() < WAIT, "no pass said the screen changed");
+    }
+    server.wait_for("the hint gone", WAIT, || {
+        let state = state(&web);
+        let pane = pane_of(&state, "%0");
+        pane["changed"] == false && pane["lines"].to_string().contains("hint-marker")
+    });
+}
+
 /// What no screen shows, tmux's hooks tell: with the whole server read
 /// only each minute here, a window renamed and a window closed by hand
 /// each come in a frame, woken by the plugin's change channel.
