@@ -44,7 +44,13 @@ pub(crate) enum Verb {
     /// Split a pane: a new one to its right or below it.
     Split(SplitArgs),
     /// Close a pane.
-    Close { pane: String },
+    Close {
+        pane: String,
+        /// Close even when config.toml does not parse (a `[hooks]
+        /// pre_close` there cannot be asked).
+        #[arg(long)]
+        force: bool,
+    },
     /// Give a pane a label (shown in its record), or clear it.
     Rename {
         pane: String,
@@ -651,7 +657,7 @@ fn change_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
             };
             Reply::of(op::split(tmux, pane, new)?)
         }
-        Verb::Close { pane } => Reply::of(op::close(tmux, one(&pane)?)?),
+        Verb::Close { pane, force } => Reply::of(op::close(tmux, one(&pane)?, force)?),
         Verb::Rename { pane, label, clear } => {
             let label = (!clear).then(|| label.join(" "));
             Reply::of(op::rename(tmux, one(&pane)?, label.as_deref())?)

@@ -31,7 +31,13 @@ pub(crate) enum Verb {
         label: Vec<String>,
     },
     /// Close a tab (its workspace too when it is the last).
-    Close { tab: String },
+    Close {
+        tab: String,
+        /// Close even when config.toml does not parse (a `[hooks]
+        /// pre_close` there cannot be asked).
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -109,6 +115,8 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             resolve::tab(&snapshot, &tab)?,
             &label.join(" "),
         )?),
-        Verb::Close { tab } => Reply::of(op::close(&tmux, resolve::tab(&snapshot, &tab)?)?),
+        Verb::Close { tab, force } => {
+            Reply::of(op::close(&tmux, resolve::tab(&snapshot, &tab)?, force)?)
+        }
     })
 }

@@ -31,6 +31,10 @@ pub(crate) enum Verb {
         workspace: String,
         #[arg(long)]
         group: bool,
+        /// Close even when config.toml does not parse (a `[hooks]
+        /// pre_close` there cannot be asked).
+        #[arg(long)]
+        force: bool,
     },
     /// Report tokens about a workspace (herdr's metadata).
     ReportMetadata(MetadataArgs),
@@ -141,9 +145,17 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             session(&workspace)?,
             &label.join(" "),
         )?),
-        Verb::Close { workspace, group } => {
-            Reply::of(op::close(&tmux, &snapshot, session(&workspace)?, group)?)
-        }
+        Verb::Close {
+            workspace,
+            group,
+            force,
+        } => Reply::of(op::close(
+            &tmux,
+            &snapshot,
+            session(&workspace)?,
+            group,
+            force,
+        )?),
         Verb::ReportMetadata(args) => {
             let session = session(&args.workspace)?;
             let report = args.report.report();

@@ -45,8 +45,11 @@ impl Closing {
 }
 
 /// Whether taw may close it: an error (`hook_refused`) stops the close.
-pub(crate) fn may_close(tmux: &Tmux, closing: &Closing) -> Result<()> {
-    ask(tmux, closing.occurrence(), &closing.describe())
+/// With `force`, a config.toml that does not say whether a veto is there
+/// (see [`unreadable_veto`]) lets it close; a veto that is read is asked
+/// all the same.
+pub(crate) fn may_close(tmux: &Tmux, closing: &Closing, force: bool) -> Result<()> {
+    ask(tmux, closing.occurrence(), &closing.describe(), force)
 }
 
 /// Whether taw may remove the worktree at `path` (the seam the worktree
@@ -58,12 +61,30 @@ pub(crate) fn may_remove_worktree(tmux: &Tmux, session: Option<u32>, path: &str)
             .session(session)
             .var("TAW_WORKTREE", path),
         &format!("the worktree {path}"),
+        false,
     )
 }
 
-/// Runs the veto's commands in turn; the first that says no refuses.
-fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str) -> Result<()> {
+/// Runs the veto's commands in turn; the first that says no refuses. A
+/// config.toml whose `[hooks]` could not be read refuses too (unless
+/// `force`): the veto it may hold is not known, and a close is not undone.
+fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str, force: bool) -> Result<()> {
     let config = Config::load_or_defaults().0;
+    if !force && let Some(error) = unreadable_veto(&config) {
+        let line = error
+            .line
+            .map(|line| format!(" line {line}"))
+            .unwrap_or_default();
+        return Err(TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{}{line}: {}; whether its [hooks] {} refuses cannot be read, so {what} stays. Mend the file (`taw config check`), or pass --force",
+                crate::paths::display(&config.path),
+                error.message,
+                occurrence.event.name()
+            ),
+        ));
+    }
     let commands = super::hook_commands(&config, occurrence.event.name());
     if commands.is_empty() {
         return Ok(());
@@ -80,6 +101,15 @@ fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The error of config.toml that may hide a veto: one of the file as a
+/// whole (it does not parse: taw runs on its defaults), or of `[hooks]`.
+fn unreadable_veto(config: &Config) -> Option<&crate::config::Diagnostic> {
+    config.errors().find(|error| match &error.key {
+        None => true,
+        Some(key) => key == "hooks" || key.starts_with("hooks."),
+    })
 }
 
 /// `[sessions] hook_timeout_seconds` as a limit: `None` for 0.

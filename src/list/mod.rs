@@ -66,7 +66,7 @@ pub(crate) fn perform(
         Effect::Rename(target, name) => rename(tmux, &snapshot, target, &name).map(|_| false),
         Effect::Close(target) => close(tmux, &snapshot, target).map(|_| false),
         Effect::CloseGroup(session) => {
-            ops::workspace::close(tmux, &snapshot, session, true).map(|_| false)
+            ops::workspace::close(tmux, &snapshot, session, true, false).map(|_| false)
         }
         Effect::NewWorktree { head, branch } => ops::worktree::create(
             tmux,
@@ -209,14 +209,14 @@ fn rename(tmux: &Tmux, snapshot: &Snapshot, target: Target, name: &str) -> Resul
 
 fn close(tmux: &Tmux, snapshot: &Snapshot, target: Target) -> Result<()> {
     match target {
-        Target::Session(id) => ops::workspace::close(tmux, snapshot, id, false).map(|_| ()),
+        Target::Session(id) => ops::workspace::close(tmux, snapshot, id, false, false).map(|_| ()),
         Target::Window { session, window } => {
             let row = snapshot.window(session, window).ok_or_else(gone)?;
-            ops::tab::close(tmux, row).map(|_| ())
+            ops::tab::close(tmux, row, false).map(|_| ())
         }
         Target::Pane { pane, session, .. } => {
             let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
-            ops::pane::close(tmux, row).map(|_| ())
+            ops::pane::close(tmux, row, false).map(|_| ())
         }
         Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
     }

@@ -185,13 +185,12 @@ fn append(text: &str, block: &str) -> String {
     out
 }
 
+/// Writes config.toml whole, into the file a link names (a dotfiles
+/// repository's) rather than over the link, with its mode. A write that
+/// fails (a full disk) is an I/O error, the file as it was.
 fn write(file: &Path, text: &str) -> Result<()> {
-    let mode = std::fs::metadata(file).ok().map(|m| {
-        use std::os::unix::fs::PermissionsExt;
-        m.permissions().mode() & 0o7777
-    });
-    paths::write_atomic_mode(file, text.as_bytes(), mode).map_err(|error| {
-        TawError::invalid_argument(format!(
+    paths::write_user_file(file, text.as_bytes()).map_err(|error| {
+        TawError::io(format!(
             "could not write {}: {error}; it was not changed",
             paths::display(file)
         ))
@@ -201,6 +200,27 @@ fn write(file: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_linked_config_is_written_through_its_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let dotfiles = dir.path().join("dotfiles/taw.toml");
+        std::fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+        std::fs::write(&dotfiles, "# mine\n").unwrap();
+        let link = dir.path().join("config.toml");
+        std::os::unix::fs::symlink(&dotfiles, &link).unwrap();
+        write(&link, "# mine\n[machines.a]\n").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&dotfiles).unwrap(),
+            "# mine\n[machines.a]\n"
+        );
+    }
 
     fn config(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();

@@ -254,6 +254,7 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
                 session: old.session,
                 window: old.id,
             },
+            false,
         )?;
     }
     let root = &apply.root;

@@ -117,14 +117,15 @@ pub(crate) fn rename(tmux: &Tmux, window: &Window, name: &str) -> Result<TabAnsw
 }
 
 /// Closes the window (its session too when it is the last), once the
-/// veto lets it.
-pub(crate) fn close(tmux: &Tmux, window: &Window) -> Result<TabClosed> {
+/// veto lets it (`force`: see [`veto::may_close`]).
+pub(crate) fn close(tmux: &Tmux, window: &Window, force: bool) -> Result<TabClosed> {
     veto::may_close(
         tmux,
         &veto::Closing::Window {
             session: window.session,
             window: window.id,
         },
+        force,
     )?;
     tmux.run_one(arrange::kill_window(&format!("@{}", window.id)))?;
     Ok(TabClosed {

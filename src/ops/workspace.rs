@@ -150,14 +150,16 @@ pub(crate) fn rename(
     Ok(get(&Snapshot::read(tmux)?, session))
 }
 
-/// Closes the session, once the veto lets it. A repository's session
-/// whose worktree sessions are open closes only with `group`, and then
-/// with them: the veto is asked about every one before any closes.
+/// Closes the session, once the veto lets it (`force`: see
+/// [`veto::may_close`]). A repository's session whose worktree sessions
+/// are open closes only with `group`, and then with them: the veto is
+/// asked about every one before any closes.
 pub(crate) fn close(
     tmux: &Tmux,
     snapshot: &Snapshot,
     session: u32,
     group: bool,
+    force: bool,
 ) -> Result<WorkspaceClosed> {
     let members = super::repo_group::group_of(snapshot, session);
     if !members.is_empty() && !group {
@@ -179,7 +181,7 @@ pub(crate) fn close(
         ));
     }
     for one in std::iter::once(session).chain(members.iter().copied()) {
-        veto::may_close(tmux, &veto::Closing::Session(one))?;
+        veto::may_close(tmux, &veto::Closing::Session(one), force)?;
     }
     for member in &members {
         tmux.run_one(arrange::kill_session(&format!("${member}")))?;

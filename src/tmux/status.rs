@@ -60,8 +60,13 @@ pub(crate) fn window_mark_format() -> String {
 }
 
 /// An `x` for each pane of the server in `state`: `#{n:...}` counts them.
+/// A window in several sessions (a grouped session, a linked window) is
+/// counted in the first of them only (`window_linked_sessions_list`'s
+/// first name), so each pane counts once.
 fn count(state: &str) -> String {
-    format!("#{{n:#{{S:#{{W:#{{P:#{{?#{{==:#{{{AGENT_STATE}}},{state}}},x,}}}}}}}}}}")
+    let first = "#{==:#{session_name},#{s/,.*//:window_linked_sessions_list}}";
+    let pane = format!("#{{?#{{==:#{{{AGENT_STATE}}},{state}}},x,}}");
+    format!("#{{n:#{{S:#{{W:#{{?{first},#{{P:{pane}}},}}}}}}}}")
 }
 
 /// The summary: needs you, working, done; nothing when no agent is in one.

@@ -541,6 +541,54 @@ fn a_pre_close_that_says_no_keeps_everything() {
     server.taw(&["pane", "close", &pane]).result();
 }
 
+/// A config.toml that does not parse, or whose `[hooks]` has an error,
+/// may hold a veto taw cannot read: every close is refused, saying the
+/// file and line, and `--force` closes anyway. The popup's close is the
+/// same operation.
+#[test]
+fn a_config_that_hides_its_veto_closes_nothing_unforced() {
+    let server = TmuxServer::start();
+    let pane = server.new_window("main", "keep", "");
+    let window = server.display(&pane, "#{window_id}");
+    for broken in [
+        "[hooks]\npre_close = \"exit 1\"\n[ui\n",
+        "[hooks]\npre_close = 3\n",
+    ] {
+        server.write_config(broken);
+        for args in [
+            vec!["pane", "close", pane.as_str()],
+            vec!["tab", "close", window.as_str()],
+            vec!["workspace", "close", "w1"],
+        ] {
+            let run = server.taw(&args);
+            assert_eq!(run.error_code(), "invalid_config", "{run:?}");
+            let message = run.error_json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert!(message.contains("config.toml line "), "{message}");
+            assert!(message.contains("--force"), "{message}");
+        }
+        assert!(
+            server
+                .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+                .lines()
+                .any(|p| p == pane)
+        );
+    }
+    server.taw(&["pane", "close", &pane, "--force"]).result();
+    server.wait_for("the pane closed", Duration::from_secs(5), || {
+        !server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .any(|p| p == pane)
+    });
+    // An error elsewhere in the file hides no veto.
+    server.write_config("[ui]\ndepth = 3\n");
+    let other = server.new_window("main", "other", "");
+    server.taw(&["pane", "close", &other]).result();
+}
+
 #[test]
 fn a_hook_that_fails_or_hangs_is_logged_and_holds_nothing_up() {
     let server = TmuxServer::start();

@@ -344,6 +344,49 @@ fn a_machine_is_added_checked_listed_and_reached_through_machine() {
     assert_eq!(again.error_code(), "not_found");
 }
 
+/// A config.toml that is a link (into a dotfiles repository) stays one:
+/// `machine add` and `remove` write the file it names, byte for byte
+/// beside their entry.
+#[test]
+fn a_linked_config_stays_linked() {
+    let server = TmuxServer::empty();
+    let dotfiles = server.dir.path().join("dotfiles/taw.toml");
+    std::fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+    let mine = "# my own notes\n[ui]\ndepth = \"all\"\n";
+    std::fs::write(&dotfiles, mine).unwrap();
+    let config = server.config_dir().join("config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&dotfiles, &config).unwrap();
+    server
+        .taw_bare(&["machine", "add", "studio", "me@studio"], &[])
+        .result();
+    assert!(
+        std::fs::symlink_metadata(&config)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let added = std::fs::read_to_string(&dotfiles).unwrap();
+    assert!(
+        added.starts_with(mine) && added.contains("studio"),
+        "{added}"
+    );
+    server
+        .taw_bare(&["machine", "remove", "studio"], &[])
+        .result();
+    assert!(
+        std::fs::symlink_metadata(&config)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let removed = std::fs::read_to_string(&dotfiles).unwrap();
+    assert!(
+        removed.starts_with(mine) && !removed.contains("studio"),
+        "{removed}"
+    );
+}
+
 #[test]
 fn add_refuses_what_config_check_would_drop_and_leaves_the_file() {
     let server = TmuxServer::empty();

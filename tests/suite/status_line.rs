@@ -18,6 +18,30 @@ fn set_state(server: &TmuxServer, pane: &str, state: &str) {
     server.tmux(&["set-option", "-p", "-t", pane, "@agent_state", state]);
 }
 
+/// The summary counts each pane once, though its window shows in a
+/// grouped session and is linked into another.
+#[test]
+fn the_summary_counts_each_pane_once() {
+    let server = loaded();
+    server.tmux(&["new-session", "-d", "-s", "mirror", "-t", "main"]);
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    let other = server.display("other:", "#{pane_id}");
+    server.tmux(&["link-window", "-s", "other:0", "-t", "main:7"]);
+    // Not a pane a watcher follows: a state set by hand stays.
+    let states = [("%0", "blocked"), (other.as_str(), "blocked")];
+    server.wait_for("the watchers", Duration::from_secs(5), || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{@agent_wizard_watcher}"])
+            .lines()
+            .all(|line| !line.is_empty())
+    });
+    for (pane, state) in states {
+        set_state(&server, pane, state);
+    }
+    let summary = server.display("main:", "#{E:@agent-wizard-summary}");
+    assert!(summary.contains("▲2"), "{summary}");
+}
+
 #[test]
 fn marks_and_summary_are_drawn() {
     let server = loaded();

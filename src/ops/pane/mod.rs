@@ -113,14 +113,16 @@ pub(crate) fn split(tmux: &Tmux, pane: &Pane, new: NewPane) -> Result<PaneAnswer
     reread(tmux, made, session).map_err(|_| TawError::tmux("the new pane closed at once"))
 }
 
-/// Closes the pane, once the veto lets it.
-pub(crate) fn close(tmux: &Tmux, pane: &Pane) -> Result<PaneClosed> {
+/// Closes the pane, once the veto lets it (`force`: see
+/// [`veto::may_close`]).
+pub(crate) fn close(tmux: &Tmux, pane: &Pane, force: bool) -> Result<PaneClosed> {
     veto::may_close(
         tmux,
         &veto::Closing::Pane {
             session: pane.session,
             pane: pane.id,
         },
+        force,
     )?;
     close_unasked(tmux, pane)
 }
