@@ -813,10 +813,27 @@ impl Conversations {
     fn of(snapshot: Option<&Snapshot>, extras: &HashMap<u32, Extras>) -> Conversations {
         let mut found = Vec::new();
         for pane in snapshot.map(|s| s.panes.as_slice()).unwrap_or_default() {
-            let kind = if pane.agent_kind.is_empty() {
-                &pane.reported_kind
-            } else {
+            // A pane a restore left as tmux made it (its saved folder gone)
+            // holds its saved conversation: it is there, waiting.
+            let waiting = extras
+                .get(&pane.id)
+                .and_then(|e| serde_json::from_str::<SavedPane>(&e.restore_saved).ok())
+                .and_then(|saved| saved.agent.map(|agent| (agent, saved.cwd)));
+            if let Some((agent, cwd)) = waiting {
+                for key in conversation_keys(&agent, &cwd) {
+                    found.push((agent.kind.clone(), key, pane.id));
+                }
+            }
+            // With no watcher (the plugin not loaded), a resumed agent is
+            // known by the restore's own mark while it is in front.
+            let kind = if !pane.agent_kind.is_empty() {
                 &pane.agent_kind
+            } else if !pane.reported_kind.is_empty() {
+                &pane.reported_kind
+            } else if !crate::detect::job::is_shell(&pane.current_command) {
+                &pane.kind_hint
+            } else {
+                continue;
             };
             if kind.is_empty() {
                 continue;
@@ -853,16 +870,25 @@ impl Conversations {
 
     /// The pane that runs `agent`'s conversation, if one does.
     fn running(&self, agent: &SavedAgent, cwd: &str) -> Option<u32> {
-        let keys = [
-            agent.session_id.clone(),
-            agent.session_path.clone(),
-            agent.sandbox.as_ref().map(|kept| sandbox_key(kept, cwd)),
-            (!agent.resume.is_empty()).then(|| resume_key(&agent.resume, cwd)),
-        ];
+        let keys = conversation_keys(agent, cwd);
         self.0.iter().find_map(|(kind, value, pane)| {
-            (kind == &agent.kind && keys.iter().flatten().any(|k| k == value)).then_some(*pane)
+            (kind == &agent.kind && keys.iter().any(|k| k == value)).then_some(*pane)
         })
     }
+}
+
+/// What tells a saved agent's conversation from another: its session id
+/// and path, a sandbox's kept resume, a reported resume command in `cwd`.
+fn conversation_keys(agent: &SavedAgent, cwd: &str) -> Vec<String> {
+    [
+        agent.session_id.clone(),
+        agent.session_path.clone(),
+        agent.sandbox.as_ref().map(|kept| sandbox_key(kept, cwd)),
+        (!agent.resume.is_empty()).then(|| resume_key(&agent.resume, cwd)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Whether `taw tmux load` has run in the server.

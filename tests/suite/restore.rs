@@ -1114,3 +1114,88 @@ fn layouts_are_private_and_one_others_could_write_is_refused() {
         "{restored}"
     );
 }
+
+/// A session `api` in `folder` whose window 1 `agent` runs Codex in
+/// conversation `t-7`, saved, then the window closed.
+fn agent_window_saved_and_closed(server: &TmuxServer, folder: &Path) {
+    let at = folder.display().to_string();
+    server.tmux(&["new-window", "-d", "-t", "=api:1", "-n", "agent", "-c", &at]);
+    shells_up(server);
+    codex_in(server, "=api:1.0", "t-7");
+    server.taw(&["session", "save"]).result();
+    server.tmux(&["kill-window", "-t", "=api:1"]);
+}
+
+fn api_session(server: &TmuxServer) {
+    let home = dir(server, "api").display().to_string();
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "api",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &home,
+    ]);
+}
+
+/// With the plugin not loaded (no watcher marks the agent), a second
+/// restore sees the conversation the first one resumed running by the
+/// restore's own mark, and starts it again nowhere.
+#[test]
+fn a_second_restore_without_the_plugin_starts_nothing_twice() {
+    let server = TmuxServer::empty();
+    // On the login shells' PATH: the test home's profile puts
+    // ~/.local/bin there. tmux names a pane's program by its first word,
+    // so the stand-in's is `codex`.
+    server.stand_in(
+        "home/.local/bin",
+        "codex",
+        "exec bash -c 'exec -a codex sleep 600'\n",
+    );
+    api_session(&server);
+    agent_window_saved_and_closed(&server, &dir(&server, "api"));
+    let first = restore(&server, &[]);
+    assert_eq!(first["added"].as_array().unwrap().len(), 1, "{first}");
+    let pane = server.display("=api:1.0", "#{pane_id}");
+    server.wait_for("the resumed agent in front", WAIT, || {
+        server.display(&pane, "#{pane_current_command}") == "codex"
+    });
+    assert_eq!(server.display(&pane, "#{@agent_kind}"), "");
+    let again = restore(&server, &[]);
+    assert!(again["added"].as_array().unwrap().is_empty(), "{again}");
+    assert!(
+        again["plan"].to_string().matches("typed:").count() == 0,
+        "{again}"
+    );
+}
+
+/// A saved agent window whose folder is gone comes back once, its pane
+/// saying so (restore_error); the next restore sees it there.
+#[test]
+fn a_window_whose_folder_is_gone_is_added_once() {
+    let server = TmuxServer::empty();
+    api_session(&server);
+    let gone = dir(&server, "gone-later");
+    agent_window_saved_and_closed(&server, &gone);
+    std::fs::remove_dir_all(&gone).unwrap();
+    let first = restore(&server, &[]);
+    assert_eq!(first["added"].as_array().unwrap().len(), 1, "{first}");
+    let windows = || {
+        server
+            .tmux(&["list-windows", "-t", "=api", "-F", "#{window_id}"])
+            .lines()
+            .count()
+    };
+    assert_eq!(windows(), 2);
+    let pane = server.display("=api:1.0", "#{pane_id}");
+    assert!(!server.display(&pane, "#{@agent_restore_error}").is_empty());
+    for _ in 0..2 {
+        let again = restore(&server, &[]);
+        assert!(again["added"].as_array().unwrap().is_empty(), "{again}");
+        assert_eq!(windows(), 2);
+    }
+}

@@ -344,10 +344,10 @@ fn lab_opencode_pi_and_gemini_resume_after_the_server_is_killed() {
     lab.wait_state(gemini, "idle", SECONDS(40));
     // OpenCode drops what is typed while it still loads.
     std::thread::sleep(STILL_LOADING);
+    // One agent at a time: OpenCode asked while the mock streams another
+    // agent's reply has been told it cannot connect (a failed CI run).
     for (agent, pane) in agents.iter().zip(&panes) {
         lab.type_line(pane, &format!("kiwi {agent} one"));
-    }
-    for (agent, pane) in agents.iter().zip(&panes) {
         lab.wait_after_enter("the mock's reply", pane, SECONDS(30), || {
             lab.has(pane, &format!("Mock reply to: kiwi {agent} one"))
         });
