@@ -379,7 +379,9 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
         "printf 'ready\\n'\nread -r go\nhead -c 1048576 /dev/zero | tr '\\0' x\nprintf '\\nwide line done\\n'\nexec cat\n",
     );
     let widening = server.new_window("main", "wide", &wide.display().to_string());
-    // Claude's screens: idle, and working for a second after each line.
+    // Claude's screens: idle; working after a line, until the line `stop`
+    // (a turn of a set length could pass unseen by a look that a loaded
+    // machine holds back).
     let rule = "─".repeat(60);
     let calm_script = stand_in(
         &server,
@@ -387,8 +389,9 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
         &format!(
             "draw() {{ printf '\\033[H\\033[2J\\n\\n\\n%s\\n{rule}\\n❯ \\n{rule}\\n%s' \"$1\" \"$2\"; }}\n\
              draw '' '  ⏸ manual mode on · ? for shortcuts'\n\
-             while IFS= read -r line; do draw '✽ Forming…' '  ⏸ manual mode on · esc to interrupt'; \
-             sleep 1; draw '' '  ⏸ manual mode on · ? for shortcuts'; done\n"
+             while IFS= read -r line; do if [ \"$line\" = stop ]; then \
+             draw '' '  ⏸ manual mode on · ? for shortcuts'; else \
+             draw '✽ Forming…' '  ⏸ manual mode on · esc to interrupt'; fi; done\n"
         ),
     );
     let calm = server.new_window("main", "calm", &calm_script.display().to_string());
@@ -421,6 +424,7 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
     server.wait_for("claude working", Duration::from_secs(10), || {
         state() == "working"
     });
+    server.tmux(&["send-keys", "-t", &calm, "stop", "Enter"]);
     server.wait_for("claude done", Duration::from_secs(10), || state() == "done");
     let (rss, ticks_after) = rss_and_ticks(watcher);
     let spent = started.elapsed().as_secs_f64();
