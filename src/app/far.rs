@@ -129,6 +129,7 @@ pub(crate) fn snapshot_of(state: &State, machine: usize, name: &str) -> Snapshot
             tokens: stored_tokens(&space.tokens),
             token_seqs: String::new(),
             worktree: provenance(&space.worktree, name),
+            group: String::new(),
         });
     }
     snapshot

@@ -499,6 +499,7 @@ pub(crate) mod fixture {
             tokens: String::new(),
             token_seqs: String::new(),
             worktree: String::new(),
+            group: String::new(),
         }
     }
 

@@ -229,7 +229,7 @@ fn work_of<'a>(
         to_make: Vec::new(),
         to_add: Vec::new(),
     };
-    for session in layout.sessions.iter().filter(|s| !s.windows.is_empty()) {
+    for session in layout.sessions.iter().filter(|s| has_something(s)) {
         if !open.contains(&session.name.as_str()) {
             work.to_make.push(session);
             continue;
@@ -445,9 +445,14 @@ fn taken_line(layout: &Layout, start: Option<u64>, dry_run: bool) -> String {
 /// window of an open one to add.
 fn has_work(layout: &Layout, open: &[String], live: &Conversations, home: &Path) -> bool {
     layout.sessions.iter().any(|s| {
-        !s.windows.is_empty()
-            && (!open.contains(&s.name) || !windows_to_add(s, live, home).is_empty())
+        has_something(s) && (!open.contains(&s.name) || !windows_to_add(s, live, home).is_empty())
     })
+}
+
+/// A saved session worth making: one with windows, or one of a group
+/// (which shares the windows of the session it is grouped with).
+fn has_something(session: &SavedSession) -> bool {
+    !session.windows.is_empty() || session.grouped_with.is_some()
 }
 
 /// The layout to restore: `--name`'s file; with no name the default one,
@@ -506,11 +511,18 @@ fn dry_plan(work: &Work, live: &Conversations, args: &Restore, out: &mut Restore
         dry_resumes(session, window, live, args, out, &mut resumed);
     }
     for session in &work.to_make {
-        out.plan
-            .push(format!("would create session '{}'", session.name));
+        out.plan.push(match &session.grouped_with {
+            Some(first) => format!(
+                "would create session '{}' grouped with '{first}'",
+                session.name
+            ),
+            None => format!("would create session '{}'", session.name),
+        });
         for window in &session.windows {
-            out.plan
-                .push(format!("would create {}", window_words(window)));
+            out.plan.push(match &window.linked_from {
+                Some(from) => format!("would link {} from '{from}'", window_words(window)),
+                None => format!("would create {}", window_words(window)),
+            });
         }
         if let Some(active) = session.windows.iter().find(|w| w.active) {
             out.plan
@@ -597,6 +609,18 @@ fn make_session(
     out: &mut Restored,
     pending: &mut Vec<Pending>,
 ) -> Result<()> {
+    if let Some(first) = &session.grouped_with {
+        // Its windows are the group's: it is made sharing them.
+        run_starting(
+            tmux,
+            &Batch::of(vec![arrange::new_session_grouped(&session.name, first)]),
+        )?;
+        out.plan.push(format!(
+            "create session '{}' grouped with '{first}'",
+            session.name
+        ));
+        return Ok(());
+    }
     out.plan.push(format!("create session '{}'", session.name));
     let (made, failed) = make_windows(tmux, session, out);
     for (window, window_id, first_pane) in &made {
@@ -628,7 +652,10 @@ fn make_session(
 
 /// Makes the session with its first window, then its other windows, each
 /// at its saved number; stops at the first tmux refuses, and answers what
-/// was made and, on a failure, at which window and why.
+/// was made and, on a failure, at which window and why. A window linked
+/// from a session saved before is linked in, after the session's own; a
+/// session of linked windows only starts from a window of its own that
+/// goes once they are in.
 fn make_windows<'a>(
     tmux: &Tmux,
     session: &'a SavedSession,
@@ -641,9 +668,33 @@ fn make_windows<'a>(
             .map(|p| p.cwd.clone())
             .unwrap_or_else(|| session.path.clone())
     };
+    let own: Vec<(usize, &SavedWindow)> = session
+        .windows
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.linked_from.is_none())
+        .collect();
     let mut made = Vec::new();
-    for (at, window) in session.windows.iter().enumerate() {
-        let cmd = if at == 0 {
+    let mut placeholder = None;
+    if own.is_empty() {
+        let mut batch = Batch::of(vec![arrange::new_session_named(
+            &session.name,
+            "",
+            &session.path,
+            None,
+        )]);
+        batch.push(set_global_option(RESTORING, &restoring_stamp()));
+        match run_starting(tmux, &batch).map(|printed| parse_new_ids(&printed)) {
+            Ok(Some((_, window_id, _))) => placeholder = Some(window_id),
+            Ok(None) => {
+                let error = TawError::tmux("tmux did not say which window it made");
+                return (made, Some((0, error)));
+            }
+            Err(error) => return (made, Some((0, error))),
+        }
+    }
+    for (number, (at, window)) in own.into_iter().enumerate() {
+        let cmd = if number == 0 {
             arrange::new_session_named(
                 &session.name,
                 &window.name,
@@ -661,7 +712,7 @@ fn make_windows<'a>(
         let mut batch = Batch::of(vec![cmd]);
         // The first call of a restore that starts the server holds
         // autosave off in that same call.
-        if at == 0 {
+        if number == 0 {
             batch.push(set_global_option(RESTORING, &restoring_stamp()));
         }
         let ids = run_starting(tmux, &batch).and_then(|printed| {
@@ -677,7 +728,7 @@ fn make_windows<'a>(
             Err(error) => return (made, Some((at, error))),
         };
         out.plan.push(format!("create {}", window_words(window)));
-        if at == 0 {
+        if number == 0 {
             // The session's first window takes its saved number; kept at
             // tmux's number when it cannot, which a later window may
             // then not get.
@@ -688,6 +739,33 @@ fn make_windows<'a>(
             ));
         }
         made.push((window, window_id, first_pane));
+    }
+    for window in &session.windows {
+        let Some(from) = &window.linked_from else {
+            continue;
+        };
+        // The window it shows was made (or was open) before; one that is
+        // not there is said, and the rest goes on.
+        match tmux.run_one(arrange::link_window(from, &session.name, window.index)) {
+            Ok(_) => out
+                .plan
+                .push(format!("link {} from '{from}'", window_words(window))),
+            Err(error) => out.plan.push(format!(
+                "could not link {} from '{from}': {}",
+                window_words(window),
+                error.message.trim_end_matches('.')
+            )),
+        }
+    }
+    if let Some(window_id) = placeholder {
+        // Gone once the linked windows hold the session; with none linked,
+        // it stays rather than close the session.
+        if tmux
+            .run_one(arrange::window_count(&session.name))
+            .is_ok_and(|count| count.trim().parse::<usize>().unwrap_or(0) > 1)
+        {
+            let _ = tmux.run_one(arrange::kill_window(&format!("@{window_id}")));
+        }
     }
     (made, None)
 }

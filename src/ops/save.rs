@@ -93,19 +93,49 @@ pub(crate) struct Extras {
     pub resumed: Option<SavedAgent>,
 }
 
-/// A layout from a snapshot and each pane's extras. Pure.
+/// A layout from a snapshot and each pane's extras. Pure. A session of a
+/// group saved after the first keeps only the name of that first one
+/// (they share their windows), and a window already saved in an earlier
+/// session (linked into several) only where it came from.
 pub(crate) fn layout_of(
     snapshot: &Snapshot,
     extras: &HashMap<u32, Extras>,
     taken_unix: u64,
 ) -> Layout {
     let mut sessions = Vec::new();
+    let mut group_firsts: HashMap<&str, &str> = HashMap::new();
+    let mut windows_saved: HashMap<u32, String> = HashMap::new();
     for session in &snapshot.sessions {
+        let grouped_with = (!session.group.is_empty())
+            .then(|| *group_firsts.entry(&session.group).or_insert(&session.name))
+            .filter(|first| *first != session.name)
+            .map(str::to_string);
+        if grouped_with.is_some() {
+            sessions.push(SavedSession {
+                name: session.name.clone(),
+                path: session.path.clone(),
+                grouped_with,
+                windows: Vec::new(),
+            });
+            continue;
+        }
         let mut windows: Vec<SavedWindow> = snapshot
             .windows
             .iter()
             .filter(|w| w.session == session.id)
             .map(|window| {
+                if let Some(from) = windows_saved.get(&window.id) {
+                    return SavedWindow {
+                        index: window.index,
+                        name: window.name.clone(),
+                        layout: String::new(),
+                        active: window.active,
+                        zoomed: false,
+                        linked_from: Some(from.clone()),
+                        panes: Vec::new(),
+                    };
+                }
+                windows_saved.insert(window.id, format!("{}:{}", session.name, window.index));
                 let mut panes: Vec<SavedPane> = snapshot
                     .panes
                     .iter()
@@ -119,6 +149,7 @@ pub(crate) fn layout_of(
                     layout: window.layout.clone(),
                     active: window.active,
                     zoomed: window.zoomed,
+                    linked_from: None,
                     panes,
                 }
             })
@@ -127,6 +158,7 @@ pub(crate) fn layout_of(
         sessions.push(SavedSession {
             name: session.name.clone(),
             path: session.path.clone(),
+            grouped_with: None,
             windows,
         });
     }

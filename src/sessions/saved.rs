@@ -33,6 +33,10 @@ pub(crate) struct SavedSession {
     /// The session's own folder (tmux's session_path).
     #[serde(default)]
     pub path: String,
+    /// The session of its group saved first, whose windows it shares
+    /// (`new-session -t`): it has none of its own then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grouped_with: Option<String>,
     #[serde(default)]
     pub windows: Vec<SavedWindow>,
 }
@@ -50,6 +54,10 @@ pub(crate) struct SavedWindow {
     pub active: bool,
     #[serde(default)]
     pub zoomed: bool,
+    /// A window linked into this session from one saved before it
+    /// (`session:index`, `link-window`): no panes of its own then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked_from: Option<String>,
     #[serde(default)]
     pub panes: Vec<SavedPane>,
 }

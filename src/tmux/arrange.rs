@@ -82,6 +82,30 @@ pub(crate) fn new_session_named(
     cmd
 }
 
+/// `new-session -d -t`: session `name` grouped with session `first`,
+/// sharing its windows.
+pub(crate) fn new_session_grouped(name: &str, first: &str) -> Cmd {
+    Cmd::new("new-session").args(["-d", "-s", &escape_format(name), "-t", &format!("={first}")])
+}
+
+/// `link-window -d`: window `from` (`session:index`) into session
+/// `session` at number `index` too.
+pub(crate) fn link_window(from: &str, session: &str, index: i64) -> Cmd {
+    let (source, number) = from.rsplit_once(':').unwrap_or((from, ""));
+    Cmd::new("link-window").args([
+        "-d",
+        "-s",
+        &format!("={source}:{number}"),
+        "-t",
+        &format!("={session}:{index}"),
+    ])
+}
+
+/// `display-message -p`: how many windows session `session` has.
+pub(crate) fn window_count(session: &str) -> Cmd {
+    Cmd::new("display-message").args(["-p", "-t", &format!("={session}:"), "#{session_windows}"])
+}
+
 /// `new-window -d -P` at window number `index` of session `session`.
 pub(crate) fn new_window_at(session: &str, index: i64, name: &str, cwd: &str) -> Cmd {
     Cmd::new("new-window")

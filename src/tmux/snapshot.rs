@@ -41,6 +41,8 @@ pub(crate) struct Session {
     pub token_seqs: String,
     /// Its worktree provenance (JSON), when a worktree verb gave it one.
     pub worktree: String,
+    /// The group it shares its windows with (`new-session -t`), if any.
+    pub group: String,
 }
 
 /// A window as linked into one session (a window linked into two sessions
@@ -166,6 +168,7 @@ fn sessions_format() -> RowFormat {
             super::options::session::TOKENS,
             super::options::session::TOKEN_SEQS,
             super::options::session::WORKTREE,
+            "session_group",
         ],
     )
 }
@@ -591,6 +594,7 @@ fn session_from(row: &Row) -> Result<Session, TawError> {
         tokens: row.get(7).to_string(),
         token_seqs: row.get(8).to_string(),
         worktree: row.get(9).to_string(),
+        group: row.get(10).to_string(),
     })
 }
 

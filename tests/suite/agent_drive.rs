@@ -530,16 +530,22 @@ fn a_dropped_enter_is_pressed_once_more() {
     let script = stand_in(&server, "dropping-bin", DROPS_FIRST_LINE);
     let pane = run_agent(&server, &script, "fake agent ready");
     let run = std::thread::scope(|scope| {
+        // The sign of work this test gives comes after it sees the line
+        // taken: on a loaded machine that can be past the 5 s an agent
+        // has to show it, which is not what is tested here.
         let waiting = scope.spawn(|| {
-            server.taw(&[
-                "agent",
-                "prompt",
-                &pane,
-                "look again",
-                "--wait",
-                "--timeout",
-                "20000",
-            ])
+            server.taw_with(
+                &[
+                    "agent",
+                    "prompt",
+                    &pane,
+                    "look again",
+                    "--wait",
+                    "--timeout",
+                    "20000",
+                ],
+                &[("TAW_TEST_LIMITS", "activity=15000")],
+            )
         });
         server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
             screen(&server, &pane).contains("took: look again")

@@ -1199,3 +1199,45 @@ fn a_window_whose_folder_is_gone_is_added_once() {
         assert_eq!(windows(), 2);
     }
 }
+
+/// Sessions of a group come back as a group, a window linked into two
+/// sessions as one window in both: not copies. A second restore adds
+/// nothing.
+#[test]
+fn a_group_and_a_linked_window_come_back_as_they_were() {
+    let server = TmuxServer::empty();
+    api_session(&server);
+    server.tmux(&["new-window", "-d", "-t", "=api:1", "-n", "two"]);
+    server.tmux(&["new-session", "-d", "-s", "mirror", "-t", "=api"]);
+    server.tmux(&["new-session", "-d", "-s", "other", "-x", "120", "-y", "40"]);
+    server.tmux(&["link-window", "-d", "-s", "=api:1", "-t", "=other:5"]);
+    shells_up(&server);
+    server.taw(&["session", "save"]).result();
+    let windows = |server: &TmuxServer| {
+        let listed = server.tmux(&["list-windows", "-a", "-F", "#{window_id}"]);
+        listed
+            .lines()
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    };
+    assert_eq!(windows(&server), 3);
+    kill_and_wait(&server);
+    let restored = restore(&server, &[]);
+    assert_eq!(
+        restored["created"],
+        serde_json::json!(["api", "mirror", "other"]),
+        "{restored}"
+    );
+    let group = server.display("=mirror:", "#{session_group}");
+    assert!(!group.is_empty(), "{restored}");
+    assert_eq!(server.display("=api:", "#{session_group}"), group);
+    assert_eq!(
+        server.display("=other:5", "#{window_id}"),
+        server.display("=api:1", "#{window_id}"),
+        "{restored}"
+    );
+    assert_eq!(windows(&server), 3, "{restored}");
+    let again = restore(&server, &[]);
+    assert!(again["created"].as_array().unwrap().is_empty(), "{again}");
+    assert_eq!(windows(&server), 3);
+}
