@@ -530,22 +530,16 @@ fn a_dropped_enter_is_pressed_once_more() {
     let script = stand_in(&server, "dropping-bin", DROPS_FIRST_LINE);
     let pane = run_agent(&server, &script, "fake agent ready");
     let run = std::thread::scope(|scope| {
-        // The sign of work this test gives comes after it sees the line
-        // taken: on a loaded machine that can be past the 5 s an agent
-        // has to show it, which is not what is tested here.
         let waiting = scope.spawn(|| {
-            server.taw_with(
-                &[
-                    "agent",
-                    "prompt",
-                    &pane,
-                    "look again",
-                    "--wait",
-                    "--timeout",
-                    "20000",
-                ],
-                &[("TAW_TEST_LIMITS", "activity=15000")],
-            )
+            server.taw(&[
+                "agent",
+                "prompt",
+                &pane,
+                "look again",
+                "--wait",
+                "--timeout",
+                "20000",
+            ])
         });
         server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
             screen(&server, &pane).contains("took: look again")
@@ -553,6 +547,10 @@ fn a_dropped_enter_is_pressed_once_more() {
         server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "working"]);
         // Longer than a look without a watcher's wake-up (2 s).
         std::thread::sleep(Duration::from_millis(2500));
+        // The turn ends as a watcher ends one: idle, and its turn stamp
+        // moved, which tells a prompt that looked only now (a loaded
+        // machine) that the turn came and went.
+        server.tmux(&["set-option", "-p", "-t", &pane, "@agent_turn", "1"]);
         server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "idle"]);
         waiting.join().unwrap()
     });
