@@ -103,8 +103,13 @@ impl Program {
     /// default limit.
     #[allow(clippy::disallowed_methods)]
     pub(crate) fn new(program: impl AsRef<OsStr>) -> Program {
+        let mut command = Command::new(program);
+        // Only the taw a hook runs ends with 0 whatever came (see
+        // `crate::run`); what it starts (a plugin calling the CLI) is told
+        // its failures.
+        command.env_remove(crate::tmux::callback::HOOK_VAR);
         Program {
-            command: Command::new(program),
+            command,
             limit: Some(DEFAULT_LIMIT),
             input: Input::Closed,
             stdout: Sink::Kept,

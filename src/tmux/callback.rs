@@ -9,6 +9,8 @@ use crate::tmux::commands::{self as cmd, ShellWord};
 /// assignment the shell ignores): how a load tells taw's entries from a
 /// user's at the same indexes.
 pub(crate) const HOOK_MARK: &str = "AGENT_WIZARD_HOOK=1";
+/// The variable [`HOOK_MARK`] sets: no process taw starts inherits it.
+pub(crate) const HOOK_VAR: &str = "AGENT_WIZARD_HOOK";
 
 /// How hooks and keys call taw back: the binary, the folders it was loaded
 /// with, and the server the hook runs in.

@@ -782,3 +782,34 @@ fn taws_own_reads_leave_no_error_in_tmuxs_messages() {
     }
     drop(outer);
 }
+
+/// A verb a hook or key of the plugin's runs ends with 0 though it
+/// failed: tmux would show a `run-shell` that ended otherwise in view mode
+/// over a pane, swallowing the keys sent there. Run by hand, it fails.
+#[test]
+fn a_failing_verb_run_by_a_hook_leaves_no_pane_in_a_mode() {
+    let server = TmuxServer::start();
+    let by_hand = server.taw(&["pane", "get", "%999"]);
+    assert_ne!(by_hand.status, 0);
+    let by_hook = server.taw_with(&["pane", "get", "%999"], &[("AGENT_WIZARD_HOOK", "1")]);
+    assert_eq!(by_hook.status, 0, "{by_hook:?}");
+    let line = format!(
+        "AGENT_WIZARD_HOOK=1 exec '{}' -L '{}' pane get %999 >/dev/null 2>&1",
+        taw_bin().display(),
+        server.socket
+    );
+    server.tmux(&["run-shell", &line]);
+    assert_eq!(server.display("%0", "#{pane_in_mode}"), "0");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        "%0",
+        "echo keys-reach-the-shell",
+        "Enter",
+    ]);
+    server.wait_for("the keys at the shell", Duration::from_secs(5), || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", "%0"])
+            .contains("keys-reach-the-shell\n")
+    });
+}
