@@ -98,6 +98,11 @@ pub(crate) fn seconds(duration: Duration) -> String {
     }
 }
 
+/// The variable that marks a taw run by one of the plugin's hooks or keys
+/// (`crate::tmux::callback::HOOK_MARK` sets it); no process taw starts
+/// inherits it.
+pub(crate) const HOOK_VAR: &str = "AGENT_WIZARD_HOOK";
+
 impl Program {
     /// `program`, with standard input closed, both outputs kept, and the
     /// default limit.
@@ -107,7 +112,7 @@ impl Program {
         // Only the taw a hook runs ends with 0 whatever came (see
         // `crate::run`); what it starts (a plugin calling the CLI) is told
         // its failures.
-        command.env_remove(crate::tmux::callback::HOOK_VAR);
+        command.env_remove(HOOK_VAR);
         Program {
             command,
             limit: Some(DEFAULT_LIMIT),

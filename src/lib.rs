@@ -34,12 +34,12 @@ mod web;
 
 /// Runs `taw` with the process's arguments; the exit status to end with.
 /// Run by a hook or a key of the plugin's (its line carries
-/// [`tmux::callback::HOOK_VAR`]), taw ends with 0 whatever came: tmux
+/// [`exec::HOOK_VAR`]), taw ends with 0 whatever came: tmux
 /// shows a `run-shell` that ended otherwise ("'…' returned 1") in view
 /// mode over a pane, where it swallows the keys sent there. What went
 /// wrong is in taw's logs, not in the status.
 pub fn run() -> i32 {
-    let from_hook = std::env::var_os(tmux::callback::HOOK_VAR).is_some();
+    let from_hook = std::env::var_os(exec::HOOK_VAR).is_some();
     let code = cli::run();
     if from_hook { 0 } else { code }
 }

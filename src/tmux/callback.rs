@@ -8,9 +8,8 @@ use crate::tmux::commands::{self as cmd, ShellWord};
 /// The word at the start of every shell line taw's hooks and keys run (an
 /// assignment the shell ignores): how a load tells taw's entries from a
 /// user's at the same indexes.
+/// It sets [`crate::exec::HOOK_VAR`].
 pub(crate) const HOOK_MARK: &str = "AGENT_WIZARD_HOOK=1";
-/// The variable [`HOOK_MARK`] sets: no process taw starts inherits it.
-pub(crate) const HOOK_VAR: &str = "AGENT_WIZARD_HOOK";
 
 /// How hooks and keys call taw back: the binary, the folders it was loaded
 /// with, and the server the hook runs in.
