@@ -45,7 +45,9 @@ tell() {
 	local text="agent-wizard: $1" detail="${2:-}" clients client
 	log "$text"
 	[ -z "$detail" ] || log "  $detail"
-	clients="$(tmux list-clients -F '#{client_name}' 2>/dev/null)"
+	# A server with no session yet (a load from tmux.conf) has no client,
+	# and would log "no current target" for a bare list-clients.
+	clients="$(tmux if-shell -F '#{S:1}' "list-clients -F '#{client_name}'" 2>/dev/null)"
 	if [ -z "$clients" ]; then
 		keep_for_attach "$text" "$detail"
 		return 0

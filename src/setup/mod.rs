@@ -118,18 +118,8 @@ impl ServerState {
             cmd::show_global_value(status::WINDOW_FORMATS[1]),
             cmd::show_global_value(status::SUMMARY_FORMAT),
         ];
-        // Last: with no session yet (a load from tmux.conf as the server
-        // starts), tmux refuses it, and there is no client to list.
         cmds.push(cmd::list_client_names());
-        let sections = match tmux.run_apart(cmds.clone()) {
-            Err(error) if error.message.contains("no current target") => {
-                cmds.pop();
-                let mut sections = tmux.run_apart(cmds)?;
-                sections.push(String::new());
-                sections
-            }
-            read => read?,
-        };
+        let sections = tmux.run_apart(cmds)?;
         let rows = parse_rows(&sections[0], std::slice::from_ref(&values_format))
             .map_err(TawError::tmux)?;
         let mut state = ServerState::default();

@@ -71,12 +71,13 @@ pub(crate) fn unset_hook(hook: &str, index: u32) -> Cmd {
     Cmd::new("set-hook").args(["-gu", &format!("{hook}[{index}]")])
 }
 
-/// `list-keys -T prefix`: the prefix table, a `bind-key` line a key.
-/// `list-clients`: one name a line.
+/// `list-clients`: one name a line (none in a server with no session,
+/// see [`when_any_session`]).
 pub(crate) fn list_client_names() -> Cmd {
-    Cmd::new("list-clients").args(["-F", "#{client_name}"])
+    when_any_session(&[Cmd::new("list-clients").args(["-F", "#{client_name}"])])
 }
 
+/// `list-keys -T prefix`: the prefix table, a `bind-key` line a key.
 pub(crate) fn list_prefix_keys() -> Cmd {
     Cmd::new("list-keys").args(["-T", "prefix"])
 }
@@ -234,12 +235,23 @@ pub(crate) fn display_popup_sized(
     ])
 }
 
-/// `select-pane -t TARGET`.
 /// `list-panes -a -F FORMAT`: a row for every pane of the server.
 pub(crate) fn list_all_panes(format: &str) -> Cmd {
-    Cmd::new("list-panes").args(["-a", "-F", format])
+    when_any_session(&[Cmd::new("list-panes").args(["-a", "-F", format])])
 }
 
+/// `cmds` (lists of the whole server: `list-windows -a`, `list-panes -a`,
+/// `list-clients`) as one command that runs them only when the server has
+/// a session. In a server with none (a load from tmux.conf as it starts,
+/// `exit-empty` off after the last one closed) tmux refuses each with "no
+/// current target" in its message log, where there is nothing to list.
+/// `#{S:1}` is empty with no session; `if-shell -F` runs its commands in
+/// place, so their output keeps its order in the batch.
+pub(crate) fn when_any_session(cmds: &[Cmd]) -> Cmd {
+    Cmd::new("if-shell").args(["-F", "#{S:1}", &command_string(cmds)])
+}
+
+/// `select-pane -t TARGET`.
 pub(crate) fn select_pane(target: &str) -> Cmd {
     Cmd::new("select-pane").args(["-t", target])
 }

@@ -217,14 +217,9 @@ pub(crate) fn views(tmux: &Tmux) -> Result<HashMap<u32, (PipeState, PaneView)>, 
         .collect())
 }
 
-/// Every pane in `format`, a line each, as `list-panes -a` lists them,
-/// through a format that loops over sessions, windows and panes: with no
-/// session yet it is empty, where `list-panes -a` is an error in tmux's
-/// message log ("no current target").
+/// Every pane in `format`, a line each (none with no session yet).
 fn list_all_panes(tmux: &Tmux, format: &str) -> Result<String, TawError> {
-    tmux.run_one(super::commands::print_format(&format!(
-        "#{{S:#{{W:#{{P:{format}\n}}}}}}"
-    )))
+    tmux.run_one(super::commands::list_all_panes(format))
 }
 
 /// A view from a row of [`view_format`] (its screen and clients empty).

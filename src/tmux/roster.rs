@@ -34,7 +34,7 @@ pub(crate) fn read(tmux: &Tmux) -> Result<Read> {
     let sections = tmux.run_apart(vec![
         cmd::print_format(&format!("#{{{PANES}}}")),
         cmd::print_format(&format!("#{{{PANES_GENERATION}}}")),
-        Cmd::new("list-panes").args(["-a", "-F", "#{pane_id}:#{session_id}"]),
+        cmd::list_all_panes("#{pane_id}:#{session_id}"),
         cmd::print_format(&format!("#{{{EXITED}}}")),
     ])?;
     let mut sections = sections.into_iter().map(|s| s.trim().to_string());
@@ -270,8 +270,11 @@ pub(crate) fn window_in_session(tmux: &Tmux, window: u32, session: u32) -> Resul
 
 /// `@W:$S`, for every window in each session it is linked into.
 fn live_links(tmux: &Tmux) -> Result<Vec<String>> {
-    let live =
-        tmux.run_one(Cmd::new("list-windows").args(["-a", "-F", "#{window_id}:#{session_id}"]))?;
+    let live = tmux.run_one(cmd::when_any_session(&[Cmd::new("list-windows").args([
+        "-a",
+        "-F",
+        "#{window_id}:#{session_id}",
+    ])]))?;
     Ok(live.split_whitespace().map(str::to_string).collect())
 }
 

@@ -432,13 +432,15 @@ impl Snapshot {
         let mut batch = Batch::new();
         batch.push(Cmd::new("display-message").args(["-p", "--", &formats[0].format()]));
         batch.push(Cmd::new("list-sessions").args(["-F", &formats[1].format()]));
-        batch.push(Cmd::new("list-windows").args(["-a", "-F", &formats[2].format()]));
         let mut list_panes = Cmd::new("list-panes").args(["-a", "-F", &formats[3].format()]);
         if let Some(filter) = pane_filter {
             list_panes = list_panes.args(["-f", filter]);
         }
-        batch.push(list_panes);
-        batch.push(Cmd::new("list-clients").args(["-F", &formats[4].format()]));
+        batch.push(super::commands::when_any_session(&[
+            Cmd::new("list-windows").args(["-a", "-F", &formats[2].format()]),
+            list_panes,
+            Cmd::new("list-clients").args(["-F", &formats[4].format()]),
+        ]));
         (batch, formats)
     }
 

@@ -783,6 +783,52 @@ fn taws_own_reads_leave_no_error_in_tmuxs_messages() {
     drop(outer);
 }
 
+/// A load from tmux.conf runs before the server has a session: neither
+/// the entry script's message nor taw's load asks tmux for clients in a
+/// way that logs "no current target".
+#[test]
+fn a_load_before_any_session_leaves_no_error_in_tmuxs_messages() {
+    let server = TmuxServer::empty();
+    server.tmux(&["start-server", ";", "set-option", "-g", "exit-empty", "off"]);
+    let script = repo_root().join("agent-wizard.tmux");
+    let script = script.display().to_string();
+    // A binary that is not there: the script tells, and keeps it for the
+    // first client.
+    server.tmux(&["set-option", "-g", "@agent-wizard-bin", "/nowhere/taw"]);
+    server.tmux(&["run-shell", &script]);
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-bin",
+        &taw_bin().display().to_string(),
+    ]);
+    server.tmux(&["run-shell", &script]);
+    server.wait_for("the load", Duration::from_secs(20), || {
+        !server
+            .tmux(&["show-option", "-gqv", "@agent_wizard_loaded"])
+            .trim()
+            .is_empty()
+    });
+    // Reads of the whole server find nothing, and say so without an error.
+    for verbs in [&["pane", "list"][..], &["workspace", "list"][..]] {
+        let run = server.taw(verbs);
+        assert_eq!(run.status, 0, "{run:?}");
+    }
+    server.tmux(&["new-session", "-d", "-s", "main", "-x", "120", "-y", "40"]);
+    let outer = crate::common::attach_client(&server, "main");
+    server.wait_for("the kept message", Duration::from_secs(10), || {
+        shown_messages(&server)
+            .iter()
+            .any(|m| m.contains("@agent-wizard-bin is not an executable file"))
+    });
+    let messages = shown_messages(&server);
+    assert!(
+        !messages.iter().any(|m| m.contains("no current target")),
+        "{messages:?}"
+    );
+    drop(outer);
+}
+
 /// A verb a hook or key of the plugin's runs ends with 0 though it
 /// failed: tmux would show a `run-shell` that ended otherwise in view mode
 /// over a pane, swallowing the keys sent there. Run by hand, it fails.
