@@ -40,6 +40,15 @@ use std::path::PathBuf;
     override_usage = "taw [-L NAME | -S PATH] <GROUP> <VERB> [ARGS]..."
 )]
 pub(crate) struct Cli {
+    #[command(flatten)]
+    pub globals: Globals,
+    #[command(subcommand)]
+    pub group: Group,
+}
+
+/// The flags before the group.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Globals {
     /// The tmux server's socket name, as tmux -L.
     #[arg(short = 'L', global = true, value_name = "NAME")]
     pub socket_name: Option<String>,
@@ -50,8 +59,6 @@ pub(crate) struct Cli {
     /// `hooks test --machine` is that verb's own).
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
-    #[command(subcommand)]
-    pub group: Group,
 }
 
 #[derive(Debug, Subcommand)]
@@ -125,6 +132,69 @@ pub(crate) enum Group {
     Api(api::Verb),
 }
 
+/// How a group adds its verbs or arguments to its command.
+type Augment = fn(clap::Command) -> clap::Command;
+
+/// Every group of [`Group`] by its name: whether it is a group of verbs
+/// (a verb required), and what adds them.
+const GROUPS: &[(&str, bool, Augment)] = {
+    use clap::{Args as A, Subcommand as S};
+    &[
+        ("workspace", true, workspace::Verb::augment_subcommands),
+        ("worktree", true, worktree::Verb::augment_subcommands),
+        ("tab", true, tab::Verb::augment_subcommands),
+        ("pane", true, pane::Verb::augment_subcommands),
+        ("layout", true, layout::Verb::augment_subcommands),
+        ("agent", true, agent::Verb::augment_subcommands),
+        (
+            "notification",
+            true,
+            notification::Verb::augment_subcommands,
+        ),
+        ("manifest", true, manifest::Verb::augment_subcommands),
+        ("config", true, config::Verb::augment_subcommands),
+        ("hooks", true, hooks::Verb::augment_subcommands),
+        ("plugin", true, plugin::Verb::augment_subcommands),
+        ("integration", true, integration::Verb::augment_subcommands),
+        ("watch", true, watch::Verb::augment_subcommands),
+        ("tmux", true, tmux::Verb::augment_subcommands),
+        ("ui", false, ui::UiArgs::augment_args),
+        ("popup", true, popup::Verb::augment_subcommands),
+        ("session", true, session::Verb::augment_subcommands),
+        ("web", false, web::WebArgs::augment_args),
+        ("open", false, session::OpenArgs::augment_args),
+        ("sandbox", false, sandbox::SandboxArgs::augment_args),
+        ("machine", true, machine::Verb::augment_subcommands),
+        ("image", true, image::Verb::augment_subcommands),
+        ("app", false, machine::AppArgs::augment_args),
+        ("api", true, api::Verb::augment_subcommands),
+    ]
+};
+
+/// [`Cli`]'s command with each group's verbs added only when clap reaches
+/// that group (`Command::defer`): a verb builds its own group, not the 24.
+/// It parses what the derived command parses, into the same [`Cli`]; the
+/// groups' descriptions, which only help shows, are left out.
+fn lean_command() -> clap::Command {
+    use clap::Args;
+    let mut root = Globals::augment_args(
+        clap::Command::new("taw")
+            .version(crate::version::line())
+            .propagate_version(true)
+            .subcommand_required(true)
+            .arg_required_else_help(true),
+    );
+    for (name, verbs, augment) in GROUPS {
+        let group = clap::Command::new(*name).defer(*augment);
+        root = root.subcommand(if *verbs {
+            group.subcommand_required(true).arg_required_else_help(true)
+        } else {
+            group
+        });
+    }
+    root
+}
+
 /// What every verb gets: how to reach tmux.
 pub(crate) struct Context {
     pub flags: SocketFlags,
@@ -144,10 +214,14 @@ impl Context {
 /// Parses the command line, runs the verb, prints its answer; returns the
 /// exit status.
 pub(crate) fn run() -> i32 {
-    // The listing of verbs costs a second build of the whole command: it
-    // is made only for the help that shows it.
-    let matches = match Cli::command()
+    // A verb is parsed by a command whose groups are built only when typed
+    // ([`lean_command`]): the whole tree was two thirds of taw's start.
+    // Anything clap has to say (help, a version, a usage error) comes from
+    // the whole command as derived, the same words as ever; the listing of
+    // verbs costs a build of its own, made only for the help that shows it.
+    let matches = match lean_command()
         .try_get_matches()
+        .or_else(|_| Cli::command().try_get_matches())
         .or_else(|error| match error.kind() {
             clap::error::ErrorKind::DisplayHelp
             | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
@@ -177,11 +251,11 @@ pub(crate) fn run() -> i32 {
     };
     let context = Context {
         flags: SocketFlags {
-            name: cli.socket_name.clone(),
-            path: cli.socket_path.clone(),
+            name: cli.globals.socket_name.clone(),
+            path: cli.globals.socket_path.clone(),
         },
     };
-    if let Some(name) = &cli.machine {
+    if let Some(name) = &cli.globals.machine {
         return machine::forward(name, args_without_machine());
     }
     let group = match cli.group {
@@ -392,4 +466,99 @@ pub(crate) fn no_current_pane() -> TawError {
     TawError::not_found(
         "no current pane: taw is not running in a pane of this tmux server ($TMUX_PANE is not set); name a pane with --pane",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each command below `command`, by its path, with its whole help.
+    fn helps(command: &mut clap::Command, path: &str, into: &mut Vec<(String, String)>) {
+        // `help` is clap's own, made of the descriptions: its words always
+        // come from the derived command.
+        for sub in command
+            .get_subcommands_mut()
+            .filter(|sub| sub.get_name() != "help")
+        {
+            let path = format!("{path} {}", sub.get_name());
+            into.push((path.clone(), sub.render_long_help().to_string()));
+            helps(sub, &path, into);
+        }
+    }
+
+    /// The lean command is the derived one with the groups' descriptions
+    /// left out: the same groups, the same settings, and every verb with
+    /// the same arguments, usage and help.
+    #[test]
+    fn the_lean_command_parses_what_the_derived_one_does() {
+        let mut lean = lean_command();
+        let mut derived = Cli::command();
+        lean.build();
+        derived.build();
+        let names = |c: &clap::Command| {
+            c.get_subcommands()
+                .filter(|s| s.get_name() != "help")
+                .map(|s| s.get_name().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&lean), names(&derived));
+        for (l, d) in lean
+            .get_subcommands()
+            .zip(derived.get_subcommands())
+            .filter(|(l, _)| l.get_name() != "help")
+        {
+            assert_eq!(
+                (
+                    l.is_subcommand_required_set(),
+                    l.is_arg_required_else_help_set(),
+                    l.is_args_conflicts_with_subcommands_set(),
+                    l.get_overridden_usage().map(|u| u.to_string()),
+                    names(l),
+                ),
+                (
+                    d.is_subcommand_required_set(),
+                    d.is_arg_required_else_help_set(),
+                    d.is_args_conflicts_with_subcommands_set(),
+                    d.get_overridden_usage().map(|u| u.to_string()),
+                    names(d),
+                ),
+                "group {}",
+                l.get_name()
+            );
+        }
+        let (mut lean_helps, mut derived_helps) = (Vec::new(), Vec::new());
+        for (l, d) in lean
+            .get_subcommands_mut()
+            .zip(derived.get_subcommands_mut())
+            .filter(|(l, _)| l.get_name() != "help")
+        {
+            let path = format!("taw {}", l.get_name());
+            helps(l, &path, &mut lean_helps);
+            helps(d, &path, &mut derived_helps);
+        }
+        assert!(lean_helps.len() > 100, "{}", lean_helps.len());
+        for (l, d) in lean_helps.iter().zip(&derived_helps) {
+            assert_eq!(l, d);
+        }
+        assert_eq!(lean_helps.len(), derived_helps.len());
+        lean.debug_assert();
+    }
+
+    #[test]
+    fn a_verb_parses_into_the_same_cli() {
+        for args in [
+            &["taw", "-L", "x", "pane", "get", "%3"][..],
+            &["taw", "pane", "get", "%3", "-S", "/tmp/s"][..],
+            &["taw", "--machine", "box", "workspace", "list"][..],
+            &["taw", "web", "--listen", "127.0.0.1:1"][..],
+            &["taw", "ui"][..],
+        ] {
+            let lean = lean_command().try_get_matches_from(args).unwrap();
+            let derived = Cli::command().try_get_matches_from(args).unwrap();
+            assert_eq!(
+                format!("{:?}", Cli::from_arg_matches(&lean).unwrap()),
+                format!("{:?}", Cli::from_arg_matches(&derived).unwrap()),
+            );
+        }
+    }
 }
