@@ -254,12 +254,19 @@ fn pane_line(
         .filter(|(name, _)| name != "HERDR_SOCKET_PATH" && name != "TAW_SOCKET_PATH")
         .cloned()
         .collect();
+    // The pane's PATH is tmux's, as the pane would have it, with the
+    // plugins' program folder first.
+    let search_path = invoked
+        .base_env
+        .get("PATH")
+        .map(|path| ("PATH".to_string(), path.clone()));
     let mut own = env::environment(
         plugin,
         &invocation,
         crate::paths::folder_vars()
             .into_iter()
-            .map(|(name, value)| (name.to_string(), value)),
+            .map(|(name, value)| (name.to_string(), value))
+            .chain(search_path),
     )?;
     let not_the_targets: &[&str] = if popup {
         &["PANE_ID"]

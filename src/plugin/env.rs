@@ -7,9 +7,10 @@
 //! herdr's table over it, each variable also as its `TAW_` twin.
 
 use super::registry::{self, PluginInfo};
-use crate::envelope::Result;
+use crate::envelope::{Result, TawError};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// herdr's flat context fields, each present (null where taw has nothing).
 const CONTEXT_FIELDS: &[&str] = &[
@@ -109,7 +110,7 @@ pub(crate) fn environment(
     let bin = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "taw".into());
-    set("BIN_PATH", bin);
+    set("BIN_PATH", bin.clone());
     set("ENV", "1".into());
     set("PLUGIN_ID", id.clone());
     set("PLUGIN_ROOT", plugin.plugin_root.clone());
@@ -155,7 +156,56 @@ pub(crate) fn environment(
     if let Some(socket) = invocation.tmux_socket.as_ref().filter(|s| !s.is_empty()) {
         env.insert("TAW_TMUX_SOCKET".into(), socket.clone());
     }
+    let programs = programs_dir(Path::new(&bin))?;
+    let path = env.get("PATH").map(String::as_str).unwrap_or(DEFAULT_PATH);
+    env.insert("PATH".into(), path_with_first(&programs, path));
     Ok(env)
+}
+
+/// The search path of a process that inherited none.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// `<state>/plugins/bin`: `herdr` and `taw`, each a link to this taw, and
+/// nothing else. It comes first on every plugin process's PATH, so a
+/// plugin that runs `herdr …` by name (as herdr's own plugins do: herdr's
+/// server runs them with its binary on PATH) reaches taw, and a user's
+/// panes and `[hooks]` see none of it. Links that already name this taw
+/// are left as they are; others are replaced whole (a link made beside
+/// it, then renamed over).
+pub(crate) fn programs_dir(bin: &Path) -> Result<PathBuf> {
+    let dir = super::registry::plugins_dir().join("bin");
+    let failed = |e: std::io::Error| {
+        TawError::io(format!(
+            "cannot make the plugins' program folder {}: {e}",
+            dir.display()
+        ))
+    };
+    crate::paths::make_private_dir(&dir).map_err(failed)?;
+    for name in ["herdr", "taw"] {
+        let link = dir.join(name);
+        if std::fs::read_link(&link).is_ok_and(|to| to == bin) {
+            continue;
+        }
+        let beside = dir.join(format!(".{name}.{}", std::process::id()));
+        let _ = std::fs::remove_file(&beside);
+        std::os::unix::fs::symlink(bin, &beside)
+            .and_then(|()| std::fs::rename(&beside, &link))
+            .map_err(failed)?;
+    }
+    Ok(dir)
+}
+
+/// `path` with `first` in front, and nowhere else (a plugin process that
+/// runs another keeps one copy).
+fn path_with_first(first: &Path, path: &str) -> String {
+    let first = first.display().to_string();
+    if path.is_empty() {
+        return first;
+    }
+    std::iter::once(first.as_str())
+        .chain(path.split(':').filter(|dir| *dir != first))
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 #[cfg(test)]

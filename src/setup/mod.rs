@@ -229,8 +229,9 @@ impl ServerState {
 /// else at taw's indexes is someone else's.
 pub(crate) fn is_taw_hook_command(line: &str) -> bool {
     line.contains(crate::tmux::callback::HOOK_MARK)
-        // The roster's own commands, which run in tmux: no shell line.
+        // The rosters' own commands, which run in tmux: no shell line.
         || line.contains(bookkeeping::PANES_GENERATION)
+        || line.contains(bookkeeping::TABS)
         || line.contains(crate::tmux::CHANGED_CHANNEL)
         || (line.contains("#{q:socket_path}")
             && line.contains("watch")
@@ -677,6 +678,25 @@ fn free_hook_slot(entries: &[(String, u32)]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reload takes off every hook entry taw set before: an entry it did
+    /// not know as its own stayed, and ran before the new ones (the tab
+    /// roster's, which made every new tab look known, so no tab.created).
+    #[test]
+    fn every_hook_entry_taw_sets_is_known_as_taws() {
+        let mut text = String::from("[hooks]\n");
+        for def in crate::events::events() {
+            text.push_str(&format!("\"{}\" = \"true\"\n", def.name));
+        }
+        let config = crate::config::Config::parse(std::path::Path::new("config.toml"), &text);
+        let listeners = crate::hooks::Listeners::from_config(&config);
+        let callback = crate::tmux::callback::Callback::current("/opt/taw".into());
+        let hooks = table::hooks(&callback, &listeners);
+        assert!(hooks.len() > 20, "{}", hooks.len());
+        for (hook, command) in hooks {
+            assert!(is_taw_hook_command(&command), "{hook}: {command}");
+        }
+    }
 
     fn desired() -> Desired {
         Desired {

@@ -1313,3 +1313,149 @@ fn a_manifest_or_program_that_leads_out_of_the_plugin_is_refused() {
         serde_json::json!([])
     );
 }
+
+const BY_NAME_MANIFEST: &str = r#"id = "acme.byname"
+name = "By name"
+version = "1.0.0"
+min_herdr_version = "0.7.1"
+
+[[build]]
+command = ["sh", "by-name.sh", "build"]
+
+[[startup]]
+command = ["sh", "by-name.sh", "startup"]
+
+[[actions]]
+id = "list"
+title = "List the workspaces"
+command = ["herdr", "workspace", "list"]
+
+[[events]]
+on = "tab.created"
+command = ["sh", "by-name.sh", "event"]
+
+[[panes]]
+id = "side"
+title = "Side"
+placement = "side"
+command = ["sh", "by-name.sh", "pane", "wait"]
+
+[[panes]]
+id = "peek"
+title = "Peek"
+placement = "overlay"
+command = ["sh", "by-name.sh", "overlay", "wait"]
+"#;
+
+/// Runs `herdr` and `taw` by name, as herdr's plugins do, and says where
+/// it found them.
+const BY_NAME_SCRIPT: &str = r#"out="${HERDR_PLUGIN_STATE_DIR:-.}/$1"
+{
+	command -v herdr
+	command -v taw
+	herdr workspace list >/dev/null && echo answered
+} > "$out.tmp" 2>&1
+mv "$out.tmp" "$out.found"
+[ "$2" = wait ] && exec sleep 300
+exit 0
+"#;
+
+/// herdr runs a plugin's commands with herdr itself on PATH, and plugins
+/// run it by name: every plugin process of taw's finds `herdr` (and
+/// `taw`) as this taw, first on its PATH, in a folder that holds nothing
+/// else; the user's panes and [hooks] do not.
+#[test]
+fn every_plugin_process_runs_herdr_by_name() {
+    let server = TmuxServer::start();
+    let viewer = crate::common::attach_client(&server, "main");
+    server.write_config("[hooks]\n\"tab.created\" = \"echo \\\"$PATH\\\" > hook-path\"\n");
+    bare_repo(
+        &server,
+        "acme",
+        "byname",
+        &[
+            ("herdr-plugin.toml", BY_NAME_MANIFEST),
+            ("by-name.sh", BY_NAME_SCRIPT),
+        ],
+    );
+    let url = mirror(&server);
+    server.load_plugin();
+    server
+        .taw_with(
+            &["plugin", "install", "acme/byname", "--yes"],
+            &[("TAW_GITHUB_URL", url.as_str())],
+        )
+        .result();
+    let programs = std::fs::canonicalize(server.state_dir())
+        .unwrap()
+        .join("plugins/bin");
+    let mut names: Vec<String> = std::fs::read_dir(&programs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["herdr", "taw"]);
+    let taw = std::fs::canonicalize(crate::common::taw_bin()).unwrap();
+    for name in &names {
+        assert_eq!(std::fs::canonicalize(programs.join(name)).unwrap(), taw);
+    }
+    let expected = format!(
+        "{}\n{}\nanswered\n",
+        programs.join("herdr").display(),
+        programs.join("taw").display()
+    );
+    let state = server.state_dir().join("plugins/state/acme.byname");
+    let found = |what: &str| {
+        std::fs::read_to_string(state.join(format!("{what}.found"))).unwrap_or_default()
+    };
+    // The build finds them too (taw's own answer there is not asked: a
+    // build runs for no tmux server).
+    assert!(
+        found("build").starts_with(&expected[..expected.len() - "answered\n".len()]),
+        "{}",
+        found("build")
+    );
+
+    server.taw(&["plugin", "startup"]).result();
+    assert_eq!(found("startup"), expected);
+    let action = server
+        .taw(&["plugin", "action", "invoke", "acme.byname.list"])
+        .result();
+    assert_eq!(action["log"]["status"], "succeeded", "{action}");
+    assert!(
+        action["log"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("\"workspaces\""),
+        "{action}"
+    );
+    server.tmux(&["new-window", "-d", "-t", "main:"]);
+    server.wait_for("the event hook", WAIT, || found("event") == expected);
+    for (entry, what) in [("side", "pane"), ("peek", "overlay")] {
+        server
+            .taw(&[
+                "plugin",
+                "pane",
+                "open",
+                "--plugin",
+                "acme.byname",
+                "--entrypoint",
+                entry,
+                "--target-pane",
+                "%0",
+            ])
+            .result();
+        server.wait_for(what, WAIT, || found(what) == expected);
+    }
+    // None of it reaches tmux's environment, a user's pane or [hooks].
+    let hook_path = server.dir.path().join("home/hook-path");
+    server.wait_for("the user's hook", WAIT, || hook_path.exists());
+    let hook_path = std::fs::read_to_string(hook_path).unwrap();
+    assert!(!hook_path.contains("plugins/bin"), "{hook_path}");
+    assert!(
+        !server
+            .tmux(&["show-environment", "-g", "PATH"])
+            .contains("plugins/bin")
+    );
+    drop(viewer);
+}
