@@ -160,8 +160,8 @@ events! {
     ),
     TabMoved => event(
         "tab.moved",
-        "a window moves within its session (tmux move-window, prefix + .): tmux's window-unlinked of a window still linked there (a swap-window runs no hook in tmux 3.3 and is not told)",
-        &["window-unlinked"],
+        "a window's place among its session's windows changes (tmux move-window, prefix + ., swap-window): the session's order against the one last seen, at its window-linked, window-unlinked or session-window-changed (a swap-window -d runs no hook, and is told at the session's next one)",
+        &["window-linked", "window-unlinked", "session-window-changed"],
     ),
     TabFocused => event(
         "tab.focused",

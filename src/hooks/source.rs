@@ -75,7 +75,7 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
         // it from its old place: the unlink tells the move.
         "window-linked" if fire.known => {}
         "window-linked" => found.push(at(Event::TabCreated)),
-        "window-unlinked" if still_there(tmux, fire) => found.push(at(Event::TabMoved)),
+        "window-unlinked" if still_there(tmux, fire) => {}
         "window-unlinked" => {
             let mut closed = at(Event::TabClosed);
             closed.session_name = fire.session_name.clone();
@@ -117,6 +117,23 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
         "window-layout-changed" if !new_layout(tmux, fire) => {}
         "window-layout-changed" => found.push(at(Event::LayoutUpdated)),
         _ => {}
+    }
+    // tmux tells no swap-window, and a move-window as a link and an
+    // unlink: the session's order, against the one last seen, tells what
+    // moved, at whichever of its hooks comes first.
+    if listeners.hears(Event::TabMoved)
+        && matches!(
+            fire.hook.as_str(),
+            "window-linked" | "window-unlinked" | "session-window-changed"
+        )
+        && let Some(session) = fire.session
+    {
+        let moved = crate::tmux::roster::moved_tabs(tmux, session, fire.window).unwrap_or_default();
+        found.extend(
+            moved
+                .into_iter()
+                .map(|w| at(Event::TabMoved).window(Some(w)).pane(None)),
+        );
     }
     if detect_closes && listeners.hears(Event::PaneClosed) {
         // A pane of a session that has gone is named with that session.

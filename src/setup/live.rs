@@ -325,6 +325,9 @@ fn keep_roster(tmux: &Tmux, listeners: &Listeners) -> Result<()> {
     if listeners.hears(crate::events::Event::TabCreated) {
         crate::tmux::roster::start_tabs(tmux)?;
     }
+    if listeners.hears(crate::events::Event::TabMoved) {
+        crate::tmux::roster::start_places(tmux)?;
+    }
     if listeners.needs_roster() {
         crate::hooks::roster::start(tmux);
     }

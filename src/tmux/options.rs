@@ -403,9 +403,15 @@ pub(crate) mod session {
     /// checkout is a linked worktree. Set by the worktree verbs.
     pub(crate) const WORKTREE: &str = "@agent_wizard_worktree";
 
+    /// The session's windows in their order as taw last looked (`@W `
+    /// words), from which a swap-window, which no tmux hook tells, is
+    /// told as tab.moved at the session's next hook. Kept while something
+    /// listens to tab.moved.
+    pub(crate) const TAB_PLACES: &str = "@agent_wizard_tab_places";
+
     /// Every session option taw writes: what an unload takes off. The
     /// worktree a session runs stays: it is no bookkeeping.
-    pub(crate) const ALL: &[&str] = &[TOKENS, TOKEN_SEQS];
+    pub(crate) const ALL: &[&str] = &[TOKENS, TOKEN_SEQS, TAB_PLACES];
 }
 
 /// Window options taw keeps.

@@ -10,6 +10,7 @@
 use super::Tmux;
 use super::commands::{self as cmd, Cmd};
 use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, PLACEHOLDERS, TABS};
+use super::options::session::TAB_PLACES;
 use super::options::window::LAYOUT_TOLD;
 use crate::envelope::Result;
 
@@ -262,6 +263,121 @@ pub(crate) fn start_tabs(tmux: &Tmux) -> Result<()> {
         .map(|_| ())
 }
 
+/// Writes each session's windows, in order, as its tab places: a
+/// listener that starts compares what comes with them.
+pub(crate) fn start_places(tmux: &Tmux) -> Result<()> {
+    let sessions = tmux.run_one(cmd::print_format("#{S:#{session_id} }"))?;
+    let writes: Vec<Cmd> = sessions
+        .split_whitespace()
+        .map(|session| Cmd::new("set-option").args(["-F", "-t", session, TAB_PLACES, PLACES_NOW]))
+        .collect();
+    if writes.is_empty() {
+        return Ok(());
+    }
+    tmux.run(&super::Batch::of(writes)).map(|_| ())
+}
+
+/// A session's windows in their order, as tmux expands it for the session.
+const PLACES_NOW: &str = "#{W:#{window_id} }";
+
+/// The windows of session `$session` whose place among its windows changed
+/// since its tab places were written: the fewest whose moves explain the
+/// new order (a swap of two windows apart moves both; a move-window, the
+/// one). The places then hold the new order. Two hooks that look at once
+/// both read; only the one whose write lands (the places still what it
+/// read) answers the moves, so each is told once.
+pub(crate) fn moved_tabs(tmux: &Tmux, session: u32, hint: Option<u32>) -> Result<Vec<u32>> {
+    let target = format!("${session}");
+    let Ok(read) = tmux.run_one(cmd::print_format_at(
+        &target,
+        &format!("#{{{TAB_PLACES}}}|{PLACES_NOW}"),
+    )) else {
+        // The session has gone: nothing of it moves.
+        return Ok(Vec::new());
+    };
+    let (before, now) = read
+        .trim_end_matches('\n')
+        .split_once('|')
+        .unwrap_or_default();
+    if before == now {
+        return Ok(Vec::new());
+    }
+    let landed = tmux.run_one(Cmd::new("if-shell").args([
+        "-F",
+        "-t",
+        &target,
+        &format!("#{{==:#{{{TAB_PLACES}}},{}}}", cmd::format_literal(before)),
+        &cmd::command_string(&[
+            Cmd::new("set-option").args(["-t", &target, TAB_PLACES, now]),
+            cmd::print_format("landed"),
+        ]),
+    ]))?;
+    if landed.trim() != "landed" || before.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(moved_windows(&window_ids(before), &window_ids(now), hint))
+}
+
+/// `@W` words as window numbers, each once, in order.
+fn window_ids(words: &str) -> Vec<u32> {
+    let mut ids: Vec<u32> = Vec::new();
+    for id in words
+        .split_whitespace()
+        .filter_map(|w| super::ids::tmux_number(w, '@'))
+    {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// Of the windows in both orders, those that are not in the longest run
+/// kept in their old order: the fewest whose moves turn `before` into
+/// `now`. Of runs as long, the one that keeps more windows at their old
+/// place, then one without `hint` (the window the hook names: the one a
+/// move-window moved, the one a swap selected). Windows made or closed
+/// between the two move nobody.
+fn moved_windows(before: &[u32], now: &[u32], hint: Option<u32>) -> Vec<u32> {
+    let common: Vec<u32> = before.iter().copied().filter(|w| now.contains(w)).collect();
+    let ranked: Vec<(u32, usize)> = now
+        .iter()
+        .filter_map(|w| common.iter().position(|b| b == w).map(|rank| (*w, rank)))
+        .collect();
+    // best[i]: (windows kept, of them at their old place, not the hint) of
+    // the best run
+    // ending at i, and the one before it. A session's windows are few.
+    let mut best: Vec<((usize, usize, usize), Option<usize>)> = Vec::with_capacity(ranked.len());
+    for (i, (window, rank)) in ranked.iter().enumerate() {
+        let own = (
+            1,
+            usize::from(*rank == i),
+            usize::from(Some(*window) != hint),
+        );
+        let mut chosen = (own, None);
+        for (j, ((kept, placed, unhinted), _)) in best.iter().enumerate() {
+            let through = (kept + own.0, placed + own.1, unhinted + own.2);
+            if ranked[j].1 < *rank && through > chosen.0 {
+                chosen = (through, Some(j));
+            }
+        }
+        best.push(chosen);
+    }
+    let mut kept = vec![false; ranked.len()];
+    let last = (0..best.len()).max_by_key(|&i| (best[i].0, std::cmp::Reverse(i)));
+    let mut next = last;
+    while let Some(i) = next {
+        kept[i] = true;
+        next = best[i].1;
+    }
+    ranked
+        .iter()
+        .zip(kept)
+        .filter(|(_, kept)| !kept)
+        .map(|((w, _), _)| *w)
+        .collect()
+}
+
 /// Whether window `@window` is linked into session `$session` now.
 pub(crate) fn window_in_session(tmux: &Tmux, window: u32, session: u32) -> Result<bool> {
     let wanted = format!("@{window}:${session}");
@@ -281,6 +397,26 @@ fn live_links(tmux: &Tmux) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fewest_windows_that_explain_a_new_order_moved() {
+        // A swap of two windows apart: both; of neighbours: one of them.
+        assert_eq!(moved_windows(&[1, 2, 3], &[3, 2, 1], None), [3, 1]);
+        assert_eq!(moved_windows(&[1, 2, 3, 4], &[1, 4, 3, 2], None), [4, 2]);
+        assert_eq!(moved_windows(&[1, 2], &[2, 1], None).len(), 1);
+        // Of neighbours, the one the hook names.
+        assert_eq!(moved_windows(&[1, 2, 3], &[2, 1, 3], Some(2)), [2]);
+        assert_eq!(moved_windows(&[1, 2, 3], &[2, 1, 3], Some(1)), [1]);
+        // The first moved to the end: it alone.
+        assert_eq!(moved_windows(&[1, 2, 3], &[2, 3, 1], None), [1]);
+        // Made and closed windows move nobody.
+        assert_eq!(
+            moved_windows(&[1, 2, 3], &[1, 3, 4], None),
+            Vec::<u32>::new()
+        );
+        assert_eq!(moved_windows(&[], &[1, 2], None), Vec::<u32>::new());
+        assert_eq!(window_ids("@3 @1 @3 x "), [3, 1]);
+    }
 
     #[test]
     fn a_placeholder_is_found_by_its_whole_id_only() {

@@ -670,6 +670,20 @@ fn a_plugin_numbers_tabs_and_workspaces_through_the_herdr_cli() {
         let rows: Vec<&str> = windows.lines().collect();
         rows.len() == 2 && rows[0] == "[1] second" && rows[1].starts_with("[2] ")
     });
+    // Swapped back by hand (`swap-window`, which tmux tells at the
+    // session's next hook: a window selected): numbered again.
+    let second = server.tmux(&["display-message", "-p", "-t", "$0:1", "#{window_id}"]);
+    server.tmux(&["swap-window", "-d", "-s", first.trim(), "-t", second.trim()]);
+    server.tmux(&["select-window", "-t", first.trim()]);
+    server.wait_for(
+        "the tabs numbered after the swap",
+        Duration::from_secs(20),
+        || {
+            let (windows, _) = names();
+            let rows: Vec<&str> = windows.lines().collect();
+            rows.len() == 2 && rows[0].starts_with("[1] ") && rows[1] == "[2] second"
+        },
+    );
 }
 
 #[test]
