@@ -287,6 +287,15 @@ keys! {
     // [worktrees]
     /// root of <repo>/<branch> worktree checkouts
     WORKTREES_DIRECTORY: String = text("worktrees.directory", "\"~/.herdr/worktrees\"");
+    // [server]
+    /// herdr's headless server size; tmux sizes its own windows
+    SERVER_HEADLESS_COLS: () = ignored("server.headless_cols");
+    /// herdr's headless server size; tmux sizes its own windows
+    SERVER_HEADLESS_ROWS: () = ignored("server.headless_rows");
+    /// herdr keeps a client's size; tmux's window-size option rules in tmux
+    SERVER_REMEMBER_CLIENT_SIZE: () = ignored("server.remember_client_size");
+    /// herdr 0.9.4, Windows only: unelevated clients of an elevated server
+    SERVER_ALLOW_UNELEVATED_CLIENTS: () = ignored("server.allow_unelevated_clients");
     // [advanced]
     /// herdr's scrollback size; tmux's history-limit rules in tmux
     ADVANCED_SCROLLBACK_LIMIT_BYTES: () = ignored("advanced.scrollback_limit_bytes");
@@ -301,7 +310,7 @@ keys! {
     DETECTION_SUPPLEMENTS: bool = flag("detection.supplements", "true");
     // [plugins] (taw)
     /// the herdr version plugins' min_herdr_version is checked against
-    PLUGINS_COMPAT_HERDR_VERSION: String = text("plugins.compat_herdr_version", "\"0.9.3\"");
+    PLUGINS_COMPAT_HERDR_VERSION: String = text("plugins.compat_herdr_version", "\"0.9.5\"");
     // [hooks] (taw)
     /// how long an event hook may run before taw stops it; 0: no limit
     HOOKS_TIMEOUT_SECONDS: f64 = float("hooks.timeout_seconds", 0.0, 3600.0, "30");

@@ -23,7 +23,7 @@ fn no_file_is_the_defaults() {
 fn good_keys_pass_and_are_listed() {
     let server = TmuxServer::empty();
     server.write_config(
-        "# my settings\n[ui]\ndepth = \"all\"\nagent_panel_sort = \"priority\"\n\n[ui.sidebar.spaces]\nrows = [[\"state_icon\", \"workspace\"]]\n\n[hooks]\n\"agent.done\" = \"~/bin/log\"\n",
+        "# my settings\n[ui]\ndepth = \"all\"\nagent_panel_sort = \"priority\"\n\n[ui.sidebar.spaces]\nrows = [[\"state_icon\", \"workspace\"]]\n\n[hooks]\n\"agent.done\" = \"~/bin/log\"\n\n[server]\nallow_unelevated_clients = true\nheadless_cols = 120\n",
     );
     let result = server.taw(&["config", "check", "--json"]).result();
     assert_eq!(result["status"], "ok", "{result}");

@@ -751,6 +751,28 @@ fn update_fetches_only_a_new_commit_and_switches_to_it() {
         .taw(&["plugin", "action", "invoke", "hello"])
         .result();
     assert_eq!(invoked["log"]["stdout"], "two\n");
+    // A linked plugin is left alone, as herdr 0.9.4's update leaves one:
+    // listed as linked, named or not, its folder as it was.
+    let local = linked_plugin(
+        &server,
+        "local",
+        "acme.local",
+        "[[actions]]\nid = \"hi\"\ntitle = \"Hi\"\ncommand = [\"true\"]\n",
+    );
+    for named in [&[][..], &["acme.local"][..]] {
+        let mut args = vec!["plugin", "update", "--yes"];
+        args.extend_from_slice(named);
+        let answer = server.taw_with(&args, &env).result();
+        let local_row = answer["plugins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["plugin_id"] == "acme.local")
+            .cloned()
+            .unwrap();
+        assert_eq!(local_row["status"], "linked", "{answer}");
+        assert!(local.join("herdr-plugin.toml").is_file());
+    }
     // A pin whose folder is there asks GitHub nothing: the mirror may go.
     server
         .taw_with(
@@ -762,7 +784,14 @@ fn update_fetches_only_a_new_commit_and_switches_to_it() {
     let pinned = server
         .taw_with(&["plugin", "update", "--yes"], &env)
         .result();
-    assert_eq!(pinned["plugins"][0]["status"], "unchanged");
+    let tool = pinned["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["plugin_id"] == "acme.tool")
+        .cloned()
+        .unwrap();
+    assert_eq!(tool["status"], "unchanged", "{pinned}");
     assert_eq!(
         server
             .taw_with(&["plugin", "update", "acme.nothing"], &env)
