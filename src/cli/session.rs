@@ -37,6 +37,12 @@ pub(crate) enum Verb {
     /// Save the default layout once changes settle (tmux's hooks run this; not for a person).
     #[command(hide = true)]
     Autosave,
+    /// The tmux servers of your socket folder, as herdr lists its named sessions.
+    List {
+        /// herdr's JSON line: {"sessions": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Make the saved sessions that are not open again, and resume their agents' conversations.
     Restore {
         /// The layout's name (default: default).
@@ -68,6 +74,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("session", "autosave"),
             crate::ops::save::autosave(&context.tmux()).map(Reply::of),
         ),
+        Verb::List { json } => (envelope_id("session", "list"), Ok(list(json))),
         Verb::Restore { name, dry_run } => (
             envelope_id("session", "restore"),
             restore(context, name, dry_run),
@@ -86,6 +93,28 @@ fn restore(context: &Context, name: Option<String>, dry_run: bool) -> Result<Rep
         home: crate::paths::home_dir().unwrap_or_else(|| PathBuf::from("/")),
     };
     crate::ops::restore::restore(&context.tmux(), &args).map(Reply::of)
+}
+
+/// `session list`: herdr prints its sessions as they are, with no
+/// envelope: one JSON line with `--json`, else a table.
+fn list(json: bool) -> Reply {
+    let servers = crate::tmux::servers::list();
+    if json {
+        let line = serde_json::json!({ "sessions": servers });
+        return Reply::Text(format!("{line}\n"));
+    }
+    let mut text = format!(
+        "{:<20} {:<8} {:<48} {}\n",
+        "name", "status", "directory", "socket"
+    );
+    for server in servers {
+        let status = if server.running { "running" } else { "stopped" };
+        text.push_str(&format!(
+            "{:<20} {:<8} {:<48} {}\n",
+            server.name, status, server.session_dir, server.socket_path
+        ));
+    }
+    Reply::Text(text)
 }
 
 /// The picker's folders, as `session_folders`: the query and its list.

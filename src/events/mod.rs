@@ -160,7 +160,7 @@ events! {
     ),
     TabMoved => event(
         "tab.moved",
-        "a window's place among its session's windows changes (tmux move-window, prefix + ., swap-window): the session's order against the one last seen, at its window-linked, window-unlinked or session-window-changed (a swap-window -d runs no hook, and is told at the session's next one)",
+        "a window's place among its session's windows changes (tmux move-window, prefix + ., swap-window): the session's order against the one last seen, at its window-linked, window-unlinked or session-window-changed (tmux 3.3 runs no hook for a swap-window: it is told at the session's next one)",
         &["window-linked", "window-unlinked", "session-window-changed"],
     ),
     TabFocused => event(

@@ -17,6 +17,7 @@ pub(crate) mod layout;
 pub(crate) mod options;
 pub(crate) mod pane;
 pub(crate) mod roster;
+pub(crate) mod servers;
 pub(crate) mod snapshot;
 pub(crate) mod status;
 

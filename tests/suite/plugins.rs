@@ -1502,3 +1502,78 @@ fn every_plugin_process_runs_herdr_by_name() {
     );
     drop(viewer);
 }
+
+/// A navigator's sessions source: `herdr session list --json`, herdr's
+/// line with no envelope, from a plugin's action. Every tmux server of the
+/// user's socket folder is a session: its name, whether it runs, its
+/// socket, its workspaces and clients.
+#[test]
+fn session_list_answers_herdrs_line_from_a_plugin() {
+    let server = TmuxServer::start();
+    // Another server in the same socket folder.
+    let other = format!("{}-other", server.socket);
+    server.tmux(&["-L", &other, "new-session", "-d", "-s", "work"]);
+    // A socket nobody answers on: a server that died.
+    let folder = std::fs::canonicalize(server.socket_path())
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    drop(std::os::unix::net::UnixListener::bind(folder.join("gone")).unwrap());
+    let viewer = crate::common::attach_client(&server, "main");
+    bare_repo(
+        &server,
+        "acme",
+        "navigator",
+        &[(
+            "herdr-plugin.toml",
+            "id = \"acme.navigator\"\nname = \"Navigator\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.9.0\"\n\n[[actions]]\nid = \"sessions\"\ntitle = \"Sessions\"\ncommand = [\"herdr\", \"session\", \"list\", \"--json\"]\n",
+        )],
+    );
+    let url = mirror(&server);
+    server
+        .taw_with(
+            &["plugin", "install", "acme/navigator", "--yes"],
+            &[("TAW_GITHUB_URL", url.as_str())],
+        )
+        .result();
+    let invoked = server
+        .taw(&["plugin", "action", "invoke", "acme.navigator.sessions"])
+        .result();
+    let stdout = invoked["log"]["stdout"].as_str().unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let listed: Value = serde_json::from_str(stdout).unwrap();
+    let sessions = listed["sessions"].as_array().unwrap();
+    let find = |name: &str| {
+        sessions
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} in {listed}"))
+    };
+    let mine = find(&server.socket);
+    assert_eq!(mine["running"], true);
+    assert_eq!(mine["default"], false);
+    assert_eq!(mine["workspaces"], serde_json::json!(["main"]));
+    assert_eq!(mine["clients"], 1);
+    assert_eq!(
+        mine["socket_path"],
+        folder.join(&server.socket).display().to_string()
+    );
+    assert_eq!(mine["session_dir"], folder.display().to_string());
+    assert_eq!(find(&other)["workspaces"], serde_json::json!(["work"]));
+    let gone = find("gone");
+    assert_eq!(gone["running"], false);
+    assert_eq!(gone["workspaces"], serde_json::json!([]));
+    // For a person: herdr's table.
+    let table = server.taw(&["session", "list"]).stdout;
+    assert!(table.starts_with("name "), "{table}");
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("gone ") && l.contains(" stopped ")),
+        "{table}"
+    );
+    server.tmux(&["-L", &other, "kill-server"]);
+    drop(viewer);
+}
