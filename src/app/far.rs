@@ -130,6 +130,7 @@ pub(crate) fn snapshot_of(state: &State, machine: usize, name: &str) -> Snapshot
             token_seqs: String::new(),
             worktree: provenance(&space.worktree, name),
             group: String::new(),
+            kept_label: String::new(),
         });
     }
     snapshot

@@ -318,7 +318,7 @@ fn event_data(subject: &Subject, records: &Records, occurrence: &Occurrence) -> 
             put(
                 &mut data,
                 "label",
-                s.live_session.map(|s| Value::String(s.name.clone())),
+                s.live_session.map(|s| Value::String(s.label().to_string())),
             );
         }
         Event::WorkspaceClosed | Event::WorkspaceFocused => {

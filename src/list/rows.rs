@@ -500,6 +500,7 @@ pub(crate) mod fixture {
             token_seqs: String::new(),
             worktree: String::new(),
             group: String::new(),
+            kept_label: String::new(),
         }
     }
 

@@ -257,7 +257,7 @@ impl<'a> Records<'a> {
         WorkspaceInfo {
             workspace_id: ids::workspace_id(session.id),
             number,
-            label: session.name.clone(),
+            label: session.label().to_string(),
             focused: self.focused_session == Some(session.id),
             pane_count: panes.len(),
             tab_count: self.snapshot.windows_of(session.id).count(),

@@ -31,10 +31,10 @@ impl Named {
 }
 
 /// Checks a name: not empty, one line with no control character, at most
-/// [`MAX_NAME`] characters. The name is then used as given, but for what
-/// tmux itself does to a session's name (`.` and `:` become `_`, and taw
-/// numbers a new session whose name is taken): the record in the answer
-/// has the name tmux holds.
+/// [`MAX_NAME`] characters. The name is then used as given. tmux holds a
+/// session under another name when it has `.` or `:` (they become `_`) or
+/// is taken (taw numbers it): the workspace keeps its label as given
+/// beside it, in every record, event and context.
 pub(crate) fn check(named: Named, name: &str) -> Result<()> {
     let what = named.word();
     if name.trim().is_empty() {

@@ -609,6 +609,26 @@ fn make_session(
     out: &mut Restored,
     pending: &mut Vec<Pending>,
 ) -> Result<()> {
+    let made = make_session_itself(tmux, session, live, args, out, pending);
+    if let Some(label) = &session.label {
+        // The label as it was given; the session is made either way.
+        let _ = tmux.run_one(crate::tmux::commands::set_session_option(
+            &format!("={}:", session.name),
+            crate::tmux::options::session::LABEL,
+            &crate::tmux::options::session::label_value(&session.name, label),
+        ));
+    }
+    made
+}
+
+fn make_session_itself(
+    tmux: &Tmux,
+    session: &SavedSession,
+    live: &Conversations,
+    args: &Restore,
+    out: &mut Restored,
+    pending: &mut Vec<Pending>,
+) -> Result<()> {
     if let Some(first) = &session.grouped_with {
         // Its windows are the group's: it is made sharing them.
         run_starting(

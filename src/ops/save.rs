@@ -115,6 +115,7 @@ pub(crate) fn layout_of(
                 name: session.name.clone(),
                 path: session.path.clone(),
                 grouped_with,
+                label: label_of(session),
                 windows: Vec::new(),
             });
             continue;
@@ -159,6 +160,7 @@ pub(crate) fn layout_of(
             name: session.name.clone(),
             path: session.path.clone(),
             grouped_with: None,
+            label: label_of(session),
             windows,
         });
     }
@@ -167,6 +169,11 @@ pub(crate) fn layout_of(
         taken_unix,
         sessions,
     }
+}
+
+/// The workspace's label where it is not the session's name.
+fn label_of(session: &crate::tmux::snapshot::Session) -> Option<String> {
+    (session.label() != session.name).then(|| session.label().to_string())
 }
 
 /// A pane as the layout keeps it. One a restore left outside its saved

@@ -7,6 +7,7 @@ use crate::hooks::veto;
 use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::tmux::arrange::{self, Spawn};
 use crate::tmux::commands as cmd;
+use crate::tmux::options::session::{LABEL, label_value};
 use crate::tmux::snapshot::Snapshot;
 use crate::tmux::{Batch, Tmux, ids};
 use serde::Serialize;
@@ -95,7 +96,12 @@ pub(crate) fn create(
     };
     let target = format!("={}:", arrange::session_name(&name));
     let mut batch = Batch::of(vec![arrange::new_session(Some(&name), &spawn, None)]);
-    for (option, value) in &new.options {
+    let mut options = new.options.clone();
+    if name != wanted {
+        // tmux holds it under another name: the label as given is kept.
+        options.push((LABEL.to_string(), label_value(&name, &wanted)));
+    }
+    for (option, value) in &options {
         batch.push(cmd::set_session_option(&target, option, value));
     }
     let output = tmux.run(&batch)?;
@@ -146,7 +152,16 @@ pub(crate) fn rename(
 ) -> Result<WorkspaceAnswer> {
     names::check(Named::Workspace, name)?;
     refuse_taken(snapshot, name, session)?;
-    tmux.run_one(arrange::rename_session(&format!("${session}"), name))?;
+    let target = format!("${session}");
+    let held = arrange::session_name(name);
+    let label = match held == name {
+        true => cmd::unset_session_option(&target, LABEL),
+        false => cmd::set_session_option(&target, LABEL, &label_value(&held, name)),
+    };
+    tmux.run(&Batch::of(vec![
+        arrange::rename_session(&target, name),
+        label,
+    ]))?;
     Ok(get(&Snapshot::read(tmux)?, session))
 }
 

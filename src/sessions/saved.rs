@@ -37,6 +37,10 @@ pub(crate) struct SavedSession {
     /// (`new-session -t`): it has none of its own then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grouped_with: Option<String>,
+    /// The workspace's label as given, where it is not the session's name
+    /// (`dir: demo` for the session `dir_ demo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     #[serde(default)]
     pub windows: Vec<SavedWindow>,
 }

@@ -403,6 +403,18 @@ pub(crate) mod session {
     /// checkout is a linked worktree. Set by the worktree verbs.
     pub(crate) const WORKTREE: &str = "@agent_wizard_worktree";
 
+    /// A workspace's label as it was given, when tmux holds the session
+    /// under another name (`.` and `:` made `_`, a taken name numbered):
+    /// `<the session's name>\t<the label>`. Read only while the session
+    /// still has that name, so a rename by hand in tmux renames the
+    /// workspace. The user's words: an unload leaves it.
+    pub(crate) const LABEL: &str = "@agent_wizard_label";
+
+    /// [`LABEL`]'s value for the session tmux holds as `held`.
+    pub(crate) fn label_value(held: &str, label: &str) -> String {
+        format!("{held}\t{label}")
+    }
+
     /// The session's windows in their order as taw last looked (`@W `
     /// words), from which a swap-window, which no tmux hook tells, is
     /// told as tab.moved at the session's next hook. Kept while something

@@ -43,6 +43,19 @@ pub(crate) struct Session {
     pub worktree: String,
     /// The group it shares its windows with (`new-session -t`), if any.
     pub group: String,
+    /// [`super::options::session::LABEL`]'s value.
+    pub kept_label: String,
+}
+
+impl Session {
+    /// The workspace's label: as it was given, while tmux holds the
+    /// session under the name taw gave it; else the session's name.
+    pub(crate) fn label(&self) -> &str {
+        match self.kept_label.split_once('\t') {
+            Some((name, label)) if name == self.name => label,
+            _ => &self.name,
+        }
+    }
 }
 
 /// A window as linked into one session (a window linked into two sessions
@@ -169,6 +182,7 @@ fn sessions_format() -> RowFormat {
             super::options::session::TOKEN_SEQS,
             super::options::session::WORKTREE,
             "session_group",
+            super::options::session::LABEL,
         ],
     )
 }
@@ -597,6 +611,7 @@ fn session_from(row: &Row) -> Result<Session, TawError> {
         token_seqs: row.get(8).to_string(),
         worktree: row.get(9).to_string(),
         group: row.get(10).to_string(),
+        kept_label: row.get(11).to_string(),
     })
 }
 

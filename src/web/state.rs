@@ -395,7 +395,7 @@ fn hierarchy(place: Place) -> Vec<Node> {
         Node {
             kind: "session",
             id: format!("tmux-session:{}", session.name),
-            label: session.name.clone(),
+            label: session.label().to_string(),
             position: None,
         },
         Node {

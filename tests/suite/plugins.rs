@@ -1577,3 +1577,92 @@ fn session_list_answers_herdrs_line_from_a_plugin() {
     server.tmux(&["-L", &other, "kill-server"]);
     drop(viewer);
 }
+
+/// A navigator's workspaces: it makes one labelled `dir: <folder>` and
+/// finds it again by that label. tmux holds the session as `dir_ demo`;
+/// the label stays as given in every record, event and context, a rename
+/// keeps it too, and a rename by hand in tmux renames the workspace.
+#[test]
+fn a_workspace_label_is_kept_as_given() {
+    let server = TmuxServer::start();
+    let made = server.dir.path().join("made.json");
+    server.write_config(&format!(
+        "[hooks]\n\"workspace.created\" = \"cat > '{}'\"\n",
+        made.display()
+    ));
+    let demo = server.dir.path().join("demo");
+    std::fs::create_dir_all(&demo).unwrap();
+    bare_repo(
+        &server,
+        "acme",
+        "dirs",
+        &[
+            (
+                "herdr-plugin.toml",
+                "id = \"acme.dirs\"\nname = \"Dirs\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.9.0\"\n\n[[actions]]\nid = \"open\"\ntitle = \"Open\"\ncommand = [\"sh\", \"open.sh\"]\n",
+            ),
+            (
+                "open.sh",
+                "herdr workspace create --cwd \"$DEMO\" --label \"dir: $(basename \"$DEMO\")\" --no-focus >/dev/null\nherdr workspace list\n",
+            ),
+        ],
+    );
+    let url = mirror(&server);
+    server.load_plugin();
+    server
+        .taw_with(
+            &["plugin", "install", "acme/dirs", "--yes"],
+            &[("TAW_GITHUB_URL", url.as_str())],
+        )
+        .result();
+    server.tmux(&["set-environment", "-g", "DEMO", demo.to_str().unwrap()]);
+    let invoked = server
+        .taw(&["plugin", "action", "invoke", "acme.dirs.open"])
+        .result();
+    let listed: Value = serde_json::from_str(invoked["log"]["stdout"].as_str().unwrap()).unwrap();
+    let workspaces = listed["result"]["workspaces"].as_array().unwrap();
+    let made_one = workspaces
+        .iter()
+        .find(|w| w["label"] == "dir: demo")
+        .unwrap_or_else(|| panic!("{listed}"));
+    let session = made_one["tmux_id"].as_str().unwrap().to_string();
+    assert!(
+        server
+            .tmux(&["list-sessions", "-F", "#{session_name}"])
+            .lines()
+            .any(|s| s == "dir_ demo")
+    );
+    // The event and its context say the label.
+    server.wait_for("workspace.created", WAIT, || made.exists());
+    let event: Value = serde_json::from_str(&std::fs::read_to_string(&made).unwrap()).unwrap();
+    assert_eq!(event["data"]["workspace"]["label"], "dir: demo", "{event}");
+    assert_eq!(event["workspace_label"], "dir: demo", "{event}");
+    // Renamed by taw: kept as given; by hand in tmux: tmux's name.
+    server
+        .taw(&["workspace", "rename", &session, "project:", "api.v2"])
+        .result();
+    let get =
+        |id: &str| server.taw(&["workspace", "get", id]).result()["workspace"]["label"].clone();
+    assert_eq!(get(&session), "project: api.v2");
+    // Saved and made again by a restore: the label comes back.
+    server.taw(&["session", "save"]).result();
+    server.tmux(&["kill-session", "-t", &session]);
+    server.taw(&["session", "restore"]).result();
+    let session = server.display("project_ api_v2:", "#{session_id}");
+    assert_eq!(get(&session), "project: api.v2");
+    server.tmux(&["rename-session", "-t", "project_ api_v2", "mine"]);
+    assert_eq!(get(&session), "mine");
+    // A label taken by another workspace: both keep it.
+    let again = server
+        .taw(&[
+            "workspace",
+            "create",
+            "--label",
+            "main",
+            "--cwd",
+            demo.to_str().unwrap(),
+            "--no-focus",
+        ])
+        .result();
+    assert_eq!(again["workspace"]["label"], "main");
+}

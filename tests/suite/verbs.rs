@@ -145,16 +145,18 @@ fn workspace_create_is_named_after_its_folder() {
         pane_record(&server, &pane)["cwd"] == want.as_str()
     });
 
-    // The same folder again: the name is taken, so it gets -2.
+    // The same folder again: tmux's session gets -2, the workspace keeps
+    // its label, as two of herdr's may share one.
     let again = server
         .taw(&["workspace", "create", "--cwd", path_str(&dir)])
         .result();
-    assert_eq!(again["workspace"]["label"], "proj-2");
+    assert_eq!(again["workspace"]["label"], "proj");
     assert_eq!(again["workspace"]["workspace_id"], "w3");
+    assert_eq!(server.display("$2", "#{session_name}"), "proj-2");
 }
 
 #[test]
-fn workspace_create_with_a_taken_label_gets_a_suffix_and_its_env() {
+fn workspace_create_with_a_taken_label_keeps_it_and_its_env() {
     let server = TmuxServer::start();
     let dir = folder(&server, "somewhere");
     let created = server
@@ -169,13 +171,14 @@ fn workspace_create_with_a_taken_label_gets_a_suffix_and_its_env() {
             "WS_VAR=hello",
         ])
         .result();
-    assert_eq!(created["workspace"]["label"], "main-2");
+    assert_eq!(created["workspace"]["label"], "main");
     assert_eq!(server.display("$1", "#{session_name}"), "main-2");
     let pane = text(&created["root_pane"]["pane_id"]).to_string();
     run(&server, &pane, "echo \"ws=$WS_VAR\"");
     wait_line(&server, &pane, "^ws=hello$");
 
-    // A free label is used as given; tmux's `.` becomes `_`.
+    // A free label is used as given; tmux's session has `_` for `.`, the
+    // workspace its label.
     let named = server
         .taw(&[
             "workspace",
@@ -197,7 +200,8 @@ fn workspace_create_with_a_taken_label_gets_a_suffix_and_its_env() {
             "v1.2",
         ])
         .result();
-    assert_eq!(dotted["workspace"]["label"], "v1_2");
+    assert_eq!(dotted["workspace"]["label"], "v1.2");
+    assert_eq!(server.display("$3", "#{session_name}"), "v1_2");
 
     // A bad --env makes nothing.
     let bad = server.taw(&[
