@@ -120,6 +120,9 @@ pub(crate) enum PaneVerb {
     /// gives a plugin pane), then the entrypoint's command in its place.
     #[command(hide = true)]
     Exec {
+        /// In a popup of taw's: its token, to say that it started.
+        #[arg(long)]
+        popup: Option<String>,
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         argv: Vec<String>,
     },
@@ -160,6 +163,10 @@ pub(crate) struct OpenArgs {
     /// Open it where it goes, and leave the pane in front as it is.
     #[arg(long, overrides_with = "focus")]
     no_focus: bool,
+    /// A popup asked for from inside another, by the process that waits
+    /// for that one to close (not for a person).
+    #[arg(long, hide = true)]
+    after_popup: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -337,6 +344,7 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 width,
                 height,
                 no_focus,
+                after_popup,
                 ..
             } = *args;
             let found = plugin::registry::plugin(&plugin_id)?;
@@ -357,6 +365,7 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
                 focus: !no_focus,
                 width,
                 height,
+                after_popup,
             };
             panes::open(&tmux, &snapshot, &found, &target, invoked, &request)
         }
@@ -368,7 +377,12 @@ fn pane(context: &Context, verb: PaneVerb) -> Result<Reply> {
             let found = super::named_pane(&snapshot, &pane)?;
             panes::close(&tmux, &snapshot, found).map(Reply::of)
         }
-        PaneVerb::Exec { argv } => Err(panes::exec_in_own_pane(&snapshot, &argv)),
+        PaneVerb::Exec { popup, argv } => Err(panes::exec_in_own_pane(
+            &tmux,
+            &snapshot,
+            &argv,
+            popup.as_deref(),
+        )),
     }
 }
 

@@ -51,6 +51,9 @@ pub(crate) struct Closed {
 pub(crate) struct PopupShown {
     pub plugin_id: String,
     pub entrypoint: String,
+    /// Asked for from inside a popup of taw's on the same client: tmux
+    /// shows one popup a client, so this one opens when that one closes.
+    pub queued: bool,
 }
 
 answers!(
@@ -73,6 +76,32 @@ pub(crate) struct OpenRequest {
     pub height: Option<String>,
     /// The folder the command starts in (default: the plugin's root).
     pub cwd: Option<String>,
+    /// A popup asked for from inside another (its token): this process
+    /// waits until that one has closed, then opens it.
+    pub after_popup: Option<String>,
+}
+
+/// What a popup's command is told, so a popup asked for from inside it
+/// waits for it to close: its token and its client.
+const POPUP_TOKEN_VAR: &str = "TAW_POPUP_TOKEN";
+const POPUP_CLIENT_VAR: &str = "TAW_POPUP_CLIENT";
+
+/// A popup of taw's: its token (the `wait-for` channel its command and
+/// its closing signal, and its start mark's name) and its client.
+struct PopupMark {
+    token: String,
+    client: String,
+}
+
+/// The channel a popup's command signals as it starts, and tmux once the
+/// popup has closed (or was never shown).
+fn popup_channel(token: &str) -> String {
+    format!("agent_wizard_popup_{token}")
+}
+
+/// Where a popup's command marks that it started: `<state>/run/popups`.
+fn popup_marks() -> std::path::PathBuf {
+    crate::paths::state_dir().join("run").join("popups")
 }
 
 /// What a placement becomes in tmux.
@@ -140,15 +169,20 @@ pub(crate) fn open(
         )));
     }
     let shape = shape(&placement, request.direction.as_deref());
-    let line = pane_line(plugin, entry, &invoked, request, shape == Shape::Popup)?;
     let root = request.cwd.clone().unwrap_or(plugin.plugin_root.clone());
+    if shape == Shape::Popup {
+        return popup(
+            tmux, snapshot, plugin, entry, target, &invoked, request, root,
+        );
+    }
+    let line = pane_line(plugin, entry, &invoked, request, None)?;
     let spawn = Spawn {
         cwd: Some(root),
         env: Vec::new(),
         command: Some(line),
     };
     let made = match shape {
-        Shape::Popup => return popup(tmux, snapshot, plugin, entry, target, spawn, request),
+        Shape::Popup => unreachable!("opened above"),
         Shape::Split { right, zoom } => {
             let new = super::pane::NewPane {
                 right,
@@ -237,7 +271,7 @@ fn pane_line(
     entry: &manifest::PaneEntry,
     invoked: &Invoked,
     request: &OpenRequest,
-    popup: bool,
+    popup: Option<&PopupMark>,
 ) -> Result<String> {
     let invocation = env::Invocation {
         event: "action".into(),
@@ -268,7 +302,7 @@ fn pane_line(
             .map(|(name, value)| (name.to_string(), value))
             .chain(search_path),
     )?;
-    let not_the_targets: &[&str] = if popup {
+    let not_the_targets: &[&str] = if popup.is_some() {
         &["PANE_ID"]
     } else {
         &["PANE_ID", "TAB_ID", "WORKSPACE_ID"]
@@ -276,6 +310,10 @@ fn pane_line(
     for id in not_the_targets {
         own.remove(&format!("HERDR_{id}"));
         own.remove(&format!("TAW_{id}"));
+    }
+    if let Some(mark) = popup {
+        own.insert(POPUP_TOKEN_VAR.into(), mark.token.clone());
+        own.insert(POPUP_CLIENT_VAR.into(), mark.client.clone());
     }
     set.retain(|(name, _)| !own.contains_key(name));
     set.extend(own);
@@ -296,31 +334,49 @@ fn pane_line(
         .collect::<std::collections::BTreeSet<String>>()
         .into_iter()
         .collect();
-    let argv = if popup {
-        entry.command.clone()
-    } else {
-        let bin = std::env::current_exe()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| "taw".into());
-        let mut words = vec![bin, "-S".into(), invoked.socket_path.clone()];
-        words.extend(["plugin", "pane", "exec", "--"].map(String::from));
-        words.extend(entry.command.iter().cloned());
-        words
-    };
+    let bin = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "taw".into());
+    let mut argv = vec![bin, "-S".into(), invoked.socket_path.clone()];
+    argv.extend(["plugin", "pane", "exec"].map(String::from));
+    if let Some(mark) = popup {
+        argv.extend(["--popup".to_string(), mark.token.clone()]);
+    }
+    argv.push("--".into());
+    argv.extend(entry.command.iter().cloned());
     Ok(command_line(&argv, &set, &unset))
 }
 
 /// `taw plugin pane exec -- ARGV`, in a plugin's pane: the pane's own
 /// workspace, tab and pane ids (`HERDR_*` and their `TAW_` twins), read
 /// from `$TMUX_PANE`, then the entrypoint's command in taw's place. Answers
-/// only when that command could not be started.
-pub(crate) fn exec_in_own_pane(snapshot: &Snapshot, argv: &[String]) -> TawError {
+/// only when that command could not be started. In a popup (`--popup
+/// TOKEN`, no pane of its own) it marks that it started, and says so on
+/// the popup's channel, where the opener waits.
+pub(crate) fn exec_in_own_pane(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    argv: &[String],
+    popup: Option<&str>,
+) -> TawError {
     let Some((program, args)) = argv.split_first() else {
         return TawError::invalid_argument("no command to run");
     };
     let mut command = crate::exec::Program::new(program).args(args).limit(None);
+    if let Some(token) = popup {
+        let marks = popup_marks();
+        let marked = crate::paths::make_private_dir(&marks)
+            .and_then(|()| crate::paths::write_private(&marks.join(token), b""));
+        if let Err(error) = marked {
+            return TawError::io(format!("cannot mark the popup as started: {error}"));
+        }
+        if let Err(error) = tmux.run_one(cmd::signal(&popup_channel(token))) {
+            return error;
+        }
+    }
     let own = std::env::var("TMUX_PANE")
         .ok()
+        .filter(|_| popup.is_none())
         .and_then(|pane| crate::tmux::ids::tmux_number(&pane, '%'))
         .and_then(|pane| snapshot.pane(pane, None));
     if let Some(pane) = own {
@@ -346,15 +402,24 @@ pub(crate) fn exec_in_own_pane(snapshot: &Snapshot, argv: &[String]) -> TawError
 }
 
 /// An `overlay` or `popup` entrypoint: a `display-popup` over the client
-/// of the target's session (else the last one), which is no pane.
+/// of the target's session (else the last one), which is no pane. tmux
+/// shows one popup a client and drops a second without a word, so:
+/// asked for from inside a popup of taw's on the same client (a picker
+/// that hands over to a viewer), it opens once that one has closed (a
+/// process of its own waits for it, and the answer says `queued`);
+/// otherwise it answers only once its command has started, and with
+/// `plugin_pane_open_failed` when tmux showed nothing (another popup is
+/// open there).
+#[allow(clippy::too_many_arguments)]
 fn popup(
     tmux: &Tmux,
     snapshot: &Snapshot,
     plugin: &PluginInfo,
     entry: &manifest::PaneEntry,
     target: &Pane,
-    spawn: Spawn,
+    invoked: &Invoked,
     request: &OpenRequest,
+    root: String,
 ) -> Result<Reply> {
     let client = snapshot
         .clients
@@ -369,17 +434,60 @@ fn popup(
         })?;
     let width = popup_size("--width", request.width.clone().or(entry.width.clone()))?;
     let height = popup_size("--height", request.height.clone().or(entry.height.clone()))?;
-    tmux.start(cmd::display_popup_sized(
-        &client.name,
-        (&width, &height),
-        spawn.cwd.as_deref().unwrap_or("/"),
-        &entry.title,
-        spawn.command.as_deref().unwrap_or_default(),
-    ))?;
-    Ok(Reply::of(PopupShown {
-        plugin_id: plugin.manifest.plugin_id.clone(),
-        entrypoint: entry.id.clone(),
-    }))
+    let shown = |queued| {
+        Reply::of(PopupShown {
+            plugin_id: plugin.manifest.plugin_id.clone(),
+            entrypoint: entry.id.clone(),
+            queued,
+        })
+    };
+    match &request.after_popup {
+        // The process that waits: until the popup it was asked from closes.
+        Some(first) => {
+            tmux.wait_for(&popup_channel(first), None)?;
+        }
+        None => {
+            let inside = std::env::var(POPUP_TOKEN_VAR)
+                .ok()
+                .filter(|_| std::env::var(POPUP_CLIENT_VAR).is_ok_and(|c| c == client.name));
+            if let Some(first) = inside {
+                let me = std::env::current_exe()
+                    .map_err(|e| TawError::io(format!("cannot find taw itself: {e}")))?;
+                crate::exec::Program::new(me)
+                    .args(std::env::args_os().skip(1))
+                    .args(["--after-popup", &first])
+                    .start_unwatched()
+                    .map_err(|failure| {
+                        TawError::new(ErrorCode::PluginPaneOpenFailed, failure.describe("taw"))
+                    })?;
+                return Ok(shown(true));
+            }
+        }
+    }
+    let mark = PopupMark {
+        token: format!("{}-{}", std::process::id(), crate::clock::now_ms()),
+        client: client.name.clone(),
+    };
+    let line = pane_line(plugin, entry, invoked, request, Some(&mark))?;
+    let channel = popup_channel(&mark.token);
+    // tmux runs the signal once the popup has closed, or at once when it
+    // showed none: either way the wait below ends.
+    tmux.start(vec![
+        cmd::display_popup_sized(&client.name, (&width, &height), &root, &entry.title, &line),
+        cmd::signal(&channel),
+    ])?;
+    tmux.wait_for(&channel, Some(crate::tmux::answer_limit()))?;
+    let started = popup_marks().join(&mark.token);
+    if std::fs::remove_file(&started).is_err() {
+        return Err(TawError::new(
+            ErrorCode::PluginPaneOpenFailed,
+            format!(
+                "tmux showed no popup on {}: a popup is open there already (tmux shows one at a time)",
+                client.name
+            ),
+        ));
+    }
+    Ok(shown(false))
 }
 
 /// A popup's size as tmux takes it: cells, or a percentage from 1 to 100

@@ -235,6 +235,12 @@ pub(crate) fn display_popup_sized(
     ])
 }
 
+/// `wait-for -S CHANNEL`: wakes whoever waits on the channel (or the
+/// next to wait, when nobody does yet).
+pub(crate) fn signal(channel: &str) -> Cmd {
+    Cmd::new("wait-for").args(["-S", channel])
+}
+
 /// `list-panes -a -F FORMAT`: a row for every pane of the server.
 pub(crate) fn list_all_panes(format: &str) -> Cmd {
     when_any_session(&[Cmd::new("list-panes").args(["-a", "-F", format])])

@@ -322,13 +322,14 @@ impl Tmux {
         Ok(format::split_sections(&output, count))
     }
 
-    /// Starts one command and goes on without waiting for it: a popup,
-    /// which tmux answers only once it closes.
-    pub(crate) fn start(&self, cmd: Cmd) -> Result<(), TawError> {
+    /// Starts commands and goes on without waiting for them: a popup,
+    /// which tmux answers only once it closes (the commands after it run
+    /// then).
+    pub(crate) fn start(&self, cmds: Vec<Cmd>) -> Result<(), TawError> {
         Program::new("tmux")
             .arg("-u")
             .args(self.socket_args())
-            .args(Batch::of(vec![cmd]).argv())
+            .args(Batch::of(cmds).argv())
             .start_unwatched()
             .map_err(|failure| TawError::tmux(failure.describe("tmux")))
     }
@@ -361,10 +362,21 @@ impl Tmux {
     /// ([`CHANGED_CHANNEL`]). `Ok(true)` when they did, `Ok(false)` when the
     /// time ran out; an error when the server is gone or refused.
     pub(crate) fn wait_for_change(&self, limit: Duration) -> Result<bool, TawError> {
+        self.wait_for(CHANGED_CHANNEL, Some(limit))
+    }
+
+    /// Waits on the `wait-for` channel `channel` until it is signalled
+    /// (`Ok(true)`; at once when it was, with nobody waiting, since), or
+    /// `limit` runs out (`Ok(false)`); with none, as long as it takes.
+    pub(crate) fn wait_for(
+        &self,
+        channel: &str,
+        limit: Option<Duration>,
+    ) -> Result<bool, TawError> {
         match self.run_then(
-            &Batch::of(vec![Cmd::new("wait-for").arg(CHANGED_CHANNEL)]),
+            &Batch::of(vec![Cmd::new("wait-for").arg(channel)]),
             Vec::new(),
-            Some(limit),
+            limit,
             &|_| None,
         ) {
             Ok(_) => Ok(true),

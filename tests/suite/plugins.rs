@@ -1666,3 +1666,73 @@ fn a_workspace_label_is_kept_as_given() {
         .result();
     assert_eq!(again["workspace"]["label"], "main");
 }
+
+/// A picker in an overlay hands over to a viewer in another: tmux shows
+/// one popup a client, so the viewer opens once the picker has closed,
+/// and the picker is told it is queued. An overlay asked for while one is
+/// open, from outside it, is refused: tmux would show nothing.
+#[test]
+fn an_overlay_opened_from_an_overlay_opens_when_it_closes() {
+    let server = TmuxServer::start();
+    let viewer = crate::common::attach_client(&server, "main");
+    bare_repo(
+        &server,
+        "acme",
+        "preview",
+        &[
+            (
+                "herdr-plugin.toml",
+                "id = \"acme.preview\"\nname = \"Preview\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.9.0\"\n\n[[panes]]\nid = \"picker\"\ntitle = \"Pick\"\nplacement = \"overlay\"\ncommand = [\"sh\", \"picker.sh\"]\n\n[[panes]]\nid = \"viewer\"\ntitle = \"View\"\nplacement = \"overlay\"\ncommand = [\"sh\", \"viewer.sh\"]\n",
+            ),
+            (
+                "picker.sh",
+                "herdr plugin pane open --plugin acme.preview --entrypoint viewer > \"$HERDR_PLUGIN_STATE_DIR/handed.json\" 2>&1\n",
+            ),
+            (
+                "viewer.sh",
+                "echo shown > \"$HERDR_PLUGIN_STATE_DIR/viewer\"\nexec sleep 300\n",
+            ),
+        ],
+    );
+    let url = mirror(&server);
+    server.load_plugin();
+    server
+        .taw_with(
+            &["plugin", "install", "acme/preview", "--yes"],
+            &[("TAW_GITHUB_URL", url.as_str())],
+        )
+        .result();
+    let state = server.state_dir().join("plugins/state/acme.preview");
+    let open = |entry: &str| {
+        server.taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "acme.preview",
+            "--entrypoint",
+            entry,
+        ])
+    };
+    let picked = open("picker").result();
+    assert_eq!(picked["type"], "ok");
+    assert_eq!(picked["queued"], false);
+    server.wait_for("the viewer, after the picker", WAIT, || {
+        state.join("viewer").exists()
+    });
+    let handed: Value =
+        serde_json::from_str(&std::fs::read_to_string(state.join("handed.json")).unwrap()).unwrap();
+    assert_eq!(handed["result"]["type"], "ok", "{handed}");
+    assert_eq!(handed["result"]["queued"], true, "{handed}");
+    // The viewer is open: another overlay from outside it shows nothing,
+    // and says so.
+    let refused = open("viewer");
+    assert_eq!(
+        refused.error_code(),
+        "plugin_pane_open_failed",
+        "{refused:?}"
+    );
+    let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
+    server.tmux(&["display-popup", "-C", "-c", client.trim()]);
+    drop(viewer);
+}
