@@ -385,7 +385,16 @@ fn make_sessions(
 ) -> Option<TawError> {
     let mut first_failure = None;
     for session in to_make {
-        match make_session(tmux, session, conversations, args, out, pending) {
+        let made = make_session(tmux, session, conversations, args, out, pending);
+        if let Some(label) = &session.label {
+            // The label as it was given, on whatever of it was made.
+            let _ = tmux.run_one(crate::tmux::commands::set_session_option(
+                &format!("={}:", session.name),
+                crate::tmux::options::session::LABEL,
+                &crate::tmux::options::session::label_value(&session.name, label),
+            ));
+        }
+        match made {
             Ok(()) => out.created.push(session.name.clone()),
             Err(error) => {
                 out.plan.push(format!(
@@ -602,26 +611,6 @@ type MadeWindow<'a> = (&'a SavedWindow, u32, u32);
 /// Makes one saved session, its windows and panes; each pane with an
 /// agent to resume goes on `pending`.
 fn make_session(
-    tmux: &Tmux,
-    session: &SavedSession,
-    live: &Conversations,
-    args: &Restore,
-    out: &mut Restored,
-    pending: &mut Vec<Pending>,
-) -> Result<()> {
-    let made = make_session_itself(tmux, session, live, args, out, pending);
-    if let Some(label) = &session.label {
-        // The label as it was given; the session is made either way.
-        let _ = tmux.run_one(crate::tmux::commands::set_session_option(
-            &format!("={}:", session.name),
-            crate::tmux::options::session::LABEL,
-            &crate::tmux::options::session::label_value(&session.name, label),
-        ));
-    }
-    made
-}
-
-fn make_session_itself(
     tmux: &Tmux,
     session: &SavedSession,
     live: &Conversations,

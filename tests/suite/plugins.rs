@@ -800,6 +800,19 @@ fn update_fetches_only_a_new_commit_and_switches_to_it() {
     );
 }
 
+/// Installs `acme/<repo>` as a user would: a bare repository of `files`,
+/// served as GitHub's through `TAW_GITHUB_URL`, installed with `--yes`.
+fn install_own(server: &TmuxServer, repo: &str, files: &[(&str, &str)]) {
+    bare_repo(server, "acme", repo, files);
+    let url = mirror(server);
+    server
+        .taw_with(
+            &["plugin", "install", &format!("acme/{repo}"), "--yes"],
+            &[("TAW_GITHUB_URL", url.as_str())],
+        )
+        .result();
+}
+
 /// A plugin of id `id` in `plugins-src/<folder>`, its manifest's head and
 /// then `rest`, linked; its folder.
 fn linked_plugin(server: &TmuxServer, folder: &str, id: &str, rest: &str) -> PathBuf {
@@ -1412,23 +1425,15 @@ fn every_plugin_process_runs_herdr_by_name() {
     let server = TmuxServer::start();
     let viewer = crate::common::attach_client(&server, "main");
     server.write_config("[hooks]\n\"tab.created\" = \"echo \\\"$PATH\\\" > hook-path\"\n");
-    bare_repo(
+    server.load_plugin();
+    install_own(
         &server,
-        "acme",
         "byname",
         &[
             ("herdr-plugin.toml", BY_NAME_MANIFEST),
             ("by-name.sh", BY_NAME_SCRIPT),
         ],
     );
-    let url = mirror(&server);
-    server.load_plugin();
-    server
-        .taw_with(
-            &["plugin", "install", "acme/byname", "--yes"],
-            &[("TAW_GITHUB_URL", url.as_str())],
-        )
-        .result();
     let programs = std::fs::canonicalize(server.state_dir())
         .unwrap()
         .join("plugins/bin");
@@ -1521,22 +1526,14 @@ fn session_list_answers_herdrs_line_from_a_plugin() {
         .to_path_buf();
     drop(std::os::unix::net::UnixListener::bind(folder.join("gone")).unwrap());
     let viewer = crate::common::attach_client(&server, "main");
-    bare_repo(
+    install_own(
         &server,
-        "acme",
         "navigator",
         &[(
             "herdr-plugin.toml",
             "id = \"acme.navigator\"\nname = \"Navigator\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.9.0\"\n\n[[actions]]\nid = \"sessions\"\ntitle = \"Sessions\"\ncommand = [\"herdr\", \"session\", \"list\", \"--json\"]\n",
         )],
     );
-    let url = mirror(&server);
-    server
-        .taw_with(
-            &["plugin", "install", "acme/navigator", "--yes"],
-            &[("TAW_GITHUB_URL", url.as_str())],
-        )
-        .result();
     let invoked = server
         .taw(&["plugin", "action", "invoke", "acme.navigator.sessions"])
         .result();
@@ -1592,9 +1589,9 @@ fn a_workspace_label_is_kept_as_given() {
     ));
     let demo = server.dir.path().join("demo");
     std::fs::create_dir_all(&demo).unwrap();
-    bare_repo(
+    server.load_plugin();
+    install_own(
         &server,
-        "acme",
         "dirs",
         &[
             (
@@ -1607,14 +1604,6 @@ fn a_workspace_label_is_kept_as_given() {
             ),
         ],
     );
-    let url = mirror(&server);
-    server.load_plugin();
-    server
-        .taw_with(
-            &["plugin", "install", "acme/dirs", "--yes"],
-            &[("TAW_GITHUB_URL", url.as_str())],
-        )
-        .result();
     server.tmux(&["set-environment", "-g", "DEMO", demo.to_str().unwrap()]);
     let invoked = server
         .taw(&["plugin", "action", "invoke", "acme.dirs.open"])
@@ -1645,9 +1634,11 @@ fn a_workspace_label_is_kept_as_given() {
         |id: &str| server.taw(&["workspace", "get", id]).result()["workspace"]["label"].clone();
     assert_eq!(get(&session), "project: api.v2");
     // Saved and made again by a restore: the label comes back.
-    server.taw(&["session", "save"]).result();
+    // (A layout of its own: autosave rewrites the default one as the
+    // session closes.)
+    server.taw(&["session", "save", "--name", "labels"]).result();
     server.tmux(&["kill-session", "-t", &session]);
-    server.taw(&["session", "restore"]).result();
+    server.taw(&["session", "restore", "--name", "labels"]).result();
     let session = server.display("project_ api_v2:", "#{session_id}");
     assert_eq!(get(&session), "project: api.v2");
     server.tmux(&["rename-session", "-t", "project_ api_v2", "mine"]);
@@ -1675,9 +1666,9 @@ fn a_workspace_label_is_kept_as_given() {
 fn an_overlay_opened_from_an_overlay_opens_when_it_closes() {
     let server = TmuxServer::start();
     let viewer = crate::common::attach_client(&server, "main");
-    bare_repo(
+    server.load_plugin();
+    install_own(
         &server,
-        "acme",
         "preview",
         &[
             (
@@ -1694,14 +1685,6 @@ fn an_overlay_opened_from_an_overlay_opens_when_it_closes() {
             ),
         ],
     );
-    let url = mirror(&server);
-    server.load_plugin();
-    server
-        .taw_with(
-            &["plugin", "install", "acme/preview", "--yes"],
-            &[("TAW_GITHUB_URL", url.as_str())],
-        )
-        .result();
     let state = server.state_dir().join("plugins/state/acme.preview");
     let open = |entry: &str| {
         server.taw(&[
