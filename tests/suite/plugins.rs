@@ -1636,9 +1636,13 @@ fn a_workspace_label_is_kept_as_given() {
     // Saved and made again by a restore: the label comes back.
     // (A layout of its own: autosave rewrites the default one as the
     // session closes.)
-    server.taw(&["session", "save", "--name", "labels"]).result();
+    server
+        .taw(&["session", "save", "--name", "labels"])
+        .result();
     server.tmux(&["kill-session", "-t", &session]);
-    server.taw(&["session", "restore", "--name", "labels"]).result();
+    server
+        .taw(&["session", "restore", "--name", "labels"])
+        .result();
     let session = server.display("project_ api_v2:", "#{session_id}");
     assert_eq!(get(&session), "project: api.v2");
     server.tmux(&["rename-session", "-t", "project_ api_v2", "mine"]);
