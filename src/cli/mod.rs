@@ -221,7 +221,12 @@ pub(crate) fn run() -> i32 {
     // verbs costs a build of its own, made only for the help that shows it.
     let matches = match lean_command()
         .try_get_matches()
-        .or_else(|_| Cli::command().try_get_matches())
+        .or_else(|error| match error.kind() {
+            // The same words from either command: said at once (the entry
+            // script asks each binary it finds).
+            clap::error::ErrorKind::DisplayVersion => Err(error),
+            _ => Cli::command().try_get_matches(),
+        })
         .or_else(|error| match error.kind() {
             clap::error::ErrorKind::DisplayHelp
             | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
@@ -542,6 +547,17 @@ mod tests {
         }
         assert_eq!(lean_helps.len(), derived_helps.len());
         lean.debug_assert();
+    }
+
+    /// A version is said from the lean command: the same words.
+    #[test]
+    fn the_lean_command_says_the_same_version() {
+        for args in [&["taw", "--version"][..], &["taw", "pane", "--version"][..]] {
+            let lean = lean_command().try_get_matches_from(args).unwrap_err();
+            let derived = Cli::command().try_get_matches_from(args).unwrap_err();
+            assert_eq!(lean.kind(), clap::error::ErrorKind::DisplayVersion);
+            assert_eq!(lean.to_string(), derived.to_string());
+        }
     }
 
     #[test]
