@@ -47,6 +47,7 @@ fn summary(loaded: &Loaded) -> Value {
         "source_kind": match loaded.origin {
             crate::detect::registry::Origin::Bundled => "bundled",
             crate::detect::registry::Origin::Override => "local override",
+            crate::detect::registry::Origin::Defined => "local definition",
         },
         "path": loaded.path.as_ref().map(|p| p.display().to_string()),
         "active_version": loaded.manifest.version,

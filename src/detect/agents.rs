@@ -111,25 +111,101 @@ pub(crate) const AGENTS: &[Agent] = &[
 ];
 
 /// The agent a name stands for: a canonical id or an alias, any case, with
-/// an executable's extension (`.exe`, `.cmd`, `.bat`, `.ps1`, `.js`) taken off.
+/// an executable's extension (`.exe`, `.cmd`, `.bat`, `.ps1`, `.js`) taken
+/// off. A built-in agent first, then one the user's files define (the
+/// programs that run it are its aliases).
 pub(crate) fn lookup(name: &str) -> Option<&'static Agent> {
     let name = normalize(name);
     if name.is_empty() {
         return None;
     }
-    AGENTS
-        .iter()
-        .find(|agent| agent.id == name || agent.aliases.contains(&name.as_str()))
+    all().find(|agent| agent.id == name || agent.aliases.contains(&name.as_str()))
+}
+
+/// Every agent: the built-in ones, then those the user's files define.
+pub(crate) fn all() -> impl Iterator<Item = &'static Agent> {
+    AGENTS.iter().chain(defined())
+}
+
+/// Every agent's id, for a message that lists them: `claude, codex, ...`.
+pub(crate) fn id_list() -> String {
+    all().map(|a| a.id).collect::<Vec<_>>().join(", ")
 }
 
 /// An agent by its canonical id.
-/// Every agent's id, for a message that lists them: `claude, codex, ...`.
-pub(crate) fn id_list() -> String {
-    AGENTS.iter().map(|a| a.id).collect::<Vec<_>>().join(", ")
+pub(crate) fn by_id(id: &str) -> Option<&'static Agent> {
+    all().find(|agent| agent.id == id)
 }
 
-pub(crate) fn by_id(id: &str) -> Option<&'static Agent> {
-    AGENTS.iter().find(|agent| agent.id == id)
+/// The agents the user's files define, read once a process (and again by
+/// [`reload_defined`]: a watcher whose config moved).
+static DEFINED: std::sync::RwLock<Option<Vec<&'static Agent>>> = std::sync::RwLock::new(None);
+
+fn defined() -> Vec<&'static Agent> {
+    if let Some(list) = DEFINED.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return list.clone();
+    }
+    let list = read_defined(&super::registry::override_dir());
+    *DEFINED.write().unwrap_or_else(|e| e.into_inner()) = Some(list.clone());
+    list
+}
+
+/// Reads the user's definitions again.
+pub(crate) fn reload_defined() {
+    *DEFINED.write().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// The agents defined in `dir`: each `<id>.toml` whose id no built-in
+/// agent has and that names the programs that run it. A file that does
+/// not parse defines nothing (`taw manifest list` and `config check` say
+/// why). Kept for the life of the process: a process reads few.
+pub(crate) fn read_defined(dir: &std::path::Path) -> Vec<&'static Agent> {
+    let leak = |text: &str| -> &'static str { Box::leak(text.to_string().into_boxed_str()) };
+    let mut found: Vec<&'static Agent> = Vec::new();
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    for path in files {
+        let Some(manifest) = std::fs::read_to_string(&path).ok().and_then(|text| {
+            super::manifest::Manifest::parse(&text, super::manifest::RuleSource::Manifest).ok()
+        }) else {
+            continue;
+        };
+        let defines = &manifest.defines;
+        let id = normalize(&manifest.id);
+        // Found by its id, as an override is: `<id>.toml`.
+        if path.file_stem().is_none_or(|stem| stem != id.as_str()) {
+            continue;
+        }
+        let taken = AGENTS
+            .iter()
+            .any(|a| a.id == id || a.aliases.contains(&id.as_str()))
+            || found.iter().any(|a| a.id == id);
+        if defines.processes.is_empty() || taken {
+            continue;
+        }
+        let names: Vec<&'static str> = defines
+            .processes
+            .iter()
+            .chain(&manifest.aliases)
+            .map(|name| leak(&normalize(name)))
+            .filter(|name| *name != id)
+            .collect();
+        let executable = defines.command.first().unwrap_or(&defines.processes[0]);
+        found.push(Box::leak(Box::new(Agent {
+            id: leak(&id),
+            name: leak(defines.name.as_deref().unwrap_or(&manifest.id)),
+            aliases: Box::leak(names.into_boxed_slice()),
+            executable: leak(executable),
+            reports_state: false,
+        })));
+    }
+    found
 }
 
 /// Lower-case, trimmed, one executable extension off.

@@ -98,6 +98,7 @@ pub(crate) fn describe(explain: &Explain, verbose: bool) -> String {
         match explain.manifest_origin {
             Origin::Bundled => "bundled",
             Origin::Override => "override",
+            Origin::Defined => "your own",
         },
         explain
             .manifest_version

@@ -62,6 +62,16 @@ struct ManifestFile {
     rules: Vec<RuleFile>,
     /// taw's own key: what on the idle screen moves only when a turn ends.
     turn_mark: Option<TurnMarkFile>,
+    /// taw's own keys, for an agent the file defines: its display name,
+    /// the programs that run it, and what `agent start` runs.
+    name: Option<String>,
+    #[serde(default)]
+    processes: Vec<String>,
+    #[serde(default)]
+    command: Vec<String>,
+    /// Said by a file that defines an agent under a built-in one's id.
+    #[serde(default, rename = "override")]
+    overrides: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -166,6 +176,20 @@ pub(crate) struct Manifest {
     pub aliases: Vec<String>,
     pub rules: Vec<Rule>,
     pub turn_mark: Option<TurnMark>,
+    /// What a file that defines an agent says of it beside its rules.
+    pub defines: Defines,
+}
+
+/// An agent a manifest defines: taw's own keys (none in herdr's files).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Defines {
+    pub name: Option<String>,
+    /// The programs that run it, as a pane's process in front is named.
+    pub processes: Vec<String>,
+    /// What `taw agent start` runs (default: its first program).
+    pub command: Vec<String>,
+    /// It knowingly takes a built-in agent's id.
+    pub overrides: bool,
 }
 
 /// A text of the idle screen that changes only when a turn has ended (a
@@ -273,6 +297,16 @@ impl Manifest {
                 regex: Regex::new(&mark.regex).map_err(|e| format!("turn_mark: {e}"))?,
             }),
         };
+        if let Some(bad) = file
+            .processes
+            .iter()
+            .chain(&file.command)
+            .find(|word| word.trim().is_empty())
+        {
+            return Err(format!(
+                "processes and command hold program names and words, and one is {bad:?}"
+            ));
+        }
         Ok(Manifest {
             id,
             version: file.version,
@@ -280,6 +314,15 @@ impl Manifest {
             aliases: file.aliases,
             rules,
             turn_mark,
+            defines: Defines {
+                name: file
+                    .name
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty()),
+                processes: file.processes,
+                command: file.command,
+                overrides: file.overrides,
+            },
         })
     }
 

@@ -36,6 +36,8 @@ const SUPPLEMENTS: &[Bundled] =
 pub(crate) enum Origin {
     Bundled,
     Override,
+    /// An agent the user's file defines (no built-in one has its id).
+    Defined,
 }
 
 /// An agent's rules as taw uses them.
@@ -62,10 +64,15 @@ impl Registry {
     /// Reads the bundled manifests, the overrides in `override_dir`, and
     /// (when `supplements`) taw's supplement rules.
     pub(crate) fn load(override_dir: &Path, supplements: bool) -> Registry {
-        let loaded = MANIFESTS
+        let mut loaded: Vec<Loaded> = MANIFESTS
             .iter()
             .map(|(id, text)| load_one(id, text, override_dir, supplements))
             .collect();
+        loaded.extend(
+            agents::read_defined(override_dir)
+                .iter()
+                .filter_map(|agent| load_defined(agent.id, override_dir)),
+        );
         Registry { loaded }
     }
 
@@ -83,7 +90,9 @@ impl Registry {
     /// explain`'s time). `None` for an agent with no manifest.
     pub(crate) fn one(config: &crate::config::Config, agent: &str) -> Option<Loaded> {
         let id = agents::lookup(agent).map(|a| a.id).unwrap_or(agent);
-        let (file, text) = MANIFESTS.iter().find(|(file, _)| *file == id)?;
+        let Some((file, text)) = MANIFESTS.iter().find(|(file, _)| *file == id) else {
+            return agents::by_id(id).and_then(|a| load_defined(a.id, &override_dir()));
+        };
         Some(load_one(
             file,
             text,
@@ -98,8 +107,8 @@ impl Registry {
     }
 }
 
-/// The user's overrides: `<config>/manifests/<id>.toml`.
-fn override_dir() -> PathBuf {
+/// The user's overrides and definitions: `<config>/manifests/<id>.toml`.
+pub(crate) fn override_dir() -> PathBuf {
     crate::paths::config_dir().join("manifests")
 }
 
@@ -133,6 +142,21 @@ impl OnDemand {
     }
 }
 
+/// The rules of an agent the user's file `<id>.toml` defines.
+fn load_defined(id: &str, dir: &Path) -> Option<Loaded> {
+    let path = dir.join(format!("{id}.toml"));
+    let text = std::fs::read_to_string(&path).ok()?;
+    let mut manifest = Manifest::parse(&text, RuleSource::Manifest).ok()?;
+    manifest.id = id.to_string();
+    Some(Loaded {
+        manifest,
+        origin: Origin::Defined,
+        path: Some(path),
+        supplement_rules: 0,
+        warning: None,
+    })
+}
+
 fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loaded {
     let bundled = Manifest::parse(text, RuleSource::Manifest)
         .unwrap_or_else(|e| panic!("bundled manifest {id} is broken: {e}"));
@@ -146,6 +170,16 @@ fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loa
     let path = override_dir.join(format!("{id}.toml"));
     match std::fs::read_to_string(&path) {
         Ok(text) => match Manifest::parse(&text, RuleSource::Manifest) {
+            // A definition under a built-in agent's id shadows it only when
+            // it says so.
+            Ok(manifest)
+                if !manifest.defines.processes.is_empty() && !manifest.defines.overrides =>
+            {
+                loaded.warning = Some(format!(
+                    "{} defines an agent under the id of taw's own {id} (processes = [...]): say override = true to replace its rules, or choose another id; the bundled rules are used",
+                    path.display()
+                ));
+            }
             Ok(manifest)
                 if manifest.answers_to(id)
                     || agents::lookup(&manifest.id).is_some_and(|a| a.id == id) =>
@@ -264,5 +298,56 @@ mod tests {
         .unwrap();
         let users = sources(&Registry::load(dir.path(), true));
         assert_eq!(users, vec![RuleSource::Manifest]);
+    }
+
+    #[test]
+    fn a_file_defines_an_agent_and_shadows_one_only_when_it_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let rule = "[[rules]]\nid = \"busy\"\nstate = \"working\"\ncontains = [\"busy\"]\n";
+        std::fs::write(
+            dir.path().join("acme.toml"),
+            format!("id = \"acme\"\nname = \"Acme\"\nprocesses = [\"acme-cli\"]\n{rule}"),
+        )
+        .unwrap();
+        // Named apart from its id: not found, as an override would not be.
+        std::fs::write(
+            dir.path().join("other.toml"),
+            format!("id = \"zeta\"\nprocesses = [\"zeta\"]\n{rule}"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("codex.toml"),
+            format!("id = \"codex\"\nprocesses = [\"codex\"]\n{rule}"),
+        )
+        .unwrap();
+        let defined = agents::read_defined(dir.path());
+        assert_eq!(defined.len(), 1);
+        assert_eq!(defined[0].id, "acme");
+        assert_eq!(defined[0].name, "Acme");
+        assert_eq!(defined[0].aliases, ["acme-cli"]);
+        assert_eq!(defined[0].executable, "acme-cli");
+        let registry = Registry::load(dir.path(), false);
+        let acme = registry
+            .loaded
+            .iter()
+            .find(|l| l.manifest.id == "acme")
+            .unwrap();
+        assert_eq!(acme.origin, Origin::Defined);
+        let codex = registry.get("codex").unwrap();
+        assert_eq!(codex.origin, Origin::Bundled);
+        assert!(
+            codex
+                .warning
+                .as_deref()
+                .unwrap()
+                .contains("override = true")
+        );
+        std::fs::write(
+            dir.path().join("codex.toml"),
+            format!("id = \"codex\"\noverride = true\nprocesses = [\"codex\"]\n{rule}"),
+        )
+        .unwrap();
+        let registry = Registry::load(dir.path(), false);
+        assert_eq!(registry.get("codex").unwrap().origin, Origin::Override);
     }
 }

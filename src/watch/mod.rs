@@ -611,6 +611,8 @@ impl Watcher {
             if !self.config_stamp.is_empty() || !view.config_stamp.is_empty() {
                 self.config = Config::load().unwrap_or_default();
                 self.listeners = Listeners::from_config(&self.config);
+                // Agents a file defines come and go with the manifests.
+                crate::detect::agents::reload_defined();
             }
             self.config_stamp = view.config_stamp.clone();
         }

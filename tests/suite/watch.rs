@@ -440,3 +440,64 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
     assert_eq!(server.display(&calm, "#{@agent_kind}"), "claude");
     assert_eq!(watcher_pid(&server, &flooding), watcher);
 }
+
+/// An agent taw does not know, defined by a file alone: the programs that
+/// run it and its rules. It is detected in a pane, its states read from
+/// its screen, and it is an agent like the others in the records and the
+/// manifest list.
+#[test]
+fn an_agent_defined_by_a_file_is_detected() {
+    let server = TmuxServer::start();
+    let manifests = server.config_dir().join("manifests");
+    std::fs::create_dir_all(&manifests).unwrap();
+    std::fs::write(
+        manifests.join("acme.toml"),
+        r#"id = "acme"
+name = "Acme Code"
+processes = ["acme"]
+
+[[rules]]
+id = "thinking"
+state = "working"
+contains = ["acme is thinking"]
+
+[[rules]]
+id = "asks"
+state = "blocked"
+priority = 10
+contains = ["Allow acme to"]
+"#,
+    )
+    .unwrap();
+    load(&server);
+    let script = stand_in(
+        &server,
+        "acme",
+        "printf 'acme is thinking\\n'\nread _\nclear\nprintf 'Allow acme to run ls? [y/n]\\n'\nread _\nclear\nprintf 'acme> \\n'\nread _\n",
+    );
+    let pane = server.run_in_bash(&script, "acme is thinking");
+    let state = |want: &str| {
+        server.wait_for(&format!("acme {want}"), Duration::from_secs(10), || {
+            server.display(&pane, "#{@agent_kind} #{@agent_state}") == format!("acme {want}")
+        });
+    };
+    state("working");
+    server.tmux(&["send-keys", "-t", &pane, "Enter"]);
+    state("blocked");
+    server.tmux(&["send-keys", "-t", &pane, "Enter"]);
+    server.wait_for("acme at rest", Duration::from_secs(10), || {
+        let read = server.display(&pane, "#{@agent_kind} #{@agent_state}");
+        read == "acme idle" || read == "acme done"
+    });
+    let listed = server.taw(&["agent", "list"]).result();
+    assert_eq!(listed["agents"][0]["agent"], "acme", "{listed}");
+    let manifests = server.taw(&["manifest", "list"]).result();
+    let acme = manifests["manifests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["agent"] == "acme" || m["id"] == "acme")
+        .cloned()
+        .unwrap_or_else(|| panic!("{manifests}"));
+    assert_eq!(acme["source_kind"], "local definition", "{acme}");
+}
