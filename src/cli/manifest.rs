@@ -62,7 +62,7 @@ fn list() -> Result<Reply> {
     let manifests: Vec<Value> = registry.loaded.iter().map(summary).collect();
     Ok(Reply::result(
         "manifest_list",
-        json!({ "manifests": manifests }),
+        json!({ "manifests": manifests, "problems": registry.problems }),
     ))
 }
 
@@ -146,6 +146,6 @@ fn reload(context: &Context) -> Result<Reply> {
     let manifests: Vec<Value> = registry.loaded.iter().map(summary).collect();
     Ok(Reply::result(
         "manifest_reload",
-        json!({ "manifests": manifests }),
+        json!({ "manifests": manifests, "problems": registry.problems }),
     ))
 }

@@ -58,6 +58,10 @@ pub(crate) struct Loaded {
 #[derive(Debug, Clone)]
 pub(crate) struct Registry {
     pub loaded: Vec<Loaded>,
+    /// The files of the manifests folder that are neither an override
+    /// nor an agent's definition, each with why (a file that does not
+    /// parse, one that names no programs, one named apart from its id).
+    pub problems: Vec<String>,
 }
 
 impl Registry {
@@ -73,7 +77,8 @@ impl Registry {
                 .iter()
                 .filter_map(|agent| load_defined(agent.id, override_dir)),
         );
-        Registry { loaded }
+        let problems = problems(override_dir, &loaded);
+        Registry { loaded, problems }
     }
 
     /// The registry as configured: overrides from the config folder,
@@ -140,6 +145,48 @@ impl OnDemand {
             .or_insert_with(|| Registry::one(config, agent).map(std::sync::Arc::new))
             .clone()
     }
+}
+
+/// Why each file of `dir` that no loaded agent took is not used.
+fn problems(dir: &Path, loaded: &[Loaded]) -> Vec<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .filter(|path| !loaded.iter().any(|l| l.path.as_deref() == Some(path.as_path())))
+        .filter(|path| {
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+            !MANIFESTS.iter().any(|(id, _)| Some(*id) == stem.as_deref())
+        })
+        .map(|path| {
+            let why = match std::fs::read_to_string(&path) {
+                Err(error) => format!("cannot be read: {error}"),
+                Ok(text) => match Manifest::parse(&text, RuleSource::Manifest) {
+                    Err(error) => format!("does not parse: {error}"),
+                    Ok(manifest)
+                        if path.file_stem().is_none_or(|s| *s != *manifest.id) =>
+                    {
+                        format!("names agent {:?}: it must be {}.toml", manifest.id, manifest.id)
+                    }
+                    Ok(manifest) if manifest.defines.processes.is_empty() => format!(
+                        "no agent of taw's has id {:?}, and the file names no processes = [...] that run one",
+                        manifest.id
+                    ),
+                    Ok(manifest) => format!(
+                        "defines {:?}, which another agent's name or alias takes",
+                        manifest.id
+                    ),
+                },
+            };
+            format!("{} {why}; it defines no agent", path.display())
+        })
+        .collect()
 }
 
 /// The rules of an agent the user's file `<id>.toml` defines.
@@ -333,6 +380,22 @@ mod tests {
             .find(|l| l.manifest.id == "acme")
             .unwrap();
         assert_eq!(acme.origin, Origin::Defined);
+        // What defines nothing is said, each file with why.
+        assert_eq!(registry.problems.len(), 1, "{:?}", registry.problems);
+        assert!(registry.problems[0].contains("it must be zeta.toml"));
+        std::fs::write(
+            dir.path().join("broken.toml"),
+            "id = \"broken\"\n[[rules]\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("lonely.toml"), "id = \"lonely\"\n").unwrap();
+        let problems = Registry::load(dir.path(), false).problems;
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(
+            problems[0].contains("broken.toml does not parse"),
+            "{problems:?}"
+        );
+        assert!(problems[1].contains("names no processes"), "{problems:?}");
         let codex = registry.get("codex").unwrap();
         assert_eq!(codex.origin, Origin::Bundled);
         assert!(
