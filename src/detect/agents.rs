@@ -9,6 +9,9 @@ pub(crate) struct Agent {
     pub aliases: &'static [&'static str],
     /// What `taw agent start` runs.
     pub executable: &'static str,
+    /// The whole command `taw agent start` types, where a file that
+    /// defines the agent says one (`command = [...]`); else `executable`.
+    pub command: &'static [&'static str],
     /// Whether its integration reports state itself (herdr's full
     /// lifecycle sources): then the report wins over the screen.
     pub reports_state: bool,
@@ -26,6 +29,7 @@ const fn agent(
         name,
         aliases,
         executable,
+        command: &[],
         reports_state,
     }
 }
@@ -202,6 +206,14 @@ pub(crate) fn read_defined(dir: &std::path::Path) -> Vec<&'static Agent> {
             name: leak(defines.name.as_deref().unwrap_or(&manifest.id)),
             aliases: Box::leak(names.into_boxed_slice()),
             executable: leak(executable),
+            command: Box::leak(
+                defines
+                    .command
+                    .iter()
+                    .map(|word| leak(word))
+                    .collect::<Vec<_>>()
+                    .into_boxed_slice(),
+            ),
             reports_state: false,
         })));
     }

@@ -448,13 +448,20 @@ fn a_pane_at_full_speed_and_a_megabyte_line_leave_the_rest_watched() {
 #[test]
 fn an_agent_defined_by_a_file_is_detected() {
     let server = TmuxServer::start();
+    let script = stand_in(
+        &server,
+        "acme",
+        "printf 'acme is thinking\\n'\nread _\nclear\nprintf 'Allow acme to run ls? [y/n]\\n'\nread _\nclear\nprintf 'acme> \\n'\nread _\n",
+    );
     let manifests = server.config_dir().join("manifests");
     std::fs::create_dir_all(&manifests).unwrap();
     std::fs::write(
         manifests.join("acme.toml"),
-        r#"id = "acme"
+        format!(
+            r#"id = "acme"
 name = "Acme Code"
 processes = ["acme"]
+command = ["{}"]
 
 [[rules]]
 id = "thinking"
@@ -467,14 +474,11 @@ state = "blocked"
 priority = 10
 contains = ["Allow acme to"]
 "#,
+            script.display()
+        ),
     )
     .unwrap();
     load(&server);
-    let script = stand_in(
-        &server,
-        "acme",
-        "printf 'acme is thinking\\n'\nread _\nclear\nprintf 'Allow acme to run ls? [y/n]\\n'\nread _\nclear\nprintf 'acme> \\n'\nread _\n",
-    );
     let pane = server.run_in_bash(&script, "acme is thinking");
     let state = |want: &str| {
         server.wait_for(&format!("acme {want}"), Duration::from_secs(10), || {
@@ -496,8 +500,17 @@ contains = ["Allow acme to"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["agent"] == "acme" || m["id"] == "acme")
+        .find(|m| m["agent"] == "acme")
         .cloned()
         .unwrap_or_else(|| panic!("{manifests}"));
     assert_eq!(acme["source_kind"], "local definition", "{acme}");
+    assert_eq!(acme["name"], "Acme Code", "{acme}");
+    // `agent start` types the file's command, and sees it run.
+    let shell = server.bash_pane("second");
+    let started = server
+        .taw(&[
+            "agent", "start", "--kind", "acme", "--pane", &shell, "second",
+        ])
+        .result();
+    assert_eq!(started["agent"]["agent"], "acme", "{started}");
 }

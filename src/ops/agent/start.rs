@@ -285,7 +285,8 @@ fn command_words(agent: &agents::Agent, args: &Start, shell_pid: u32) -> Vec<Str
             }
             words
         }
-        None => vec![agent.executable.to_string()],
+        None if agent.command.is_empty() => vec![agent.executable.to_string()],
+        None => agent.command.iter().map(|word| word.to_string()).collect(),
     };
     argv.extend(args.args.iter().cloned());
     argv
