@@ -63,6 +63,22 @@ fn check(as_json: bool) -> Result<Reply> {
             message,
         });
     }
+    // The files of <config>/manifests/ that define no agent, and the
+    // overrides that are not used: the user's detection, checked here too.
+    let registry = crate::detect::registry::Registry::from_config(&config);
+    let manifest_warnings = registry
+        .problems
+        .iter()
+        .cloned()
+        .chain(registry.loaded.iter().filter_map(|l| l.warning.clone()));
+    for message in manifest_warnings.collect::<Vec<_>>() {
+        config.diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            line: None,
+            key: None,
+            message,
+        });
+    }
     if as_json {
         let fields = json!({
             "path": config.path.display().to_string(),
@@ -98,6 +114,10 @@ fn listing(config: &Config) -> String {
     let shown = paths::display(&config.path);
     if !config.exists {
         out.push_str(&format!("{shown}: no file; taw uses its defaults\n"));
+        // The manifests folder is checked all the same.
+        for diagnostic in &config.diagnostics {
+            out.push_str(&format!("  {}\n", describe(diagnostic)));
+        }
         return out;
     }
     out.push_str(&format!("{shown}\n"));

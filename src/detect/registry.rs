@@ -168,7 +168,7 @@ fn problems(dir: &Path, loaded: &[Loaded]) -> Vec<String> {
             let why = match std::fs::read_to_string(&path) {
                 Err(error) => format!("cannot be read: {error}"),
                 Ok(text) => match Manifest::parse(&text, RuleSource::Manifest) {
-                    Err(error) => format!("does not parse: {error}"),
+                    Err(error) => format!("does not parse: {}", one_line(&error)),
                     Ok(manifest)
                         if path.file_stem().is_none_or(|s| *s != *manifest.id) =>
                     {
@@ -187,6 +187,20 @@ fn problems(dir: &Path, loaded: &[Loaded]) -> Vec<String> {
             format!("{} {why}; it defines no agent", path.display())
         })
         .collect()
+}
+
+/// A parse error on one line: TOML's names the line and column first and
+/// says what is wrong last, with the line quoted between.
+fn one_line(error: &str) -> String {
+    let lines: Vec<&str> = error
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) if lines.len() > 1 => format!("{first}: {last}"),
+        _ => error.trim().to_string(),
+    }
 }
 
 /// The rules of an agent the user's file `<id>.toml` defines.
@@ -244,7 +258,11 @@ fn load_one(id: &str, text: &str, override_dir: &Path, supplements: bool) -> Loa
                 ));
             }
             Err(error) => {
-                loaded.warning = Some(format!("{} is not used: {error}", path.display()));
+                loaded.warning = Some(format!(
+                    "{} is not used: {}",
+                    path.display(),
+                    one_line(&error)
+                ));
             }
         },
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}

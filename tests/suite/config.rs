@@ -129,3 +129,24 @@ fn reload_checks_and_moves_the_stamp() {
     assert_eq!(run.status, 1);
     assert_eq!(run.json()["result"]["status"], "errors");
 }
+
+/// The manifests folder is checked with the config: a file that defines
+/// no agent is a warning naming the file, its line and why.
+#[test]
+fn a_manifest_that_defines_nothing_is_a_warning() {
+    let server = TmuxServer::empty();
+    let manifests = server.config_dir().join("manifests");
+    std::fs::create_dir_all(&manifests).unwrap();
+    std::fs::write(manifests.join("acme.toml"), "id = \"acme\"\n[[rules]\n").unwrap();
+    let result = server.taw(&["config", "check", "--json"]).result();
+    assert_eq!(result["status"], "warnings", "{result}");
+    let message = result["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("acme.toml does not parse"), "{message}");
+    assert!(message.contains("line 2"), "{message}");
+    let plain = server.taw(&["config", "check"]);
+    assert!(
+        plain.stdout.contains("acme.toml does not parse"),
+        "{}",
+        plain.stdout
+    );
+}
