@@ -266,6 +266,16 @@ impl Manifest {
                 not: rule.not,
             };
             let gate = compile_gate(own, 0, true, &mut budget).map_err(context)?;
+            if let Some(refused) = gate
+                .not
+                .iter()
+                .find(|not| refuses_what_it_needs(&gate, not))
+            {
+                return Err(context(format!(
+                    "it can never match: it needs {:?} on the screen, and its not gate refuses any screen that shows {:?}",
+                    gate.contains, refused.contains
+                )));
+            }
             rules.push(Rule {
                 id,
                 state: rule.state,
@@ -410,6 +420,24 @@ pub(crate) struct Evidence {
     pub not_count: usize,
 }
 
+/// Whether `not`, a gate of `gate`'s `not`, holds on every screen `gate`'s
+/// own needles hold on: a text only of needles, each inside one `gate`
+/// needs. Then `gate` can never match.
+fn refuses_what_it_needs(gate: &Gate, not: &Gate) -> bool {
+    let only_needles = not.regex.is_empty()
+        && not.line_regex.is_empty()
+        && not.all.is_empty()
+        && not.any.is_empty()
+        && not.not.is_empty();
+    only_needles
+        && !not.contains.is_empty()
+        && not.contains.iter().all(|refused| {
+            gate.contains
+                .iter()
+                .any(|needed| needed.contains(refused.as_str()))
+        })
+}
+
 impl Gate {
     /// Whether the gate holds on `text` (`lower` is `text` lower-cased).
     pub(crate) fn matches(&self, text: &str, lower: &str) -> bool {
@@ -489,6 +517,15 @@ any = [{ contains = ["[y/n]"] }, { line_regex = ['^\s*> allow'] }]
         assert!(rule.gate.matches(text, &text.to_lowercase()));
         let text = "approve? nothing";
         assert!(!rule.gate.matches(text, &text.to_lowercase()));
+    }
+
+    #[test]
+    fn a_rule_that_can_never_match_is_an_error() {
+        let never = "id = \"x\"\n[[rules]]\nid = \"r\"\ncontains = [\"Esc to stop\"]\nnot = [{ contains = [\"esc\"] }]\n";
+        let error = Manifest::parse(never, RuleSource::Manifest).unwrap_err();
+        assert!(error.contains("can never match"), "{error}");
+        let fine = "id = \"x\"\n[[rules]]\nid = \"r\"\ncontains = [\"esc to stop\"]\nnot = [{ contains = [\"transcript\"] }]\n";
+        assert!(Manifest::parse(fine, RuleSource::Manifest).is_ok());
     }
 
     #[test]
