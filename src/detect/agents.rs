@@ -166,15 +166,7 @@ pub(crate) fn reload_defined() {
 pub(crate) fn read_defined(dir: &std::path::Path) -> Vec<&'static Agent> {
     let leak = |text: &str| -> &'static str { Box::leak(text.to_string().into_boxed_str()) };
     let mut found: Vec<&'static Agent> = Vec::new();
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    for path in files {
+    for path in super::registry::manifest_files(dir) {
         let Some(manifest) = std::fs::read_to_string(&path).ok().and_then(|text| {
             super::manifest::Manifest::parse(&text, super::manifest::RuleSource::Manifest).ok()
         }) else {

@@ -147,8 +147,8 @@ impl OnDemand {
     }
 }
 
-/// Why each file of `dir` that no loaded agent took is not used.
-fn problems(dir: &Path, loaded: &[Loaded]) -> Vec<String> {
+/// The `.toml` files of the manifests folder `dir`, by name.
+pub(crate) fn manifest_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -158,6 +158,11 @@ fn problems(dir: &Path, loaded: &[Loaded]) -> Vec<String> {
         .collect();
     files.sort();
     files
+}
+
+/// Why each file of `dir` that no loaded agent took is not used.
+fn problems(dir: &Path, loaded: &[Loaded]) -> Vec<String> {
+    manifest_files(dir)
         .into_iter()
         .filter(|path| !loaded.iter().any(|l| l.path.as_deref() == Some(path.as_path())))
         .filter(|path| {
