@@ -478,6 +478,11 @@ contains = ["Allow acme to"]
         ),
     )
     .unwrap();
+    let asked = server.dir.path().join("asked.json");
+    server.write_config(&format!(
+        "[hooks]\n\"agent.blocked\" = \"cat > '{}'\"\n",
+        asked.display()
+    ));
     load(&server);
     let pane = server.run_in_bash(&script, "acme is thinking");
     let state = |want: &str| {
@@ -488,6 +493,14 @@ contains = ["Allow acme to"]
     state("working");
     server.tmux(&["send-keys", "-t", &pane, "Enter"]);
     state("blocked");
+    // Its events are told as any agent's.
+    server.wait_for("agent.blocked", Duration::from_secs(10), || {
+        std::fs::read_to_string(&asked).is_ok_and(|text| text.ends_with('}'))
+    });
+    let event: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&asked).unwrap()).unwrap();
+    assert_eq!(event["event"], "agent.blocked", "{event}");
+    assert_eq!(event["focused_pane_agent"], "acme", "{event}");
     server.tmux(&["send-keys", "-t", &pane, "Enter"]);
     server.wait_for("acme at rest", Duration::from_secs(10), || {
         let read = server.display(&pane, "#{@agent_kind} #{@agent_state}");
