@@ -93,12 +93,6 @@ struct PopupMark {
     client: String,
 }
 
-/// The channel a popup's command signals as it starts, and tmux once the
-/// popup has closed (or was never shown).
-fn popup_channel(token: &str) -> String {
-    format!("agent_wizard_popup_{token}")
-}
-
 /// Where a popup's command marks that it started: `<state>/run/popups`.
 fn popup_marks() -> std::path::PathBuf {
     crate::paths::state_dir().join("run").join("popups")
@@ -370,7 +364,7 @@ pub(crate) fn exec_in_own_pane(
         if let Err(error) = marked {
             return TawError::io(format!("cannot mark the popup as started: {error}"));
         }
-        if let Err(error) = tmux.run_one(cmd::signal(&popup_channel(token))) {
+        if let Err(error) = tmux.run_one(cmd::signal(&crate::tmux::popup_channel(token))) {
             return error;
         }
     }
@@ -444,7 +438,7 @@ fn popup(
     match &request.after_popup {
         // The process that waits: until the popup it was asked from closes.
         Some(first) => {
-            tmux.wait_for(&popup_channel(first), None)?;
+            tmux.wait_for(&crate::tmux::popup_channel(first), None)?;
         }
         None => {
             let inside = std::env::var(POPUP_TOKEN_VAR)
@@ -469,7 +463,7 @@ fn popup(
         client: client.name.clone(),
     };
     let line = pane_line(plugin, entry, invoked, request, Some(&mark))?;
-    let channel = popup_channel(&mark.token);
+    let channel = crate::tmux::popup_channel(&mark.token);
     // tmux runs the signal once the popup has closed, or at once when it
     // showed none: either way the wait below ends.
     tmux.start(vec![

@@ -33,6 +33,12 @@ use std::time::Duration;
 /// reading again on a clock. Signalling costs tmux one command, no process.
 pub(crate) const CHANGED_CHANNEL: &str = "agent_wizard_changed";
 
+/// The `wait-for` channel of a popup of taw's: its command signals it as
+/// it starts, and tmux once the popup has closed (or was never shown).
+pub(crate) fn popup_channel(token: &str) -> String {
+    format!("agent_wizard_popup_{token}")
+}
+
 /// How long a tmux call may go unanswered: a stopped or hung server then
 /// costs a call this long, and never more.
 pub(crate) fn answer_limit() -> Duration {

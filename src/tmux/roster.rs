@@ -308,7 +308,7 @@ pub(crate) fn moved_tabs(tmux: &Tmux, session: u32, hint: Option<u32>) -> Result
         &target,
         &format!("#{{==:#{{{TAB_PLACES}}},{}}}", cmd::format_literal(before)),
         &cmd::command_string(&[
-            Cmd::new("set-option").args(["-t", &target, TAB_PLACES, now]),
+            cmd::set_session_option(&target, TAB_PLACES, now),
             cmd::print_format("landed"),
         ]),
     ]))?;
