@@ -217,6 +217,14 @@ def wait_file(path, limit=30):
         return int(written.read().split()[0])
 
 
+def first_read_of(path):
+    """Where the popup's first frame came from, as it noted: `listing` (the
+    key's) or `read` (a tmux call)."""
+    with open(path) as written:
+        words = written.read().split()
+    return words[1] if len(words) > 1 else "?"
+
+
 def popup(server, socket_path):
     """The popup's first frame after prefix + a, and a bare display-popup's,
     on a client of another tmux server attached to this one."""
@@ -229,7 +237,7 @@ def popup(server, socket_path):
     server.run("set-environment", "-g", "TAW_BENCH_FIRST_FRAME", frame)
     server.run("bind-key", "-n", "F9", "display-popup", "-E", f"date +%s%N > '{bare}'; sleep 0.3")
     time.sleep(1)
-    taw_times, bare_times = [], []
+    taw_times, bare_times, sources = [], [], []
     for _ in range(9):
         for path, keys, close, times in ((frame, ["C-b", "a"], "q", taw_times), (bare, ["F9"], None, bare_times)):
             if os.path.exists(path):
@@ -237,13 +245,16 @@ def popup(server, socket_path):
             pressed = time.time_ns()
             outer.run("send-keys", *keys)
             times.append((wait_file(path) - pressed) / 1e6)
+            if close:
+                sources.append(first_read_of(path))
             time.sleep(0.3)
             if close:
                 outer.run("send-keys", close)
             time.sleep(0.5)
     outer.run("kill-server", check=False)
     server.run("set-environment", "-gu", "TAW_BENCH_FIRST_FRAME", check=False)
-    return statistics.median(taw_times), statistics.median(bare_times)
+    listed = sources.count("listing")
+    return statistics.median(taw_times), statistics.median(bare_times), f"{listed} of {len(sources)}"
 
 
 def web_frame(server, agents):
@@ -345,7 +356,7 @@ def one_size(size):
     if "web" in ROWS:
         row["web frame"], row["web floor"] = web_frame(server, agents)
     if "popup" in ROWS:
-        row["popup"], row["bare popup"] = popup(server, socket_path)
+        row["popup"], row["bare popup"], row["popup listed"] = popup(server, socket_path)
     if "idle" in ROWS:
         idle(row, server, agents, watcher)
     if "cpu" in ROWS:
@@ -422,7 +433,7 @@ def report(size, row):
               f" over {len(frames)}; floor %output p50 {pct(floor, .5):.0f}, p95 {pct(floor, .95):.0f} ms")
     if "popup" in row:
         print(f"popup first frame after its key: {row['popup']:.0f} ms; floor a bare display-popup"
-              f" {row['bare popup']:.0f} ms")
+              f" {row['bare popup']:.0f} ms (first frames from the key's listing: {row['popup listed']})")
     if "idle CPU ms/s" in row:
         print(f"idle CPU of the watcher: {row['idle CPU ms/s']:.1f} ms a second")
     sys.stdout.flush()

@@ -353,6 +353,44 @@ pub(crate) fn run_tmux_command(command: &str) -> String {
     format!("run-shell -C {}", quote_for_tmux(command))
 }
 
+/// A key's command string: `format` expanded in the key's context (the
+/// client that pressed it) into its session's environment variable `name`,
+/// then `popup` (a `display-popup`, whose process takes the session's
+/// environment as it starts), then `name` out of that session again when
+/// the popup closes (tmux holds the key's commands until then; the popup
+/// takes it out sooner, [`unset_session_environment`]). A value of `limit`
+/// bytes or more (an exec refuses a variable over 128 KiB) leaves `name`
+/// empty: tmux measures it in a scratch option first.
+pub(crate) fn with_expanded_environment(
+    name: &str,
+    format: &str,
+    limit: usize,
+    popup: &str,
+) -> String {
+    let scratch = super::options::bookkeeping::LISTING;
+    let bounded = format!("#{{?#{{e|<:#{{n:{scratch}}},{limit}}},#{{{scratch}}},}}");
+    let before = command_string(&[
+        Cmd::new("set-option").args(["-g", "-F", "--", scratch, format]),
+        Cmd::new("set-environment").args(["-F", "--", name, &bounded]),
+        unset_global_option(scratch),
+    ]);
+    // The session as it was when the key was pressed: the popup may take
+    // the client elsewhere. `#{q:}` keeps its `$` from tmux's parser.
+    let after = format!(
+        "set-environment -u -t #{{q:session_id}} -- {}",
+        quote_for_tmux(name)
+    );
+    format!(
+        "{before} ; {}",
+        run_tmux_command(&format!("{popup} ; {after}"))
+    )
+}
+
+/// `set-environment -u -t $N NAME`: a variable out of a session's environment.
+pub(crate) fn unset_session_environment(session: u32, name: &str) -> Cmd {
+    Cmd::new("set-environment").args(["-u", "-t", &format!("${session}"), "--", name])
+}
+
 /// `if-shell -F FORMAT COMMAND` as a command string: runs COMMAND only when
 /// FORMAT expands to something other than empty or 0.
 pub(crate) fn if_format(format: &str, command: &str) -> String {

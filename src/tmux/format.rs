@@ -11,7 +11,8 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;
 
-fn nonce() -> &'static str {
+/// This process's nonce: every row it asks tmux for is marked with it.
+pub(crate) fn nonce() -> &'static str {
     static NONCE: OnceLock<String> = OnceLock::new();
     NONCE.get_or_init(|| {
         // RandomState is seeded from the system's randomness once per process.
@@ -22,12 +23,12 @@ fn nonce() -> &'static str {
     })
 }
 
-fn field_separator() -> String {
-    format!("\u{1f}{}\u{1f}", nonce())
+fn field_separator(nonce: &str) -> String {
+    format!("\u{1f}{nonce}\u{1f}")
 }
 
-fn row_end() -> String {
-    format!("\u{1e}{}\u{1e}", nonce())
+fn row_end(nonce: &str) -> String {
+    format!("\u{1e}{nonce}\u{1e}")
 }
 
 /// The line printed before section `index` of [`super::Tmux::run_apart`].
@@ -83,13 +84,19 @@ impl RowFormat {
 
     /// The `-F` argument: tag, then each field, separated, then the row end.
     pub(crate) fn format(&self) -> String {
-        let separator = field_separator();
+        self.format_marked(nonce())
+    }
+
+    /// [`RowFormat::format`] marked with another nonce: a format that
+    /// another process (a key binding's popup) expands and reads.
+    pub(crate) fn format_marked(&self, nonce: &str) -> String {
+        let separator = field_separator(nonce);
         let mut format = String::from(self.tag);
         for field in &self.fields {
             format.push_str(&separator);
             format.push_str(field);
         }
-        format.push_str(&row_end());
+        format.push_str(&row_end(nonce));
         format
     }
 }
@@ -112,8 +119,17 @@ impl Row {
 /// wrong number of fields for its tag is an error, since it means tmux
 /// printed something we do not understand.
 pub(crate) fn parse_rows(output: &str, formats: &[RowFormat]) -> Result<Vec<Row>, String> {
-    let separator = field_separator();
-    let end = row_end();
+    parse_rows_marked(output, formats, nonce())
+}
+
+/// [`parse_rows`] of rows marked with `nonce` ([`RowFormat::format_marked`]).
+pub(crate) fn parse_rows_marked(
+    output: &str,
+    formats: &[RowFormat],
+    nonce: &str,
+) -> Result<Vec<Row>, String> {
+    let separator = field_separator(nonce);
+    let end = row_end(nonce);
     let mut rows = Vec::new();
     for chunk in output.split(&end) {
         // Each row is followed by the newline tmux prints after it.

@@ -1,7 +1,7 @@
 //! One read of everything the records need: the server, its sessions,
 //! windows, panes and clients, in a single tmux invocation.
 
-use super::format::{Row, RowFormat, parse_rows};
+use super::format::{Row, RowFormat, parse_rows, parse_rows_marked};
 use super::ids;
 use super::options::pane as pane_opt;
 use super::{Batch, Cmd, Tmux};
@@ -298,11 +298,58 @@ fn listed_filter() -> String {
 fn listed_panes_format() -> RowFormat {
     let mut format = panes_format();
     for field in &mut format.fields {
-        if UNLISTED.iter().any(|name| *field == format!("#{{{name}}}")) {
+        if is_unlisted(field) {
             field.clear();
         }
     }
     format
+}
+
+/// [`panes_format`] without the [`UNLISTED`] fields at all: the listing's
+/// pane rows, which must fit in one environment variable.
+fn compact_panes_format() -> RowFormat {
+    let mut format = panes_format();
+    format.fields.retain(|field| !is_unlisted(field));
+    format
+}
+
+fn is_unlisted(field: &str) -> bool {
+    UNLISTED.iter().any(|name| field == format!("#{{{name}}}"))
+}
+
+/// A compact pane row ([`compact_panes_format`]) with the unlisted fields
+/// back in their places, empty: a row [`pane_from`] reads.
+fn widen_compact_pane(row: Row) -> Row {
+    if row.tag != "P" {
+        return row;
+    }
+    let mut listed = row.fields.into_iter();
+    let fields = panes_format()
+        .fields
+        .iter()
+        .map(|field| {
+            if is_unlisted(field) {
+                String::new()
+            } else {
+                listed.next().unwrap_or_default()
+            }
+        })
+        .collect();
+    Row {
+        tag: row.tag,
+        fields,
+    }
+}
+
+/// How a listing starts, its version and then its nonce.
+const LISTING_HEAD: &str = "\u{1d}taw-listing:1:";
+
+fn listing_head(nonce: &str) -> String {
+    format!("{LISTING_HEAD}{nonce}\u{1d}")
+}
+
+fn listing_mark(nonce: &str, name: &str) -> String {
+    format!("\u{1d}{nonce}:{name}\u{1d}")
 }
 
 fn clients_format() -> RowFormat {
@@ -354,6 +401,56 @@ impl Snapshot {
         );
         let (rows, more) = rows_and_more(tmux, batch, more)?;
         Ok((Snapshot::parse(&rows, &formats)?, more))
+    }
+
+    /// The popup's first read with no tmux client of its own: a format
+    /// the popup's key has tmux expand (in the context of the client that
+    /// pressed it) into the popup's environment, read back by
+    /// [`Snapshot::from_listing`]. Its rows are an agent list's read
+    /// ([`Snapshot::read_listed_with`]) with the unlisted pane fields left
+    /// out, marked with `nonce`, and one client row, the one that pressed
+    /// the key (tmux 3.3 has no loop over clients; the whole read after
+    /// the first frame has them all); `more` (a format) is printed after
+    /// the rows. A head naming the nonce and an end frame it, so a listing
+    /// cut short is known.
+    pub(crate) fn listing_format(nonce: &str, more: &str) -> String {
+        let row = |format: RowFormat| format.format_marked(nonce);
+        let panes = row(compact_panes_format());
+        format!(
+            "{head}{server}#{{S:{sessions}}}#{{S:#{{W:{windows}}}}}\
+             #{{S:#{{W:#{{P:#{{?{filter},{panes},}}}}}}}}{client}{more_mark}{more}{end}",
+            head = listing_head(nonce),
+            server = row(server_format()),
+            sessions = row(sessions_format()),
+            windows = row(windows_format()),
+            filter = listed_filter(),
+            client = row(clients_format()),
+            more_mark = listing_mark(nonce, "more"),
+            end = listing_mark(nonce, "end"),
+        )
+    }
+
+    /// What a [`Snapshot::listing_format`] expanded to: the snapshot, and
+    /// what its `more` printed. `None` for a listing cut short, of another
+    /// version, or with a row taw cannot read (the popup then reads tmux).
+    pub(crate) fn from_listing(text: &str) -> Option<(Snapshot, String)> {
+        let rest = text.strip_prefix(LISTING_HEAD)?;
+        let (nonce, rest) = rest.split_once('\u{1d}')?;
+        if nonce.is_empty() || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let rest = rest.strip_suffix(&listing_mark(nonce, "end"))?;
+        let (rows, more) = rest.rsplit_once(&listing_mark(nonce, "more"))?;
+        let formats = [
+            server_format(),
+            sessions_format(),
+            windows_format(),
+            compact_panes_format(),
+            clients_format(),
+        ];
+        let rows = parse_rows_marked(rows, &formats, nonce).ok()?;
+        let rows: Vec<Row> = rows.into_iter().map(widen_compact_pane).collect();
+        Some((Snapshot::from_rows(&rows).ok()?, more.to_string()))
     }
 
     /// This snapshot with the rows of panes `ids` read again (what a
@@ -732,6 +829,97 @@ mod tests {
             listed_filter(),
             "#{||:#{@agent_kind},#{&&:#{pane_active},#{||:#{window_active},#{P:#{@agent_kind}}}}}"
         );
+    }
+
+    /// What tmux prints for `format` marked with `nonce`: each field's
+    /// value as `value` gives it for the field's expression.
+    fn printed(format: &RowFormat, nonce: &str, value: &dyn Fn(&str) -> String) -> String {
+        let mut row = format.format_marked(nonce);
+        for field in &format.fields {
+            row = row.replacen(field.as_str(), &value(field), 1);
+        }
+        row
+    }
+
+    /// A listing as the key's tmux would expand it: a session, a window,
+    /// two panes (one an agent with a hostile title), the client.
+    fn listing(nonce: &str) -> String {
+        let value = |field: &str| -> String {
+            match field {
+                "#{session_id}" => "$3".into(),
+                "#{window_id}" => "@4".into(),
+                "#{session_name}" => "main".into(),
+                "#{pid}" => "77".into(),
+                "#{client_name}" => "/dev/pts/9".into(),
+                _ => String::new(),
+            }
+        };
+        let pane = |id: &'static str, title: &'static str, kind: &'static str| {
+            move |field: &str| -> String {
+                match field {
+                    "#{pane_id}" => id.into(),
+                    "#{pane_title}" => title.into(),
+                    "#{@agent_kind}" => kind.into(),
+                    "#{@agent_state}" if !kind.is_empty() => "blocked".into(),
+                    _ => value(field),
+                }
+            }
+        };
+        let mut text = listing_head(nonce);
+        text += &printed(&server_format(), nonce, &value);
+        text += &printed(&sessions_format(), nonce, &value);
+        text += &printed(&windows_format(), nonce, &value);
+        let panes = compact_panes_format();
+        text += &printed(&panes, nonce, &pane("%5", "a\tb, #{c} }\u{1d}", "claude"));
+        text += &printed(&panes, nonce, &pane("%6", "", ""));
+        text += &printed(&clients_format(), nonce, &value);
+        text += &listing_mark(nonce, "more");
+        text += "C-b\t\t\ta";
+        text += &listing_mark(nonce, "end");
+        text
+    }
+
+    #[test]
+    fn a_listing_reads_back_as_the_snapshot_it_lists() {
+        let (snapshot, more) = Snapshot::from_listing(&listing("0a1b2c3d")).unwrap();
+        assert_eq!(more, "C-b\t\t\ta");
+        assert_eq!(snapshot.server.pid, 77);
+        assert_eq!(snapshot.sessions.len(), 1);
+        assert_eq!(snapshot.sessions[0].name, "main");
+        assert_eq!(snapshot.windows.len(), 1);
+        let ids: Vec<u32> = snapshot.panes.iter().map(|p| p.id).collect();
+        assert_eq!(ids, [5, 6]);
+        let agent = &snapshot.panes[0];
+        assert_eq!(agent.title, "a\tb, #{c} }\u{1d}");
+        assert_eq!(agent.agent_kind, "claude");
+        assert_eq!(agent.agent_state, "blocked");
+        assert_eq!(snapshot.clients.len(), 1);
+        assert_eq!(snapshot.clients[0].name, "/dev/pts/9");
+    }
+
+    #[test]
+    fn a_listing_cut_short_or_of_another_kind_is_not_read() {
+        let whole = listing("0a1b2c3d");
+        // Cut short (a variable tmux could not hold whole).
+        assert!(Snapshot::from_listing(&whole[..whole.len() - 3]).is_none());
+        // Another version of the listing.
+        let other = whole.replacen("taw-listing:1:", "taw-listing:2:", 1);
+        assert!(Snapshot::from_listing(&other).is_none());
+        // A head whose nonce is not the rows'.
+        let forged = whole.replacen("0a1b2c3d", "ffffffff", 1);
+        assert!(Snapshot::from_listing(&forged).is_none());
+        assert!(Snapshot::from_listing("").is_none());
+    }
+
+    #[test]
+    fn the_listing_asks_for_the_listed_rows_in_tmuxs_loops() {
+        let format = Snapshot::listing_format("0a1b2c3d", "#{prefix}");
+        assert!(format.starts_with(&listing_head("0a1b2c3d")), "{format}");
+        assert!(format.ends_with(&format!("#{{prefix}}{}", listing_mark("0a1b2c3d", "end"))));
+        // Panes only where an agent list shows them, with no unlisted field.
+        assert!(format.contains(&format!("#{{P:#{{?{},P", listed_filter())));
+        assert!(!format.contains("#{pane_tty}"));
+        assert!(format.contains("#{S:#{W:W"));
     }
 
     #[test]

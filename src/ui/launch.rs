@@ -154,7 +154,43 @@ pub(crate) fn key_command(callback: &Callback, tmux_version: &str) -> String {
     }
     popup.push_str(" -- ");
     popup.push_str(&cmd::shell_line(&program));
-    cmd::run_tmux_command(&popup)
+    // The listing is made with the loading process's nonce, shortened: its
+    // rows must fit in one variable, and the whole read follows anyway.
+    let nonce = &crate::tmux::format::nonce()[..8];
+    cmd::with_expanded_environment(
+        LISTING_VAR,
+        &Snapshot::listing_format(nonce, &super::tmux_keys_format()),
+        LISTING_LIMIT,
+        &popup,
+    )
+}
+
+/// The variable the popup's key puts the popup's first read in
+/// ([`Snapshot::listing_format`]): the popup reads no tmux before its
+/// first frame. Set in the client's session only until the popup has
+/// started ([`listing_cleanup`]).
+const LISTING_VAR: &str = "TAW_POPUP_LISTING";
+
+/// The most bytes a listing may have: a single variable over 128 KiB
+/// makes an exec fail. A larger server's popup reads tmux.
+const LISTING_LIMIT: usize = 120_000;
+
+/// The key's listing, taken out of taw's environment so that nothing it
+/// starts inherits it. `None` when the key brought none (`taw ui open`,
+/// tmux before 3.3, a listing over the limit).
+pub(crate) fn take_listing() -> Option<String> {
+    let text = std::env::var(LISTING_VAR).ok();
+    // SAFETY: the popup calls this first, before it starts any thread.
+    unsafe { std::env::remove_var(LISTING_VAR) };
+    text.filter(|text| !text.is_empty())
+}
+
+/// What takes the listing out of the session it was put in (`session`,
+/// the listing's client's), sent with the popup's first read after its
+/// first frame: a pane made in that session from then on does not
+/// inherit it. (The key takes it out too, once the popup closes.)
+pub(crate) fn listing_cleanup(session: u32) -> cmd::Cmd {
+    cmd::unset_session_environment(session, LISTING_VAR)
 }
 
 fn no_attached_client() -> TawError {
@@ -189,8 +225,15 @@ mod tests {
             env: vec![("TAW_STATE_DIR", "/s".into())],
         };
         let key = key_command(&callback, "3.3a");
+        // The listing into the environment, the popup, the listing out.
+        let (before, rest) = key.split_once(" ; run-shell -C ").expect(&key);
+        assert!(before.starts_with("\"set-option\" \"-g\" \"-F\""), "{key}");
+        assert!(before.contains(LISTING_VAR), "{key}");
+        assert!(rest.starts_with("\"display-popup -E -B -w #{?"), "{key}");
         assert!(
-            key.starts_with("run-shell -C \"display-popup -E -B -w #{?"),
+            rest.ends_with(&format!(
+                " ; set-environment -u -t #{{q:session_id}} -- \\\"{LISTING_VAR}\\\"\""
+            )),
             "{key}"
         );
         // The binary's path survives both tmux's format expansion (`##`)

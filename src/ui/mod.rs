@@ -85,6 +85,9 @@ struct Popup {
     /// The actions under way: a quit waits for them, so that a key pressed
     /// just before it (a paste, a close) is still carried out.
     acting: Vec<std::thread::JoinHandle<()>>,
+    /// Where the first frame's rows came from: the key's listing, or a
+    /// read (told to `scripts/bench` and the tests).
+    first_read: &'static str,
 }
 
 /// What a message leaves the popup to do.
@@ -135,7 +138,7 @@ impl Popup {
     /// What the first frame leaves to fetch: its preview, the picker's
     /// folders, the filter's projects, the closed worktrees.
     fn after_first_frame(&self) {
-        note_first_frame();
+        note_first_frame(self.first_read);
         self.ask(Job::Refresh);
         for effect in startup_effects(&self.list) {
             send_job(&self.jobs, effect);
@@ -248,16 +251,34 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     // active pane: only those are read for it.
     let agents_only = list::rows::Depth::parse(&config.get(&crate::config::schema::UI_DEPTH))
         != list::rows::Depth::All;
-    let (snapshot, keys) = Snapshot::read_listed_with(&tmux, vec![tmux_keys_cmd()], agents_only)?;
+    // The key's listing, when it brought one an agent list can show;
+    // else one tmux call.
+    let listed = self::launch::take_listing()
+        .filter(|_| agents_only)
+        .and_then(|text| Snapshot::from_listing(&text));
+    // The session the key put the listing in: its client's.
+    let listed_session = listed
+        .as_ref()
+        .and_then(|(snapshot, _)| snapshot.clients.first()?.session);
+    let (snapshot, keys, first_read) = match listed {
+        Some((snapshot, keys)) => (snapshot, keys, "listing"),
+        None => {
+            let (snapshot, keys) =
+                Snapshot::read_listed_with(&tmux, vec![tmux_keys_cmd()], agents_only)?;
+            let keys = keys.into_iter().next().unwrap_or_default();
+            (snapshot, keys, "read")
+        }
+    };
     let server = snapshot.server.pid;
-    let keys = tmux_keys(keys.first().map_or("", String::as_str));
+    let keys = tmux_keys(&keys);
     let (list, client) = Popup::list(keys, &config, config_problem, &launch, snapshot);
     // Whatever ends the popup from here on puts the terminal back.
     let (restore, mut terminal) = take_terminal()?;
     let (tx, rx) = mpsc::channel::<Msg>();
     let (jobs, job_rx) = mpsc::channel::<Job>();
     spawn_keys(tx.clone());
-    spawn_worker(tmux.clone(), config.clone(), job_rx, tx.clone());
+    let cleanup = listed_session.map(self::launch::listing_cleanup);
+    spawn_worker(tmux.clone(), config.clone(), job_rx, tx.clone(), cleanup);
     spawn_looks(server, jobs.clone());
     let mut popup = Popup {
         tmux,
@@ -268,6 +289,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
         tx,
         git: HashMap::new(),
         acting: Vec::new(),
+        first_read,
     };
     let served = serve(&mut popup, &mut terminal, &rx);
     // The terminal is the client's again before the popup waits for what
@@ -346,28 +368,34 @@ impl Drop for RestoreOnDrop {
 }
 
 /// `scripts/bench` times the first frame after the key: it names a file
-/// in `TAW_BENCH_FIRST_FRAME`, which gets the time (Unix nanoseconds). Nothing
-/// else sets it.
-fn note_first_frame() {
+/// in `TAW_BENCH_FIRST_FRAME`, which gets the time (Unix nanoseconds) and
+/// where the frame's rows came from (`listing` or `read`). Nothing else
+/// sets it but the tests.
+fn note_first_frame(first_read: &str) {
     if let Some(path) = std::env::var_os("TAW_BENCH_FIRST_FRAME") {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
         // The benchmark says it saw no frame.
-        let _ = std::fs::write(path, now.to_string());
+        let _ = std::fs::write(path, format!("{now} {first_read}"));
     }
 }
 
 /// What prints tmux's prefix keys and taw's key options, read with the
 /// snapshot in one call.
 fn tmux_keys_cmd() -> cmd::Cmd {
+    cmd::print_format(&tmux_keys_format())
+}
+
+/// The format of [`tmux_keys_cmd`]: what a listing prints after its rows too.
+pub(crate) fn tmux_keys_format() -> String {
     use crate::tmux::options;
-    cmd::print_format(&format!(
+    format!(
         "#{{prefix}}\t#{{prefix2}}\t#{{{}}}\t#{{{}}}",
         options::NOTIFICATION_KEY,
         options::KEY
-    ))
+    )
 }
 
 /// The keys [`tmux_keys_cmd`] printed.
@@ -459,7 +487,15 @@ fn spawn_keys(tx: Sender<Msg>) {
 
 /// Every tmux call the popup makes after its first frame, one at a time,
 /// with repeated asks folded into one.
-fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>) {
+/// `cleanup`: a command sent with the first read (the key's listing out
+/// of the environment).
+fn spawn_worker(
+    tmux: Tmux,
+    config: Config,
+    jobs: Receiver<Job>,
+    tx: Sender<Msg>,
+    mut cleanup: Option<cmd::Cmd>,
+) {
     std::thread::spawn(move || {
         while let Ok(job) = jobs.recv() {
             let mut refresh = false;
@@ -494,7 +530,8 @@ fn spawn_worker(tmux: Tmux, config: Config, jobs: Receiver<Job>, tx: Sender<Msg>
             }
             // One read for both, as after the first frame.
             if (refresh || worktrees_of.is_some())
-                && let Ok(snapshot) = Snapshot::read(&tmux)
+                && let Ok((snapshot, _)) =
+                    Snapshot::read_with(&tmux, cleanup.take().into_iter().collect())
             {
                 let closed = worktrees_of.map(|heads| list::closed_worktrees(&snapshot, heads));
                 if refresh && tx.send(Msg::Snapshot(Box::new(snapshot))).is_err() {

@@ -613,6 +613,14 @@ fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
     server.tmux(&["new-session", "-d", "-s", "web"]);
     let asker = server.reported_agent("web", "asker", "blocked");
     server.tmux(&["set-option", "-g", "@agent-wizard-popup-width", "60"]);
+    // The popup says where its first frame's rows came from.
+    let noted = server.dir.path().join("first-frame");
+    server.tmux(&[
+        "set-environment",
+        "-g",
+        "TAW_BENCH_FIRST_FRAME",
+        noted.to_str().unwrap(),
+    ]);
     let popup = Popup {
         server: &server,
         viewer: attach_client(&server, "main"),
@@ -621,6 +629,22 @@ fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
     popup.wait_for("tmux-agent-wizard");
     popup.wait_for("asker");
     assert_eq!(popup_width(&popup.screen()), 60, "{}", popup.screen());
+    // From the listing the key's tmux wrote, which no pane inherits after.
+    server.wait_for("the first frame noted", WAIT, || noted.exists());
+    let note = std::fs::read_to_string(&noted).unwrap();
+    assert!(note.ends_with(" listing"), "{note}");
+    server.wait_for("the listing out of the session", WAIT, || {
+        server
+            .tmux_run(&["show-environment", "-t", "main", "TAW_POPUP_LISTING"])
+            .status
+            != 0
+    });
+    let global = server.tmux_run(&["show-environment", "-g", "TAW_POPUP_LISTING"]);
+    assert_ne!(global.status, 0, "{}", global.stdout);
+    assert_eq!(
+        server.tmux(&["show-option", "-gqv", "@agent_wizard_listing"]),
+        ""
+    );
     // taw in it knows its client: Enter takes that client to the agent.
     popup.keys(&["Tab"]);
     popup.keys(&["Enter"]);
@@ -631,4 +655,13 @@ fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
     popup.wait_for("tmux-agent-wizard");
     assert_eq!(popup_width(&popup.screen()), 108, "{}", popup.screen());
     popup.keys(&["q"]);
+    // The key's own cleanup after the popup closed said nothing.
+    server.wait_for("the popup closed", WAIT, || {
+        !popup.screen().contains("tmux-agent-wizard")
+    });
+    let client = server.tmux(&["list-clients", "-F", "#{client_name}"]);
+    let messages = server.tmux(&["show-messages", "-t", client.trim()]);
+    // (The test's own show-environment calls above are command clients.)
+    let key_said = format!("{} message: ", client.trim());
+    assert!(!messages.contains(&key_said), "{messages}");
 }
