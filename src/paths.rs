@@ -35,6 +35,12 @@ pub(crate) fn state_dir() -> PathBuf {
     resolve("TAW_STATE_DIR", "XDG_STATE_HOME", ".local/state")
 }
 
+/// The user's agent manifests, overrides and definitions:
+/// `<config>/manifests/<id>.toml`.
+pub(crate) fn manifests_dir() -> PathBuf {
+    config_dir().join("manifests")
+}
+
 /// `config.toml` in the config folder.
 pub(crate) fn config_file() -> PathBuf {
     config_dir().join("config.toml")

@@ -397,11 +397,15 @@ impl Checker<'_> {
                 Dynamic::Hooks => self.hook(&key, entry),
                 Dynamic::Machines => check_machine(&entry.key, &entry.value),
                 Dynamic::SoundAgents => {
-                    if !schema::SOUND_AGENTS.contains(&entry.key.as_str()) {
+                    // An agent of the user's own is defined by its file.
+                    let defined = crate::paths::manifests_dir()
+                        .join(format!("{}.toml", entry.key))
+                        .is_file();
+                    if !schema::SOUND_AGENTS.contains(&entry.key.as_str()) && !defined {
                         self.warning(
                             &key,
                             entry.line,
-                            "not an agent herdr's sound settings know".into(),
+                            "not an agent herdr's sound settings know, nor one defined in the manifests folder".into(),
                         );
                     }
                     check_kind(schema::choice(&["default", "on", "off"]), &entry.value).map(|_| ())

@@ -149,7 +149,7 @@ fn defined() -> Vec<&'static Agent> {
     if let Some(list) = DEFINED.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
         return list.clone();
     }
-    let list = read_defined(&super::registry::override_dir());
+    let list = read_defined(&crate::paths::manifests_dir());
     *DEFINED.write().unwrap_or_else(|e| e.into_inner()) = Some(list.clone());
     list
 }

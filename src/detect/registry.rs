@@ -85,7 +85,7 @@ impl Registry {
     /// supplements as `[detection] supplements` says.
     pub(crate) fn from_config(config: &crate::config::Config) -> Registry {
         Registry::load(
-            &override_dir(),
+            &crate::paths::manifests_dir(),
             config.get(&crate::config::schema::DETECTION_SUPPLEMENTS),
         )
     }
@@ -96,12 +96,13 @@ impl Registry {
     pub(crate) fn one(config: &crate::config::Config, agent: &str) -> Option<Loaded> {
         let id = agents::lookup(agent).map(|a| a.id).unwrap_or(agent);
         let Some((file, text)) = MANIFESTS.iter().find(|(file, _)| *file == id) else {
-            return agents::by_id(id).and_then(|a| load_defined(a.id, &override_dir()));
+            return agents::by_id(id)
+                .and_then(|a| load_defined(a.id, &crate::paths::manifests_dir()));
         };
         Some(load_one(
             file,
             text,
-            &override_dir(),
+            &crate::paths::manifests_dir(),
             config.get(&crate::config::schema::DETECTION_SUPPLEMENTS),
         ))
     }
@@ -110,11 +111,6 @@ impl Registry {
         let id = agents::lookup(agent).map(|a| a.id).unwrap_or(agent);
         self.loaded.iter().find(|l| l.manifest.id == id)
     }
-}
-
-/// The user's overrides and definitions: `<config>/manifests/<id>.toml`.
-pub(crate) fn override_dir() -> PathBuf {
-    crate::paths::config_dir().join("manifests")
 }
 
 /// Each agent's rules, read and compiled the first time they are asked

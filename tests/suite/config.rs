@@ -150,3 +150,29 @@ fn a_manifest_that_defines_nothing_is_a_warning() {
         plain.stdout
     );
 }
+
+#[test]
+fn a_sound_setting_for_an_agent_of_ones_own_is_no_warning() {
+    let server = TmuxServer::empty();
+    let manifests = server.config_dir().join("manifests");
+    std::fs::create_dir_all(&manifests).unwrap();
+    std::fs::write(
+        manifests.join("acme.toml"),
+        "id = \"acme\"\nprocesses = [\"acme\"]\n\n[[rules]]\nid = \"asks\"\nstate = \"blocked\"\ncontains = [\"Allow acme to\"]\n",
+    )
+    .unwrap();
+    server.write_config("[ui.sound.agents]\nacme = \"off\"\n");
+    let result = server.taw(&["config", "check", "--json"]).result();
+    assert_eq!(result["status"], "ok", "{result}");
+    // A name neither herdr's nor defined is still a warning.
+    server.write_config("[ui.sound.agents]\nacme = \"off\"\nzork = \"on\"\n");
+    let result = server.taw(&["config", "check", "--json"]).result();
+    assert_eq!(result["status"], "warnings", "{result}");
+    let message = result["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("not an agent"), "{message}");
+    assert_eq!(
+        result["diagnostics"].as_array().unwrap().len(),
+        1,
+        "{result}"
+    );
+}

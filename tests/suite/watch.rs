@@ -483,6 +483,17 @@ contains = ["Allow acme to"]
         "[hooks]\n\"agent.blocked\" = \"cat > '{}'\"\n",
         asked.display()
     ));
+    // Its notification rings the sound command, as any agent's does.
+    let heard = server.dir.path().join("heard");
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-sound-command",
+        &format!(
+            "printf '%s|%s' \"$TAW_KIND\" \"$TAW_MESSAGE\" > '{}'",
+            heard.display()
+        ),
+    ]);
     load(&server);
     let pane = server.run_in_bash(&script, "acme is thinking");
     let state = |want: &str| {
@@ -501,6 +512,11 @@ contains = ["Allow acme to"]
         serde_json::from_str(&std::fs::read_to_string(&asked).unwrap()).unwrap();
     assert_eq!(event["event"], "agent.blocked", "{event}");
     assert_eq!(event["focused_pane_agent"], "acme", "{event}");
+    server.wait_for("the sound of its request", Duration::from_secs(10), || {
+        heard.exists()
+    });
+    let sound = std::fs::read_to_string(&heard).unwrap();
+    assert!(sound.starts_with("request|Acme Code needs you"), "{sound}");
     server.tmux(&["send-keys", "-t", &pane, "Enter"]);
     server.wait_for("acme at rest", Duration::from_secs(10), || {
         let read = server.display(&pane, "#{@agent_kind} #{@agent_state}");
