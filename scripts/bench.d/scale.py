@@ -345,8 +345,6 @@ def one_size(size):
     time.sleep(3)
     if "memory" in ROWS:
         memory(row, tmux_pid, watcher)
-    if "cpu" in ROWS:
-        cpu(row, tmux_pid, watcher)
     if "pane-get" in ROWS:
         target = server.panes()[size // 2]
         row["pane get"] = timed([taw, "-L", server.name, "pane", "get", target], runs=15)
@@ -360,9 +358,14 @@ def one_size(size):
     if "idle" in ROWS:
         idle(row, server, agents, watcher)
     if "cpu" in ROWS:
-        # tmux alone: taw unloaded, the agents redrawing again.
+        # tmux with taw, then alone (taw unloaded), back to back with the
+        # same agents redrawing: measured apart, the machine's state
+        # between the parts of a run moved the ratio by half.
+        if "idle" in ROWS:
+            agents = start_agents(server, socket_path)
+        time.sleep(3)
+        cpu(row, tmux_pid, watcher_pid(server))
         subprocess.run([taw, "-L", server.name, "tmux", "unload"], capture_output=True)
-        agents = start_agents(server, socket_path)
         time.sleep(3)
         before = ticks(tmux_pid)
         time.sleep(10)
