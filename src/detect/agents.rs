@@ -112,7 +112,44 @@ pub(crate) const AGENTS: &[Agent] = &[
     agent("maki", "Maki", &[], "maki", false),
     // Not one of herdr's: taw reads it from its screen alone.
     agent("qwen", "Qwen Code", &["qwen-code"], "qwen", false),
+    // Agents of herdr's later releases and its detection catalogue; their
+    // rules are taw's own, from what each one's screen shows.
+    agent(
+        "muse",
+        "Muse Code",
+        &["muse-code", "muse-cli"],
+        "muse",
+        false,
+    ),
+    agent(
+        "minimax",
+        "MiniMax Code",
+        &["minimax-code", "minimax code", "mcode"],
+        "mcode",
+        false,
+    ),
+    agent("reasonix", "Reasonix", &["reasonix-cli"], "reasonix", false),
+    agent(
+        "codebuddy",
+        "CodeBuddy Code",
+        &["codebuddy-code", "cbc", "workbuddy"],
+        "codebuddy",
+        false,
+    ),
+    agent(
+        "commandcode",
+        "Command Code",
+        &["command-code", "command code", "cmdcode", "cmd"],
+        "cmd",
+        false,
+    ),
+    agent("goose", "Goose", &["goose-cli"], "goose", false),
+    agent("bob", "Bob Shell", &["bobshell", "bob-shell"], "bob", false),
 ];
+
+/// Programs named with their release after a fixed stem (Muse Code's
+/// launcher runs `muse-bin-0.1.0-R708.1`): the stem, then a digit.
+const VERSIONED: &[(&str, &str)] = &[("muse-bin-", "muse")];
 
 /// The agent a name stands for: a canonical id or an alias, any case, with
 /// an executable's extension (`.exe`, `.cmd`, `.bat`, `.ps1`, `.js`) taken
@@ -123,7 +160,15 @@ pub(crate) fn lookup(name: &str) -> Option<&'static Agent> {
     if name.is_empty() {
         return None;
     }
-    all().find(|agent| agent.id == name || agent.aliases.contains(&name.as_str()))
+    all()
+        .find(|agent| agent.id == name || agent.aliases.contains(&name.as_str()))
+        .or_else(|| {
+            let (_, id) = VERSIONED.iter().find(|(stem, _)| {
+                name.strip_prefix(stem)
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+            })?;
+            by_id(id)
+        })
 }
 
 /// Every agent: the built-in ones, then those the user's files define.
@@ -228,6 +273,14 @@ pub(crate) fn normalize(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_versioned_program_is_its_agent() {
+        assert_eq!(lookup("muse-bin-0.1.0-R708.1").unwrap().id, "muse");
+        assert_eq!(lookup("muse").unwrap().id, "muse");
+        assert!(lookup("muse-bin-").is_none());
+        assert!(lookup("muse-binary").is_none());
+    }
 
     #[test]
     fn lookup_by_id_alias_and_extension() {

@@ -21,9 +21,9 @@ macro_rules! bundled {
 
 /// herdr-format manifests written for taw, one per agent with screen rules.
 const MANIFESTS: &[Bundled] = bundled!(
-    "manifests": "agy", "amp", "claude", "cline", "codex", "copilot", "cursor", "devin", "droid",
-    "gemini", "grok", "hermes", "kilo", "kimi", "kiro", "maki", "opencode", "pi", "qodercli",
-    "qwen",
+    "manifests": "agy", "amp", "bob", "claude", "cline", "codebuddy", "codex", "commandcode",
+    "copilot", "cursor", "devin", "droid", "gemini", "goose", "grok", "hermes", "kilo", "kimi",
+    "kiro", "maki", "minimax", "muse", "omp", "opencode", "pi", "qodercli", "qwen", "reasonix",
 );
 
 /// taw's own rules, added where herdr's rules read a tmux pane wrongly.

@@ -140,6 +140,12 @@ pub(crate) fn resume_line(
         "agy" => plain(&["agy", "--conversation", needs_id()?]),
         "grok" => plain(&["grok", "--resume", needs_id()?]),
         "gemini" => plain(&["gemini", "--resume", needs_id()?]),
+        "muse" => plain(&["muse", "resume", needs_id()?]),
+        "reasonix" => plain(&["reasonix", "--resume", needs_id()?]),
+        "codebuddy" => plain(&["codebuddy", "--resume", needs_id()?]),
+        "commandcode" => plain(&["cmd", "--resume", needs_id()?]),
+        "goose" => plain(&["goose", "session", "--resume", "--session-id", needs_id()?]),
+        "bob" => plain(&["bob", "--resume", needs_id()?]),
         "letta" => match needs_id()?.strip_prefix("default:") {
             Some(agent_id) => plain(&["letta", "--conversation", "default", "--agent", agent_id]),
             None => plain(&["letta", "--conversation", needs_id()?]),

@@ -116,8 +116,22 @@ const TABLE_START: &str = "<!-- replay table: tests/suite/replay.rs writes it --
 const TABLE_END: &str = "<!-- end of the replay table -->";
 
 /// Every agent with recordings, in the table's order.
-const AGENTS: [&str; 7] = [
-    "claude", "codex", "opencode", "pi", "gemini", "qwen", "kilo",
+const AGENTS: [&str; 15] = [
+    "claude",
+    "codex",
+    "opencode",
+    "pi",
+    "gemini",
+    "qwen",
+    "kilo",
+    "muse",
+    "omp",
+    "minimax",
+    "reasonix",
+    "codebuddy",
+    "commandcode",
+    "goose",
+    "bob",
 ];
 
 /// A recording's screens, by name.
@@ -261,6 +275,23 @@ fn every_recorded_screen_of_every_gemini_release_reads_as_its_state() {
 #[test]
 fn every_recorded_screen_of_pi_qwen_and_kilo_reads_as_its_state() {
     replay(&["pi", "qwen", "kilo"]);
+}
+
+/// The agents the lab cannot run (no package that runs against its mock
+/// model, or none on npm at all): screens written after what each one
+/// draws (tests/fixtures/screens/README.md).
+#[test]
+fn every_written_screen_of_the_agents_the_lab_cannot_run_reads_as_its_state() {
+    replay(&[
+        "muse",
+        "omp",
+        "minimax",
+        "reasonix",
+        "codebuddy",
+        "commandcode",
+        "goose",
+        "bob",
+    ]);
 }
 
 /// The docs' replay table has the head, and a row for each release of
