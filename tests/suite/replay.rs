@@ -273,8 +273,8 @@ fn every_recorded_screen_of_every_gemini_release_reads_as_its_state() {
 }
 
 #[test]
-fn every_recorded_screen_of_pi_qwen_and_kilo_reads_as_its_state() {
-    replay(&["pi", "qwen", "kilo"]);
+fn every_recorded_screen_of_pi_qwen_kilo_and_reasonix_reads_as_its_state() {
+    replay(&["pi", "qwen", "kilo", "reasonix"]);
 }
 
 /// The agents the lab cannot run (no package that runs against its mock
@@ -286,7 +286,6 @@ fn every_written_screen_of_the_agents_the_lab_cannot_run_reads_as_its_state() {
         "muse",
         "omp",
         "minimax",
-        "reasonix",
         "codebuddy",
         "commandcode",
         "goose",
