@@ -203,10 +203,14 @@ pub(crate) struct TurnMark {
 }
 
 impl TurnMark {
-    /// The mark on `screen`, if it shows one.
+    /// The mark on `screen`, if it shows one: the newest (lowest) match,
+    /// where each turn leaves one (Reasonix's `TURN` summaries).
     pub(crate) fn read(&self, screen: &Screen) -> Option<String> {
         let text = self.region.select(screen);
-        self.regex.find(&text).map(|m| m.as_str().to_string())
+        self.regex
+            .find_iter(&text)
+            .last()
+            .map(|m| m.as_str().to_string())
     }
 }
 
