@@ -318,6 +318,45 @@ mod tests {
     }
 
     #[test]
+    fn codex_and_claude_turns_leave_their_marks() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Registry::load(dir.path(), true);
+        let mark = |agent: &str, text: &str| {
+            let loaded = registry
+                .loaded
+                .iter()
+                .find(|l| l.manifest.id == agent)
+                .unwrap();
+            let screen = crate::detect::region::Screen::from_text(text, "");
+            loaded.manifest.turn_mark.as_ref().unwrap().read(&screen)
+        };
+        // Codex 0.169 in the agents lab: a tool turn, then `hello`.
+        let tool = "› tool touch x\n• Ran touch x\n  └ (no output)\n\n\
+                    • The command finished. Mock turn complete.\n\n  Worked for 7s • 05:44\n\n\
+                    › Ask Codex to do anything\n\n  mock-model default · ~/work\n";
+        let hello = format!(
+            "{tool}› hello\n\n• Hello from the agents-lab mock model.\n\n  Worked for <1s • 05:44\n\n\
+             › Ask Codex to do anything\n\n  mock-model default · ~/work\n"
+        );
+        assert_eq!(
+            mark("codex", tool).as_deref(),
+            Some("  Worked for 7s • 05:44")
+        );
+        assert_eq!(
+            mark("codex", &hello).as_deref(),
+            Some("  Worked for <1s • 05:44")
+        );
+        assert_eq!(mark("codex", "› Ask Codex to do anything\n"), None);
+        let claude = "> hello\n\n● Hello.\n\n✻ Sautéed for 3s\n\n───\n❯ \n───\n";
+        assert_eq!(mark("claude", claude).as_deref(), Some("✻ Sautéed for 3s"));
+        // The spinner of a turn under way is no mark.
+        assert_eq!(
+            mark("claude", "✻ Sautéing… (3s · esc to interrupt)\n───\n❯ \n"),
+            None
+        );
+    }
+
+    #[test]
     fn an_override_replaces_the_bundled_rules() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(

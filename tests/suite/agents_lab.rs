@@ -62,6 +62,19 @@ fn lab_claude_code_states() {
     viewer.switch(&lab, "agent");
     lab.wait_state(&pane, "idle", SECONDS(10));
 
+    // A short turn while the person looks elsewhere, after the approved
+    // tool turns above: Codex answers `hello` within a second, sooner than
+    // a look may see it work; the turn's new summary (`Worked for <1s •
+    // …`) tells it, and it ends done all the same.
+    viewer.switch(&lab, "mock");
+    lab.server
+        .taw(&["agent", "prompt", &pane, "hello"])
+        .result();
+    lab.wait_text(&pane, "Hello from the agents-lab mock model.", SECONDS(20));
+    lab.wait_state(&pane, "done", SECONDS(10));
+    viewer.switch(&lab, "agent");
+    lab.wait_state(&pane, "idle", SECONDS(10));
+
     // The agent exits: its record goes, its final state stays.
     lab.type_line(&pane, "/exit");
     lab.wait("claude to exit", SECONDS(20), || {
@@ -120,6 +133,19 @@ fn lab_codex_states() {
     lab.wait_state(&pane, "done", SECONDS(20));
 
     // Coming back to it marks it seen.
+    viewer.switch(&lab, "agent");
+    lab.wait_state(&pane, "idle", SECONDS(10));
+
+    // A short turn while the person looks elsewhere, after the approved
+    // tool turns above: Codex answers `hello` within a second, sooner than
+    // a look may see it work; the turn's new summary (`Worked for <1s •
+    // …`) tells it, and it ends done all the same.
+    viewer.switch(&lab, "mock");
+    lab.server
+        .taw(&["agent", "prompt", &pane, "hello"])
+        .result();
+    lab.wait_text(&pane, "Hello from the agents-lab mock model.", SECONDS(20));
+    lab.wait_state(&pane, "done", SECONDS(10));
     viewer.switch(&lab, "agent");
     lab.wait_state(&pane, "idle", SECONDS(10));
 

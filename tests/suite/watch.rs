@@ -326,6 +326,35 @@ fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
     server.wait_for("pi done", Duration::from_secs(10), || state() == "pi done");
 }
 
+/// Codex's reply to a short prompt comes within a second (real Codex 0.169
+/// in the lab, after an approved tool turn, answers `hello` in under 0.3 s):
+/// no look need see it working. Its turn's summary (`Worked for <1s •
+/// 05:44`) is new on the screen, and the turn ends done all the same.
+#[test]
+fn a_codex_turn_no_look_saw_working_ends_done_by_its_summary() {
+    let server = TmuxServer::start();
+    load(&server);
+    // Starts after an earlier turn (its summary on the screen), then
+    // clears the screen and draws the reply, its summary and the prompt in
+    // one write; each turn's summary names another minute.
+    let script = stand_in(
+        &server,
+        "codex",
+        "n=40\nprintf '\\033[2J\\033[H› tool touch x\\n\\n• Ran touch x\\n\\n  Worked for 7s • 05:40\\n\\n› Ask Codex to do anything\\n\\n  mock-model default · ~/w\\n'\n\
+         while IFS= read -r line; do n=$((n + 1)); \
+         printf '\\033[2J\\033[H› %s\\n\\n• reply to %s\\n\\n  Worked for <1s • 05:%s\\n\\n› Ask Codex to do anything\\n\\n  mock-model default · ~/w\\n' \"$line\" \"$line\" \"$n\"; done\n",
+    );
+    let pane = server.new_window("main", "codex", &script.display().to_string());
+    let state = || server.display(&pane, "#{@agent_kind} #{@agent_state}");
+    server.wait_for("codex idle", Duration::from_secs(10), || {
+        state() == "codex idle"
+    });
+    server.tmux(&["send-keys", "-t", &pane, "hello", "Enter"]);
+    server.wait_for("codex done", Duration::from_secs(10), || {
+        state() == "codex done"
+    });
+}
+
 /// The watcher's pid, from the announcement on `pane`.
 fn watcher_pid(server: &TmuxServer, pane: &str) -> u32 {
     let announced = server.display(pane, "#{@agent_wizard_watcher}");
