@@ -357,6 +357,66 @@ mod tests {
     }
 
     #[test]
+    fn earlier_releases_screens_read_as_their_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Registry::load(dir.path(), true);
+        let state = |agent: &str, text: &str| {
+            let loaded = registry
+                .loaded
+                .iter()
+                .find(|l| l.manifest.id == agent)
+                .unwrap();
+            let screen = crate::detect::region::Screen::from_text(text, "");
+            let verdict = crate::detect::engine::classify(&loaded.manifest, &screen);
+            verdict.state.map(|s| format!("{s:?}").to_lowercase())
+        };
+        let rule = "─".repeat(60);
+        // Claude Code: a task's name and the ellipsis, nothing after, above
+        // an empty prompt box: working. A message ending in an ellipsis
+        // there is not.
+        let claude =
+            |above: &str| format!("> tidy\n\n{above}\n\n{rule}\n❯ \n{rule}\n  ? for shortcuts\n");
+        assert_eq!(
+            state("claude", &claude("✳ Simplifying recompute_tangents…")).as_deref(),
+            Some("working")
+        );
+        assert_eq!(
+            state("claude", &claude("● I will look at it…")).as_deref(),
+            Some("idle")
+        );
+        assert_eq!(
+            state("claude", &claude("✻ Sautéed for 3s")).as_deref(),
+            Some("idle")
+        );
+        // Codex: its status header cut right after the bracket opens.
+        let codex = |status: &str| {
+            format!("› work 6\n\n{status}\n\n› Ask Codex to do anything\n\n  100% context left\n")
+        };
+        assert_eq!(
+            state("codex", &codex("• Working (")).as_deref(),
+            Some("working")
+        );
+        assert_eq!(
+            state("codex", &codex("◦ Working (1m 1")).as_deref(),
+            Some("working")
+        );
+        assert_eq!(
+            state("codex", &codex("• I ran it (see the log")).as_deref(),
+            Some("idle")
+        );
+        // pi: `Working...` alone above its editor; quoted higher up, not.
+        let pi = |lines: &str| format!("{lines}\n{rule}\n\n{rule}\n~/w  ↑1 ↓2\n");
+        assert_eq!(
+            state("pi", &pi(" hello\n\nWorking...")).as_deref(),
+            Some("working")
+        );
+        assert_eq!(
+            state("pi", &pi("Working...\n\n reply done")).as_deref(),
+            Some("idle")
+        );
+    }
+
+    #[test]
     fn an_override_replaces_the_bundled_rules() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
