@@ -545,8 +545,13 @@ fn a_dropped_enter_is_pressed_once_more() {
             screen(&server, &pane).contains("took: look again")
         });
         server.tmux(&["set-option", "-p", "-t", &pane, "@agent_state", "working"]);
-        // Longer than a look without a watcher's wake-up (2 s).
-        std::thread::sleep(Duration::from_millis(2500));
+        // Longer than a look without a watcher's wake-up (2 s): the prompt
+        // waits through it for the turn's end.
+        server.stays_for(
+            "the prompt waiting on the turn",
+            Duration::from_millis(2500),
+            || !waiting.is_finished(),
+        );
         // The turn ends as a watcher ends one: idle, and its turn stamp
         // moved, which tells a prompt that looked only now (a loaded
         // machine) that the turn came and went.
@@ -571,8 +576,9 @@ fn a_dropped_enter_is_pressed_once_more_without_waiting_too() {
     server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
         screen(&server, &pane).contains("took: send it")
     });
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(screen(&server, &pane).matches("took:").count(), 1);
+    server.stays_for("the line taken once", Duration::from_millis(500), || {
+        screen(&server, &pane).matches("took:").count() == 1
+    });
 }
 
 #[test]
