@@ -404,6 +404,21 @@ mod tests {
             state("codex", &codex("• I ran it (see the log")).as_deref(),
             Some("idle")
         );
+        // A request under review with no prompt drawn below its status.
+        let review = "› review it\n\n• Reviewing approval request (3s • esc to interrupt)\n";
+        assert_eq!(state("codex", review).as_deref(), Some("working"));
+        // Claude Code: the interrupt hint alone under the prompt box
+        // (`ctrl+c to interrupt`), and a question that says only `Esc to
+        // cancel` under its numbered choices.
+        let footer = format!("> do x\n\n● On it.\n\n{rule}\n❯ \n{rule}\n  ctrl+c to interrupt\n");
+        assert_eq!(state("claude", &footer).as_deref(), Some("working"));
+        let asks = format!(
+            "{rule}\n Bash command\n\n   rm -rf build\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel\n"
+        );
+        assert_eq!(state("claude", &asks).as_deref(), Some("blocked"));
+        // OpenCode: its palette's hint alone as its footer, at rest.
+        let opencode = "\n  hello\n\n  Hello from mock.\n\n\n  ctrl+p commands\n";
+        assert_eq!(state("opencode", opencode).as_deref(), Some("idle"));
         // pi: `Working...` alone above its editor; quoted higher up, not.
         let pi = |lines: &str| format!("{lines}\n{rule}\n\n{rule}\n~/w  ↑1 ↓2\n");
         assert_eq!(

@@ -694,16 +694,27 @@ impl Watcher {
         if !same_agent {
             self.turn_mark = None;
         }
-        let marked_turn = match (&self.turn_mark, &self.turn_mark_read) {
-            (Some(before), Some(now)) => before != now,
-            _ => false,
-        };
-        if self.turn_mark_read.is_some() {
-            self.turn_mark = self.turn_mark_read.take();
-        }
         let Front::Agent { kind, pid, reading } = front else {
             return Vec::new();
         };
+        // Marks are compared between looks at rest: a look in between (a
+        // frame read as work, or as a viewer that says nothing) keeps the
+        // mark of the last rest, so the turn it shows is still told.
+        let at_rest = matches!(reading.state, Some(AgentStatus::Idle | AgentStatus::Done));
+        let read_mark = self.turn_mark_read.take().filter(|_| at_rest);
+        let marked_turn = match (&self.turn_mark, &read_mark) {
+            (Some(before), Some(now)) => before != now,
+            _ => false,
+        };
+        if read_mark.is_some() {
+            self.turn_mark = read_mark;
+        }
+        if marked_turn {
+            crate::watch::server::log(&format!(
+                "%{}: {kind}'s turn mark moved at rest: a turn between two looks",
+                self.pane
+            ));
+        }
         let missed_turn = matches!(reading.state, Some(AgentStatus::Idle))
             && ((reported_turn && reading.reported) || (marked_turn && !reading.reported))
             && !matches!(

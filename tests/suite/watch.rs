@@ -546,6 +546,15 @@ contains = ["Allow acme to"]
     });
     let sound = std::fs::read_to_string(&heard).unwrap();
     assert!(sound.starts_with("request|Acme Code needs you"), "{sound}");
+    // The web's state has it as it has any agent: waiting for the person.
+    let web = crate::common::web::start_web(&server);
+    let seen = crate::common::web::state(&web);
+    let row = crate::common::web::pane_of(&seen, &pane);
+    assert_eq!(row["status"], "needs_input", "{row}");
+    assert_eq!(row["native_agent"]["kind"], "acme", "{row}");
+    assert_eq!(row["native_agent"]["status"], "blocked", "{row}");
+    assert_eq!(row["question"], "Allow acme to run ls? [y/n]", "{row}");
+    drop(web);
     server.tmux(&["send-keys", "-t", &pane, "Enter"]);
     server.wait_for("acme at rest", Duration::from_secs(10), || {
         let read = server.display(&pane, "#{@agent_kind} #{@agent_state}");

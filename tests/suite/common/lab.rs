@@ -472,11 +472,15 @@ impl Lab {
             std::thread::sleep(Duration::from_millis(100));
         }
         let explain = self.server.taw(&["agent", "explain", pane, "--verbose"]);
+        let log = std::fs::read_to_string(self.server.state_dir().join("logs/watch.log"))
+            .unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
         panic!(
-            "{pane} did not become {state} within {limit:?}: it is {:?}; screen:\n{}\n{}",
+            "{pane} did not become {state} within {limit:?}: it is {:?}; screen:\n{}\n{}\nthe watcher's log, newest first:\n{}",
             self.agent(pane),
             self.screen(pane),
-            explain.stdout
+            explain.stdout,
+            tail.join("\n")
         );
     }
 
