@@ -32,17 +32,82 @@ fn top_level(src: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-/// The code of a file before its tests, without its comments.
+/// The production code of a file: every line but its comments and the
+/// items marked `#[cfg(test)]` (a test module, a helper), each blank in
+/// its place so line numbers stay true. An item ends at the line that
+/// closes it at its own indentation (rustfmt's layout), or at its own
+/// line when it is one line.
 fn code_of(text: &str) -> String {
-    let before_tests = text.split("#[cfg(test)]").next().unwrap_or_default();
-    before_tests
-        .lines()
-        .map(|line| match line.trim_start().starts_with("//") {
-            true => "",
-            false => line,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut lines = Vec::new();
+    let mut skipping: Option<String> = None;
+    let mut item_started = false;
+    for line in text.lines() {
+        if let Some(indent) = &skipping {
+            // Its other attributes and its doc come before the item.
+            let head = line.trim_start();
+            if !item_started && (head.starts_with("#[") || head.starts_with("//")) {
+                lines.push("");
+                continue;
+            }
+            let first = !item_started;
+            item_started = true;
+            let closes = line == format!("{indent}}}")
+                || (first && (line.trim_end().ends_with(';') || line.trim_end().ends_with('}')));
+            if closes {
+                skipping = None;
+            }
+            lines.push("");
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if trimmed == "#[cfg(test)]" {
+            skipping = Some(line[..line.len() - trimmed.len()].to_string());
+            item_started = false;
+            lines.push("");
+            continue;
+        }
+        lines.push(if trimmed.starts_with("//") { "" } else { line });
+    }
+    lines.join("\n")
+}
+
+/// Where a program is started (`Program::new("NAME"`) outside its home:
+/// `file:line` of each.
+fn started_outside(src: &Path, program: &str, home: &str) -> Vec<String> {
+    let call = format!("Program::new(\"{program}\"");
+    let mut found = Vec::new();
+    let mut files = vec![src.to_path_buf()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(
+                std::fs::read_dir(&path)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+            continue;
+        }
+        let relative = path.strip_prefix(src).unwrap().display().to_string();
+        if path.extension().is_none_or(|e| e != "rs") || relative.starts_with(home) {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(&path).unwrap());
+        for (number, line) in code.lines().enumerate() {
+            if line.contains(&call) {
+                found.push(format!("src/{relative}:{}", number + 1));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn tmux_runs_only_from_the_tmux_layer_and_git_only_from_git_rs() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let tmux = started_outside(&src, "tmux", "tmux/");
+    assert!(tmux.is_empty(), "tmux started outside src/tmux/: {tmux:?}");
+    let git = started_outside(&src, "git", "git.rs");
+    assert!(git.is_empty(), "git started outside src/git.rs: {git:?}");
 }
 
 /// The top-level modules a piece of code names through `crate::`.
@@ -256,5 +321,15 @@ fn the_check_sees_a_cycle_and_a_front_end_used_from_below() {
             .iter()
             .any(|f| f.starts_with("a uses ui, a front end, from the core"))
     );
-    assert_eq!(code_of("x\n#[cfg(test)]\ncrate::a"), "x");
+    // A test module is left out; the production code after it is read.
+    assert_eq!(
+        code_of(
+            "x\n#[cfg(test)]\nmod tests {\n    crate::a\n}\ncrate::b\n    #[cfg(test)]\n    fn f() {}\nz"
+        ),
+        "x\n\n\n\n\ncrate::b\n\n\nz"
+    );
+    assert_eq!(
+        code_of("#[cfg(test)]\n#[allow(x)]\n/// doc\nfn g() {\n    crate::a\n}\ncrate::c"),
+        "\n\n\n\n\n\ncrate::c"
+    );
 }

@@ -701,8 +701,8 @@ fn installed_files_parse(
     }
     home.install(target);
     for (program, args, file) in files {
-        if !crate::common::installed(program) {
-            eprintln!("SKIPPED: no {program} to check {file}");
+        let here = crate::common::installed(program);
+        if !crate::common::tool_here(here, &format!("{program}, to check {file}")) {
             continue;
         }
         let run = std::process::Command::new(program)
