@@ -53,7 +53,7 @@ impl MachineView {
                 self.link = Link::Online;
                 self.checkouts = checkouts_of(state);
                 if !self.here {
-                    self.snapshot = super::far::snapshot_of(state, index, &self.name);
+                    self.snapshot = super::merged_list::snapshot_of(state, index, &self.name);
                 }
                 self.state = state.clone();
             }
@@ -141,7 +141,7 @@ pub(crate) fn sections(machines: &[MachineView]) -> Vec<crate::list::rows::Secti
                 Link::Offline(why) => format!("offline: {why}"),
             };
             crate::list::rows::Section {
-                first: super::far::first_id(index),
+                first: super::merged_list::first_id(index),
                 title: if machine.here {
                     format!("{} (this machine)", machine.name)
                 } else {
@@ -196,7 +196,7 @@ mod tests {
         assert_eq!(sections[0].title, "here (this machine)");
         assert_eq!(sections[0].detail, "connecting");
         assert_eq!(sections[1].detail, "online, taw 0.1.0 on studio.local");
-        assert_eq!(sections[1].first, super::super::far::first_id(1));
+        assert_eq!(sections[1].first, super::super::merged_list::first_id(1));
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //! bottom. A machine that drops is marked offline and tried again by
 //! itself.
 
-pub(crate) mod far;
 pub(crate) mod machines;
+pub(crate) mod merged_list;
 
 use crate::config::Config;
 use crate::envelope::TawError;
@@ -296,7 +296,7 @@ fn spawn_worker(
                 )));
             }
             if let Some(id) = preview {
-                let (index, pane) = far::lower(id);
+                let (index, pane) = merged_list::lower(id);
                 let text = if index == 0 {
                     tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true).ok()
                 } else if last_far
@@ -374,7 +374,7 @@ fn own_id(target: Target) -> Option<(usize, String)> {
         Target::Session(session) => (session, '$'),
         Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => return None,
     };
-    let (index, own) = far::lower(id);
+    let (index, own) = merged_list::lower(id);
     Some((index, format!("{sigil}{own}")))
 }
 
@@ -401,13 +401,13 @@ impl App {
     /// Every machine's snapshot and worktrees, into the list.
     fn refresh(&mut self) -> Vec<Effect> {
         self.list.sections = machines::sections(&self.machines);
-        let merged = far::merge(
+        let merged = merged_list::merge(
             &self.here,
             self.machines.iter().skip(1).map(|m| &m.snapshot),
         );
         let mut closed = self.here_worktrees.clone();
         for (index, machine) in self.machines.iter().enumerate().skip(1) {
-            closed.extend(far::closed_worktrees(&machine.state, index));
+            closed.extend(merged_list::closed_worktrees(&machine.state, index));
         }
         self.list.set_closed_worktrees(closed);
         let effects = self.list.update(merged);
@@ -435,7 +435,7 @@ impl App {
                 !p.agent_kind.is_empty() && matches!(p.agent_state.as_str(), "blocked" | "done")
             })
             .filter_map(|p| {
-                let (index, own) = far::lower(p.id);
+                let (index, own) = merged_list::lower(p.id);
                 Some(format!("{}:%{own}", self.machines.get(index)?.name))
             })
             .collect();
@@ -498,7 +498,7 @@ impl App {
             Target::Worktree(_) => self
                 .list
                 .closed_worktree(row.target)
-                .map_or(0, |w| far::lower(w.head).0),
+                .map_or(0, |w| merged_list::lower(w.head).0),
             target => own_id(target).map_or(0, |(index, _)| index),
         }
     }
@@ -514,7 +514,7 @@ impl App {
 /// that machine's own ids; none for what is not done there.
 fn far_verb(snapshot: &Snapshot, effect: &Effect) -> Option<Vec<String>> {
     let id = |target: Target| own_id(target).map(|(_, id)| id);
-    let session = |head: u32| format!("${}", far::lower(head).1);
+    let session = |head: u32| format!("${}", merged_list::lower(head).1);
     let verb: Vec<String> = match effect {
         Effect::Rename(target, name) => {
             let own = id(*target)?;
@@ -696,14 +696,14 @@ fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -
         let snapshot = &app.here;
         let went = if let Some(pane) = tmux_number(id, '%') {
             match snapshot.pane(pane, None) {
-                Some(row) => ops::go::to_pane(tmux, snapshot, row, Some(&client)),
+                Some(row) => ops::navigate::to_pane(tmux, snapshot, row, Some(&client)),
                 None => Err(TawError::not_found(format!("pane {id} has closed"))),
             }
         } else if let Some(window) = tmux_number(id, '@') {
-            ops::go::to_window(tmux, window, Some(&client))
+            ops::navigate::to_window(tmux, window, Some(&client))
         } else {
             let session = tmux_number(id, '$')?;
-            ops::go::to_session(tmux, session, Some(&client))
+            ops::navigate::to_session(tmux, session, Some(&client))
         };
         return went.err().map(|e| e.message);
     }
@@ -742,7 +742,7 @@ fn draw(frame: &mut ratatui::Frame, app: &App) {
     // machine's feed read it there.
     let git = |row: &crate::list::rows::Row| match row.target {
         crate::list::rows::Target::Session(id) => {
-            let (machine, own) = far::lower(id);
+            let (machine, own) = merged_list::lower(id);
             app.machines.get(machine)?.git(own)
         }
         _ => None,
@@ -827,7 +827,7 @@ impl Running {
 
     /// The clipboard's image into a pane, of whichever machine.
     fn paste_image(&mut self, id: u32) {
-        let (index, pane) = far::lower(id);
+        let (index, pane) = merged_list::lower(id);
         let place = Place {
             machine: self.app.machine_name(index),
             id: format!("%{pane}"),
@@ -1113,11 +1113,11 @@ fn action_machine(effect: &Effect) -> usize {
         Effect::Go(target) | Effect::Rename(target, _) | Effect::Close(target) => {
             own_id(*target).map_or(0, |(index, _)| index)
         }
-        Effect::CloseGroup(session) => far::lower(*session).0,
+        Effect::CloseGroup(session) => merged_list::lower(*session).0,
         Effect::NewWorktree { head, .. }
         | Effect::OpenWorktree { head, .. }
-        | Effect::RemoveWorktree { head, .. } => far::lower(*head).0,
-        Effect::PasteImage(pane) | Effect::Preview(pane) => far::lower(*pane).0,
+        | Effect::RemoveWorktree { head, .. } => merged_list::lower(*head).0,
+        Effect::PasteImage(pane) | Effect::Preview(pane) => merged_list::lower(*pane).0,
         _ => 0,
     }
 }
@@ -1216,17 +1216,17 @@ mod tests {
             ],
         }))
         .unwrap();
-        far::snapshot_of(&state, 1, "studio")
+        merged_list::snapshot_of(&state, 1, "studio")
     }
 
     #[test]
     fn a_key_on_a_far_row_is_its_verb_there_by_that_machines_ids() {
         let snapshot = far_snapshot();
-        let (session, window) = (far::lift(1, 2), far::lift(1, 4));
+        let (session, window) = (merged_list::lift(1, 2), merged_list::lift(1, 4));
         let pane = |id| Target::Pane {
             session,
             window,
-            pane: far::lift(1, id),
+            pane: merged_list::lift(1, id),
         };
         let verb = |effect: Effect| far_verb(&snapshot, &effect).map(|v| v.join(" "));
         assert_eq!(

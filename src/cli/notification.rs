@@ -4,7 +4,7 @@
 use super::{Context, envelope_id};
 use crate::envelope::{Reply, Result};
 use crate::notify::Sound;
-use crate::ops::{go, notification};
+use crate::ops::{navigate, notification};
 use clap::{Subcommand, ValueEnum};
 
 #[derive(Debug, Subcommand)]
@@ -73,7 +73,9 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             envelope_id("notification", "open-target"),
             context
                 .snapshot()
-                .and_then(|snapshot| go::next_up(&context.tmux(), &snapshot, client.as_deref()))
+                .and_then(|snapshot| {
+                    navigate::next_up(&context.tmux(), &snapshot, client.as_deref())
+                })
                 .map(Reply::of),
         ),
     }

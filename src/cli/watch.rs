@@ -2,7 +2,7 @@
 
 use super::{Context, envelope_id};
 use crate::envelope::{Reply, Result, TawError};
-use crate::ops::go;
+use crate::ops::navigate;
 use crate::tmux::callback::Callback;
 use crate::watch::{self, attach};
 use clap::Subcommand;
@@ -65,7 +65,7 @@ fn status(context: &Context) -> Result<Reply> {
 }
 
 fn seen(context: &Context) -> Result<Reply> {
-    Ok(Reply::of(go::mark_seen(
+    Ok(Reply::of(navigate::mark_seen(
         &context.tmux(),
         &context.snapshot()?,
     )?))

@@ -178,19 +178,19 @@ fn source_word(source: super::manifest::RuleSource) -> &'static str {
 
 /// Why a pane hosts no agent, in words: what is in front of its terminal
 /// (`job`: the pane's own process and its terminal's foreground group, as
-/// [`super::job::read_job`] reads them) and why that is no agent.
+/// [`super::foreground::read_job`] reads them) and why that is no agent.
 pub(crate) fn no_agent(
     pane: &str,
     pane_pid: u32,
-    job: Option<(super::job::Process, Vec<super::job::Process>)>,
+    job: Option<(super::foreground::Process, Vec<super::foreground::Process>)>,
 ) -> String {
-    use super::job::{self, Front};
+    use super::foreground::{self, Front};
     let Some((own, group)) = job else {
         return format!(
             "pane {pane} hosts no agent: the process table has no process {pane_pid} (the pane's own), so nothing in front of it can be named"
         );
     };
-    let shown = |p: &job::Process| {
+    let shown = |p: &foreground::Process| {
         let line = if p.argv.is_empty() {
             p.comm.clone()
         } else {
@@ -199,7 +199,7 @@ pub(crate) fn no_agent(
         let line: String = line.chars().take(120).collect();
         format!("`{line}` (pid {})", p.pid)
     };
-    match job::front_of(&own, group) {
+    match foreground::front_of(&own, group) {
         Front::Shell => format!(
             "pane {pane} hosts no agent: its own shell {} is at its prompt with nothing running in it",
             shown(&own)

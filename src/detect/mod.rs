@@ -5,7 +5,7 @@
 pub(crate) mod agents;
 pub(crate) mod engine;
 pub(crate) mod explain;
-pub(crate) mod job;
+pub(crate) mod foreground;
 pub(crate) mod manifest;
 pub(crate) mod region;
 pub(crate) mod registry;

@@ -61,7 +61,7 @@ pub(crate) fn perform(
 ) -> Outcome {
     let snapshot = snapshot.clone();
     let outcome = match effect {
-        Effect::OpenTarget => ops::go::next_up(tmux, &snapshot, client).map(|_| true),
+        Effect::OpenTarget => ops::navigate::next_up(tmux, &snapshot, client).map(|_| true),
         Effect::Go(target) => go(tmux, &snapshot, client, target).map(|_| true),
         Effect::Rename(target, name) => rename(tmux, &snapshot, target, &name).map(|_| false),
         Effect::Close(target) => close(tmux, &snapshot, target).map(|_| false),
@@ -175,10 +175,10 @@ fn go(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>, target: Target) ->
     match target {
         Target::Pane { pane, session, .. } => {
             let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
-            ops::go::to_pane(tmux, snapshot, row, client)
+            ops::navigate::to_pane(tmux, snapshot, row, client)
         }
-        Target::Window { window, .. } => ops::go::to_window(tmux, window, client),
-        Target::Session(session) => ops::go::to_session(tmux, session, client),
+        Target::Window { window, .. } => ops::navigate::to_window(tmux, window, client),
+        Target::Session(session) => ops::navigate::to_session(tmux, session, client),
         Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
     }
 }

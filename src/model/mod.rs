@@ -437,7 +437,7 @@ impl<'a> Records<'a> {
             focused: pane.active && window_active && self.focused_session == Some(pane.session),
             // The folder the pane's own shell is in; tmux's `pane_current_path`
             // is the folder of whatever runs in front (herdr's foreground_cwd).
-            cwd: crate::detect::job::process_cwd(pane.pid)
+            cwd: crate::detect::foreground::process_cwd(pane.pid)
                 .or_else(|| non_empty(&pane.current_path)),
             foreground_cwd: non_empty(&pane.current_path),
             label: non_empty(&pane.label),

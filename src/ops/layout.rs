@@ -1,8 +1,8 @@
 //! Layouts: herdr's split trees over tmux's own window layouts, exported,
 //! applied as a new tab (or in place of one), and one split's ratio set.
 
-use super::go;
 use super::names::{self, Named};
+use super::navigate;
 use super::pane::new_pane_percent;
 use super::unread;
 use crate::envelope::{Result, TawError, answers};
@@ -287,7 +287,7 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
     }
     tmux.run(&batch)?;
     if let Some(client) = &apply.focus {
-        go::to_window(tmux, window, client.as_deref())?;
+        navigate::to_window(tmux, window, client.as_deref())?;
     }
     Ok(LayoutApplied {
         layout: description(tmux, session, window)?,

@@ -10,11 +10,11 @@
 pub(crate) mod agent;
 pub(crate) mod api;
 pub(crate) mod feed;
-pub(crate) mod go;
 pub(crate) mod image;
 pub(crate) mod layout;
 pub(crate) mod metadata;
 pub(crate) mod names;
+pub(crate) mod navigate;
 pub(crate) mod notification;
 pub(crate) mod pane;
 pub(crate) mod plugin;

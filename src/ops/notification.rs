@@ -161,7 +161,7 @@ pub(crate) fn desktop(tmux: &Tmux, message: &str, pane: Option<u32>) -> Result<D
         let snapshot = Snapshot::read(tmux)?;
         if let Some(found) = snapshot.pane(pane, None) {
             let client = snapshot.last_client().map(|c| c.name.clone());
-            crate::ops::go::to_pane(tmux, &snapshot, found, client.as_deref())?;
+            crate::ops::navigate::to_pane(tmux, &snapshot, found, client.as_deref())?;
         }
     }
     Ok(DesktopShown {

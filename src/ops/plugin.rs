@@ -3,7 +3,7 @@
 //! target pane and `bottom` below it, `tab` as a window of the target's
 //! session, `zoomed` as a split zoomed at once. The panes are made, shown
 //! and closed by the operations every pane goes through (`pane::split`,
-//! `tab::create`, `go::to_pane`, `pane::close_unasked`), so the names
+//! `tab::create`, `navigate::to_pane`, `pane::close_unasked`), so the names
 //! rule and the events apply to them alike; as the spec says, `plugin pane
 //! close` asks no `pre_close`. The command runs in the
 //! plugin's root, with the plugin's environment and the invocation's ids
@@ -523,7 +523,7 @@ pub(crate) fn marked(tmux: &Tmux, snapshot: &Snapshot, pane: &Pane) -> Result<Pl
 /// `plugin pane focus`: the pane in front of its window and session.
 pub(crate) fn focus(tmux: &Tmux, snapshot: &Snapshot, pane: &Pane) -> Result<Focused> {
     let plugin_pane = marked(tmux, snapshot, pane)?;
-    super::go::to_pane(tmux, snapshot, pane, None)?;
+    super::navigate::to_pane(tmux, snapshot, pane, None)?;
     Ok(Focused { plugin_pane })
 }
 

@@ -917,7 +917,7 @@ impl Conversations {
                 &pane.agent_kind
             } else if !pane.reported_kind.is_empty() {
                 &pane.reported_kind
-            } else if !crate::detect::job::is_shell(&pane.current_command) {
+            } else if !crate::detect::foreground::is_shell(&pane.current_command) {
                 &pane.kind_hint
             } else {
                 continue;

@@ -3,7 +3,7 @@
 //! a new one named per `[sessions] name`, with a longer name when a
 //! shorter one is taken, after the pre-create hook says yes.
 
-use super::go;
+use super::navigate;
 use crate::config::Config;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::exec::Program;
@@ -58,7 +58,7 @@ pub(crate) fn open(
             .unwrap_or(path == dir.to_string_lossy())
     };
     if let Some(session) = snapshot.sessions.iter().find(|s| same_dir(&s.path)) {
-        go::to_session(tmux, session.id, client)?;
+        navigate::to_session(tmux, session.id, client)?;
         remember(config, dir);
         return Ok(Opened {
             session: session.name.clone(),

@@ -1,7 +1,7 @@
 //! Tabs: tmux windows, made, shown, renamed and closed.
 
 use super::names::{self, Named};
-use super::{go, unread};
+use super::{navigate, unread};
 use crate::envelope::{Result, TawError, answers};
 use crate::hooks::veto;
 use crate::model::{PaneInfo, Records, TabInfo};
@@ -91,7 +91,7 @@ pub(crate) fn create(tmux: &Tmux, new: NewTab) -> Result<TabCreated> {
     let (session, window, pane) =
         arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
     if let Some(client) = &new.focus {
-        go::to_window(tmux, window, client.as_deref())?;
+        navigate::to_window(tmux, window, client.as_deref())?;
     }
     let after = Snapshot::read(tmux)?;
     let closed = || TawError::tmux("the new tab closed at once");
@@ -106,7 +106,7 @@ pub(crate) fn create(tmux: &Tmux, new: NewTab) -> Result<TabCreated> {
 
 /// Shows the window in its session, and `client` onto it.
 pub(crate) fn focus(tmux: &Tmux, window: &Window, client: Option<&str>) -> Result<TabAnswer> {
-    go::to_window(tmux, window.id, client)?;
+    navigate::to_window(tmux, window.id, client)?;
     reread(tmux, window.session, window.id)
 }
 

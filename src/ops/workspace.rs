@@ -1,7 +1,7 @@
 //! Workspaces: tmux sessions, made, shown, renamed and closed.
 
 use super::names::{self, Named};
-use super::{go, unread};
+use super::{navigate, unread};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::hooks::veto;
 use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
@@ -108,7 +108,7 @@ pub(crate) fn create(
     let (session, window, pane) =
         arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
     if let Some(client) = &new.focus_client {
-        go::to_session(tmux, session, Some(client))?;
+        navigate::to_session(tmux, session, Some(client))?;
     }
     let after = Snapshot::read(tmux)?;
     let records = Records::new(&after);
@@ -140,7 +140,7 @@ fn refuse_taken(snapshot: &Snapshot, name: &str, session: u32) -> Result<()> {
 
 /// Shows session `$session` on `client`.
 pub(crate) fn focus(tmux: &Tmux, session: u32, client: Option<&str>) -> Result<WorkspaceAnswer> {
-    go::to_session(tmux, session, client)?;
+    navigate::to_session(tmux, session, client)?;
     Ok(get(&Snapshot::read(tmux)?, session))
 }
 

@@ -509,7 +509,7 @@ pub(crate) fn open(
     let (session, already_open) = match running {
         Some(session) => {
             if let Some(client) = &wanted.focus_client {
-                super::go::to_session(tmux, session, Some(client))?;
+                super::navigate::to_session(tmux, session, Some(client))?;
             }
             (session, true)
         }

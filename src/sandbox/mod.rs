@@ -3,7 +3,7 @@
 //! which taw writes into `<state>/sandbox/` from the copy its build carries.
 //! `taw sandbox` becomes the profile in the pane it is typed in; the
 //! watcher sees the container through the process in front of the pane
-//! (`detect::job`), and records it as `@agent_container`.
+//! (`detect::foreground`), and records it as `@agent_container`.
 
 use crate::config::{Config, schema};
 use crate::detect::agents::{self, Agent};

@@ -6,7 +6,7 @@
 use super::login_path::{self, LoginPath};
 use super::{Desired, Report, ServerState, install_link, plan_load, plan_unload, say, table};
 use crate::config::Config;
-use crate::detect::job;
+use crate::detect::foreground;
 use crate::envelope::{Result, TawError, answers};
 use crate::hooks::Listeners;
 use crate::paths;
@@ -416,7 +416,7 @@ fn stop_watchers(tmux: &Tmux, snapshot: &Snapshot) -> Result<Vec<String>> {
         }
     }
     let began = Instant::now();
-    while pids.iter().any(|pid| job::is_alive(*pid)) && began.elapsed() < WATCHERS_END {
+    while pids.iter().any(|pid| foreground::is_alive(*pid)) && began.elapsed() < WATCHERS_END {
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok(panes)

@@ -22,7 +22,7 @@ use crate::clock::now_ms;
 use crate::config::Config;
 use crate::detect::agents;
 use crate::detect::engine;
-use crate::detect::job::{self, Front as JobFront};
+use crate::detect::foreground::{self, Front as JobFront};
 use crate::detect::manifest::RuleState;
 use crate::detect::region::Screen;
 use crate::detect::registry::OnDemand;
@@ -997,7 +997,7 @@ impl Watcher {
 
     /// What the process table says is in front of the pane's terminal.
     fn job_view(&mut self, pane_pid: u32, current_command: &str) -> JobView {
-        let Some(pane_process) = job::read_process(pane_pid) else {
+        let Some(pane_process) = foreground::read_process(pane_pid) else {
             return JobView::Unknown;
         };
         let key = (
@@ -1010,8 +1010,8 @@ impl Watcher {
         // (the group in front, the command's name) moves when one comes:
         // such a pane's job is read at every look.
         let runner = pane_process.tpgid == i64::from(pane_process.pgid)
-            && job::is_shell_process(&pane_process)
-            && !job::is_interactive_shell(&pane_process);
+            && foreground::is_shell_process(&pane_process)
+            && !foreground::is_interactive_shell(&pane_process);
         if let Some(cached) = &self.job
             && cached.key == key
             && cached.at.elapsed() < JOB_CACHE
@@ -1019,12 +1019,12 @@ impl Watcher {
         {
             return cached.view.clone();
         }
-        let group = job::read_group(&pane_process);
-        let view = match job::front_of(&pane_process, group) {
+        let group = foreground::read_group(&pane_process);
+        let view = match foreground::front_of(&pane_process, group) {
             JobFront::Shell => JobView::Shell,
             JobFront::Unknown => JobView::Unknown,
             JobFront::Job { members, .. } => {
-                match job::identify(&members, &job::resolve_link_on_disk) {
+                match foreground::identify(&members, &foreground::resolve_link_on_disk) {
                     Some(found) => JobView::Agent {
                         kind: found.agent.id,
                         pid: found.pid,

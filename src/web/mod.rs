@@ -248,7 +248,7 @@ fn listening() -> Option<(u32, SocketAddr)> {
 /// it runs.
 pub(crate) fn running_listen() -> Option<SocketAddr> {
     listening()
-        .filter(|(pid, _)| crate::detect::job::is_alive(*pid))
+        .filter(|(pid, _)| crate::detect::foreground::is_alive(*pid))
         .map(|(_, listen)| listen)
 }
 

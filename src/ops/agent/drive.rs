@@ -8,7 +8,7 @@
 
 use super::typing;
 use crate::clock::now_ms;
-use crate::detect::job;
+use crate::detect::foreground;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::{AgentInfo, AgentStatus, Records, resolve};
 use crate::ops::pane::input::{self, PaneRead, ReadSpec};
@@ -81,14 +81,14 @@ fn agent_pane<'a>(snapshot: &'a Snapshot, target: &str, verb: Verb) -> Result<&'
 /// no process can name its kind (a label of the integration's own), and
 /// something that is no shell is in front.
 pub(crate) fn hosts_agent(pane: &Pane) -> bool {
-    let Some((own, group)) = job::read_job(pane.pid) else {
+    let Some((own, group)) = foreground::read_job(pane.pid) else {
         return false;
     };
-    let members = match job::front_of(&own, group) {
-        job::Front::Job { members, .. } => members,
+    let members = match foreground::front_of(&own, group) {
+        foreground::Front::Job { members, .. } => members,
         _ => return false,
     };
-    if let Some(found) = job::identify(&members, &job::resolve_link_on_disk) {
+    if let Some(found) = foreground::identify(&members, &foreground::resolve_link_on_disk) {
         return found.agent.id == pane.agent_kind;
     }
     let recorded = pane.agent_pid.parse::<u32>().ok();
@@ -97,7 +97,7 @@ pub(crate) fn hosts_agent(pane: &Pane) -> bool {
     }
     crate::detect::agents::lookup(&pane.agent_kind).is_none()
         && pane.reported_kind == pane.agent_kind
-        && !members.iter().any(job::is_shell_process)
+        && !members.iter().any(foreground::is_shell_process)
 }
 
 /// The pane a verb types into, as the user named it and as herdr's id.

@@ -7,11 +7,11 @@ pub(crate) mod drive;
 pub(crate) mod start;
 pub(crate) mod typing;
 
-use super::go;
 use super::names;
+use super::navigate;
 use crate::config::Config;
 use crate::detect::explain::{self, Explain};
-use crate::detect::job;
+use crate::detect::foreground;
 use crate::detect::region::Screen;
 use crate::detect::registry::Registry;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
@@ -105,7 +105,7 @@ pub(crate) fn attach(
     client: Option<&str>,
     takeover: bool,
 ) -> Result<()> {
-    crate::ops::go::to_pane(tmux, snapshot, pane, client)?;
+    crate::ops::navigate::to_pane(tmux, snapshot, pane, client)?;
     if takeover {
         let others: Vec<crate::tmux::Cmd> = snapshot
             .clients
@@ -128,7 +128,7 @@ pub(crate) fn focus(
     pane: &Pane,
     client: Option<&str>,
 ) -> Result<AgentAnswer> {
-    go::to_pane(tmux, snapshot, pane, client)?;
+    navigate::to_pane(tmux, snapshot, pane, client)?;
     reread(tmux, pane.id)
 }
 
@@ -161,7 +161,7 @@ pub(crate) fn explain_pane(
         let public = Records::new(snapshot).pane(pane).pane_id;
         return Err(TawError::new(
             ErrorCode::AgentNotFound,
-            explain::no_agent(&public, pane.pid, job::read_job(pane.pid)),
+            explain::no_agent(&public, pane.pid, foreground::read_job(pane.pid)),
         ));
     }
     let view = tmux_pane::look(tmux, pane.id)?;

@@ -3,7 +3,7 @@
 
 use super::drive::{hosts_agent, mode_name, synchronized_message};
 use super::typing::{HeldAt, LOOK_EVERY, PromptWatch, SETTLED, screen, shell_wait, type_and_enter};
-use crate::detect::{agents, job};
+use crate::detect::{agents, foreground};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::Records;
 use crate::ops::names;
@@ -223,7 +223,8 @@ fn check_pane<'a>(
     if values[3] == "1" {
         return Err(not_ready(synchronized_message(&public, "")));
     }
-    if !job::read_process(pane.pid).is_some_and(|own| job::is_interactive_shell(&own)) {
+    if !foreground::read_process(pane.pid).is_some_and(|own| foreground::is_interactive_shell(&own))
+    {
         return Err(not_ready(format!(
             "pane {public}'s own process is not a shell, so nothing is typed into it"
         )));
@@ -240,8 +241,8 @@ fn check_sandbox(
     pane: &Pane,
 ) -> Result<()> {
     let (config, _) = crate::config::Config::load_or_defaults();
-    let dir =
-        crate::detect::job::process_cwd(pane.pid).unwrap_or_else(|| pane.current_path.clone());
+    let dir = crate::detect::foreground::process_cwd(pane.pid)
+        .unwrap_or_else(|| pane.current_path.clone());
     crate::sandbox::prepare(
         &config,
         agent.id,
@@ -439,8 +440,10 @@ impl Launch<'_> {
             looks += 1;
             let pane = pane_now(self.tmux, self.id, self.public).ok()?;
             let now =
-                job::read_job(pane.pid).and_then(|(own, group)| match job::front_of(&own, group) {
-                    job::Front::Job { pgid, .. } => Some(pgid),
+                foreground::read_job(pane.pid).and_then(|(own, group)| match foreground::front_of(
+                    &own, group,
+                ) {
+                    foreground::Front::Job { pgid, .. } => Some(pgid),
                     _ => None,
                 });
             if now.is_some() && now == last {
@@ -503,12 +506,13 @@ enum InFront {
 
 impl FrontJobs {
     fn look(&mut self, pane: &Pane, agent: &str, sandboxed: bool) -> InFront {
-        let Some((own, group)) = job::read_job(pane.pid) else {
+        let Some((own, group)) = foreground::read_job(pane.pid) else {
             return InFront::Other;
         };
-        match job::front_of(&own, group) {
-            job::Front::Job { pgid, members } => {
-                if let Some(found) = job::identify(&members, &job::resolve_link_on_disk)
+        match foreground::front_of(&own, group) {
+            foreground::Front::Job { pgid, members } => {
+                if let Some(found) =
+                    foreground::identify(&members, &foreground::resolve_link_on_disk)
                     && found.agent.id == agent
                     && (found.runtime.is_some() || !sandboxed)
                 {
@@ -518,11 +522,11 @@ impl FrontJobs {
                 self.last = Some(pgid);
                 InFront::Other
             }
-            job::Front::Shell => {
+            foreground::Front::Shell => {
                 self.last = None;
                 InFront::Shell
             }
-            job::Front::Unknown => InFront::Other,
+            foreground::Front::Unknown => InFront::Other,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! both type through here.
 
 use super::drive::{Race, race_window};
-use crate::detect::job;
+use crate::detect::foreground;
 use crate::envelope::{ErrorCode, Result};
 use crate::tmux::commands::{self as cmd, HeldBack};
 use crate::tmux::options::pane as opt;
@@ -104,8 +104,9 @@ fn drawn_mark(text: &str) -> Option<&str> {
 
 /// Whether the pane's own shell is in front with nothing running.
 pub(crate) fn shell_in_front(pane: &Pane) -> bool {
-    job::read_job(pane.pid)
-        .is_some_and(|(own, group)| matches!(job::front_of(&own, group), job::Front::Shell))
+    foreground::read_job(pane.pid).is_some_and(|(own, group)| {
+        matches!(foreground::front_of(&own, group), foreground::Front::Shell)
+    })
 }
 
 /// One pane's looks while its shell comes up: the screen last seen and

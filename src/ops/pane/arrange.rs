@@ -2,7 +2,7 @@
 //! `neighbor`, `edges`, `resize`, `zoom`, `swap`, `layout`, and the
 //! processes in front of a pane (`process-info`).
 
-use crate::detect::job;
+use crate::detect::foreground;
 use crate::envelope::{Result, TawError, answers};
 use crate::model::Records;
 use crate::ops::window_of;
@@ -448,9 +448,9 @@ pub(crate) struct ProcessInfoAnswer {
 /// The processes in front of a pane's terminal, once the pane runs its
 /// program (a plugin that names a new tab by it asks at once).
 pub(crate) fn process_info(pane: &Pane) -> ProcessInfoAnswer {
-    let (group, processes) = match job::read_started_job(pane.pid) {
+    let (group, processes) = match foreground::read_started_job(pane.pid) {
         Some((shell, group)) => {
-            let mut members: Vec<&job::Process> = group.iter().collect();
+            let mut members: Vec<&foreground::Process> = group.iter().collect();
             if shell.tpgid > 0 && shell.tpgid as u32 == shell.pgid && members.is_empty() {
                 members.push(&shell);
             }
@@ -462,7 +462,7 @@ pub(crate) fn process_info(pane: &Pane) -> ProcessInfoAnswer {
                     argv0: p.argv.first().cloned(),
                     argv: p.argv.clone(),
                     cmdline: p.argv.join(" "),
-                    cwd: job::process_cwd(p.pid),
+                    cwd: foreground::process_cwd(p.pid),
                 })
                 .collect();
             (Some(shell.tpgid).filter(|g| *g > 0), processes)

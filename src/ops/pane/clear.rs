@@ -2,7 +2,7 @@
 //! fish is at its prompt, the screen too (the shell redraws its prompt at
 //! the top on Ctrl-L). Anything else in front keeps its screen.
 
-use crate::detect::job;
+use crate::detect::foreground;
 use crate::envelope::{Result, answers};
 use crate::tmux::commands as cmd;
 use crate::tmux::pane as tmux_pane;
@@ -49,8 +49,8 @@ fn mark(tmux: &Tmux, pane: u32) -> Result<(ScreenMark, String)> {
 
 /// The pane's own bash, zsh or fish, when it is at its prompt.
 fn redrawing_shell(pane: &Pane) -> Option<String> {
-    let (own, group) = job::read_job(pane.pid)?;
-    let at_prompt = matches!(job::front_of(&own, group), job::Front::Shell);
+    let (own, group) = foreground::read_job(pane.pid)?;
+    let at_prompt = matches!(foreground::front_of(&own, group), foreground::Front::Shell);
     let name = own
         .argv
         .first()

@@ -136,17 +136,17 @@ fn session_write(
 /// The session-shaping flags of the Claude Code process in front of the
 /// pane, when one is.
 fn claude_flags_in_front(tmux: &Tmux, pane: u32) -> Option<Vec<String>> {
-    use crate::detect::job;
+    use crate::detect::foreground;
     let pid: u32 = tmux_pane::read_values(tmux, pane, &["pane_pid"])
         .ok()?
         .first()?
         .parse()
         .ok()?;
-    let (own, group) = job::read_job(pid)?;
-    let job::Front::Job { members, .. } = job::front_of(&own, group) else {
+    let (own, group) = foreground::read_job(pid)?;
+    let foreground::Front::Job { members, .. } = foreground::front_of(&own, group) else {
         return None;
     };
-    let found = job::identify(&members, &job::resolve_link_on_disk)?;
+    let found = foreground::identify(&members, &foreground::resolve_link_on_disk)?;
     if found.agent.id != "claude" {
         return None;
     }
