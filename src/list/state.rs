@@ -1008,7 +1008,7 @@ fn is_text_key(key: KeyEvent) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::list::rows::fixture::{pane, session, window};
+    use crate::tmux::snapshot::fixture::{pane, session, window};
 
     fn snapshot() -> Snapshot {
         Snapshot {

@@ -93,7 +93,7 @@ mod tests {
         assert_eq!(json["checkout_path"], "/wt/api/feat-x");
         let session = Session {
             worktree: serde_json::to_string(&p).unwrap(),
-            ..crate::list::rows::fixture::session(0, "api/feat-x")
+            ..crate::tmux::snapshot::fixture::session(0, "api/feat-x")
         };
         assert_eq!(provenance(&session), Some(p));
     }

@@ -819,6 +819,64 @@ fn rows_and_more(
     Ok((rows.to_string(), super::format::split_sections(rest, count)))
 }
 
+/// Sessions, windows and panes for the tests of what reads a snapshot.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::{Pane, Session, Window};
+
+    pub(crate) fn session(id: u32, name: &str) -> Session {
+        Session {
+            id,
+            name: name.into(),
+            window_count: 1,
+            attached: 0,
+            activity: 0,
+            created: 0,
+            path: format!("/home/u/{name}"),
+            tokens: String::new(),
+            token_seqs: String::new(),
+            worktree: String::new(),
+            group: String::new(),
+            kept_label: String::new(),
+        }
+    }
+
+    pub(crate) fn window(session: u32, id: u32, name: &str) -> Window {
+        Window {
+            session,
+            id,
+            index: id as i64,
+            name: name.into(),
+            active: true,
+            pane_count: 1,
+            zoomed: false,
+            layout: String::new(),
+        }
+    }
+
+    /// A pane; an agent's when `kind` is not empty.
+    pub(crate) fn pane(
+        session: u32,
+        window: u32,
+        id: u32,
+        kind: &str,
+        state: &str,
+        name: &str,
+    ) -> Pane {
+        Pane {
+            session,
+            window,
+            id,
+            active: true,
+            agent_kind: kind.into(),
+            agent_state: state.into(),
+            agent_name: name.into(),
+            current_command: "zsh".into(),
+            ..Pane::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -470,10 +470,10 @@ fn offline(target: &str) -> PaneState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::list::rows::fixture::{session, window};
+    use crate::tmux::snapshot::fixture::{session, window};
 
     fn pane(id: u32, kind: &str, state: &str) -> Pane {
-        let mut pane = crate::list::rows::fixture::pane(0, 0, id, kind, state, "");
+        let mut pane = crate::tmux::snapshot::fixture::pane(0, 0, id, kind, state, "");
         pane.title = format!("title {id}");
         pane
     }
