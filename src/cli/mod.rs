@@ -198,6 +198,8 @@ fn lean_command() -> clap::Command {
 /// What every verb gets: how to reach tmux.
 pub(crate) struct Context {
     pub flags: SocketFlags,
+    /// The envelope's id, from the verb clap parsed (`cli:pane:get`).
+    pub envelope: String,
 }
 
 impl Context {
@@ -259,6 +261,7 @@ pub(crate) fn run() -> i32 {
             name: cli.globals.socket_name.clone(),
             path: cli.globals.socket_path.clone(),
         },
+        envelope: envelope_of(&matches),
     };
     if let Some(name) = &cli.globals.machine {
         return machine::forward(name, args_without_machine());
@@ -336,6 +339,18 @@ fn args_without_machine() -> Vec<String> {
 /// The envelope id of a verb: `cli:pane:list`.
 pub(crate) fn envelope_id(group: &str, verb: &str) -> String {
     format!("cli:{group}:{verb}")
+}
+
+/// The envelope's id of the verb clap parsed: its group's and its own
+/// names as typed (`cli:pane:get`), `cli:<group>` for a group with none.
+fn envelope_of(matches: &clap::ArgMatches) -> String {
+    match matches.subcommand() {
+        Some((group, verb)) => match verb.subcommand_name() {
+            Some(name) => envelope_id(group, name),
+            None => format!("cli:{group}"),
+        },
+        None => "cli".into(),
+    }
 }
 
 /// Every verb, one a line, for `taw --help`.
@@ -476,6 +491,17 @@ pub(crate) fn no_current_pane() -> TawError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_envelope_is_named_by_the_verb_clap_parsed() {
+        let id = |args: &[&str]| envelope_of(&lean_command().try_get_matches_from(args).unwrap());
+        assert_eq!(id(&["taw", "pane", "get", "%1"]), "cli:pane:get");
+        assert_eq!(
+            id(&["taw", "pane", "send-text", "%1", "hi"]),
+            "cli:pane:send-text"
+        );
+        assert_eq!(id(&["taw", "-L", "x", "pane", "list"]), "cli:pane:list");
+    }
 
     /// Each command below `command`, by its path, with its whole help.
     fn helps(command: &mut clap::Command, path: &str, into: &mut Vec<(String, String)>) {

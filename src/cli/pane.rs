@@ -1,8 +1,6 @@
 //! `taw pane`: tmux panes as herdr panes.
 
-use super::{
-    Context, calling_pane, envelope_id, named_pane, no_current_pane, pane_number, parse_env,
-};
+use super::{Context, calling_pane, named_pane, no_current_pane, pane_number, parse_env};
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
 use crate::ops::metadata::{self, PaneReport};
@@ -21,16 +19,31 @@ use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Verb {
+    #[command(flatten)]
+    Record(RecordVerb),
+    /// One pane's record.
+    Get {
+        /// A pane id: w1:p3 or %2.
+        pane: String,
+    },
+    #[command(flatten)]
+    Change(ChangeVerb),
+    #[command(flatten)]
+    Arrange(ArrangeVerb),
+    #[command(flatten)]
+    Input(InputVerb),
+    #[command(flatten)]
+    Report(ReportVerb),
+}
+
+/// Verbs that read records of panes from one snapshot.
+#[derive(Debug, Subcommand)]
+pub(crate) enum RecordVerb {
     /// List every pane, or the panes of one workspace.
     List {
         /// Only this workspace's panes.
         #[arg(long)]
         workspace: Option<String>,
-    },
-    /// One pane's record.
-    Get {
-        /// A pane id: w1:p3 or %2.
-        pane: String,
     },
     /// The pane taw runs in, else the pane in front of the last-used client.
     Current {
@@ -41,6 +54,33 @@ pub(crate) enum Verb {
         #[arg(long)]
         current: bool,
     },
+    /// The pane on one side, if any.
+    Neighbor {
+        #[arg(long, value_enum)]
+        direction: Direction,
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// Which edges of the window a pane touches.
+    Edges {
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// The layout of a pane's window: every pane and split with its rectangle.
+    Layout {
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+    /// The processes in front of a pane's terminal.
+    ProcessInfo {
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+}
+
+/// Verbs that make, close, rename or clear a pane.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ChangeVerb {
     /// Split a pane: a new one to its right or below it.
     Split(SplitArgs),
     /// Close a pane.
@@ -59,22 +99,21 @@ pub(crate) enum Verb {
         #[arg(long, conflicts_with = "label")]
         clear: bool,
     },
+    /// Clear a pane's history, and its screen when its shell is at its prompt.
+    Clear {
+        id: Option<String>,
+        #[command(flatten)]
+        sel: PaneSel,
+    },
+}
+
+/// Verbs that arrange panes: focus, size, zoom, swap, move.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ArrangeVerb {
     /// Go to the pane on one side.
     Focus {
         #[arg(long, value_enum)]
         direction: Direction,
-        #[command(flatten)]
-        sel: PaneSel,
-    },
-    /// The pane on one side, if any.
-    Neighbor {
-        #[arg(long, value_enum)]
-        direction: Direction,
-        #[command(flatten)]
-        sel: PaneSel,
-    },
-    /// Which edges of the window a pane touches.
-    Edges {
         #[command(flatten)]
         sel: PaneSel,
     },
@@ -112,22 +151,11 @@ pub(crate) enum Verb {
     },
     /// Move a pane to another tab, a tab of its own, or a workspace of its own.
     Move(MoveArgs),
-    /// The layout of a pane's window: every pane and split with its rectangle.
-    Layout {
-        #[command(flatten)]
-        sel: PaneSel,
-    },
-    /// The processes in front of a pane's terminal.
-    ProcessInfo {
-        #[command(flatten)]
-        sel: PaneSel,
-    },
-    /// Clear a pane's history, and its screen when its shell is at its prompt.
-    Clear {
-        id: Option<String>,
-        #[command(flatten)]
-        sel: PaneSel,
-    },
+}
+
+/// Verbs that read a pane's text or type into it.
+#[derive(Debug, Subcommand)]
+pub(crate) enum InputVerb {
     /// Print the pane's text (the screen, or its last rows with history).
     Read(ReadArgs),
     /// Type text into the pane, as it is.
@@ -150,6 +178,11 @@ pub(crate) enum Verb {
     },
     /// Wait until a line of the pane contains text or matches a regex.
     WaitOutput(WaitArgs),
+}
+
+/// Verbs by which an agent or a script reports on its pane.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ReportVerb {
     /// An integration reports its agent's state (herdr's arguments).
     ReportAgent(ReportArgs),
     /// An integration reports its agent's session, not its state.
@@ -438,90 +471,45 @@ impl ReporterArgs {
 }
 
 pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    let name = match &verb {
-        Verb::List { .. } => "list",
-        Verb::Get { .. } => "get",
-        Verb::Current { .. } => "current",
-        Verb::Split(_) => "split",
-        Verb::Close { .. } => "close",
-        Verb::Rename { .. } => "rename",
-        Verb::Focus { .. } => "focus",
-        Verb::Neighbor { .. } => "neighbor",
-        Verb::Edges { .. } => "edges",
-        Verb::Resize { .. } => "resize",
-        Verb::Zoom { .. } => "zoom",
-        Verb::Swap { .. } => "swap",
-        Verb::Move(_) => "move",
-        Verb::Layout { .. } => "layout",
-        Verb::ProcessInfo { .. } => "process-info",
-        Verb::Clear { .. } => "clear",
-        Verb::Read(_) => "read",
-        Verb::SendText { .. } => "send-text",
-        Verb::SendKeys { .. } => "send-keys",
-        Verb::Run { .. } => "run",
-        Verb::WaitOutput(_) => "wait-output",
-        Verb::ReportAgent(_) => "report-agent",
-        Verb::ReportAgentSession(_) => "report-agent-session",
-        Verb::ReleaseAgent(_) => "release-agent",
-        Verb::ReportMetadata(_) => "report-metadata",
-    };
-    (envelope_id("pane", name), answer(context, verb))
+    (context.envelope.clone(), answer(context, verb))
 }
 
 fn answer(context: &Context, verb: Verb) -> Result<Reply> {
     let tmux = context.tmux();
     match verb {
         // These check what they are given before any snapshot, or need none.
-        Verb::Read(_)
-        | Verb::SendText { .. }
-        | Verb::SendKeys { .. }
-        | Verb::Run { .. }
-        | Verb::WaitOutput(_) => input_verb(context, &tmux, verb),
-        Verb::ReportAgent(_)
-        | Verb::ReportAgentSession(_)
-        | Verb::ReleaseAgent(_)
-        | Verb::ReportMetadata(_) => report_verb(context, &tmux, verb),
+        Verb::Input(verb) => input_verb(context, &tmux, verb),
+        Verb::Report(verb) => report_verb(context, &tmux, verb),
         Verb::Get { pane } => get(context, &pane),
-        Verb::List { .. }
-        | Verb::Current { .. }
-        | Verb::Neighbor { .. }
-        | Verb::Edges { .. }
-        | Verb::Layout { .. }
-        | Verb::ProcessInfo { .. } => record_verb(&context.snapshot()?, verb),
-        Verb::Split(_) | Verb::Close { .. } | Verb::Rename { .. } | Verb::Clear { .. } => {
-            change_verb(&tmux, &context.snapshot()?, verb)
-        }
-        Verb::Focus { .. }
-        | Verb::Resize { .. }
-        | Verb::Zoom { .. }
-        | Verb::Swap { .. }
-        | Verb::Move(_) => arrange_verb(&tmux, &context.snapshot()?, verb),
+        Verb::Record(verb) => record_verb(&context.snapshot()?, verb),
+        Verb::Change(verb) => change_verb(&tmux, &context.snapshot()?, verb),
+        Verb::Arrange(verb) => arrange_verb(&tmux, &context.snapshot()?, verb),
     }
 }
 
 /// Reading a pane's text and typing into it.
-fn input_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
+fn input_verb(context: &Context, tmux: &Tmux, verb: InputVerb) -> Result<Reply> {
     Ok(match verb {
-        Verb::Read(args) => {
+        InputVerb::Read(args) => {
             let pane = pane_number(context, &args.pane)?;
             let read = input::read(tmux, &context.snapshot()?, pane, args.read.spec(args.raw))?;
             Reply::Text(read.text)
         }
-        Verb::SendText { pane, text } => {
+        InputVerb::SendText { pane, text } => {
             input::send_text(tmux, pane_number(context, &pane)?, &text.join(" "))?;
             Reply::Nothing
         }
-        Verb::SendKeys { pane, keys } => {
+        InputVerb::SendKeys { pane, keys } => {
             // Every key is checked before any is sent.
             let keys = keys::all_to_tmux(&keys)?;
             input::send_keys(tmux, pane_number(context, &pane)?, &keys)?;
             Reply::Nothing
         }
-        Verb::Run { pane, command } => {
+        InputVerb::Run { pane, command } => {
             input::run(tmux, pane_number(context, &pane)?, &command.join(" "))?;
             Reply::Nothing
         }
-        Verb::WaitOutput(args) => {
+        InputVerb::WaitOutput(args) => {
             let matcher = input::Matcher::new(args.matching.as_deref(), args.regex.as_deref())?;
             let pane = pane_number(context, &args.pane)?;
             let spec = ReadSpec {
@@ -537,14 +525,13 @@ fn input_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
                 args.timeout,
             )?)
         }
-        other => unreachable!("not an input verb: {other:?}"),
     })
 }
 
 /// An integration's reports about the agent in a pane.
-fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
+fn report_verb(context: &Context, tmux: &Tmux, verb: ReportVerb) -> Result<Reply> {
     Ok(match verb {
-        Verb::ReportAgent(args) => {
+        ReportVerb::ReportAgent(args) => {
             let session = SessionRef {
                 id: args.agent_session_id,
                 path: args.agent_session_path,
@@ -559,7 +546,7 @@ fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
                 &session,
             )?)
         }
-        Verb::ReportAgentSession(args) => {
+        ReportVerb::ReportAgentSession(args) => {
             let session = SessionRef {
                 id: args.agent_session_id,
                 path: args.agent_session_path,
@@ -573,11 +560,11 @@ fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
                 &session,
             )?)
         }
-        Verb::ReleaseAgent(args) => {
+        ReportVerb::ReleaseAgent(args) => {
             let who = args.who.reporter(context)?;
             Reply::of(report::release_agent(tmux, &who)?)
         }
-        Verb::ReportMetadata(args) => {
+        ReportVerb::ReportMetadata(args) => {
             let report = PaneReport {
                 pane: pane_number(context, &args.pane)?,
                 tokens: args.report.report(),
@@ -592,7 +579,6 @@ fn report_verb(context: &Context, tmux: &Tmux, verb: Verb) -> Result<Reply> {
             };
             Reply::of(metadata::report_pane(tmux, &report)?)
         }
-        other => unreachable!("not a report verb: {other:?}"),
     })
 }
 
@@ -613,36 +599,41 @@ fn get(context: &Context, text: &str) -> Result<Reply> {
 }
 
 /// The verbs that only read the snapshot: records, neighbours, layouts.
-fn record_verb(snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
+fn record_verb(snapshot: &Snapshot, verb: RecordVerb) -> Result<Reply> {
     Ok(match verb {
-        Verb::List { workspace } => {
+        RecordVerb::List { workspace } => {
             let session = resolve::workspace_filter(snapshot, workspace.as_deref())?;
             Reply::of(op::list(snapshot, session))
         }
-        Verb::Current { pane, current } => {
+        RecordVerb::Current { pane, current } => {
             let sel = PaneSel { pane, current };
             let found = sel.resolve(snapshot, None)?;
             Reply::of(op::PaneCurrent {
                 pane: op::get(snapshot, found).pane,
             })
         }
-        Verb::Neighbor { direction, sel } => Reply::of(arrange::neighbor(
+        RecordVerb::Neighbor { direction, sel } => Reply::of(arrange::neighbor(
             snapshot,
             sel.resolve(snapshot, None)?,
             direction,
         )?),
-        Verb::Edges { sel } => Reply::of(arrange::edges(snapshot, sel.resolve(snapshot, None)?)?),
-        Verb::Layout { sel } => Reply::of(arrange::layout(snapshot, sel.resolve(snapshot, None)?)?),
-        Verb::ProcessInfo { sel } => Reply::of(arrange::process_info(sel.resolve(snapshot, None)?)),
-        other => unreachable!("not a record verb: {other:?}"),
+        RecordVerb::Edges { sel } => {
+            Reply::of(arrange::edges(snapshot, sel.resolve(snapshot, None)?)?)
+        }
+        RecordVerb::Layout { sel } => {
+            Reply::of(arrange::layout(snapshot, sel.resolve(snapshot, None)?)?)
+        }
+        RecordVerb::ProcessInfo { sel } => {
+            Reply::of(arrange::process_info(sel.resolve(snapshot, None)?))
+        }
     })
 }
 
 /// Making, closing, naming and clearing a pane.
-fn change_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
+fn change_verb(tmux: &Tmux, snapshot: &Snapshot, verb: ChangeVerb) -> Result<Reply> {
     let one = |text: &str| PaneSel::default().resolve(snapshot, Some(text));
     Ok(match verb {
-        Verb::Split(args) => {
+        ChangeVerb::Split(args) => {
             let env = parse_env(&args.env)?;
             let pane = args.sel.resolve(snapshot, args.id.as_deref())?;
             let new = NewPane {
@@ -657,26 +648,25 @@ fn change_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
             };
             Reply::of(op::split(tmux, pane, new)?)
         }
-        Verb::Close { pane, force } => Reply::of(op::close(tmux, one(&pane)?, force)?),
-        Verb::Rename { pane, label, clear } => {
+        ChangeVerb::Close { pane, force } => Reply::of(op::close(tmux, one(&pane)?, force)?),
+        ChangeVerb::Rename { pane, label, clear } => {
             let label = (!clear).then(|| label.join(" "));
             Reply::of(op::rename(tmux, one(&pane)?, label.as_deref())?)
         }
-        Verb::Clear { id, sel } => {
+        ChangeVerb::Clear { id, sel } => {
             Reply::of(clear::clear(tmux, sel.resolve(snapshot, id.as_deref())?)?)
         }
-        other => unreachable!("not a verb that changes a pane: {other:?}"),
     })
 }
 
 /// Focus, size, zoom, and where a pane sits.
-fn arrange_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
+fn arrange_verb(tmux: &Tmux, snapshot: &Snapshot, verb: ArrangeVerb) -> Result<Reply> {
     Ok(match verb {
-        Verb::Focus { direction, sel } => {
+        ArrangeVerb::Focus { direction, sel } => {
             let pane = sel.resolve(snapshot, None)?;
             Reply::of(arrange::focus_direction(tmux, snapshot, pane, direction)?)
         }
-        Verb::Resize {
+        ArrangeVerb::Resize {
             direction,
             amount,
             sel,
@@ -684,7 +674,7 @@ fn arrange_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
             let pane = sel.resolve(snapshot, None)?;
             Reply::of(arrange::resize(tmux, snapshot, pane, direction, amount)?)
         }
-        Verb::Zoom {
+        ArrangeVerb::Zoom {
             id, sel, on, off, ..
         } => {
             let mode = if on {
@@ -697,7 +687,7 @@ fn arrange_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
             let pane = sel.resolve(snapshot, id.as_deref())?;
             Reply::of(arrange::zoom(tmux, snapshot, pane, mode)?)
         }
-        Verb::Swap {
+        ArrangeVerb::Swap {
             direction,
             sel,
             source_pane,
@@ -706,8 +696,7 @@ fn arrange_verb(tmux: &Tmux, snapshot: &Snapshot, verb: Verb) -> Result<Reply> {
             let (from, to) = swap_ends(snapshot, direction, &sel, source_pane, target_pane)?;
             Reply::of(arrange::swap(tmux, from, to)?)
         }
-        Verb::Move(args) => move_verb(tmux, snapshot, args)?,
-        other => unreachable!("not a verb that arranges panes: {other:?}"),
+        ArrangeVerb::Move(args) => move_verb(tmux, snapshot, args)?,
     })
 }
 

@@ -194,7 +194,8 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             let which = match (args.path, args.branch) {
                 (Some(path), _) => Which::Path(absolute(path)?),
                 (None, Some(branch)) => Which::Branch(branch),
-                (None, None) => unreachable!("clap asks for --path or --branch"),
+                // clap asks for one; said all the same, should it not.
+                (None, None) => return Err(TawError::invalid_argument("give --path or --branch")),
             };
             let wanted = OpenWorktree {
                 source: source(&snapshot, args.source)?,
@@ -213,7 +214,9 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                     path: absolute(path)?,
                     source: args.cwd.map(absolute).transpose()?.map(Source::Folder),
                 },
-                (None, None) => unreachable!("clap asks for --workspace or --path"),
+                (None, None) => {
+                    return Err(TawError::invalid_argument("give --workspace or --path"));
+                }
             };
             Reply::of(op::remove(&tmux, &snapshot, removal, args.force)?)
         }
