@@ -317,18 +317,28 @@ mod tests {
         assert_eq!(plain.get("claude").unwrap().supplement_rules, 0);
     }
 
+    /// An agent's bundled rules (with taw's), and `text` as its screen.
+    fn bundled_and_screen<'a>(
+        registry: &'a Registry,
+        agent: &str,
+        text: &str,
+    ) -> (&'a Manifest, crate::detect::region::Screen) {
+        let loaded = registry
+            .loaded
+            .iter()
+            .find(|l| l.manifest.id == agent)
+            .unwrap();
+        let screen = crate::detect::region::Screen::from_text(text, "");
+        (&loaded.manifest, screen)
+    }
+
     #[test]
     fn codex_and_claude_turns_leave_their_marks() {
         let dir = tempfile::tempdir().unwrap();
         let registry = Registry::load(dir.path(), true);
         let mark = |agent: &str, text: &str| {
-            let loaded = registry
-                .loaded
-                .iter()
-                .find(|l| l.manifest.id == agent)
-                .unwrap();
-            let screen = crate::detect::region::Screen::from_text(text, "");
-            loaded.manifest.turn_mark.as_ref().unwrap().read(&screen)
+            let (manifest, screen) = bundled_and_screen(&registry, agent, text);
+            manifest.turn_mark.as_ref().unwrap().read(&screen)
         };
         // Codex 0.169 in the agents lab: a tool turn, then `hello`.
         let tool = "› tool touch x\n• Ran touch x\n  └ (no output)\n\n\
@@ -361,13 +371,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let registry = Registry::load(dir.path(), true);
         let state = |agent: &str, text: &str| {
-            let loaded = registry
-                .loaded
-                .iter()
-                .find(|l| l.manifest.id == agent)
-                .unwrap();
-            let screen = crate::detect::region::Screen::from_text(text, "");
-            let verdict = crate::detect::engine::classify(&loaded.manifest, &screen);
+            let (manifest, screen) = bundled_and_screen(&registry, agent, text);
+            let verdict = crate::detect::engine::classify(manifest, &screen);
             verdict.state.map(|s| format!("{s:?}").to_lowercase())
         };
         let rule = "─".repeat(60);

@@ -550,7 +550,15 @@ impl Watcher {
             self.tracker.state(),
             Some(AgentStatus::Working | AgentStatus::Blocked)
         ) && matches!(reading.state, Some(AgentStatus::Idle));
-        *kind == track.kind && !ending
+        // A turn no look saw, its mark moved: told once, and ended done or
+        // idle by who looks now, which tmux says (the kept view's clients
+        // may be seconds old).
+        let marked_turn = matches!(reading.state, Some(AgentStatus::Idle))
+            && matches!(
+                (&self.turn_mark, &self.turn_mark_read),
+                (Some(before), Some(now)) if before != now
+            );
+        *kind == track.kind && !ending && !marked_turn
     }
 
     /// Compares the mirror with tmux's screen: a difference is logged (once
@@ -709,12 +717,7 @@ impl Watcher {
         if read_mark.is_some() {
             self.turn_mark = read_mark;
         }
-        if marked_turn {
-            crate::watch::server::log(&format!(
-                "%{}: {kind}'s turn mark moved at rest: a turn between two looks",
-                self.pane
-            ));
-        }
+
         let missed_turn = matches!(reading.state, Some(AgentStatus::Idle))
             && ((reported_turn && reading.reported) || (marked_turn && !reading.reported))
             && !matches!(
@@ -723,6 +726,12 @@ impl Watcher {
             );
         if !missed_turn {
             return Vec::new();
+        }
+        if marked_turn {
+            crate::watch::server::log(&format!(
+                "%{}: {kind}'s turn mark moved at rest: a turn no look saw working",
+                self.pane
+            ));
         }
         let work = Reading {
             state: Some(AgentStatus::Working),

@@ -71,24 +71,34 @@ fn code_of(text: &str) -> String {
     lines.join("\n")
 }
 
+/// Every `.rs` file under `src`.
+fn rust_files(src: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![src.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for path in std::fs::read_dir(&folder)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+        {
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
 /// Where a program is started (`Program::new("NAME"`) outside its home:
 /// `file:line` of each.
 fn started_outside(src: &Path, program: &str, home: &str) -> Vec<String> {
     let call = format!("Program::new(\"{program}\"");
     let mut found = Vec::new();
-    let mut files = vec![src.to_path_buf()];
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(
-                std::fs::read_dir(&path)
-                    .unwrap()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-            continue;
-        }
+    for path in rust_files(src) {
         let relative = path.strip_prefix(src).unwrap().display().to_string();
-        if path.extension().is_none_or(|e| e != "rs") || relative.starts_with(home) {
+        if relative.starts_with(home) {
             continue;
         }
         let code = code_of(&std::fs::read_to_string(&path).unwrap());
@@ -143,20 +153,7 @@ fn named(code: &str, modules: &BTreeSet<String>) -> Vec<(String, usize)> {
 fn edges(src: &Path) -> Edges {
     let modules = top_level(src);
     let mut edges = Edges::new();
-    let mut files = vec![src.to_path_buf()];
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(
-                std::fs::read_dir(&path)
-                    .unwrap()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-            continue;
-        }
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
+    for path in rust_files(src) {
         let relative = path.strip_prefix(src).unwrap();
         let first = relative.components().next().unwrap();
         let from = first.as_os_str().to_string_lossy();

@@ -7,16 +7,7 @@ use std::time::Duration;
 #[test]
 fn shown_on_the_client_with_its_sound() {
     let server = TmuxServer::start();
-    let heard = server.dir.path().join("heard");
-    server.tmux(&[
-        "set-option",
-        "-g",
-        "@agent-wizard-sound-command",
-        &format!(
-            "printf '%s|%s' \"$TAW_KIND\" \"$TAW_MESSAGE\" > '{}'",
-            heard.display()
-        ),
-    ]);
+    let heard = crate::common::sounds_heard(&server);
     let outer = attach_client(&server, "main");
     let run = server.taw(&[
         "notification",

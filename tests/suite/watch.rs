@@ -310,9 +310,8 @@ fn a_turn_no_look_saw_working_ends_done_by_its_turn_mark() {
          while IFS= read -r line; do n=$((n + 10)); \
          printf '\\033[2J\\033[H %s\\n reply to %s\\n\\n↑%s ↓5 0.1%%/128k   mock-model\\n' \"$line\" \"$line\" \"$n\"; done\n",
     );
-    let pane = server.new_window("main", "pi", &script.display().to_string());
+    let pane = at_rest(&server, "pi", &script);
     let state = || server.display(&pane, "#{@agent_kind} #{@agent_state}");
-    server.wait_for("pi idle", Duration::from_secs(10), || state() == "pi idle");
     // Typing alone moves nothing: once the typing shows, the watcher's
     // look at it (within its debounce of a change) leaves pi idle.
     server.tmux(&["send-keys", "-t", &pane, "-l", "hel"]);
@@ -344,15 +343,42 @@ fn a_codex_turn_no_look_saw_working_ends_done_by_its_summary() {
          while IFS= read -r line; do n=$((n + 1)); \
          printf '\\033[2J\\033[H› %s\\n\\n• reply to %s\\n\\n  Worked for <1s • 05:%s\\n\\n› Ask Codex to do anything\\n\\n  mock-model default · ~/w\\n' \"$line\" \"$line\" \"$n\"; done\n",
     );
-    let pane = server.new_window("main", "codex", &script.display().to_string());
+    let pane = at_rest(&server, "codex", &script);
     let state = || server.display(&pane, "#{@agent_kind} #{@agent_state}");
-    server.wait_for("codex idle", Duration::from_secs(10), || {
-        state() == "codex idle"
-    });
+    let screen = || server.tmux(&["capture-pane", "-p", "-t", &pane]);
+    // Someone looks at it through a turn: it ends idle.
+    let window = server.display(&pane, "#{window_id}");
+    let _viewer = crate::common::attach_client(&server, "main");
+    server.tmux(&["select-window", "-t", &window]);
+    let seq = || server.display(&pane, "#{@agent_state_seq}");
+    let before = seq();
     server.tmux(&["send-keys", "-t", &pane, "hello", "Enter"]);
+    server.wait_for("the first reply", Duration::from_secs(10), || {
+        screen().contains("reply to hello")
+    });
+    // Its turn told (working, then idle), and no done after it.
+    server.wait_for("the turn told, and over", Duration::from_secs(10), || {
+        seq() != before && state() == "codex idle"
+    });
+    server.stays_for("codex idle", WATCHER_LOOKED, || state() == "codex idle");
+    // The person goes to another window and a turn comes at once: nobody
+    // looks, whatever the watcher's last read of the clients said.
+    server.tmux(&["select-window", "-t", "main:0"]);
+    server.tmux(&["send-keys", "-t", &pane, "again", "Enter"]);
     server.wait_for("codex done", Duration::from_secs(10), || {
         state() == "codex done"
     });
+}
+
+/// A window running the stand-in `script` as `agent`, once it reads at
+/// rest: its pane.
+fn at_rest(server: &TmuxServer, agent: &str, script: &std::path::Path) -> String {
+    let pane = server.new_window("main", agent, &script.display().to_string());
+    let at_rest = format!("{agent} idle");
+    server.wait_for(&at_rest, Duration::from_secs(10), || {
+        server.display(&pane, "#{@agent_kind} #{@agent_state}") == at_rest
+    });
+    pane
 }
 
 /// The watcher's pid, from the announcement on `pane`.
@@ -513,16 +539,7 @@ contains = ["Allow acme to"]
         asked.display()
     ));
     // Its notification rings the sound command, as any agent's does.
-    let heard = server.dir.path().join("heard");
-    server.tmux(&[
-        "set-option",
-        "-g",
-        "@agent-wizard-sound-command",
-        &format!(
-            "printf '%s|%s' \"$TAW_KIND\" \"$TAW_MESSAGE\" > '{}'",
-            heard.display()
-        ),
-    ]);
+    let heard = crate::common::sounds_heard(&server);
     load(&server);
     let pane = server.run_in_bash(&script, "acme is thinking");
     let state = |want: &str| {

@@ -504,6 +504,22 @@ pub fn shown_messages(server: &TmuxServer) -> Vec<String> {
         .collect()
 }
 
+/// Sets the server's sound command to one that writes the sound's kind
+/// and message (`request|Acme needs you …`) to a file: its path.
+pub fn sounds_heard(server: &TmuxServer) -> PathBuf {
+    let heard = server.dir.path().join("heard");
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent-wizard-sound-command",
+        &format!(
+            "printf '%s|%s' \"$TAW_KIND\" \"$TAW_MESSAGE\" > '{}'",
+            heard.display()
+        ),
+    ]);
+    heard
+}
+
 /// A file's or folder's permission bits.
 pub fn mode_of(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
