@@ -1123,7 +1123,9 @@ fn at_a_terminal_n_installs_nothing_and_y_installs() {
                 || marker.exists()
         });
         server.tmux(&["send-keys", "-t", &pane, answer, "Enter"]);
-        server.wait_for("the install to end", WAIT, || marker.exists());
+        server.wait_for("the install to end", WAIT, || {
+            std::fs::read_to_string(&marker).is_ok_and(|text| !text.trim().is_empty())
+        });
         let status = std::fs::read_to_string(&marker).unwrap();
         assert_eq!(status.trim(), if installed { "0" } else { "1" });
         let listed = server.taw(&["plugin", "list"]).result()["plugins"]
@@ -1497,7 +1499,9 @@ fn every_plugin_process_runs_herdr_by_name() {
     }
     // None of it reaches tmux's environment, a user's pane or [hooks].
     let hook_path = server.dir.path().join("home/hook-path");
-    server.wait_for("the user's hook", WAIT, || hook_path.exists());
+    server.wait_for("the user's hook", WAIT, || {
+        std::fs::read_to_string(&hook_path).is_ok_and(|text| text.ends_with('\n'))
+    });
     let hook_path = std::fs::read_to_string(hook_path).unwrap();
     assert!(!hook_path.contains("plugins/bin"), "{hook_path}");
     assert!(
@@ -1622,8 +1626,14 @@ fn a_workspace_label_is_kept_as_given() {
             .any(|s| s == "dir_ demo")
     );
     // The event and its context say the label.
-    server.wait_for("workspace.created", WAIT, || made.exists());
-    let event: Value = serde_json::from_str(&std::fs::read_to_string(&made).unwrap()).unwrap();
+    // Written by the hook's `cat` as it reads: whole once it parses.
+    let read_made = || {
+        std::fs::read_to_string(&made)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+    };
+    server.wait_for("workspace.created", WAIT, || read_made().is_some());
+    let event = read_made().unwrap();
     assert_eq!(event["data"]["workspace"]["label"], "dir: demo", "{event}");
     assert_eq!(event["workspace_label"], "dir: demo", "{event}");
     // Renamed by taw: kept as given; by hand in tmux: tmux's name.

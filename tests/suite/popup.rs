@@ -630,7 +630,9 @@ fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
     popup.wait_for("asker");
     assert_eq!(popup_width(&popup.screen()), 60, "{}", popup.screen());
     // From the listing the key's tmux wrote, which no pane inherits after.
-    server.wait_for("the first frame noted", WAIT, || noted.exists());
+    server.wait_for("the first frame noted", WAIT, || {
+        std::fs::read_to_string(&noted).is_ok_and(|note| note.contains(' '))
+    });
     let note = std::fs::read_to_string(&noted).unwrap();
     assert!(note.ends_with(" listing"), "{note}");
     server.wait_for("the listing out of the session", WAIT, || {
