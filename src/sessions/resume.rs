@@ -287,6 +287,22 @@ mod tests {
             Ok("letta --conversation default --agent agent-7".into())
         );
         assert_eq!(line(&agent("codex", None, None)), Err(NoResume::NoSession));
+        // The agents added in issue 39.
+        let lines = [
+            ("muse", "muse resume u1"),
+            ("reasonix", "reasonix --resume u1"),
+            ("codebuddy", "codebuddy --resume u1"),
+            ("commandcode", "cmd --resume u1"),
+            ("goose", "goose session --resume --session-id u1"),
+            ("bob", "bob --resume u1"),
+        ];
+        for (kind, want) in lines {
+            assert_eq!(line(&agent(kind, Some("u1"), None)), Ok(want.into()));
+        }
+        assert_eq!(
+            line(&agent("minimax", Some("u1"), None)),
+            Err(NoResume::Unsupported)
+        );
         // Started by `taw agent start`, no session: started again plain.
         let mut started = agent("codex", None, None);
         started.started = Some("codex --model o3".into());

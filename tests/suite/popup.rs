@@ -667,3 +667,49 @@ fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
     let key_said = format!("{} message: ", client.trim());
     assert!(!messages.contains(&key_said), "{messages}");
 }
+
+/// A server whose list would not fit in one variable (here a pane title
+/// of 130,000 bytes, which a program sets with one escape sequence): the
+/// key leaves its listing empty, so the popup's start is never refused,
+/// and the popup reads tmux instead.
+#[test]
+fn a_list_too_big_for_the_environment_is_read_from_tmux() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    server.tmux(&["new-session", "-d", "-s", "web"]);
+    server.reported_agent("web", "asker", "blocked");
+    let noted = server.dir.path().join("first-frame");
+    server.tmux(&[
+        "set-environment",
+        "-g",
+        "TAW_BENCH_FIRST_FRAME",
+        noted.to_str().unwrap(),
+    ]);
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        "main",
+        "printf '\\033]2;%s\\033\\\\' \"$(head -c 130000 /dev/zero | tr '\\0' x)\"",
+        "Enter",
+    ]);
+    server.wait_for("the long title", WAIT, || {
+        server.display("main", "#{n:pane_title}").trim() == "130000"
+    });
+    let popup = Popup {
+        server: &server,
+        viewer: attach_client(&server, "main"),
+    };
+    popup.keys(&["C-b", "a"]);
+    popup.wait_for("tmux-agent-wizard");
+    popup.wait_for("asker");
+    server.wait_for("the first frame noted", WAIT, || {
+        std::fs::read_to_string(&noted).is_ok_and(|note| note.contains(' '))
+    });
+    let note = std::fs::read_to_string(&noted).unwrap();
+    assert!(note.ends_with(" read"), "{note}");
+    assert_eq!(
+        server.tmux(&["show-option", "-gqv", "@agent_wizard_listing"]),
+        ""
+    );
+    popup.keys(&["q"]);
+}
