@@ -103,10 +103,11 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
                 command: None,
                 focus: args.focus.then_some(client),
             };
-            Reply::of(op::create(&tmux, new)?)
+            Reply::of(op::create(&tmux, &snapshot, new)?)
         }
         Verb::Focus { tab } => Reply::of(op::focus(
             &tmux,
+            &snapshot,
             resolve::tab(&snapshot, &tab)?,
             client.as_deref(),
         )?),

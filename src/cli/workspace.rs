@@ -137,7 +137,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         }
         Verb::Focus { workspace } => {
             let client = snapshot.last_client().map(|c| c.name.as_str());
-            Reply::of(op::focus(&tmux, session(&workspace)?, client)?)
+            Reply::of(op::focus(&tmux, &snapshot, session(&workspace)?, client)?)
         }
         Verb::Rename { workspace, label } => Reply::of(op::rename(
             &tmux,

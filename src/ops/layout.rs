@@ -221,6 +221,7 @@ fn build(tmux: &Tmux, node: &Value, pane: u32, labels: &mut Vec<(u32, String)>) 
         right,
         percent,
         &second.spawn,
+        false,
     ))?;
     let (_, _, new) =
         arrange::parse_new_ids(&output).ok_or_else(|| unread("which pane it made", &output))?;
@@ -263,6 +264,7 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
         &format!("${}", apply.session),
         apply.tab_label.as_deref(),
         &first.spawn,
+        false,
     ))?;
     let (session, window, pane) =
         arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;

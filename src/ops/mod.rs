@@ -17,6 +17,7 @@ pub(crate) mod names;
 pub(crate) mod navigate;
 pub(crate) mod notification;
 pub(crate) mod pane;
+pub(crate) mod plan;
 pub(crate) mod plugin;
 pub(crate) mod popup;
 pub(crate) mod repo_group;

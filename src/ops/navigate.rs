@@ -78,6 +78,24 @@ pub(crate) fn to_pane(
     Ok(())
 }
 
+/// `switch-client` onto `target` (in session `$session`) for `client`,
+/// unless the snapshot has it on that session already: tmux tells a
+/// switch-client as client-session-changed (herdr's `workspace.focused`)
+/// even when the session stays.
+pub(crate) fn switch_unless_there(
+    snapshot: &Snapshot,
+    client: Option<&str>,
+    session: u32,
+    target: &str,
+) -> Option<crate::tmux::Cmd> {
+    let client = client?;
+    let there = snapshot
+        .clients
+        .iter()
+        .any(|c| c.name == client && c.session == Some(session));
+    (!there).then(|| cmd::switch_client(client, target))
+}
+
 /// Brings window `@window` in front in its session, and the client onto it.
 pub(crate) fn to_window(tmux: &Tmux, window: u32, client: Option<&str>) -> Result<()> {
     let id = format!("@{window}");

@@ -199,7 +199,7 @@ pub(crate) fn open(
                 command: spawn.command,
                 focus: request.focus.then_some(None),
             };
-            super::tab::create(tmux, new)?.root_pane
+            super::tab::create(tmux, snapshot, new)?.root_pane
         }
     };
     // Marked as the plugin's, and labelled with the entry's title as herdr

@@ -1,6 +1,7 @@
 //! Workspaces: tmux sessions, made, shown, renamed and closed.
 
 use super::names::{self, Named};
+use super::plan::Plan;
 use super::{navigate, unread};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::hooks::veto;
@@ -77,6 +78,13 @@ pub(crate) fn create(
     snapshot: &Snapshot,
     new: NewWorkspace,
 ) -> Result<WorkspaceCreated> {
+    plan_create(snapshot, new)?.apply(tmux)
+}
+
+pub(crate) fn plan_create(
+    snapshot: &Snapshot,
+    new: NewWorkspace,
+) -> Result<Plan<WorkspaceCreated>> {
     let wanted = match &new.label {
         Some(label) => {
             names::check(Named::Workspace, label)?;
@@ -90,13 +98,13 @@ pub(crate) fn create(
     };
     let name = names::free_session_name(snapshot, &wanted);
     let spawn = Spawn {
-        cwd: Some(new.cwd.clone()),
-        env: new.env.clone(),
+        cwd: Some(new.cwd),
+        env: new.env,
         command: None,
     };
     let target = format!("={}:", arrange::session_name(&name));
     let mut batch = Batch::of(vec![arrange::new_session(Some(&name), &spawn, None)]);
-    let mut options = new.options.clone();
+    let mut options = new.options;
     if name != wanted {
         // tmux holds it under another name: the label as given is kept.
         options.push((LABEL.to_string(), label_value(&name, &wanted)));
@@ -104,22 +112,23 @@ pub(crate) fn create(
     for (option, value) in &options {
         batch.push(cmd::set_session_option(&target, option, value));
     }
-    let output = tmux.run(&batch)?;
-    let (session, window, pane) =
-        arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
+    // A new session: no client is on it yet.
     if let Some(client) = &new.focus_client {
-        navigate::to_session(tmux, session, Some(client))?;
+        batch.push(cmd::switch_client(client, &target));
     }
-    let after = Snapshot::read(tmux)?;
-    let records = Records::new(&after);
-    let closed = || TawError::tmux("the new session closed at once");
-    let window = after.window(session, window).ok_or_else(closed)?;
-    let pane = after.pane(pane, Some(session)).ok_or_else(closed)?;
-    Ok(WorkspaceCreated {
-        workspace: records.workspace_by_id(session),
-        tab: records.tab(window),
-        root_pane: records.pane(pane),
-    })
+    Ok(Plan::read_back(batch, |printed, after| {
+        let (session, window, pane) =
+            arrange::parse_new_ids(printed).ok_or_else(|| unread("what it made", printed))?;
+        let records = Records::new(after);
+        let closed = || TawError::tmux("the new session closed at once");
+        let window = after.window(session, window).ok_or_else(closed)?;
+        let pane = after.pane(pane, Some(session)).ok_or_else(closed)?;
+        Ok(WorkspaceCreated {
+            workspace: records.workspace_by_id(session),
+            tab: records.tab(window),
+            root_pane: records.pane(pane),
+        })
+    }))
 }
 
 /// A name another session has cannot be given (tmux holds one session a
@@ -138,10 +147,29 @@ fn refuse_taken(snapshot: &Snapshot, name: &str, session: u32) -> Result<()> {
     Ok(())
 }
 
+/// Answers with session `$session` as the server has it after.
+fn read_back(batch: Batch, session: u32) -> Plan<WorkspaceAnswer> {
+    Plan::read_back(batch, move |_, after| Ok(get(after, session)))
+}
+
 /// Shows session `$session` on `client`.
-pub(crate) fn focus(tmux: &Tmux, session: u32, client: Option<&str>) -> Result<WorkspaceAnswer> {
-    navigate::to_session(tmux, session, client)?;
-    Ok(get(&Snapshot::read(tmux)?, session))
+pub(crate) fn focus(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    session: u32,
+    client: Option<&str>,
+) -> Result<WorkspaceAnswer> {
+    plan_focus(snapshot, session, client).apply(tmux)
+}
+
+pub(crate) fn plan_focus(
+    snapshot: &Snapshot,
+    session: u32,
+    client: Option<&str>,
+) -> Plan<WorkspaceAnswer> {
+    let target = format!("${session}");
+    let switch = navigate::switch_unless_there(snapshot, client, session, &target);
+    read_back(Batch::of(switch.into_iter().collect()), session)
 }
 
 pub(crate) fn rename(
@@ -150,6 +178,14 @@ pub(crate) fn rename(
     session: u32,
     name: &str,
 ) -> Result<WorkspaceAnswer> {
+    plan_rename(snapshot, session, name)?.apply(tmux)
+}
+
+pub(crate) fn plan_rename(
+    snapshot: &Snapshot,
+    session: u32,
+    name: &str,
+) -> Result<Plan<WorkspaceAnswer>> {
     names::check(Named::Workspace, name)?;
     refuse_taken(snapshot, name, session)?;
     let target = format!("${session}");
@@ -158,11 +194,10 @@ pub(crate) fn rename(
         true => cmd::unset_session_option(&target, LABEL),
         false => cmd::set_session_option(&target, LABEL, &label_value(&held, name)),
     };
-    tmux.run(&Batch::of(vec![
-        arrange::rename_session(&target, name),
-        label,
-    ]))?;
-    Ok(get(&Snapshot::read(tmux)?, session))
+    Ok(read_back(
+        Batch::of(vec![arrange::rename_session(&target, name), label]),
+        session,
+    ))
 }
 
 /// Closes the session, once the veto lets it (`force`: see
@@ -176,6 +211,15 @@ pub(crate) fn close(
     group: bool,
     force: bool,
 ) -> Result<WorkspaceClosed> {
+    plan_close(snapshot, session, group, force)?.apply(tmux)
+}
+
+pub(crate) fn plan_close(
+    snapshot: &Snapshot,
+    session: u32,
+    group: bool,
+    force: bool,
+) -> Result<Plan<WorkspaceClosed>> {
     let members = super::repo_group::group_of(snapshot, session);
     if !members.is_empty() && !group {
         let records = Records::new(snapshot);
@@ -195,15 +239,209 @@ pub(crate) fn close(
             ),
         ));
     }
-    for one in std::iter::once(session).chain(members.iter().copied()) {
-        veto::may_close(tmux, &veto::Closing::Session(one), force)?;
+    // The worktrees' sessions first, the repository's last.
+    let kills = members
+        .iter()
+        .chain(std::iter::once(&session))
+        .map(|one| arrange::kill_session(&format!("${one}")))
+        .collect();
+    let mut plan = Plan::known(
+        Batch::of(kills),
+        WorkspaceClosed {
+            workspace_id: ids::workspace_id(session),
+            worktree_workspace_ids: members.iter().copied().map(ids::workspace_id).collect(),
+        },
+    );
+    for one in std::iter::once(session).chain(members) {
+        plan = plan.vetoed(veto::Closing::Session(one), force);
     }
-    for member in &members {
-        tmux.run_one(arrange::kill_session(&format!("${member}")))?;
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::fixture;
+
+    fn new_in(cwd: &str) -> NewWorkspace {
+        NewWorkspace {
+            cwd: cwd.into(),
+            ..NewWorkspace::default()
+        }
     }
-    tmux.run_one(arrange::kill_session(&format!("${session}")))?;
-    Ok(WorkspaceClosed {
-        workspace_id: ids::workspace_id(session),
-        worktree_workspace_ids: members.into_iter().map(ids::workspace_id).collect(),
-    })
+
+    /// A server after `$9` was made: its tab `@9` and pane `%9`.
+    fn after_making() -> Snapshot {
+        let mut after = fixture::server();
+        after.sessions.push(fixture::session(9, "shop"));
+        after.windows.push(fixture::window(9, 9, "zsh"));
+        after.panes.push(fixture::pane(9, 9, 9, "", "", ""));
+        after
+    }
+
+    #[test]
+    fn a_new_workspace_is_named_after_its_folder() {
+        let plan = plan_create(&fixture::server(), new_in("/src/shop")).unwrap();
+        assert_eq!(plan.vetoes, vec![]);
+        let lines = plan.lines();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].starts_with("new-session -d -P"), "{lines:?}");
+        assert!(lines[0].contains("-s shop -c /src/shop"), "{lines:?}");
+        let made = plan.answer_with("$9 @9 %9\n", &after_making()).unwrap();
+        assert_eq!(made.workspace.unwrap().workspace_id, ids::workspace_id(9));
+        assert_eq!(made.tab.tab_id, ids::tab_id(9, 9));
+        assert_eq!(made.root_pane.pane_id, ids::pane_id(9, 9));
+    }
+
+    #[test]
+    fn a_taken_name_gets_a_number_and_the_label_is_kept() {
+        let mut new = new_in("/src/x");
+        new.label = Some("api".into());
+        new.options = vec![("@mine".into(), "1".into())];
+        let lines = plan_create(&fixture::server(), new).unwrap().lines();
+        assert!(lines[0].contains("-s api-2"), "{lines:?}");
+        assert_eq!(lines[1], "set-option -t =api-2: -- @mine 1");
+        assert_eq!(
+            lines[2],
+            format!("set-option -t =api-2: -- {LABEL} api-2\tapi")
+        );
+        assert_eq!(lines.len(), 3);
+    }
+
+    #[test]
+    fn a_folder_without_a_name_makes_a_workspace_named_workspace() {
+        let lines = plan_create(&fixture::server(), new_in("/"))
+            .unwrap()
+            .lines();
+        assert!(lines[0].contains("-s workspace "), "{lines:?}");
+    }
+
+    #[test]
+    fn a_label_the_names_rule_refuses_makes_nothing() {
+        let mut new = new_in("/src/x");
+        new.label = Some("two\nlines".into());
+        let error = plan_create(&fixture::server(), new).err().unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn a_new_workspace_shown_switches_the_client_by_its_exact_name() {
+        let mut new = new_in("/src/shop");
+        new.focus_client = Some("/dev/pts/1".into());
+        let lines = plan_create(&fixture::server(), new).unwrap().lines();
+        assert_eq!(
+            lines.last().unwrap(),
+            "switch-client -c /dev/pts/1 -t =shop:"
+        );
+    }
+
+    #[test]
+    fn what_tmux_did_not_print_or_closed_at_once_is_an_error() {
+        let plan = plan_create(&fixture::server(), new_in("/src/shop")).unwrap();
+        let error = plan.answer_with("junk", &after_making()).err().unwrap();
+        assert_eq!(error.code, ErrorCode::TmuxError);
+        let plan = plan_create(&fixture::server(), new_in("/src/shop")).unwrap();
+        let error = plan
+            .answer_with("$9 @9 %9\n", &fixture::server())
+            .err()
+            .unwrap();
+        assert_eq!(error.code, ErrorCode::TmuxError);
+    }
+
+    #[test]
+    fn focus_switches_only_a_client_on_another_workspace() {
+        let snapshot = fixture::server();
+        assert_eq!(
+            plan_focus(&snapshot, 2, Some("/dev/pts/1")).lines(),
+            vec!["switch-client -c /dev/pts/1 -t $2"]
+        );
+        assert!(
+            plan_focus(&snapshot, 1, Some("/dev/pts/1"))
+                .lines()
+                .is_empty()
+        );
+        assert!(plan_focus(&snapshot, 2, None).lines().is_empty());
+        let shown = plan_focus(&snapshot, 2, None)
+            .answer_with("", &snapshot)
+            .unwrap();
+        assert_eq!(shown.workspace.unwrap().workspace_id, ids::workspace_id(2));
+    }
+
+    #[test]
+    fn rename_refuses_a_name_another_workspace_has() {
+        let error = plan_rename(&fixture::server(), 2, "api").err().unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArgument);
+        assert!(
+            error.message.contains("another workspace"),
+            "{}",
+            error.message
+        );
+        // Its own name again is no clash.
+        assert!(plan_rename(&fixture::server(), 1, "api").is_ok());
+    }
+
+    #[test]
+    fn rename_keeps_a_name_tmux_would_change_as_the_label() {
+        let lines = plan_rename(&fixture::server(), 2, "v1.2").unwrap().lines();
+        assert_eq!(lines[0], "rename-session -t $2 -- v1.2");
+        assert_eq!(lines[1], format!("set-option -t $2 -- {LABEL} v1_2\tv1.2"));
+        let lines = plan_rename(&fixture::server(), 2, "plain").unwrap().lines();
+        assert_eq!(lines[1], format!("set-option -u -t $2 -- {LABEL}"));
+    }
+
+    /// A repository's session `$1` with one worktree session, `$2`.
+    fn grouped() -> Snapshot {
+        let mut snapshot = fixture::server();
+        let of = |path: &str, linked: bool| {
+            serde_json::to_string(&crate::model::Provenance {
+                repo_key: "/src/api/.git".into(),
+                repo_name: "api".into(),
+                repo_root: "/src/api".into(),
+                checkout_path: path.into(),
+                is_linked_worktree: linked,
+            })
+            .unwrap()
+        };
+        snapshot.sessions[0].worktree = of("/src/api", false);
+        snapshot.sessions[1].worktree = of("/wt/api/feat", true);
+        snapshot
+    }
+
+    #[test]
+    fn close_asks_the_veto_then_kills_the_session() {
+        let plan = plan_close(&fixture::server(), 2, false, true).unwrap();
+        assert_eq!(plan.vetoes, vec![veto::Closing::Session(2)]);
+        assert!(plan.force);
+        assert_eq!(plan.lines(), vec!["kill-session -t $2"]);
+        let closed = plan.answer_with("", &Snapshot::default()).unwrap();
+        assert_eq!(closed.workspace_id, ids::workspace_id(2));
+        assert!(closed.worktree_workspace_ids.is_empty());
+    }
+
+    #[test]
+    fn a_repository_with_worktrees_open_closes_only_with_its_group() {
+        let error = plan_close(&grouped(), 1, false, false).err().unwrap();
+        assert_eq!(error.code, ErrorCode::WorkspaceGroupCloseRequired);
+        let named = format!("{} (web)", ids::workspace_id(2));
+        assert!(error.message.contains(&named), "{}", error.message);
+        let plan = plan_close(&grouped(), 1, true, false).unwrap();
+        assert_eq!(
+            plan.vetoes,
+            vec![veto::Closing::Session(1), veto::Closing::Session(2)]
+        );
+        assert_eq!(
+            plan.lines(),
+            vec!["kill-session -t $2", "kill-session -t $1"]
+        );
+        let closed = plan.answer_with("", &Snapshot::default()).unwrap();
+        assert_eq!(closed.worktree_workspace_ids, vec![ids::workspace_id(2)]);
+        // A worktree's own session closes alone.
+        assert_eq!(
+            plan_close(&grouped(), 2, false, false)
+                .unwrap()
+                .lines()
+                .len(),
+            1
+        );
+    }
 }

@@ -55,10 +55,14 @@ pub(crate) fn new_session(name: Option<&str>, spawn: &Spawn, size: Option<(u32, 
     spawn.finish(spawn.apply(cmd))
 }
 
-/// `new-window -d -P`: a window at the end of session `session`.
-pub(crate) fn new_window(session: &str, name: Option<&str>, spawn: &Spawn) -> Cmd {
-    let mut cmd =
-        Cmd::new("new-window").args(["-d", "-P", "-F", NEW_IDS, "-t", &format!("{session}:")]);
+/// `new-window -P`: a window at the end of session `session`; made its
+/// session's current window when `shown` (else `-d`).
+pub(crate) fn new_window(session: &str, name: Option<&str>, spawn: &Spawn, shown: bool) -> Cmd {
+    let mut cmd = Cmd::new("new-window");
+    if !shown {
+        cmd = cmd.arg("-d");
+    }
+    cmd = cmd.args(["-P", "-F", NEW_IDS, "-t", &format!("{session}:")]);
     if let Some(name) = name {
         cmd = cmd.args(["-n", &escape_format(name)]);
     }
@@ -127,12 +131,21 @@ pub(crate) fn move_window_to(window: &str, session: &str, index: i64) -> Cmd {
     Cmd::new("move-window").args(["-s", window, "-t", &format!("={session}:{index}")])
 }
 
-/// `split-window -d -P`: a pane beside (`right`) or below (`down`) `pane`,
-/// taking `percent` of the room.
-pub(crate) fn split_window(pane: &str, right: bool, percent: u32, spawn: &Spawn) -> Cmd {
-    let cmd = Cmd::new("split-window").args([
-        if right { "-h" } else { "-v" },
-        "-d",
+/// `split-window -P`: a pane beside (`right`) or below (`down`) `pane`,
+/// taking `percent` of the room; made its window's active pane when
+/// `shown` (else `-d`).
+pub(crate) fn split_window(
+    pane: &str,
+    right: bool,
+    percent: u32,
+    spawn: &Spawn,
+    shown: bool,
+) -> Cmd {
+    let mut cmd = Cmd::new("split-window").arg(if right { "-h" } else { "-v" });
+    if !shown {
+        cmd = cmd.arg("-d");
+    }
+    let cmd = cmd.args([
         "-P",
         "-F",
         NEW_IDS,
@@ -248,7 +261,7 @@ mod tests {
             env: vec![("A".into(), "1".into())],
             command: Some("htop".into()),
         };
-        let words = new_window("$0", None, &spawn).words().to_vec();
+        let words = new_window("$0", None, &spawn, false).words().to_vec();
         let dash = words.iter().position(|w| w == "--").unwrap();
         assert!(words.iter().position(|w| w == "-c").unwrap() < dash);
         assert_eq!(words.last().unwrap(), "htop");

@@ -541,6 +541,11 @@ impl Batch {
         self.commands.is_empty()
     }
 
+    #[cfg(test)]
+    pub(crate) fn commands(&self) -> &[Cmd] {
+        &self.commands
+    }
+
     /// The bytes of its command line, near enough.
     fn size(&self) -> usize {
         self.commands.iter().map(Cmd::size).sum()

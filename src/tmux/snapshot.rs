@@ -822,7 +822,44 @@ fn rows_and_more(
 /// Sessions, windows and panes for the tests of what reads a snapshot.
 #[cfg(test)]
 pub(crate) mod fixture {
-    use super::{Pane, Session, Window};
+    use super::{Client, Pane, Session, Snapshot, Window};
+
+    /// A small server for the tests of what an operation plans:
+    /// workspace `$1` "api" with tab `@1` split in two (`%1` left, active,
+    /// `%2` right) and tab `@2` (`%3`, a Claude agent, done), workspace
+    /// `$2` "web" with tab `@3` (`%4`); client `/dev/pts/1` shows `$1`.
+    pub(crate) fn server() -> Snapshot {
+        let mut split = window(1, 1, "editor");
+        split.pane_count = 2;
+        split.layout = "c0de,80x24,0,0{40x24,0,0,1,39x24,41,0,2}".into();
+        let mut second = window(1, 2, "agent");
+        second.active = false;
+        second.layout = "c0de,80x24,0,0,3".into();
+        let mut web = window(2, 3, "shell");
+        web.layout = "c0de,80x24,0,0,4".into();
+        let mut api = session(1, "api");
+        api.window_count = 2;
+        api.attached = 1;
+        let mut right = pane(1, 1, 2, "", "", "");
+        right.active = false;
+        Snapshot {
+            sessions: vec![api, session(2, "web")],
+            windows: vec![split, second, web],
+            panes: vec![
+                pane(1, 1, 1, "", "", ""),
+                right,
+                pane(1, 2, 3, "claude", "done", "claude"),
+                pane(2, 3, 4, "", "", ""),
+            ],
+            clients: vec![Client {
+                name: "/dev/pts/1".into(),
+                session: Some(1),
+                activity: 1,
+                tty: "/dev/pts/1".into(),
+            }],
+            ..Snapshot::default()
+        }
+    }
 
     pub(crate) fn session(id: u32, name: &str) -> Session {
         Session {

@@ -5,6 +5,7 @@
 use crate::detect::foreground;
 use crate::envelope::{Result, TawError, answers};
 use crate::model::Records;
+use crate::ops::plan::Plan;
 use crate::ops::window_of;
 use crate::tmux::arrange as tmux_arrange;
 use crate::tmux::layout::{self, Cell, Rect};
@@ -33,14 +34,13 @@ impl Direction {
     }
 }
 
-/// herdr's PaneLayoutSnapshot of the window `@window` of `$session`, read
-/// afresh (after a change).
-fn layout_now(tmux: &Tmux, session: u32, window: u32) -> Result<Value> {
-    let snapshot = Snapshot::read(tmux)?;
-    let window = snapshot
+/// herdr's PaneLayoutSnapshot of the window `@window` of `$session` in
+/// the server as read after a change.
+fn layout_after(after: &Snapshot, session: u32, window: u32) -> Result<Value> {
+    let window = after
         .window(session, window)
         .ok_or_else(|| TawError::not_found(format!("window @{window} is gone")))?;
-    Ok(Records::new(&snapshot).pane_layout(window))
+    Ok(Records::new(after).pane_layout(window))
 }
 
 fn layout_in(snapshot: &Snapshot, pane: &Pane) -> Result<Value> {
@@ -140,27 +140,33 @@ pub(crate) fn focus_direction(
     pane: &Pane,
     side: Direction,
 ) -> Result<FocusAnswer> {
-    let source_pane_id = ids::pane_id(pane.session, pane.id);
-    let focus = match neighbor_of(snapshot, pane, side) {
-        Some(next) => {
-            tmux.run_one(cmd::select_pane(&format!("%{next}")))?;
-            FocusMove {
-                changed: true,
-                reason: None,
+    plan_focus_direction(snapshot, pane, side).apply(tmux)
+}
+
+pub(crate) fn plan_focus_direction(
+    snapshot: &Snapshot,
+    pane: &Pane,
+    side: Direction,
+) -> Plan<FocusAnswer> {
+    let next = neighbor_of(snapshot, pane, side);
+    let batch = Batch::of(
+        next.map(|next| cmd::select_pane(&format!("%{next}")))
+            .into_iter()
+            .collect(),
+    );
+    let (session, window) = (pane.session, pane.window);
+    let source_pane_id = ids::pane_id(session, pane.id);
+    Plan::read_back(batch, move |_, after| {
+        Ok(FocusAnswer {
+            focus: FocusMove {
+                changed: next.is_some(),
+                reason: next.is_none().then_some("no_neighbor"),
                 source_pane_id,
-                focused_pane_id: Some(ids::pane_id(pane.session, next)),
-                layout: layout_now(tmux, pane.session, pane.window)?,
-            }
-        }
-        None => FocusMove {
-            changed: false,
-            reason: Some("no_neighbor"),
-            source_pane_id,
-            focused_pane_id: None,
-            layout: layout_now(tmux, pane.session, pane.window)?,
-        },
-    };
-    Ok(FocusAnswer { focus })
+                focused_pane_id: next.map(|next| ids::pane_id(session, next)),
+                layout: layout_after(after, session, window)?,
+            },
+        })
+    })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -246,6 +252,15 @@ pub(crate) fn resize(
     side: Direction,
     amount: f64,
 ) -> Result<ResizeAnswer> {
+    plan_resize(snapshot, pane, side, amount)?.apply(tmux)
+}
+
+pub(crate) fn plan_resize(
+    snapshot: &Snapshot,
+    pane: &Pane,
+    side: Direction,
+    amount: f64,
+) -> Result<Plan<ResizeAnswer>> {
     if !(amount > 0.0 && amount <= 1.0) {
         return Err(TawError::invalid_argument(format!(
             "--amount {amount} must be above 0 and at most 1 (a share of the window)"
@@ -261,24 +276,22 @@ pub(crate) fn resize(
         Direction::Down => ("-D", area.height),
     };
     let cells = ((room as f64 * amount).round() as u32).max(1);
-    tmux.run_one(tmux_arrange::resize_pane(
-        &format!("%{}", pane.id),
-        flag,
-        cells,
-    ))?;
-    let after = Snapshot::read(tmux)?;
-    let changed = after
-        .window(window.session, window.id)
-        .is_some_and(|w| w.layout != before);
-    Ok(ResizeAnswer {
-        resize: Resize {
-            changed,
-            pane_id: ids::pane_id(pane.session, pane.id),
-            focused_pane_id: active_id(&after, pane.session, pane.window),
-            layout: layout_now(tmux, pane.session, pane.window)?,
-            reason: (!changed).then_some("unchanged"),
-        },
-    })
+    let resize = tmux_arrange::resize_pane(&format!("%{}", pane.id), flag, cells);
+    let (session, window, pane) = (pane.session, window.id, pane.id);
+    Ok(Plan::read_back(Batch::of(vec![resize]), move |_, after| {
+        let changed = after
+            .window(session, window)
+            .is_some_and(|w| w.layout != before);
+        Ok(ResizeAnswer {
+            resize: Resize {
+                changed,
+                pane_id: ids::pane_id(session, pane),
+                focused_pane_id: active_id(after, session, window),
+                layout: layout_after(after, session, window)?,
+                reason: (!changed).then_some("unchanged"),
+            },
+        })
+    }))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,6 +326,14 @@ pub(crate) fn zoom(
     pane: &Pane,
     mode: ZoomMode,
 ) -> Result<ZoomAnswer> {
+    plan_zoom(snapshot, pane, mode)?.apply(tmux)
+}
+
+pub(crate) fn plan_zoom(
+    snapshot: &Snapshot,
+    pane: &Pane,
+    mode: ZoomMode,
+) -> Result<Plan<ZoomAnswer>> {
     let window = window_of(snapshot, pane)?;
     let target = format!("%{}", pane.id);
     let want = match mode {
@@ -331,8 +352,8 @@ pub(crate) fn zoom(
     } else {
         None
     };
+    let mut batch = Batch::new();
     if reason.is_none() {
-        let mut batch = Batch::new();
         if window.zoomed && !pane.active {
             // Zoomed on another pane: out first, then onto this one.
             batch.push(tmux_arrange::toggle_zoom(&target));
@@ -344,24 +365,26 @@ pub(crate) fn zoom(
         } else {
             batch.push(cmd::select_pane(&target));
         }
-        tmux.run(&batch)?;
     }
-    let after = Snapshot::read(tmux)?;
-    let window_after = after
-        .window(window.session, window.id)
-        .ok_or_else(|| TawError::not_found("the window closed"))?;
-    Ok(ZoomAnswer {
-        zoom: Zoom {
-            changed: reason.is_none(),
-            zoom_changed: window_after.zoomed != window.zoomed,
-            focus_changed: reason.is_none() && !pane.active,
-            pane_id: ids::pane_id(pane.session, pane.id),
-            focused_pane_id: active_id(&after, pane.session, pane.window),
-            zoomed: window_after.zoomed,
-            layout: Records::new(&after).pane_layout(window_after),
-            reason,
-        },
-    })
+    let (session, window, zoomed) = (window.session, window.id, window.zoomed);
+    let (id, active) = (pane.id, pane.active);
+    Ok(Plan::read_back(batch, move |_, after| {
+        let window_after = after
+            .window(session, window)
+            .ok_or_else(|| TawError::not_found("the window closed"))?;
+        Ok(ZoomAnswer {
+            zoom: Zoom {
+                changed: reason.is_none(),
+                zoom_changed: window_after.zoomed != zoomed,
+                focus_changed: reason.is_none() && !active,
+                pane_id: ids::pane_id(session, id),
+                focused_pane_id: active_id(after, session, window),
+                zoomed: window_after.zoomed,
+                layout: Records::new(after).pane_layout(window_after),
+                reason,
+            },
+        })
+    }))
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -382,30 +405,39 @@ pub(crate) struct SwapAnswer {
 
 /// Swaps two panes of one tab; `to` is `None` when there is no neighbour.
 pub(crate) fn swap(tmux: &Tmux, from: &Pane, to: Option<&Pane>) -> Result<SwapAnswer> {
+    plan_swap(from, to).apply(tmux)
+}
+
+pub(crate) fn plan_swap(from: &Pane, to: Option<&Pane>) -> Plan<SwapAnswer> {
     let reason = match to {
         None => Some("no_neighbor"),
         Some(to) if to.id == from.id => Some("same_pane"),
         Some(to) if to.window != from.window => Some("cross_tab"),
         Some(_) => None,
     };
+    let mut batch = Batch::new();
     if reason.is_none()
         && let Some(to) = to
     {
-        tmux.run_one(tmux_arrange::swap_panes(
+        batch.push(tmux_arrange::swap_panes(
             &format!("%{}", from.id),
             &format!("%{}", to.id),
-        ))?;
+        ));
     }
-    let after = Snapshot::read(tmux)?;
-    Ok(SwapAnswer {
-        swap: Swap {
-            changed: reason.is_none(),
-            source_pane_id: ids::pane_id(from.session, from.id),
-            target_pane_id: to.map(|t| ids::pane_id(t.session, t.id)),
-            focused_pane_id: active_id(&after, from.session, from.window),
-            layout: layout_now(tmux, from.session, from.window)?,
-            reason,
-        },
+    let (session, window) = (from.session, from.window);
+    let source_pane_id = ids::pane_id(session, from.id);
+    let target_pane_id = to.map(|t| ids::pane_id(t.session, t.id));
+    Plan::read_back(batch, move |_, after| {
+        Ok(SwapAnswer {
+            swap: Swap {
+                changed: reason.is_none(),
+                source_pane_id,
+                target_pane_id,
+                focused_pane_id: active_id(after, session, window),
+                layout: layout_after(after, session, window)?,
+                reason,
+            },
+        })
     })
 }
 
@@ -490,3 +522,165 @@ answers!(
     LayoutAnswer => "pane_layout",
     ProcessInfoAnswer => "pane_process_info",
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::ErrorCode;
+    use crate::tmux::snapshot::fixture;
+
+    /// The fixture's server with tab `@1` in three: `%1` on the left,
+    /// `%2` above `%5` on the right.
+    fn three() -> Snapshot {
+        let mut snapshot = fixture::server();
+        snapshot.windows[0].pane_count = 3;
+        snapshot.windows[0].layout =
+            "c0de,80x24,0,0{40x24,0,0,1,39x24,41,0[39x12,41,0,2,39x11,41,13,5]}".into();
+        let mut below = fixture::pane(1, 1, 5, "", "", "");
+        below.active = false;
+        snapshot.panes.push(below);
+        snapshot
+    }
+
+    fn pane(snapshot: &Snapshot, id: u32) -> Pane {
+        snapshot.pane(id, None).unwrap().clone()
+    }
+
+    #[test]
+    fn a_neighbour_touches_the_side_and_overlaps_the_most() {
+        let s = three();
+        assert_eq!(neighbor_of(&s, &pane(&s, 1), Direction::Right), Some(2));
+        assert_eq!(neighbor_of(&s, &pane(&s, 1), Direction::Left), None);
+        assert_eq!(neighbor_of(&s, &pane(&s, 2), Direction::Down), Some(5));
+        assert_eq!(neighbor_of(&s, &pane(&s, 5), Direction::Up), Some(2));
+        assert_eq!(neighbor_of(&s, &pane(&s, 5), Direction::Left), Some(1));
+        assert_eq!(neighbor_of(&s, &pane(&s, 2), Direction::Right), None);
+        assert_eq!(neighbor_of(&s, &pane(&s, 4), Direction::Up), None);
+    }
+
+    #[test]
+    fn edges_say_which_sides_of_the_window_a_pane_touches() {
+        let s = three();
+        let edges = edges(&s, &pane(&s, 2)).unwrap().edges;
+        assert_eq!(
+            (edges.left, edges.right, edges.up, edges.down),
+            (false, true, true, false)
+        );
+        let whole = super::edges(&s, &pane(&s, 4)).unwrap().edges;
+        assert!(whole.left && whole.right && whole.up && whole.down);
+        let mut unreadable = three();
+        unreadable.windows[0].layout = "junk".into();
+        let error = super::edges(&unreadable, &pane(&unreadable, 1))
+            .err()
+            .unwrap();
+        assert_eq!(error.code, ErrorCode::TmuxError);
+    }
+
+    #[test]
+    fn focus_goes_to_the_neighbour_or_says_there_is_none() {
+        let s = three();
+        let plan = plan_focus_direction(&s, &pane(&s, 1), Direction::Right);
+        assert_eq!(plan.lines(), vec!["select-pane -t %2"]);
+        let focus = plan.answer_with("", &s).unwrap().focus;
+        assert!(focus.changed);
+        assert_eq!(focus.focused_pane_id, Some(ids::pane_id(1, 2)));
+        let plan = plan_focus_direction(&s, &pane(&s, 1), Direction::Up);
+        assert!(plan.lines().is_empty());
+        let focus = plan.answer_with("", &s).unwrap().focus;
+        assert_eq!(
+            (focus.changed, focus.reason, focus.focused_pane_id),
+            (false, Some("no_neighbor"), None)
+        );
+    }
+
+    #[test]
+    fn resize_takes_a_share_of_the_window_and_says_if_nothing_moved() {
+        let s = three();
+        let plan = plan_resize(&s, &pane(&s, 1), Direction::Right, 0.25).unwrap();
+        assert_eq!(plan.lines(), vec!["resize-pane -t %1 -R 20"]);
+        let unchanged = plan.answer_with("", &s).unwrap().resize;
+        assert_eq!(
+            (unchanged.changed, unchanged.reason),
+            (false, Some("unchanged"))
+        );
+        let mut after = three();
+        after.windows[0].layout =
+            "c0de,80x24,0,0{60x24,0,0,1,19x24,61,0[19x12,61,0,2,19x11,61,13,5]}".into();
+        let plan = plan_resize(&s, &pane(&s, 1), Direction::Down, 0.01).unwrap();
+        assert_eq!(plan.lines(), vec!["resize-pane -t %1 -D 1"]);
+        let resized = plan.answer_with("", &after).unwrap().resize;
+        assert!(resized.changed && resized.reason.is_none());
+        assert_eq!(resized.focused_pane_id, Some(ids::pane_id(1, 1)));
+        for bad in [0.0, 1.5, f64::NAN] {
+            let error = plan_resize(&s, &pane(&s, 1), Direction::Up, bad)
+                .err()
+                .unwrap();
+            assert_eq!(error.code, ErrorCode::InvalidArgument);
+        }
+    }
+
+    #[test]
+    fn zoom_gives_its_reason_when_there_is_nothing_to_do() {
+        let s = three();
+        let reason = |s: &Snapshot, id, mode| {
+            let plan = plan_zoom(s, &pane(s, id), mode).unwrap();
+            (
+                plan.lines().len(),
+                plan.answer_with("", s).unwrap().zoom.reason,
+            )
+        };
+        assert_eq!(reason(&s, 1, ZoomMode::Off), (0, Some("already_unzoomed")));
+        assert_eq!(reason(&s, 4, ZoomMode::Toggle), (0, Some("single_pane")));
+        let mut zoomed = three();
+        zoomed.windows[0].zoomed = true;
+        assert_eq!(
+            reason(&zoomed, 1, ZoomMode::On),
+            (0, Some("already_zoomed"))
+        );
+    }
+
+    #[test]
+    fn zoom_onto_another_pane_leaves_the_zoom_first() {
+        let s = three();
+        assert_eq!(
+            plan_zoom(&s, &pane(&s, 1), ZoomMode::Toggle)
+                .unwrap()
+                .lines(),
+            vec!["resize-pane -Z -t %1"]
+        );
+        assert_eq!(
+            plan_zoom(&s, &pane(&s, 2), ZoomMode::Off).unwrap().lines(),
+            vec!["select-pane -t %2"]
+        );
+        let mut zoomed = three();
+        zoomed.windows[0].zoomed = true;
+        assert_eq!(
+            plan_zoom(&zoomed, &pane(&zoomed, 2), ZoomMode::On)
+                .unwrap()
+                .lines(),
+            vec!["resize-pane -Z -t %2", "resize-pane -Z -t %2"]
+        );
+        let plan = plan_zoom(&zoomed, &pane(&zoomed, 2), ZoomMode::Off).unwrap();
+        assert_eq!(plan.lines(), vec!["resize-pane -Z -t %2"]);
+        let zoom = plan.answer_with("", &s).unwrap().zoom;
+        assert!(zoom.changed && zoom.zoom_changed && zoom.focus_changed && !zoom.zoomed);
+    }
+
+    #[test]
+    fn a_swap_stays_within_one_tab() {
+        let s = three();
+        let (one, two, far) = (pane(&s, 1), pane(&s, 2), pane(&s, 4));
+        let plan = plan_swap(&one, Some(&two));
+        assert_eq!(plan.lines(), vec!["swap-pane -d -s %1 -t %2"]);
+        assert!(plan.answer_with("", &s).unwrap().swap.changed);
+        for (to, why) in [
+            (None, "no_neighbor"),
+            (Some(&one), "same_pane"),
+            (Some(&far), "cross_tab"),
+        ] {
+            let plan = plan_swap(&one, to);
+            assert!(plan.lines().is_empty());
+            assert_eq!(plan.answer_with("", &s).unwrap().swap.reason, Some(why));
+        }
+    }
+}

@@ -9,6 +9,7 @@ pub(crate) mod moving;
 pub(crate) mod report;
 
 use super::names::{self, Named};
+use super::plan::Plan;
 use super::unread;
 use crate::envelope::{Result, TawError, answers};
 use crate::hooks::veto;
@@ -17,7 +18,7 @@ use crate::tmux::arrange::{self as tmux_arrange, Spawn};
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, OptionWrites};
 use crate::tmux::snapshot::{Pane, Snapshot};
-use crate::tmux::{Tmux, commands as cmd, ids};
+use crate::tmux::{Batch, Tmux, commands as cmd, ids};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,46 +95,60 @@ pub(crate) struct NewPane {
 
 /// Splits `pane`: a new pane to its right or below it.
 pub(crate) fn split(tmux: &Tmux, pane: &Pane, new: NewPane) -> Result<PaneAnswer> {
+    plan_split(pane, new)?.apply(tmux)
+}
+
+pub(crate) fn plan_split(pane: &Pane, new: NewPane) -> Result<Plan<PaneAnswer>> {
     let percent = new_pane_percent(new.ratio)?;
-    let output = tmux.run_one(tmux_arrange::split_window(
+    let split = tmux_arrange::split_window(
         &format!("%{}", pane.id),
         new.right,
         percent,
         &new.spawn,
-    ))?;
-    let (session, _, made) = tmux_arrange::parse_new_ids(&output)
-        .ok_or_else(|| unread("which pane it made", &output))?;
+        new.focus,
+    );
+    let mut batch = Batch::of(vec![split]);
     if new.focus {
-        let made = format!("%{made}");
-        tmux.run(&crate::tmux::Batch::of(vec![
-            cmd::select_window(&made),
-            cmd::select_pane(&made),
-        ]))?;
+        // Made its window's active pane by the split: its window in front.
+        batch.push(cmd::select_window(&format!("@{}", pane.window)));
     }
-    reread(tmux, made, session).map_err(|_| TawError::tmux("the new pane closed at once"))
+    Ok(Plan::read_back(batch, |printed, after| {
+        let (session, _, made) = tmux_arrange::parse_new_ids(printed)
+            .ok_or_else(|| unread("which pane it made", printed))?;
+        let row = after
+            .pane(made, Some(session))
+            .ok_or_else(|| TawError::tmux("the new pane closed at once"))?;
+        Ok(get(after, row))
+    }))
 }
 
 /// Closes the pane, once the veto lets it (`force`: see
 /// [`veto::may_close`]).
 pub(crate) fn close(tmux: &Tmux, pane: &Pane, force: bool) -> Result<PaneClosed> {
-    veto::may_close(
-        tmux,
-        &veto::Closing::Pane {
-            session: pane.session,
-            pane: pane.id,
-        },
-        force,
-    )?;
-    close_unasked(tmux, pane)
+    plan_close(pane)
+        .vetoed(
+            veto::Closing::Pane {
+                session: pane.session,
+                pane: pane.id,
+            },
+            force,
+        )
+        .apply(tmux)
 }
 
 /// Closes the pane without asking `pre_close`: a plugin's own pane, which
 /// `plugin pane close` closes unasked (the spec's rule).
 pub(crate) fn close_unasked(tmux: &Tmux, pane: &Pane) -> Result<PaneClosed> {
-    tmux.run_one(tmux_arrange::kill_pane(&format!("%{}", pane.id)))?;
-    Ok(PaneClosed {
+    plan_close(pane).apply(tmux)
+}
+
+/// The pane's close, the veto not asked.
+pub(crate) fn plan_close(pane: &Pane) -> Plan<PaneClosed> {
+    let kill = tmux_arrange::kill_pane(&format!("%{}", pane.id));
+    let closed = PaneClosed {
         pane_id: ids::pane_id(pane.session, pane.id),
-    })
+    };
+    Plan::known(Batch::of(vec![kill]), closed)
 }
 
 /// Gives the pane a label (shown in its record), or with `None` takes it off.
@@ -152,4 +167,91 @@ pub(crate) fn rename(tmux: &Tmux, pane: &Pane, label: Option<&str>) -> Result<Pa
     // Its watcher sees the new label now: pane.updated.
     crate::watch::nudge::wake(tmux, pane.id);
     reread(tmux, pane.id, pane.session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::ErrorCode;
+    use crate::tmux::snapshot::fixture;
+
+    fn pane(id: u32) -> Pane {
+        fixture::server().pane(id, None).unwrap().clone()
+    }
+
+    fn new_pane(right: bool, ratio: f64, focus: bool) -> NewPane {
+        NewPane {
+            right,
+            ratio,
+            spawn: Spawn::default(),
+            focus,
+        }
+    }
+
+    #[test]
+    fn the_share_a_split_keeps_is_checked_and_turned_into_the_new_panes() {
+        assert_eq!(new_pane_percent(0.5).unwrap(), 50);
+        assert_eq!(new_pane_percent(0.7).unwrap(), 30);
+        assert_eq!(new_pane_percent(0.1).unwrap(), 90);
+        for bad in [0.05, 0.95, f64::NAN, -1.0] {
+            let error = new_pane_percent(bad).err().unwrap();
+            assert_eq!(error.code, ErrorCode::InvalidArgument);
+        }
+    }
+
+    #[test]
+    fn a_split_is_made_apart_unless_it_is_to_be_shown() {
+        let plan = plan_split(&pane(2), new_pane(true, 0.7, false)).unwrap();
+        assert_eq!(
+            plan.lines(),
+            vec![format!(
+                "split-window -h -d -P -F {} -l 30% -t %2",
+                tmux_arrange::NEW_IDS
+            )]
+        );
+        let plan = plan_split(&pane(3), new_pane(false, 0.5, true)).unwrap();
+        assert_eq!(
+            plan.lines(),
+            vec![
+                format!(
+                    "split-window -v -P -F {} -l 50% -t %3",
+                    tmux_arrange::NEW_IDS
+                ),
+                "select-window -t @2".into(),
+            ]
+        );
+        assert!(plan_split(&pane(1), new_pane(true, 0.95, false)).is_err());
+    }
+
+    #[test]
+    fn a_split_answers_with_the_pane_tmux_made() {
+        let mut after = fixture::server();
+        after.panes.push(fixture::pane(1, 1, 5, "", "", ""));
+        let made = plan_split(&pane(1), new_pane(true, 0.5, false))
+            .unwrap()
+            .answer_with("$1 @1 %5\n", &after)
+            .unwrap();
+        assert_eq!(made.pane.pane_id, ids::pane_id(1, 5));
+        let gone = plan_split(&pane(1), new_pane(true, 0.5, false))
+            .unwrap()
+            .answer_with("$1 @1 %5\n", &fixture::server())
+            .err()
+            .unwrap();
+        assert_eq!(gone.code, ErrorCode::TmuxError);
+        let unread = plan_split(&pane(1), new_pane(true, 0.5, false))
+            .unwrap()
+            .answer_with("", &after)
+            .err()
+            .unwrap();
+        assert_eq!(unread.code, ErrorCode::TmuxError);
+    }
+
+    #[test]
+    fn a_close_kills_the_pane_and_answers_its_id() {
+        let plan = plan_close(&pane(4));
+        assert!(plan.vetoes.is_empty());
+        assert_eq!(plan.lines(), vec!["kill-pane -t %4"]);
+        let closed = plan.answer_with("", &Snapshot::default()).unwrap();
+        assert_eq!(closed.pane_id, ids::pane_id(2, 4));
+    }
 }
