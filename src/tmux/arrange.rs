@@ -228,6 +228,11 @@ pub(crate) fn break_pane(pane: &str, session: &str, name: Option<&str>) -> Cmd {
     cmd
 }
 
+/// `kill-window -a`: every other window of the session `target` is in.
+pub(crate) fn kill_other_windows(target: &str) -> Cmd {
+    Cmd::new("kill-window").args(["-a", "-t", target])
+}
+
 /// `select-layout -t WINDOW LAYOUT`.
 pub(crate) fn select_layout(window: &str, layout: &str) -> Cmd {
     Cmd::new("select-layout").args(["-t", window, layout])

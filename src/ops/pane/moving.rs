@@ -5,10 +5,11 @@ use super::new_pane_percent;
 use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::model::{PaneInfo, Records, TabInfo, WorkspaceInfo};
 use crate::ops::names::{self, Named};
+use crate::ops::plan::Plan;
 use crate::ops::{unread, window_of};
 use crate::tmux::arrange::{self as tmux_arrange, Spawn};
 use crate::tmux::snapshot::{Pane, Snapshot, Window};
-use crate::tmux::{Batch, Tmux, commands as cmd, ids};
+use crate::tmux::{Batch, Cmd, Tmux, commands as cmd, ids};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -80,14 +81,6 @@ pub(crate) struct MoveAnswer {
 
 answers!(MoveAnswer => "pane_move");
 
-/// The window pane `%pane` is in now, in session `$session`.
-fn window_now(tmux: &Tmux, pane: u32, session: u32) -> Result<u32> {
-    Snapshot::read(tmux)?
-        .pane(pane, Some(session))
-        .map(|p| p.window)
-        .ok_or_else(|| TawError::tmux(format!("pane %{pane} is not where it was moved")))
-}
-
 /// Where a moved pane landed, and what the move made for it.
 struct Landed {
     session: u32,
@@ -95,6 +88,14 @@ struct Landed {
     created_workspace: Option<u32>,
     /// The tab made for it: its session and window.
     created_tab: Option<(u32, u32)>,
+}
+
+/// What a move makes for the pane, known before it is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Made {
+    Nothing,
+    Tab,
+    Workspace,
 }
 
 /// Moves `pane`; with `focus`, shows it on that client (or with `Some(None)`
@@ -106,59 +107,125 @@ pub(crate) fn move_pane(
     destination: Destination,
     focus: Option<Option<String>>,
 ) -> Result<MoveAnswer> {
+    let MovePlan { holder, plan } = plan_move(snapshot, pane, destination, focus)?;
+    let holder = match holder {
+        Some(batch) => Some(make_holder(tmux, &batch)?),
+        None => None,
+    };
+    let (answer, landed) = match plan.apply(tmux) {
+        Ok(done) => done,
+        Err(error) => {
+            if let Some(session) = holder {
+                tidy_holder(tmux, pane.id, session, &error);
+            }
+            return Err(error);
+        }
+    };
+    if let (MoveResult::Moved(moved), Some((session, window))) = (&answer.move_result, landed) {
+        // A pane in another session: the pane roster (when kept) learns
+        // it, so its close is told with the session it is in.
+        if session != pane.session {
+            crate::hooks::roster::refresh(tmux);
+        }
+        announce_move(tmux, moved, session, window, pane.id);
+    }
+    Ok(answer)
+}
+
+/// The move's answer, and where the pane landed (none when refused).
+type Planned = (MoveAnswer, Option<(u32, u32)>);
+
+/// A move: the session made first to hold a place for a new workspace's
+/// pane (a call of its own, so that what hears of it has heard of its
+/// placeholder before the pane comes), then the move itself.
+pub(crate) struct MovePlan {
+    holder: Option<Batch>,
+    plan: Plan<Planned>,
+}
+
+pub(crate) fn plan_move(
+    snapshot: &Snapshot,
+    pane: &Pane,
+    destination: Destination,
+    focus: Option<Option<String>>,
+) -> Result<MovePlan> {
     let source_window = window_of(snapshot, pane)?;
-    let source_session_windows = snapshot.windows_of(pane.session).count();
     let previous = Previous {
         previous_pane_id: ids::pane_id(pane.session, pane.id),
         previous_workspace_id: ids::workspace_id(pane.session),
         previous_tab_id: ids::tab_id(pane.session, pane.window),
     };
-    let landed = match destination {
+    // The session it goes to; a new workspace's is not known yet.
+    let mut holder = None;
+    let (mut batch, made, into) = match destination {
         Destination::Tab {
             window,
             right,
             beside,
             ratio,
-        } => {
-            let joined = join_tab(
-                tmux,
-                snapshot,
-                pane,
-                window,
-                (right, beside, ratio),
-                focus.is_some(),
-            )?;
-            match joined {
-                Ok(landed) => landed,
-                Err(reason) => return Ok(refused(snapshot, pane, source_window, previous, reason)),
+        } => match join_tab(
+            snapshot,
+            pane,
+            window,
+            (right, beside, ratio),
+            focus.is_some(),
+        )? {
+            Ok(join) => (Batch::of(vec![join]), Made::Nothing, Some(window.session)),
+            Err(reason) => {
+                let refused = refused(snapshot, pane, source_window, previous, reason);
+                return Ok(MovePlan {
+                    holder: None,
+                    plan: Plan::known(Batch::new(), (refused, None)),
+                });
             }
+        },
+        Destination::NewTab { session, label } => {
+            if let Some(label) = &label {
+                names::check(Named::Tab, label)?;
+            }
+            let into = format!("${session}");
+            let broken = tmux_arrange::break_pane(&target(pane), &into, label.as_deref());
+            (Batch::of(vec![broken]), Made::Tab, Some(session))
         }
-        Destination::NewTab { session, label } => break_to_tab(tmux, pane, session, label)?,
         Destination::NewWorkspace { label, tab_label } => {
-            break_to_workspace(tmux, snapshot, pane, label, tab_label)?
+            let (made_first, moved) = break_to_workspace(snapshot, pane, label, tab_label)?;
+            holder = Some(made_first);
+            (moved, Made::Workspace, None)
         }
     };
     if let Some(client) = &focus {
-        show_moved(tmux, pane, landed.window, client.as_deref())?;
+        batch.extend(show_moved(pane, client.as_deref()));
     }
-    // A pane in another session: the pane roster (when kept) learns it,
-    // so its close is told with the session it is in.
-    if landed.session != pane.session {
-        crate::hooks::roster::refresh(tmux);
-    }
-    let after = Snapshot::read(tmux)?;
-    let moved = moved_record(
-        &after,
-        pane,
-        source_window,
-        source_session_windows,
-        previous,
-        &landed,
-    )?;
-    announce_move(tmux, &moved, landed.session, landed.window, pane.id);
-    Ok(MoveAnswer {
-        move_result: MoveResult::Moved(Box::new(moved)),
-    })
+    let source = (
+        source_window.clone(),
+        snapshot.windows_of(pane.session).count(),
+    );
+    let pane = pane.clone();
+    let plan = Plan::read_back(batch, move |_, after| {
+        // Where the pane is now says where it went (break-pane prints
+        // nothing when it moves a window's only pane).
+        let now = match into {
+            Some(session) => after.pane(pane.id, Some(session)),
+            None => after
+                .panes
+                .iter()
+                .find(|now| now.id == pane.id && now.session != pane.session),
+        };
+        let now = now.ok_or_else(|| TawError::tmux("the pane is not where it was moved"))?;
+        let (session, window) = (now.session, now.window);
+        let landed = Landed {
+            session,
+            window,
+            created_workspace: (made == Made::Workspace).then_some(session),
+            created_tab: (made != Made::Nothing).then_some((session, window)),
+        };
+        let moved = moved_record(after, &pane, &source.0, source.1, previous, &landed)?;
+        let answer = MoveAnswer {
+            move_result: MoveResult::Moved(Box::new(moved)),
+        };
+        Ok((answer, Some((session, window))))
+    });
+    Ok(MovePlan { holder, plan })
 }
 
 fn target(pane: &Pane) -> String {
@@ -188,16 +255,15 @@ fn refused(
     }
 }
 
-/// The pane joined beside (`right`) or below a pane of another tab, by
-/// `ratio`; herdr's reason when the tab is its own or zoomed.
+/// The join beside (`right`) or below a pane of another tab, by `ratio`;
+/// herdr's reason when the tab is its own or zoomed.
 fn join_tab(
-    tmux: &Tmux,
     snapshot: &Snapshot,
     pane: &Pane,
     window: &Window,
     (right, beside, ratio): (bool, Option<&Pane>, f64),
     select: bool,
-) -> Result<std::result::Result<Landed, &'static str>> {
+) -> Result<std::result::Result<Cmd, &'static str>> {
     if window.id == pane.window {
         return Ok(Err("same_tab"));
     }
@@ -214,51 +280,23 @@ fn join_tab(
             .ok_or_else(|| TawError::not_found("the tab has no pane"))?,
     };
     let percent = new_pane_percent(ratio)?;
-    tmux.run_one(tmux_arrange::join_pane(
+    Ok(Ok(tmux_arrange::join_pane(
         &target(pane),
         &target(beside),
         right,
         percent,
         select,
-    ))?;
-    Ok(Ok(Landed {
-        session: window.session,
-        window: window.id,
-        created_workspace: None,
-        created_tab: None,
-    }))
+    )))
 }
 
-/// The pane broken out into a tab of its own at the end of `$session`.
-fn break_to_tab(tmux: &Tmux, pane: &Pane, session: u32, label: Option<String>) -> Result<Landed> {
-    if let Some(label) = &label {
-        names::check(Named::Tab, label)?;
-    }
-    tmux.run_one(tmux_arrange::break_pane(
-        &target(pane),
-        &format!("${session}"),
-        label.as_deref(),
-    ))?;
-    // break-pane prints nothing when it moves a window's only pane:
-    // the pane's id says where it went.
-    let window = window_now(tmux, pane.id, session)?;
-    Ok(Landed {
-        session,
-        window,
-        created_workspace: None,
-        created_tab: Some((session, window)),
-    })
-}
-
-/// The pane broken out into a workspace of its own: a new session, whose
-/// placeholder window goes once the pane is there.
+/// The pane broken out into a workspace of its own: a new session made
+/// first, whose placeholder window goes once the pane is there.
 fn break_to_workspace(
-    tmux: &Tmux,
     snapshot: &Snapshot,
     pane: &Pane,
     label: Option<String>,
     tab_label: Option<String>,
-) -> Result<Landed> {
+) -> Result<(Batch, Batch)> {
     if let Some(label) = &label {
         names::check(Named::Workspace, label)?;
     }
@@ -266,56 +304,56 @@ fn break_to_workspace(
     if let Some(tab_label) = &tab_label {
         names::check(Named::Tab, tab_label)?;
     }
-    // Its first window only holds a place until the pane is there: marked
-    // so in the same call, so its creation and close are told as nothing.
-    let output = tmux.run(&Batch::of(vec![
+    let session = format!("={name}");
+    let holder = Batch::of(vec![
         tmux_arrange::new_session(Some(&name), &Spawn::default(), None),
-        crate::tmux::roster::mark_placeholder(&format!("={name}:")),
-    ]))?;
-    let (session, placeholder, _) =
-        tmux_arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
-    let moved = tmux.run(&Batch::of(vec![
-        tmux_arrange::break_pane(&target(pane), &format!("${session}"), tab_label.as_deref()),
-        tmux_arrange::kill_window(&format!("@{placeholder}")),
-    ]));
-    match moved {
-        Ok(_) => {}
-        // tmux did not answer: it may still do both; nothing is undone.
-        Err(error) if error.code == ErrorCode::Timeout => return Err(error),
-        Err(error) => {
-            let pane_there = Snapshot::read(tmux)
-                .map(|after| after.pane(pane.id, Some(session)).is_some())
-                .unwrap_or(true);
-            // The pane got there and only the placeholder's kill
-            // failed (it had gone): the move is made. Otherwise the
-            // session made for it goes.
-            if !pane_there {
-                // Tidying only: the move's own error is what is answered.
-                let _ = tmux.run_one(tmux_arrange::kill_session(&format!("${session}")));
-                return Err(error);
-            }
-        }
+        // Its first window only holds a place until the pane is there:
+        // marked so in the same call, so its creation and close are told
+        // as nothing.
+        crate::tmux::roster::mark_placeholder(&format!("{session}:")),
+    ]);
+    let moved = Batch::of(vec![
+        tmux_arrange::break_pane(&target(pane), &session, tab_label.as_deref()),
+        tmux_arrange::kill_other_windows(&target(pane)),
+    ]);
+    Ok((holder, moved))
+}
+
+/// Makes the session that holds a place for the pane; its id.
+fn make_holder(tmux: &Tmux, holder: &Batch) -> Result<u32> {
+    let output = tmux.run(holder)?;
+    tmux_arrange::parse_new_ids(&output)
+        .map(|(session, _, _)| session)
+        .ok_or_else(|| unread("what it made", &output))
+}
+
+/// After a move into a new workspace failed: the session made for it goes,
+/// unless the pane got there (only the placeholder's kill failed, it had
+/// gone), or tmux did not answer (it may still do both; nothing is undone).
+fn tidy_holder(tmux: &Tmux, pane: u32, session: u32, error: &TawError) {
+    if error.code == ErrorCode::Timeout {
+        return;
     }
-    let window = window_now(tmux, pane.id, session)?;
-    Ok(Landed {
-        session,
-        window,
-        created_workspace: Some(session),
-        created_tab: Some((session, window)),
-    })
+    let pane_there = Snapshot::read(tmux)
+        .map(|after| after.pane(pane, Some(session)).is_some())
+        .unwrap_or(true);
+    if !pane_there {
+        // Tidying only: the move's own error is what is answered.
+        let _ = tmux.run_one(tmux_arrange::kill_session(&format!("${session}")));
+    }
 }
 
 /// The moved pane in front: its window and the pane selected, and the
 /// client, if one is named, moved onto it.
-fn show_moved(tmux: &Tmux, pane: &Pane, window: u32, client: Option<&str>) -> Result<()> {
-    let mut batch = Batch::new();
-    batch.push(cmd::select_window(&format!("@{window}")));
-    batch.push(cmd::select_pane(&target(pane)));
+fn show_moved(pane: &Pane, client: Option<&str>) -> Vec<Cmd> {
+    let mut shown = vec![
+        cmd::select_window(&target(pane)),
+        cmd::select_pane(&target(pane)),
+    ];
     if let Some(client) = client {
-        batch.push(cmd::switch_client(client, &target(pane)));
+        shown.push(cmd::switch_client(client, &target(pane)));
     }
-    tmux.run(&batch)?;
-    Ok(())
+    shown
 }
 
 /// herdr's record of a move, read after it: the pane, both layouts, and
@@ -391,4 +429,180 @@ fn announce_move(tmux: &Tmux, moved: &Moved, session: u32, window: u32, pane: u3
         }
     }
     crate::hooks::announce_now(tmux, vec![occurrence]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::fixture;
+
+    fn pane(snapshot: &Snapshot, id: u32) -> Pane {
+        snapshot.pane(id, None).unwrap().clone()
+    }
+
+    fn into_tab<'a>(window: &'a Window, beside: Option<&'a Pane>) -> Destination<'a> {
+        Destination::Tab {
+            window,
+            right: true,
+            beside,
+            ratio: 0.5,
+        }
+    }
+
+    fn moved(plan: MovePlan, after: &Snapshot) -> Moved {
+        match plan.plan.answer_with("", after).unwrap().0.move_result {
+            MoveResult::Moved(moved) => *moved,
+            MoveResult::Refused(refused) => panic!("refused: {}", refused.reason),
+        }
+    }
+
+    fn reason(plan: MovePlan) -> &'static str {
+        assert!(plan.plan.lines().is_empty() && plan.holder.is_none());
+        match plan
+            .plan
+            .answer_with("", &Snapshot::default())
+            .unwrap()
+            .0
+            .move_result
+        {
+            MoveResult::Refused(refused) => refused.reason,
+            MoveResult::Moved(_) => panic!("moved"),
+        }
+    }
+
+    #[test]
+    fn a_move_into_its_own_or_a_zoomed_tab_is_refused_with_herdrs_reason() {
+        let s = fixture::server();
+        let own = into_tab(s.window(1, 1).unwrap(), None);
+        assert_eq!(
+            reason(plan_move(&s, &pane(&s, 1), own, None).unwrap()),
+            "same_tab"
+        );
+        let mut zoomed = s.window(1, 2).unwrap().clone();
+        zoomed.zoomed = true;
+        let plan = plan_move(&s, &pane(&s, 1), into_tab(&zoomed, None), None).unwrap();
+        assert_eq!(reason(plan), "zoomed_tab");
+    }
+
+    #[test]
+    fn a_move_beside_a_pane_of_another_tab_is_refused_as_bad_input() {
+        let s = fixture::server();
+        let far = pane(&s, 4);
+        let elsewhere = into_tab(s.window(1, 2).unwrap(), Some(&far));
+        let error = plan_move(&s, &pane(&s, 1), elsewhere, None).err().unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn a_move_into_a_tab_joins_its_active_pane_and_shows_it_when_asked() {
+        let s = fixture::server();
+        let plan = plan_move(
+            &s,
+            &pane(&s, 2),
+            into_tab(s.window(1, 2).unwrap(), None),
+            Some(Some("/dev/pts/1".into())),
+        )
+        .unwrap();
+        assert!(plan.holder.is_none());
+        assert_eq!(
+            plan.plan.lines(),
+            vec![
+                "join-pane -h -l 50% -s %2 -t %3",
+                "select-window -t %2",
+                "select-pane -t %2",
+                "switch-client -c /dev/pts/1 -t %2",
+            ]
+        );
+        let mut after = fixture::server();
+        after.panes[1].window = 2;
+        let moved = moved(plan, &after);
+        assert_eq!(moved.pane.tab_id, ids::tab_id(1, 2));
+        assert!(moved.created_tab.is_none() && moved.closed_tab_id.is_none());
+        assert!(moved.source_layout.is_some());
+    }
+
+    #[test]
+    fn a_move_to_a_new_tab_breaks_the_pane_out_and_names_what_it_made() {
+        let s = fixture::server();
+        let destination = Destination::NewTab {
+            session: 2,
+            label: Some("logs".into()),
+        };
+        let plan = plan_move(&s, &pane(&s, 3), destination, None).unwrap();
+        assert_eq!(
+            plan.plan.lines(),
+            vec![format!(
+                "break-pane -d -P -F {} -s %3 -t $2: -n logs",
+                tmux_arrange::NEW_IDS
+            )]
+        );
+        // The pane's tab was its own: it closed with the move.
+        let mut after = fixture::server();
+        after.windows.retain(|w| w.id != 2);
+        after.windows.push(fixture::window(2, 8, "logs"));
+        after.panes[2].session = 2;
+        after.panes[2].window = 8;
+        let moved = moved(plan, &after);
+        assert_eq!(moved.created_tab.unwrap().tab_id, ids::tab_id(2, 8));
+        assert_eq!(moved.closed_tab_id, Some(ids::tab_id(1, 2)));
+        assert!(moved.closed_workspace_id.is_none());
+        let bad = Destination::NewTab {
+            session: 2,
+            label: Some("a\nb".into()),
+        };
+        assert!(plan_move(&s, &pane(&s, 3), bad, None).is_err());
+    }
+
+    #[test]
+    fn a_move_to_a_new_workspace_makes_its_holder_first() {
+        let s = fixture::server();
+        let destination = Destination::NewWorkspace {
+            label: Some("api".into()),
+            tab_label: None,
+        };
+        let plan = plan_move(&s, &pane(&s, 4), destination, None).unwrap();
+        let holder = plan.holder.as_ref().unwrap().commands();
+        assert!(holder[0].words().join(" ").contains("-s api-2"));
+        assert_eq!(
+            holder[1].words()[..4],
+            ["set-option", "-gF", "-t", "=api-2:"]
+        );
+        assert_eq!(
+            plan.plan.lines(),
+            vec![
+                format!(
+                    "break-pane -d -P -F {} -s %4 -t =api-2:",
+                    tmux_arrange::NEW_IDS
+                ),
+                "kill-window -a -t %4".into(),
+            ]
+        );
+        // `$2` had only this pane: it closed.
+        let mut after = fixture::server();
+        after.sessions.retain(|w| w.id != 2);
+        after.sessions.push(fixture::session(5, "api-2"));
+        after.windows.retain(|w| w.id != 3);
+        after.windows.push(fixture::window(5, 6, "zsh"));
+        after.panes[3].session = 5;
+        after.panes[3].window = 6;
+        let moved = moved(plan, &after);
+        assert_eq!(
+            moved.created_workspace.unwrap().workspace_id,
+            ids::workspace_id(5)
+        );
+        assert_eq!(moved.closed_workspace_id, Some(ids::workspace_id(2)));
+        assert_eq!(moved.focused_pane_id, Some(ids::pane_id(5, 4)));
+    }
+
+    #[test]
+    fn a_pane_not_where_it_was_moved_is_an_error() {
+        let s = fixture::server();
+        let destination = Destination::NewWorkspace {
+            label: None,
+            tab_label: Some("t".into()),
+        };
+        let plan = plan_move(&s, &pane(&s, 4), destination, None).unwrap();
+        let error = plan.plan.answer_with("", &s).err().unwrap();
+        assert_eq!(error.code, ErrorCode::TmuxError);
+    }
 }
