@@ -125,9 +125,8 @@ fn apply(context: &Context, args: ApplyArgs) -> Result<Reply> {
     }
     let value: Value = serde_json::from_str(&text)
         .map_err(|e| TawError::invalid_argument(format!("the layout is not JSON: {e}")))?;
-    let root = op::root_of(&value)?;
     // The tree is checked before any id is looked up.
-    op::check_tree(&root)?;
+    let root = op::tree_of(&value)?;
     let snapshot = context.snapshot()?;
     let replacing = args
         .tab

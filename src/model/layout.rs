@@ -5,7 +5,7 @@
 
 use crate::tmux::ids;
 use crate::tmux::layout::{Cell, Rect, Split};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -32,6 +32,66 @@ pub(crate) fn direction(split: Split) -> &'static str {
     match split {
         Split::LeftRight => "right",
         Split::TopBottom => "down",
+    }
+}
+
+/// A tree to make, as `layout apply` takes it: herdr's LayoutNode. What
+/// else a node holds (the ids and rectangles of an export) is not read.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub(crate) enum LayoutInput {
+    Pane(PaneInput),
+    Split(SplitInput),
+}
+
+/// A pane to make: where its program starts, what it runs, its label.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub(crate) struct PaneInput {
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The program and its arguments; the user's shell when none.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    #[serde(default)]
+    pub env: Option<std::collections::BTreeMap<String, String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SplitDirection {
+    Right,
+    Down,
+}
+
+/// Two trees side by side (`right`) or one above the other (`down`), the
+/// first taking `ratio` of the room (half when none).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub(crate) struct SplitInput {
+    pub direction: SplitDirection,
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    pub first: Box<LayoutInput>,
+    pub second: Box<LayoutInput>,
+}
+
+impl LayoutInput {
+    /// How many splits deep the tree goes.
+    pub(crate) fn depth(&self) -> usize {
+        match self {
+            LayoutInput::Pane(_) => 0,
+            LayoutInput::Split(split) => 1 + split.first.depth().max(split.second.depth()),
+        }
+    }
+
+    /// The first pane of the tree: the one a split keeps is its first
+    /// child's.
+    pub(crate) fn first_pane(&self) -> &PaneInput {
+        match self {
+            LayoutInput::Pane(pane) => pane,
+            LayoutInput::Split(split) => split.first.first_pane(),
+        }
     }
 }
 

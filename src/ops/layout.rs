@@ -4,9 +4,11 @@
 use super::names::{self, Named};
 use super::navigate;
 use super::pane::new_pane_percent;
+use super::plan::Plan;
 use super::unread;
 use crate::envelope::{Result, TawError, answers};
 use crate::model::Records;
+use crate::model::layout::{LayoutInput, PaneInput, SplitDirection, SplitInput};
 use crate::text::shell_word;
 use crate::tmux::arrange::{self, Spawn};
 use crate::tmux::layout;
@@ -14,6 +16,7 @@ use crate::tmux::options::pane as opt;
 use crate::tmux::pane::OptionWrites;
 use crate::tmux::snapshot::{Snapshot, Window};
 use crate::tmux::{Batch, Tmux};
+use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -38,13 +41,13 @@ answers!(
     RatioSet => "layout_split_ratio_set",
 );
 
-/// herdr's LayoutDescription of window `@window` of `$session`, read afresh.
-fn description(tmux: &Tmux, session: u32, window: u32) -> Result<Value> {
-    let snapshot = Snapshot::read(tmux)?;
-    let window = snapshot
+/// herdr's LayoutDescription of window `@window` of `$session` in the
+/// server as read after a change.
+fn description(after: &Snapshot, session: u32, window: u32) -> Result<Value> {
+    let window = after
         .window(session, window)
         .ok_or_else(|| TawError::not_found("the tab is gone"))?;
-    Ok(Records::new(&snapshot).layout_description(window))
+    Ok(Records::new(after).layout_description(window))
 }
 
 /// A tab's split tree, each pane with its label and folder.
@@ -75,6 +78,14 @@ pub(crate) fn set_split_ratio(
     path: &[bool],
     ratio: f64,
 ) -> Result<RatioSet> {
+    plan_split_ratio(window, path, ratio)?.apply(tmux)
+}
+
+pub(crate) fn plan_split_ratio(
+    window: &Window,
+    path: &[bool],
+    ratio: f64,
+) -> Result<Plan<RatioSet>> {
     if !(0.1..=0.9).contains(&ratio) {
         return Err(TawError::invalid_argument(format!(
             "--ratio {ratio}: from 0.1 to 0.9"
@@ -86,19 +97,19 @@ pub(crate) fn set_split_ratio(
             "tab has {why}; `taw layout export` shows its splits"
         ))
     })?;
-    tmux.run_one(arrange::select_layout(
-        &format!("@{}", window.id),
-        &layout::render(&cell),
-    ))?;
-    Ok(RatioSet {
-        layout: description(tmux, window.session, window.id)?,
-    })
+    let select = arrange::select_layout(&format!("@{}", window.id), &layout::render(&cell));
+    let (session, window) = (window.session, window.id);
+    Ok(Plan::read_back(Batch::of(vec![select]), move |_, after| {
+        Ok(RatioSet {
+            layout: description(after, session, window)?,
+        })
+    }))
 }
 
-/// The node of a layout JSON: a LayoutDescription, an envelope of one, or
-/// a bare node.
-pub(crate) fn root_of(value: &Value) -> Result<Value> {
-    [
+/// The tree of a layout JSON: a LayoutDescription's, an envelope of one's,
+/// or a bare node. Checked whole before anything is made.
+pub(crate) fn tree_of(value: &Value) -> Result<LayoutInput> {
+    let node = [
         &value["result"]["layout"]["root"],
         &value["layout"]["root"],
         &value["root"],
@@ -106,133 +117,99 @@ pub(crate) fn root_of(value: &Value) -> Result<Value> {
     ]
     .into_iter()
     .find(|v| v.is_object() && v["type"].is_string())
-    .cloned()
     .ok_or_else(|| {
         TawError::invalid_argument("no layout node (\"type\": \"pane\" or \"split\") found")
-    })
+    })?;
+    let tree = LayoutInput::deserialize(node).map_err(|e| {
+        TawError::invalid_argument(format!("the layout is not a tree of panes and splits: {e}"))
+    })?;
+    check(&tree)?;
+    Ok(tree)
 }
 
-/// A leaf of the tree to make: where its program starts, and its label.
-struct Leaf {
-    spawn: Spawn,
-    label: Option<String>,
-}
-
-fn leaf_of(node: &Value) -> Result<Leaf> {
-    let command = match &node["command"] {
-        Value::Array(words) => {
-            let words: Vec<String> = words
+/// What a pane of the tree starts with.
+fn spawn_of(pane: &PaneInput) -> Spawn {
+    let command = pane
+        .command
+        .as_ref()
+        .filter(|words| !words.is_empty())
+        .map(|words| {
+            words
                 .iter()
-                .map(|w| w.as_str().map(shell_word))
-                .collect::<Option<_>>()
-                .ok_or_else(|| {
-                    TawError::invalid_argument("a pane's command is a list of strings")
-                })?;
-            (!words.is_empty()).then(|| words.join(" "))
-        }
-        Value::Null => None,
-        _ => {
-            return Err(TawError::invalid_argument(
-                "a pane's command is a list of strings",
-            ));
-        }
-    };
-    let env = match &node["env"] {
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| {
-                v.as_str()
-                    .map(|v| (k.clone(), v.to_string()))
-                    .ok_or_else(|| TawError::invalid_argument("a pane's env values are strings"))
-            })
-            .collect::<Result<_>>()?,
-        Value::Null => Vec::new(),
-        _ => return Err(TawError::invalid_argument("a pane's env is an object")),
-    };
-    Ok(Leaf {
-        spawn: Spawn {
-            cwd: node["cwd"].as_str().map(str::to_string),
-            env,
-            command,
-        },
-        label: node["label"].as_str().map(str::to_string),
-    })
-}
-
-/// The first leaf of a tree: the pane a split keeps is its first child's.
-fn first_leaf(node: &Value) -> Result<&Value> {
-    match node["type"].as_str() {
-        Some("pane") => Ok(node),
-        Some("split") => first_leaf(&node["first"]),
-        _ => Err(TawError::invalid_argument(
-            "a layout node has \"type\": \"pane\" or \"split\"",
-        )),
+                .map(|w| shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+    Spawn {
+        cwd: pane.cwd.clone(),
+        env: pane.env.clone().unwrap_or_default().into_iter().collect(),
+        command,
     }
 }
 
-/// Checks a tree before anything is made.
-pub(crate) fn check_tree(root: &Value) -> Result<()> {
-    check(root, 0)
-}
-
-fn check(node: &Value, depth: usize) -> Result<()> {
-    if depth > 32 {
+/// What `tree_of` checks beyond the shape: its depth, the labels, the
+/// ratios.
+fn check(tree: &LayoutInput) -> Result<()> {
+    if tree.depth() > 32 {
         return Err(TawError::invalid_argument("the layout is nested too deep"));
     }
-    match node["type"].as_str() {
-        Some("pane") => match leaf_of(node)?.label {
-            Some(label) => names::check(Named::Pane, &label),
+    check_node(tree)
+}
+
+fn check_node(node: &LayoutInput) -> Result<()> {
+    match node {
+        LayoutInput::Pane(pane) => match &pane.label {
+            Some(label) => names::check(Named::Pane, label),
             None => Ok(()),
         },
-        Some("split") => {
-            match node["direction"].as_str() {
-                Some("right" | "down") => {}
-                _ => {
-                    return Err(TawError::invalid_argument(
-                        "a split's direction is right or down",
-                    ));
-                }
-            }
-            let ratio = node["ratio"].as_f64().unwrap_or(0.5);
-            new_pane_percent(ratio.clamp(0.1, 0.9))?;
-            check(&node["first"], depth + 1)?;
-            check(&node["second"], depth + 1)
+        LayoutInput::Split(split) => {
+            percent_of(split)?;
+            check_node(&split.first)?;
+            check_node(&split.second)
         }
-        _ => Err(TawError::invalid_argument(
-            "a layout node has \"type\": \"pane\" or \"split\"",
-        )),
     }
+}
+
+/// The room a split's second child takes (its ratio clamped as herdr
+/// clamps it).
+fn percent_of(split: &SplitInput) -> Result<u32> {
+    new_pane_percent(split.ratio.unwrap_or(0.5).clamp(0.1, 0.9))
 }
 
 /// Makes the panes of `node` in pane `%pane`, which already runs the
-/// node's first leaf.
-fn build(tmux: &Tmux, node: &Value, pane: u32, labels: &mut Vec<(u32, String)>) -> Result<()> {
-    if node["type"] == "pane" {
-        if let Some(label) = leaf_of(node)?.label {
-            labels.push((pane, label));
+/// node's first pane.
+fn build(
+    tmux: &Tmux,
+    node: &LayoutInput,
+    pane: u32,
+    labels: &mut Vec<(u32, String)>,
+) -> Result<()> {
+    let split = match node {
+        LayoutInput::Pane(leaf) => {
+            if let Some(label) = &leaf.label {
+                labels.push((pane, label.clone()));
+            }
+            return Ok(());
         }
-        return Ok(());
-    }
-    let right = node["direction"] == "right";
-    let percent = new_pane_percent(node["ratio"].as_f64().unwrap_or(0.5).clamp(0.1, 0.9))?;
-    let second = leaf_of(first_leaf(&node["second"])?)?;
+        LayoutInput::Split(split) => split,
+    };
     let output = tmux.run_one(arrange::split_window(
         &format!("%{pane}"),
-        right,
-        percent,
-        &second.spawn,
+        split.direction == SplitDirection::Right,
+        percent_of(split)?,
+        &spawn_of(split.second.first_pane()),
         false,
     ))?;
     let (_, _, new) =
         arrange::parse_new_ids(&output).ok_or_else(|| unread("which pane it made", &output))?;
-    build(tmux, &node["first"], pane, labels)?;
-    build(tmux, &node["second"], new, labels)
+    build(tmux, &split.first, pane, labels)?;
+    build(tmux, &split.second, new, labels)
 }
 
 /// Where a tree goes: a new tab of `session`, or in place of `replacing`.
 #[derive(Debug, Clone)]
 pub(crate) struct Apply<'a> {
-    pub root: Value,
+    pub root: LayoutInput,
     pub session: u32,
     pub replacing: Option<&'a Window>,
     pub tab_label: Option<String>,
@@ -244,7 +221,7 @@ pub(crate) struct Apply<'a> {
 /// made; the tab replaced is closed (once the veto lets it) after the new
 /// one is there.
 pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
-    check(&apply.root, 0)?;
+    check(&apply.root)?;
     if let Some(label) = &apply.tab_label {
         names::check(Named::Tab, label)?;
     }
@@ -259,11 +236,10 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
         )?;
     }
     let root = &apply.root;
-    let first = leaf_of(first_leaf(root)?)?;
     let output = tmux.run_one(arrange::new_window(
         &format!("${}", apply.session),
         apply.tab_label.as_deref(),
-        &first.spawn,
+        &spawn_of(root.first_pane()),
         false,
     ))?;
     let (session, window, pane) =
@@ -292,6 +268,120 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
         navigate::to_window(tmux, window, client.as_deref())?;
     }
     Ok(LayoutApplied {
-        layout: description(tmux, session, window)?,
+        layout: description(&Snapshot::read(tmux)?, session, window)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::ErrorCode;
+    use crate::tmux::snapshot::fixture;
+    use serde_json::json;
+
+    fn refused(value: Value) -> TawError {
+        tree_of(&value).err().unwrap()
+    }
+
+    #[test]
+    fn a_tree_is_found_in_an_export_its_envelope_or_bare() {
+        let node = json!({ "type": "pane", "cwd": "/src", "pane_id": "w1:p1" });
+        for value in [
+            node.clone(),
+            json!({ "root": node }),
+            json!({ "layout": { "root": node } }),
+            json!({ "result": { "layout": { "root": node } } }),
+        ] {
+            let tree = tree_of(&value).unwrap();
+            assert_eq!(tree.first_pane().cwd.as_deref(), Some("/src"));
+        }
+        assert_eq!(
+            refused(json!({ "nothing": 1 })).code,
+            ErrorCode::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn a_tree_of_another_shape_is_refused_whole() {
+        let pane = json!({ "type": "pane" });
+        for bad in [
+            json!({ "type": "triangle" }),
+            json!({ "type": "split", "direction": "left", "first": pane, "second": pane }),
+            json!({ "type": "split", "direction": "right", "first": pane }),
+            json!({ "type": "pane", "command": "not a list" }),
+            json!({ "type": "pane", "env": { "A": 1 } }),
+            json!({ "type": "pane", "label": "two\nlines" }),
+        ] {
+            assert_eq!(
+                refused(bad.clone()).code,
+                ErrorCode::InvalidArgument,
+                "{bad}"
+            );
+        }
+        let mut deep = pane.clone();
+        for _ in 0..33 {
+            deep = json!({ "type": "split", "direction": "down", "first": deep, "second": pane });
+        }
+        assert!(refused(deep).message.contains("too deep"));
+    }
+
+    #[test]
+    fn a_panes_command_is_quoted_word_by_word() {
+        let tree = tree_of(&json!({
+            "type": "split",
+            "direction": "right",
+            "ratio": 0.95,
+            "first": {
+                "type": "pane",
+                "command": ["echo", "two words", "it's"],
+                "env": { "B": "2", "A": "1" },
+            },
+            "second": { "type": "pane", "command": [] },
+        }))
+        .unwrap();
+        let LayoutInput::Split(split) = &tree else {
+            panic!("{tree:?}")
+        };
+        // A ratio past 0.9 is taken as 0.9, as herdr clamps it.
+        assert_eq!(percent_of(split).unwrap(), 10);
+        let first = spawn_of(tree.first_pane());
+        assert_eq!(
+            first.command.as_deref(),
+            Some("echo 'two words' 'it'\\''s'")
+        );
+        assert_eq!(
+            first.env,
+            vec![("A".into(), "1".into()), ("B".into(), "2".into())]
+        );
+        assert_eq!(spawn_of(split.second.first_pane()).command, None);
+        assert_eq!(tree.depth(), 1);
+    }
+
+    #[test]
+    fn a_split_path_is_zeros_and_ones_from_the_root() {
+        assert_eq!(parse_split_path("0, 1 1").unwrap(), vec![false, true, true]);
+        assert!(parse_split_path("").unwrap().is_empty());
+        assert_eq!(
+            parse_split_path("2").err().unwrap().code,
+            ErrorCode::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn a_split_ratio_is_set_by_one_select_layout() {
+        let snapshot = fixture::server();
+        let window = snapshot.window(1, 1).unwrap();
+        let plan = plan_split_ratio(window, &[], 0.25).unwrap();
+        let lines = plan.lines();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].starts_with("select-layout -t @1 "), "{lines:?}");
+        assert!(lines[0].contains("{20x24,0,0,1,59x24,21,0,2}"), "{lines:?}");
+        let set = plan.answer_with("", &snapshot).unwrap();
+        assert_eq!(set.layout["root"]["type"], "split");
+        // A path that ends at a pane, a ratio out of range.
+        let error = plan_split_ratio(window, &[false], 0.5).err().unwrap();
+        assert_eq!(error.code, ErrorCode::NotFound);
+        let error = plan_split_ratio(window, &[], 0.95).err().unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArgument);
+    }
 }
