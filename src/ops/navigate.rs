@@ -52,6 +52,15 @@ pub(crate) fn to_pane(
     pane: &Pane,
     client: Option<&str>,
 ) -> Result<()> {
+    tmux.run(&pane_in_front(snapshot, pane, client))?;
+    if pane.agent_state == "done" {
+        wake(snapshot, &[pane.id]);
+    }
+    Ok(())
+}
+
+/// What brings `pane` in front, and marks a done agent there seen.
+fn pane_in_front(snapshot: &Snapshot, pane: &Pane, client: Option<&str>) -> Batch {
     let id = format!("%{}", pane.id);
     let mut batch = Batch::new();
     batch.push(cmd::select_window(&id));
@@ -67,15 +76,10 @@ pub(crate) fn to_pane(
     if let Some(client) = client.filter(|_| !there) {
         batch.push(cmd::switch_client(client, &id));
     }
-    let seen = pane.agent_state == "done";
-    if seen {
+    if pane.agent_state == "done" {
         batch.extend(seen_commands(pane.id));
     }
-    tmux.run(&batch)?;
-    if seen {
-        wake(snapshot, &[pane.id]);
-    }
-    Ok(())
+    batch
 }
 
 /// `switch-client` onto `target` (in session `$session`) for `client`,
@@ -159,6 +163,19 @@ answers!(Seen => "watch_seen");
 /// Every done agent of a window a client shows becomes idle: the person
 /// has seen it (the focus hooks run this).
 pub(crate) fn mark_seen(tmux: &Tmux, snapshot: &Snapshot) -> Result<Seen> {
+    let marked = seen_in_front(snapshot);
+    if !marked.is_empty() {
+        let batch = Batch::of(marked.iter().flat_map(|&p| seen_commands(p)).collect());
+        tmux.run(&batch)?;
+        wake(snapshot, &marked);
+    }
+    Ok(Seen {
+        panes: marked.iter().map(|p| format!("%{p}")).collect(),
+    })
+}
+
+/// The done agents in the windows clients show, each once.
+fn seen_in_front(snapshot: &Snapshot) -> Vec<u32> {
     let shown: Vec<(u32, u32)> = snapshot
         .clients
         .iter()
@@ -168,24 +185,16 @@ pub(crate) fn mark_seen(tmux: &Tmux, snapshot: &Snapshot) -> Result<Seen> {
             Some((session, window.id))
         })
         .collect();
-    let mut batch = Batch::new();
     let mut marked = Vec::new();
     for pane in &snapshot.panes {
         if pane.agent_state == "done"
             && shown.contains(&(pane.session, pane.window))
             && !marked.contains(&pane.id)
         {
-            batch.extend(seen_commands(pane.id));
             marked.push(pane.id);
         }
     }
-    if !batch.is_empty() {
-        tmux.run(&batch)?;
-        wake(snapshot, &marked);
-    }
-    Ok(Seen {
-        panes: marked.iter().map(|p| format!("%{p}")).collect(),
-    })
+    marked
 }
 
 /// Where "next up" went: the pane, and the group it was chosen from.
@@ -256,4 +265,97 @@ pub(crate) fn next_up(tmux: &Tmux, snapshot: &Snapshot, client: Option<&str>) ->
         pane_id: format!("%{id}"),
         target: group.as_str(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::fixture;
+
+    fn lines(batch: &Batch) -> Vec<String> {
+        batch
+            .commands()
+            .iter()
+            .map(|cmd| cmd.words().join(" "))
+            .collect()
+    }
+
+    #[test]
+    fn a_named_client_must_be_attached_and_none_named_is_the_last_used() {
+        let mut snapshot = fixture::server();
+        assert_eq!(
+            client(&snapshot, None).unwrap().map(|c| c.name.as_str()),
+            Some("/dev/pts/1")
+        );
+        let error = client(&snapshot, Some("/dev/pts/9")).err().unwrap();
+        assert_eq!(error.code, crate::envelope::ErrorCode::NotFound);
+        snapshot.clients[0].session = None;
+        assert!(client(&snapshot, Some("/dev/pts/1")).is_err());
+    }
+
+    #[test]
+    fn a_client_is_switched_only_off_another_session() {
+        let snapshot = fixture::server();
+        let switch = |client, session| {
+            switch_unless_there(&snapshot, client, session, "@3").map(|c| c.words().join(" "))
+        };
+        assert_eq!(switch(Some("/dev/pts/1"), 1), None);
+        assert_eq!(
+            switch(Some("/dev/pts/1"), 2).as_deref(),
+            Some("switch-client -c /dev/pts/1 -t @3")
+        );
+        assert_eq!(switch(None, 2), None);
+    }
+
+    #[test]
+    fn a_pane_in_front_is_its_window_itself_and_the_client_if_elsewhere() {
+        let snapshot = fixture::server();
+        let far = snapshot.pane(4, None).unwrap();
+        assert_eq!(
+            lines(&pane_in_front(&snapshot, far, Some("/dev/pts/1"))),
+            vec![
+                "select-window -t %4",
+                "select-pane -t %4",
+                "switch-client -c /dev/pts/1 -t %4"
+            ]
+        );
+        let near = snapshot.pane(2, None).unwrap();
+        assert_eq!(
+            lines(&pane_in_front(&snapshot, near, Some("/dev/pts/1"))).len(),
+            2
+        );
+    }
+
+    #[test]
+    fn a_done_agent_brought_in_front_is_seen() {
+        let snapshot = fixture::server();
+        let done = snapshot.pane(3, None).unwrap();
+        let lines = lines(&pane_in_front(&snapshot, done, None));
+        assert_eq!(lines.len(), 2 + seen_commands(3).len());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(opt::AGENT_STATE) && l.ends_with(" idle")),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn only_done_agents_a_client_shows_are_marked_seen_each_once() {
+        let mut snapshot = fixture::server();
+        // `%3` is done in `@2`, which no client shows.
+        assert!(seen_in_front(&snapshot).is_empty());
+        snapshot.windows[0].active = false;
+        snapshot.windows[1].active = true;
+        assert_eq!(seen_in_front(&snapshot), vec![3]);
+        // Linked into a second session a client shows too: still once.
+        let mut linked = snapshot.panes[2].clone();
+        linked.session = 2;
+        snapshot.panes.push(linked);
+        snapshot.clients.push(Client {
+            session: Some(2),
+            ..snapshot.clients[0].clone()
+        });
+        assert_eq!(seen_in_front(&snapshot), vec![3]);
+    }
 }

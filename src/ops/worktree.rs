@@ -826,3 +826,165 @@ fn announce_removed(
     }
     hooks::announce_now(tmux, vec![occurrence]);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::fixture;
+
+    fn repo(root: &Path) -> Repo {
+        Repo {
+            root: root.to_path_buf(),
+            common_dir: root.join(".git"),
+            checkout: root.to_path_buf(),
+        }
+    }
+
+    fn provenance_of(root: &Path, checkout: &Path) -> String {
+        serde_json::to_string(&Provenance::of(&repo(root), checkout)).unwrap()
+    }
+
+    #[test]
+    fn a_worktrees_session_is_named_repository_slash_branch() {
+        let api = repo(Path::new("/src/api"));
+        assert_eq!(
+            session_name(&api, Some("feat/login"), Path::new("/wt/x")),
+            "api/feat-login"
+        );
+        assert_eq!(
+            session_name(&api, None, Path::new("/wt/fix-2")),
+            "api/fix-2"
+        );
+        assert_eq!(session_name(&api, None, Path::new("/")), "api/worktree");
+        // What tmux would expand in a name is not kept.
+        let odd = repo(Path::new("/src/a$b"));
+        assert_eq!(session_name(&odd, Some("x"), Path::new("/")), "a-b/x");
+    }
+
+    #[test]
+    fn the_session_running_a_checkout_is_the_one_it_was_made_for_first() {
+        let mut snapshot = fixture::server();
+        let (root, feat) = (Path::new("/src/api"), Path::new("/wt/api/feat"));
+        snapshot.sessions[1].worktree = provenance_of(root, feat);
+        snapshot.sessions[0].path = "/wt/api/feat".into();
+        assert_eq!(session_running(&snapshot, feat), Some(2));
+        // A session made in the folder by hand runs it when none was made
+        // for it.
+        snapshot.sessions[1].worktree.clear();
+        assert_eq!(session_running(&snapshot, feat), Some(1));
+        assert_eq!(session_running(&snapshot, Path::new("/elsewhere")), None);
+    }
+
+    #[test]
+    fn a_workspaces_folder_is_its_checkout_then_its_panes_then_its_own() {
+        let home = tempfile::tempdir().unwrap();
+        let mut snapshot = fixture::server();
+        snapshot.panes[0].current_path = "/src/pane".into();
+        assert_eq!(
+            workspace_folder(&snapshot, 1),
+            Some(PathBuf::from("/src/pane"))
+        );
+        snapshot.sessions[0].worktree = provenance_of(home.path(), home.path());
+        assert_eq!(workspace_folder(&snapshot, 1), Some(home.path().into()));
+        // A checkout that is gone is passed over.
+        snapshot.sessions[0].worktree = provenance_of(home.path(), Path::new("/gone"));
+        assert_eq!(
+            workspace_folder(&snapshot, 1),
+            Some(PathBuf::from("/src/pane"))
+        );
+        snapshot.panes[0].current_path.clear();
+        assert_eq!(
+            workspace_folder(&snapshot, 1),
+            Some(PathBuf::from("/home/u/api"))
+        );
+        assert_eq!(workspace_folder(&snapshot, 42), None);
+    }
+
+    #[test]
+    fn a_worktrees_record_says_if_it_is_linked_open_or_gone() {
+        let home = tempfile::tempdir().unwrap();
+        let root = home.path().join("api");
+        std::fs::create_dir(&root).unwrap();
+        let mut snapshot = fixture::server();
+        let linked = git::Worktree {
+            path: PathBuf::from("/wt/api/feat"),
+            branch: Some("feat".into()),
+            ..git::Worktree::default()
+        };
+        snapshot.sessions[1].worktree = provenance_of(&root, &linked.path);
+        let record = info(&snapshot, &repo(&root), &linked);
+        assert!(record.is_linked_worktree && record.is_prunable);
+        assert_eq!(record.open_workspace_id, Some(ids::workspace_id(2)));
+        assert_eq!(record.label, "api");
+        let main = git::Worktree {
+            path: root.clone(),
+            ..git::Worktree::default()
+        };
+        let record = info(&snapshot, &repo(&root), &main);
+        assert!(!record.is_linked_worktree && !record.is_prunable);
+    }
+
+    #[test]
+    fn a_removal_names_an_open_workspace_that_runs_a_worktree() {
+        let snapshot = fixture::server();
+        let error = removal_paths(&snapshot, &Removal::Workspace(42))
+            .err()
+            .unwrap();
+        assert_eq!(error.code, ErrorCode::NotFound);
+        let error = removal_paths(&snapshot, &Removal::Workspace(1))
+            .err()
+            .unwrap();
+        assert_eq!(error.code, ErrorCode::NotGitWorktree);
+        let mut snapshot = fixture::server();
+        snapshot.sessions[1].worktree =
+            provenance_of(Path::new("/src/api"), Path::new("/wt/api/gone"));
+        // Its checkout gone, git is asked in the repository's folder.
+        assert_eq!(
+            removal_paths(&snapshot, &Removal::Workspace(2)).unwrap(),
+            (PathBuf::from("/wt/api/gone"), PathBuf::from("/src/api"))
+        );
+    }
+
+    #[test]
+    fn a_gone_checkout_named_by_path_needs_a_folder_of_its_repository() {
+        let snapshot = fixture::server();
+        let gone = PathBuf::from("/wt/api/gone");
+        let bare = Removal::Path {
+            path: gone.clone(),
+            source: None,
+        };
+        let error = removal_paths(&snapshot, &bare).err().unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArgument);
+        let named = Removal::Path {
+            path: gone.clone(),
+            source: Some(Source::Folder("/src/api".into())),
+        };
+        assert_eq!(
+            removal_paths(&snapshot, &named).unwrap().1,
+            PathBuf::from("/src/api")
+        );
+        let by_workspace = Removal::Path {
+            path: gone,
+            source: Some(Source::Workspace(2)),
+        };
+        assert_eq!(
+            removal_paths(&snapshot, &by_workspace).unwrap().1,
+            PathBuf::from("/home/u/web")
+        );
+    }
+
+    #[test]
+    fn a_folder_that_is_not_there_locates_no_repository() {
+        let error = locate(
+            &fixture::server(),
+            &Source::Folder("/no/such/folder".into()),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(error.code, ErrorCode::NotFound);
+        let mut snapshot = fixture::server();
+        snapshot.sessions[1].path.clear();
+        let error = locate(&snapshot, &Source::Workspace(2)).err().unwrap();
+        assert!(error.message.contains("no folder"), "{}", error.message);
+    }
+}
