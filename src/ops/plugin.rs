@@ -598,4 +598,17 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_popups_size_is_cells_or_a_percentage() {
+        assert_eq!(popup_size("--width", None).unwrap(), "50%");
+        for good in ["80", "100%", "1%", "0"] {
+            assert_eq!(popup_size("--width", Some(good.into())).unwrap(), good);
+        }
+        for bad in ["0%", "101%", "70000", "-3", "wide", "%"] {
+            let error = popup_size("--height", Some(bad.into())).err().unwrap();
+            assert_eq!(error.code, ErrorCode::InvalidArgument, "{bad}");
+            assert!(error.message.starts_with("--height"), "{}", error.message);
+        }
+    }
 }

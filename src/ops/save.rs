@@ -336,3 +336,101 @@ pub(crate) fn save_keeping(
         agents: panes.iter().filter(|p| p.agent.is_some()).count(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::fixture;
+
+    #[test]
+    fn a_layout_keeps_every_session_window_and_pane_in_order() {
+        let mut snapshot = fixture::server();
+        snapshot.sessions[1].kept_label = "web\tthe web".into();
+        snapshot.panes[1].index = 1;
+        snapshot.panes.swap(0, 1);
+        let layout = layout_of(&snapshot, &HashMap::new(), 42);
+        assert_eq!(layout.taken_unix, 42);
+        let api = &layout.sessions[0];
+        assert_eq!((api.name.as_str(), api.label.as_deref()), ("api", None));
+        assert_eq!(api.windows.len(), 2);
+        let panes: Vec<&str> = api.windows[0].panes.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(panes, vec!["%1", "%2"]);
+        assert_eq!(
+            api.windows[1].panes[0].agent.as_ref().unwrap().kind,
+            "claude"
+        );
+        assert_eq!(layout.sessions[1].label.as_deref(), Some("the web"));
+    }
+
+    #[test]
+    fn a_grouped_session_and_a_linked_window_keep_only_where_they_come_from() {
+        let mut snapshot = fixture::server();
+        snapshot.sessions[0].group = "g".into();
+        let mut twin = fixture::session(3, "api-twin");
+        twin.group = "g".into();
+        snapshot.sessions.push(twin);
+        // `@3` of `$2` linked into `$1` as well.
+        let mut linked = snapshot.windows[2].clone();
+        linked.session = 1;
+        linked.index = 5;
+        snapshot.windows.push(linked);
+        let mut order = snapshot.sessions.clone();
+        order.swap(0, 1);
+        snapshot.sessions = order;
+        let layout = layout_of(&snapshot, &HashMap::new(), 0);
+        let twin = layout
+            .sessions
+            .iter()
+            .find(|s| s.name == "api-twin")
+            .unwrap();
+        assert_eq!(twin.grouped_with.as_deref(), Some("api"));
+        assert!(twin.windows.is_empty());
+        let api = layout.sessions.iter().find(|s| s.name == "api").unwrap();
+        let link = api.windows.iter().find(|w| w.index == 5).unwrap();
+        assert_eq!(link.linked_from.as_deref(), Some("web:3"));
+        assert!(link.panes.is_empty());
+    }
+
+    #[test]
+    fn an_agent_is_what_taw_read_else_what_its_integration_said() {
+        let mut pane = fixture::pane(1, 1, 7, "", "", "");
+        assert!(agent_of(&pane, None).is_none());
+        pane.reported_kind = "codex".into();
+        let extras = Extras {
+            resume: r#"["codex","resume","abc"]"#.into(),
+            started: "codex --yolo".into(),
+            ..Extras::default()
+        };
+        let agent = agent_of(&pane, Some(&extras)).unwrap();
+        assert_eq!(agent.kind, "codex");
+        assert_eq!(agent.resume, vec!["codex", "resume", "abc"]);
+        // The line typed is kept only for the agent it started.
+        assert_eq!(agent.started, None);
+        pane.kind_hint = "codex".into();
+        let agent = agent_of(&pane, Some(&extras)).unwrap();
+        assert_eq!(agent.started.as_deref(), Some("codex --yolo"));
+    }
+
+    #[test]
+    fn a_pane_a_restore_left_is_kept_as_it_was_saved_until_an_agent_comes() {
+        let mut pane = fixture::pane(1, 1, 7, "", "", "");
+        pane.current_path = "/tmp".into();
+        pane.index = 2;
+        let saved = SavedPane {
+            index: 0,
+            id: "%99".into(),
+            cwd: "/src/api".into(),
+            active: false,
+            agent: None,
+        };
+        let extras = Extras {
+            restore_saved: serde_json::to_string(&saved).unwrap(),
+            ..Extras::default()
+        };
+        let kept = saved_pane(&pane, Some(&extras));
+        assert_eq!((kept.cwd.as_str(), kept.id.as_str()), ("/src/api", "%7"));
+        assert_eq!(kept.index, 2);
+        pane.agent_kind = "pi".into();
+        assert_eq!(saved_pane(&pane, Some(&extras)).cwd, "/tmp");
+    }
+}

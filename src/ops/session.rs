@@ -139,3 +139,39 @@ fn remember(config: &Config, dir: &Path) {
             .output();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tmux::snapshot::fixture;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn the_shortest_free_name_is_taken_and_the_clash_before_it_said() {
+        let snapshot = fixture::server();
+        assert_eq!(
+            free_name(&snapshot, &names(&["shop", "src/shop"])),
+            ("shop".into(), None)
+        );
+        let (name, collision) = free_name(&snapshot, &names(&["api", "work/api"]));
+        assert_eq!(name, "work/api");
+        assert_eq!(
+            collision.as_deref(),
+            Some("\"api\" is taken by /home/u/api")
+        );
+    }
+
+    #[test]
+    fn with_every_name_taken_the_longest_gets_a_number() {
+        let mut snapshot = fixture::server();
+        snapshot.sessions.push(fixture::session(3, "web-2"));
+        let (name, collision) = free_name(&snapshot, &names(&["api", "web"]));
+        assert_eq!(name, "web-3");
+        // The first clash is the one told.
+        assert!(collision.unwrap().starts_with("\"api\""));
+        assert_eq!(free_name(&snapshot, &[]).0, "session-2");
+    }
+}
