@@ -16,6 +16,7 @@ use crate::envelope::TawError;
 use crate::exec::Program;
 use crate::list::keymap::Keymap;
 use crate::list::rows::{ClosedWorktree, Target};
+use crate::list::terminal::{self, Screen};
 use crate::list::{Effect, List};
 use crate::machine::protocol::{AppLine, FeedLine};
 use crate::machine::{self, Heard, Machine};
@@ -24,12 +25,7 @@ use crate::ops::feed;
 use crate::tmux::Tmux;
 use crate::tmux::pane::{self as tmux_pane, ReadSource};
 use crate::tmux::snapshot::Snapshot;
-use crossterm::event::{self, Event, KeyEventKind};
-use crossterm::execute;
-use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use machines::{MachineView, Place};
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
@@ -224,28 +220,12 @@ fn words(list: &[&str]) -> Vec<String> {
 /// Keys, read only while the list is on the screen (an attach has the
 /// terminal to itself).
 fn spawn_keys(tx: Sender<Msg>, paused: Arc<AtomicBool>) {
-    std::thread::spawn(move || {
-        loop {
-            if paused.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-            if !event::poll(Duration::from_millis(100)).unwrap_or(false) {
-                continue;
-            }
-            if paused.load(Ordering::Relaxed) {
-                continue;
-            }
-            let msg = match event::read() {
-                Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => Msg::Key(key),
-                Ok(Event::Resize(..)) => Msg::Resize,
-                Ok(_) => continue,
-                Err(_) => return,
-            };
-            if tx.send(msg).is_err() {
-                return;
-            }
-        }
+    terminal::spawn_keys(Some(paused), move |input| {
+        let msg = match input {
+            terminal::Input::Key(key) => Msg::Key(key),
+            terminal::Input::Resize => Msg::Resize,
+        };
+        tx.send(msg).is_ok()
     });
 }
 
@@ -341,29 +321,6 @@ fn read_far_pane(far: &Machine, pane: u32) -> Option<String> {
         .status
         .success()
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
-}
-
-fn enter_screen() -> std::io::Result<()> {
-    terminal::enable_raw_mode()?;
-    execute!(std::io::stdout(), EnterAlternateScreen)
-}
-
-fn leave_screen() {
-    // Nothing more can be done for a terminal that will not be put back.
-    let _ = terminal::disable_raw_mode();
-    let _ = execute!(
-        std::io::stdout(),
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
-}
-
-struct LeaveOnDrop;
-
-impl Drop for LeaveOnDrop {
-    fn drop(&mut self) {
-        leave_screen();
-    }
 }
 
 /// The id a row's target has on its own machine, and that machine.
@@ -569,7 +526,16 @@ fn far_verb(snapshot: &Snapshot, effect: &Effect) -> Option<Vec<String>> {
             }
             verb
         }
-        _ => return None,
+        // Carried out before an action reaches a machine (`carry_out`):
+        // the app's own (quit, the worker's reads), a move through
+        // `machine attach`, an image pasted through its own verb.
+        Effect::Quit
+        | Effect::OpenTarget
+        | Effect::Go(_)
+        | Effect::PasteImage(_)
+        | Effect::Preview(_)
+        | Effect::Directories(_)
+        | Effect::Projects(_) => return None,
     };
     Some(verb)
 }
@@ -718,10 +684,10 @@ fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -
     };
     app.list.clear_query();
     paused.store(true, Ordering::Relaxed);
-    leave_screen();
+    terminal::leave();
     let ran = program.limit(None).run_in_terminal();
     // A screen not taken back shows in the next frame's message, drawn anyway.
-    let _ = enter_screen();
+    let _ = terminal::enter();
     paused.store(false, Ordering::Relaxed);
     match ran {
         Ok(status) if status.success() => None,
@@ -766,7 +732,7 @@ struct Running {
     tx: Sender<Msg>,
     /// Set while an attach has the terminal: the key thread reads nothing.
     paused: Arc<AtomicBool>,
-    terminal: Terminal<CrosstermBackend<std::io::Stdout>>,
+    terminal: Screen,
     app: App,
     /// This machine's repositories' sessions, whose closed worktrees are
     /// asked for when they change.
@@ -1025,12 +991,8 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     );
     let paused = Arc::new(AtomicBool::new(false));
     spawn_keys(tx.clone(), paused.clone());
-    if enter_screen().is_err() {
+    let Ok((taken, terminal)) = terminal::take() else {
         eprintln!("taw app: could not take the terminal");
-        return 1;
-    }
-    let _leave = LeaveOnDrop;
-    let Ok(terminal) = Terminal::new(CrosstermBackend::new(std::io::stdout())) else {
         return 1;
     };
     let app = App {
@@ -1059,7 +1021,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
     running.serve(&rx);
     // The terminal is the person's again before the app waits for what it
     // was asked to do.
-    leave_screen();
+    drop(taken);
     for handle in running.acting.drain(..) {
         // A panicked action has nothing more to finish.
         let _ = handle.join();

@@ -13,6 +13,7 @@ pub(crate) mod field;
 pub(crate) mod keymap;
 pub(crate) mod rows;
 pub(crate) mod state;
+pub(crate) mod terminal;
 pub(crate) mod tokens;
 
 use crate::config::Config;

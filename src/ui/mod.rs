@@ -13,6 +13,7 @@ pub(crate) mod launch;
 use crate::config::Config;
 use crate::envelope::{Result, TawError};
 use crate::git::Status as Git;
+use crate::list::terminal::{self, Screen};
 use crate::list::{self, Effect, List, Options, draw, keymap, rows, tokens};
 use crate::ops;
 use crate::tmux::Tmux;
@@ -20,12 +21,7 @@ use crate::tmux::commands as cmd;
 use crate::tmux::pane::{self as tmux_pane, ReadSource};
 use crate::tmux::snapshot::Snapshot;
 use crate::watch::waiters::Waiter;
-use crossterm::event::{self, Event, KeyEventKind};
-use crossterm::execute;
-use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use keymap::Keymap;
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
@@ -273,7 +269,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let keys = tmux_keys(&keys);
     let (list, client) = Popup::list(keys, &config, config_problem, &launch, snapshot);
     // Whatever ends the popup from here on puts the terminal back.
-    let (restore, mut terminal) = take_terminal()?;
+    let (restore, mut terminal) = terminal::take().map_err(io_error)?;
     let (tx, rx) = mpsc::channel::<Msg>();
     let (jobs, job_rx) = mpsc::channel::<Job>();
     spawn_keys(tx.clone());
@@ -301,11 +297,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
 }
 
 /// The popup's loop: a frame, then the messages that came, until it closes.
-fn serve(
-    popup: &mut Popup,
-    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
-    rx: &Receiver<Msg>,
-) -> Result<()> {
+fn serve(popup: &mut Popup, terminal: &mut Screen, rx: &Receiver<Msg>) -> Result<()> {
     let mut first = true;
     loop {
         if popup.list.options.show_git {
@@ -340,31 +332,6 @@ fn serve(
 
 fn io_error(error: std::io::Error) -> TawError {
     TawError::new(crate::envelope::ErrorCode::IoError, error.to_string())
-}
-
-/// The terminal in raw mode on the alternate screen, put back by
-/// [`RestoreOnDrop`] on every way out and by the panic hook on a panic.
-fn take_terminal() -> Result<(RestoreOnDrop, Terminal<CrosstermBackend<std::io::Stdout>>)> {
-    terminal::enable_raw_mode().map_err(io_error)?;
-    let restore = RestoreOnDrop;
-    let mut stdout = std::io::stdout();
-    execute!(stdout, EnterAlternateScreen).map_err(io_error)?;
-    let previous_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore_terminal();
-        previous_hook(info);
-    }));
-    let terminal = Terminal::new(CrosstermBackend::new(stdout)).map_err(io_error)?;
-    Ok((restore, terminal))
-}
-
-/// Puts the terminal back when dropped: on every way out of `run`.
-struct RestoreOnDrop;
-
-impl Drop for RestoreOnDrop {
-    fn drop(&mut self) {
-        restore_terminal();
-    }
 }
 
 /// `scripts/bench` times the first frame after the key: it names a file
@@ -415,16 +382,6 @@ fn tmux_keys(output: &str) -> list::state::TmuxKeys {
     }
 }
 
-fn restore_terminal() {
-    // Nothing more can be done for a terminal that will not be put back.
-    let _ = terminal::disable_raw_mode();
-    let _ = execute!(
-        std::io::stdout(),
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
-}
-
 fn startup_effects(app: &List) -> Vec<Effect> {
     let mut effects = Vec::new();
     if let Some(pane) = app.selected_row().and_then(|r| r.preview_pane)
@@ -471,17 +428,12 @@ fn act(
 }
 
 fn spawn_keys(tx: Sender<Msg>) {
-    std::thread::spawn(move || {
-        while let Ok(event) = event::read() {
-            let msg = match event {
-                Event::Key(key) if key.kind != KeyEventKind::Release => Msg::Key(key),
-                Event::Resize(..) => Msg::Resize,
-                _ => continue,
-            };
-            if tx.send(msg).is_err() {
-                return;
-            }
-        }
+    terminal::spawn_keys(None, move |input| {
+        let msg = match input {
+            terminal::Input::Key(key) => Msg::Key(key),
+            terminal::Input::Resize => Msg::Resize,
+        };
+        tx.send(msg).is_ok()
     });
 }
 
