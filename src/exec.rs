@@ -317,9 +317,7 @@ impl Program {
         // between the fork and the exec.
         unsafe {
             self.command.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
+                rustix::process::setsid()?;
                 Ok(())
             });
         }
@@ -429,11 +427,12 @@ impl Detached {
 
 /// Stops a program past its limit, and every process of its group.
 fn stop(child: &mut Child) {
-    // SAFETY: killpg only sends a signal; the group is the child's own
-    // (`process_group(0)`), so no other process is reached.
-    unsafe {
-        libc::killpg(child.id() as libc::pid_t, libc::SIGKILL);
-    }
+    // The group is the child's own (`process_group(0)`), so no other
+    // process is reached; one gone already is no failure.
+    let _ = rustix::process::kill_process_group(
+        rustix::process::Pid::from_child(child),
+        rustix::process::Signal::KILL,
+    );
     // It may have ended by itself meanwhile: either way it is gone.
     let _ = child.kill();
     let _ = child.wait();
@@ -465,16 +464,11 @@ const EXIT_CHECK: Duration = Duration::from_millis(25);
 /// channel) then costs nothing. `None` where there is none.
 #[cfg(target_os = "linux")]
 fn exit_descriptor(child: &Child) -> Option<std::os::fd::OwnedFd> {
-    use std::os::fd::FromRawFd;
-    let pid = libc::pid_t::try_from(child.id()).ok()?;
-    // SAFETY: pidfd_open takes a pid and flags and returns a new
-    // descriptor or -1; a descriptor it returns is ours alone.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    let fd = std::os::fd::RawFd::try_from(fd)
-        .ok()
-        .filter(|fd| *fd >= 0)?;
-    // SAFETY: `fd` was just opened for us and nothing else owns it.
-    Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+    rustix::process::pidfd_open(
+        rustix::process::Pid::from_child(child),
+        rustix::process::PidfdFlags::empty(),
+    )
+    .ok()
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -540,7 +534,6 @@ fn collect(
     streams: [Option<Stream>; 2],
     deadline: Option<(Duration, Instant)>,
 ) -> Result<Collected, Failure> {
-    use std::os::fd::AsRawFd;
     let mut streams = streams;
     let mut ended: Option<(ExitStatus, Instant)> = None;
     let exit = exit_descriptor(child);
@@ -562,43 +555,35 @@ fn collect(
             let left = deadline.saturating_duration_since(now);
             wait = Some(wait.map_or(left, |wait| wait.min(left)));
         }
-        let mut fds: Vec<libc::pollfd> = open
-            .iter()
-            .map(|&i| libc::pollfd {
-                fd: streams[i].as_ref().map_or(-1, |s| s.pipe.as_raw_fd()),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
         // The end's descriptor, last, while the end is not known.
         let watch_exit = ended.is_none() && exit.is_some();
-        if let Some(exit) = exit.as_ref().filter(|_| watch_exit) {
-            fds.push(libc::pollfd {
-                fd: exit.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            });
-        }
-        let millis = wait.map_or(-1, |wait| {
-            wait.as_millis().min(i32::MAX as u128) as libc::c_int
-        });
-        // SAFETY: `fds` is a live array of `fds.len()` pollfd structs.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
-        if ready < 0 {
-            let error = std::io::Error::last_os_error();
-            if error.kind() == std::io::ErrorKind::Interrupted {
-                continue;
+        let (ready, woke) = {
+            use rustix::event::{PollFd, PollFlags};
+            let mut fds: Vec<PollFd> = open
+                .iter()
+                .filter_map(|&i| streams[i].as_ref())
+                .map(|s| PollFd::new(&s.pipe, PollFlags::IN))
+                .collect();
+            if let Some(exit) = exit.as_ref().filter(|_| watch_exit) {
+                fds.push(PollFd::new(exit, PollFlags::IN));
             }
-            return Err(Failure::Io(error));
-        }
-        for (fd, &i) in fds.iter().zip(&open) {
-            if fd.revents != 0
-                && let Some(stream) = streams[i].as_mut()
-            {
+            // A wait too long to say is no limit.
+            let timeout = wait.and_then(|wait| rustix::event::Timespec::try_from(wait).ok());
+            match rustix::event::poll(&mut fds, timeout.as_ref()) {
+                Ok(ready) => {
+                    let woke: Vec<bool> = fds.iter().map(|fd| !fd.revents().is_empty()).collect();
+                    (ready, woke)
+                }
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(error) => return Err(Failure::Io(error.into())),
+            }
+        };
+        for (&woken, &i) in woke.iter().zip(&open) {
+            if woken && let Some(stream) = streams[i].as_mut() {
                 stream.read_some();
             }
         }
-        let exit_told = watch_exit && fds.last().is_some_and(|fd| fd.revents != 0);
+        let exit_told = watch_exit && woke.last() == Some(&true);
         if ready > 0 && !exit_told {
             continue;
         }

@@ -149,8 +149,7 @@ pub(crate) fn make_private_dir(dir: &Path) -> std::io::Result<()> {
 pub(crate) fn written_by_others(path: &Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(path).ok()?;
-    // SAFETY: geteuid cannot fail and touches no memory.
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     if meta.uid() != me {
         return Some(format!("it is owned by user {}, not by you", meta.uid()));
     }
@@ -238,25 +237,24 @@ pub(crate) fn write_user_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> 
 
 /// An exclusive `flock` on an open file, let go when dropped: writers of a
 /// log in several processes take turns.
-pub(crate) struct FileLock(std::os::fd::RawFd);
+/// It keeps a handle of its own on the file: the lock is the open file's.
+pub(crate) struct FileLock(Option<std::os::fd::OwnedFd>);
 
 impl FileLock {
     pub(crate) fn take(file: &std::fs::File) -> FileLock {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: flock on a descriptor this process holds open.
-        unsafe {
-            libc::flock(fd, libc::LOCK_EX);
-        }
-        FileLock(fd)
+        use std::os::fd::AsFd;
+        // A lock not had (a file system without locks) leaves the writers
+        // as they would be without it.
+        let _ = rustix::fs::flock(file, rustix::fs::FlockOperation::LockExclusive);
+        FileLock(file.as_fd().try_clone_to_owned().ok())
     }
 }
 
 impl Drop for FileLock {
     fn drop(&mut self) {
-        // SAFETY: as in `take`; the file outlives the lock.
-        unsafe {
-            libc::flock(self.0, libc::LOCK_UN);
+        // Without a handle of its own, the file's close lets it go.
+        if let Some(held) = &self.0 {
+            let _ = rustix::fs::flock(held, rustix::fs::FlockOperation::Unlock);
         }
     }
 }
@@ -303,12 +301,7 @@ pub(crate) fn append_line(path: &Path, line: &str, bound: u64) {
 
 /// Whether this process may run the file at `path` (access(2), X_OK).
 pub(crate) fn executable(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a valid C string, only read by the call.
-    path.is_file() && unsafe { libc::access(c_path.as_ptr(), libc::X_OK) == 0 }
+    path.is_file() && rustix::fs::access(path, rustix::fs::Access::EXEC_OK).is_ok()
 }
 
 /// The program `name` as a `PATH` (a list of folders) finds it.

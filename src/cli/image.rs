@@ -44,8 +44,11 @@ const POPUP_GOES_WITHIN: std::time::Duration = std::time::Duration::from_secs(3)
 /// another process's end: it is looked at every 50 ms.
 fn wait_until_gone(pid: u32, limit: std::time::Duration) {
     let start = std::time::Instant::now();
-    // SAFETY: signal 0 only asks whether the process is there.
-    while unsafe { libc::kill(pid as libc::pid_t, 0) } == 0 && start.elapsed() < limit {
+    let there = || {
+        rustix::process::Pid::from_raw(pid as i32)
+            .is_some_and(|pid| rustix::process::test_kill_process(pid).is_ok())
+    };
+    while there() && start.elapsed() < limit {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }

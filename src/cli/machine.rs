@@ -353,16 +353,9 @@ fn enter(context: &Context, id: &str, holder: Option<&str>) -> Result<Reply> {
 /// The terminal on standard input (`/dev/pts/3`), as tmux names a
 /// client's tty; empty without one.
 fn terminal_name() -> String {
-    // SAFETY: ttyname returns null or a string owned by libc, copied at once.
-    unsafe {
-        let name = libc::ttyname(0);
-        if name.is_null() {
-            return String::new();
-        }
-        std::ffi::CStr::from_ptr(name)
-            .to_string_lossy()
-            .into_owned()
-    }
+    rustix::termios::ttyname(std::io::stdin(), Vec::new())
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The verbs that need a terminal here, refused with `--machine`.

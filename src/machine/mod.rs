@@ -270,14 +270,10 @@ pub(crate) fn fresh_lease() -> Option<String> {
 
 /// This machine's host name.
 pub(crate) fn host_name() -> String {
-    let mut buffer = [0u8; 256];
-    // SAFETY: the buffer outlives the call, which writes at most its length.
-    let done = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
-    if done != 0 {
-        return String::new();
-    }
-    let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
-    String::from_utf8_lossy(&buffer[..end]).into_owned()
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// How long `taw machine check` gives one machine.

@@ -273,9 +273,14 @@ fn restore_runs(stamp: &str) -> bool {
     ) else {
         return false;
     };
-    // SAFETY: signal 0 only asks whether the process exists.
-    let alive = unsafe { libc::kill(pid, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    // Signal 0 only asks whether the process exists (one of another user
+    // is refused, and is there).
+    let alive = rustix::process::Pid::from_raw(pid).is_some_and(|pid| {
+        matches!(
+            rustix::process::test_kill_process(pid),
+            Ok(()) | Err(rustix::io::Errno::PERM)
+        )
+    });
     alive && crate::clock::now_ms().saturating_sub(since) < RESTORE_HOLDS_AT_MOST.as_millis() as u64
 }
 

@@ -32,8 +32,7 @@ pub(crate) fn socket_dir() -> PathBuf {
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/tmp"));
-    // SAFETY: getuid cannot fail and touches no memory.
-    base.join(format!("tmux-{}", unsafe { libc::getuid() }))
+    base.join(format!("tmux-{}", rustix::process::getuid().as_raw()))
 }
 
 /// Every server of the socket folder, `default` first, then by name. A

@@ -1267,7 +1267,6 @@ fn in_turn<T>(look: impl FnOnce() -> T) -> T {
 
 /// The rows and columns of terminal `tty`, as its program sees them.
 fn terminal_size(tty: &str) -> Option<(u16, u16)> {
-    use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
     // No controlling terminal is taken, and nothing is read or written.
     let file = std::fs::File::options()
@@ -1275,10 +1274,8 @@ fn terminal_size(tty: &str) -> Option<(u16, u16)> {
         .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
         .open(tty)
         .ok()?;
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: TIOCGWINSZ fills the winsize it is given; the fd is open.
-    let done = unsafe { libc::ioctl(file.as_raw_fd(), libc::TIOCGWINSZ, &mut size) };
-    (done == 0).then_some((size.ws_row, size.ws_col))
+    let size = rustix::termios::tcgetwinsize(&file).ok()?;
+    Some((size.ws_row, size.ws_col))
 }
 
 /// The next thing that wakes the watcher: `None` when `timeout` passed

@@ -24,7 +24,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::net::{UnixDatagram, UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -505,45 +504,48 @@ impl Serving {
             if had_panes && self.panes.is_empty() && self.queue.is_empty() {
                 return Ending::LastPane;
             }
-            let mut fds = vec![libc::pollfd {
-                fd: listener.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            }];
             let order: Vec<u32> = self.panes.keys().copied().collect();
-            fds.extend(order.iter().map(|pane| libc::pollfd {
-                fd: self.panes[pane].fifo.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            }));
             // With no pane to read, a while without an ask ends it (one whose
             // starter went before asking, or whose server went first). With
             // panes still to pipe, only what is there now is taken.
             let wait = if !self.queue.is_empty() {
-                0
+                Some(Duration::ZERO)
             } else if self.panes.is_empty() {
-                IDLE_END.as_millis() as libc::c_int
+                Some(IDLE_END)
             } else {
-                -1
+                None
             };
-            // SAFETY: fds is a live array of pollfd of its length.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait) };
+            let (ready, woke) = {
+                use rustix::event::{PollFd, PollFlags};
+                let mut fds = vec![PollFd::new(listener, PollFlags::IN)];
+                fds.extend(
+                    order
+                        .iter()
+                        .map(|pane| PollFd::new(&self.panes[pane].fifo, PollFlags::IN)),
+                );
+                let timeout = wait.and_then(|wait| rustix::event::Timespec::try_from(wait).ok());
+                match rustix::event::poll(&mut fds, timeout.as_ref()) {
+                    Ok(ready) => {
+                        let woke: Vec<bool> =
+                            fds.iter().map(|fd| !fd.revents().is_empty()).collect();
+                        (ready, woke)
+                    }
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(error) => {
+                        log(&format!("poll failed: {error}"));
+                        return Ending::LastPane;
+                    }
+                }
+            };
             if ready == 0 && self.queue.is_empty() {
                 return Ending::LastPane;
             }
-            if ready < 0 {
-                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                    continue;
-                }
-                log(&format!("poll failed: {}", std::io::Error::last_os_error()));
-                return Ending::LastPane;
-            }
             for (index, pane) in order.iter().enumerate() {
-                if fds[index + 1].revents != 0 {
+                if woke[index + 1] {
                     self.take_output(*pane, &mut buffer);
                 }
             }
-            if fds[0].revents != 0 {
+            if woke[0] {
                 while let Ok((stream, _)) = listener.accept() {
                     match self.answer(stream) {
                         Some(Ask::Quit) => return Ending::Asked,
@@ -855,14 +857,17 @@ impl Serving {
 /// on its way out lets it go (a quit for a renew, the last pane gone: a
 /// moment); false when another watcher holds it on.
 fn take_lock(file: &File) -> bool {
-    let fd = file.as_raw_fd();
+    // The lock is the open file's: a handle of the thread's own holds it
+    // as well as the caller's.
+    let Ok(held) = file.try_clone() else {
+        return false;
+    };
     let (taken, told) = mpsc::channel();
     // A blocking flock has no time limit of its own: it waits in a thread
     // of its own, which the process's end takes along.
     std::thread::spawn(move || {
-        // SAFETY: flock on a descriptor the caller keeps open as long as
-        // the process lives, or ends the process with it.
-        let _ = taken.send(unsafe { libc::flock(fd, libc::LOCK_EX) } == 0);
+        let locked = rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive);
+        let _ = taken.send(locked.is_ok());
     });
     told.recv_timeout(LOCK_WAIT).unwrap_or(false)
 }
@@ -880,15 +885,13 @@ fn relay_words(path: &Path) -> Vec<ShellWord> {
 /// Makes a FIFO at `path` (one left there is replaced) and opens it for
 /// reading without waiting for a writer.
 fn make_fifo(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::OpenOptionsExt;
     let _ = std::fs::remove_file(path);
-    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| std::io::Error::other("a NUL in the path"))?;
-    // SAFETY: mkfifo reads a NUL-terminated path that lives across the call.
-    if unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )?;
     File::options()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)

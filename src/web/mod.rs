@@ -398,18 +398,18 @@ async fn accept(listener: tokio::net::TcpListener, app: Router) {
 /// Every connection is a file: the soft limit (1024 on Debian) is raised
 /// to the hard one, as far as the system lets.
 fn raise_open_files_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    // `None` is no limit.
+    let below = match (limit.current, limit.maximum) {
+        (Some(current), Some(maximum)) => current < maximum,
+        (Some(_), None) => true,
+        (None, _) => false,
     };
-    // SAFETY: getrlimit and setrlimit read and write the one struct given.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            // Refused: the soft limit stays, and the caps above still hold.
-            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
+    if below {
+        limit.current = limit.maximum;
+        // Refused: the soft limit stays, and the caps above still hold.
+        let _ = setrlimit(Resource::Nofile, limit);
     }
 }
 
