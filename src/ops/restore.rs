@@ -1417,6 +1417,816 @@ fn held_back_words(found: &HeldBack, when: &str) -> String {
 mod tests {
     use super::*;
 
+    use crate::tmux::snapshot::fixture;
+
+    const HOME: &str = "/home/nobody-here";
+
+    fn agent(kind: &str, id: Option<&str>) -> SavedAgent {
+        SavedAgent {
+            kind: kind.into(),
+            session_id: id.map(Into::into),
+            ..SavedAgent::default()
+        }
+    }
+
+    fn saved_pane(index: i64, cwd: &str, agent: Option<SavedAgent>) -> SavedPane {
+        SavedPane {
+            index,
+            id: format!("%{index}"),
+            cwd: cwd.into(),
+            active: index == 0,
+            agent,
+        }
+    }
+
+    fn saved_window(index: i64, name: &str, panes: Vec<SavedPane>) -> SavedWindow {
+        SavedWindow {
+            index,
+            name: name.into(),
+            layout: String::new(),
+            active: false,
+            zoomed: false,
+            linked_from: None,
+            panes,
+        }
+    }
+
+    fn saved_session(name: &str, windows: Vec<SavedWindow>) -> SavedSession {
+        SavedSession {
+            name: name.into(),
+            path: format!("/src/{name}"),
+            grouped_with: None,
+            label: None,
+            windows,
+        }
+    }
+
+    fn layout(taken_unix: u64, sessions: Vec<SavedSession>) -> Layout {
+        Layout {
+            version: saved::VERSION,
+            taken_unix,
+            sessions,
+        }
+    }
+
+    fn dry_args(home: &Path) -> Restore {
+        Restore {
+            name: None,
+            dry_run: true,
+            delay: Duration::ZERO,
+            resume: true,
+            home: home.to_path_buf(),
+        }
+    }
+
+    /// A `@agent_session` value as a watcher stores it.
+    fn stored(agent: &str, kind: &str, value: &str, id: Option<&str>) -> String {
+        serde_json::to_string(&StoredSession {
+            source: "test".into(),
+            agent: agent.into(),
+            kind: kind.into(),
+            value: value.into(),
+            id: id.map(Into::into),
+            path: None,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_layout_string_without_a_whole_size_has_no_size() {
+        let split = "c0de,80x24,0,0{40x24,0,0,1,39x24,41,0,2}";
+        assert_eq!(layout_size(split), Some((80, 24)));
+        assert_eq!(layout_size(""), None);
+        assert_eq!(layout_size("c0de"), None);
+        assert_eq!(layout_size("c0de,80x,0,0,1"), None);
+        assert_eq!(layout_size("c0de,x24,0,0,1"), None);
+        assert_eq!(layout_size("c0de,-80x24,0,0,1"), None);
+        assert_eq!(layout_size("c0de,80 by 24,0,0,1"), None);
+    }
+
+    #[test]
+    fn a_window_is_named_by_its_saved_number_and_name() {
+        let window = saved_window(3, "logs", Vec::new());
+        assert_eq!(window_words(&window), "window 3 'logs'");
+        // An unnamed window still reads as one.
+        assert_eq!(
+            window_words(&saved_window(0, "", Vec::new())),
+            "window 0 ''"
+        );
+    }
+
+    #[test]
+    fn only_a_session_with_windows_or_a_group_is_worth_making() {
+        let mut empty = saved_session("empty", Vec::new());
+        assert!(!has_something(&empty));
+        // A grouped session shares its group's windows: none of its own.
+        empty.grouped_with = Some("api".into());
+        assert!(has_something(&empty));
+        let with_window = saved_session("api", vec![saved_window(0, "zsh", Vec::new())]);
+        assert!(has_something(&with_window));
+    }
+
+    #[test]
+    fn an_added_window_goes_after_the_open_sessions_last_window() {
+        let mut live = fixture::server();
+        // `api` has windows 1 and 2, `web` window 3.
+        assert_eq!(next_window_index(Some(&live), "api"), 3);
+        assert_eq!(next_window_index(Some(&live), "web"), 4);
+        // Never into a gap: after the highest number, not the count.
+        live.windows[1].index = 9;
+        assert_eq!(next_window_index(Some(&live), "api"), 10);
+        // A session not open, or no server at all: the first number, 0.
+        assert_eq!(next_window_index(Some(&live), "gone"), 0);
+        assert_eq!(next_window_index(None, "api"), 0);
+    }
+
+    #[test]
+    fn a_time_on_another_day_carries_its_date() {
+        let noon = 1_750_000_000;
+        let same_day = when(noon, noon);
+        assert_eq!(same_day.len(), "16:20".len());
+        assert_eq!(same_day.as_bytes()[2], b':');
+        // Two days off is another date in every time zone.
+        let other_day = when(noon, noon + 2 * 86_400);
+        assert_eq!(other_day.len(), "2026-12-01 16:20".len());
+        assert!(other_day.ends_with(&format!(" {same_day}")));
+    }
+
+    #[test]
+    fn a_layout_is_said_to_be_saved_before_or_after_the_server_started() {
+        let start = 1_750_000_000;
+        let earlier = layout(start - 60, Vec::new());
+        assert!(
+            saved_against(&earlier, start).contains(", before this tmux server started at "),
+            "{}",
+            saved_against(&earlier, start)
+        );
+        // Taken the very second the server started: not before it.
+        let same = layout(start, Vec::new());
+        assert!(saved_against(&same, start).contains(", after this tmux server started at "));
+        let later = layout(start + 60, Vec::new());
+        let words = saved_against(&later, start);
+        assert!(words.starts_with(&format!(
+            "the layout saved at {}, after",
+            when(start + 60, start)
+        )));
+    }
+
+    #[test]
+    fn nothing_to_restore_names_the_server_start_only_when_known() {
+        let saved = layout(1_750_000_000, Vec::new());
+        assert_eq!(
+            nothing_to_restore(&saved, None),
+            "nothing to restore: every session of the layout is open"
+        );
+        let known = nothing_to_restore(&saved, Some(1_750_000_100));
+        assert!(known.starts_with("nothing to restore: the layout saved at "));
+        assert!(known.contains("before this tmux server started"));
+        assert!(known.ends_with(", has every session open"));
+    }
+
+    #[test]
+    fn the_first_plan_line_says_would_on_a_dry_run() {
+        let saved = layout(1_750_000_000, Vec::new());
+        let now = crate::clock::now_unix();
+        assert_eq!(
+            taken_line(&saved, None, true),
+            format!(
+                "would restore the layout saved at {}",
+                when(saved.taken_unix, now)
+            )
+        );
+        assert!(taken_line(&saved, None, false).starts_with("restored the layout saved at "));
+        let against = taken_line(&saved, Some(1_750_000_100), false);
+        assert!(against.starts_with("restored the layout saved at "));
+        assert!(against.contains("this tmux server started at"));
+    }
+
+    #[test]
+    fn the_opening_starts_a_server_only_when_not_dry() {
+        let saved = layout(1_750_000_000, Vec::new());
+        let mut dry = Restored {
+            skipped: vec!["web".into()],
+            ..Restored::default()
+        };
+        plan_opening(&mut dry, &saved, None, true, true);
+        assert_eq!(dry.plan.len(), 3);
+        assert_eq!(
+            dry.plan[1],
+            "would start a tmux server (none is running), with your own tmux config"
+        );
+        assert_eq!(dry.plan[2], "session 'web' is open: left as it is");
+        assert!(!dry.started_server);
+
+        let mut real = Restored::default();
+        plan_opening(&mut real, &saved, None, true, false);
+        assert_eq!(
+            real.plan[1],
+            "started a tmux server (none was running), with your own tmux config"
+        );
+        assert!(real.started_server);
+
+        // A server already running: only the layout's line.
+        let mut running = Restored::default();
+        plan_opening(&mut running, &saved, Some(1_750_000_100), false, false);
+        assert_eq!(running.plan.len(), 1);
+        assert!(!running.started_server);
+    }
+
+    #[test]
+    fn two_agents_are_one_conversation_only_by_something_they_both_have() {
+        let a = agent("claude", Some("abc"));
+        assert!(same_conversation(&a, &agent("claude", Some("abc"))));
+        assert!(!same_conversation(&a, &agent("claude", Some("xyz"))));
+        // No id on either side is no match: None is not a shared id.
+        assert!(!same_conversation(
+            &agent("claude", None),
+            &agent("claude", None)
+        ));
+        let by_path = |path: &str| SavedAgent {
+            session_path: Some(path.into()),
+            ..agent("pi", None)
+        };
+        assert!(same_conversation(
+            &by_path("/t/1.jsonl"),
+            &by_path("/t/1.jsonl")
+        ));
+        assert!(!same_conversation(
+            &by_path("/t/1.jsonl"),
+            &by_path("/t/2.jsonl")
+        ));
+        let reported = |words: &[&str]| SavedAgent {
+            resume: words.iter().map(|w| w.to_string()).collect(),
+            ..agent("mybot", None)
+        };
+        assert!(same_conversation(
+            &reported(&["mybot", "--resume", "7"]),
+            &reported(&["mybot", "--resume", "7"])
+        ));
+        assert!(!same_conversation(&reported(&[]), &reported(&[])));
+    }
+
+    #[test]
+    fn a_conversation_is_known_by_each_of_its_keys_in_order() {
+        assert!(conversation_keys(&agent("codex", None), "/src").is_empty());
+        let kept = crate::sandbox::KeptResume {
+            agent: "claude".into(),
+            profile: "strict".into(),
+            session_id: None,
+        };
+        let full = SavedAgent {
+            session_id: Some("abc".into()),
+            session_path: Some("/t/abc.jsonl".into()),
+            resume: vec!["claude".into(), "-r".into()],
+            sandbox: Some(kept.clone()),
+            ..agent("claude", None)
+        };
+        let words = vec!["claude".to_string(), "-r".to_string()];
+        assert_eq!(
+            conversation_keys(&full, "/src/api"),
+            vec![
+                "abc".to_string(),
+                "/t/abc.jsonl".to_string(),
+                sandbox_key(&kept, "/src/api"),
+                resume_key(&words, "/src/api"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_folder_keyed_conversation_differs_by_folder() {
+        let words = vec!["mybot".to_string(), "--continue".to_string()];
+        assert_ne!(resume_key(&words, "/src/a"), resume_key(&words, "/src/b"));
+        // Words are kept apart: `a b` is not `ab`.
+        assert_ne!(
+            resume_key(&["a".into(), "b".into()], "/x"),
+            resume_key(&["ab".into()], "/x")
+        );
+        let kept = crate::sandbox::KeptResume {
+            agent: "codex".into(),
+            profile: "p".into(),
+            session_id: Some("s1".into()),
+        };
+        assert_ne!(sandbox_key(&kept, "/src/a"), sandbox_key(&kept, "/src/b"));
+        assert!(sandbox_key(&kept, "/src/a").contains(&kept.value()));
+    }
+
+    #[test]
+    fn no_server_runs_no_conversation() {
+        let none = Conversations::of(None, &HashMap::new());
+        assert!(none.0.is_empty());
+        assert_eq!(none.running(&agent("claude", Some("abc")), "/src"), None);
+    }
+
+    #[test]
+    fn a_live_agent_session_is_matched_by_kind_and_id() {
+        let mut live = fixture::server();
+        // %3 is the fixture's Claude pane.
+        live.panes[2].agent_session = stored("claude", "id", "abc", None);
+        let conversations = Conversations::of(Some(&live), &HashMap::new());
+        assert_eq!(
+            conversations.running(&agent("claude", Some("abc")), "/anywhere"),
+            Some(3)
+        );
+        assert_eq!(
+            conversations.running(&agent("claude", Some("other")), "/anywhere"),
+            None
+        );
+        // The same id under another agent is another conversation.
+        assert_eq!(
+            conversations.running(&agent("codex", Some("abc")), "/anywhere"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_path_session_is_matched_by_its_path_and_its_id() {
+        let mut live = fixture::server();
+        live.panes[2].agent_session = stored("pi", "path", "/t/s.jsonl", Some("s"));
+        live.panes[2].agent_kind = "pi".into();
+        let conversations = Conversations::of(Some(&live), &HashMap::new());
+        let by_path = SavedAgent {
+            session_path: Some("/t/s.jsonl".into()),
+            ..agent("pi", None)
+        };
+        assert_eq!(conversations.running(&by_path, ""), Some(3));
+        assert_eq!(conversations.running(&agent("pi", Some("s")), ""), Some(3));
+    }
+
+    #[test]
+    fn a_kind_hint_counts_only_while_the_shell_is_not_in_front() {
+        let mut live = fixture::server();
+        let hinted = &mut live.panes[0];
+        hinted.kind_hint = "codex".into();
+        hinted.agent_session = stored("codex", "id", "t1", None);
+        // At the shell's prompt: the agent it was resumed as has exited.
+        let at_shell = Conversations::of(Some(&live), &HashMap::new());
+        assert_eq!(at_shell.running(&agent("codex", Some("t1")), ""), None);
+        live.panes[0].current_command = "node".into();
+        let in_front = Conversations::of(Some(&live), &HashMap::new());
+        assert_eq!(in_front.running(&agent("codex", Some("t1")), ""), Some(1));
+    }
+
+    #[test]
+    fn a_reported_resume_command_matches_only_in_its_folder() {
+        let mut live = fixture::server();
+        live.panes[3].agent_kind = "mybot".into();
+        live.panes[3].current_path = "/src/web".into();
+        let words = vec!["mybot".to_string(), "--resume".to_string(), "9".to_string()];
+        let extras = HashMap::from([(
+            4,
+            Extras {
+                resume: serde_json::to_string(&words).unwrap(),
+                ..Extras::default()
+            },
+        )]);
+        let conversations = Conversations::of(Some(&live), &extras);
+        let saved = SavedAgent {
+            resume: words,
+            ..agent("mybot", None)
+        };
+        assert_eq!(conversations.running(&saved, "/src/web"), Some(4));
+        assert_eq!(conversations.running(&saved, "/src/api"), None);
+    }
+
+    #[test]
+    fn a_pane_left_waiting_by_a_restore_still_holds_its_saved_conversation() {
+        // A plain shell pane, no agent in front: its saved pane is what
+        // says the conversation is there.
+        let live = fixture::server();
+        let waiting = saved_pane(0, "/gone/folder", Some(agent("codex", Some("t1"))));
+        let extras = HashMap::from([(
+            2,
+            Extras {
+                restore_saved: serde_json::to_string(&waiting).unwrap(),
+                ..Extras::default()
+            },
+        )]);
+        let conversations = Conversations::of(Some(&live), &extras);
+        assert_eq!(
+            conversations.running(&agent("codex", Some("t1")), ""),
+            Some(2)
+        );
+        // Unreadable marks are no conversation.
+        let garbled = HashMap::from([(
+            2,
+            Extras {
+                restore_saved: "{not json".into(),
+                ..Extras::default()
+            },
+        )]);
+        let conversations = Conversations::of(Some(&live), &garbled);
+        assert_eq!(conversations.running(&agent("codex", Some("t1")), ""), None);
+    }
+
+    #[test]
+    fn a_sandboxed_conversation_is_matched_in_its_container_and_folder() {
+        let kept = crate::sandbox::KeptResume {
+            agent: "claude".into(),
+            profile: "strict".into(),
+            session_id: Some("abc".into()),
+        };
+        let mut live = fixture::server();
+        let pane = &mut live.panes[2];
+        pane.current_path = "/src/api".into();
+        pane.sandbox_resume = kept.value();
+        let saved = SavedAgent {
+            sandbox: Some(kept.clone()),
+            ..agent("claude", None)
+        };
+        // A kept resume with no container is not a sandbox running.
+        let no_container = Conversations::of(Some(&live), &HashMap::new());
+        assert_eq!(no_container.running(&saved, "/src/api"), None);
+        live.panes[2].container = "taw-abc".into();
+        let contained = Conversations::of(Some(&live), &HashMap::new());
+        assert_eq!(contained.running(&saved, "/src/api"), Some(3));
+        assert_eq!(contained.running(&saved, "/src/web"), None);
+    }
+
+    #[test]
+    fn only_windows_with_a_resumable_agent_not_running_are_added() {
+        let home = Path::new(HOME);
+        let session = saved_session(
+            "api",
+            vec![
+                saved_window(0, "shell", vec![saved_pane(0, "/src", None)]),
+                saved_window(
+                    1,
+                    "running",
+                    vec![saved_pane(0, "/src", Some(agent("codex", Some("live"))))],
+                ),
+                saved_window(
+                    2,
+                    "closed",
+                    vec![
+                        saved_pane(0, "/src", None),
+                        saved_pane(1, "/src", Some(agent("codex", Some("t1")))),
+                    ],
+                ),
+                // taw knows no resume for it, nor one with no session.
+                saved_window(
+                    3,
+                    "unknown",
+                    vec![saved_pane(0, "/src", Some(agent("minimax", Some("m"))))],
+                ),
+                saved_window(
+                    4,
+                    "no-session",
+                    vec![saved_pane(0, "/src", Some(agent("codex", None)))],
+                ),
+            ],
+        );
+        let live = Conversations(vec![("codex".into(), "live".into(), 7)]);
+        let added: Vec<i64> = windows_to_add(&session, &live, home)
+            .iter()
+            .map(|w| w.index)
+            .collect();
+        assert_eq!(added, vec![2]);
+    }
+
+    #[test]
+    fn a_layout_has_work_for_a_session_not_open_or_a_window_to_add() {
+        let home = Path::new(HOME);
+        let none = Conversations::default();
+        let open = vec!["api".to_string()];
+        let shell_only = saved_session(
+            "api",
+            vec![saved_window(0, "zsh", vec![saved_pane(0, "/src", None)])],
+        );
+        assert!(!has_work(
+            &layout(0, vec![shell_only.clone()]),
+            &open,
+            &none,
+            home
+        ));
+        // A saved session with nothing in it is no work even when closed.
+        assert!(!has_work(
+            &layout(0, vec![saved_session("empty", Vec::new())]),
+            &open,
+            &none,
+            home
+        ));
+        let mut web = shell_only;
+        web.name = "web".into();
+        assert!(has_work(&layout(0, vec![web]), &open, &none, home));
+        let with_agent = saved_session(
+            "api",
+            vec![saved_window(
+                0,
+                "zsh",
+                vec![saved_pane(0, "/src", Some(agent("codex", Some("t1"))))],
+            )],
+        );
+        assert!(has_work(&layout(0, vec![with_agent]), &open, &none, home));
+    }
+
+    #[test]
+    fn the_work_makes_closed_sessions_and_adds_to_open_ones_after_their_last_window() {
+        let home = Path::new(HOME);
+        let live = fixture::server();
+        let agent_window = |index: i64, id: &str| {
+            saved_window(
+                index,
+                "agent",
+                vec![saved_pane(0, "/src", Some(agent("codex", Some(id))))],
+            )
+        };
+        let saved = layout(
+            0,
+            vec![
+                saved_session("api", vec![agent_window(1, "t1"), agent_window(5, "t2")]),
+                saved_session(
+                    "web",
+                    vec![saved_window(0, "zsh", vec![saved_pane(0, "/src", None)])],
+                ),
+                saved_session("new", vec![agent_window(0, "t3")]),
+                saved_session("empty", Vec::new()),
+            ],
+        );
+        let mut out = Restored::default();
+        let work = work_of(
+            &saved,
+            Some(&live),
+            &Conversations::default(),
+            &dry_args(home),
+            &mut out,
+        );
+        let made: Vec<&str> = work.to_make.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(made, vec!["new"]);
+        // api's open windows are 1 and 2: the saved ones come at 3 and 4.
+        let added: Vec<(&str, i64, i64)> = work
+            .to_add
+            .iter()
+            .map(|a| (a.session.name.as_str(), a.window.index, a.index))
+            .collect();
+        assert_eq!(added, vec![("api", 1, 3), ("api", 5, 4)]);
+        assert_eq!(out.skipped, vec!["web".to_string()]);
+    }
+
+    #[test]
+    fn with_no_server_every_session_is_made() {
+        let saved = layout(
+            0,
+            vec![saved_session(
+                "api",
+                vec![saved_window(0, "zsh", vec![saved_pane(0, "/src", None)])],
+            )],
+        );
+        let mut out = Restored::default();
+        let work = work_of(
+            &saved,
+            None,
+            &Conversations::default(),
+            &dry_args(Path::new(HOME)),
+            &mut out,
+        );
+        assert_eq!(work.to_make.len(), 1);
+        assert!(work.to_add.is_empty());
+        assert!(out.skipped.is_empty());
+    }
+
+    #[test]
+    fn a_failed_session_says_which_windows_were_made_and_which_not() {
+        let session = saved_session(
+            "api",
+            vec![
+                saved_window(0, "a", Vec::new()),
+                saved_window(1, "b", Vec::new()),
+                saved_window(2, "c", Vec::new()),
+            ],
+        );
+        let error = partly_made(&session, 1, TawError::tmux("no space for new pane"));
+        assert_eq!(error.code, ErrorCode::TmuxError);
+        assert_eq!(
+            error.message,
+            "no space for new pane (made: window 0 'a'; not made: window 1 'b', window 2 'c')"
+        );
+        let at_first = partly_made(&session, 0, TawError::tmux("gone"));
+        assert!(
+            at_first
+                .message
+                .contains("(made: nothing; not made: window 0 'a'")
+        );
+    }
+
+    #[test]
+    fn a_held_back_send_says_the_first_thing_that_held_it() {
+        let held = |in_mode: bool, input_off: bool, synchronized: bool, mode: &str| HeldBack {
+            in_mode,
+            input_off,
+            synchronized,
+            mode: mode.into(),
+            command: String::new(),
+        };
+        assert_eq!(
+            held_back_words(&held(true, true, true, "copy-mode"), NOTHING_TYPED),
+            "is in copy mode"
+        );
+        assert_eq!(
+            held_back_words(&held(true, false, false, ""), NOTHING_TYPED),
+            "is in a mode"
+        );
+        assert_eq!(
+            held_back_words(&held(false, true, true, ""), NOTHING_TYPED),
+            "takes no input"
+        );
+        assert!(
+            held_back_words(&held(false, false, true, ""), NOTHING_TYPED)
+                .contains("synchronize-panes on")
+        );
+        assert_eq!(
+            held_back_words(&held(false, false, false, ""), LEFT_ON_LINE),
+            format!(
+                "had another program in front of its shell when its command was to be {LEFT_ON_LINE}"
+            )
+        );
+    }
+
+    fn pending(cwd: &str, agent: SavedAgent) -> Pending {
+        let line = resume::resume_line(&agent, Path::new(HOME)).unwrap();
+        Pending {
+            at: "window 0 'zsh', pane 0".into(),
+            saved: saved_pane(0, cwd, Some(agent.clone())),
+            pane: 5,
+            cwd: cwd.into(),
+            kind: agent.kind.clone(),
+            agent,
+            line,
+            made: Instant::now(),
+        }
+    }
+
+    #[test]
+    fn a_resume_by_hand_goes_to_its_folder_first_when_asked() {
+        let job = pending("/src/my api", agent("codex", Some("t1")));
+        assert_eq!(job.by_hand(false), "codex resume t1");
+        assert_eq!(job.by_hand(true), "cd '/src/my api' && codex resume t1");
+    }
+
+    #[test]
+    fn resume_marks_keep_only_what_the_saved_agent_had() {
+        let plain = resume_marks(&pending("/src", agent("codex", Some("t1"))));
+        let names: Vec<&str> = plain.set.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, vec![opt::AGENT_KIND_HINT, opt::AGENT_SESSION]);
+        let session = StoredSession::parse(&plain.set[1].1).unwrap();
+        assert_eq!(
+            (session.kind.as_str(), session.value.as_str()),
+            ("id", "t1")
+        );
+        assert!(plain.unset.is_empty());
+
+        // A path is stored over an id; a reported command and flags come
+        // with their own marks.
+        let full = SavedAgent {
+            session_path: Some("/t/s.jsonl".into()),
+            resume: vec!["mybot".into(), "--resume".into(), "s".into()],
+            agent_claude_flags: vec!["--model".into(), "opus".into()],
+            started: Some("mybot --fast".into()),
+            ..agent("mybot", Some("s"))
+        };
+        let marks = resume_marks(&pending("/src", full));
+        let value = |name: &str| {
+            marks
+                .set
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(value(opt::REPORTED_KIND).as_deref(), Some("mybot"));
+        assert_eq!(
+            value(opt::RESUME).as_deref(),
+            Some(r#"["mybot","--resume","s"]"#)
+        );
+        assert_eq!(value(opt::STARTED_COMMAND).as_deref(), Some("mybot --fast"));
+        assert_eq!(
+            value(opt::CLAUDE_FLAGS).as_deref(),
+            Some(r#"["--model","opus"]"#)
+        );
+        let session = StoredSession::parse(&value(opt::AGENT_SESSION).unwrap()).unwrap();
+        assert_eq!(session.kind, "path");
+        assert_eq!(session.value, "/t/s.jsonl");
+        assert_eq!(session.id.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn a_dry_run_plans_each_session_window_and_typed_line() {
+        let folder = tempfile::tempdir().unwrap();
+        let cwd = folder.path().display().to_string();
+        let mut first = saved_window(
+            0,
+            "agents",
+            vec![
+                saved_pane(0, &cwd, Some(agent("codex", Some("t1")))),
+                // The same conversation again: resumed once only.
+                saved_pane(1, &cwd, Some(agent("codex", Some("t1")))),
+                saved_pane(2, &cwd, Some(agent("minimax", Some("m")))),
+                saved_pane(3, "/no/such/folder/here", Some(agent("codex", Some("t2")))),
+                saved_pane(4, &cwd, Some(agent("codex", Some("live")))),
+            ],
+        );
+        first.active = true;
+        let mut linked = saved_window(1, "shared", Vec::new());
+        linked.linked_from = Some("web:2".into());
+        let api = saved_session("api", vec![first, linked]);
+        let mut group = saved_session("api-2", Vec::new());
+        group.grouped_with = Some("api".into());
+        let work = Work {
+            to_make: vec![&api, &group],
+            to_add: Vec::new(),
+        };
+        let live = Conversations(vec![("codex".into(), "live".into(), 8)]);
+        let mut out = Restored::default();
+        dry_plan(&work, &live, &dry_args(Path::new(HOME)), &mut out);
+        let at = |pane: i64| format!("window 0 'agents', pane {pane}");
+        assert_eq!(
+            out.plan,
+            vec![
+                "would create session 'api'".to_string(),
+                "would create window 0 'agents'".to_string(),
+                "would link window 1 'shared' from 'web:2'".to_string(),
+                "would select window 0 'agents'".to_string(),
+                format!("{}: would type: codex resume t1", at(0)),
+                format!(
+                    "{}: would not resume: session 'api', {} resumes the same session",
+                    at(1),
+                    at(0)
+                ),
+                format!(
+                    "{}: would not resume: taw knows no way to resume minimax",
+                    at(2)
+                ),
+                format!(
+                    "{}: would not type: saved directory /no/such/folder/here is gone, so the pane would open elsewhere; once the directory is back, resume it with: codex resume t2",
+                    at(3)
+                ),
+                format!(
+                    "{}: would not resume: pane %8 already runs the same session",
+                    at(4)
+                ),
+                "would create session 'api-2' grouped with 'api'".to_string(),
+            ]
+        );
+        assert_eq!(out.would_type.len(), 1);
+        let typed = &out.would_type[0];
+        assert_eq!(
+            (
+                typed.session.as_str(),
+                typed.window,
+                typed.pane,
+                typed.line.as_str()
+            ),
+            ("api", 0, 0, "codex resume t1")
+        );
+        // A dry run makes nothing and leaves nothing unresumed.
+        assert!(out.created.is_empty() && out.not_resumed.is_empty());
+    }
+
+    #[test]
+    fn a_dry_run_names_the_number_an_added_window_gets() {
+        let folder = tempfile::tempdir().unwrap();
+        let cwd = folder.path().display().to_string();
+        let api = saved_session(
+            "api",
+            vec![saved_window(
+                1,
+                "agent",
+                vec![saved_pane(0, &cwd, Some(agent("codex", Some("t1"))))],
+            )],
+        );
+        let work = Work {
+            to_make: Vec::new(),
+            to_add: vec![AddedWindow {
+                session: &api,
+                window: &api.windows[0],
+                index: 4,
+            }],
+        };
+        let mut out = Restored::default();
+        dry_plan(
+            &work,
+            &Conversations::default(),
+            &dry_args(Path::new(HOME)),
+            &mut out,
+        );
+        assert_eq!(
+            out.plan,
+            vec![
+                "would add saved window 1 'agent' to open session 'api' as window 4".to_string(),
+                "window 1 'agent', pane 0: would type: codex resume t1".to_string(),
+            ]
+        );
+        // The line is keyed by the saved window number, not the new one.
+        assert_eq!(out.would_type[0].window, 1);
+    }
+
+    #[test]
+    fn a_pane_left_alone_is_listed_and_explained() {
+        let mut out = Restored::default();
+        leave_alone(&mut out, 12, "pane %12 takes no input".into());
+        assert_eq!(out.not_resumed, vec!["%12".to_string()]);
+        assert_eq!(out.plan, vec!["pane %12 takes no input".to_string()]);
+    }
+
     #[test]
     fn a_layouts_size() {
         assert_eq!(layout_size("b25d,120x40,0,0,1"), Some((120, 40)));
