@@ -1,7 +1,7 @@
 //! `taw agent`: the agents in panes.
 
 use super::pane::ReadFlags;
-use super::{Context, envelope_id, pane_number};
+use super::{Context, pane_number};
 use crate::config::Config;
 use crate::detect::explain;
 use crate::envelope::{Reply, Result, TawError};
@@ -166,21 +166,8 @@ pub(crate) struct ExplainArgs {
     verbose: bool,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    let name = match &verb {
-        Verb::List => "list",
-        Verb::Get { .. } => "get",
-        Verb::Rename { .. } => "rename",
-        Verb::Focus { .. } => "focus",
-        Verb::Attach { .. } => "attach",
-        Verb::Start(_) => "start",
-        Verb::Prompt(_) => "prompt",
-        Verb::Wait(_) => "wait",
-        Verb::SendKeys { .. } => "send-keys",
-        Verb::Read(_) => "read",
-        Verb::Explain(_) => "explain",
-    };
-    (envelope_id("agent", name), answer(context, verb))
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
+    answer(context, verb)
 }
 
 fn millis(ms: Option<u64>) -> Option<Duration> {

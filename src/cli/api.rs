@@ -1,6 +1,6 @@
 //! `taw api`: herdr's whole-state answer for its clients and plugins.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result};
 use crate::ops::api as op;
 
@@ -10,11 +10,8 @@ pub(crate) enum Verb {
     Snapshot,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Snapshot => (
-            envelope_id("api", "snapshot"),
-            context.snapshot().map(|s| Reply::of(op::snapshot(&s))),
-        ),
+        Verb::Snapshot => context.snapshot().map(|s| Reply::of(op::snapshot(&s))),
     }
 }

@@ -1,7 +1,7 @@
 //! `taw config`: check `config.toml`, and tell running taw processes to read
 //! it again.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::config::{Config, Diagnostic, Severity};
 use crate::envelope::{Reply, Result};
 use crate::paths;
@@ -22,10 +22,10 @@ pub(crate) enum Verb {
     Reload,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Check { json } => (envelope_id("config", "check"), check(json)),
-        Verb::Reload => (envelope_id("config", "reload"), reload(context)),
+        Verb::Check { json } => check(json),
+        Verb::Reload => reload(context),
     }
 }
 

@@ -3,7 +3,7 @@
 //! and `taw hooks deliver` are how tmux's hooks and the watchers hand an
 //! event over; they are not for a person.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::config::{Config, schema};
 use crate::envelope::{Reply, Result, TawError};
 use crate::events::{Event, Occurrence};
@@ -65,19 +65,16 @@ pub(crate) enum Verb {
     Deliver { occurrences: String },
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::List => (envelope_id("hooks", "list"), list()),
+        Verb::List => list(),
         Verb::Test {
             event,
             pane,
             force,
             machine,
-        } => (
-            envelope_id("hooks", "test"),
-            test(context, &event, pane.as_deref(), force, machine.as_deref()),
-        ),
-        Verb::Log { lines } => (envelope_id("hooks", "log"), Ok(log(lines))),
+        } => test(context, &event, pane.as_deref(), force, machine.as_deref()),
+        Verb::Log { lines } => Ok(log(lines)),
         Verb::Tmux {
             hook,
             session,
@@ -96,7 +93,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
             };
             let listeners = Listeners::from_config(&Config::load_or_defaults().0);
             source::fire(&context.tmux(), &listeners, &fire);
-            (envelope_id("hooks", "tmux"), Ok(Reply::Nothing))
+            Ok(Reply::Nothing)
         }
         Verb::Deliver { occurrences } => {
             let listeners = Listeners::from_config(&Config::load_or_defaults().0);
@@ -106,7 +103,7 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
                 }
                 Err(error) => run::log_line(&format!("events not delivered: {error}")),
             }
-            (envelope_id("hooks", "deliver"), Ok(Reply::Nothing))
+            Ok(Reply::Nothing)
         }
     }
 }

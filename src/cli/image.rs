@@ -1,7 +1,7 @@
 //! `taw image paste` and `taw image receive`: the clipboard's PNG into an
 //! agent's pane, here or on another machine.
 
-use super::{Context, envelope_id, pane_number};
+use super::{Context, pane_number};
 use crate::config::Config;
 use crate::envelope::{ErrorCode, Reply, Result, TawError};
 use crate::machine;
@@ -53,7 +53,7 @@ fn wait_until_gone(pid: u32, limit: std::time::Duration) {
     }
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
         Verb::Paste {
             pane,
@@ -79,12 +79,9 @@ pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
                         &format!("taw image paste: {}", error.message),
                     ));
             }
-            (envelope_id("image", "paste"), answer.map(Reply::of))
+            answer.map(Reply::of)
         }
-        Verb::Receive { pane, bytes } => (
-            envelope_id("image", "receive"),
-            receive(context, &pane, bytes).map(Reply::of),
-        ),
+        Verb::Receive { pane, bytes } => receive(context, &pane, bytes).map(Reply::of),
     }
 }
 

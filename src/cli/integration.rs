@@ -2,7 +2,7 @@
 //! tell taw its session and state. `taw integration hook` is what those
 //! hooks run; it is not for a person.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result};
 use crate::integration::{self, hook, targets};
 use crate::ops::pane::report::{self as report_op, Reporter, SessionRef};
@@ -38,37 +38,25 @@ pub(crate) enum Verb {
     Hook { target: String, action: String },
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Install { agent } => (
-            envelope_id("integration", "install"),
-            targets::find(&agent)
-                .and_then(integration::install)
-                .map(Reply::of),
-        ),
+        Verb::Install { agent } => targets::find(&agent)
+            .and_then(integration::install)
+            .map(Reply::of),
         Verb::Status {
             target,
             outdated_only,
             json: _,
-        } => (
-            envelope_id("integration", "status"),
-            target
-                .as_deref()
-                .map(targets::find)
-                .transpose()
-                .and_then(|only| integration::status(only, outdated_only))
-                .map(Reply::of),
-        ),
-        Verb::Uninstall { agent } => (
-            envelope_id("integration", "uninstall"),
-            targets::find(&agent)
-                .and_then(integration::uninstall)
-                .map(Reply::of),
-        ),
-        Verb::Hook { target, action } => (
-            envelope_id("integration", "hook"),
-            hook_fired(context, &target, &action),
-        ),
+        } => target
+            .as_deref()
+            .map(targets::find)
+            .transpose()
+            .and_then(|only| integration::status(only, outdated_only))
+            .map(Reply::of),
+        Verb::Uninstall { agent } => targets::find(&agent)
+            .and_then(integration::uninstall)
+            .map(Reply::of),
+        Verb::Hook { target, action } => hook_fired(context, &target, &action),
     }
 }
 

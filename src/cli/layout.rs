@@ -1,7 +1,7 @@
 //! `taw layout export|apply|set-split-ratio`: herdr's split trees over
 //! tmux's own window layouts.
 
-use super::{Context, calling_pane, envelope_id};
+use super::{Context, calling_pane};
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
 use crate::ops::layout::{self as op, Apply};
@@ -84,14 +84,11 @@ pub(crate) struct RatioArgs {
     pub ratio: f64,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Export(which) => (envelope_id("layout", "export"), export(context, &which)),
-        Verb::Apply(args) => (envelope_id("layout", "apply"), apply(context, args)),
-        Verb::SetSplitRatio(args) => (
-            envelope_id("layout", "set-split-ratio"),
-            set_ratio(context, args),
-        ),
+        Verb::Export(which) => export(context, &which),
+        Verb::Apply(args) => apply(context, args),
+        Verb::SetSplitRatio(args) => set_ratio(context, args),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `taw machine`: the machines of `[machines]`, over ssh; and `taw
 //! --machine NAME <verb>`, a verb run on one of them.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::config::Config;
 use crate::envelope::{self, Reply, Result, TawError};
 use crate::machine::{self, Heard, Machine, edit, protocol};
@@ -68,40 +68,28 @@ pub(crate) enum Verb {
     },
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::List => (envelope_id("machine", "list"), list()),
+        Verb::List => list(),
         Verb::Add {
             name,
             destination,
             taw,
-        } => (
-            envelope_id("machine", "add"),
-            edit::add(
-                &crate::paths::config_file(),
-                &name,
-                &destination,
-                taw.as_deref(),
-            )
-            .map(Reply::of),
-        ),
-        Verb::Remove { name } => (
-            envelope_id("machine", "remove"),
-            edit::remove(&crate::paths::config_file(), &name).map(Reply::of),
-        ),
-        Verb::Check { name, json } => (envelope_id("machine", "check"), check(name, json)),
+        } => edit::add(
+            &crate::paths::config_file(),
+            &name,
+            &destination,
+            taw.as_deref(),
+        )
+        .map(Reply::of),
+        Verb::Remove { name } => edit::remove(&crate::paths::config_file(), &name).map(Reply::of),
+        Verb::Check { name, json } => check(name, json),
         Verb::Feed { once, .. } => {
             let status = crate::ops::feed::run(&context.tmux(), once);
-            ("cli:machine:feed".into(), Ok(exit_with(status)))
+            Ok(exit_with(status))
         }
-        Verb::Attach { name, id, holder } => (
-            envelope_id("machine", "attach"),
-            attach(&name, &id, holder.as_deref()),
-        ),
-        Verb::Enter { id, holder } => (
-            envelope_id("machine", "enter"),
-            enter(context, &id, holder.as_deref()),
-        ),
+        Verb::Attach { name, id, holder } => attach(&name, &id, holder.as_deref()),
+        Verb::Enter { id, holder } => enter(context, &id, holder.as_deref()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `taw manifest`: the detection rules of each agent, where they come from,
 //! and having the watchers read them again.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::config::Config;
 use crate::detect::agents;
 use crate::detect::manifest::{Gate, Rule};
@@ -25,11 +25,11 @@ pub(crate) enum Verb {
     Reload,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::List => (envelope_id("manifest", "list"), list()),
-        Verb::Show { agent } => (envelope_id("manifest", "show"), show(&agent)),
-        Verb::Reload => (envelope_id("manifest", "reload"), reload(context)),
+        Verb::List => list(),
+        Verb::Show { agent } => show(&agent),
+        Verb::Reload => reload(context),
     }
 }
 

@@ -277,11 +277,10 @@ pub(crate) fn run() -> i32 {
         }
         group => group,
     };
-    let (id, answer) = dispatch(&context, group);
-    envelope::emit(&id, answer)
+    envelope::emit(&context.envelope, dispatch(&context, group))
 }
 
-fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
+fn dispatch(context: &Context, group: Group) -> Result<Reply> {
     match group {
         Group::Workspace(verb) => workspace::run(context, verb),
         Group::Worktree(verb) => worktree::run(context, verb),
@@ -309,9 +308,7 @@ fn dispatch(context: &Context, group: Group) -> (String, Result<Reply>) {
         }) => sandbox::run(verb),
         // `run` hands `taw open` and `taw sandbox` to their own answers
         // before this.
-        Group::Open(_) => ("cli:open".into(), Ok(Reply::Nothing)),
-        Group::Sandbox(_) => ("cli:sandbox".into(), Ok(Reply::Nothing)),
-        Group::App(_) => ("cli:app".into(), Ok(Reply::Nothing)),
+        Group::Open(_) | Group::Sandbox(_) | Group::App(_) => Ok(Reply::Nothing),
     }
 }
 
@@ -336,21 +333,18 @@ fn args_without_machine() -> Vec<String> {
     args
 }
 
-/// The envelope id of a verb: `cli:pane:list`.
-pub(crate) fn envelope_id(group: &str, verb: &str) -> String {
-    format!("cli:{group}:{verb}")
-}
-
-/// The envelope's id of the verb clap parsed: its group's and its own
-/// names as typed (`cli:pane:get`), `cli:<group>` for a group with none.
+/// The envelope's id of the verb clap parsed: the names of its group,
+/// its verb and theirs below it as typed (`cli:pane:get`,
+/// `cli:plugin:log:list`); `cli:<group>` for a group with none.
 fn envelope_of(matches: &clap::ArgMatches) -> String {
-    match matches.subcommand() {
-        Some((group, verb)) => match verb.subcommand_name() {
-            Some(name) => envelope_id(group, name),
-            None => format!("cli:{group}"),
-        },
-        None => "cli".into(),
+    let mut id = String::from("cli");
+    let mut level = matches;
+    while let Some((name, below)) = level.subcommand() {
+        id.push(':');
+        id.push_str(name);
+        level = below;
     }
+    id
 }
 
 /// Every verb, one a line, for `taw --help`.
@@ -501,6 +495,8 @@ mod tests {
             "cli:pane:send-text"
         );
         assert_eq!(id(&["taw", "-L", "x", "pane", "list"]), "cli:pane:list");
+        assert_eq!(id(&["taw", "plugin", "log", "list"]), "cli:plugin:log:list");
+        assert_eq!(id(&["taw", "tmux", "load"]), "cli:tmux:load");
     }
 
     /// Each command below `command`, by its path, with its whole help.

@@ -1,7 +1,7 @@
 //! `taw notification show`: a message on every attached client.
 //! `taw notification open-target`: go to the agent that needs you next.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result};
 use crate::notify::Sound;
 use crate::ops::{navigate, notification};
@@ -57,27 +57,16 @@ pub(crate) enum SoundArg {
     Request,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
         Verb::Show {
             title, body, sound, ..
-        } => (
-            envelope_id("notification", "show"),
-            show(context, &title, body.as_deref(), sound),
-        ),
-        Verb::Desktop { pane, message } => (
-            envelope_id("notification", "desktop"),
-            desktop(context, pane.as_deref(), &message),
-        ),
-        Verb::OpenTarget { client } => (
-            envelope_id("notification", "open-target"),
-            context
-                .snapshot()
-                .and_then(|snapshot| {
-                    navigate::next_up(&context.tmux(), &snapshot, client.as_deref())
-                })
-                .map(Reply::of),
-        ),
+        } => show(context, &title, body.as_deref(), sound),
+        Verb::Desktop { pane, message } => desktop(context, pane.as_deref(), &message),
+        Verb::OpenTarget { client } => context
+            .snapshot()
+            .and_then(|snapshot| navigate::next_up(&context.tmux(), &snapshot, client.as_deref()))
+            .map(Reply::of),
     }
 }
 

@@ -470,8 +470,8 @@ impl ReporterArgs {
     }
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    (context.envelope.clone(), answer(context, verb))
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
+    answer(context, verb)
 }
 
 fn answer(context: &Context, verb: Verb) -> Result<Reply> {

@@ -3,7 +3,7 @@
 //! `event`), and the log of those runs. Installing from GitHub and plugin
 //! panes come next.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result};
 use crate::events::{Event, Occurrence};
 use crate::hooks::Listeners;
@@ -180,104 +180,76 @@ pub(crate) enum LogVerb {
     },
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
         Verb::Install {
             source,
             git_ref,
             yes,
-        } => (
-            envelope_id("plugin", "install"),
-            install(context, &source, git_ref.as_deref(), yes),
-        ),
-        Verb::Update { targets, yes } => (
-            envelope_id("plugin", "update"),
-            update(context, &targets, yes),
-        ),
-        Verb::Uninstall { plugin } => (
-            envelope_id("plugin", "uninstall"),
-            plugin::install::uninstall(&plugin).map(|answer| changed(context, answer)),
-        ),
-        Verb::Link { path, disabled } => (
-            envelope_id("plugin", "link"),
-            plugin::link(&path, !disabled).map(|answer| changed(context, answer)),
-        ),
-        Verb::Unlink { plugin_id } => (
-            envelope_id("plugin", "unlink"),
-            plugin::unlink(&plugin_id).map(|answer| changed(context, answer)),
-        ),
-        Verb::Enable { plugin_id } => (
-            envelope_id("plugin", "enable"),
-            plugin::enable(&plugin_id).map(|answer| changed(context, answer)),
-        ),
-        Verb::Disable { plugin_id } => (
-            envelope_id("plugin", "disable"),
-            plugin::disable(&plugin_id).map(|answer| changed(context, answer)),
-        ),
-        Verb::List { plugin_id, .. } => (
-            envelope_id("plugin", "list"),
-            plugin::list(plugin_id.as_deref()).map(Reply::of),
-        ),
-        Verb::ConfigDir { plugin_id } => (
-            envelope_id("plugin", "config-dir"),
-            plugin::config_dir(&plugin_id).map(|dir| Reply::Text(dir.display().to_string())),
-        ),
+        } => install(context, &source, git_ref.as_deref(), yes),
+        Verb::Update { targets, yes } => update(context, &targets, yes),
+        Verb::Uninstall { plugin } => {
+            plugin::install::uninstall(&plugin).map(|answer| changed(context, answer))
+        }
+        Verb::Link { path, disabled } => {
+            plugin::link(&path, !disabled).map(|answer| changed(context, answer))
+        }
+        Verb::Unlink { plugin_id } => {
+            plugin::unlink(&plugin_id).map(|answer| changed(context, answer))
+        }
+        Verb::Enable { plugin_id } => {
+            plugin::enable(&plugin_id).map(|answer| changed(context, answer))
+        }
+        Verb::Disable { plugin_id } => {
+            plugin::disable(&plugin_id).map(|answer| changed(context, answer))
+        }
+        Verb::List { plugin_id, .. } => plugin::list(plugin_id.as_deref()).map(Reply::of),
+        Verb::ConfigDir { plugin_id } => {
+            plugin::config_dir(&plugin_id).map(|dir| Reply::Text(dir.display().to_string()))
+        }
         Verb::Action(verb) => action(context, verb),
-        Verb::Log(LogVerb::List { plugin_id, limit }) => (
-            envelope_id("plugin", "log:list"),
-            Ok(Reply::of(plugin::log_list(plugin_id.as_deref(), limit))),
-        ),
-        Verb::Pane(verb) => (envelope_id("plugin", "pane"), pane(context, verb)),
-        Verb::Startup { plugin_id } => (
-            envelope_id("plugin", "startup"),
-            plugin::startup(
-                plugin_id.as_deref(),
-                context.snapshot().ok().map(|s| s.server.socket_path),
-                // herdr's own environment is tmux's global one here, with
-                // the folders this taw runs with.
-                context.snapshot().ok().map(|_| {
-                    let mut env = crate::tmux::environment::read_for_sessions(&context.tmux(), &[])
-                        .for_session(None);
-                    env.extend(
-                        crate::paths::folder_vars()
-                            .into_iter()
-                            .map(|(name, value)| (name.to_string(), value)),
-                    );
-                    env
-                }),
-            )
-            .map(Reply::of),
-        ),
-        Verb::Event { name, pane } => (
-            envelope_id("plugin", "event"),
-            fire(context, &name, pane.as_deref()),
-        ),
+        Verb::Log(LogVerb::List { plugin_id, limit }) => {
+            Ok(Reply::of(plugin::log_list(plugin_id.as_deref(), limit)))
+        }
+        Verb::Pane(verb) => pane(context, verb),
+        Verb::Startup { plugin_id } => plugin::startup(
+            plugin_id.as_deref(),
+            context.snapshot().ok().map(|s| s.server.socket_path),
+            // herdr's own environment is tmux's global one here, with
+            // the folders this taw runs with.
+            context.snapshot().ok().map(|_| {
+                let mut env = crate::tmux::environment::read_for_sessions(&context.tmux(), &[])
+                    .for_session(None);
+                env.extend(
+                    crate::paths::folder_vars()
+                        .into_iter()
+                        .map(|(name, value)| (name.to_string(), value)),
+                );
+                env
+            }),
+        )
+        .map(Reply::of),
+        Verb::Event { name, pane } => fire(context, &name, pane.as_deref()),
     }
 }
 
 /// `taw plugin action list|invoke`.
-fn action(context: &Context, verb: ActionVerb) -> (String, Result<Reply>) {
+fn action(context: &Context, verb: ActionVerb) -> Result<Reply> {
     match verb {
-        ActionVerb::List { plugin_id } => (
-            envelope_id("plugin", "action:list"),
-            plugin::action_list(plugin_id.as_deref()).map(Reply::of),
-        ),
+        ActionVerb::List { plugin_id } => plugin::action_list(plugin_id.as_deref()).map(Reply::of),
         ActionVerb::Invoke {
             action_id,
             plugin_id,
             pane,
             tab,
             workspace,
-        } => (
-            envelope_id("plugin", "action:invoke"),
-            invoke(
-                context,
-                &action_id,
-                plugin_id.as_deref(),
-                pane,
-                tab,
-                workspace,
-            ),
+        } => invoke(
+            context,
+            &action_id,
+            plugin_id.as_deref(),
+            pane,
+            tab,
+            workspace,
         ),
     }
 }

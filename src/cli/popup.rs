@@ -1,6 +1,6 @@
 //! `taw popup close`: herdr's `popup.close`, for the popup over a client.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result};
 use crate::ops::popup;
 use clap::Subcommand;
@@ -16,9 +16,9 @@ pub(crate) enum Verb {
     },
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Close { client } => (envelope_id("popup", "close"), close(context, client)),
+        Verb::Close { client } => close(context, client),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `taw sandbox`: an agent in a container, for a person at a shell; `taw
 //! sandbox new` and `taw sandbox list`: the profiles.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::config::{Config, schema};
 use crate::envelope::{self, Reply, Result};
 use crate::exec::Program;
@@ -80,18 +80,12 @@ impl RunArgs {
     }
 }
 
-pub(crate) fn run(verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::New { name, from } => (
-            envelope_id("sandbox", "new"),
-            sandbox::create(&name, from.as_deref()).map(Reply::of),
-        ),
-        Verb::List => (
-            envelope_id("sandbox", "list"),
-            Config::load()
-                .and_then(|config| sandbox::list(&config))
-                .map(Reply::of),
-        ),
+        Verb::New { name, from } => sandbox::create(&name, from.as_deref()).map(Reply::of),
+        Verb::List => Config::load()
+            .and_then(|config| sandbox::list(&config))
+            .map(Reply::of),
     }
 }
 

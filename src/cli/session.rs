@@ -3,7 +3,7 @@
 //! for a person at a shell (tmux-session-wizard's `t`). `taw session save`
 //! and `restore`: every session's layout and agents, kept and made again.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::config::Config;
 use crate::envelope::{self, Reply, Result, TawError};
 use crate::exec::Program;
@@ -54,31 +54,19 @@ pub(crate) enum Verb {
     },
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Open { path, no_focus } => (
-            envelope_id("session", "open"),
-            open(context, &path, no_focus),
-        ),
-        Verb::Folders { query } => (envelope_id("session", "folders"), folders(&query)),
-        Verb::Save { name } => (
-            envelope_id("session", "save"),
-            crate::ops::save::save(
-                &context.tmux(),
-                name.as_deref()
-                    .unwrap_or(crate::sessions::saved::DEFAULT_NAME),
-            )
-            .map(Reply::of),
-        ),
-        Verb::Autosave => (
-            envelope_id("session", "autosave"),
-            crate::ops::save::autosave(&context.tmux()).map(Reply::of),
-        ),
-        Verb::List { json } => (envelope_id("session", "list"), Ok(list(json))),
-        Verb::Restore { name, dry_run } => (
-            envelope_id("session", "restore"),
-            restore(context, name, dry_run),
-        ),
+        Verb::Open { path, no_focus } => open(context, &path, no_focus),
+        Verb::Folders { query } => folders(&query),
+        Verb::Save { name } => crate::ops::save::save(
+            &context.tmux(),
+            name.as_deref()
+                .unwrap_or(crate::sessions::saved::DEFAULT_NAME),
+        )
+        .map(Reply::of),
+        Verb::Autosave => crate::ops::save::autosave(&context.tmux()).map(Reply::of),
+        Verb::List { json } => Ok(list(json)),
+        Verb::Restore { name, dry_run } => restore(context, name, dry_run),
     }
 }
 

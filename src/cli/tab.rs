@@ -1,6 +1,6 @@
 //! `taw tab`: tmux windows as herdr tabs.
 
-use super::{Context, calling_pane, envelope_id, parse_env};
+use super::{Context, calling_pane, parse_env};
 use crate::envelope::{Reply, Result, TawError};
 use crate::model::resolve;
 use crate::ops::tab::{self as op, NewTab};
@@ -57,16 +57,8 @@ pub(crate) struct CreateArgs {
     pub no_focus: bool,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    let name = match &verb {
-        Verb::List { .. } => "list",
-        Verb::Get { .. } => "get",
-        Verb::Create(_) => "create",
-        Verb::Focus { .. } => "focus",
-        Verb::Rename { .. } => "rename",
-        Verb::Close { .. } => "close",
-    };
-    (envelope_id("tab", name), answer(context, verb))
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
+    answer(context, verb)
 }
 
 /// The workspace a new tab goes to: the one named, else the one taw runs

@@ -1,7 +1,7 @@
 //! `taw tmux load|unload`: what `agent-wizard.tmux` runs to put the plugin
 //! into a tmux server, and its undo.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{ErrorCode, Reply, Result};
 use crate::setup;
 use clap::Subcommand;
@@ -26,11 +26,11 @@ pub(crate) enum Verb {
     },
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Load { bin } => (envelope_id("tmux", "load"), load(context, bin)),
-        Verb::Unload => (envelope_id("tmux", "unload"), unload(context)),
-        Verb::Status { json } => (envelope_id("tmux", "status"), status(context, json)),
+        Verb::Load { bin } => load(context, bin),
+        Verb::Unload => unload(context),
+        Verb::Status { json } => status(context, json),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `taw ui` (the popup itself, run inside a tmux popup) and `taw ui open`
 //! (opens it over a client).
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result};
 use clap::{Args, Subcommand};
 
@@ -31,26 +31,20 @@ pub(crate) enum Verb {
     },
 }
 
-pub(crate) fn run(context: &Context, args: UiArgs) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, args: UiArgs) -> Result<Reply> {
     match args.verb {
         Some(Verb::Open {
             new_session,
             client,
-        }) => (
-            envelope_id("ui", "open"),
-            open(context, client.as_deref(), new_session),
-        ),
-        None => (
-            "cli:ui".into(),
-            crate::ui::run(
-                context.tmux(),
-                crate::ui::Launch {
-                    client: args.client,
-                    new_session: args.new_session,
-                },
-            )
-            .map(|_| Reply::Nothing),
-        ),
+        }) => open(context, client.as_deref(), new_session),
+        None => crate::ui::run(
+            context.tmux(),
+            crate::ui::Launch {
+                client: args.client,
+                new_session: args.new_session,
+            },
+        )
+        .map(|_| Reply::Nothing),
     }
 }
 

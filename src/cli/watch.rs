@@ -1,6 +1,6 @@
 //! `taw watch`: the watcher that detects the agents in every pane.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result, TawError};
 use crate::ops::navigate;
 use crate::tmux::callback::Callback;
@@ -32,18 +32,14 @@ pub(crate) enum Verb {
     Seen,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     match verb {
-        Verb::Server { ready } => (
-            envelope_id("watch", "server"),
-            watch::server::serve(context.tmux(), ready.as_deref()).map(|()| Reply::Nothing),
-        ),
-        Verb::AttachAll { restart, all } => (
-            envelope_id("watch", "attach-all"),
-            attach_all(context, restart, all),
-        ),
-        Verb::Status => (envelope_id("watch", "status"), status(context)),
-        Verb::Seen => (envelope_id("watch", "seen"), seen(context)),
+        Verb::Server { ready } => {
+            watch::server::serve(context.tmux(), ready.as_deref()).map(|()| Reply::Nothing)
+        }
+        Verb::AttachAll { restart, all } => attach_all(context, restart, all),
+        Verb::Status => status(context),
+        Verb::Seen => seen(context),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `taw web`: the web state API and the phone page; `taw web url` the
 //! page's address with its token.
 
-use super::{Context, envelope_id};
+use super::Context;
 use crate::envelope::{Reply, Result};
 use crate::web;
 use clap::{Args, Subcommand};
@@ -43,26 +43,23 @@ pub(crate) enum Verb {
     },
 }
 
-pub(crate) fn run(context: &Context, args: WebArgs) -> (String, Result<Reply>) {
+pub(crate) fn run(context: &Context, args: WebArgs) -> Result<Reply> {
     match args.verb {
         Some(Verb::Url { listen, json }) => {
             let listen = listen
                 .or_else(|| web::running_listen().map(|listen| listen.to_string()))
                 .or_else(|| plugin_listen(context))
                 .unwrap_or_else(|| web::DEFAULT_LISTEN.to_string());
-            (envelope_id("web", "url"), url(&listen, json))
+            url(&listen, json)
         }
-        None => (
-            "cli:web".into(),
-            web::parse_listen(&args.listen)
-                .and_then(|listen| {
-                    if args.with_server {
-                        web::stop_with_server(context.tmux());
-                    }
-                    web::serve(context.tmux(), listen, args.no_token, &args.allow_hosts)
-                })
-                .map(|_| Reply::Nothing),
-        ),
+        None => web::parse_listen(&args.listen)
+            .and_then(|listen| {
+                if args.with_server {
+                    web::stop_with_server(context.tmux());
+                }
+                web::serve(context.tmux(), listen, args.no_token, &args.allow_hosts)
+            })
+            .map(|_| Reply::Nothing),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `taw workspace`: tmux sessions as herdr workspaces.
 
-use super::{Context, envelope_id, parse_env};
+use super::{Context, parse_env};
 use crate::envelope::{Reply, Result};
 use crate::model::resolve;
 use crate::ops::metadata::{self, TokenReport};
@@ -98,17 +98,8 @@ impl TokenArgs {
     }
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    let name = match &verb {
-        Verb::List => "list",
-        Verb::Get { .. } => "get",
-        Verb::Create(_) => "create",
-        Verb::Focus { .. } => "focus",
-        Verb::Rename { .. } => "rename",
-        Verb::Close { .. } => "close",
-        Verb::ReportMetadata(_) => "report-metadata",
-    };
-    (envelope_id("workspace", name), answer(context, verb))
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
+    answer(context, verb)
 }
 
 fn answer(context: &Context, verb: Verb) -> Result<Reply> {

@@ -1,8 +1,8 @@
 //! `taw worktree`: git worktrees, each in a session of its own, grouped
 //! under its repository's session.
 
+use super::Context;
 use super::tab::workspace_for;
-use super::{Context, envelope_id};
 use crate::envelope::{ErrorCode, Reply, Result, TawError};
 use crate::model::resolve;
 use crate::ops::worktree::{self as op, NewWorktree, OpenWorktree, Removal, Source, Which};
@@ -122,14 +122,8 @@ pub(crate) struct RemoveArgs {
     pub herdr: HerdrJson,
 }
 
-pub(crate) fn run(context: &Context, verb: Verb) -> (String, Result<Reply>) {
-    let name = match &verb {
-        Verb::List(_) => "list",
-        Verb::Create(_) => "create",
-        Verb::Open(_) => "open",
-        Verb::Remove(_) => "remove",
-    };
-    (envelope_id("worktree", name), answer(context, verb))
+pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
+    answer(context, verb)
 }
 
 /// A folder as given, made absolute against the folder taw runs in.
