@@ -158,7 +158,8 @@ fn next_second() {
     }
 }
 
-const WAIT: Duration = Duration::from_secs(10);
+/// A bound for a loaded machine, never a time spent when all is well.
+const WAIT: Duration = Duration::from_secs(30);
 
 fn restore(server: &TmuxServer, extra: &[&str]) -> Value {
     let mut args = vec!["session", "restore"];

@@ -12,7 +12,11 @@ use crate::common::web::{
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
-const WAIT: Duration = Duration::from_secs(10);
+/// How long a test waits for what must come: a bound for a loaded
+/// machine, never a time the test spends when all is well.
+const WAIT: Duration = Duration::from_secs(30);
+/// Past this, a head the server should have cut off at 10 s was held.
+const HEAD_HELD: Duration = Duration::from_secs(20);
 
 /// What is typed shows on the stand-in agent's screen within this; what
 /// is not typed leaves no sign to wait for.
@@ -780,11 +784,11 @@ fn idle_and_slow_connections_never_keep_the_owner_out() {
                     || e.kind() == std::io::ErrorKind::TimedOut => {}
             Err(_) => break true,
         }
-        if start.elapsed() > 2 * WAIT {
+        if start.elapsed() > HEAD_HELD {
             break false;
         }
     };
-    assert!(closed, "the slow head was held past {:?}", 2 * WAIT);
+    assert!(closed, "the slow head was held past {HEAD_HELD:?}");
     drop(idle);
 }
 
