@@ -7,6 +7,9 @@
 mod common;
 
 mod agent_drive;
+// Named to come first of the real-agent tests (libtest starts them in the
+// order of their names): the longest, it then ends with the others.
+mod agent_restore_lab;
 mod agents;
 mod agents_lab;
 mod api;
@@ -27,7 +30,6 @@ mod records;
 mod replay;
 mod report;
 mod restore;
-mod restore_lab;
 mod sandbox;
 mod sandbox_profiles;
 mod sessions;
