@@ -609,6 +609,9 @@ fn popup_width(screen: &str) -> usize {
 #[test]
 fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
     let server = TmuxServer::start();
+    // No toast for the blocked agent: the test reads the client's
+    // messages for what the key's own cleanup might say.
+    server.tmux(&["set-option", "-g", "@agent-wizard-notify", "off"]);
     server.load_plugin();
     server.tmux(&["new-session", "-d", "-s", "web"]);
     let asker = server.reported_agent("web", "asker", "blocked");

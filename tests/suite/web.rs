@@ -375,6 +375,10 @@ fn the_url_is_the_running_servers_and_its_folders_are_private() {
     let url = server.taw(&["web", "url", "--listen", "127.0.0.1:7000"]);
     assert!(url.stdout.starts_with("http://127.0.0.1:7000/"), "{url:?}");
     for folder in ["web", "run"] {
+        // The server's feed makes `run` when it starts following tmux,
+        // which may come just after the server says its port.
+        let path = server.state_dir().join(folder);
+        server.wait_for(folder, WAIT, || path.exists());
         let mode = crate::common::mode_of(&server.state_dir().join(folder));
         assert_eq!(mode & 0o777, 0o700, "{folder}: {mode:o}");
     }
