@@ -81,8 +81,8 @@ fn start_racing(server: &TmuxServer, pane: &str, args: &[&str], then: impl FnOnc
     let mut all = vec!["agent", "start"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--pane", pane]);
-    with_race(server, &all, || {
-        server.wait_for("the echo", Duration::from_secs(10), || {
+    with_race(server, &all, |_| {
+        server.wait_for("the echo", WINDOW_OPENS, || {
             screen(server, pane)
                 .lines()
                 .any(|l| l.trim_end().ends_with("claude"))
@@ -94,30 +94,40 @@ fn start_racing(server: &TmuxServer, pane: &str, args: &[&str], then: impl FnOnc
 /// `agent prompt` or `agent send-keys` of `args` with the race window open:
 /// `then` runs once taw has made its checks, before it sends.
 fn send_racing(server: &TmuxServer, args: &[&str], then: impl FnOnce()) -> Run {
-    with_race(server, args, || {
-        std::thread::sleep(CHECKS_MADE);
+    with_race(server, args, |opened| {
+        server.wait_for("taw's checks made", WINDOW_OPENS, || opened.exists());
         then();
     })
 }
 
-/// How long taw is held between its checks and its send (`agent start`:
-/// between the echo and the Enter), for the race tests.
-const RACE_WINDOW: Duration = Duration::from_millis(3000);
+/// The bound of the race window: taw holds it until the test says go, so
+/// this is only how long a test that failed to say so waits.
+const RACE_WINDOW: Duration = Duration::from_secs(30);
 
-/// Time enough for taw to have made its checks before a prompt or keys
-/// (a debug build's start and its tmux reads, on two busy cores), and well
-/// inside RACE_WINDOW: the checks only read tmux, so they leave no sign to
-/// wait for (the window opens right after them).
-const CHECKS_MADE: Duration = Duration::from_millis(1000);
+/// How long taw may take to reach its window (a debug build's start and
+/// its tmux reads, on two busy cores).
+const WINDOW_OPENS: Duration = Duration::from_secs(20);
 
-/// Runs taw with the race window open, while `meanwhile` runs; what it did
-/// must have come inside the window, while taw had not answered yet.
-fn with_race(server: &TmuxServer, args: &[&str], meanwhile: impl FnOnce()) -> Run {
+/// Runs taw with the race window open, while `meanwhile` runs (given the
+/// file taw makes once its checks are made); what it did must have come
+/// inside the window, while taw had not answered yet. Then taw goes on.
+fn with_race(server: &TmuxServer, args: &[&str], meanwhile: impl FnOnce(&Path)) -> Run {
     let window = RACE_WINDOW.as_millis().to_string();
+    let race = tempfile::tempdir_in(server.dir.path()).unwrap();
+    let race_dir = race.path().to_str().unwrap();
     std::thread::scope(|scope| {
-        let run = scope.spawn(|| server.taw_with(args, &[("TAW_TEST_SEND_DELAY_MS", &window)]));
-        meanwhile();
+        let run = scope.spawn(|| {
+            server.taw_with(
+                args,
+                &[
+                    ("TAW_TEST_SEND_DELAY_MS", &window),
+                    ("TAW_TEST_RACE_DIR", race_dir),
+                ],
+            )
+        });
+        meanwhile(&race.path().join("opened"));
         assert!(!run.is_finished(), "taw answered before the race was run");
+        std::fs::write(race.path().join("go"), b"").unwrap();
         run.join().unwrap()
     })
 }

@@ -641,27 +641,28 @@ fn restore_with_hook(server: &TmuxServer, hook: &str, command: &str) -> Value {
     restore(server, &[])
 }
 
-/// How long the race tests hold the restore between its check and its
-/// typing (or Enter).
-const RACE_WINDOW_MS: &str = "5000";
-
-/// Time enough for the restore to see a ready pane settle (300 ms) and
-/// look again on two busy cores, and so to be held in its race window,
-/// which leaves no sign to wait for.
-const INSIDE_THE_WINDOW: Duration = Duration::from_millis(1800);
+/// The bound of the race tests' window between the restore's check and
+/// its typing (or Enter): taw holds it until the test says go.
+const RACE_WINDOW_MS: &str = "30000";
 
 /// How long a second typing of a resume has to show: what is not typed
 /// leaves no sign to wait for.
 const NOTHING_MORE: Duration = Duration::from_millis(500);
 
 /// The same, restored with the race window `variable` open: once the
-/// agent's pane is made and `ready` holds of its screen, another program
-/// replaces its shell, inside the window.
+/// restore is held in its window (its check made: the shell at its
+/// prompt), another program replaces its shell.
 fn restore_racing(server: &TmuxServer, variable: &str, ready: impl Fn(&str) -> bool) -> Value {
     saved_agent_pane(server);
+    let race = tempfile::tempdir_in(server.dir.path()).unwrap();
+    let race_dir = race.path().to_str().unwrap();
     std::thread::scope(|scope| {
-        let run =
-            scope.spawn(|| server.taw_with(&["session", "restore"], &[(variable, RACE_WINDOW_MS)]));
+        let run = scope.spawn(|| {
+            server.taw_with(
+                &["session", "restore"],
+                &[(variable, RACE_WINDOW_MS), ("TAW_TEST_RACE_DIR", race_dir)],
+            )
+        });
         let screen = || {
             let pane = server.tmux(&["list-panes", "-t", "=work:0", "-F", "#{pane_id}"]);
             pane.lines()
@@ -669,16 +670,13 @@ fn restore_racing(server: &TmuxServer, variable: &str, ready: impl Fn(&str) -> b
                 .map(|id| server.tmux(&["capture-pane", "-p", "-t", id]))
                 .unwrap_or_default()
         };
-        server.wait_for("the agent's pane, ready", Duration::from_secs(15), || {
-            server
-                .tmux(&["list-sessions", "-F", "#{session_name}"])
-                .contains("work")
-                && ready(&screen())
-        });
         // Inside the window: the restore saw the shell at its prompt.
-        std::thread::sleep(INSIDE_THE_WINDOW);
+        server.wait_for("the restore in its race window", WAIT, || {
+            race.path().join("opened").exists() && ready(&screen())
+        });
         assert!(!run.is_finished(), "the restore ended before the race");
         server.tmux(&["respawn-pane", "-k", "-t", "=work:0.1", "exec sleep 60"]);
+        std::fs::write(race.path().join("go"), b"").unwrap();
         run.join().unwrap().result()
     })
 }
