@@ -149,5 +149,5 @@ fn apply(context: &Context, args: ApplyArgs) -> Result<Reply> {
             .focus
             .then(|| snapshot.last_client().map(|c| c.name.clone())),
     };
-    Ok(Reply::of(op::apply(&context.tmux(), apply)?))
+    Ok(Reply::of(op::apply(&context.tmux(), &snapshot, apply)?))
 }

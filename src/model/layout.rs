@@ -85,6 +85,14 @@ impl LayoutInput {
         }
     }
 
+    /// How many panes the tree has.
+    pub(crate) fn panes(&self) -> usize {
+        match self {
+            LayoutInput::Pane(_) => 1,
+            LayoutInput::Split(split) => split.first.panes() + split.second.panes(),
+        }
+    }
+
     /// The first pane of the tree: the one a split keeps is its first
     /// child's.
     pub(crate) fn first_pane(&self) -> &PaneInput {

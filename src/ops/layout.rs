@@ -176,36 +176,6 @@ fn percent_of(split: &SplitInput) -> Result<u32> {
     new_pane_percent(split.ratio.unwrap_or(0.5).clamp(0.1, 0.9))
 }
 
-/// Makes the panes of `node` in pane `%pane`, which already runs the
-/// node's first pane.
-fn build(
-    tmux: &Tmux,
-    node: &LayoutInput,
-    pane: u32,
-    labels: &mut Vec<(u32, String)>,
-) -> Result<()> {
-    let split = match node {
-        LayoutInput::Pane(leaf) => {
-            if let Some(label) = &leaf.label {
-                labels.push((pane, label.clone()));
-            }
-            return Ok(());
-        }
-        LayoutInput::Split(split) => split,
-    };
-    let output = tmux.run_one(arrange::split_window(
-        &format!("%{pane}"),
-        split.direction == SplitDirection::Right,
-        percent_of(split)?,
-        &spawn_of(split.second.first_pane()),
-        false,
-    ))?;
-    let (_, _, new) =
-        arrange::parse_new_ids(&output).ok_or_else(|| unread("which pane it made", &output))?;
-    build(tmux, &split.first, pane, labels)?;
-    build(tmux, &split.second, new, labels)
-}
-
 /// Where a tree goes: a new tab of `session`, or in place of `replacing`.
 #[derive(Debug, Clone)]
 pub(crate) struct Apply<'a> {
@@ -217,10 +187,21 @@ pub(crate) struct Apply<'a> {
     pub focus: Option<Option<String>>,
 }
 
+/// The tab `apply` makes first, running the tree's first pane: its window,
+/// and the number tmux gave that pane (`pane-base-index`), which the
+/// tree's other panes are addressed from (their ids come only once made).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NewTab {
+    pub session: u32,
+    pub window: u32,
+    pub first_index: u32,
+}
+
 /// Makes a tab from a split tree. Everything is checked before anything is
 /// made; the tab replaced is closed (once the veto lets it) after the new
-/// one is there.
-pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
+/// one is there. Two calls: the tab, then the rest of the tree in one
+/// batch.
+pub(crate) fn apply(tmux: &Tmux, snapshot: &Snapshot, apply: Apply) -> Result<LayoutApplied> {
     check(&apply.root)?;
     if let Some(label) = &apply.tab_label {
         names::check(Named::Tab, label)?;
@@ -235,41 +216,126 @@ pub(crate) fn apply(tmux: &Tmux, apply: Apply) -> Result<LayoutApplied> {
             false,
         )?;
     }
-    let root = &apply.root;
     let output = tmux.run_one(arrange::new_window(
         &format!("${}", apply.session),
         apply.tab_label.as_deref(),
-        &spawn_of(root.first_pane()),
+        &spawn_of(apply.root.first_pane()),
         false,
     ))?;
-    let (session, window, pane) =
-        arrange::parse_new_ids(&output).ok_or_else(|| unread("what it made", &output))?;
-    let mut labels = Vec::new();
-    if let Err(error) = build(tmux, root, pane, &mut labels) {
-        // A tree tmux could not make whole (no room for a pane) leaves no
-        // half-made tab behind (a tmux that did not answer is not asked);
-        // the build's own error is what is answered.
+    let made = arrange::parse_new_ids(&output)
+        .zip(arrange::parse_new_pane_index(&output))
+        .map(|((session, window, _), first_index)| NewTab {
+            session,
+            window,
+            first_index,
+        })
+        .ok_or_else(|| unread("what it made", &output))?;
+    let rest = plan_rest(snapshot, &apply, made)?;
+    rest.apply(tmux).inspect_err(|error| {
+        // A tree tmux could not make whole (no room for a pane: tmux
+        // stops the batch there) leaves no half-made tab behind (a tmux
+        // that did not answer is not asked); the batch's own error is
+        // what is answered.
         if error.code != crate::envelope::ErrorCode::Timeout {
-            let _ = tmux.run_one(arrange::kill_window(&format!("@{window}")));
+            let _ = tmux.run_one(arrange::kill_window(&format!("@{}", made.window)));
         }
-        return Err(error);
-    }
-    let mut batch = Batch::new();
-    for (pane, label) in labels {
+    })
+}
+
+/// The rest of the tree in the tab `made`, as one batch: its splits in the
+/// order [`splits`] walks the tree, then the labels, the tab replaced
+/// closed and the new one shown; answered with the tab as read after.
+pub(crate) fn plan_rest(
+    snapshot: &Snapshot,
+    apply: &Apply,
+    made: NewTab,
+) -> Result<Plan<LayoutApplied>> {
+    let mut walk = Walk {
+        made,
+        order: vec![0],
+        batch: Batch::new(),
+        labels: Vec::new(),
+    };
+    walk.splits(&apply.root, 0)?;
+    // Each pane now sits at the window's place of its leaf.
+    debug_assert!(walk.order.iter().enumerate().all(|(at, leaf)| at == *leaf));
+    let Walk {
+        mut batch, labels, ..
+    } = walk;
+    for (leaf, label) in labels {
         let mut writes = OptionWrites::default();
         writes.set(opt::LABEL, label);
-        batch.extend(writes.commands(pane));
+        batch.extend(writes.commands_at(&made.place(leaf)));
     }
     if let Some(old) = apply.replacing {
         batch.push(arrange::kill_window(&format!("@{}", old.id)));
     }
-    tmux.run(&batch)?;
+    let window = format!("@{}", made.window);
     if let Some(client) = &apply.focus {
-        navigate::to_window(tmux, window, client.as_deref())?;
+        batch.push(crate::tmux::commands::select_window(&window));
+        batch.extend(navigate::switch_unless_there(
+            snapshot,
+            client.as_deref(),
+            made.session,
+            &window,
+        ));
     }
-    Ok(LayoutApplied {
-        layout: description(&Snapshot::read(tmux)?, session, window)?,
-    })
+    Ok(Plan::read_back(batch, move |_, after| {
+        Ok(LayoutApplied {
+            layout: description(after, made.session, made.window)?,
+        })
+    }))
+}
+
+impl NewTab {
+    /// The target of the pane at window place `at` (0 the first).
+    fn place(&self, at: usize) -> String {
+        format!("@{}.{}", self.window, self.first_index as usize + at)
+    }
+}
+
+/// The splits of a tree, written before any is made. tmux puts a split's
+/// new pane just after the pane split in its window's order, so where
+/// each pane stands at each step follows from the tree alone.
+struct Walk {
+    made: NewTab,
+    /// The leaves (numbered in the tree's order) made so far, in the
+    /// window's order.
+    order: Vec<usize>,
+    batch: Batch,
+    labels: Vec<(usize, String)>,
+}
+
+impl Walk {
+    /// Splits the pane of leaf `first`, which runs `node`'s first pane,
+    /// into the panes of `node`.
+    fn splits(&mut self, node: &LayoutInput, first: usize) -> Result<()> {
+        let split = match node {
+            LayoutInput::Pane(leaf) => {
+                if let Some(label) = &leaf.label {
+                    self.labels.push((first, label.clone()));
+                }
+                return Ok(());
+            }
+            LayoutInput::Split(split) => split,
+        };
+        let at = self
+            .order
+            .iter()
+            .position(|leaf| *leaf == first)
+            .expect("a leaf is split only once made");
+        self.batch.push(arrange::split_window(
+            &self.made.place(at),
+            split.direction == SplitDirection::Right,
+            percent_of(split)?,
+            &spawn_of(split.second.first_pane()),
+            false,
+        ));
+        let second = first + split.first.panes();
+        self.order.insert(at + 1, second);
+        self.splits(&split.first, first)?;
+        self.splits(&split.second, second)
+    }
 }
 
 #[cfg(test)]
@@ -365,6 +431,69 @@ mod tests {
             parse_split_path("2").err().unwrap().code,
             ErrorCode::InvalidArgument
         );
+    }
+
+    #[test]
+    fn a_tree_is_made_in_one_batch_each_pane_found_by_its_place() {
+        let pane = |label: Option<&str>| json!({ "type": "pane", "label": label });
+        let tree = tree_of(&json!({
+            "type": "split", "direction": "right",
+            "first": { "type": "split", "direction": "down", "ratio": 0.7,
+                       "first": pane(None), "second": pane(Some("b")) },
+            "second": { "type": "split", "direction": "down",
+                        "first": { "type": "pane", "command": ["htop"] },
+                        "second": pane(Some("d")) },
+        }))
+        .unwrap();
+        let snapshot = fixture::server();
+        let old = snapshot.window(1, 2).unwrap();
+        let apply = Apply {
+            root: tree,
+            session: 2,
+            replacing: Some(old),
+            tab_label: None,
+            focus: Some(Some("/dev/pts/1".into())),
+        };
+        let made = NewTab {
+            session: 2,
+            window: 9,
+            first_index: 1,
+        };
+        let plan = plan_rest(&snapshot, &apply, made).unwrap();
+        let ids = arrange::NEW_IDS;
+        // The first pane split right (the right half running htop, its
+        // first pane), its left half down, then the right half (third in
+        // the window by then) down.
+        assert_eq!(
+            plan.lines(),
+            vec![
+                format!("split-window -h -d -P -F {ids} -l 50% -t @9.1 -- htop"),
+                format!("split-window -v -d -P -F {ids} -l 30% -t @9.1"),
+                format!("split-window -v -d -P -F {ids} -l 50% -t @9.3"),
+                "set-option -p -t @9.2 -- @agent_wizard_label b".into(),
+                "set-option -p -t @9.4 -- @agent_wizard_label d".into(),
+                "kill-window -t @2".into(),
+                "select-window -t @9".into(),
+                "switch-client -c /dev/pts/1 -t @9".into(),
+            ]
+        );
+        // A lone pane: nothing more to make; the tab read after answers.
+        let apply = Apply {
+            root: tree_of(&pane(None)).unwrap(),
+            session: 1,
+            replacing: None,
+            tab_label: None,
+            focus: None,
+        };
+        let made = NewTab {
+            session: 1,
+            window: 1,
+            first_index: 0,
+        };
+        let plan = plan_rest(&snapshot, &apply, made).unwrap();
+        assert!(plan.lines().is_empty());
+        let applied = plan.answer_with("", &snapshot).unwrap();
+        assert_eq!(applied.layout["root"]["type"], "split");
     }
 
     #[test]

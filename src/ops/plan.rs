@@ -64,6 +64,27 @@ impl<A> Plan<A> {
         self
     }
 
+    /// The same plan answering `then` of its answer, given the server read
+    /// after too (one read still: a known answer waits for it).
+    pub(crate) fn then<B>(self, then: impl FnOnce(A, &Snapshot) -> Result<B> + 'static) -> Plan<B>
+    where
+        A: 'static,
+    {
+        let answer = self.answer;
+        Plan {
+            vetoes: self.vetoes,
+            force: self.force,
+            batch: self.batch,
+            answer: Answer::ReadBack(Box::new(move |printed, after| {
+                let first = match answer {
+                    Answer::Known(answer) => answer,
+                    Answer::ReadBack(read) => read(printed, after)?,
+                };
+                then(first, after)
+            })),
+        }
+    }
+
     /// Asks the veto, runs the commands, answers.
     pub(crate) fn apply(self, tmux: &Tmux) -> Result<A> {
         for closing in &self.vetoes {

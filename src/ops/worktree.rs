@@ -4,6 +4,7 @@
 //! worktree verb makes or opens it); git is asked for everything else, as
 //! an argv (`git.rs`), and removes nothing git itself would not.
 
+use super::plan::Plan;
 use super::workspace::{self, NewWorkspace};
 use crate::config::{Config, schema};
 use crate::envelope::{ErrorCode, Result, TawError, answers};
@@ -16,7 +17,7 @@ use crate::tmux::arrange;
 use crate::tmux::commands as cmd;
 use crate::tmux::options::session as session_opt;
 use crate::tmux::snapshot::Snapshot;
-use crate::tmux::{Tmux, ids};
+use crate::tmux::{Batch, Tmux, ids};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -279,16 +280,16 @@ fn session_name(repo: &Repo, branch: Option<&str>, path: &Path) -> String {
 
 /// Makes the session of a checkout, its worktree set in the same tmux
 /// call, so the hooks that hear of the session read it.
-fn make_session(
-    tmux: &Tmux,
+/// The session of a checkout, its provenance on it: the tmux half of
+/// `worktree create`, and of an `open` that finds none running it.
+fn plan_session(
     snapshot: &Snapshot,
     provenance: &Provenance,
     label: String,
     focus_client: Option<String>,
-) -> Result<workspace::WorkspaceCreated> {
+) -> Result<Plan<workspace::WorkspaceCreated>> {
     let json = serde_json::to_string(provenance).unwrap_or_default();
-    workspace::create(
-        tmux,
+    workspace::plan_create(
         snapshot,
         NewWorkspace {
             cwd: provenance.checkout_path.clone(),
@@ -367,35 +368,50 @@ pub(crate) fn create(
         .label
         .clone()
         .unwrap_or_else(|| session_name(repo, Some(&new.branch), &checkout));
-    let made = make_session(tmux, snapshot, &own, label, new.focus_client).map_err(|error| {
-        create_failed(format!(
-            "the worktree is at {}, but its session could not be made: {}",
-            checkout.display(),
-            error.message
-        ))
-    })?;
+    let created = plan_created(snapshot, repo, worktree, &own, label, new.focus_client)
+        .and_then(|plan| plan.apply(tmux))
+        .map_err(|error| {
+            create_failed(format!(
+                "the worktree is at {}, but its session could not be made: {}",
+                checkout.display(),
+                error.message
+            ))
+        })?;
     gain_provenance(tmux, snapshot, located.session, repo);
-    let after = Snapshot::read(tmux)?;
-    let worktree_info = info(&after, repo, &worktree);
-    let session = made.workspace.as_ref().map(|w| w.tmux_id.clone());
+    let session = created.workspace.as_ref().map(|w| w.tmux_id.clone());
     let session = session.and_then(|s| ids::tmux_number(&s, '$'));
     hooks::announce_now(
         tmux,
         vec![worktree_event(
             Event::WorktreeCreated,
             session,
-            &worktree_info,
+            &created.worktree,
         )],
     );
-    let records = Records::new(&after);
-    Ok(WorktreeCreated {
-        workspace: session
-            .and_then(|s| records.workspace_by_id(s))
-            .or(made.workspace),
-        tab: made.tab,
-        root_pane: made.root_pane,
-        worktree: worktree_info,
-    })
+    Ok(created)
+}
+
+/// The session of the worktree `create` made, answered with the worktree
+/// as the server read after it shows it.
+fn plan_created(
+    snapshot: &Snapshot,
+    repo: &Repo,
+    worktree: git::Worktree,
+    own: &Provenance,
+    label: String,
+    focus_client: Option<String>,
+) -> Result<Plan<WorktreeCreated>> {
+    let repo = repo.clone();
+    Ok(
+        plan_session(snapshot, own, label, focus_client)?.then(move |made, after| {
+            Ok(WorktreeCreated {
+                workspace: made.workspace,
+                tab: made.tab,
+                root_pane: made.root_pane,
+                worktree: info(after, &repo, &worktree),
+            })
+        }),
+    )
 }
 
 /// What `worktree create` is given, checked before git makes anything: a
@@ -506,35 +522,81 @@ pub(crate) fn open(
     let repo = &located.repo;
     let worktree = find_worktree(repo, &wanted.which)?;
     let running = session_running(snapshot, &worktree.path);
-    let (session, already_open) = match running {
-        Some(session) => {
-            if let Some(client) = &wanted.focus_client {
-                super::navigate::to_session(tmux, session, Some(client))?;
-            }
-            (session, true)
-        }
-        None => (
-            open_session(tmux, snapshot, repo, &worktree, &wanted)?,
-            false,
-        ),
-    };
-    let after = Snapshot::read(tmux)?;
-    let records = Records::new(&after);
-    let gone = || open_failed("the worktree's session closed");
-    let window = after.active_window(session).ok_or_else(gone)?;
-    let pane = after.active_pane(session, window.id).ok_or_else(gone)?;
-    let worktree_info = info(&after, repo, &worktree);
+    if running.is_none() {
+        checkout_there(&worktree)?;
+    }
+    let opened = plan_open(snapshot, repo, worktree, &wanted, running)
+        .and_then(|plan| plan.apply(tmux))
+        .map_err(|error| match running {
+            // What making its session met is the open's failure.
+            None if error.code != ErrorCode::WorktreeOpenFailed => open_failed(error.message),
+            _ => error,
+        })?;
+    let session = ids::tmux_number(opened.session_id.as_deref().unwrap_or_default(), '$');
     hooks::announce_now(
         tmux,
         vec![
-            worktree_event(Event::WorktreeOpened, Some(session), &worktree_info)
-                .data("already_open", already_open),
+            worktree_event(Event::WorktreeOpened, session, &opened.worktree)
+                .data("already_open", opened.already_open),
         ],
     );
+    Ok(opened)
+}
+
+/// The session of the worktree `open` opens: the one `running` it shown on
+/// the client, else one made for it.
+fn plan_open(
+    snapshot: &Snapshot,
+    repo: &Repo,
+    worktree: git::Worktree,
+    wanted: &OpenWorktree,
+    running: Option<u32>,
+) -> Result<Plan<WorktreeOpened>> {
+    let repo = repo.clone();
+    let client = wanted.focus_client.as_deref();
+    let Some(session) = running else {
+        let own = Provenance::of(&repo, &worktree.path);
+        let label = wanted
+            .label
+            .clone()
+            .unwrap_or_else(|| session_name(&repo, worktree.branch.as_deref(), &worktree.path));
+        let plan = plan_session(snapshot, &own, label, client.map(str::to_string))?;
+        return Ok(plan.then(move |made, after| {
+            let session = made
+                .workspace
+                .as_ref()
+                .and_then(|w| ids::tmux_number(&w.tmux_id, '$'))
+                .ok_or_else(|| open_failed("the new session closed at once"))?;
+            opened(after, session, false, &repo, &worktree)
+        }));
+    };
+    let target = format!("${session}");
+    let batch = Batch::of(
+        super::navigate::switch_unless_there(snapshot, client, session, &target)
+            .into_iter()
+            .collect(),
+    );
+    Ok(Plan::read_back(batch, move |_, after| {
+        opened(after, session, true, &repo, &worktree)
+    }))
+}
+
+/// What `open` answers: the session's tab and pane in front, as read after.
+fn opened(
+    after: &Snapshot,
+    session: u32,
+    already_open: bool,
+    repo: &Repo,
+    worktree: &git::Worktree,
+) -> Result<WorktreeOpened> {
+    let records = Records::new(after);
+    let gone = || open_failed("the worktree's session closed");
+    let window = after.active_window(session).ok_or_else(gone)?;
+    let pane = after.active_pane(session, window.id).ok_or_else(gone)?;
     Ok(WorktreeOpened {
         tab: records.tab(window),
         root_pane: records.pane(pane),
-        worktree: worktree_info,
+        worktree: info(after, repo, worktree),
         already_open,
         session_id: Some(format!("${session}")),
     })
@@ -568,39 +630,22 @@ fn find_worktree(repo: &Repo, which: &Which) -> Result<git::Worktree> {
     })
 }
 
-/// Makes the session of a worktree no session runs, when its checkout is
-/// there; answers the new session.
-fn open_session(
-    tmux: &Tmux,
-    snapshot: &Snapshot,
-    repo: &Repo,
-    worktree: &git::Worktree,
-    wanted: &OpenWorktree,
-) -> Result<u32> {
-    if !worktree.path.is_dir() {
-        return Err(TawError::new(
-            ErrorCode::WorktreeNotFound,
-            format!(
-                "the checkout of worktree {} is gone: {}",
-                worktree
-                    .branch
-                    .clone()
-                    .unwrap_or_else(|| worktree.path.display().to_string()),
-                worktree.path.display()
-            ),
-        ));
+/// A worktree no session runs gets one only while its checkout is there.
+fn checkout_there(worktree: &git::Worktree) -> Result<()> {
+    if worktree.path.is_dir() {
+        return Ok(());
     }
-    let own = Provenance::of(repo, &worktree.path);
-    let label = wanted
-        .label
-        .clone()
-        .unwrap_or_else(|| session_name(repo, worktree.branch.as_deref(), &worktree.path));
-    let made = make_session(tmux, snapshot, &own, label, wanted.focus_client.clone())
-        .map_err(|error| open_failed(error.message))?;
-    made.workspace
-        .as_ref()
-        .and_then(|w| ids::tmux_number(&w.tmux_id, '$'))
-        .ok_or_else(|| open_failed("the new session closed at once"))
+    Err(TawError::new(
+        ErrorCode::WorktreeNotFound,
+        format!(
+            "the checkout of worktree {} is gone: {}",
+            worktree
+                .branch
+                .clone()
+                .unwrap_or_else(|| worktree.path.display().to_string()),
+            worktree.path.display()
+        ),
+    ))
 }
 
 /// Which worktree `taw worktree remove` removes.
@@ -627,14 +672,22 @@ pub(crate) fn remove(
     removal: Removal,
     force: bool,
 ) -> Result<WorktreeRemoved> {
-    let removed = remove_checkout(tmux, snapshot, removal, force)?;
+    remove_checkout(tmux, snapshot, removal, force)
+}
+
+/// What a removal asks of tmux once git removed the checkout: the server
+/// marked, and the session that ran it closed.
+fn plan_after_removal(session: Option<u32>, now: u64) -> Plan<()> {
     // The mark only hastens the feeds' next read of the worktrees, which
-    // comes all the same.
-    let _ = tmux.run_one(crate::tmux::commands::set_global_option(
+    // comes all the same; it goes first, as the session may have closed.
+    let mut batch = Batch::of(vec![cmd::set_global_option(
         crate::tmux::options::bookkeeping::WORKTREES_CHANGED,
-        &crate::clock::now_ms().to_string(),
-    ));
-    Ok(removed)
+        &now.to_string(),
+    )]);
+    if let Some(session) = session {
+        batch.push(arrange::kill_session(&format!("${session}")));
+    }
+    Plan::known(batch, ())
 }
 
 fn remove_checkout(
@@ -675,11 +728,9 @@ fn remove_checkout(
     // Its session goes with it, asked of nothing more than the removal.
     let records = Records::new(snapshot);
     let final_record = session.and_then(|s| records.workspace_by_id(s));
-    if let Some(session) = session {
-        // The checkout is gone already, which is what was asked; a
-        // session that closed meanwhile is no failure of it.
-        let _ = tmux.run_one(arrange::kill_session(&format!("${session}")));
-    }
+    // The checkout is gone already, which is what was asked; a session
+    // that closed meanwhile is no failure of it.
+    let _ = plan_after_removal(session, crate::clock::now_ms()).apply(tmux);
     let workspace_id = session.map(ids::workspace_id);
     announce_removed(
         tmux,
@@ -842,6 +893,126 @@ mod tests {
 
     fn provenance_of(root: &Path, checkout: &Path) -> String {
         serde_json::to_string(&Provenance::of(&repo(root), checkout)).unwrap()
+    }
+
+    /// The fixture with workspace `$3` "api/feat" (tab `@4`, pane `%5`)
+    /// running the checkout `feat` of repository `root`.
+    fn with_feat(root: &Path, feat: &Path) -> Snapshot {
+        let mut after = fixture::server();
+        let mut made = fixture::session(3, "api/feat");
+        made.worktree = provenance_of(root, feat);
+        after.sessions.push(made);
+        after.windows.push(fixture::window(3, 4, "zsh"));
+        after.panes.push(fixture::pane(3, 4, 5, "", "", ""));
+        after
+    }
+
+    /// The public id of `%5`, the pane of "api/feat".
+    fn feat_pane_id(snapshot: &Snapshot) -> String {
+        Records::new(snapshot)
+            .pane(snapshot.pane(5, Some(3)).unwrap())
+            .pane_id
+    }
+
+    fn feat_worktree(feat: &Path) -> git::Worktree {
+        git::Worktree {
+            path: feat.to_path_buf(),
+            branch: Some("feat".into()),
+            ..git::Worktree::default()
+        }
+    }
+
+    #[test]
+    fn a_created_worktrees_session_carries_where_it_comes_from() {
+        let (root, feat) = (Path::new("/src/api"), Path::new("/wt/api/feat"));
+        let own = Provenance::of(&repo(root), feat);
+        let plan = plan_created(
+            &fixture::server(),
+            &repo(root),
+            feat_worktree(feat),
+            &own,
+            "api/feat".into(),
+            Some("/dev/pts/1".into()),
+        )
+        .unwrap();
+        let lines = plan.lines();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(lines[0].starts_with("new-session -d "), "{lines:?}");
+        assert!(
+            lines[0].contains("-s api/feat -c /wt/api/feat"),
+            "{lines:?}"
+        );
+        assert_eq!(
+            lines[1],
+            format!(
+                "set-option -t =api/feat: -- {} {}",
+                session_opt::WORKTREE,
+                provenance_of(root, feat)
+            )
+        );
+        assert_eq!(lines[2], "switch-client -c /dev/pts/1 -t =api/feat:");
+        let after = with_feat(root, feat);
+        let created = plan.answer_with("$3 @4 %5 0", &after).unwrap();
+        assert_eq!(created.root_pane.pane_id, feat_pane_id(&after));
+        assert_eq!(
+            created.worktree.open_workspace_id,
+            Some(ids::workspace_id(3))
+        );
+        assert!(created.worktree.is_linked_worktree);
+    }
+
+    #[test]
+    fn an_open_shows_the_running_session_or_makes_one() {
+        let (root, feat) = (Path::new("/src/api"), Path::new("/wt/api/feat"));
+        let snapshot = with_feat(root, feat);
+        let wanted = |client: Option<&str>| OpenWorktree {
+            source: Source::Workspace(1),
+            which: Which::Branch("feat".into()),
+            label: None,
+            focus_client: client.map(str::to_string),
+        };
+        let open = |running, client| {
+            plan_open(
+                &snapshot,
+                &repo(root),
+                feat_worktree(feat),
+                &wanted(client),
+                running,
+            )
+            .unwrap()
+        };
+        // The client is elsewhere: switched; without one, nothing to do.
+        let plan = open(Some(3), Some("/dev/pts/1"));
+        assert_eq!(plan.lines(), vec!["switch-client -c /dev/pts/1 -t $3"]);
+        assert!(open(Some(3), None).lines().is_empty());
+        let opened = plan.answer_with("", &snapshot).unwrap();
+        assert!(opened.already_open);
+        assert_eq!(opened.session_id.as_deref(), Some("$3"));
+        assert_eq!(opened.root_pane.pane_id, feat_pane_id(&snapshot));
+        // None runs it: made, named for its repository and branch (here
+        // the next name free, "api/feat" being taken).
+        let plan = open(None, None);
+        let lines = plan.lines();
+        assert!(lines[0].contains("-s api/feat-2 "), "{lines:?}");
+        let opened = plan.answer_with("$3 @4 %5 0", &snapshot).unwrap();
+        assert!(!opened.already_open);
+        assert_eq!(opened.root_pane.pane_id, feat_pane_id(&snapshot));
+    }
+
+    #[test]
+    fn a_removal_marks_the_server_then_closes_the_session() {
+        let plan = plan_after_removal(Some(2), 1234);
+        assert_eq!(
+            plan.lines(),
+            vec![
+                format!(
+                    "set-option -g -- {} 1234",
+                    crate::tmux::options::bookkeeping::WORKTREES_CHANGED
+                ),
+                "kill-session -t $2".into(),
+            ]
+        );
+        assert_eq!(plan_after_removal(None, 1).lines().len(), 1);
     }
 
     #[test]

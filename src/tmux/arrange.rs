@@ -5,7 +5,7 @@
 use super::commands::{Cmd, escape_format};
 
 /// What `-P -F` prints for a new pane: its session, window and pane ids.
-pub(crate) const NEW_IDS: &str = "#{session_id} #{window_id} #{pane_id}";
+pub(crate) const NEW_IDS: &str = "#{session_id} #{window_id} #{pane_id} #{pane_index}";
 
 /// Where a new pane's process starts, and its environment.
 #[derive(Debug, Clone, Default)]
@@ -247,6 +247,12 @@ pub(crate) fn parse_new_ids(output: &str) -> Option<(u32, u32, u32)> {
     Some((session, window, pane))
 }
 
+/// The number (`pane-base-index` onwards) of the pane `-P -F NEW_IDS`
+/// printed.
+pub(crate) fn parse_new_pane_index(output: &str) -> Option<u32> {
+    output.split_whitespace().nth(3)?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,7 +261,8 @@ mod tests {
     fn new_names_have_their_hashes_doubled() {
         let cmd = new_session(Some("a#b"), &Spawn::default(), None);
         assert!(cmd.words().contains(&"a##b".to_string()));
-        assert_eq!(parse_new_ids("$1 @2 %3\n"), Some((1, 2, 3)));
+        assert_eq!(parse_new_ids("$1 @2 %3 0\n"), Some((1, 2, 3)));
+        assert_eq!(parse_new_pane_index("$1 @2 %3 1\n"), Some(1));
         assert_eq!(parse_new_ids("junk"), None);
     }
 

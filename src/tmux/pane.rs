@@ -331,18 +331,23 @@ impl OptionWrites {
     }
 
     pub(crate) fn commands(&self, pane: u32) -> Vec<Cmd> {
-        let target = format!("%{pane}");
+        self.commands_at(&format!("%{pane}"))
+    }
+
+    /// The writes to the pane `target` names (`@window.index`: a pane
+    /// whose id is not known yet).
+    pub(crate) fn commands_at(&self, target: &str) -> Vec<Cmd> {
         let mut cmds: Vec<Cmd> = self
             .set
             .iter()
             .map(|(name, value)| {
-                Cmd::new("set-option").args(["-p", "-t", &target, "--", name, value.as_str()])
+                Cmd::new("set-option").args(["-p", "-t", target, "--", name, value.as_str()])
             })
             .collect();
         cmds.extend(
             self.unset
                 .iter()
-                .map(|name| Cmd::new("set-option").args(["-pu", "-t", &target, "--", name])),
+                .map(|name| Cmd::new("set-option").args(["-pu", "-t", target, "--", name])),
         );
         cmds
     }
