@@ -327,22 +327,15 @@ fn add_window(
     pending: &mut Vec<Pending>,
 ) {
     let AddedWindow {
-        session,
-        window,
-        index,
+        session, window, ..
     } = added;
-    let first_cwd = window
-        .panes
-        .first()
-        .map(|p| p.cwd.clone())
-        .unwrap_or_default();
     let made = tmux.run_one(arrange::new_window_at(
         &session.name,
-        *index,
+        added.index,
         &window.name,
-        &first_cwd,
+        &first_cwd(session, window),
     ));
-    let Some((_, window_id, first_pane)) = made.ok().as_deref().and_then(parse_new_ids) else {
+    let Some(ids) = made.ok().as_deref().and_then(MadeWindow::of) else {
         out.plan.push(format!(
             "could not add saved {} to open session '{}'",
             window_words(window),
@@ -350,22 +343,18 @@ fn add_window(
         ));
         return;
     };
-    out.plan.push(format!(
-        "add saved {} to open session '{}' as window {index}",
-        window_words(window),
-        session.name
-    ));
+    out.plan.push(added.words());
     out.added.push(format!(
-        "saved {} as window {index} of '{}'",
+        "saved {} as window {} of '{}'",
         window_words(window),
+        added.index,
         session.name
     ));
     fill_window(
         tmux,
         &session.name,
         window,
-        window_id,
-        first_pane,
+        ids,
         false,
         conversations,
         args,
@@ -503,39 +492,17 @@ fn choose_layout(
 /// A conversation a dry run would resume, and the pane it names.
 type WouldResume<'a> = (&'a SavedAgent, String);
 
-/// What a dry run would add, make and type.
+/// What a dry run would add, make and type: the steps the restore takes,
+/// each said with a "would".
 fn dry_plan(work: &Work, live: &Conversations, args: &Restore, out: &mut Restored) {
     let mut resumed = Vec::new();
-    for AddedWindow {
-        session,
-        window,
-        index,
-    } in &work.to_add
-    {
-        out.plan.push(format!(
-            "would add saved {} to open session '{}' as window {index}",
-            window_words(window),
-            session.name
-        ));
-        dry_resumes(session, window, live, args, out, &mut resumed);
+    for added in &work.to_add {
+        out.plan.push(format!("would {}", added.words()));
+        dry_resumes(added.session, added.window, live, args, out, &mut resumed);
     }
     for session in &work.to_make {
-        out.plan.push(match &session.grouped_with {
-            Some(first) => format!(
-                "would create session '{}' grouped with '{first}'",
-                session.name
-            ),
-            None => format!("would create session '{}'", session.name),
-        });
-        for window in &session.windows {
-            out.plan.push(match &window.linked_from {
-                Some(from) => format!("would link {} from '{from}'", window_words(window)),
-                None => format!("would create {}", window_words(window)),
-            });
-        }
-        if let Some(active) = session.windows.iter().find(|w| w.active) {
-            out.plan
-                .push(format!("would select {}", window_words(active)));
+        for step in session_steps(session) {
+            out.plan.push(format!("would {}", step.words()));
         }
         for window in &session.windows {
             dry_resumes(session, window, live, args, out, &mut resumed);
@@ -605,11 +572,112 @@ fn layout_size(layout: &str) -> Option<(u32, u32)> {
     Some((w.parse().ok()?, h.parse().ok()?))
 }
 
-/// A window made for a saved one: its tmux id and its first pane's.
-type MadeWindow<'a> = (&'a SavedWindow, u32, u32);
+/// A window made for a saved one: its tmux id, its first pane's, and the
+/// number tmux gave that pane (`pane-base-index`), from which the panes
+/// not made yet are named by their place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MadeWindow {
+    window: u32,
+    first_pane: u32,
+    first_index: u32,
+}
 
-/// Makes one saved session, its windows and panes; each pane with an
-/// agent to resume goes on `pending`.
+impl MadeWindow {
+    /// What `-P -F NEW_IDS` printed of a new window.
+    fn of(printed: &str) -> Option<MadeWindow> {
+        let (_, window, first_pane) = parse_new_ids(printed)?;
+        Some(MadeWindow {
+            window,
+            first_pane,
+            first_index: arrange::parse_new_pane_index(printed)?,
+        })
+    }
+
+    /// The pane at place `at` of the window (0 its first).
+    fn place(&self, at: usize) -> String {
+        format!("@{}.{}", self.window, self.first_index as usize + at)
+    }
+}
+
+/// A step of making a saved session, as the plan says it. The dry run
+/// says each step with a "would"; the real one takes the same steps and
+/// says each it took, so the two cannot drift.
+#[derive(Debug, Clone, Copy)]
+enum Step<'a> {
+    /// A session sharing the windows of one made (or open) before.
+    Grouped {
+        session: &'a SavedSession,
+        first: &'a str,
+    },
+    Session(&'a SavedSession),
+    /// A window of its own, at its saved number.
+    Window(&'a SavedWindow),
+    /// A window another session shows, linked in.
+    Link {
+        window: &'a SavedWindow,
+        from: &'a str,
+    },
+    /// The window in front.
+    Select(&'a SavedWindow),
+}
+
+impl Step<'_> {
+    fn words(&self) -> String {
+        match self {
+            Step::Grouped { session, first } => {
+                format!("create session '{}' grouped with '{first}'", session.name)
+            }
+            Step::Session(session) => format!("create session '{}'", session.name),
+            Step::Window(window) => format!("create {}", window_words(window)),
+            Step::Link { window, from } => format!("link {} from '{from}'", window_words(window)),
+            Step::Select(window) => format!("select {}", window_words(window)),
+        }
+    }
+}
+
+impl AddedWindow<'_> {
+    fn words(&self) -> String {
+        format!(
+            "add saved {} to open session '{}' as window {}",
+            window_words(self.window),
+            self.session.name,
+            self.index
+        )
+    }
+}
+
+/// The steps that make a saved session: a grouped one shares its
+/// group's windows; another is made, then its own windows, then those
+/// linked from sessions made before, then the one in front chosen.
+fn session_steps(session: &SavedSession) -> Vec<Step<'_>> {
+    if let Some(first) = &session.grouped_with {
+        return vec![Step::Grouped { session, first }];
+    }
+    let own = || session.windows.iter().filter(|w| w.linked_from.is_none());
+    let mut steps = vec![Step::Session(session)];
+    steps.extend(own().map(Step::Window));
+    steps.extend(session.windows.iter().filter_map(|window| {
+        let from = window.linked_from.as_deref()?;
+        Some(Step::Link { window, from })
+    }));
+    steps.extend(own().find(|w| w.active).map(Step::Select));
+    steps
+}
+
+/// A saved window's first folder: its first pane's, else its session's.
+fn first_cwd(session: &SavedSession, window: &SavedWindow) -> String {
+    window
+        .panes
+        .first()
+        .map(|p| p.cwd.clone())
+        .unwrap_or_else(|| session.path.clone())
+}
+
+/// Makes one saved session by its steps: each window made is filled and
+/// its agents queued for resuming. It stops at the first window tmux
+/// refuses (a session closed under the restore is given up on; the agents
+/// of the windows it made are typed all the same); a link that fails is
+/// said, and the rest goes on.
 fn make_session(
     tmux: &Tmux,
     session: &SavedSession,
@@ -618,153 +686,69 @@ fn make_session(
     out: &mut Restored,
     pending: &mut Vec<Pending>,
 ) -> Result<()> {
-    if let Some(first) = &session.grouped_with {
-        // Its windows are the group's: it is made sharing them.
-        run_starting(
-            tmux,
-            &Batch::of(vec![arrange::new_session_grouped(&session.name, first)]),
-        )?;
-        out.plan.push(format!(
-            "create session '{}' grouped with '{first}'",
-            session.name
-        ));
-        return Ok(());
-    }
-    out.plan.push(format!("create session '{}'", session.name));
-    let (made, failed) = make_windows(tmux, session, out);
-    for (window, window_id, first_pane) in &made {
-        fill_window(
-            tmux,
-            &session.name,
-            window,
-            *window_id,
-            *first_pane,
-            true,
-            live,
-            args,
-            out,
-            pending,
-        );
-    }
-    // A session that closed under the restore is given up on; the agents
-    // of the windows it made are typed all the same.
-    if let Some((at, error)) = failed {
-        return Err(partly_made(session, at, error));
-    }
-    if let Some((window, window_id, _)) = made.iter().find(|(w, ..)| w.active) {
-        // Which window is in front is a nicety; the session is made.
-        let _ = tmux.run_one(select_window(&format!("@{window_id}")));
-        out.plan.push(format!("select {}", window_words(window)));
-    }
-    Ok(())
-}
-
-/// Makes the session with its first window, then its other windows, each
-/// at its saved number; stops at the first tmux refuses, and answers what
-/// was made and, on a failure, at which window and why. A window linked
-/// from a session saved before is linked in, after the session's own; a
-/// session of linked windows only starts from a window of its own that
-/// goes once they are in.
-fn make_windows<'a>(
-    tmux: &Tmux,
-    session: &'a SavedSession,
-    out: &mut Restored,
-) -> (Vec<MadeWindow<'a>>, Option<(usize, TawError)>) {
-    let first_cwd = |window: &SavedWindow| {
-        window
-            .panes
-            .first()
-            .map(|p| p.cwd.clone())
-            .unwrap_or_else(|| session.path.clone())
-    };
-    let own: Vec<(usize, &SavedWindow)> = session
-        .windows
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.linked_from.is_none())
-        .collect();
-    let mut made = Vec::new();
+    let mut made: Vec<(&SavedWindow, u32)> = Vec::new();
     let mut placeholder = None;
-    if own.is_empty() {
-        let mut batch = Batch::of(vec![arrange::new_session_named(
-            &session.name,
-            "",
-            &session.path,
-            None,
-        )]);
-        batch.push(set_global_option(RESTORING, &restoring_stamp()));
-        match run_starting(tmux, &batch).map(|printed| parse_new_ids(&printed)) {
-            Ok(Some((_, window_id, _))) => placeholder = Some(window_id),
-            Ok(None) => {
-                let error = TawError::tmux("tmux did not say which window it made");
-                return (made, Some((0, error)));
+    for step in session_steps(session) {
+        match step {
+            Step::Grouped { first, .. } => {
+                run_starting(
+                    tmux,
+                    &Batch::of(vec![arrange::new_session_grouped(&session.name, first)]),
+                )?;
             }
-            Err(error) => return (made, Some((0, error))),
+            Step::Session(_) => {
+                out.plan.push(step.words());
+                // A session of linked windows only starts from a window of
+                // its own, which goes once they are in.
+                if !session.windows.iter().any(|w| w.linked_from.is_none()) {
+                    let window = make_placeholder(tmux, session)
+                        .map_err(|error| partly_made(session, 0, error))?;
+                    placeholder = Some(window);
+                }
+                continue;
+            }
+            Step::Window(window) => {
+                let ids = make_window(tmux, session, window, made.is_empty()).map_err(|error| {
+                    let at = session.windows.iter().position(|w| std::ptr::eq(w, window));
+                    partly_made(session, at.unwrap_or(0), error)
+                })?;
+                out.plan.push(step.words());
+                fill_window(
+                    tmux,
+                    &session.name,
+                    window,
+                    ids,
+                    true,
+                    live,
+                    args,
+                    out,
+                    pending,
+                );
+                made.push((window, ids.window));
+                continue;
+            }
+            Step::Link { window, from } => {
+                // The window it shows was made (or was open) before; one
+                // that is not there is said, and the rest goes on.
+                let linked = tmux.run_one(arrange::link_window(from, &session.name, window.index));
+                if let Err(error) = linked {
+                    out.plan.push(format!(
+                        "could not link {} from '{from}': {}",
+                        window_words(window),
+                        error.message.trim_end_matches('.')
+                    ));
+                    continue;
+                }
+            }
+            Step::Select(window) => {
+                let Some((_, id)) = made.iter().find(|(w, _)| std::ptr::eq(*w, window)) else {
+                    continue;
+                };
+                // Which window is in front is a nicety; the session is made.
+                let _ = tmux.run_one(select_window(&format!("@{id}")));
+            }
         }
-    }
-    for (number, (at, window)) in own.into_iter().enumerate() {
-        let cmd = if number == 0 {
-            arrange::new_session_named(
-                &session.name,
-                &window.name,
-                &first_cwd(window),
-                layout_size(&window.layout),
-            )
-        } else {
-            arrange::new_window_at(
-                &session.name,
-                window.index,
-                &window.name,
-                &first_cwd(window),
-            )
-        };
-        let mut batch = Batch::of(vec![cmd]);
-        // The first call of a restore that starts the server holds
-        // autosave off in that same call.
-        if number == 0 {
-            batch.push(set_global_option(RESTORING, &restoring_stamp()));
-        }
-        let ids = run_starting(tmux, &batch).and_then(|printed| {
-            parse_new_ids(&printed).ok_or_else(|| {
-                TawError::tmux(format!(
-                    "tmux did not say which window it made for {}",
-                    window_words(window)
-                ))
-            })
-        });
-        let (window_id, first_pane) = match ids {
-            Ok((_, window_id, first_pane)) => (window_id, first_pane),
-            Err(error) => return (made, Some((at, error))),
-        };
-        out.plan.push(format!("create {}", window_words(window)));
-        if number == 0 {
-            // The session's first window takes its saved number; kept at
-            // tmux's number when it cannot, which a later window may
-            // then not get.
-            let _ = tmux.run_one(arrange::move_window_to(
-                &format!("@{window_id}"),
-                &session.name,
-                window.index,
-            ));
-        }
-        made.push((window, window_id, first_pane));
-    }
-    for window in &session.windows {
-        let Some(from) = &window.linked_from else {
-            continue;
-        };
-        // The window it shows was made (or was open) before; one that is
-        // not there is said, and the rest goes on.
-        match tmux.run_one(arrange::link_window(from, &session.name, window.index)) {
-            Ok(_) => out
-                .plan
-                .push(format!("link {} from '{from}'", window_words(window))),
-            Err(error) => out.plan.push(format!(
-                "could not link {} from '{from}': {}",
-                window_words(window),
-                error.message.trim_end_matches('.')
-            )),
-        }
+        out.plan.push(step.words());
     }
     if let Some(window_id) = placeholder {
         // Gone once the linked windows hold the session; with none linked,
@@ -776,7 +760,67 @@ fn make_windows<'a>(
             let _ = tmux.run_one(arrange::kill_window(&format!("@{window_id}")));
         }
     }
-    (made, None)
+    Ok(())
+}
+
+/// The window a session of linked windows only starts from; its id.
+fn make_placeholder(tmux: &Tmux, session: &SavedSession) -> Result<u32> {
+    let batch = Batch::of(vec![
+        arrange::new_session_named(&session.name, "", &session.path, None),
+        set_global_option(RESTORING, &restoring_stamp()),
+    ]);
+    let printed = run_starting(tmux, &batch)?;
+    parse_new_ids(&printed)
+        .map(|(_, window, _)| window)
+        .ok_or_else(|| TawError::tmux("tmux did not say which window it made"))
+}
+
+/// Makes one of a session's own windows at its saved number: the
+/// session's `first` makes the session itself, at the layout's size (and
+/// holds autosave off in that same call, for a restore that starts the
+/// server).
+fn make_window(
+    tmux: &Tmux,
+    session: &SavedSession,
+    window: &SavedWindow,
+    first: bool,
+) -> Result<MadeWindow> {
+    let cwd = first_cwd(session, window);
+    let batch = match first {
+        true => Batch::of(vec![
+            arrange::new_session_named(
+                &session.name,
+                &window.name,
+                &cwd,
+                layout_size(&window.layout),
+            ),
+            set_global_option(RESTORING, &restoring_stamp()),
+        ]),
+        false => Batch::of(vec![arrange::new_window_at(
+            &session.name,
+            window.index,
+            &window.name,
+            &cwd,
+        )]),
+    };
+    let printed = run_starting(tmux, &batch)?;
+    let made = MadeWindow::of(&printed).ok_or_else(|| {
+        TawError::tmux(format!(
+            "tmux did not say which window it made for {}",
+            window_words(window)
+        ))
+    })?;
+    if first {
+        // The session's first window takes its saved number; kept at
+        // tmux's number when it cannot, which a later window may then not
+        // get.
+        let _ = tmux.run_one(arrange::move_window_to(
+            &format!("@{}", made.window),
+            &session.name,
+            window.index,
+        ));
+    }
+    Ok(made)
 }
 
 /// A session's failure, with the windows made before window `at` and
@@ -805,30 +849,74 @@ fn partly_made(session: &SavedSession, at: usize, error: TawError) -> TawError {
     )
 }
 
-/// A made window's other panes, in their folders, laid out as saved; its
-/// active pane chosen (when `select`), and its agents queued for resuming.
+/// The rest of a made window, as one batch: each other pane split from
+/// the one before it, in its folder, named by its place in the window
+/// (tmux puts a split's new pane just after the pane split, and no pane
+/// made has an id yet); then the layout as saved, and (when `select`) its
+/// active pane and zoom.
+fn plan_fill(window: &SavedWindow, made: MadeWindow, select: bool) -> Batch {
+    let mut batch = Batch::new();
+    for (at, pane) in window.panes.iter().enumerate().skip(1) {
+        batch.push(arrange::split_in(&made.place(at - 1), &pane.cwd));
+    }
+    if !window.layout.is_empty() {
+        batch.push(arrange::select_layout(
+            &format!("@{}", made.window),
+            &window.layout,
+        ));
+    }
+    batch.extend(selection(window, window.panes.len(), select, |at| {
+        made.place(at)
+    }));
+    batch
+}
+
+/// A window's active pane chosen, and zoomed as saved, when `select` and
+/// it is among the `count` panes made; `target` names a pane by place.
+fn selection(
+    window: &SavedWindow,
+    count: usize,
+    select: bool,
+    target: impl Fn(usize) -> String,
+) -> Vec<crate::tmux::Cmd> {
+    let Some(at) = window.panes.iter().position(|p| p.active) else {
+        return Vec::new();
+    };
+    if !select || at >= count {
+        return Vec::new();
+    }
+    let mut cmds = vec![select_pane(&target(at))];
+    if window.zoomed && count > 1 {
+        cmds.push(arrange::toggle_zoom(&target(at)));
+    }
+    cmds
+}
+
+/// Fills a made window (`plan_fill`) in one call, and queues its agents
+/// for resuming. A pane tmux has no room for stops the filling there: the
+/// panes made are kept and said, and the window is looked after without
+/// the saved layout, which fits only the whole.
 #[allow(clippy::too_many_arguments)]
 fn fill_window(
     tmux: &Tmux,
     session: &str,
     window: &SavedWindow,
-    window_id: u32,
-    first_pane: u32,
+    made: MadeWindow,
     select: bool,
     live: &Conversations,
     args: &Restore,
     out: &mut Restored,
     pending: &mut Vec<Pending>,
 ) {
-    let mut pane_ids = vec![first_pane];
-    for pane in window.panes.iter().skip(1) {
-        let last = *pane_ids.last().unwrap_or(&first_pane);
-        let printed = tmux.run_one(arrange::split_in(&format!("%{last}"), &pane.cwd));
-        match printed.ok().as_deref().and_then(parse_new_ids) {
-            Some((_, _, id)) => pane_ids.push(id),
-            None => break,
-        }
-    }
+    let (printed, failed) = tmux.run_as_far_as(&plan_fill(window, made, select));
+    let mut pane_ids = vec![made.first_pane];
+    pane_ids.extend(
+        printed
+            .lines()
+            .filter_map(parse_new_ids)
+            .map(|(_, _, pane)| pane),
+    );
+    pane_ids.truncate(window.panes.len());
     if pane_ids.len() < window.panes.len() {
         out.plan.push(format!(
             "{} of session '{session}' has {} of its {} panes",
@@ -837,26 +925,13 @@ fn fill_window(
             window.panes.len()
         ));
     }
-    let mut batch = Batch::new();
-    if pane_ids.len() == window.panes.len() && !window.layout.is_empty() {
-        batch.push(arrange::select_layout(
-            &format!("@{window_id}"),
-            &window.layout,
-        ));
-    }
-    if let Some(at) = window.panes.iter().position(|p| p.active)
-        && let Some(id) = pane_ids.get(at)
-        && select
-    {
-        batch.push(select_pane(&format!("%{id}")));
-        if window.zoomed && pane_ids.len() > 1 {
-            batch.push(arrange::toggle_zoom(&format!("%{id}")));
-        }
-    }
-    if !batch.is_empty() {
+    if failed.is_some_and(|error| error.code != ErrorCode::Timeout) {
         // The layout and the active pane are how it looks; the panes and
         // their resumes do not wait on them.
-        let _ = tmux.run(&batch);
+        let apart = selection(window, pane_ids.len(), select, |at| {
+            format!("%{}", pane_ids[at])
+        });
+        let _ = tmux.run(&Batch::of(apart));
     }
     for (pane, id) in window.panes.iter().zip(&pane_ids) {
         queue_resume(window, pane, *id, live, args, out, pending);
@@ -2106,6 +2181,86 @@ mod tests {
         assert_eq!(session.kind, "path");
         assert_eq!(session.value, "/t/s.jsonl");
         assert_eq!(session.id.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn a_session_is_made_own_windows_first_then_links_then_the_one_in_front() {
+        let mut linked = saved_window(0, "shared", Vec::new());
+        linked.linked_from = Some("web:2".into());
+        linked.active = true;
+        let mut logs = saved_window(2, "logs", Vec::new());
+        logs.active = true;
+        let api = saved_session(
+            "api",
+            vec![linked, saved_window(1, "zsh", Vec::new()), logs],
+        );
+        let words: Vec<String> = session_steps(&api).iter().map(Step::words).collect();
+        assert_eq!(
+            words,
+            vec![
+                "create session 'api'",
+                "create window 1 'zsh'",
+                "create window 2 'logs'",
+                "link window 0 'shared' from 'web:2'",
+                // A linked window in front is the other session's to choose.
+                "select window 2 'logs'",
+            ]
+        );
+        let mut group = saved_session("api-2", vec![saved_window(0, "x", Vec::new())]);
+        group.grouped_with = Some("api".into());
+        let words: Vec<String> = session_steps(&group).iter().map(Step::words).collect();
+        assert_eq!(words, vec!["create session 'api-2' grouped with 'api'"]);
+    }
+
+    #[test]
+    fn a_window_is_filled_in_one_batch_each_pane_split_from_the_last() {
+        let mut window = saved_window(
+            3,
+            "work",
+            vec![
+                saved_pane(0, "/a", None),
+                saved_pane(1, "/b", None),
+                saved_pane(2, "/c d", None),
+            ],
+        );
+        window.layout = "c0de,80x24,0,0[80x8,0,0,1,80x7,0,9,2,80x7,0,17,3]".into();
+        window.panes[0].active = false;
+        window.panes[1].active = true;
+        window.zoomed = true;
+        let made = MadeWindow::of("$1 @7 %20 1\n").unwrap();
+        assert_eq!(
+            made,
+            MadeWindow {
+                window: 7,
+                first_pane: 20,
+                first_index: 1
+            }
+        );
+        let lines: Vec<String> = plan_fill(&window, made, true)
+            .commands()
+            .iter()
+            .map(|cmd| cmd.words().join(" "))
+            .collect();
+        let ids = arrange::NEW_IDS;
+        assert_eq!(
+            lines,
+            vec![
+                format!("split-window -d -P -F {ids} -t @7.1 -c /b"),
+                format!("split-window -d -P -F {ids} -t @7.2 -c /c d"),
+                format!("select-layout -t @7 {}", window.layout),
+                "select-pane -t @7.2".into(),
+                "resize-pane -Z -t @7.2".into(),
+            ]
+        );
+        // An added window is not chosen; one pane is not zoomed.
+        let lines = plan_fill(&window, made, false).commands().len();
+        assert_eq!(lines, 3);
+        let alone = saved_window(0, "one", vec![saved_pane(0, "/a", None)]);
+        assert!(selection(&alone, 1, true, |at| at.to_string()).len() == 1);
+        // Two panes made of three: the active one (the second) is there.
+        let apart = selection(&window, 2, true, |at| format!("%{}", 20 + at));
+        assert_eq!(apart.len(), 2);
+        assert!(selection(&window, 1, true, |at| at.to_string()).is_empty());
     }
 
     #[test]

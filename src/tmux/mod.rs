@@ -258,6 +258,45 @@ impl Tmux {
             }
             return Ok(printed);
         }
+        let (stdout, failure) = self.invoke(batch, input, limit)?;
+        let Some((status, stderr)) = failure else {
+            return Ok(stdout);
+        };
+        if stderr.trim().is_empty()
+            && let Some(answer) = silent(status)
+        {
+            return answer;
+        }
+        Err(self.classify_failure(stderr.trim()))
+    }
+
+    /// Runs `batch` in as few calls as its size allows; when a command
+    /// fails, tmux runs none after it. What the commands before printed,
+    /// and the failure, if one came: a caller keeps what was made.
+    pub(crate) fn run_as_far_as(&self, batch: &Batch) -> (String, Option<TawError>) {
+        let mut printed = String::new();
+        for chunk in &batch.chunks(COMMAND_LINE_BUDGET) {
+            match self.invoke(chunk, Vec::new(), Some(answer_limit())) {
+                Ok((stdout, failure)) => {
+                    printed.push_str(&stdout);
+                    if let Some((_, stderr)) = failure {
+                        return (printed, Some(self.classify_failure(stderr.trim())));
+                    }
+                }
+                Err(error) => return (printed, Some(error)),
+            }
+        }
+        (printed, None)
+    }
+
+    /// One tmux invocation: what it printed, and its status and standard
+    /// error when it failed.
+    fn invoke(
+        &self,
+        batch: &Batch,
+        input: Vec<u8>,
+        limit: Option<Duration>,
+    ) -> Result<(String, Option<(i32, String)>), TawError> {
         // -u: tmux would otherwise replace non-ASCII output with '_' when the
         // locale does not say UTF-8.
         let mut program = Program::new("tmux")
@@ -284,15 +323,10 @@ impl Tmux {
         })?;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         if output.status.success() {
-            return Ok(stdout);
+            return Ok((stdout, None));
         }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if stderr.trim().is_empty()
-            && let Some(answer) = silent(output.status.code().unwrap_or(-1))
-        {
-            return answer;
-        }
-        Err(self.classify_failure(stderr.trim()))
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        Ok((stdout, Some((output.status.code().unwrap_or(-1), stderr))))
     }
 
     /// Runs each group (the commands for one pane, say) so that one whose
