@@ -17,7 +17,7 @@ use crate::exec::Program;
 use crate::list::keymap::Keymap;
 use crate::list::rows::{ClosedWorktree, Target};
 use crate::list::terminal::{self, Screen};
-use crate::list::{Effect, List};
+use crate::list::{Effect, List, runner};
 use crate::machine::protocol::{AppLine, FeedLine};
 use crate::machine::{self, Heard, Machine};
 use crate::ops;
@@ -76,13 +76,17 @@ enum Acted {
     Attach(usize, String),
 }
 
-enum Job {
-    Preview(u32),
-    /// The new-session picker's folders on machine `n`, for a query.
-    Directories(usize, String),
-    Projects(String),
-    Worktrees(Vec<u32>),
+impl From<terminal::Input> for Msg {
+    fn from(input: terminal::Input) -> Msg {
+        match input {
+            terminal::Input::Key(key) => Msg::Key(key),
+            terminal::Input::Resize => Msg::Resize,
+        }
+    }
 }
+
+/// The new-session picker's folders are looked for on machine `n`.
+type Job = runner::Job<usize>;
 
 /// `<host>-<pid>`: who holds the lease.
 fn holder() -> String {
@@ -217,18 +221,6 @@ fn words(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-/// Keys, read only while the list is on the screen (an attach has the
-/// terminal to itself).
-fn spawn_keys(tx: Sender<Msg>, paused: Arc<AtomicBool>) {
-    terminal::spawn_keys(Some(paused), move |input| {
-        let msg = match input {
-            terminal::Input::Key(key) => Msg::Key(key),
-            terminal::Input::Resize => Msg::Resize,
-        };
-        tx.send(msg).is_ok()
-    });
-}
-
 /// The calls the list asks for that may take a while (a preview over ssh,
 /// git), one at a time, repeated asks folded into one.
 fn spawn_worker(
@@ -238,65 +230,46 @@ fn spawn_worker(
     jobs: Receiver<Job>,
     tx: Sender<Msg>,
 ) {
-    std::thread::spawn(move || {
-        let mut last_far: Option<(u32, Instant)> = None;
-        while let Ok(job) = jobs.recv() {
-            let (mut preview, mut directories, mut projects, mut worktrees) =
-                (None, None, Vec::new(), None);
-            for job in std::iter::once(job).chain(jobs.try_iter()) {
-                match job {
-                    Job::Preview(id) => preview = Some(id),
-                    Job::Directories(index, query) => directories = Some((index, query)),
-                    Job::Projects(query) => {
-                        projects.retain(|q: &String| q.is_empty());
-                        projects.push(query);
-                    }
-                    Job::Worktrees(heads) => worktrees = Some(heads),
-                }
-            }
-            let mut out = Vec::new();
-            for query in projects {
-                let found = crate::sessions::folders::directories(&config, &query);
-                out.push(Msg::Projects(query, found));
-            }
-            if let Some((index, query)) = directories {
-                let found = match index {
-                    0 => Ok(crate::sessions::folders::directories(&config, &query)),
-                    _ => far
-                        .get(index - 1)
-                        .map_or(Ok(Vec::new()), |m| far_folders(m, &query)),
-                };
-                out.push(Msg::Directories(index, query, found));
-            }
-            if let Some(heads) = worktrees
-                && let Ok(snapshot) = Snapshot::read(&tmux)
+    let mut last_far: Option<(u32, Instant)> = None;
+    runner::spawn_worker(jobs, move |asked| {
+        let mut out = Vec::new();
+        for query in asked.projects {
+            let found = crate::sessions::folders::directories(&config, &query);
+            out.push(Msg::Projects(query, found));
+        }
+        if let Some((index, query)) = asked.directories {
+            let found = match index {
+                0 => Ok(crate::sessions::folders::directories(&config, &query)),
+                _ => far
+                    .get(index - 1)
+                    .map_or(Ok(Vec::new()), |m| far_folders(m, &query)),
+            };
+            out.push(Msg::Directories(index, query, found));
+        }
+        if let Some(heads) = asked.worktrees
+            && let Ok(snapshot) = Snapshot::read(&tmux)
+        {
+            out.push(Msg::Worktrees(crate::list::closed_worktrees(
+                &snapshot, heads,
+            )));
+        }
+        if let Some(id) = asked.preview {
+            let (index, pane) = merged_list::lower(id);
+            let text = if index == 0 {
+                tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true).ok()
+            } else if last_far
+                .is_some_and(|(was, at)| was == id && at.elapsed() < FAR_PREVIEW_EVERY)
             {
-                out.push(Msg::Worktrees(crate::list::closed_worktrees(
-                    &snapshot, heads,
-                )));
-            }
-            if let Some(id) = preview {
-                let (index, pane) = merged_list::lower(id);
-                let text = if index == 0 {
-                    tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true).ok()
-                } else if last_far
-                    .is_some_and(|(was, at)| was == id && at.elapsed() < FAR_PREVIEW_EVERY)
-                {
-                    None
-                } else {
-                    last_far = Some((id, Instant::now()));
-                    far.get(index - 1).and_then(|m| read_far_pane(m, pane))
-                };
-                if let Some(text) = text {
-                    out.push(Msg::Preview(id, text));
-                }
-            }
-            for msg in out {
-                if tx.send(msg).is_err() {
-                    return;
-                }
+                None
+            } else {
+                last_far = Some((id, Instant::now()));
+                far.get(index - 1).and_then(|m| read_far_pane(m, pane))
+            };
+            if let Some(text) = text {
+                out.push(Msg::Preview(id, text));
             }
         }
+        out.into_iter().all(|msg| tx.send(msg).is_ok())
     });
 }
 
@@ -737,9 +710,9 @@ struct Running {
     /// This machine's repositories' sessions, whose closed worktrees are
     /// asked for when they change.
     heads: Vec<u32>,
-    /// The actions under way: a quit waits for them, so that a key pressed
-    /// just before it is still carried out.
-    acting: Vec<std::thread::JoinHandle<()>>,
+    acting: runner::Actions,
+    /// What the batch of messages being taken changed.
+    changed: Changed,
 }
 
 /// What a batch of messages changed.
@@ -770,7 +743,7 @@ impl Running {
     }
 
     /// Carries out what the list asks; false when it asks to quit.
-    fn carry_out(&mut self, effect: Effect) -> bool {
+    fn carry_out_effect(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return false,
             Effect::Preview(id) => self.ask(Job::Preview(id)),
@@ -822,7 +795,6 @@ impl Running {
             },
         };
         self.app.list.message = Some("…".into());
-        self.acting.retain(|handle| !handle.is_finished());
         let handle = act(
             &self.tmux,
             &self.config,
@@ -836,17 +808,10 @@ impl Running {
     }
 
     /// One message: into the app, and what it changed.
-    fn take(&mut self, msg: Msg, changed: &mut Changed) -> Vec<Effect> {
+    fn take_msg(&mut self, msg: Msg) -> Vec<Effect> {
         let app = &mut self.app;
+        let changed = &mut self.changed;
         match msg {
-            Msg::Key(_)
-                if matches!(
-                    app.list.mode,
-                    crate::list::Mode::Help | crate::list::Mode::Options
-                ) =>
-            {
-                app.list.leave_page();
-            }
             Msg::Key(key) => {
                 let was_in_picker = app.in_picker();
                 let effects = app.list.key(key);
@@ -990,7 +955,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         tx.clone(),
     );
     let paused = Arc::new(AtomicBool::new(false));
-    spawn_keys(tx.clone(), paused.clone());
+    runner::spawn_keys(tx.clone(), Some(paused.clone()));
     let Ok((taken, terminal)) = terminal::take() else {
         eprintln!("taw app: could not take the terminal");
         return 1;
@@ -1016,45 +981,47 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         terminal,
         app,
         heads: Vec::new(),
-        acting: Vec::new(),
+        acting: runner::Actions::default(),
+        changed: Changed::default(),
     };
-    running.serve(&rx);
+    let first = running.app.refresh();
+    // Its frames are drawn whatever happens: nothing ends it but a quit.
+    let _ = runner::serve(&mut running, &rx, first);
     // The terminal is the person's again before the app waits for what it
     // was asked to do.
     drop(taken);
-    for handle in running.acting.drain(..) {
-        // A panicked action has nothing more to finish.
-        let _ = handle.join();
-    }
+    running.acting.finish();
     0
 }
 
-impl Running {
-    /// The app's loop: what the list asks done, a frame, then the messages
-    /// that came, until it quits.
-    fn serve(&mut self, rx: &Receiver<Msg>) {
-        let mut effects = self.app.refresh();
-        loop {
-            for effect in std::mem::take(&mut effects) {
-                if !self.carry_out(effect) {
-                    return;
-                }
-            }
-            // A frame not drawn is drawn again with the next message.
-            let _ = self.terminal.draw(|frame| draw(frame, &self.app));
-            let Ok(msg) = rx.recv() else { return };
-            let mut changed = Changed::default();
-            for msg in std::iter::once(msg).chain(rx.try_iter()) {
-                effects.extend(self.take(msg, &mut changed));
-            }
-            if changed.list {
-                effects.extend(self.app.refresh());
-            }
-            // The walk went on to another machine: so does the app.
-            if let Some((to, id)) = changed.hops.pop() {
-                self.go_to(to, &id);
-            }
+impl runner::Front for Running {
+    type Msg = Msg;
+
+    fn draw(&mut self) -> std::io::Result<()> {
+        // A frame not drawn is drawn again with the next message.
+        let _ = self.terminal.draw(|frame| draw(frame, &self.app));
+        Ok(())
+    }
+
+    fn take(&mut self, msg: Msg) -> Option<Vec<Effect>> {
+        Some(self.take_msg(msg))
+    }
+
+    fn after_batch(&mut self) -> Vec<Effect> {
+        let changed = std::mem::take(&mut self.changed);
+        let effects = match changed.list {
+            true => self.app.refresh(),
+            false => Vec::new(),
+        };
+        // The walk went on to another machine: so does the app.
+        if let Some((to, id)) = changed.hops.last() {
+            self.go_to(*to, id);
         }
+        effects
+    }
+
+    fn carry_out(&mut self, effect: Effect) -> bool {
+        self.carry_out_effect(effect)
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod draw;
 pub(crate) mod field;
 pub(crate) mod keymap;
 pub(crate) mod rows;
+pub(crate) mod runner;
 pub(crate) mod state;
 pub(crate) mod terminal;
 pub(crate) mod tokens;

@@ -367,6 +367,12 @@ impl List {
 
     /// A key: what it changes, and what the loop must do.
     pub(crate) fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        // Any key leaves the help and the settings screens, tmux's prefix
+        // too.
+        if matches!(self.mode, Mode::Help | Mode::Options) {
+            self.mode = Mode::List;
+            return Vec::new();
+        }
         self.message = None;
         // tmux's prefix wins over every key of the popup's.
         let pressed = Key::of(key);
@@ -817,13 +823,6 @@ impl List {
         if self.filtering() {
             self.query.clear();
             self.rebuild(self.selected_row().map(|r| r.target));
-        }
-    }
-
-    /// Any key leaves the help and the settings screens.
-    pub(crate) fn leave_page(&mut self) {
-        if matches!(self.mode, Mode::Help | Mode::Options) {
-            self.mode = Mode::List;
         }
     }
 

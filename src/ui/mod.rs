@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::envelope::{Result, TawError};
 use crate::git::Status as Git;
 use crate::list::terminal::{self, Screen};
-use crate::list::{self, Effect, List, Options, draw, keymap, rows, tokens};
+use crate::list::{self, Effect, List, Options, draw, keymap, rows, runner, tokens};
 use crate::ops;
 use crate::tmux::Tmux;
 use crate::tmux::commands as cmd;
@@ -58,14 +58,17 @@ enum Msg {
     Acted(std::result::Result<bool, String>),
 }
 
-enum Job {
-    Refresh,
-    /// The closed worktrees of these repositories' sessions.
-    Worktrees(Vec<u32>),
-    Preview(u32),
-    Directories(String),
-    Projects(String),
+impl From<terminal::Input> for Msg {
+    fn from(input: terminal::Input) -> Msg {
+        match input {
+            terminal::Input::Key(key) => Msg::Key(key),
+            terminal::Input::Resize => Msg::Resize,
+        }
+    }
 }
+
+/// The popup's picker looks for folders here only.
+type Job = runner::Job<()>;
 
 /// The popup's loop state: the list, and where its work goes.
 struct Popup {
@@ -74,22 +77,15 @@ struct Popup {
     /// The client the popup is on: where Go takes it.
     client: Option<String>,
     list: List,
+    terminal: Screen,
     jobs: Sender<Job>,
     tx: Sender<Msg>,
     /// The git status of each session folder, once read.
     git: HashMap<String, Option<Git>>,
-    /// The actions under way: a quit waits for them, so that a key pressed
-    /// just before it (a paste, a close) is still carried out.
-    acting: Vec<std::thread::JoinHandle<()>>,
+    acting: runner::Actions,
     /// Where the first frame's rows came from: the key's listing, or a
     /// read (told to `scripts/bench` and the tests).
     first_read: &'static str,
-}
-
-/// What a message leaves the popup to do.
-enum Flow {
-    Go(Vec<Effect>),
-    Close,
 }
 
 impl Popup {
@@ -130,14 +126,31 @@ impl Popup {
     fn ask(&self, job: Job) {
         let _ = self.jobs.send(job);
     }
+}
+
+impl runner::Front for Popup {
+    type Msg = Msg;
+
+    fn draw(&mut self) -> std::io::Result<()> {
+        if self.list.options.show_git {
+            ask_git(&self.list, &mut self.git, &self.tx);
+        }
+        let (list, git) = (&self.list, &self.git);
+        self.terminal.draw(|frame| {
+            draw::draw(frame, list, &|row: &rows::Row| {
+                git.get(&row.path).cloned().flatten()
+            })
+        })?;
+        Ok(())
+    }
 
     /// What the first frame leaves to fetch: its preview, the picker's
     /// folders, the filter's projects, the closed worktrees.
-    fn after_first_frame(&self) {
+    fn after_first_frame(&mut self) {
         note_first_frame(self.first_read);
         self.ask(Job::Refresh);
         for effect in startup_effects(&self.list) {
-            send_job(&self.jobs, effect);
+            self.carry_out(effect);
         }
         if self.list.options.projects_in_filter {
             self.ask(Job::Projects(String::new()));
@@ -146,13 +159,9 @@ impl Popup {
     }
 
     /// One message into the list.
-    fn take(&mut self, msg: Msg) -> Flow {
+    fn take(&mut self, msg: Msg) -> Option<Vec<Effect>> {
         let list = &mut self.list;
         let effects = match msg {
-            Msg::Key(_) if matches!(list.mode, list::Mode::Help | list::Mode::Options) => {
-                list.leave_page();
-                Vec::new()
-            }
             Msg::Key(key) => list.key(key),
             Msg::Resize => Vec::new(),
             Msg::Snapshot(snapshot) => {
@@ -190,7 +199,7 @@ impl Popup {
                 list.ask(question, on_yes);
                 Vec::new()
             }
-            Msg::Acted(Ok(true)) => return Flow::Close,
+            Msg::Acted(Ok(true)) => return None,
             Msg::Acted(outcome) => {
                 list.message = outcome.err();
                 let heads = ops::worktree::heads(&list.snapshot);
@@ -199,16 +208,7 @@ impl Popup {
                 Vec::new()
             }
         };
-        Flow::Go(effects)
-    }
-
-    /// Waits for the actions under way (each bounded by tmux's limit and
-    /// its hooks').
-    fn finish(&mut self) {
-        for handle in self.acting.drain(..) {
-            // A panicked action has nothing more to finish.
-            let _ = handle.join();
-        }
+        Some(effects)
     }
 
     /// Carries out what the list asks; false when it asks to close.
@@ -216,13 +216,12 @@ impl Popup {
         match effect {
             Effect::Quit => return false,
             Effect::Preview(pane) => self.ask(Job::Preview(pane)),
-            Effect::Directories(query) => self.ask(Job::Directories(query)),
+            Effect::Directories(query) => self.ask(Job::Directories((), query)),
             Effect::Projects(query) => self.ask(Job::Projects(query)),
             action => {
                 // Tmux calls and hooks that may take a while: off the key
                 // loop, so Esc still answers.
                 self.list.message = Some("…".into());
-                self.acting.retain(|handle| !handle.is_finished());
                 let handle = act(
                     &self.tmux,
                     &self.config,
@@ -269,10 +268,10 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
     let keys = tmux_keys(&keys);
     let (list, client) = Popup::list(keys, &config, config_problem, &launch, snapshot);
     // Whatever ends the popup from here on puts the terminal back.
-    let (restore, mut terminal) = terminal::take().map_err(io_error)?;
+    let (restore, terminal) = terminal::take().map_err(io_error)?;
     let (tx, rx) = mpsc::channel::<Msg>();
     let (jobs, job_rx) = mpsc::channel::<Job>();
-    spawn_keys(tx.clone());
+    runner::spawn_keys(tx.clone(), None);
     let cleanup = listed_session.map(self::launch::listing_cleanup);
     spawn_worker(tmux.clone(), config.clone(), job_rx, tx.clone(), cleanup);
     spawn_looks(server, jobs.clone());
@@ -281,53 +280,21 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
         config,
         client,
         list,
+        terminal,
         jobs,
         tx,
         git: HashMap::new(),
-        acting: Vec::new(),
+        acting: runner::Actions::default(),
         first_read,
     };
-    let served = serve(&mut popup, &mut terminal, &rx);
+    let served = runner::serve(&mut popup, &rx, Vec::new()).map_err(io_error);
     // The terminal is the client's again before the popup waits for what
     // it was asked to do.
-    drop(terminal);
+    let mut acting = std::mem::take(&mut popup.acting);
+    drop(popup);
     drop(restore);
-    popup.finish();
+    acting.finish();
     served
-}
-
-/// The popup's loop: a frame, then the messages that came, until it closes.
-fn serve(popup: &mut Popup, terminal: &mut Screen, rx: &Receiver<Msg>) -> Result<()> {
-    let mut first = true;
-    loop {
-        if popup.list.options.show_git {
-            ask_git(&popup.list, &mut popup.git, &popup.tx);
-        }
-        let git = &popup.git;
-        terminal
-            .draw(|frame| {
-                draw::draw(frame, &popup.list, &|row: &rows::Row| {
-                    git.get(&row.path).cloned().flatten()
-                })
-            })
-            .map_err(io_error)?;
-        if std::mem::take(&mut first) {
-            popup.after_first_frame();
-        }
-        let Ok(msg) = rx.recv() else {
-            return Ok(());
-        };
-        for msg in std::iter::once(msg).chain(rx.try_iter()) {
-            let Flow::Go(effects) = popup.take(msg) else {
-                return Ok(());
-            };
-            for effect in effects {
-                if !popup.carry_out(effect) {
-                    return Ok(());
-                }
-            }
-        }
-    }
 }
 
 fn io_error(error: std::io::Error) -> TawError {
@@ -395,16 +362,6 @@ fn startup_effects(app: &List) -> Vec<Effect> {
     effects
 }
 
-fn send_job(jobs: &Sender<Job>, effect: Effect) {
-    let job = match effect {
-        Effect::Preview(pane) => Job::Preview(pane),
-        Effect::Directories(query) => Job::Directories(query),
-        _ => return,
-    };
-    // The worker ends only with the popup.
-    let _ = jobs.send(job);
-}
-
 /// Carries out an action on a thread of its own, and says when it is done.
 fn act(
     tmux: &Tmux,
@@ -427,16 +384,6 @@ fn act(
     })
 }
 
-fn spawn_keys(tx: Sender<Msg>) {
-    terminal::spawn_keys(None, move |input| {
-        let msg = match input {
-            terminal::Input::Key(key) => Msg::Key(key),
-            terminal::Input::Resize => Msg::Resize,
-        };
-        tx.send(msg).is_ok()
-    });
-}
-
 /// Every tmux call the popup makes after its first frame, one at a time,
 /// with repeated asks folded into one.
 /// `cleanup`: a command sent with the first read (the key's listing out
@@ -448,59 +395,41 @@ fn spawn_worker(
     tx: Sender<Msg>,
     mut cleanup: Option<cmd::Cmd>,
 ) {
-    std::thread::spawn(move || {
-        while let Ok(job) = jobs.recv() {
-            let mut refresh = false;
-            let mut preview = None;
-            let mut directories = None;
-            let mut projects: Vec<String> = Vec::new();
-            let mut worktrees_of = None;
-            for job in std::iter::once(job).chain(jobs.try_iter()) {
-                match job {
-                    Job::Refresh => refresh = true,
-                    Job::Worktrees(heads) => worktrees_of = Some(heads),
-                    Job::Preview(pane) => preview = Some(pane),
-                    Job::Directories(query) => directories = Some(query),
-                    Job::Projects(query) => {
-                        // The list, and the newest completion asked for.
-                        projects.retain(|q| q.is_empty());
-                        projects.push(query);
-                    }
-                }
+    runner::spawn_worker(jobs, move |asked| {
+        let send = |msg| tx.send(msg).is_ok();
+        for query in asked.projects {
+            let found = crate::sessions::folders::directories(&config, &query);
+            if !send(Msg::Projects(query, found)) {
+                return false;
             }
-            for query in projects {
-                let found = crate::sessions::folders::directories(&config, &query);
-                if tx.send(Msg::Projects(query, found)).is_err() {
-                    return;
-                }
+        }
+        if let Some(((), query)) = asked.directories {
+            let dirs = crate::sessions::folders::directories(&config, &query);
+            if !send(Msg::Directories(query, dirs)) {
+                return false;
             }
-            if let Some(query) = directories {
-                let dirs = crate::sessions::folders::directories(&config, &query);
-                if tx.send(Msg::Directories(query, dirs)).is_err() {
-                    return;
-                }
+        }
+        // One read for both, as after the first frame.
+        if (asked.refresh || asked.worktrees.is_some())
+            && let Ok((snapshot, _)) =
+                Snapshot::read_with(&tmux, cleanup.take().into_iter().collect())
+        {
+            let closed = (asked.worktrees).map(|heads| list::closed_worktrees(&snapshot, heads));
+            if asked.refresh && !send(Msg::Snapshot(Box::new(snapshot))) {
+                return false;
             }
-            // One read for both, as after the first frame.
-            if (refresh || worktrees_of.is_some())
-                && let Ok((snapshot, _)) =
-                    Snapshot::read_with(&tmux, cleanup.take().into_iter().collect())
+            if let Some(closed) = closed
+                && !send(Msg::Worktrees(closed))
             {
-                let closed = worktrees_of.map(|heads| list::closed_worktrees(&snapshot, heads));
-                if refresh && tx.send(Msg::Snapshot(Box::new(snapshot))).is_err() {
-                    return;
-                }
-                if let Some(closed) = closed
-                    && tx.send(Msg::Worktrees(closed)).is_err()
-                {
-                    return;
-                }
+                return false;
             }
-            if let Some(pane) = preview
-                && let Ok(text) = tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true)
-                && tx.send(Msg::Preview(pane, text)).is_err()
-            {
-                return;
-            }
+        }
+        match asked.preview {
+            Some(pane) => match tmux_pane::capture(&tmux, pane, ReadSource::Visible, 0, true) {
+                Ok(text) => send(Msg::Preview(pane, text)),
+                Err(_) => true,
+            },
+            None => true,
         }
     });
 }
