@@ -48,4 +48,4 @@ CMD=$(printf 'cd %q && env HOME=%q XDG_CONFIG_HOME=%q XDG_DATA_HOME=%q XDG_CACHE
     "$WORKDIR" "$KHOME" "$KHOME/.config" "$KHOME/.local/share" "$KHOME/.cache" "$KHOME/.local/state" \
     "$PROXY" "$PROXY" "$KILO_BIN")
 lab_type "$CMD"
-echo "run-kilo.sh: started Kilo Code CLI $("$KILO_BIN" --version) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2
+echo "run-kilo.sh: started Kilo Code CLI ($KILO_BIN) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2

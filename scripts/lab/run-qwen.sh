@@ -55,4 +55,4 @@ PROXY=http://127.0.0.1:$PORT
 CMD=$(printf 'cd %q && env HOME=%q OPENAI_API_KEY=sk-test OPENAI_BASE_URL=%s OPENAI_MODEL=mock-model HTTPS_PROXY=%s HTTP_PROXY=%s NO_PROXY=127.0.0.1,localhost %q' \
     "$WORKDIR" "$QHOME" "$PROXY/v1" "$PROXY" "$PROXY" "$QWEN_BIN")
 lab_type "$CMD"
-echo "run-qwen.sh: started Qwen Code $(HOME=$QHOME "$QWEN_BIN" --version) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2
+echo "run-qwen.sh: started Qwen Code ($QWEN_BIN) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2

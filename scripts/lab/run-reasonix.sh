@@ -38,4 +38,4 @@ PROXY=http://127.0.0.1:$PORT
 CMD=$(printf 'cd %q && env HOME=%q MOCK_API_KEY=sk-test HTTPS_PROXY=%s HTTP_PROXY=%s NO_PROXY=127.0.0.1,localhost %q --permission-mode read-only' \
     "$WORKDIR" "$RHOME" "$PROXY" "$PROXY" "$BIN")
 lab_type "$CMD"
-echo "run-reasonix.sh: started Reasonix $("$BIN" --version) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2
+echo "run-reasonix.sh: started Reasonix ($BIN) in $SOCK:$PANE (workdir $WORKDIR, mock port $PORT)" >&2

@@ -317,19 +317,61 @@ impl Lab {
         }
     }
 
+    /// `agent`'s run script, with the mock's port, the lab and the
+    /// agent's scratch home.
+    fn run_script_command(&self, agent: &str) -> Command {
+        let upper = agent.to_uppercase();
+        let mut command = Command::new(self.run_script(agent));
+        command
+            .env("MOCK_PORT", MOCK_PORT)
+            .env("AGENTS_LAB_HOME", &self.home)
+            .env(
+                format!("{upper}_LAB_HOME"),
+                self.scratch().join(format!("{agent}-home")),
+            );
+        if let Some(bin) = self.versionless_bin(agent) {
+            command.env(format!("{upper}_BIN"), bin);
+        }
+        command
+    }
+
+    /// For an agent whose lab run script starts it once more only to print
+    /// its version (OpenCode, Gemini CLI, pi: a second or two of a core
+    /// each, on two cores the suite keeps busy), a stand-in that answers
+    /// that and is the agent for everything else.
+    fn versionless_bin(&self, agent: &str) -> Option<PathBuf> {
+        const VERSION_FOR_THE_LOG_ONLY: [&str; 3] = ["opencode", "gemini", "pi"];
+        if !VERSION_FOR_THE_LOG_ONLY.contains(&agent) {
+            return None;
+        }
+        let key = format!("{}_BIN=", agent.to_uppercase());
+        let bins = std::fs::read_to_string(self.home.join("bins.env")).ok()?;
+        let real = bins.lines().find_map(|line| line.strip_prefix(&key))?;
+        assert!(!real.contains('\''), "a lab path with a quote: {real}");
+        let dir = self.scratch().join("versionless");
+        std::fs::create_dir_all(&dir).unwrap();
+        let stand_in = dir.join(agent);
+        std::fs::write(
+            &stand_in,
+            format!(
+                "#!/bin/sh\nif [ \"$*\" = --version ]; then echo '(not asked)'; exit 0; fi\nexec '{real}' \"$@\"\n"
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Some(stand_in)
+    }
+
     /// A new session `name` (120x40) running `agent` through the lab's
     /// run script; returns the pane's tmux id.
     pub fn start_agent(&self, agent: &str, name: &str) -> String {
         let work = self.scratch().join(format!("{name}-work"));
         let pane = self.new_session(name, &work);
-        let mut command = Command::new(self.run_script(agent));
+        let mut command = self.run_script_command(agent);
         self.server.isolate_command(&mut command);
-        let agent_home = self.scratch().join(format!("{agent}-home"));
         let status = command
             .args([&self.server.socket, &pane, &work.display().to_string()])
-            .env("MOCK_PORT", MOCK_PORT)
-            .env("AGENTS_LAB_HOME", &self.home)
-            .env(format!("{}_LAB_HOME", agent.to_uppercase()), &agent_home)
             .status()
             .expect("run script");
         assert!(status.success(), "run-{agent}.sh failed");
@@ -361,16 +403,11 @@ impl Lab {
             fake.display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let status = Command::new(self.run_script(agent))
+        let status = self
+            .run_script_command(agent)
             .args(["unused", "%0", &work.display().to_string()])
             .env("PATH", path)
             .env("RECORD", &recorded)
-            .env("MOCK_PORT", MOCK_PORT)
-            .env("AGENTS_LAB_HOME", &self.home)
-            .env(
-                format!("{}_LAB_HOME", agent.to_uppercase()),
-                self.scratch().join(format!("{agent}-home")),
-            )
             .status()
             .expect("run script");
         assert!(status.success());
