@@ -344,17 +344,15 @@ impl Program {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let said = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (tell, said) = std::sync::mpsc::channel();
         if let Some(mut stderr) = stderr {
-            let said = said.clone();
             std::thread::spawn(move || {
                 use std::io::Read;
                 let mut bytes = Vec::new();
                 // What was read before a failed read is what it said.
                 let _ = stderr.read_to_end(&mut bytes);
-                if let Ok(mut kept) = said.lock() {
-                    *kept = tail_text(&bytes, 4096);
-                }
+                // Nobody asks when the program was dropped unfinished.
+                let _ = tell.send(tail_text(&bytes, 4096));
             });
         }
         Ok(Streaming {
@@ -391,7 +389,8 @@ pub(crate) struct Streaming {
     child: Child,
     pub stdin: Option<std::process::ChildStdin>,
     pub stdout: Option<std::process::ChildStdout>,
-    said: std::sync::Arc<std::sync::Mutex<String>>,
+    /// Its last words on stderr, once the pipe ends.
+    said: std::sync::mpsc::Receiver<String>,
 }
 
 impl Streaming {
@@ -399,9 +398,9 @@ impl Streaming {
     pub(crate) fn finish(mut self) -> (String, Option<i32>) {
         self.stdin = None;
         let status = self.child.wait().ok().and_then(|s| s.code());
-        // Its stderr reader is done once the program is.
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        let said = self.said.lock().map(|s| s.clone()).unwrap_or_default();
+        // The pipe ends with the program, unless something it left behind
+        // holds it open: then no longer than the grace.
+        let said = self.said.recv_timeout(PIPE_GRACE).unwrap_or_default();
         (said, status)
     }
 }
