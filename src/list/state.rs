@@ -1058,6 +1058,23 @@ mod tests {
     }
 
     #[test]
+    fn any_key_leaves_the_help_page_and_does_nothing_else() {
+        let mut app = app(Preset::Modal);
+        app.tmux_keys.prefixes = vec![Key::of(KeyEvent::new(
+            KeyCode::Char('b'),
+            KeyModifiers::CONTROL,
+        ))];
+        app.mode = Mode::Help;
+        assert!(press(&mut app, KeyCode::Char('q')).is_empty());
+        assert!(matches!(app.mode, Mode::List));
+        // tmux's prefix too: the key after it is the list's again.
+        app.mode = Mode::Options;
+        assert!(ctrl(&mut app, 'b').is_empty());
+        assert!(matches!(app.mode, Mode::List));
+        assert_eq!(press(&mut app, KeyCode::Char('q')), [Effect::Quit]);
+    }
+
+    #[test]
     fn moving_and_going() {
         let mut app = app(Preset::Modal);
         assert_eq!(selected(&app), "api");

@@ -10,7 +10,7 @@ use crate::envelope::{Result, TawError, answers};
 use crate::model::Records;
 use crate::model::layout::{LayoutInput, PaneInput, SplitDirection, SplitInput};
 use crate::text::shell_word;
-use crate::tmux::arrange::{self, Spawn};
+use crate::tmux::arrange::{self, NewWindow, Spawn};
 use crate::tmux::layout;
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::OptionWrites;
@@ -187,16 +187,6 @@ pub(crate) struct Apply<'a> {
     pub focus: Option<Option<String>>,
 }
 
-/// The tab `apply` makes first, running the tree's first pane: its window,
-/// and the number tmux gave that pane (`pane-base-index`), which the
-/// tree's other panes are addressed from (their ids come only once made).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct NewTab {
-    pub session: u32,
-    pub window: u32,
-    pub first_index: u32,
-}
-
 /// Makes a tab from a split tree. Everything is checked before anything is
 /// made; the tab replaced is closed (once the veto lets it) after the new
 /// one is there. Two calls: the tab, then the rest of the tree in one
@@ -222,14 +212,7 @@ pub(crate) fn apply(tmux: &Tmux, snapshot: &Snapshot, apply: Apply) -> Result<La
         &spawn_of(apply.root.first_pane()),
         false,
     ))?;
-    let made = arrange::parse_new_ids(&output)
-        .zip(arrange::parse_new_pane_index(&output))
-        .map(|((session, window, _), first_index)| NewTab {
-            session,
-            window,
-            first_index,
-        })
-        .ok_or_else(|| unread("what it made", &output))?;
+    let made = NewWindow::parse(&output).ok_or_else(|| unread("what it made", &output))?;
     let rest = plan_rest(snapshot, &apply, made)?;
     rest.apply(tmux).inspect_err(|error| {
         // A tree tmux could not make whole (no room for a pane: tmux
@@ -248,7 +231,7 @@ pub(crate) fn apply(tmux: &Tmux, snapshot: &Snapshot, apply: Apply) -> Result<La
 pub(crate) fn plan_rest(
     snapshot: &Snapshot,
     apply: &Apply,
-    made: NewTab,
+    made: NewWindow,
 ) -> Result<Plan<LayoutApplied>> {
     let mut walk = Walk {
         made,
@@ -287,18 +270,11 @@ pub(crate) fn plan_rest(
     }))
 }
 
-impl NewTab {
-    /// The target of the pane at window place `at` (0 the first).
-    fn place(&self, at: usize) -> String {
-        format!("@{}.{}", self.window, self.first_index as usize + at)
-    }
-}
-
 /// The splits of a tree, written before any is made. tmux puts a split's
 /// new pane just after the pane split in its window's order, so where
 /// each pane stands at each step follows from the tree alone.
 struct Walk {
-    made: NewTab,
+    made: NewWindow,
     /// The leaves (numbered in the tree's order) made so far, in the
     /// window's order.
     order: Vec<usize>,
@@ -454,9 +430,10 @@ mod tests {
             tab_label: None,
             focus: Some(Some("/dev/pts/1".into())),
         };
-        let made = NewTab {
+        let made = NewWindow {
             session: 2,
             window: 9,
+            first_pane: 0,
             first_index: 1,
         };
         let plan = plan_rest(&snapshot, &apply, made).unwrap();
@@ -485,9 +462,10 @@ mod tests {
             tab_label: None,
             focus: None,
         };
-        let made = NewTab {
+        let made = NewWindow {
             session: 1,
             window: 1,
+            first_pane: 0,
             first_index: 0,
         };
         let plan = plan_rest(&snapshot, &apply, made).unwrap();

@@ -11,7 +11,7 @@ use crate::report::StoredSession;
 use crate::sessions::resume::{self, ResumeLine};
 use crate::sessions::saved::{self, Layout, SavedAgent, SavedPane, SavedSession, SavedWindow};
 use crate::text::shell_word;
-use crate::tmux::arrange::{self, parse_new_ids};
+use crate::tmux::arrange::{self, NewWindow, parse_new_ids};
 use crate::tmux::commands::{
     HeldBack, select_pane, select_window, set_global_option, show_global_value, unset_global_option,
 };
@@ -335,7 +335,7 @@ fn add_window(
         &window.name,
         &first_cwd(session, window),
     ));
-    let Some(ids) = made.ok().as_deref().and_then(MadeWindow::of) else {
+    let Some(ids) = made.ok().as_deref().and_then(NewWindow::parse) else {
         out.plan.push(format!(
             "could not add saved {} to open session '{}'",
             window_words(window),
@@ -572,33 +572,6 @@ fn layout_size(layout: &str) -> Option<(u32, u32)> {
     Some((w.parse().ok()?, h.parse().ok()?))
 }
 
-/// A window made for a saved one: its tmux id, its first pane's, and the
-/// number tmux gave that pane (`pane-base-index`), from which the panes
-/// not made yet are named by their place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct MadeWindow {
-    window: u32,
-    first_pane: u32,
-    first_index: u32,
-}
-
-impl MadeWindow {
-    /// What `-P -F NEW_IDS` printed of a new window.
-    fn of(printed: &str) -> Option<MadeWindow> {
-        let (_, window, first_pane) = parse_new_ids(printed)?;
-        Some(MadeWindow {
-            window,
-            first_pane,
-            first_index: arrange::parse_new_pane_index(printed)?,
-        })
-    }
-
-    /// The pane at place `at` of the window (0 its first).
-    fn place(&self, at: usize) -> String {
-        format!("@{}.{}", self.window, self.first_index as usize + at)
-    }
-}
-
 /// A step of making a saved session, as the plan says it. The dry run
 /// says each step with a "would"; the real one takes the same steps and
 /// says each it took, so the two cannot drift.
@@ -784,7 +757,7 @@ fn make_window(
     session: &SavedSession,
     window: &SavedWindow,
     first: bool,
-) -> Result<MadeWindow> {
+) -> Result<NewWindow> {
     let cwd = first_cwd(session, window);
     let batch = match first {
         true => Batch::of(vec![
@@ -804,7 +777,7 @@ fn make_window(
         )]),
     };
     let printed = run_starting(tmux, &batch)?;
-    let made = MadeWindow::of(&printed).ok_or_else(|| {
+    let made = NewWindow::parse(&printed).ok_or_else(|| {
         TawError::tmux(format!(
             "tmux did not say which window it made for {}",
             window_words(window)
@@ -854,7 +827,7 @@ fn partly_made(session: &SavedSession, at: usize, error: TawError) -> TawError {
 /// (tmux puts a split's new pane just after the pane split, and no pane
 /// made has an id yet); then the layout as saved, and (when `select`) its
 /// active pane and zoom.
-fn plan_fill(window: &SavedWindow, made: MadeWindow, select: bool) -> Batch {
+fn plan_fill(window: &SavedWindow, made: NewWindow, select: bool) -> Batch {
     let mut batch = Batch::new();
     for (at, pane) in window.panes.iter().enumerate().skip(1) {
         batch.push(arrange::split_in(&made.place(at - 1), &pane.cwd));
@@ -901,7 +874,7 @@ fn fill_window(
     tmux: &Tmux,
     session: &str,
     window: &SavedWindow,
-    made: MadeWindow,
+    made: NewWindow,
     select: bool,
     live: &Conversations,
     args: &Restore,
@@ -2227,10 +2200,11 @@ mod tests {
         window.panes[0].active = false;
         window.panes[1].active = true;
         window.zoomed = true;
-        let made = MadeWindow::of("$1 @7 %20 1\n").unwrap();
+        let made = NewWindow::parse("$1 @7 %20 1\n").unwrap();
         assert_eq!(
             made,
-            MadeWindow {
+            NewWindow {
+                session: 1,
                 window: 7,
                 first_pane: 20,
                 first_index: 1

@@ -253,6 +253,35 @@ pub(crate) fn parse_new_pane_index(output: &str) -> Option<u32> {
     output.split_whitespace().nth(3)?.parse().ok()
 }
 
+/// A window just made, as `-P -F NEW_IDS` printed it: its session, its
+/// id, its first pane's, and the number tmux gave that pane
+/// (`pane-base-index`), from which the panes not made yet are named by
+/// their place (their ids come only once made).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NewWindow {
+    pub session: u32,
+    pub window: u32,
+    pub first_pane: u32,
+    pub first_index: u32,
+}
+
+impl NewWindow {
+    pub(crate) fn parse(printed: &str) -> Option<NewWindow> {
+        let (session, window, first_pane) = parse_new_ids(printed)?;
+        Some(NewWindow {
+            session,
+            window,
+            first_pane,
+            first_index: parse_new_pane_index(printed)?,
+        })
+    }
+
+    /// The target of the pane at place `at` of the window (0 the first).
+    pub(crate) fn place(&self, at: usize) -> String {
+        format!("@{}.{}", self.window, self.first_index as usize + at)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,6 +291,12 @@ mod tests {
         let cmd = new_session(Some("a#b"), &Spawn::default(), None);
         assert!(cmd.words().contains(&"a##b".to_string()));
         assert_eq!(parse_new_ids("$1 @2 %3 0\n"), Some((1, 2, 3)));
+        let made = NewWindow::parse("$1 @7 %20 1\n").unwrap();
+        assert_eq!((made.session, made.first_pane), (1, 20));
+        assert_eq!(
+            (made.place(0), made.place(2)),
+            ("@7.1".into(), "@7.3".into())
+        );
         assert_eq!(parse_new_pane_index("$1 @2 %3 1\n"), Some(1));
         assert_eq!(parse_new_ids("junk"), None);
     }
