@@ -28,12 +28,15 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// How long a prompt or keys wait for a watched agent that has just
 /// started to be read for the first time (its input drawn).
 const FIRST_READ_WAIT: Duration = Duration::from_secs(10);
-/// When a prompt's Enter has changed nothing on a screen that drew the
-/// paste this long after, it was dropped (Claude Code or Gemini CLI
+/// When the lines that showed a prompt's paste are unchanged this long
+/// after its Enter, the Enter was dropped (Claude Code or Gemini CLI
 /// settling on a busy machine keeps the text in its input), and goes once
 /// more, as a person would press it again; on an empty input an Enter
-/// does nothing.
+/// does nothing. A change elsewhere on the screen (Claude Code drawing its
+/// effort line late) does not count as taken.
 const ENTER_AGAIN_AFTER: Duration = Duration::from_secs(2);
+/// At most this many Enters more than the first.
+const ENTER_PRESSES_MORE: usize = 2;
 
 fn code(code: ErrorCode, message: String) -> TawError {
     TawError::new(code, message)
@@ -401,9 +404,18 @@ pub(crate) fn prompt(
     };
     press_enter()?;
     if let Some(before_enter) = before_enter {
-        let took = typing::until_changed(tmux, pane.id, &before_enter, ENTER_AGAIN_AFTER)
+        for _ in 0..ENTER_PRESSES_MORE {
+            let took = typing::until_taken(
+                tmux,
+                pane.id,
+                &before_enter,
+                &prompt.text,
+                ENTER_AGAIN_AFTER,
+            )
             .map_err(|e| pane_gone(e, &aim.public))?;
-        if took.is_none() {
+            if took {
+                break;
+            }
             // Refused (the agent left meanwhile): the next look tells.
             let _ = press_enter();
         }

@@ -84,6 +84,44 @@ pub(crate) fn until_drawn(
     }
 }
 
+/// Waits until pane `pane` has taken the `text` an Enter was just pressed
+/// on: from the first line of `before` that showed it down, something
+/// changed (the input cleared, the agent answered below it, the screen
+/// moved on), or, when `before` showed none of it, anything changed. A
+/// change only above it (Claude Code drawing its effort line late) is not
+/// a taken prompt. False when nothing did within `limit`.
+pub(crate) fn until_taken(
+    tmux: &Tmux,
+    pane: u32,
+    before: &str,
+    text: &str,
+    limit: Duration,
+) -> Result<bool> {
+    let stop = Instant::now() + limit;
+    loop {
+        let now = screen(tmux, pane)?;
+        if taken(before, &now, drawn_mark(text)) {
+            return Ok(true);
+        }
+        if Instant::now() >= stop {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether `now` differs from `before` at or below the first line of
+/// `before` that showed `mark` (anywhere, when none did or there is no
+/// mark).
+fn taken(before: &str, now: &str, mark: Option<&str>) -> bool {
+    let was: Vec<&str> = before.lines().collect();
+    let is: Vec<&str> = now.lines().collect();
+    let from = mark
+        .and_then(|mark| was.iter().position(|line| line.contains(mark)))
+        .unwrap_or(0);
+    (from..was.len().max(is.len())).any(|at| was.get(at) != is.get(at))
+}
+
 /// The end of a prompt to look for on the screen once it is pasted: the
 /// last few characters of a short one-line text (few enough that a wrap
 /// seldom splits them). None for text agents fold or wrap much.
@@ -255,7 +293,23 @@ fn enter_guarded(
 
 #[cfg(test)]
 mod tests {
-    use super::drawn_mark;
+    use super::{drawn_mark, taken};
+
+    #[test]
+    fn a_prompt_is_taken_when_its_line_or_below_changes_not_above() {
+        let typed = "logo\n\n> work 2\nfooter";
+        let sent = "logo\n> work 2\n> \nfooter";
+        let answered = "logo\n\n> work 2\nfooter\ntook: work 2";
+        let redrawn_above = "logo  medium\n\n> work 2\nfooter";
+        assert!(taken(typed, sent, Some("work 2")));
+        assert!(taken(typed, answered, Some("work 2")));
+        assert!(!taken(typed, redrawn_above, Some("work 2")));
+        assert!(!taken(typed, typed, Some("work 2")));
+        // Nothing of the text on the screen: any change tells.
+        assert!(taken("a\nb", "c\nb", Some("work 2")));
+        assert!(taken("a\nb", "a\nc", None));
+        assert!(!taken("a\nb", "a\nb", None));
+    }
 
     #[test]
     fn a_prompts_end_is_looked_for_only_where_agents_draw_it_as_it_is() {
