@@ -95,7 +95,9 @@ pub(crate) fn now_unix() -> u64 {
 
 /// The local date and time of a Unix second: (`2026-12-01`, `16:23`).
 fn local(unix: u64) -> (String, String) {
-    let time = unix as libc::time_t;
+    // The C type by inference: naming `libc::time_t` warns on musl, whose
+    // alias libc deprecates (it is to become 64-bit there).
+    let time = unix as _;
     // SAFETY: localtime_r writes only the tm it is given.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     unsafe {
