@@ -468,10 +468,33 @@ impl Lab {
     ) {
         if !self.pressing_enter_until(pane, limit, &mut check) {
             panic!(
-                "timed out waiting for {what}; {pane}'s screen:\n{}",
-                self.screen(pane)
+                "timed out waiting for {what}; {pane}'s screen:\n{}\n{}",
+                self.screen(pane),
+                self.mock_words()
             );
         }
+    }
+
+    /// What the mock model was doing, for a failure's message: whether it
+    /// still runs, and the end of its log.
+    fn mock_words(&self) -> String {
+        let Some(held) = &self.held else {
+            let window = self.server.tmux_run(&["capture-pane", "-p", "-t", "mock"]);
+            return format!("the mock's window:\n{}", window.stdout.trim_end());
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", held.mock.id()));
+        // The state is the field after the program's name in parentheses.
+        let state = stat
+            .ok()
+            .and_then(|stat| stat.get(stat.rfind(')')? + 2..)?.chars().next())
+            .map_or("gone".to_string(), |state| format!("state {state}"));
+        let log = std::fs::read_to_string(self.scratch().join("mock.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        let tail = lines[lines.len().saturating_sub(15)..].join("\n");
+        format!(
+            "the mock model (pid {}): {state}; its log ends:\n{tail}",
+            held.mock.id()
+        )
     }
 
     /// Waits patiently for `check`, pressing Enter into `pane` every 5 s
