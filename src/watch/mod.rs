@@ -395,8 +395,13 @@ impl Watcher {
         let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement);
         // The pane went (or its server) with a container in front; a pane
         // still there has only changed watchers.
-        let pane_gone = pane::read_values(&self.tmux, self.pane, &[])
-            .is_err_and(|e| e.code == ErrorCode::NotFound || crate::tmux::is_server_gone(&e));
+        // A server on its way out may answer in other words, or not in
+        // time: its process gone says as much.
+        let pane_gone = pane::read_values(&self.tmux, self.pane, &[]).is_err_and(|e| {
+            e.code == ErrorCode::NotFound
+                || crate::tmux::is_server_gone(&e)
+                || !foreground::is_alive(self.server)
+        });
         if pane_gone && let Some((gone, kind)) = self.container.take() {
             let mut stopped = sandbox_event(Event::SandboxStopped, self.pane, &gone, kind);
             stopped.session_name =

@@ -165,9 +165,12 @@ impl Box {
         self.server
             // Told by a deliverer the watcher starts as it ends: slow on
             // a machine the suite keeps busy.
-            .wait_for(&format!("{event} heard"), SECONDS(30), || {
-                !self.recorder.heard(event).is_empty()
-            });
+            .wait_for_or_say(
+                &format!("{event} heard"),
+                SECONDS(30),
+                || !self.recorder.heard(event).is_empty(),
+                || self.server.watch_log(),
+            );
         // Nothing more comes.
         self.server
             .stays_for(&format!("{event} heard once"), NO_SECOND, || {

@@ -28,11 +28,11 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// How long a prompt or keys wait for a watched agent that has just
 /// started to be read for the first time (its input drawn).
 const FIRST_READ_WAIT: Duration = Duration::from_secs(10);
-/// When the lines that showed a prompt's paste are unchanged this long
-/// after its Enter, the Enter was dropped (Claude Code or Gemini CLI
-/// settling on a busy machine keeps the text in its input), and goes once
-/// more, as a person would press it again; on an empty input an Enter
-/// does nothing. A change elsewhere on the screen (Claude Code drawing its
+/// When the screen from the line that showed a prompt's paste down is
+/// unchanged this long after its Enter, the Enter was dropped (Claude Code
+/// or Gemini CLI settling on a busy machine keeps the text in its input),
+/// and goes again, as a person would press it again; on an empty input an
+/// Enter does nothing. A change above it (Claude Code drawing its
 /// effort line late) does not count as taken.
 const ENTER_AGAIN_AFTER: Duration = Duration::from_secs(2);
 /// At most this many Enters more than the first.

@@ -85,7 +85,7 @@ pub(crate) fn until_drawn(
 }
 
 /// Waits until pane `pane` has taken the `text` an Enter was just pressed
-/// on: from the first line of `before` that showed it down, something
+/// on: from the last line of `before` that showed it down, something
 /// changed (the input cleared, the agent answered below it, the screen
 /// moved on), or, when `before` showed none of it, anything changed. A
 /// change only above it (Claude Code drawing its effort line late) is not
@@ -110,14 +110,14 @@ pub(crate) fn until_taken(
     }
 }
 
-/// Whether `now` differs from `before` at or below the first line of
-/// `before` that showed `mark` (anywhere, when none did or there is no
-/// mark).
+/// Whether `now` differs from `before` at or below the last line of
+/// `before` that showed `mark` (the input; an earlier turn of the same
+/// text may show above it), or anywhere when none did or there is no mark.
 fn taken(before: &str, now: &str, mark: Option<&str>) -> bool {
     let was: Vec<&str> = before.lines().collect();
     let is: Vec<&str> = now.lines().collect();
     let from = mark
-        .and_then(|mark| was.iter().position(|line| line.contains(mark)))
+        .and_then(|mark| was.iter().rposition(|line| line.contains(mark)))
         .unwrap_or(0);
     (from..was.len().max(is.len())).any(|at| was.get(at) != is.get(at))
 }
@@ -305,6 +305,11 @@ mod tests {
         assert!(taken(typed, answered, Some("work 2")));
         assert!(!taken(typed, redrawn_above, Some("work 2")));
         assert!(!taken(typed, typed, Some("work 2")));
+        // The same text sent before shows above the input: a change
+        // between the two is not this one taken.
+        let again = "> work 2\nlogo\n> work 2\nfooter";
+        let drawn_between = "> work 2\nlogo  medium\n> work 2\nfooter";
+        assert!(!taken(again, drawn_between, Some("work 2")));
         // Nothing of the text on the screen: any change tells.
         assert!(taken("a\nb", "c\nb", Some("work 2")));
         assert!(taken("a\nb", "a\nc", None));

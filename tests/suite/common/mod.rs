@@ -368,7 +368,19 @@ impl TmuxServer {
     }
 
     /// Waits until `check` holds, up to `limit`; panics with `what` after.
-    pub fn wait_for(&self, what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    pub fn wait_for(&self, what: &str, limit: Duration, check: impl FnMut() -> bool) {
+        self.wait_for_or_say(what, limit, check, String::new);
+    }
+
+    /// [`wait_for`](Self::wait_for), whose panic says what `say` tells
+    /// as well (a log that may show why).
+    pub fn wait_for_or_say(
+        &self,
+        what: &str,
+        limit: Duration,
+        mut check: impl FnMut() -> bool,
+        say: impl FnOnce() -> String,
+    ) {
         let start = Instant::now();
         while start.elapsed() < limit {
             if check() {
@@ -376,7 +388,14 @@ impl TmuxServer {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("timed out waiting for {what}");
+        panic!("timed out waiting for {what}\n{}", say());
+    }
+
+    /// The watcher's log, as far as it got.
+    pub fn watch_log(&self) -> String {
+        let path = self.state_dir().join("logs").join("watch.log");
+        let log = std::fs::read_to_string(&path).unwrap_or_default();
+        format!("{}:\n{log}", path.display())
     }
 
     /// Whether a taw verb is waiting on `pane` (`agent wait`, `agent prompt
