@@ -590,6 +590,27 @@ fn a_dropped_enter_is_pressed_once_more_without_waiting_too() {
     });
 }
 
+/// A stand-in that drops its first line and, as it does, draws on its
+/// screen's top line (Claude Code drawing its effort line late): a change
+/// above the prompt, which is not the prompt taken.
+const DROPS_FIRST_LINE_AND_DRAWS_ABOVE: &str = "printf 'fake agent ready\\n'\nIFS= read -r first\nprintf '\\033%s\\033[1;1Hmedium effort\\033%s' 7 8\nwhile IFS= read -r line; do printf 'took: %s\\n' \"$first$line\"; done\n";
+
+#[test]
+fn an_enter_dropped_while_the_agent_draws_above_is_pressed_again() {
+    let server = TmuxServer::start();
+    let script = stand_in(&server, "drawing-bin", DROPS_FIRST_LINE_AND_DRAWS_ABOVE);
+    let pane = run_agent(&server, &script, "fake agent ready");
+    let run = server.taw(&["agent", "prompt", &pane, "look again"]);
+    assert_eq!(run.status, 0, "{run:?}");
+    server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
+        screen(&server, &pane).contains("took: look again")
+    });
+    assert!(screen(&server, &pane).contains("medium effort"));
+    server.stays_for("the line taken once", Duration::from_millis(500), || {
+        screen(&server, &pane).matches("took:").count() == 1
+    });
+}
+
 #[test]
 fn a_prompt_nothing_takes_up_is_stalled() {
     // No watcher here: the agent's state stays idle after the prompt.
