@@ -6,7 +6,7 @@
 
 use crate::common::lab::{Lab, STILL_LOADING, Viewer};
 use crate::web_lab::answer_from_the_web;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const SECONDS: fn(u64) -> Duration = Duration::from_secs;
 
@@ -22,9 +22,12 @@ fn lab_claude_code_states() {
     assert_eq!(lab.agent(&pane).0, "claude");
 
     // Working while `work 8` runs: its silent half, then while it streams.
+    // Counted from the line typed: a turn seen working late on a busy
+    // machine still ends 8 s after it began.
+    let typed = Instant::now();
     lab.type_line(&pane, "work 8");
     lab.wait_state_after_enter(&pane, "working", SECONDS(20));
-    lab.stays_state(&pane, "working", SECONDS(5));
+    lab.stays_state_until(&pane, "working", typed + SECONDS(5));
 
     // Done when the turn ends in a pane nobody looks at.
     lab.wait_state(&pane, "done", SECONDS(20));
@@ -82,9 +85,12 @@ fn lab_codex_states() {
     lab.wait_state(&pane, "idle", SECONDS(40));
     assert_eq!(lab.agent(&pane).0, "codex");
 
+    // Counted from the line typed: a turn seen working late on a busy
+    // machine still ends 8 s after it began.
+    let typed = Instant::now();
     lab.type_line(&pane, "work 8");
     lab.wait_state_after_enter(&pane, "working", SECONDS(20));
-    lab.stays_state(&pane, "working", SECONDS(5));
+    lab.stays_state_until(&pane, "working", typed + SECONDS(5));
     lab.wait_state(&pane, "done", SECONDS(20));
 
     // Someone is attached, looking at another session: told when Codex asks.
@@ -176,9 +182,10 @@ fn screen_read_agent_turns_end_done(agent: &str, ready: &str, question: &str, fi
     // OpenCode drops what is typed while it still loads.
     std::thread::sleep(STILL_LOADING);
 
+    let typed = Instant::now();
     lab.type_line(&pane, "work 6");
     lab.wait_state_after_enter(&pane, "working", SECONDS(20));
-    lab.stays_state(&pane, "working", SECONDS(3));
+    lab.stays_state_until(&pane, "working", typed + SECONDS(3));
     lab.wait_state(&pane, "done", SECONDS(30));
 
     // Seen, then a turn while the person looks elsewhere: done.

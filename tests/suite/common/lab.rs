@@ -544,6 +544,11 @@ impl Lab {
         );
     }
 
+    /// [`stays_state`](Self::stays_state) until `until` (at least one look).
+    pub fn stays_state_until(&self, pane: &str, state: &str, until: Instant) {
+        self.stays_state(pane, state, until.saturating_duration_since(Instant::now()));
+    }
+
     /// Asserts that the pane's @agent_state is `state`, and still is
     /// `duration` later (looked at every 100 ms), with the screen in the
     /// message.
