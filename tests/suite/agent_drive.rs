@@ -840,8 +840,9 @@ fn a_prompt_wait_ends_when_the_agent_process_goes() {
                 "20000",
             ])
         });
-        // Sent, and waiting for the agent to take it up.
-        server.wait_for("the prompt's wait", Duration::from_secs(5), || {
+        // Sent, and waiting for the agent to take it up (a moment alone;
+        // over 5 s once, in the ps run beside the whole suite).
+        server.wait_for("the prompt's wait", Duration::from_secs(15), || {
             server.waiter_on(&pane)
         });
         server.tmux(&["send-keys", "-t", &pane, "C-c"]);
