@@ -573,21 +573,26 @@ fn a_dropped_enter_is_pressed_once_more() {
     assert_eq!(screen(&server, &pane).matches("took:").count(), 1);
 }
 
-#[test]
-fn a_dropped_enter_is_pressed_once_more_without_waiting_too() {
-    // A prompt sent and not waited for: the same stand-in, and the line
-    // goes through, once.
-    let server = TmuxServer::start();
-    let script = stand_in(&server, "dropping-bin", DROPS_FIRST_LINE);
-    let pane = run_agent(&server, &script, "fake agent ready");
-    let run = server.taw(&["agent", "prompt", &pane, "send it"]);
+/// A prompt sent, not waited for, to a stand-in that drops its first
+/// line: the Enter goes again, and the line goes through once. The pane.
+fn prompt_past_a_dropped_enter(server: &TmuxServer, script_body: &str, text: &str) -> String {
+    let script = stand_in(server, "dropping-bin", script_body);
+    let pane = run_agent(server, &script, "fake agent ready");
+    let run = server.taw(&["agent", "prompt", &pane, text]);
     assert_eq!(run.status, 0, "{run:?}");
     server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
-        screen(&server, &pane).contains("took: send it")
+        screen(server, &pane).contains(&format!("took: {text}"))
     });
     server.stays_for("the line taken once", Duration::from_millis(500), || {
-        screen(&server, &pane).matches("took:").count() == 1
+        screen(server, &pane).matches("took:").count() == 1
     });
+    pane
+}
+
+#[test]
+fn a_dropped_enter_is_pressed_once_more_without_waiting_too() {
+    let server = TmuxServer::start();
+    prompt_past_a_dropped_enter(&server, DROPS_FIRST_LINE, "send it");
 }
 
 /// A stand-in that drops its first line and, as it does, draws on its
@@ -598,17 +603,8 @@ const DROPS_FIRST_LINE_AND_DRAWS_ABOVE: &str = "printf 'fake agent ready\\n'\nIF
 #[test]
 fn an_enter_dropped_while_the_agent_draws_above_is_pressed_again() {
     let server = TmuxServer::start();
-    let script = stand_in(&server, "drawing-bin", DROPS_FIRST_LINE_AND_DRAWS_ABOVE);
-    let pane = run_agent(&server, &script, "fake agent ready");
-    let run = server.taw(&["agent", "prompt", &pane, "look again"]);
-    assert_eq!(run.status, 0, "{run:?}");
-    server.wait_for("the Enter pressed again", Duration::from_secs(10), || {
-        screen(&server, &pane).contains("took: look again")
-    });
+    let pane = prompt_past_a_dropped_enter(&server, DROPS_FIRST_LINE_AND_DRAWS_ABOVE, "look again");
     assert!(screen(&server, &pane).contains("medium effort"));
-    server.stays_for("the line taken once", Duration::from_millis(500), || {
-        screen(&server, &pane).matches("took:").count() == 1
-    });
 }
 
 #[test]
