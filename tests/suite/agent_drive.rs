@@ -607,6 +607,20 @@ fn an_enter_dropped_while_the_agent_draws_above_is_pressed_again() {
     assert!(screen(&server, &pane).contains("medium effort"));
 }
 
+/// A stand-in that, once the first byte of a paste comes, is busy for
+/// 3 s, then reads all that came since at once and drops an Enter among
+/// it (Claude Code reading a paste and its Enter together on a busy
+/// machine); later Enters are taken.
+const DRAWS_LATE_AND_DROPS_AN_EARLY_ENTER: &str = "stty -icanon -icrnl -echo min 1 time 0\ncr=$(printf '\\r')\nprintf 'fake agent ready\\n'\nfirst=$(dd bs=1 count=1 2>/dev/null)\nsleep 3\nrest=$(dd bs=4096 count=1 2>/dev/null)\ntext=\"$first${rest%\"$cr\"}\"\nprintf '> %s\\n' \"$text\"\nwhile :; do chunk=$(dd bs=4096 count=1 2>/dev/null); case \"$chunk\" in *\"$cr\"*) printf 'took: %s\\n' \"$text\";; esac; done\n";
+
+#[test]
+fn an_agent_slow_to_draw_a_paste_gets_its_enter_once_it_has() {
+    let server = TmuxServer::start();
+    let pane =
+        prompt_past_a_dropped_enter(&server, DRAWS_LATE_AND_DROPS_AN_EARLY_ENTER, "slow to show");
+    assert!(screen(&server, &pane).contains("> slow to show"));
+}
+
 #[test]
 fn a_prompt_nothing_takes_up_is_stalled() {
     // No watcher here: the agent's state stays idle after the prompt.

@@ -333,9 +333,15 @@ pub(crate) struct ReleasedAnswer {
 }
 
 /// How long a prompt's paste has to show on the agent's screen before its
-/// Enter goes anyway (an agent that draws nothing of what is typed, or
-/// draws it in another shape).
-const PASTE_SHOWN: Duration = Duration::from_secs(2);
+/// Enter goes anyway: for a text an agent may fold, any change; for a
+/// short one-line text, its end drawn. That one waits longer, as an agent
+/// on a busy machine may draw nothing for seconds, and Claude Code drops
+/// for good an Enter it reads together with a paste it has not drawn yet
+/// (an agent that draws none of what is typed pays that wait).
+const PASTE_SHOWN: typing::PasteWait = typing::PasteWait {
+    any_change: Duration::from_secs(2),
+    end_drawn: Duration::from_secs(10),
+};
 /// The Enter's gap after the paste has shown.
 const AFTER_PASTE_SHOWN: Duration = Duration::from_millis(60);
 
@@ -385,8 +391,14 @@ pub(crate) fn prompt(
     // Gemini CLI reads an Enter that comes within 30 ms of the text it
     // read last as a newline in the text, and a busy agent reads late: so
     // the Enter goes once the agent has drawn the paste, a moment after.
-    let drawn = typing::until_drawn(tmux, pane.id, &shown, &prompt.text, PASTE_SHOWN)
-        .map_err(|e| pane_gone(e, &aim.public))?;
+    let drawn = typing::until_drawn(
+        tmux,
+        pane.id,
+        &shown,
+        &prompt.text,
+        PASTE_SHOWN.until(deadline),
+    )
+    .map_err(|e| pane_gone(e, &aim.public))?;
     std::thread::sleep(AFTER_PASTE_SHOWN);
     let before_enter = match drawn {
         Some(_) => Some(typing::screen(tmux, pane.id).map_err(|e| pane_gone(e, &aim.public))?),

@@ -51,23 +51,44 @@ pub(crate) fn until_changed(
     }
 }
 
+/// How long a paste may take to show: `any_change` for a text an agent
+/// may fold, `end_drawn` for the end of a short one-line text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PasteWait {
+    pub any_change: Duration,
+    pub end_drawn: Duration,
+}
+
+impl PasteWait {
+    /// The same waits, none past `deadline`.
+    pub(crate) fn until(self, deadline: Option<Instant>) -> PasteWait {
+        let left = deadline.map_or(Duration::MAX, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        PasteWait {
+            any_change: self.any_change.min(left),
+            end_drawn: self.end_drawn.min(left),
+        }
+    }
+}
+
 /// Waits until pane `pane` has drawn the `text` just pasted into it: the
-/// end of a short one-line text shown once more than on `before`, or, for
-/// text an agent may fold ("[Pasted text +3 lines]"), any change. At most
-/// `limit`: then the screen if it changed at all, or `None` when the pane
-/// drew nothing of it.
+/// end of a short one-line text shown once more than on `before` (within
+/// `wait.end_drawn`), or, for text an agent may fold ("[Pasted text +3
+/// lines]"), any change (within `wait.any_change`). Past its wait: the
+/// screen if it changed at all, or `None` when the pane drew nothing.
 pub(crate) fn until_drawn(
     tmux: &Tmux,
     pane: u32,
     before: &str,
     text: &str,
-    limit: Duration,
+    wait: PasteWait,
 ) -> Result<Option<String>> {
     let Some(end) = drawn_mark(text) else {
-        return until_changed(tmux, pane, before, limit);
+        return until_changed(tmux, pane, before, wait.any_change);
     };
     let already = before.matches(end).count();
-    let stop = Instant::now() + limit;
+    let stop = Instant::now() + wait.end_drawn;
     let mut changed = None;
     loop {
         let now = screen(tmux, pane)?;
@@ -293,7 +314,23 @@ fn enter_guarded(
 
 #[cfg(test)]
 mod tests {
-    use super::{drawn_mark, taken};
+    use super::{PasteWait, drawn_mark, taken};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_paste_wait_ends_by_the_deadline() {
+        let wait = PasteWait {
+            any_change: Duration::from_secs(2),
+            end_drawn: Duration::from_secs(10),
+        };
+        let free = wait.until(None);
+        assert_eq!(free.end_drawn, Duration::from_secs(10));
+        let near = wait.until(Some(Instant::now() + Duration::from_secs(3)));
+        assert_eq!(near.any_change, Duration::from_secs(2));
+        assert!(near.end_drawn <= Duration::from_secs(3));
+        let past = wait.until(Some(Instant::now()));
+        assert_eq!(past.end_drawn, Duration::ZERO);
+    }
 
     #[test]
     fn a_prompt_is_taken_when_its_line_or_below_changes_not_above() {
