@@ -20,6 +20,7 @@ pub(crate) mod pane;
 pub(crate) mod plan;
 pub(crate) mod plugin;
 pub(crate) mod popup;
+pub(crate) mod race;
 pub(crate) mod repo_group;
 pub(crate) mod restore;
 pub(crate) mod save;

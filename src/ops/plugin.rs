@@ -14,12 +14,13 @@
 use crate::envelope::{ErrorCode, Reply, Result, TawError, answers};
 use crate::hooks::payload::Invoked;
 use crate::model::{PaneInfo, Records};
+use crate::ops::race::{Race, race_window};
 use crate::plugin::registry::PluginInfo;
 use crate::plugin::{env, manifest};
-use crate::tmux::Tmux;
 use crate::tmux::arrange::Spawn;
 use crate::tmux::commands as cmd;
 use crate::tmux::snapshot::{Pane, Snapshot};
+use crate::tmux::{Batch, Tmux};
 use serde::Serialize;
 
 use crate::tmux::options::pane::PLUGIN_PANE as MARK;
@@ -364,7 +365,11 @@ pub(crate) fn exec_in_own_pane(
         if let Err(error) = marked {
             return TawError::io(format!("cannot mark the popup as started: {error}"));
         }
-        if let Err(error) = tmux.run_one(cmd::signal(&crate::tmux::popup_channel(token))) {
+        let started = Batch::of(vec![
+            cmd::set_global_option(&crate::tmux::popup_started_option(token), "1"),
+            cmd::signal(&crate::tmux::popup_channel(token)),
+        ]);
+        if let Err(error) = tmux.run(&started) {
             return error;
         }
     }
@@ -438,7 +443,7 @@ fn popup(
     match &request.after_popup {
         // The process that waits: until the popup it was asked from closes.
         Some(first) => {
-            tmux.wait_for(&crate::tmux::popup_channel(first), None)?;
+            tmux.wait_for(&crate::tmux::popup_closed_channel(first), None)?;
         }
         None => {
             let inside = std::env::var(POPUP_TOKEN_VAR)
@@ -464,12 +469,17 @@ fn popup(
     };
     let line = pane_line(plugin, entry, invoked, request, Some(&mark))?;
     let channel = crate::tmux::popup_channel(&mark.token);
-    // tmux runs the signal once the popup has closed, or at once when it
-    // showed none: either way the wait below ends.
+    // The popup's command signals as it starts; tmux, once the popup has
+    // closed (at once when it showed none), signals only when it did not:
+    // either way the wait below ends.
+    let started = crate::tmux::popup_started_option(&mark.token);
     tmux.start(vec![
         cmd::display_popup_sized(&client.name, (&width, &height), &root, &entry.title, &line),
-        cmd::signal(&channel),
+        cmd::unless_global_set(&started, &[cmd::signal(&channel)]),
+        cmd::unset_global_option(&started),
+        cmd::signal(&crate::tmux::popup_closed_channel(&mark.token)),
     ])?;
+    race_window(Race::PopupWait);
     tmux.wait_for(&channel, Some(crate::tmux::answer_limit()))?;
     let started = popup_marks().join(&mark.token);
     if std::fs::remove_file(&started).is_err() {

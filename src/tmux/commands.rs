@@ -540,6 +540,12 @@ pub(crate) fn unless_set(target: &str, option: &str, cmds: &[Cmd]) -> Cmd {
     ])
 }
 
+/// `if-shell -F`: `cmds` run only while global option `option` is empty,
+/// in one tmux command.
+pub(crate) fn unless_global_set(option: &str, cmds: &[Cmd]) -> Cmd {
+    Cmd::new("if-shell").args(["-F", &format!("#{{{option}}}"), "", &command_string(cmds)])
+}
+
 /// What a guarded send found when it held back: in a mode, input off, the
 /// window's panes synchronized, the mode's name, and the command in front.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -578,6 +584,21 @@ mod guard_tests {
         assert!(words[4].contains("#{==:#{pane_current_command},claude}"));
         assert_eq!(words[5], r#""send-keys" "-l" "-t" "%1" "it's; #{x}""#);
         assert_eq!(format_literal("a,b}#"), "a#,b#}##");
+    }
+
+    #[test]
+    fn a_global_option_set_holds_commands_back() {
+        let cmd = unless_global_set("@started_1-2", &[signal("popup_1-2")]);
+        assert_eq!(
+            cmd.words(),
+            [
+                "if-shell",
+                "-F",
+                "#{@started_1-2}",
+                "",
+                r#""wait-for" "-S" "popup_1-2""#
+            ]
+        );
     }
 
     #[test]

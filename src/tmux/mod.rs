@@ -33,10 +33,26 @@ use std::time::Duration;
 /// reading again on a clock. Signalling costs tmux one command, no process.
 pub(crate) const CHANGED_CHANNEL: &str = "agent_wizard_changed";
 
-/// The `wait-for` channel of a popup of taw's: its command signals it as
-/// it starts, and tmux once the popup has closed (or was never shown).
+/// The `wait-for` channel a popup's opener waits on, signalled once: by
+/// the popup's command as it starts (setting [`popup_started_option`]
+/// first), or, when it never did (tmux showed no popup), by tmux after
+/// the popup. Once, because tmux keeps one signal nobody waited for and a
+/// second one takes it away: an opener slow to wait would miss both.
 pub(crate) fn popup_channel(token: &str) -> String {
     format!("agent_wizard_popup_{token}")
+}
+
+/// The global option a popup's command sets as it starts, so tmux knows
+/// after the popup whether to signal [`popup_channel`]; taken off then.
+pub(crate) fn popup_started_option(token: &str) -> String {
+    format!("@agent_wizard_popup_started_{token}")
+}
+
+/// The channel tmux signals once a popup of taw's has closed (or was
+/// never shown): what a popup queued behind it waits on. Not
+/// [`popup_channel`], whose signal comes as the popup starts.
+pub(crate) fn popup_closed_channel(token: &str) -> String {
+    format!("agent_wizard_popup_closed_{token}")
 }
 
 /// How long a tmux call may go unanswered: a stopped or hung server then

@@ -1700,27 +1700,55 @@ fn an_overlay_opened_from_an_overlay_opens_when_it_closes() {
         ],
     );
     let state = server.state_dir().join("plugins/state/acme.preview");
-    let open = |entry: &str| {
-        server.taw(&[
-            "plugin",
-            "pane",
-            "open",
-            "--plugin",
-            "acme.preview",
-            "--entrypoint",
-            entry,
-        ])
+    let open_with = |entry: &str, env: &[(&str, &str)]| {
+        server.taw_with(
+            &[
+                "plugin",
+                "pane",
+                "open",
+                "--plugin",
+                "acme.preview",
+                "--entrypoint",
+                entry,
+            ],
+            env,
+        )
     };
-    let picked = open("picker").result();
+    let open = |entry: &str| open_with(entry, &[]);
+    // The picker's opener is slow to wait for its start (a busy machine):
+    // the picker has started and handed over before it waits, and the
+    // viewer still waits for the picker to close.
+    let picked = open_with("picker", &[("TAW_TEST_POPUP_WAIT_DELAY_MS", "1000")]).result();
     assert_eq!(picked["type"], "ok");
     assert_eq!(picked["queued"], false);
-    server.wait_for("the viewer, after the picker", WAIT, || {
-        state.join("viewer").exists()
-    });
+    server.wait_for_or_say(
+        "the viewer, after the picker",
+        WAIT,
+        || state.join("viewer").exists(),
+        || {
+            let handed = std::fs::read_to_string(state.join("handed.json"));
+            let waiting = std::process::Command::new("pgrep")
+                .args(["-af", "after-popup"])
+                .output()
+                .map(|out| String::from_utf8_lossy(&out.stdout).into_owned());
+            format!(
+                "handed: {handed:?}\nclients: {}\nwaiting for a popup to close: {waiting:?}",
+                server.tmux(&["list-clients", "-F", "#{client_name} #{client_flags}"])
+            )
+        },
+    );
     let handed: Value =
         serde_json::from_str(&std::fs::read_to_string(state.join("handed.json")).unwrap()).unwrap();
     assert_eq!(handed["result"]["type"], "ok", "{handed}");
     assert_eq!(handed["result"]["queued"], true, "{handed}");
+    // What told tmux the picker had started is gone with it: the one
+    // left is the open viewer's.
+    let options = server.tmux(&["show-options", "-g"]);
+    assert_eq!(
+        options.matches("@agent_wizard_popup_started_").count(),
+        1,
+        "{options}"
+    );
     // The viewer is open: another overlay from outside it shows nothing,
     // and says so.
     let refused = open("viewer");

@@ -3,9 +3,9 @@
 //! front and the pane takes input. `agent start` and a restore's resumes
 //! both type through here.
 
-use super::drive::{Race, race_window};
 use crate::detect::foreground;
 use crate::envelope::{ErrorCode, Result};
+use crate::ops::race::{Race, race_window};
 use crate::tmux::commands::{self as cmd, HeldBack};
 use crate::tmux::options::pane as opt;
 use crate::tmux::pane::{self as tmux_pane, Buffer, OptionWrites, ReadSource};
