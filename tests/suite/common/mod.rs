@@ -527,13 +527,15 @@ pub fn shown_messages(server: &TmuxServer) -> Vec<String> {
 /// and message (`request|Acme needs you …`) to a file: its path.
 pub fn sounds_heard(server: &TmuxServer) -> PathBuf {
     let heard = server.dir.path().join("heard");
+    // Written aside and moved in: the file is there only once it is whole
+    // (a test waits for it to exist, then reads it).
     server.tmux(&[
         "set-option",
         "-g",
         "@agent-wizard-sound-command",
         &format!(
-            "printf '%s|%s' \"$TAW_KIND\" \"$TAW_MESSAGE\" > '{}'",
-            heard.display()
+            "printf '%s|%s' \"$TAW_KIND\" \"$TAW_MESSAGE\" > '{heard}.part' && mv '{heard}.part' '{heard}'",
+            heard = heard.display()
         ),
     ]);
     heard
