@@ -13,6 +13,9 @@ pub(crate) enum Race {
     /// Before a popup's opener waits to hear its command started
     /// (`TAW_TEST_POPUP_WAIT_DELAY_MS`).
     PopupWait,
+    /// Before the web's listener of tmux's hooks waits again after a
+    /// change (`TAW_TEST_CHANGE_WAIT_DELAY_MS`).
+    ChangeWait,
 }
 
 /// The race tests widen the moment between the check and the send, to
@@ -26,6 +29,7 @@ pub(crate) fn race_window(at: Race) {
         Race::Typing => "TAW_TEST_TYPE_DELAY_MS",
         Race::Sending => "TAW_TEST_SEND_DELAY_MS",
         Race::PopupWait => "TAW_TEST_POPUP_WAIT_DELAY_MS",
+        Race::ChangeWait => "TAW_TEST_CHANGE_WAIT_DELAY_MS",
     };
     let Some(ms) = std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok()) else {
         return;

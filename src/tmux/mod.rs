@@ -108,9 +108,14 @@ impl LoadedBy {
     }
 }
 
-/// The command a hook runs to signal [`CHANGED_CHANNEL`].
+/// The command a hook runs to count a change
+/// ([`options::bookkeeping::CHANGES`]) and signal [`CHANGED_CHANNEL`].
 pub(crate) fn signal_change_command() -> String {
-    commands::command_string(&[Cmd::new("wait-for").args(["-S", CHANGED_CHANNEL])])
+    let changes = options::bookkeeping::CHANGES;
+    commands::command_string(&[
+        Cmd::new("set-option").args(["-gF", changes, &format!("#{{e|+:#{{{changes}}},1}}")]),
+        Cmd::new("wait-for").args(["-S", CHANGED_CHANNEL]),
+    ])
 }
 
 /// A handle on one tmux server.
@@ -415,10 +420,31 @@ impl Tmux {
     }
 
     /// Waits, up to `limit`, for tmux's hooks to say that something changed
-    /// ([`CHANGED_CHANNEL`]). `Ok(true)` when they did, `Ok(false)` when the
-    /// time ran out; an error when the server is gone or refused.
-    pub(crate) fn wait_for_change(&self, limit: Duration) -> Result<bool, TawError> {
-        self.wait_for(CHANGED_CHANNEL, Some(limit))
+    /// ([`CHANGED_CHANNEL`]), or, with `since` (the change count a read
+    /// found), returns at once when the count has moved past it: the test
+    /// and the wait are one tmux command, so a change in between is never
+    /// lost. `Ok(true)` when something changed, `Ok(false)` when the time
+    /// ran out; an error when the server is gone or refused.
+    pub(crate) fn wait_for_change(
+        &self,
+        limit: Duration,
+        since: Option<u64>,
+    ) -> Result<bool, TawError> {
+        let Some(since) = since else {
+            return self.wait_for(CHANGED_CHANNEL, Some(limit));
+        };
+        let wait = Cmd::new("wait-for").arg(CHANGED_CHANNEL);
+        let unchanged = format!("#{{==:#{{{}}},{since}}}", options::bookkeeping::CHANGES);
+        let batch = Batch::of(vec![Cmd::new("if-shell").args([
+            "-F",
+            &unchanged,
+            &commands::command_string(&[wait]),
+        ])]);
+        match self.run_then(&batch, Vec::new(), Some(limit), &|_| None) {
+            Ok(_) => Ok(true),
+            Err(error) if error.code == crate::envelope::ErrorCode::Timeout => Ok(false),
+            Err(error) => Err(error),
+        }
     }
 
     /// Waits on the `wait-for` channel `channel` until it is signalled

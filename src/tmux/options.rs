@@ -367,6 +367,12 @@ pub(crate) mod bookkeeping {
     /// are no events.
     pub(crate) const PLACEHOLDERS: &str = "@agent_wizard_placeholders";
 
+    /// How many changes tmux's hooks have told ([`super::super::CHANGED_CHANNEL`]):
+    /// a listener waits only while it is still the count it read, so no
+    /// change is missed between two waits (tmux drops a second signal
+    /// nobody waited for).
+    pub(crate) const CHANGES: &str = "@agent_wizard_changes";
+
     /// Where the loaded binary came from (`download`, `cargo`, `path`,
     /// `option`, as the entry script said), for `taw tmux status`.
     pub(crate) const ORIGIN: &str = "@agent_wizard_origin";
@@ -391,6 +397,7 @@ pub(crate) mod bookkeeping {
         AUTOSAVE_HELD,
         WORKTREES_CHANGED,
         PLACEHOLDERS,
+        CHANGES,
     ];
 }
 

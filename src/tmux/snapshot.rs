@@ -24,6 +24,9 @@ pub(crate) struct Server {
     pub entered: String,
     /// `@agent_wizard_worktrees_changed`: when a worktree was last removed.
     pub worktrees_changed: String,
+    /// `@agent_wizard_changes`: the changes tmux's hooks have counted;
+    /// `None` with no load of taw's that counts them.
+    pub changes: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,6 +166,7 @@ fn server_format() -> RowFormat {
             crate::tmux::options::bookkeeping::WALK,
             crate::tmux::options::bookkeeping::ENTERED,
             crate::tmux::options::bookkeeping::WORKTREES_CHANGED,
+            crate::tmux::options::bookkeeping::CHANGES,
         ],
     )
 }
@@ -692,6 +696,7 @@ fn server_from(row: &Row) -> Server {
         walk: row.get(7).to_string(),
         entered: row.get(8).to_string(),
         worktrees_changed: row.get(9).to_string(),
+        changes: row.get(10).parse().ok(),
     }
 }
 

@@ -100,12 +100,43 @@ struct Shared {
     rows_read_at: Mutex<HashMap<u32, u64>>,
     /// The kept frame (`frames`' newest) with no pane `changed`, once asked.
     settled: Mutex<Option<(Arc<String>, Arc<String>)>>,
+    /// The change count of the newest whole read, for the listener of
+    /// tmux's hooks.
+    whole_reads: Arc<WholeReads>,
     /// What `/api/input` answered to each recent `idempotency_key`.
     replays: Mutex<Replays>,
     /// The names a request may address this server by.
     hosts: gate::Hosts,
     /// Each client's wrong token tries.
     tries: Mutex<gate::Tries>,
+}
+
+/// How many whole reads the frame maker made, and the change count
+/// (`@agent_wizard_changes`) the newest found: after a change, the listener
+/// of tmux's hooks waits again only once a read after it has been made,
+/// and only while tmux's count is still that one, so a change that comes
+/// between its waits is never lost.
+#[derive(Default)]
+struct WholeReads {
+    count: Mutex<(u64, Option<u64>)>,
+    made: Condvar,
+}
+
+impl WholeReads {
+    fn made(&self, changes: Option<u64>) {
+        let mut count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        *count = (count.0 + 1, changes);
+        self.made.notify_all();
+    }
+
+    /// The first read after the `seen`th: how many there were, and its count.
+    fn after(&self, seen: u64) -> (u64, Option<u64>) {
+        let mut count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        while count.0 <= seen {
+            count = self.made.wait(count).unwrap_or_else(|e| e.into_inner());
+        }
+        *count
+    }
 }
 
 /// A client that sends an input again with the same `idempotency_key` (its
@@ -315,6 +346,7 @@ pub(crate) fn serve(
         last: Mutex::new(None),
         rows_read_at: Mutex::new(HashMap::new()),
         settled: Mutex::new(None),
+        whole_reads: Arc::default(),
         replays: Mutex::new(Replays::default()),
         hosts: gate::Hosts::new(listen, &crate::machine::host_name(), allowed_hosts),
         tries: Mutex::new(gate::Tries::default()),
@@ -688,6 +720,7 @@ fn read_frame_of(
         drop(kept);
         *shared.last.lock().unwrap_or_else(|e| e.into_inner()) =
             Some((snapshot.clone(), std::time::Instant::now()));
+        shared.whole_reads.made(snapshot.server.changes);
         return Ok(frame_of(shared, snapshot, &screens));
     }
 }
@@ -911,7 +944,8 @@ fn follow(shared: &Shared, server: u32) -> Following {
     {
         told.store(true, std::sync::atomic::Ordering::SeqCst);
         let (tmux, nudge, told) = (shared.tmux.clone(), waiter.nudge(), told.clone());
-        std::thread::spawn(move || hear_changes(&tmux, &nudge, &told));
+        let reads = shared.whole_reads.clone();
+        std::thread::spawn(move || hear_changes(&tmux, &nudge, &told, &reads));
     }
     Following {
         server,
@@ -1026,19 +1060,26 @@ fn hooks_tell_changes(tmux: &Tmux) -> bool {
 }
 
 /// Waits on tmux's change channel and wakes the frame maker at each
-/// signal. When the server goes, or refuses, the maker goes back to
-/// reading each second.
+/// change: after each, once the maker has read the server whole again,
+/// and while tmux's change count is the one that read found. When the
+/// server goes, or refuses, the maker goes back to reading each second.
 fn hear_changes(
     tmux: &Tmux,
     nudge: &crate::watch::waiters::Nudge,
     told: &std::sync::atomic::AtomicBool,
+    reads: &WholeReads,
 ) {
     // The wait is renewed now and then, so that a server that hangs is
     // not waited on for ever.
     const WAIT: Duration = Duration::from_secs(3600);
+    let (mut seen, mut since) = reads.after(0);
     loop {
-        match tmux.wait_for_change(WAIT) {
-            Ok(true) => nudge.send(),
+        match tmux.wait_for_change(WAIT, since) {
+            Ok(true) => {
+                nudge.send();
+                (seen, since) = reads.after(seen);
+                crate::ops::race::race_window(crate::ops::race::Race::ChangeWait);
+            }
             Ok(false) => {}
             Err(_) => {
                 told.store(false, std::sync::atomic::Ordering::SeqCst);

@@ -452,6 +452,63 @@ fn a_change_no_screen_shows_comes_from_tmuxs_hooks() {
     }
 }
 
+/// Changes that come while the web's listener of tmux's hooks is between
+/// two waits are still read. tmux drops the second of two signals nobody
+/// waited for, so the listener waits only while tmux's change count is
+/// the one its last read found. Here a pane's title (which no hook tells)
+/// changes, then two options are set, whose hooks' two signals cancel
+/// out.
+#[test]
+fn changes_between_two_waits_of_the_hooks_listener_are_read() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let first = server.new_window("main", "first", "");
+    let race = server.dir.path().join("race");
+    std::fs::create_dir_all(&race).unwrap();
+    let web = crate::common::web::start_web_at(
+        &server,
+        0,
+        &[],
+        &[
+            ("TAW_TEST_LIMITS", "structure=60000"),
+            ("TAW_TEST_CHANGE_WAIT_DELAY_MS", "20000"),
+            ("TAW_TEST_RACE_DIR", race.to_str().unwrap()),
+        ],
+    );
+    let mut socket = crate::common::web::websocket(&web);
+    let mut next = || -> String { socket.read().unwrap().to_text().unwrap().to_string() };
+    assert!(next().contains("hello"));
+    assert!(next().contains(&first));
+    server.wait_for("a watcher on every pane", WAIT, || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_pipe}"])
+            .lines()
+            .all(|pipe| pipe == "1")
+    });
+    server.tmux(&["rename-window", "-t", &first, "first-renamed"]);
+    let start = Instant::now();
+    while !next().contains("first-renamed") {
+        assert!(start.elapsed() < WAIT, "no frame with the rename");
+    }
+    // The listener, held after the change it heard, waits on nothing now;
+    // the rename's autosave is done, so its option writes signal no more.
+    server.wait_for("the listener held", WAIT, || race.join("opened").exists());
+    server.wait_for("the autosave done", WAIT, || {
+        server
+            .display("main", "#{@agent_wizard_autosave_asked}")
+            .is_empty()
+    });
+    let pane = server.display(&first, "#{pane_id}");
+    server.tmux(&["select-pane", "-t", &pane, "-T", "titled-while-held"]);
+    server.tmux(&["set-option", "-g", "@taw_test_one", "1"]);
+    server.tmux(&["set-option", "-g", "@taw_test_two", "1"]);
+    std::fs::write(race.join("go"), b"").unwrap();
+    let start = Instant::now();
+    while !next().contains("titled-while-held") {
+        assert!(start.elapsed() < WAIT, "no frame with the title");
+    }
+}
+
 /// `@agent-wizard-web on`: the plugin's load starts the server, and it
 /// stops when the tmux server exits.
 #[test]
