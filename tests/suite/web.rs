@@ -419,6 +419,16 @@ fn changed_is_a_passing_hint() {
     });
 }
 
+/// Waits until a watcher follows every pane of `server`.
+fn every_pane_watched(server: &TmuxServer) {
+    server.wait_for("a watcher on every pane", WAIT, || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_pipe}"])
+            .lines()
+            .all(|pipe| pipe == "1")
+    });
+}
+
 /// What no screen shows, tmux's hooks tell: with the whole server read
 /// only each minute here, a window renamed and a window closed by hand
 /// each come in a frame, woken by the plugin's change channel.
@@ -434,12 +444,7 @@ fn a_change_no_screen_shows_comes_from_tmuxs_hooks() {
     };
     assert_eq!(next()["type"], "hello");
     assert!(next().to_string().contains(&other));
-    server.wait_for("a watcher on every pane", WAIT, || {
-        server
-            .tmux(&["list-panes", "-a", "-F", "#{pane_pipe}"])
-            .lines()
-            .all(|pipe| pipe == "1")
-    });
+    every_pane_watched(&server);
     server.tmux(&["rename-window", "-t", &other, "renamed-by-hand"]);
     let start = Instant::now();
     while !next().to_string().contains("renamed-by-hand") {
@@ -479,12 +484,7 @@ fn changes_between_two_waits_of_the_hooks_listener_are_read() {
     let mut next = || -> String { socket.read().unwrap().to_text().unwrap().to_string() };
     assert!(next().contains("hello"));
     assert!(next().contains(&first));
-    server.wait_for("a watcher on every pane", WAIT, || {
-        server
-            .tmux(&["list-panes", "-a", "-F", "#{pane_pipe}"])
-            .lines()
-            .all(|pipe| pipe == "1")
-    });
+    every_pane_watched(&server);
     server.tmux(&["rename-window", "-t", &first, "first-renamed"]);
     let start = Instant::now();
     while !next().contains("first-renamed") {
