@@ -950,6 +950,9 @@ fn the_kept_state_follows_the_server() {
 #[test]
 fn a_quiet_websocket_beats() {
     let server = TmuxServer::start();
+    // A shell that draws its prompt after the first frame would bring a
+    // second one.
+    settle_first_pane(&server);
     let (_web, mut socket) = web_with_limits(&server, "beat=300");
     let mut kinds = Vec::new();
     while kinds.len() < 4 {
