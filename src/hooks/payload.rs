@@ -111,14 +111,19 @@ fn read_server(tmux: &Tmux, about: &[Ids], gone_is_fine: bool) -> Result<(Snapsh
             }
             (snapshot, read)
         }
-        Err(error)
-            if gone_is_fine && error.code == crate::envelope::ErrorCode::ServerNotRunning =>
-        {
+        // A server on its way out may also answer that it exited.
+        Err(error) if gone_is_fine && crate::tmux::is_server_gone(&error) => {
             (Snapshot::default(), Environments::default())
         }
         // A session named has gone: read what is there.
         Err(_) => {
-            let snapshot = Snapshot::read(tmux)?;
+            let snapshot = match Snapshot::read(tmux) {
+                Ok(snapshot) => snapshot,
+                Err(error) if gone_is_fine && crate::tmux::is_server_gone(&error) => {
+                    return Ok((Snapshot::default(), Environments::default()));
+                }
+                Err(error) => return Err(error),
+            };
             let live: Vec<u32> = named
                 .iter()
                 .copied()

@@ -872,8 +872,12 @@ impl Watcher {
             return;
         }
         if let Some((gone, kind)) = self.container.take() {
-            self.told
-                .push(sandbox_event(Event::SandboxStopped, self.pane, &gone, kind));
+            // Its session named, as by `finish`: a stop seen as the server
+            // goes is delivered after it has.
+            let mut stopped = sandbox_event(Event::SandboxStopped, self.pane, &gone, kind);
+            stopped.session_name =
+                (!self.session_name.is_empty()).then(|| self.session_name.clone());
+            self.told.push(stopped);
             writes.unset(opt::CONTAINER);
         }
         if let Some((came, kind)) = &now {

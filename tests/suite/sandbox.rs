@@ -169,7 +169,14 @@ impl Box {
                 &format!("{event} heard"),
                 SECONDS(30),
                 || !self.recorder.heard(event).is_empty(),
-                || self.server.watch_log(),
+                || {
+                    let hooks = self.server.state_dir().join("logs").join("hooks.log");
+                    format!(
+                        "{}\nhooks.log:\n{}",
+                        self.server.watch_log(),
+                        std::fs::read_to_string(hooks).unwrap_or_default()
+                    )
+                },
             );
         // Nothing more comes.
         self.server
