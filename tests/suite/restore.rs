@@ -140,6 +140,19 @@ fn shells_up(server: &TmuxServer) {
                     .is_some_and(|(command, folder)| command == "sh" && !folder.is_empty())
             })
     });
+    // tmux names a window by its command a moment later: until then an
+    // unnamed one is "tmux" (its process before the shell's exec).
+    server.wait_for("every window named by its shell", WAIT, || {
+        server
+            .tmux(&[
+                "list-windows",
+                "-a",
+                "-F",
+                "#{?automatic-rename,#{==:#{window_name},#{pane_current_command}},1}",
+            ])
+            .lines()
+            .all(|line| line == "1")
+    });
 }
 
 /// Waits until the clock is in a later second than now: a layout's copy
