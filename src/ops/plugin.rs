@@ -366,7 +366,10 @@ pub(crate) fn exec_in_own_pane(
             return TawError::io(format!("cannot mark the popup as started: {error}"));
         }
         let started = Batch::of(vec![
-            cmd::set_global_option(&crate::tmux::popup_started_option(token), "1"),
+            cmd::set_global_option(
+                &crate::tmux::options::bookkeeping::popup_started(token),
+                "1",
+            ),
             cmd::signal(&crate::tmux::popup_channel(token)),
         ]);
         if let Err(error) = tmux.run(&started) {
@@ -472,7 +475,7 @@ fn popup(
     // The popup's command signals as it starts; tmux, once the popup has
     // closed (at once when it showed none), signals only when it did not:
     // either way the wait below ends.
-    let started = crate::tmux::popup_started_option(&mark.token);
+    let started = crate::tmux::options::bookkeeping::popup_started(&mark.token);
     tmux.start(vec![
         cmd::display_popup_sized(&client.name, (&width, &height), &root, &entry.title, &line),
         cmd::unless_global_set(&started, &[cmd::signal(&channel)]),

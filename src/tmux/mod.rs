@@ -34,18 +34,13 @@ use std::time::Duration;
 pub(crate) const CHANGED_CHANNEL: &str = "agent_wizard_changed";
 
 /// The `wait-for` channel a popup's opener waits on, signalled once: by
-/// the popup's command as it starts (setting [`popup_started_option`]
+/// the popup's command as it starts (setting
+/// [`options::bookkeeping::popup_started`]
 /// first), or, when it never did (tmux showed no popup), by tmux after
 /// the popup. Once, because tmux keeps one signal nobody waited for and a
 /// second one takes it away: an opener slow to wait would miss both.
 pub(crate) fn popup_channel(token: &str) -> String {
     format!("agent_wizard_popup_{token}")
-}
-
-/// The global option a popup's command sets as it starts, so tmux knows
-/// after the popup whether to signal [`popup_channel`]; taken off then.
-pub(crate) fn popup_started_option(token: &str) -> String {
-    format!("@agent_wizard_popup_started_{token}")
 }
 
 /// The channel tmux signals once a popup of taw's has closed (or was

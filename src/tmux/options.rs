@@ -373,6 +373,13 @@ pub(crate) mod bookkeeping {
     /// nobody waited for).
     pub(crate) const CHANGES: &str = "@agent_wizard_changes";
 
+    /// The global option a popup of taw's sets as its command starts, so
+    /// tmux knows after the popup whether to signal its opener's channel
+    /// ([`super::super::popup_channel`]); taken off then.
+    pub(crate) fn popup_started(token: &str) -> String {
+        format!("@agent_wizard_popup_started_{token}")
+    }
+
     /// Where the loaded binary came from (`download`, `cargo`, `path`,
     /// `option`, as the entry script said), for `taw tmux status`.
     pub(crate) const ORIGIN: &str = "@agent_wizard_origin";

@@ -170,11 +170,10 @@ impl Box {
                 SECONDS(30),
                 || !self.recorder.heard(event).is_empty(),
                 || {
-                    let hooks = self.server.state_dir().join("logs").join("hooks.log");
                     format!(
-                        "{}\nhooks.log:\n{}",
+                        "{}\n{}",
                         self.server.watch_log(),
-                        std::fs::read_to_string(hooks).unwrap_or_default()
+                        self.server.log("hooks.log")
                     )
                 },
             );
@@ -363,6 +362,8 @@ fn a_container_in_front_when_its_tmux_server_ends_is_stopped() {
     assert_eq!(stopped.env["TAW_RUNTIME"], "docker");
     assert_eq!(stopped.env["TAW_SANDBOX"], "");
     assert_eq!(stopped.env["TAW_PANE"], pane);
+    // Its session as its watcher knew it, the server gone.
+    assert_eq!(stopped.env["TAW_SESSION"], "=main:");
     assert_eq!(stopped.input["data"]["agent"], "claude");
 }
 

@@ -393,7 +393,13 @@ impl TmuxServer {
 
     /// The watcher's log, as far as it got.
     pub fn watch_log(&self) -> String {
-        let path = self.state_dir().join("logs").join("watch.log");
+        self.log("watch.log")
+    }
+
+    /// One of taw's logs (`watch.log`, `hooks.log`), as far as it got,
+    /// under its path.
+    pub fn log(&self, name: &str) -> String {
+        let path = self.state_dir().join("logs").join(name);
         let log = std::fs::read_to_string(&path).unwrap_or_default();
         format!("{}:\n{log}", path.display())
     }
