@@ -16,6 +16,9 @@ pub(crate) enum Race {
     /// Before the web's listener of tmux's hooks waits again after a
     /// change (`TAW_TEST_CHANGE_WAIT_DELAY_MS`).
     ChangeWait,
+    /// Before the web's frame maker reads the server after a change no
+    /// look named (a hook's, or its pace's) (`TAW_TEST_TOLD_READ_DELAY_MS`).
+    ToldRead,
 }
 
 /// The race tests widen the moment between the check and the send, to
@@ -30,6 +33,7 @@ pub(crate) fn race_window(at: Race) {
         Race::Sending => "TAW_TEST_SEND_DELAY_MS",
         Race::PopupWait => "TAW_TEST_POPUP_WAIT_DELAY_MS",
         Race::ChangeWait => "TAW_TEST_CHANGE_WAIT_DELAY_MS",
+        Race::ToldRead => "TAW_TEST_TOLD_READ_DELAY_MS",
     };
     let Some(ms) = std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok()) else {
         return;

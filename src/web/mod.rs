@@ -111,31 +111,44 @@ struct Shared {
     tries: Mutex<gate::Tries>,
 }
 
-/// How many whole reads the frame maker made, and the change count
-/// (`@agent_wizard_changes`) the newest found: after a change, the listener
-/// of tmux's hooks waits again only once a read after it has been made,
-/// and only while tmux's count is still that one, so a change that comes
-/// between its waits is never lost.
+/// How many whole reads the frame maker made, and what the newest found:
+/// after a change, the listener of tmux's hooks waits again only once a
+/// read after it has been made, and only while tmux's count is still that
+/// read's, so a change that comes between its waits is never lost.
 #[derive(Default)]
 struct WholeReads {
-    count: Mutex<(u64, Option<u64>)>,
+    newest: Mutex<WholeRead>,
     made: Condvar,
 }
 
+/// The newest whole read: how many came before it and itself, the tmux
+/// server it read (its pid), and that server's change count
+/// (`@agent_wizard_changes`).
+#[derive(Clone, Copy, Default)]
+struct WholeRead {
+    number: u64,
+    server: u32,
+    changes: Option<u64>,
+}
+
 impl WholeReads {
-    fn made(&self, changes: Option<u64>) {
-        let mut count = self.count.lock().unwrap_or_else(|e| e.into_inner());
-        *count = (count.0 + 1, changes);
+    fn made(&self, server: u32, changes: Option<u64>) {
+        let mut newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
+        *newest = WholeRead {
+            number: newest.number + 1,
+            server,
+            changes,
+        };
         self.made.notify_all();
     }
 
-    /// The first read after the `seen`th: how many there were, and its count.
-    fn after(&self, seen: u64) -> (u64, Option<u64>) {
-        let mut count = self.count.lock().unwrap_or_else(|e| e.into_inner());
-        while count.0 <= seen {
-            count = self.made.wait(count).unwrap_or_else(|e| e.into_inner());
+    /// The first read after the `seen`th.
+    fn after(&self, seen: u64) -> WholeRead {
+        let mut newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
+        while newest.number <= seen {
+            newest = self.made.wait(newest).unwrap_or_else(|e| e.into_inner());
         }
-        *count
+        *newest
     }
 }
 
@@ -720,7 +733,9 @@ fn read_frame_of(
         drop(kept);
         *shared.last.lock().unwrap_or_else(|e| e.into_inner()) =
             Some((snapshot.clone(), std::time::Instant::now()));
-        shared.whole_reads.made(snapshot.server.changes);
+        shared
+            .whole_reads
+            .made(snapshot.server.pid, snapshot.server.changes);
         return Ok(frame_of(shared, snapshot, &screens));
     }
 }
@@ -855,6 +870,8 @@ fn make_frames(shared: &Shared) {
     // The panes whose watchers looked; `None`: read every screen.
     let mut changed: Option<Vec<u32>> = None;
     let mut pace = Pace::default();
+    // Whether the last read failed: said once, on the web's standard error.
+    let mut unanswered = false;
     loop {
         {
             let (interest, wake) = &shared.interest;
@@ -880,6 +897,9 @@ fn make_frames(shared: &Shared) {
         } else {
             structure_every()
         };
+        if changed.as_deref() == Some(&[]) {
+            crate::ops::race::race_window(crate::ops::race::Race::ToldRead);
+        }
         let read = read_frame_of(shared, changed.as_deref(), every);
         // tmux started again at the same socket: its panes are new ones,
         // whatever their numbers, and its watchers tell another waiter.
@@ -895,23 +915,41 @@ fn make_frames(shared: &Shared) {
             changed = None;
             continue;
         }
-        if let Ok((snapshot, frame)) = read {
-            pace.working = snapshot
-                .panes
-                .iter()
-                .filter(|p| p.agent_state == crate::model::AgentStatus::Working.as_str())
-                .map(|p| p.id)
-                .collect();
-            let json = frame_json(&frame);
-            // An unchanged pane set is not sent again.
-            if json != last {
-                last = json.clone();
-                shared.frames.send_replace(Arc::new(json));
+        let (snapshot, frame) = match read {
+            Ok(read) => {
+                if unanswered {
+                    eprintln!("taw web: tmux answers again");
+                    unanswered = false;
+                }
+                read
             }
-            let fresh_for = if all_told { every } else { KEPT_FRESH };
-            *shared.kept.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some((began, generation, fresh_for));
+            Err(error) => {
+                if !unanswered {
+                    eprintln!("taw web: tmux does not answer ({error}); asking each second");
+                    unanswered = true;
+                }
+                // No look nor hook of a server gone wakes the maker, so
+                // it asks again each second, whatever its hooks' pace was.
+                std::thread::sleep(structure_every());
+                changed = None;
+                continue;
+            }
+        };
+        pace.working = snapshot
+            .panes
+            .iter()
+            .filter(|p| p.agent_state == crate::model::AgentStatus::Working.as_str())
+            .map(|p| p.id)
+            .collect();
+        let json = frame_json(&frame);
+        // An unchanged pane set is not sent again.
+        if json != last {
+            last = json.clone();
+            shared.frames.send_replace(Arc::new(json));
         }
+        let fresh_for = if all_told { every } else { KEPT_FRESH };
+        *shared.kept.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((began, generation, fresh_for));
         changed = match &waiter {
             // No look in that time, or a change a hook told: the structure
             // is read again, and only the screens no watcher follows.
@@ -945,7 +983,7 @@ fn follow(shared: &Shared, server: u32) -> Following {
         told.store(true, std::sync::atomic::Ordering::SeqCst);
         let (tmux, nudge, told) = (shared.tmux.clone(), waiter.nudge(), told.clone());
         let reads = shared.whole_reads.clone();
-        std::thread::spawn(move || hear_changes(&tmux, &nudge, &told, &reads));
+        std::thread::spawn(move || hear_changes(&tmux, server, &nudge, &told, &reads));
     }
     Following {
         server,
@@ -1059,12 +1097,15 @@ fn hooks_tell_changes(tmux: &Tmux) -> bool {
         .is_some_and(|by| by.version == env!("CARGO_PKG_VERSION"))
 }
 
-/// Waits on tmux's change channel and wakes the frame maker at each
-/// change: after each, once the maker has read the server whole again,
-/// and while tmux's change count is the one that read found. When the
-/// server goes, or refuses, the maker goes back to reading each second.
+/// Waits on the change channel of tmux server `server` and wakes the
+/// frame maker at each change: after each, once the maker has read the
+/// server whole again, and while tmux's change count is the one that read
+/// found. When the server goes, or refuses, the maker goes back to reading
+/// each second; when the maker has read another server at the socket
+/// (tmux started again), that one's listener takes over.
 fn hear_changes(
     tmux: &Tmux,
+    server: u32,
     nudge: &crate::watch::waiters::Nudge,
     told: &std::sync::atomic::AtomicBool,
     reads: &WholeReads,
@@ -1072,12 +1113,16 @@ fn hear_changes(
     // The wait is renewed now and then, so that a server that hangs is
     // not waited on for ever.
     const WAIT: Duration = Duration::from_secs(3600);
-    let (mut seen, mut since) = reads.after(0);
+    let mut read = reads.after(0);
     loop {
-        match tmux.wait_for_change(WAIT, since) {
+        if read.server != server {
+            told.store(false, std::sync::atomic::Ordering::SeqCst);
+            return;
+        }
+        match tmux.wait_for_change(WAIT, read.changes) {
             Ok(true) => {
                 nudge.send();
-                (seen, since) = reads.after(seen);
+                read = reads.after(read.number);
                 crate::ops::race::race_window(crate::ops::race::Race::ChangeWait);
             }
             Ok(false) => {}

@@ -509,6 +509,75 @@ fn changes_between_two_waits_of_the_hooks_listener_are_read() {
     }
 }
 
+/// A server that goes while the web reads it after a change its hooks
+/// told is followed to the one started again at its socket within the
+/// second's reads: the listener of the server gone, waiting for a read
+/// after its change, does not hold the frame maker to the hooks' pace
+/// (a minute) meanwhile.
+#[test]
+fn a_server_gone_while_a_told_change_is_read_is_followed_again() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let first = server.new_window("main", "first", "");
+    let race = server.dir.path().join("race");
+    std::fs::create_dir_all(&race).unwrap();
+    let web = crate::common::web::start_web_at(
+        &server,
+        0,
+        &[],
+        &[
+            ("TAW_TEST_TOLD_READ_DELAY_MS", "20000"),
+            ("TAW_TEST_RACE_DIR", race.to_str().unwrap()),
+        ],
+    );
+    let mut socket = crate::common::web::websocket(&web);
+    if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_mut() {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+    }
+    // The newest frame within `WAIT` that `check` takes.
+    let mut frame_with = |what: &str, check: &dyn Fn(&str) -> bool| {
+        let start = Instant::now();
+        loop {
+            if let Ok(message) = socket.read()
+                && check(message.to_text().unwrap_or(""))
+            {
+                return;
+            }
+            assert!(start.elapsed() < WAIT, "no frame with {what}");
+        }
+    };
+    // The told reads pass until the test holds one.
+    std::fs::write(race.join("go"), b"").unwrap();
+    frame_with("the first window", &|f| f.contains(&first));
+    every_pane_watched(&server);
+    // A whole read with every pane watched: the hooks' pace from here.
+    server.tmux(&["rename-window", "-t", &first, "renamed-once"]);
+    frame_with("the rename", &|f| f.contains("renamed-once"));
+    server.wait_for("the autosave done", WAIT, || {
+        server
+            .display("main", "#{@agent_wizard_autosave_asked}")
+            .is_empty()
+    });
+    std::fs::remove_file(race.join("go")).unwrap();
+    let _ = std::fs::remove_file(race.join("opened"));
+    // A hook tells the next rename; the frame maker is held before its read.
+    server.tmux(&["rename-window", "-t", &first, "renamed-before-the-end"]);
+    server.wait_for("the told read held", WAIT, || race.join("opened").exists());
+    server.tmux(&["kill-server"]);
+    server.wait_for("the server gone", WAIT, || {
+        server.tmux_run(&["has-session"]).status != 0
+    });
+    std::fs::write(race.join("go"), b"").unwrap();
+    // Its read of the server gone fails; a new one starts at the socket.
+    web.wait_said("taw web: tmux does not answer", WAIT);
+    server.tmux(&["new-session", "-d", "-s", "again", "-x", "120", "-y", "40"]);
+    frame_with("the new server's session", &|f| {
+        f.contains("again:") && !f.contains("renamed-before-the-end")
+    });
+}
+
 /// `@agent-wizard-web on`: the plugin's load starts the server, and it
 /// stops when the tmux server exits.
 #[test]

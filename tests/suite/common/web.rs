@@ -16,12 +16,32 @@ pub struct Web {
     child: Child,
     pub port: u16,
     pub token: String,
+    /// What it says on its standard error after it listens, line by line.
+    said: std::sync::mpsc::Receiver<String>,
 }
 
 impl Web {
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Waits up to `limit` for a line of its standard error that starts
+    /// with `start`; what it said meanwhile when none did.
+    pub fn wait_said(&self, start: &str, limit: Duration) {
+        let began = Instant::now();
+        let mut heard = Vec::new();
+        while let Some(left) = limit.checked_sub(began.elapsed()) {
+            match self.said.recv_timeout(left) {
+                Ok(line) if line.starts_with(start) => return,
+                Ok(line) => heard.push(line),
+                Err(_) => break,
+            }
+        }
+        panic!(
+            "taw web never said {start:?}; it said:\n{}",
+            heard.join("\n")
+        );
     }
 }
 
@@ -112,7 +132,12 @@ pub fn start_web_at(server: &TmuxServer, port: u16, more: &[&str], env: &[(&str,
         .unwrap_or_default()
         .trim()
         .to_string();
-    Web { child, port, token }
+    Web {
+        child,
+        port,
+        token,
+        said,
+    }
 }
 
 /// The server's WebSocket, authenticated with its token.
