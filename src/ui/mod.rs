@@ -86,6 +86,9 @@ struct Popup {
     /// Where the first frame's rows came from: the key's listing, or a
     /// read (told to `scripts/bench` and the tests).
     first_read: &'static str,
+    /// Whether the first frame is drawn: the sessions' git status is read
+    /// only after it (a git process a folder would take the cores from it).
+    first_frame_drawn: bool,
 }
 
 impl Popup {
@@ -132,7 +135,7 @@ impl runner::Front for Popup {
     type Msg = Msg;
 
     fn draw(&mut self) -> std::io::Result<()> {
-        if self.list.options.show_git {
+        if self.list.options.show_git && self.first_frame_drawn {
             ask_git(&self.list, &mut self.git, &self.tx);
         }
         let (list, git) = (&self.list, &self.git);
@@ -144,10 +147,15 @@ impl runner::Front for Popup {
         Ok(())
     }
 
-    /// What the first frame leaves to fetch: its preview, the picker's
-    /// folders, the filter's projects, the closed worktrees.
+    /// What the first frame leaves to fetch: the sessions' git status, its
+    /// preview, the picker's folders, the filter's projects, the closed
+    /// worktrees.
     fn after_first_frame(&mut self) {
         note_first_frame(self.first_read);
+        self.first_frame_drawn = true;
+        if self.list.options.show_git {
+            ask_git(&self.list, &mut self.git, &self.tx);
+        }
         self.ask(Job::Refresh);
         for effect in startup_effects(&self.list) {
             self.carry_out(effect);
@@ -286,6 +294,7 @@ pub(crate) fn run(tmux: Tmux, launch: Launch) -> Result<()> {
         git: HashMap::new(),
         acting: runner::Actions::default(),
         first_read,
+        first_frame_drawn: false,
     };
     let served = runner::serve(&mut popup, &rx, Vec::new()).map_err(io_error);
     // The terminal is the client's again before the popup waits for what
