@@ -318,21 +318,35 @@ fn compact_panes_format() -> RowFormat {
 }
 
 fn is_unlisted(field: &str) -> bool {
-    UNLISTED.iter().any(|name| field == format!("#{{{name}}}"))
+    field
+        .strip_prefix("#{")
+        .and_then(|name| name.strip_suffix('}'))
+        .is_some_and(|name| UNLISTED.contains(&name))
+}
+
+/// For each field of [`panes_format`], whether a listing leaves it out:
+/// worked out once for a listing's rows, not once a row (the popup's
+/// first frame waits on them).
+fn unlisted_fields() -> Vec<bool> {
+    panes_format()
+        .fields
+        .iter()
+        .map(|field| is_unlisted(field))
+        .collect()
 }
 
 /// A compact pane row ([`compact_panes_format`]) with the unlisted fields
-/// back in their places, empty: a row [`pane_from`] reads.
-fn widen_compact_pane(row: Row) -> Row {
+/// (`unlisted`, from [`unlisted_fields`]) back in their places, empty: a
+/// row [`pane_from`] reads.
+fn widen_compact_pane(row: Row, unlisted: &[bool]) -> Row {
     if row.tag != "P" {
         return row;
     }
     let mut listed = row.fields.into_iter();
-    let fields = panes_format()
-        .fields
+    let fields = unlisted
         .iter()
-        .map(|field| {
-            if is_unlisted(field) {
+        .map(|&left_out| {
+            if left_out {
                 String::new()
             } else {
                 listed.next().unwrap_or_default()
@@ -453,7 +467,11 @@ impl Snapshot {
             clients_format(),
         ];
         let rows = parse_rows_marked(rows, &formats, nonce).ok()?;
-        let rows: Vec<Row> = rows.into_iter().map(widen_compact_pane).collect();
+        let unlisted = unlisted_fields();
+        let rows: Vec<Row> = rows
+            .into_iter()
+            .map(|row| widen_compact_pane(row, &unlisted))
+            .collect();
         Some((Snapshot::from_rows(&rows).ok()?, more.to_string()))
     }
 
@@ -995,6 +1013,19 @@ mod tests {
         assert_eq!(agent.agent_state, "blocked");
         assert_eq!(snapshot.clients.len(), 1);
         assert_eq!(snapshot.clients[0].name, "/dev/pts/9");
+    }
+
+    #[test]
+    fn the_listing_leaves_out_every_unlisted_field_and_no_other() {
+        assert!(is_unlisted("#{pane_tty}"));
+        assert!(!is_unlisted("#{pane_id}"));
+        assert!(!is_unlisted("pane_tty"));
+        let left_out = unlisted_fields().iter().filter(|&&out| out).count();
+        assert_eq!(left_out, UNLISTED.len());
+        assert_eq!(
+            compact_panes_format().fields.len() + left_out,
+            panes_format().fields.len()
+        );
     }
 
     #[test]
