@@ -457,6 +457,33 @@ fn a_change_no_screen_shows_comes_from_tmuxs_hooks() {
     }
 }
 
+/// A server with the plugin and a window "first", and its `taw web`
+/// whose race windows (`env`) hold it until the test makes `go` in
+/// `race`.
+struct Held {
+    server: TmuxServer,
+    first: String,
+    race: std::path::PathBuf,
+    web: crate::common::web::Web,
+}
+
+fn held_web(env: &[(&str, &str)]) -> Held {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let first = server.new_window("main", "first", "");
+    let race = server.dir.path().join("race");
+    std::fs::create_dir_all(&race).unwrap();
+    let mut env = env.to_vec();
+    env.push(("TAW_TEST_RACE_DIR", race.to_str().unwrap()));
+    let web = crate::common::web::start_web_at(&server, 0, &[], &env);
+    Held {
+        server,
+        first,
+        race,
+        web,
+    }
+}
+
 /// Changes that come while the web's listener of tmux's hooks is between
 /// two waits are still read. tmux drops the second of two signals nobody
 /// waited for, so the listener waits only while tmux's change count is
@@ -465,21 +492,15 @@ fn a_change_no_screen_shows_comes_from_tmuxs_hooks() {
 /// out.
 #[test]
 fn changes_between_two_waits_of_the_hooks_listener_are_read() {
-    let server = TmuxServer::start();
-    server.load_plugin();
-    let first = server.new_window("main", "first", "");
-    let race = server.dir.path().join("race");
-    std::fs::create_dir_all(&race).unwrap();
-    let web = crate::common::web::start_web_at(
-        &server,
-        0,
-        &[],
-        &[
-            ("TAW_TEST_LIMITS", "structure=60000"),
-            ("TAW_TEST_CHANGE_WAIT_DELAY_MS", "20000"),
-            ("TAW_TEST_RACE_DIR", race.to_str().unwrap()),
-        ],
-    );
+    let Held {
+        server,
+        first,
+        race,
+        web,
+    } = held_web(&[
+        ("TAW_TEST_LIMITS", "structure=60000"),
+        ("TAW_TEST_CHANGE_WAIT_DELAY_MS", "20000"),
+    ]);
     let mut socket = crate::common::web::websocket(&web);
     let mut next = || -> String { socket.read().unwrap().to_text().unwrap().to_string() };
     assert!(next().contains("hello"));
@@ -516,20 +537,12 @@ fn changes_between_two_waits_of_the_hooks_listener_are_read() {
 /// (a minute) meanwhile.
 #[test]
 fn a_server_gone_while_a_told_change_is_read_is_followed_again() {
-    let server = TmuxServer::start();
-    server.load_plugin();
-    let first = server.new_window("main", "first", "");
-    let race = server.dir.path().join("race");
-    std::fs::create_dir_all(&race).unwrap();
-    let web = crate::common::web::start_web_at(
-        &server,
-        0,
-        &[],
-        &[
-            ("TAW_TEST_TOLD_READ_DELAY_MS", "20000"),
-            ("TAW_TEST_RACE_DIR", race.to_str().unwrap()),
-        ],
-    );
+    let Held {
+        server,
+        first,
+        race,
+        web,
+    } = held_web(&[("TAW_TEST_TOLD_READ_DELAY_MS", "20000")]);
     let mut socket = crate::common::web::websocket(&web);
     if let tungstenite::stream::MaybeTlsStream::Plain(stream) = socket.get_mut() {
         stream
