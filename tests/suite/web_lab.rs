@@ -79,29 +79,41 @@ fn lab_claude_codes_dialog_answered_from_the_web() {
 pub(crate) fn answer_from_the_web(lab: &Lab, pane: &str, first: &str, made: &Path) {
     let agent = lab.agent(pane).0;
     let web = &start_web(&lab.server);
-    let mut record = serde_json::Value::Null;
-    lab.wait(&format!("{agent}'s menu"), SECONDS(10), || {
-        record = pane_of(&state(web), pane).clone();
-        !record["menu"].as_array().unwrap().is_empty()
-    });
-    assert_eq!(record["status"], "needs_input", "{agent}: {record}");
-    let menu = record["menu"].as_array().unwrap();
-    assert!(
-        menu[0]["label"].as_str().unwrap().starts_with(first),
-        "{agent}: {record}"
-    );
-    assert_eq!(menu[0]["selected"], true, "{agent}: {record}");
-    assert!(record["question"].is_string(), "{agent}: {record}");
-    let (status, body) = input(
-        web,
-        &json!({
-            "id": pane,
-            "operation": "select",
-            "option_id": menu[0]["id"],
-            "expected": record["action_guard"],
-        }),
-    );
-    assert_eq!(status, 200, "{agent}: {body}");
+    // An agent may still be drawing its dialog when its menu first shows:
+    // the server then refuses the choice (`prompt_changed`), and a client
+    // reads the screen again and chooses again, as the page does.
+    let mut tries = 0;
+    loop {
+        let mut record = serde_json::Value::Null;
+        lab.wait(&format!("{agent}'s menu"), SECONDS(10), || {
+            record = pane_of(&state(web), pane).clone();
+            !record["menu"].as_array().unwrap().is_empty()
+        });
+        assert_eq!(record["status"], "needs_input", "{agent}: {record}");
+        let menu = record["menu"].as_array().unwrap();
+        assert!(
+            menu[0]["label"].as_str().unwrap().starts_with(first),
+            "{agent}: {record}"
+        );
+        assert_eq!(menu[0]["selected"], true, "{agent}: {record}");
+        assert!(record["question"].is_string(), "{agent}: {record}");
+        let (status, body) = input(
+            web,
+            &json!({
+                "id": pane,
+                "operation": "select",
+                "option_id": menu[0]["id"],
+                "expected": record["action_guard"],
+            }),
+        );
+        let redrawn = body.contains("prompt_changed") || body.contains("options_changed");
+        if status == 409 && redrawn && tries < 3 {
+            tries += 1;
+            continue;
+        }
+        assert_eq!(status, 200, "{agent}: {body}");
+        break;
+    }
     lab.wait(&format!("the command {agent} ran"), SECONDS(30), || {
         made.exists()
     });
