@@ -489,34 +489,26 @@ mod tests {
     #[test]
     fn a_screen_is_changed_when_its_lines_are_and_keeps_since_when_not() {
         let mut memory = Memory::default();
-        let lines = |text: &str| screen_lines(text);
-        // First seen: no change observed yet.
-        assert_eq!(
-            screen_change(&mut memory, 1, &lines("a\nb"), 10.0),
-            (false, 10.0)
-        );
-        // Blanks at the ends of lines and blank lines below are no change.
-        assert_eq!(
-            screen_change(&mut memory, 1, &lines("a\nb  \n\n"), 11.0),
-            (false, 10.0)
-        );
-        assert_eq!(
-            screen_change(&mut memory, 1, &lines("a\nc"), 12.0),
-            (true, 12.0)
-        );
-        assert_eq!(
-            screen_change(&mut memory, 1, &lines("a\nc\n"), 13.0),
-            (false, 12.0)
-        );
-        // The same words on one line are another screen.
-        assert_eq!(
-            screen_change(&mut memory, 1, &lines("a c"), 14.0),
-            (true, 14.0)
-        );
-        assert_eq!(
-            screen_change(&mut memory, 2, &lines("a c"), 15.0),
-            (false, 15.0)
-        );
+        // (pane, screen, now) and what it answers: (changed, since).
+        let seen = [
+            // First seen: no change observed yet.
+            ((1, "a\nb", 10.0), (false, 10.0)),
+            // Blanks at the ends of lines and blank lines below are none.
+            ((1, "a\nb  \n\n", 11.0), (false, 10.0)),
+            ((1, "a\nc", 12.0), (true, 12.0)),
+            ((1, "a\nc\n", 13.0), (false, 12.0)),
+            // The same words on one line are another screen.
+            ((1, "a c", 14.0), (true, 14.0)),
+            ((2, "a c", 15.0), (false, 15.0)),
+        ];
+        for ((pane, screen, now), answer) in seen {
+            let lines = screen_lines(screen);
+            assert_eq!(
+                screen_change(&mut memory, pane, &lines, now),
+                answer,
+                "{screen:?}"
+            );
+        }
     }
 
     #[test]
