@@ -716,3 +716,22 @@ fn a_list_too_big_for_the_environment_is_read_from_tmux() {
     );
     popup.keys(&["q"]);
 }
+
+/// A session's row shows its folder's branch, `*` when it has changes:
+/// read once the list is drawn, as git takes its time.
+#[test]
+fn a_sessions_row_shows_its_folders_branch() {
+    let server = TmuxServer::start();
+    let folder = crate::common::repos::repo(&server, "shop");
+    crate::common::repos::git(&folder, &["switch", "-q", "-c", "trunk-line"]);
+    std::fs::write(folder.join("README"), "changed\n").unwrap();
+    let folder = folder.to_str().unwrap();
+    server.tmux(&["new-session", "-d", "-s", "shop", "-c", folder]);
+    agent(&server, "shop", "builder", "claude", "idle");
+    with_popup(&server, "main", &[], |popup| {
+        popup.wait_for("builder");
+        popup.wait_for("trunk-line*");
+        popup.keys(&["q"]);
+    })
+    .result();
+}
