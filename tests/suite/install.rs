@@ -372,9 +372,11 @@ fn hostile_release(dir: &Path, name: &str, tar_args: &[&str], make: impl Fn(&Pat
 fn a_hostile_archive_installs_nothing_and_keeps_what_was_there() {
     let dir = tempfile::tempdir().unwrap();
     let tools = tools_folder(dir.path(), "curl");
-    let real = std::fs::read(released_taw()).unwrap();
+    // A taw that passes the version check: each case is refused for what
+    // it is, and a few bytes to pack instead of a release's megabytes.
+    let passing = format!("#!/bin/sh\necho 'taw {VERSION}'\n");
     let with_taw = |stage: &Path| {
-        std::fs::write(stage.join("taw"), &real).unwrap();
+        std::fs::write(stage.join("taw"), &passing).unwrap();
         std::fs::set_permissions(stage.join("taw"), std::fs::Permissions::from_mode(0o755))
             .unwrap();
     };
