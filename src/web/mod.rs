@@ -763,7 +763,22 @@ fn look_frame(
     {
         return None;
     }
-    let shown = crate::watch::server::shown(last.server.pid, looked);
+    // Only an agent's pane has what the watcher kept (a shell's screen is
+    // tmux's alone): no ask when none of the looked-at panes had one.
+    let agents: Vec<u32> = looked
+        .iter()
+        .copied()
+        .filter(|id| {
+            last.panes
+                .iter()
+                .any(|p| p.id == *id && !p.agent_kind.is_empty())
+        })
+        .collect();
+    let shown = if agents.is_empty() {
+        HashMap::new()
+    } else {
+        crate::watch::server::shown(last.server.pid, &agents)
+    };
     let (rows, captures) = {
         let mut rows_read_at = shared
             .rows_read_at
