@@ -17,6 +17,7 @@ pub(crate) mod server;
 pub(crate) mod tracker;
 pub(crate) mod typed;
 pub(crate) mod waiters;
+pub(crate) mod web_screen;
 
 use crate::clock::now_ms;
 use crate::config::Config;
@@ -493,10 +494,15 @@ impl Watcher {
         self.unchecked = false;
         self.reload_config_if_moved(&view);
         self.check_mirror(&view);
+        let row_moved = self
+            .kept
+            .as_ref()
+            .is_some_and(|kept| web_row(kept) != web_row(&view));
         self.kept = Some(view.clone());
         let front = self.front(&view);
         let wake = self.observe(view.clone(), front);
         self.follow_mirror(&view);
+        self.follow_web_screen(&view, row_moved);
         self.publish(&view);
         // Verbs waiting on this pane read it again now.
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
@@ -616,6 +622,35 @@ impl Watcher {
             self.mirror = None;
         } else if self.mirror.is_none() {
             self.mirror = Some(Mirror::seed(&view.screen, view.geometry));
+        }
+    }
+
+    /// Keeps the screen the web follows of a pane with no agent in front
+    /// (an agent's mirror serves the web then): seeded or checked by this
+    /// look. A move of what the page shows of the pane's row counts as a
+    /// write: the web reads the row again.
+    fn follow_web_screen(&mut self, view: &PaneView, row_moved: bool) {
+        if self.mirror.is_some() {
+            self.inbox.stop_web_screen();
+            return;
+        }
+        let mut web = self.inbox.web();
+        if !web.followed() {
+            return;
+        }
+        if row_moved {
+            self.writes += 1;
+        }
+        // Output since tmux was read: the screen kept may be ahead of it.
+        let quiet = !self.inbox.unread.load(Ordering::Acquire);
+        let now = Instant::now();
+        if web.look(view, self.writes, quiet, now) == web_screen::Checked::Differed
+            && web.tell_difference(TELL_DIFFERENCE_EVERY, now)
+        {
+            server::log(&format!(
+                "pane %{}: the screen kept for the web differed from tmux's; tmux's is taken",
+                self.pane
+            ));
         }
     }
 
@@ -1344,6 +1379,12 @@ fn sandbox_event(
         .vars
         .insert("TAW_RUNTIME".into(), container.runtime.clone());
     occurrence
+}
+
+/// What of a pane's row the web shows and a shell's own output can move
+/// with no hook telling: its title, the program in front, copy mode.
+fn web_row(view: &PaneView) -> (&str, &str, bool, bool) {
+    (&view.title, &view.current_command, view.in_mode, view.dead)
 }
 
 #[cfg(test)]

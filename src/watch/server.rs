@@ -15,6 +15,7 @@
 
 use super::Wake;
 use super::attach::{Attached, Watch, watch_of_pipe};
+use super::web_screen::{self, WebScreen};
 use crate::config::Config;
 use crate::detect::registry::OnDemand;
 use crate::envelope::{ErrorCode, Result, TawError};
@@ -159,7 +160,9 @@ fn send_within(
 const SHOWN_LIMIT: Duration = Duration::from_millis(100);
 
 /// What the server's watcher last saw of each of `panes` that has an agent
-/// in front; empty when no watcher answers (none runs, one of a taw
+/// in front, and the screens it keeps for the web of those with none
+/// (asked for, a shell's is kept from then on); empty when no watcher
+/// answers (none runs, one of a taw
 /// before this ask, or one busy), and the caller reads tmux.
 pub(crate) fn shown(server: u32, panes: &[u32]) -> HashMap<u32, Shown> {
     let ask = Ask::Shown {
@@ -315,11 +318,15 @@ pub(crate) struct Inbox {
     bytes: Mutex<Taken>,
     /// The last look's screen, while an agent is in front.
     pub shown: Mutex<Option<Shown>>,
+    /// The web follows the pane's screen (a shell's: see [`WebScreen`]).
+    web_followed: AtomicBool,
+    pub web: Mutex<WebScreen>,
 }
 
-/// What a look at an agent's pane saw: its screen (as `capture-pane -p`
-/// gives it) and title, and how many of the thread's looks wrote the
-/// pane's options by then. A reader that read the pane's options from
+/// What a look at an agent's pane saw, or a shell's screen kept for the
+/// web: its screen (as `capture-pane -p` gives it) and title, and how many
+/// of the thread's looks wrote the pane's options (or moved its row) by
+/// then. A reader that read the pane's options from
 /// tmux at `writes` needs only this until `writes` moves.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Shown {
@@ -339,6 +346,9 @@ pub(crate) struct Taken {
 
 impl Inbox {
     fn put(&self, bytes: &[u8]) {
+        if self.web_followed.load(Ordering::Acquire) {
+            self.web().put(bytes);
+        }
         if !self.wanted.load(Ordering::Acquire) {
             return;
         }
@@ -354,6 +364,47 @@ impl Inbox {
     /// What waits, taken out.
     pub(crate) fn take(&self) -> Taken {
         std::mem::take(&mut *self.bytes.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    pub(crate) fn web(&self) -> std::sync::MutexGuard<'_, WebScreen> {
+        self.web.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The web asks for the pane's screen: the agent's last look, else the
+    /// shell's screen kept for the web (followed from now on, while fewer
+    /// than [`web_screen::MOST`] are: `room`).
+    fn shown_to_web(&self, pane: u32, room: bool, now: Instant) -> Option<Shown> {
+        if let Some(shown) = self.shown.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Some(shown);
+        }
+        if !room && !self.web_followed.load(Ordering::Acquire) {
+            return None;
+        }
+        self.web_followed.store(true, Ordering::Release);
+        self.web().ask(pane, now)
+    }
+
+    /// Drops the web's screen of the pane once the web stopped asking.
+    fn forget_web_screen_if_unasked(&self, now: Instant) {
+        if self.web_followed.load(Ordering::Acquire) {
+            let mut web = self.web();
+            if web.expired(now) {
+                web.forget();
+                self.web_followed.store(false, Ordering::Release);
+            }
+        }
+    }
+
+    /// The web's screen of the pane is no longer kept (an agent is in
+    /// front: its own mirror serves the web).
+    pub(crate) fn stop_web_screen(&self) {
+        if self.web_followed.swap(false, Ordering::AcqRel) {
+            self.web().forget();
+        }
+    }
+
+    fn web_followed(&self) -> bool {
+        self.web_followed.load(Ordering::Acquire)
     }
 }
 
@@ -512,6 +563,9 @@ impl Serving {
                 Some(Duration::ZERO)
             } else if self.panes.is_empty() {
                 Some(IDLE_END)
+            } else if self.web_screens() > 0 {
+                // A quiet server still drops the screens nobody asks for.
+                Some(web_screen::KEEP)
             } else {
                 None
             };
@@ -537,7 +591,7 @@ impl Serving {
                     }
                 }
             };
-            if ready == 0 && self.queue.is_empty() {
+            if ready == 0 && self.queue.is_empty() && self.panes.is_empty() {
                 return Ending::LastPane;
             }
             for (index, pane) in order.iter().enumerate() {
@@ -554,12 +608,24 @@ impl Serving {
                     }
                 }
             }
+            let now = Instant::now();
+            for piped in self.panes.values() {
+                piped.inbox.forget_web_screen_if_unasked(now);
+            }
             if !self.queue.is_empty()
                 && let Err(error) = self.pipe_some(&mut Attached::default())
             {
                 log(&format!("piping the panes left: {}", error.message));
             }
         }
+    }
+
+    /// How many shells' screens are kept for the web.
+    fn web_screens(&self) -> usize {
+        self.panes
+            .values()
+            .filter(|piped| piped.inbox.web_followed())
+            .count()
     }
 
     /// Reads what pane `%pane`'s FIFO holds; its end (the pipe closed: the
@@ -626,16 +692,21 @@ impl Serving {
                 }
                 Answer::Done
             }
-            Ask::Shown { panes } => Answer::Shown {
-                shown: panes
-                    .iter()
-                    .filter_map(|pane| self.panes.get(pane))
-                    .filter_map(|piped| {
-                        let shown = piped.inbox.shown.lock();
-                        shown.unwrap_or_else(|e| e.into_inner()).clone()
-                    })
-                    .collect(),
-            },
+            Ask::Shown { panes } => {
+                let now = Instant::now();
+                let mut followed = self.web_screens();
+                let mut shown = Vec::new();
+                for (pane, piped) in panes.iter().filter_map(|p| Some((p, self.panes.get(p)?))) {
+                    let was = piped.inbox.web_followed();
+                    shown.extend(
+                        piped
+                            .inbox
+                            .shown_to_web(*pane, followed < web_screen::MOST, now),
+                    );
+                    followed += usize::from(!was && piped.inbox.web_followed());
+                }
+                Answer::Shown { shown }
+            }
             Ask::Quit => {
                 // Gone before the answer: the asker's next ask starts a new
                 // watcher rather than reach this one on its way out.

@@ -741,7 +741,8 @@ fn read_frame_of(
 }
 
 /// A look's frame: the server as last read, with only the looked-at panes'
-/// rows and screens read again. An agent's pane whose watcher wrote
+/// rows and screens read again. A pane whose screen the watcher keeps (an
+/// agent's, or a shell's the web asked for before) and whose watcher wrote
 /// nothing since its row was read is taken from the watcher (its screen
 /// and title); the others from tmux, in one call. `None` when there is no
 /// whole read younger than `structure_lasts`, a pane is new to it, or tmux
@@ -763,22 +764,9 @@ fn look_frame(
     {
         return None;
     }
-    // Only an agent's pane has what the watcher kept (a shell's screen is
-    // tmux's alone): no ask when none of the looked-at panes had one.
-    let agents: Vec<u32> = looked
-        .iter()
-        .copied()
-        .filter(|id| {
-            last.panes
-                .iter()
-                .any(|p| p.id == *id && !p.agent_kind.is_empty())
-        })
-        .collect();
-    let shown = if agents.is_empty() {
-        HashMap::new()
-    } else {
-        crate::watch::server::shown(last.server.pid, &agents)
-    };
+    // An agent's screen from its watcher's last look; a shell's from the
+    // screen the watcher keeps for the web once asked for it.
+    let shown = crate::watch::server::shown(last.server.pid, looked);
     let (rows, captures) = {
         let mut rows_read_at = shared
             .rows_read_at

@@ -272,6 +272,118 @@ fn an_agents_screen_title_and_state_come_with_its_looks() {
     });
 }
 
+/// A shell's changes reach the page from the screen its watcher keeps
+/// once the web has asked for it: after the first few, the web captures
+/// the pane no more (its tmux calls are counted by a stand-in), every
+/// change still shows, a title the shell sets comes with it, and the
+/// screen the page ends with is tmux's, no look having found it otherwise.
+#[test]
+fn a_shells_screen_the_watcher_keeps_brings_its_changes() {
+    let server = TmuxServer::start();
+    settle_first_pane(&server);
+    server.load_plugin();
+    let real = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|dir| std::path::Path::new(dir).join("tmux"))
+        .find(|path| path.is_file())
+        .expect("tmux on PATH");
+    let calls = server.state_dir().join("web-tmux-calls");
+    let stand_in = server.stand_in(
+        "web-bin",
+        "tmux",
+        &format!(
+            "printf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            calls.display(),
+            real.display()
+        ),
+    );
+    let path = format!(
+        "{}:{}",
+        stand_in.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let web = crate::common::web::start_web_at(
+        &server,
+        0,
+        &[],
+        &[("TAW_TEST_LIMITS", "structure=60000"), ("PATH", &path)],
+    );
+    let mut socket = websocket(&web);
+    let mut next = || -> Value {
+        let message = socket.read().unwrap();
+        serde_json::from_str(message.to_text().unwrap()).unwrap()
+    };
+    assert_eq!(next()["type"], "hello");
+    assert_eq!(next()["type"], "state");
+    let captures = || {
+        std::fs::read_to_string(&calls)
+            .unwrap_or_default()
+            .lines()
+            .filter(|call| call.contains("capture-pane"))
+            .count()
+    };
+    let mut change = |typed: &str, shows: &str| -> (Value, bool) {
+        let before = captures();
+        server.tmux(&["send-keys", "-t", "%0", typed, "Enter"]);
+        let start = Instant::now();
+        loop {
+            let frame = next();
+            if frame["type"] == "state"
+                && pane_of(&frame, "%0")["lines"].to_string().contains(shows)
+            {
+                return (frame, captures() == before);
+            }
+            assert!(start.elapsed() < WAIT, "no frame with {shows}: {frame}");
+        }
+    };
+    // Kept from the look after the web first asked: a busy machine's look
+    // may come after the next change or two.
+    let mut uncaptured = 0;
+    for n in 0..20 {
+        let (_, none) = change(&format!("echo kept-{n}"), &format!("\"kept-{n}\""));
+        uncaptured = if none { uncaptured + 1 } else { 0 };
+        if uncaptured == 3 {
+            break;
+        }
+    }
+    assert_eq!(uncaptured, 3, "the web captured the shell at each change");
+    change(
+        "printf '\\033]2;%s\\007' kept-title; echo titled",
+        "\"titled\"",
+    );
+    let (mut last, _) = change("clear; seq 1 80; echo scrolled", "\"scrolled\"");
+    // The title set by the shell, then the screen tmux has, once quiet.
+    let start = Instant::now();
+    loop {
+        let pane = pane_of(&last, "%0");
+        let tmux_lines: Vec<String> = {
+            let mut lines: Vec<String> = server
+                .tmux(&["capture-pane", "-p", "-t", "%0"])
+                .lines()
+                .map(|l| l.trim_end().to_string())
+                .collect();
+            while lines.last().is_some_and(String::is_empty) {
+                lines.pop();
+            }
+            lines
+        };
+        if pane["title"] == "kept-title" && pane["lines"] == json!(tmux_lines) {
+            break;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "the page's screen is not tmux's: {pane}\n{tmux_lines:?}"
+        );
+        last = next();
+    }
+    assert!(
+        !server.watch_log().contains("differed"),
+        "{}",
+        server.watch_log()
+    );
+}
+
 /// A `taw web` started by hand follows tmux started again at the same
 /// socket: the new server's panes come in its frames, with their own
 /// screens, and its watchers' looks wake it. SIGTERM ends it and takes
