@@ -18,7 +18,14 @@
 
 set -u
 
-PLUGIN_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# The folder of this script, with no program started (a load on a busy
+# server waits for each).
+SOURCE_PATH="${BASH_SOURCE[0]}"
+case "$SOURCE_PATH" in
+*/*) ;;
+*) SOURCE_PATH="./$SOURCE_PATH" ;;
+esac
+PLUGIN_DIR="$(cd "${SOURCE_PATH%/*}" && pwd)"
 OWN_BUILD="$PLUGIN_DIR/target/release/taw"
 OWN_DOWNLOAD="$PLUGIN_DIR/bin/taw"
 STATE_DIR="${TAW_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/tmux-agent-wizard}"
@@ -88,7 +95,20 @@ is_off() {
 
 # The version in this checkout's Cargo.toml.
 checkout_version() {
-	sed -n '/^\[package\]/,/^\[/ s/^version *= *"\(.*\)"/\1/p' "$PLUGIN_DIR/Cargo.toml" | head -n 1
+	local line in_package=
+	[ -r "$PLUGIN_DIR/Cargo.toml" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do
+		case "$line" in
+		"[package]"*) in_package=1 ;;
+		"["*) [ -z "$in_package" ] || return 0 ;;
+		*)
+			if [ -n "$in_package" ] && [[ "$line" =~ ^version\ *=\ *\"([^\"]*)\" ]]; then
+				printf '%s\n' "${BASH_REMATCH[1]}"
+				return 0
+			fi
+			;;
+		esac
+	done <"$PLUGIN_DIR/Cargo.toml"
 }
 
 # What `BIN --version` says it is: `taw 0.1.0 (commit)` → 0.1.0; nothing

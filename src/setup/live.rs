@@ -89,11 +89,32 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         crate::tmux::options::bookkeeping::AUTOSAVE_ASKED,
     ));
     cmds.extend(roster_left_out(&state, &listeners));
-    // One tmux call for it all, the keys last: a key tmux refuses stops
-    // the call there, and the keys are then bound each apart (the rest is
-    // the same when it runs again).
-    let whole: Vec<Cmd> = cmds.iter().chain(&plan.bindings).cloned().collect();
-    if tmux.run(&Batch::of(whole)).is_err() {
+    if let Some(warning) = config_warning() {
+        report.warnings.push(warning);
+    }
+    // The news first: what a person waited for, then what to look at.
+    let lines = |report: &Report| -> Vec<String> {
+        from_entry
+            .news
+            .iter()
+            .chain(&report.warnings)
+            .cloned()
+            .collect()
+    };
+    let said = lines(&report);
+    say::log_lines(&said);
+    // One tmux call for it all, the keys, then what the load says, last: a
+    // key tmux refuses stops the call there (as a client gone does its
+    // message), and the keys are then bound each apart, and the words
+    // said again (the rest is the same when it runs again).
+    let whole: Vec<Cmd> = cmds
+        .iter()
+        .chain(&plan.bindings)
+        .cloned()
+        .chain(say::said(&said, &state.clients, &report.status))
+        .collect();
+    let mut say_again = tmux.run(&Batch::of(whole)).is_err();
+    if say_again {
         tmux.run(&Batch::of(cmds))?;
         bind_keys(tmux, &plan.bindings, &mut report);
     }
@@ -103,18 +124,15 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
             error.message
         ));
     }
-    if let Some(warning) = config_warning() {
-        report.warnings.push(warning);
+    let lines = lines(&report);
+    if lines != said {
+        say::log_lines(&lines[said.len().min(lines.len())..]);
+        say_again = true;
     }
-    let clients = state.clients.clone();
-    // The news first: what a person waited for, then what to look at.
-    let lines: Vec<String> = from_entry
-        .news
-        .into_iter()
-        .chain(report.warnings.iter().cloned())
-        .collect();
-    // The warnings are in the answer too; this is where a person looks.
-    let _ = say::say(tmux, &lines, &clients, &report.status);
+    if say_again {
+        // The warnings are in the answer too; this is where a person looks.
+        let _ = say::say_again(tmux, &lines, &state.clients, &report.status);
+    }
     // Every pane gets a watcher; those of an older taw are started again.
     let watchers = attach::attach_all(
         tmux,

@@ -635,9 +635,59 @@ pub(crate) fn plan_hooks(
     hooks: &[(&'static str, String)],
     report: &mut Report,
 ) -> Vec<Cmd> {
-    let mut cmds = Vec::new();
-    let slot = free_hook_slot(&state.taw_hooks);
-    let mut new_entries = BTreeSet::new();
+    let digest = hooks_digest(hooks);
+    // A reload of the same hooks, every one still in place: nothing to
+    // write (a rewrite is some 70 commands, a tmux call of their own on a
+    // server of many panes).
+    if let Some(slot) = only_slot(&state.taw_hooks)
+        && state.option(bookkeeping::HOOKS_SET) == digest
+    {
+        let mut warnings = Vec::new();
+        let in_place = hooks_in_slot(state, hooks, slot, &mut warnings);
+        let there: BTreeSet<(String, u32)> = state.taw_hooks.iter().cloned().collect();
+        if warnings.is_empty() && in_place.entries == there {
+            report.hooks.extend(in_place.names);
+            return Vec::new();
+        }
+    }
+    let in_slot = hooks_in_slot(
+        state,
+        hooks,
+        free_hook_slot(&state.taw_hooks),
+        &mut report.warnings,
+    );
+    let mut cmds = in_slot.cmds;
+    report.hooks.extend(in_slot.names);
+    for (hook, index) in &state.taw_hooks {
+        if !in_slot.entries.contains(&(hook.clone(), *index)) {
+            cmds.push(cmd::unset_hook(hook, *index));
+        }
+    }
+    // Last: a batch cut short leaves the hooks to be written again.
+    cmds.push(cmd::set_global_option(bookkeeping::HOOKS_SET, &digest));
+    cmds
+}
+
+/// The entries `hooks` take in slot `slot`, past the indexes someone
+/// else's hooks hold.
+struct HooksInSlot {
+    cmds: Vec<Cmd>,
+    entries: BTreeSet<(String, u32)>,
+    /// `hook[index]`, in the order of the hooks.
+    names: Vec<String>,
+}
+
+fn hooks_in_slot(
+    state: &ServerState,
+    hooks: &[(&'static str, String)],
+    slot: u32,
+    warnings: &mut Vec<String>,
+) -> HooksInSlot {
+    let mut placed = HooksInSlot {
+        cmds: Vec::new(),
+        entries: BTreeSet::new(),
+        names: Vec::new(),
+    };
     let mut per_hook: BTreeMap<&str, u32> = BTreeMap::new();
     for (hook, command) in hooks {
         let offset = per_hook.entry(hook).or_insert(0);
@@ -646,22 +696,37 @@ pub(crate) fn plan_hooks(
             .map(|n| (n, first + n))
             .find(|(_, index)| !state.other_hooks.contains(&(hook.to_string(), *index)));
         let Some((n, index)) = free else {
-            report.warnings.push(format!(
+            warnings.push(format!(
                 "every index taw uses for {hook} holds a hook of someone else's, so taw added none"
             ));
             continue;
         };
         *offset = n + 1;
-        cmds.push(cmd::set_hook(hook, index, command));
-        new_entries.insert((hook.to_string(), index));
-        report.hooks.push(format!("{hook}[{index}]"));
+        placed.cmds.push(cmd::set_hook(hook, index, command));
+        placed.entries.insert((hook.to_string(), index));
+        placed.names.push(format!("{hook}[{index}]"));
     }
-    for (hook, index) in &state.taw_hooks {
-        if !new_entries.contains(&(hook.clone(), *index)) {
-            cmds.push(cmd::unset_hook(hook, *index));
-        }
-    }
-    cmds
+    placed
+}
+
+/// What the hooks taw sets are, in a word kept in the server: a load that
+/// finds the same word, and its entries in place, writes none again.
+fn hooks_digest(hooks: &[(&'static str, String)]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    hooks.hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+/// The one slot all of taw's entries are in; `None` when there are none,
+/// or they are in both (a load cut short).
+fn only_slot(entries: &[(String, u32)]) -> Option<u32> {
+    let slot_of = |index: u32| (index - options::HOOK_INDEX_BASE) / options::HOOK_SLOT_SIZE;
+    let first = slot_of(entries.first()?.1);
+    entries
+        .iter()
+        .all(|(_, index)| slot_of(*index) == first)
+        .then_some(first)
 }
 
 /// The slot (0 or 1) with none of taw's entries in it; slot 0 when both
@@ -793,6 +858,62 @@ mod tests {
             .unwrap();
         assert!(set < unset, "new entry goes in before the old comes off");
         assert!(lines.contains(&"set-hook -gu pane-exited[9100]".to_string()));
+    }
+
+    /// A reload of the hooks the last load set, all in place, writes
+    /// none; one the hooks moved since (a listener added, an entry taken
+    /// out by hand) writes them all again, in the other slot.
+    #[test]
+    fn a_reload_of_the_same_hooks_in_place_writes_none() {
+        let desired = desired();
+        let (first, _) = plan_load(&ServerState::default(), &desired);
+        let digest_set = words(&first.cmds)
+            .into_iter()
+            .find(|l| l.contains(bookkeeping::HOOKS_SET))
+            .expect("the load keeps its hooks' digest");
+        let digest = digest_set.rsplit(' ').next().unwrap().to_string();
+        let mut loaded = ServerState {
+            taw_hooks: vec![("after-split-window".into(), 9100)],
+            ..ServerState::default()
+        };
+        loaded.set_options.insert(bookkeeping::HOOKS_SET.into());
+        loaded
+            .values
+            .insert(bookkeeping::HOOKS_SET.into(), digest.clone());
+        let hooks_of = |state: &ServerState, desired: &Desired| {
+            let (plan, report) = plan_load(state, desired);
+            let hooks: Vec<String> = words(&plan.cmds)
+                .into_iter()
+                .filter(|l| l.starts_with("set-hook") || l.contains(bookkeeping::HOOKS_SET))
+                .collect();
+            (hooks, report.hooks)
+        };
+        let (written, named) = hooks_of(&loaded, &desired);
+        assert!(written.is_empty(), "{written:?}");
+        assert_eq!(named, vec!["after-split-window[9100]"]);
+
+        let mut more = desired.clone();
+        more.hooks.push(("pane-exited", "run-shell -b 'y'".into()));
+        let (written, _) = hooks_of(&loaded, &more);
+        assert!(
+            written
+                .iter()
+                .any(|l| l.contains("after-split-window[9150]"))
+        );
+        assert!(written.iter().any(|l| l.contains("pane-exited[9150]")));
+        assert!(written.contains(&"set-hook -gu after-split-window[9100]".to_string()));
+
+        let taken_out = ServerState {
+            taw_hooks: Vec::new(),
+            ..loaded.clone()
+        };
+        let (written, _) = hooks_of(&taken_out, &desired);
+        assert!(
+            written
+                .iter()
+                .any(|l| l.contains("after-split-window[9100] run-shell"))
+        );
+        assert_eq!(written.last(), Some(&digest_set));
     }
 
     #[test]

@@ -102,32 +102,50 @@ pub(crate) fn say(
     clients: &[String],
     status_set: &[String],
 ) -> Result<()> {
+    log_lines(lines);
+    say_again(tmux, lines, clients, status_set)
+}
+
+/// [`say`], the lines in the log already: where a batch that said them
+/// with the load's commands failed.
+pub(crate) fn say_again(
+    tmux: &Tmux,
+    lines: &[String],
+    clients: &[String],
+    status_set: &[String],
+) -> Result<()> {
+    let cmds = said(lines, clients, status_set);
+    let message = compose(lines).filter(|_| !clients.is_empty());
+    tmux.run(&Batch::of(cmds)).map(drop).or_else(|error| {
+        let Some(message) = message else {
+            return Err(error);
+        };
+        // A client that left meanwhile fails its message alone.
+        for client in clients {
+            let _ = tmux.run_one(cmd::show_message_for(client, MESSAGE_MS, &message.short));
+        }
+        Ok(())
+    })
+}
+
+/// The commands that say `lines` (see [`say`]), which the load runs in its
+/// own batch.
+pub(crate) fn said(lines: &[String], clients: &[String], status_set: &[String]) -> Vec<Cmd> {
     let message = compose(lines);
     let mut cmds = vec![cmd::set_global_option(NOTES, &lines.join("\n"))];
-    for line in lines {
-        log(line);
-    }
     if !clients.is_empty() {
-        let Some(message) = message else {
-            return tmux.run(&Batch::of(cmds)).map(drop);
-        };
         for client in clients {
+            let Some(message) = &message else { break };
             if let Some(detail) = &message.detail {
                 cmds.push(cmd::show_message_for(client, 1, detail));
             }
             cmds.push(cmd::show_message_for(client, MESSAGE_MS, &message.short));
         }
-        // A client that left meanwhile fails its message alone.
-        return tmux.run(&Batch::of(cmds)).map(drop).or_else(|_| {
-            for client in clients {
-                let _ = tmux.run_one(cmd::show_message_for(client, MESSAGE_MS, &message.short));
-            }
-            Ok(())
-        });
+        return cmds;
     }
     let gone = marks_gone_format(status_set);
     if message.is_none() && gone.is_empty() {
-        return tmux.run(&Batch::of(cmds)).map(drop);
+        return cmds;
     }
     // With nothing new, a message kept and not yet shown stays (the hooks
     // take it out once they showed it).
@@ -142,7 +160,14 @@ pub(crate) fn say(
     for hook in TOLD_HOOKS {
         cmds.push(cmd::set_hook(hook, TOLD_HOOK_INDEX, &once));
     }
-    tmux.run(&Batch::of(cmds)).map(drop)
+    cmds
+}
+
+/// Puts `lines` in the load's log.
+pub(crate) fn log_lines(lines: &[String]) {
+    for line in lines {
+        log(line);
+    }
 }
 
 /// The command of the one-shot hooks: the kept message (its whole text

@@ -332,6 +332,9 @@ pub(crate) mod bookkeeping {
     pub(crate) const PATH_DIR: &str = "@agent_wizard_path_dir";
     /// Set while taw's herdr variables are in tmux's global environment.
     pub(crate) const HERDR_ENV_SET: &str = "@agent_wizard_herdr_env_set";
+    /// A digest of the tmux hooks the last load set: a reload that would
+    /// set the same ones leaves them.
+    pub(crate) const HOOKS_SET: &str = "@agent_wizard_hooks_set";
 
     /// Moved by `taw config reload`; long-lived taw processes read the
     /// config again when it moves.
@@ -393,6 +396,7 @@ pub(crate) mod bookkeeping {
         DEFAULTS_SET,
         PATH_DIR,
         HERDR_ENV_SET,
+        HOOKS_SET,
         CONFIG_STAMP,
         STATUS_SET,
         PANES,

@@ -160,10 +160,10 @@ fn send_within(
 const SHOWN_LIMIT: Duration = Duration::from_millis(100);
 
 /// What the server's watcher last saw of each of `panes` that has an agent
-/// in front, and the screens it keeps for the web of those with none
-/// (asked for, a shell's is kept from then on); empty when no watcher
-/// answers (none runs, one of a taw
-/// before this ask, or one busy), and the caller reads tmux.
+/// in front, and the screens it keeps for the web of those with none (a
+/// shell asked for is followed from then on); empty when no watcher
+/// answers (none runs, one of a taw before this ask, or one busy), and the
+/// caller reads tmux.
 pub(crate) fn shown(server: u32, panes: &[u32]) -> HashMap<u32, Shown> {
     let ask = Ask::Shown {
         panes: panes.to_vec(),
@@ -320,14 +320,14 @@ pub(crate) struct Inbox {
     pub shown: Mutex<Option<Shown>>,
     /// The web follows the pane's screen (a shell's: see [`WebScreen`]).
     web_followed: AtomicBool,
-    pub web: Mutex<WebScreen>,
+    web: Mutex<WebScreen>,
 }
 
 /// What a look at an agent's pane saw, or a shell's screen kept for the
 /// web: its screen (as `capture-pane -p` gives it) and title, and how many
 /// of the thread's looks wrote the pane's options (or moved its row) by
-/// then. A reader that read the pane's options from
-/// tmux at `writes` needs only this until `writes` moves.
+/// then. A reader that read the pane's options from tmux at `writes`
+/// needs only this until `writes` moves.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Shown {
     pub pane: u32,
