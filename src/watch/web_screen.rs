@@ -192,6 +192,14 @@ mod tests {
         }
     }
 
+    /// Pane 1's screen, asked for and seeded by a look at `now`: `$ `.
+    fn seeded(now: Instant) -> WebScreen {
+        let mut web = WebScreen::default();
+        web.ask(1, now);
+        web.look(&view("$ ", "host"), 0, true, now);
+        web
+    }
+
     #[test]
     fn a_pane_never_asked_for_keeps_nothing() {
         let mut web = WebScreen::default();
@@ -223,9 +231,7 @@ mod tests {
     #[test]
     fn a_look_that_differs_takes_tmuxs_screen() {
         let now = Instant::now();
-        let mut web = WebScreen::default();
-        web.ask(1, now);
-        web.look(&view("$ ", "host"), 0, true, now);
+        let mut web = seeded(now);
         web.put(b"echo hi\r\nhi\r\n$ ");
         assert_eq!(
             web.look(&view("$ echo hi\nhi\n$ ", "host"), 0, true, now),
@@ -245,9 +251,7 @@ mod tests {
     #[test]
     fn a_pane_printing_since_tmux_was_read_keeps_its_screen_till_a_quiet_look() {
         let now = Instant::now();
-        let mut web = WebScreen::default();
-        web.ask(1, now);
-        web.look(&view("$ ", "host"), 0, true, now);
+        let mut web = seeded(now);
         web.put(b"seq 3\r\n1\r\n2\r\n3\r\n$ ");
         // tmux was read before the last lines came.
         let behind = view("$ seq 3\n1\n2", "host");
@@ -269,9 +273,7 @@ mod tests {
     #[test]
     fn a_title_the_pane_sets_wins_over_the_last_looks() {
         let now = Instant::now();
-        let mut web = WebScreen::default();
-        web.ask(1, now);
-        web.look(&view("$ ", "host"), 0, true, now);
+        let mut web = seeded(now);
         web.put(b"\x1b]2;building\x07");
         assert_eq!(web.ask(1, now).unwrap().title, "building");
         // tmux's title, set by a command, is the next look's word.
@@ -282,9 +284,7 @@ mod tests {
     #[test]
     fn too_much_output_waits_for_the_next_seed() {
         let now = Instant::now();
-        let mut web = WebScreen::default();
-        web.ask(1, now);
-        web.look(&view("$ ", "host"), 0, true, now);
+        let mut web = seeded(now);
         web.put(&vec![b'y'; BYTES_LIMIT + 1]);
         assert_eq!(web.ask(1, now), None);
         assert_eq!(web.look(&view("y", "host"), 0, true, now), Checked::Seeded);
@@ -294,9 +294,7 @@ mod tests {
     #[test]
     fn a_screen_not_asked_for_a_while_is_dropped() {
         let asked = Instant::now();
-        let mut web = WebScreen::default();
-        web.ask(1, asked);
-        web.look(&view("$ ", "host"), 0, true, asked);
+        let mut web = seeded(asked);
         assert!(!web.expired(asked + KEEP / 2));
         assert!(web.expired(asked + KEEP));
         assert_eq!(
