@@ -488,6 +488,7 @@ impl Watcher {
     fn look_at_tmux(&mut self) -> Option<u64> {
         // What the pane printed so far is in the capture too.
         self.take_output();
+        let web_mark = self.inbox.web().mark(Instant::now());
         let Ok(view) = in_turn(|| pane::look(&self.tmux, self.pane)) else {
             // tmux did not answer (or the pane is going: its end comes).
             return Some(now_ms() + RETRY.as_millis() as u64);
@@ -504,11 +505,14 @@ impl Watcher {
         let front = self.front(&view);
         let wake = self.observe(view.clone(), front);
         self.follow_mirror(&view);
-        self.follow_web_screen(&view, row_moved);
+        let web_wake = self.follow_web_screen(&view, row_moved, web_mark);
         self.publish(&view);
         // Verbs waiting on this pane read it again now.
         waiters::notify_all(&crate::paths::state_dir(), self.server, self.pane);
-        wake
+        match (wake, web_wake) {
+            (Some(wake), Some(web)) => Some(wake.min(web)),
+            (wake, web) => wake.or(web),
+        }
     }
 
     /// How soon output is looked at: at once with a mirror to read.
@@ -629,24 +633,28 @@ impl Watcher {
 
     /// Keeps the screen the web follows of a pane with no agent in front
     /// (an agent's mirror serves the web then): seeded or checked by this
-    /// look. A move of what the page shows of the pane's row counts as a
-    /// write: the web reads the row again.
-    fn follow_web_screen(&mut self, view: &PaneView, row_moved: bool) {
+    /// look, asked of tmux at `mark`. A move of what the page shows of the
+    /// pane's row counts as a write: the web reads the row again. Returns
+    /// when to look again for the screen (Unix ms).
+    fn follow_web_screen(
+        &mut self,
+        view: &PaneView,
+        row_moved: bool,
+        mark: web_screen::Mark,
+    ) -> Option<u64> {
         if self.mirror.is_some() {
             self.inbox.stop_web_screen();
-            return;
+            return None;
         }
         let mut web = self.inbox.web();
         if !web.followed() {
-            return;
+            return None;
         }
         if row_moved {
             self.writes += 1;
         }
-        // Output since tmux was read: the screen kept may be ahead of it.
-        let quiet = !self.inbox.unread.load(Ordering::Acquire);
         let now = Instant::now();
-        if web.look(view, self.writes, quiet, now) == web_screen::Checked::Differed
+        if web.look(view, self.writes, mark, now) == web_screen::Checked::Differed
             && web.tell_difference(TELL_DIFFERENCE_EVERY, now)
         {
             server::log(&format!(
@@ -654,6 +662,13 @@ impl Watcher {
                 self.pane
             ));
         }
+        // While output keeps coming, its own looks follow (the last one
+        // settled); a look again is for a pane that went quiet.
+        if self.inbox.unread.load(Ordering::Acquire) {
+            return None;
+        }
+        let again = web.look_again()?;
+        Some(now_ms() + again.saturating_duration_since(now).as_millis() as u64)
     }
 
     fn reload_config_if_moved(&mut self, view: &PaneView) {
@@ -1312,7 +1327,7 @@ fn in_turn<T>(look: impl FnOnce() -> T) -> T {
 }
 
 /// The rows and columns of terminal `tty`, as its program sees them.
-fn terminal_size(tty: &str) -> Option<(u16, u16)> {
+pub(crate) fn terminal_size(tty: &str) -> Option<(u16, u16)> {
     use std::os::unix::fs::OpenOptionsExt;
     // No controlling terminal is taken, and nothing is read or written.
     let file = std::fs::File::options()

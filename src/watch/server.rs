@@ -347,7 +347,7 @@ pub(crate) struct Taken {
 impl Inbox {
     fn put(&self, bytes: &[u8]) {
         if self.web_followed.load(Ordering::Acquire) {
-            self.web().put(bytes);
+            self.web().put(bytes, Instant::now());
         }
         if !self.wanted.load(Ordering::Acquire) {
             return;
@@ -381,7 +381,7 @@ impl Inbox {
             return None;
         }
         self.web_followed.store(true, Ordering::Release);
-        self.web().ask(pane, now)
+        self.web().ask(pane, now, super::terminal_size)
     }
 
     /// Drops the web's screen of the pane once the web stopped asking.

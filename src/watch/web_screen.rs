@@ -3,9 +3,13 @@
 //! page with no tmux call, as an agent's does from its mirror.
 //!
 //! The web names the panes it reads as they change; a pane with no agent
-//! in front is followed from then on. The pane's next look at tmux seeds
-//! the screen from its capture, and each later look checks it (tmux's
-//! screen wins). It is dropped once the web has not asked for [`KEEP`]:
+//! in front is followed from then on. A look at tmux seeds the screen from
+//! its capture, and later looks check it (tmux's screen wins), but only a
+//! settled look: nothing arrived while tmux was read nor [`SETTLE`] before
+//! it, so no byte the capture holds is still on its way (it would be taken
+//! in twice) and none it lacks was taken out. The pane's thread looks
+//! again once the pane settled for a seed, and [`CHECK_QUIET`] after the
+//! last bytes for a check. It is dropped once the web has not asked for [`KEEP`]:
 //! only shells that change while a page is open cost memory, and at most
 //! [`MOST`] of them at once.
 
@@ -19,6 +23,12 @@ pub(crate) const KEEP: Duration = Duration::from_secs(30);
 /// The most shells followed at once (a screen of 160 by 50 is some
 /// 300 kB); past it, the web reads the others from tmux.
 pub(crate) const MOST: usize = 64;
+/// How long the pane must have printed nothing before tmux is read for a
+/// look to seed or check the screen.
+pub(crate) const SETTLE: Duration = Duration::from_millis(20);
+/// How long after the last bytes a screen fed since its last check is
+/// checked.
+pub(crate) const CHECK_QUIET: Duration = Duration::from_secs(2);
 /// What waits for the next ask, at most; past it the screen is seeded
 /// again by the next look.
 const BYTES_LIMIT: usize = 256 * 1024;
@@ -32,14 +42,30 @@ pub(crate) struct WebScreen {
     bytes: Vec<u8>,
     /// Some of them were dropped: the screen waits for the next seed.
     lost: bool,
+    /// How many bytes were handed over while followed, and when the last.
+    received: u64,
+    last_put: Option<Instant>,
+    /// The mirror took bytes in since a look last checked it.
+    unchecked: bool,
     /// The last look's title, and the title the mirror held then (one the
     /// pane sets later wins over the look's).
     title: String,
     mirror_title: Option<String>,
     /// The pane thread's count of row changes at its last look.
     writes: u64,
+    /// The pane's terminal, whose size the screen must have to be answered.
+    tty: String,
     /// When a difference with tmux was last said in the log.
     told_difference: Option<Instant>,
+}
+
+/// What had arrived as a look asked tmux: with the screen after it, it
+/// says whether the look's capture holds exactly those bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mark {
+    received: u64,
+    last_put: Option<Instant>,
+    at: Instant,
 }
 
 /// What a look did to the screen.
@@ -47,13 +73,14 @@ pub(crate) struct WebScreen {
 pub(crate) enum Checked {
     /// Not followed.
     Nothing,
-    /// Seeded from tmux's screen: the first look, or the screen kept could
-    /// not stand for tmux's (bytes dropped, a resize).
+    /// Seeded from tmux's screen: the first settled look, or the screen
+    /// kept could not stand for tmux's (bytes dropped, a resize).
     Seeded,
-    /// The screen matched tmux's, or the pane printed since tmux was read
-    /// (the check waits for a quiet look).
+    /// The look was not settled: no screen to answer until one is.
+    Unsettled,
+    /// The screen matched tmux's, or the look was not settled to check it.
     Kept,
-    /// It did not match on a quiet pane: tmux's was taken.
+    /// It did not match on a settled look: tmux's was taken.
     Differed,
 }
 
@@ -74,10 +101,12 @@ impl WebScreen {
     }
 
     /// Takes in what the pane printed, while followed.
-    pub(crate) fn put(&mut self, bytes: &[u8]) {
+    pub(crate) fn put(&mut self, bytes: &[u8], now: Instant) {
         if !self.followed() {
             return;
         }
+        self.received += bytes.len() as u64;
+        self.last_put = Some(now);
         let room = BYTES_LIMIT.saturating_sub(self.bytes.len());
         if bytes.len() > room {
             self.lost = true;
@@ -86,16 +115,35 @@ impl WebScreen {
             .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
+    /// What has arrived, as a look asks tmux at `now`.
+    pub(crate) fn mark(&self, now: Instant) -> Mark {
+        Mark {
+            received: self.received,
+            last_put: self.last_put,
+            at: now,
+        }
+    }
+
     /// The web asks for pane `pane`: followed from now, and its screen
-    /// answered when one is kept that can stand for tmux's.
-    pub(crate) fn ask(&mut self, pane: u32, now: Instant) -> Option<Shown> {
+    /// answered when one is kept that can stand for tmux's (`size_of`
+    /// says a terminal's rows and columns: a pane resized since the last
+    /// look is tmux's to answer, which reflows it).
+    pub(crate) fn ask(
+        &mut self,
+        pane: u32,
+        now: Instant,
+        size_of: impl Fn(&str) -> Option<(u16, u16)>,
+    ) -> Option<Shown> {
         self.asked = Some(now);
         if self.lost {
             return None;
         }
         let mirror = self.mirror.as_mut()?;
-        mirror.feed(&std::mem::take(&mut self.bytes));
-        if !mirror.trusted() {
+        if !self.bytes.is_empty() {
+            mirror.feed(&std::mem::take(&mut self.bytes));
+            self.unchecked = true;
+        }
+        if !mirror.trusted() || size_of(&self.tty) != Some(mirror.size()) {
             return None;
         }
         let title = match mirror.title() {
@@ -110,15 +158,14 @@ impl WebScreen {
         })
     }
 
-    /// A look at tmux saw `view`, the pane thread's row count at `writes`:
-    /// the screen is seeded, or checked and seeded again where it differs.
-    /// `quiet`: the pane printed nothing since tmux was read (else the
-    /// screen kept may be ahead of tmux's, and is kept).
+    /// A look at tmux saw `view`, asked at `mark`, the pane thread's row
+    /// count at `writes`: the screen is seeded, or checked and seeded again
+    /// where it differs, when the look was settled.
     pub(crate) fn look(
         &mut self,
         view: &PaneView,
         writes: u64,
-        quiet: bool,
+        mark: Mark,
         now: Instant,
     ) -> Checked {
         if !self.followed() {
@@ -130,31 +177,72 @@ impl WebScreen {
         }
         self.title = view.title.clone();
         self.writes = writes;
+        self.tty = view.tty.clone();
+        let settled = self.received == mark.received
+            && mark
+                .last_put
+                .is_none_or(|last| mark.at.saturating_duration_since(last) >= SETTLE);
+        let size = (view.geometry.height.max(1), view.geometry.width.max(1));
         let checked = match &mut self.mirror {
             None => Checked::Seeded,
             Some(mirror) => {
-                mirror.feed(&std::mem::take(&mut self.bytes));
-                let size = (view.geometry.height.max(1), view.geometry.width.max(1));
+                if !self.bytes.is_empty() {
+                    mirror.feed(&std::mem::take(&mut self.bytes));
+                    self.unchecked = true;
+                }
                 if self.lost || !mirror.trusted() || mirror.size() != size {
                     Checked::Seeded
-                } else if !quiet || mirror::same_text(&mirror.text(), &view.screen) {
+                } else if !settled {
+                    Checked::Kept
+                } else if mirror::same_text(&mirror.text(), &view.screen) {
+                    self.unchecked = false;
                     Checked::Kept
                 } else {
                     Checked::Differed
                 }
             }
         };
-        if checked != Checked::Kept {
-            // What came before this capture is in it.
-            self.bytes.clear();
-            self.lost = false;
-            self.mirror = Some(Mirror::seed(&view.screen, view.geometry));
+        match checked {
+            Checked::Seeded | Checked::Differed if settled => {
+                // Everything that came had come before tmux was read: the
+                // capture holds it.
+                self.bytes.clear();
+                self.lost = false;
+                self.unchecked = false;
+                self.mirror = Some(Mirror::seed(&view.screen, view.geometry));
+            }
+            Checked::Seeded => {
+                // Bytes on their way: no screen until a settled look.
+                self.bytes.clear();
+                self.lost = false;
+                self.mirror = None;
+                self.mirror_title = None;
+                return Checked::Unsettled;
+            }
+            _ => {}
         }
         self.mirror_title = self
             .mirror
             .as_ref()
             .and_then(|m| m.title().map(str::to_string));
         checked
+    }
+
+    /// When the pane's thread should look at tmux again without output:
+    /// once the pane settled, when there is no screen yet; a while after
+    /// the last bytes, when the screen took some in since its last check.
+    pub(crate) fn look_again(&self) -> Option<Instant> {
+        if !self.followed() {
+            return None;
+        }
+        let last = self.last_put?;
+        if self.mirror.is_none() {
+            Some(last + SETTLE)
+        } else if self.unchecked || !self.bytes.is_empty() {
+            Some(last + CHECK_QUIET)
+        } else {
+            None
+        }
     }
 
     /// Whether a difference is to be said in the log now: once in
@@ -192,34 +280,50 @@ mod tests {
         }
     }
 
-    /// Pane 1's screen, asked for and seeded by a look at `now`: `$ `.
+    /// The size of every terminal in these tests: the views' 4 by 20.
+    fn size(_: &str) -> Option<(u16, u16)> {
+        Some((4, 20))
+    }
+
+    /// A settled look at `view` a second after `now`: nothing came while
+    /// tmux was read, the last bytes long before.
+    fn settled_look(web: &mut WebScreen, view: &PaneView, now: Instant) -> Checked {
+        let at = now + Duration::from_secs(1);
+        let mark = web.mark(at);
+        web.look(view, 0, mark, at)
+    }
+
+    /// Pane 1's screen, asked for and seeded by a settled look: `$ `.
     fn seeded(now: Instant) -> WebScreen {
         let mut web = WebScreen::default();
-        web.ask(1, now);
-        web.look(&view("$ ", "host"), 0, true, now);
+        web.ask(1, now, size);
+        settled_look(&mut web, &view("$ ", "host"), now);
         web
     }
 
     #[test]
     fn a_pane_never_asked_for_keeps_nothing() {
+        let now = Instant::now();
         let mut web = WebScreen::default();
-        web.put(b"hello");
+        web.put(b"hello", now);
         assert_eq!(
-            web.look(&view("$ ", "host"), 0, true, Instant::now()),
+            settled_look(&mut web, &view("$ ", "host"), now),
             Checked::Nothing
         );
         assert!(web.bytes.is_empty() && web.mirror.is_none());
+        assert_eq!(web.look_again(), None);
     }
 
     #[test]
     fn asked_then_seeded_by_a_look_it_answers_what_the_pane_printed_since() {
         let now = Instant::now();
         let mut web = WebScreen::default();
-        assert_eq!(web.ask(3, now), None, "nothing kept before a look");
-        web.put(b"before the look");
-        assert_eq!(web.look(&view("$ ", "host"), 5, true, now), Checked::Seeded);
-        web.put(b"ls\r\nfile\r\n$ ");
-        let shown = web.ask(3, now).unwrap();
+        assert_eq!(web.ask(3, now, size), None, "nothing kept before a look");
+        web.put(b"before the look", now);
+        let mark = web.mark(now + SETTLE);
+        assert_eq!(web.look(&view("$ ", "host"), 5, mark, now), Checked::Seeded);
+        web.put(b"ls\r\nfile\r\n$ ", now);
+        let shown = web.ask(3, now, size).unwrap();
         assert_eq!(shown.pane, 3);
         assert_eq!(
             shown.screen.lines().collect::<Vec<_>>(),
@@ -228,42 +332,58 @@ mod tests {
         assert_eq!((shown.title.as_str(), shown.writes), ("host", 5));
     }
 
+    /// Bytes that came while tmux was read, or just before, may or may not
+    /// be in its capture: no screen then, and a look again once settled.
     #[test]
-    fn a_look_that_differs_takes_tmuxs_screen() {
+    fn an_unsettled_look_seeds_nothing_and_asks_for_another() {
         let now = Instant::now();
-        let mut web = seeded(now);
-        web.put(b"echo hi\r\nhi\r\n$ ");
+        let mut web = WebScreen::default();
+        web.ask(1, now, size);
+        web.put(b"echo a", now);
+        let mark = web.mark(now + SETTLE / 2);
         assert_eq!(
-            web.look(&view("$ echo hi\nhi\n$ ", "host"), 0, true, now),
-            Checked::Kept
+            web.look(&view("$ ", "host"), 0, mark, now),
+            Checked::Unsettled
         );
+        assert_eq!(web.ask(1, now, size), None);
+        assert_eq!(web.look_again(), Some(now + SETTLE));
+
+        let mark = web.mark(now + SETTLE);
+        web.put(b"\r\na\r\n$ ", now + SETTLE);
         assert_eq!(
-            web.look(&view("cleared", "host"), 0, true, now),
-            Checked::Differed
+            web.look(&view("$ echo a", "host"), 0, mark, now),
+            Checked::Unsettled
         );
-        assert_eq!(web.ask(1, now).unwrap().screen.trim_end(), "cleared");
-        assert_eq!(
-            web.look(&view("cleared", "host"), 0, true, now),
-            Checked::Kept
-        );
+        let shown = settled_look(&mut web, &view("$ echo a\na\n$ ", "host"), now);
+        assert_eq!(shown, Checked::Seeded);
+        assert_eq!(web.ask(1, now, size).unwrap().screen.lines().count(), 3);
+        assert_eq!(web.look_again(), None);
     }
 
     #[test]
-    fn a_pane_printing_since_tmux_was_read_keeps_its_screen_till_a_quiet_look() {
+    fn a_settled_look_that_differs_takes_tmuxs_screen() {
         let now = Instant::now();
         let mut web = seeded(now);
-        web.put(b"seq 3\r\n1\r\n2\r\n3\r\n$ ");
-        // tmux was read before the last lines came.
-        let behind = view("$ seq 3\n1\n2", "host");
-        assert_eq!(web.look(&behind, 0, false, now), Checked::Kept);
-        assert!(
-            web.ask(1, now)
-                .unwrap()
-                .screen
-                .trim_end()
-                .ends_with("2\n3\n$")
+        web.put(b"echo hi\r\nhi\r\n$ ", now);
+        assert_eq!(
+            web.look_again(),
+            Some(now + CHECK_QUIET),
+            "bytes taken in are checked once quiet"
         );
-        assert_eq!(web.look(&behind, 0, true, now), Checked::Differed);
+        assert_eq!(
+            settled_look(&mut web, &view("$ echo hi\nhi\n$ ", "host"), now),
+            Checked::Kept
+        );
+        assert_eq!(web.look_again(), None);
+        assert_eq!(
+            settled_look(&mut web, &view("cleared", "host"), now),
+            Checked::Differed
+        );
+        assert_eq!(web.ask(1, now, size).unwrap().screen.trim_end(), "cleared");
+        assert_eq!(
+            settled_look(&mut web, &view("cleared", "host"), now),
+            Checked::Kept
+        );
         let mut once = |at| web.tell_difference(Duration::from_secs(60), at);
         assert!(once(now));
         assert!(!once(now + Duration::from_secs(59)));
@@ -271,24 +391,51 @@ mod tests {
     }
 
     #[test]
+    fn a_look_while_the_pane_prints_keeps_its_screen_unchecked() {
+        let now = Instant::now();
+        let mut web = seeded(now);
+        let later = now + Duration::from_secs(5);
+        web.put(b"seq 3\r\n1\r\n2\r\n3\r\n$ ", later);
+        // tmux was read before the last lines came.
+        let mark = web.mark(later);
+        let behind = view("$ seq 3\n1\n2", "host");
+        assert_eq!(web.look(&behind, 0, mark, later), Checked::Kept);
+        let screen = web.ask(1, later, size).unwrap().screen;
+        assert!(screen.trim_end().ends_with("2\n3\n$"), "{screen}");
+        assert_eq!(web.look_again(), Some(later + CHECK_QUIET));
+    }
+
+    #[test]
     fn a_title_the_pane_sets_wins_over_the_last_looks() {
         let now = Instant::now();
         let mut web = seeded(now);
-        web.put(b"\x1b]2;building\x07");
-        assert_eq!(web.ask(1, now).unwrap().title, "building");
+        web.put(b"\x1b]2;building\x07", now);
+        assert_eq!(web.ask(1, now, size).unwrap().title, "building");
         // tmux's title, set by a command, is the next look's word.
-        web.look(&view("$ ", "renamed"), 1, true, now);
-        assert_eq!(web.ask(1, now).unwrap().title, "renamed");
+        settled_look(&mut web, &view("$ ", "renamed"), now);
+        assert_eq!(web.ask(1, now, size).unwrap().title, "renamed");
+    }
+
+    #[test]
+    fn a_pane_resized_since_the_look_is_tmuxs_to_answer() {
+        let now = Instant::now();
+        let mut web = seeded(now);
+        assert!(web.ask(1, now, size).is_some());
+        assert_eq!(web.ask(1, now, |_| Some((10, 20))), None);
+        assert_eq!(web.ask(1, now, |_| None), None);
     }
 
     #[test]
     fn too_much_output_waits_for_the_next_seed() {
         let now = Instant::now();
         let mut web = seeded(now);
-        web.put(&vec![b'y'; BYTES_LIMIT + 1]);
-        assert_eq!(web.ask(1, now), None);
-        assert_eq!(web.look(&view("y", "host"), 0, true, now), Checked::Seeded);
-        assert_eq!(web.ask(1, now).unwrap().screen.trim_end(), "y");
+        web.put(&vec![b'y'; BYTES_LIMIT + 1], now);
+        assert_eq!(web.ask(1, now, size), None);
+        assert_eq!(
+            settled_look(&mut web, &view("y", "host"), now),
+            Checked::Seeded
+        );
+        assert_eq!(web.ask(1, now, size).unwrap().screen.trim_end(), "y");
     }
 
     #[test]
@@ -297,8 +444,9 @@ mod tests {
         let mut web = seeded(asked);
         assert!(!web.expired(asked + KEEP / 2));
         assert!(web.expired(asked + KEEP));
+        let mark = web.mark(asked + KEEP);
         assert_eq!(
-            web.look(&view("$ ", "host"), 0, true, asked + KEEP),
+            web.look(&view("$ ", "host"), 0, mark, asked + KEEP),
             Checked::Nothing
         );
         assert!(!web.followed() && web.mirror.is_none());

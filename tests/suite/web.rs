@@ -18,6 +18,9 @@ const WAIT: Duration = Duration::from_secs(30);
 /// Past this, a head the server should have cut off at 10 s was held.
 const HEAD_HELD: Duration = Duration::from_secs(20);
 
+/// The pause between two commands a person types.
+const TYPING_PAUSE: Duration = Duration::from_millis(150);
+
 /// What is typed shows on the stand-in agent's screen within this; what
 /// is not typed leaves no sign to wait for.
 const NOT_TYPED: Duration = Duration::from_millis(300);
@@ -324,6 +327,10 @@ fn a_shells_screen_the_watcher_keeps_brings_its_changes() {
             .count()
     };
     let mut change = |typed: &str, shows: &str| -> (Value, bool) {
+        // A person's pace: the watcher seeds a shell's screen only from a
+        // look at a pane that printed nothing for a moment (the web reads
+        // tmux until then), which commands typed back to back never give.
+        std::thread::sleep(TYPING_PAUSE);
         let before = captures();
         server.tmux(&["send-keys", "-t", "%0", typed, "Enter"]);
         let start = Instant::now();
@@ -337,7 +344,7 @@ fn a_shells_screen_the_watcher_keeps_brings_its_changes() {
             assert!(start.elapsed() < WAIT, "no frame with {shows}: {frame}");
         }
     };
-    // Kept from the look after the web first asked: a busy machine's look
+    // Kept from a look after the web first asked: a busy machine's look
     // may come after the next change or two.
     let mut uncaptured = 0;
     for n in 0..20 {
