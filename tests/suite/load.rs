@@ -81,6 +81,42 @@ fn entry_script_twice_leaves_one_set() {
     );
 }
 
+/// A reload that would set the hooks the last load set leaves them where
+/// they are (no rewrite into the other slot); an entry taken out by hand
+/// comes back at the next reload, and a listener added to config.toml
+/// brings its hooks with `taw config reload`.
+#[test]
+fn a_reload_with_the_same_hooks_leaves_them_and_mends_a_missing_one() {
+    let server = loaded_server();
+    run_entry_script(&server);
+    let once = taw_hook_lines(&server);
+    assert!(!once.is_empty());
+    let digest = server.tmux(&["show-options", "-gv", "@agent_wizard_hooks_set"]);
+    assert!(!digest.trim().is_empty());
+    run_entry_script(&server);
+    assert_eq!(
+        taw_hook_lines(&server),
+        once,
+        "the same hooks at the same indexes"
+    );
+
+    let gone = once[0].split_whitespace().next().unwrap().to_string();
+    server.tmux(&["set-hook", "-gu", &gone]);
+    assert_eq!(taw_hook_lines(&server).len(), once.len() - 1);
+    run_entry_script(&server);
+    let mended = taw_hook_lines(&server);
+    assert_eq!(mended.len(), once.len(), "{mended:?}");
+
+    server.write_config("[hooks]\n\"pane.created\" = \"true\"\n");
+    assert_eq!(server.taw(&["config", "reload"]).status, 0);
+    let heard = taw_hook_lines(&server);
+    assert!(heard.len() > once.len(), "{heard:?}");
+    assert_ne!(
+        server.tmux(&["show-options", "-gv", "@agent_wizard_hooks_set"]),
+        digest
+    );
+}
+
 #[test]
 fn unload_takes_everything_out_and_keeps_the_users() {
     let server = loaded_server();
