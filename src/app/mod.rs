@@ -16,7 +16,7 @@ use crate::envelope::TawError;
 use crate::exec::Program;
 use crate::list::keymap::Keymap;
 use crate::list::rows::{ClosedWorktree, Target};
-use crate::list::terminal::{self, Screen};
+use crate::list::terminal::{self, KeyGate, Screen};
 use crate::list::{Effect, List, runner};
 use crate::machine::protocol::{AppLine, FeedLine};
 use crate::machine::{self, Heard, Machine};
@@ -32,7 +32,6 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -621,7 +620,7 @@ fn here_client(snapshot: &Snapshot) -> Option<String> {
 /// Goes to a row: a far one through `taw machine attach`, one here by
 /// moving this client (inside tmux) or attaching (outside); back to the
 /// list when that ends. Some words for the person, when there are any.
-fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -> Option<String> {
+fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, keys: &KeyGate) -> Option<String> {
     let place = Place {
         machine: app.machine_name(index),
         id: id.to_string(),
@@ -656,12 +655,12 @@ fn go(tmux: &Tmux, app: &mut App, index: usize, id: &str, paused: &AtomicBool) -
             .args(["machine", "enter", id]),
     };
     app.list.clear_query();
-    paused.store(true, Ordering::Relaxed);
+    keys.hold();
     terminal::leave();
     let ran = program.limit(None).run_in_terminal();
     // A screen not taken back shows in the next frame's message, drawn anyway.
     let _ = terminal::enter();
-    paused.store(false, Ordering::Relaxed);
+    keys.release();
     match ran {
         Ok(status) if status.success() => None,
         Ok(status) => Some(format!(
@@ -703,8 +702,8 @@ struct Running {
     far: Vec<Machine>,
     jobs: Sender<Job>,
     tx: Sender<Msg>,
-    /// Set while an attach has the terminal: the key thread reads nothing.
-    paused: Arc<AtomicBool>,
+    /// Held while an attach has the terminal: the key thread reads nothing.
+    keys: Arc<KeyGate>,
     terminal: Screen,
     app: App,
     /// This machine's repositories' sessions, whose closed worktrees are
@@ -738,7 +737,7 @@ impl Running {
 
     /// Goes to `id` of machine `index`, and back to the list after.
     fn go_to(&mut self, index: usize, id: &str) {
-        self.app.list.message = go(&self.tmux, &mut self.app, index, id, &self.paused);
+        self.app.list.message = go(&self.tmux, &mut self.app, index, id, &self.keys);
         self.clear();
     }
 
@@ -954,8 +953,8 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         job_rx,
         tx.clone(),
     );
-    let paused = Arc::new(AtomicBool::new(false));
-    runner::spawn_keys(tx.clone(), Some(paused.clone()));
+    let keys = Arc::new(KeyGate::default());
+    runner::spawn_keys(tx.clone(), Some(keys.clone()));
     let Ok((taken, terminal)) = terminal::take() else {
         eprintln!("taw app: could not take the terminal");
         return 1;
@@ -977,7 +976,7 @@ pub(crate) fn run(tmux: Tmux, go_to: Option<String>) -> i32 {
         far: far_machines,
         jobs,
         tx,
-        paused,
+        keys,
         terminal,
         app,
         heads: Vec::new(),

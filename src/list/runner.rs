@@ -7,7 +7,6 @@
 use super::Effect;
 use super::terminal::{self, Input};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
 
@@ -64,12 +63,12 @@ fn carry_out_all<F: Front>(front: &mut F, effects: Vec<Effect>) -> bool {
 }
 
 /// Hands each key and resize of the terminal to `tx` (see
-/// [`terminal::spawn_keys`] for `paused`).
+/// [`terminal::spawn_keys`] for `gate`).
 pub(crate) fn spawn_keys<M: From<Input> + Send + 'static>(
     tx: Sender<M>,
-    paused: Option<Arc<AtomicBool>>,
+    gate: Option<Arc<terminal::KeyGate>>,
 ) {
-    terminal::spawn_keys(paused, move |input| tx.send(input.into()).is_ok());
+    terminal::spawn_keys(gate, move |input| tx.send(input.into()).is_ok());
 }
 
 /// What a front end asks its worker for. `Place` says where the picker's

@@ -7,8 +7,8 @@ use crossterm::execute;
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub(crate) type Screen = Terminal<CrosstermBackend<std::io::Stdout>>;
@@ -61,26 +61,62 @@ pub(crate) enum Input {
     Resize,
 }
 
+/// Lets a program have the terminal while the key thread reads on: while
+/// held, the thread reads nothing. A read of the terminal by both would
+/// take bytes from the program: tmux, whose read of its terminal then
+/// finds nothing, drops its client as lost (an attach that ended at once,
+/// when the outer terminal answered tmux's queries into the app's poll).
+#[derive(Default)]
+pub(crate) struct KeyGate {
+    held: AtomicBool,
+    /// Taken by the key thread through each poll and read of the terminal.
+    reading: Mutex<()>,
+}
+
+impl KeyGate {
+    /// Stops the key thread's reads, and waits until the one under way (a
+    /// poll of at most [`POLL`]) has ended.
+    pub(crate) fn hold(&self) {
+        self.held.store(true, Ordering::SeqCst);
+        // A thread that panicked left no read under way.
+        drop(self.reading.lock());
+    }
+
+    /// The key thread reads again.
+    pub(crate) fn release(&self) {
+        self.held.store(false, Ordering::SeqCst);
+    }
+
+    fn is_held(&self) -> bool {
+        self.held.load(Ordering::SeqCst)
+    }
+}
+
+/// How long the key thread waits on the terminal before it looks whether
+/// its gate is held: the most a [`KeyGate::hold`] waits.
+const POLL: Duration = Duration::from_millis(100);
+
 /// Reads the keys on a thread of its own, handing each to `send` until it
-/// says no one hears. With `paused`, nothing is read while it is set (a
+/// says no one hears. With a gate, nothing is read while it is held (a
 /// program run in the terminal has the keys): the thread then looks at it
-/// every 100 ms; without, it waits on the terminal alone.
+/// every [`POLL`]; without, it waits on the terminal alone.
 pub(crate) fn spawn_keys(
-    paused: Option<Arc<AtomicBool>>,
+    gate: Option<Arc<KeyGate>>,
     send: impl Fn(Input) -> bool + Send + 'static,
 ) {
     std::thread::spawn(move || {
         loop {
-            let event = match &paused {
+            let event = match &gate {
                 None => event::read(),
-                Some(paused) => {
-                    if paused.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(50));
+                Some(gate) => {
+                    if gate.is_held() {
+                        std::thread::sleep(Duration::from_millis(20));
                         continue;
                     }
-                    if !event::poll(Duration::from_millis(100)).unwrap_or(false)
-                        || paused.load(Ordering::Relaxed)
-                    {
+                    let _reading = gate.reading.lock();
+                    // Held between the look above and the lock: the holder
+                    // went on once it had the lock, and has the terminal.
+                    if gate.is_held() || !event::poll(POLL).unwrap_or(false) {
                         continue;
                     }
                     event::read()

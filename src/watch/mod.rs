@@ -84,6 +84,9 @@ const CHECK_EVERY: Duration = Duration::from_secs(30);
 const TELL_DIFFERENCE_EVERY: Duration = Duration::from_secs(60);
 /// How soon a look tmux did not answer is made again.
 const RETRY: Duration = Duration::from_secs(1);
+/// How many times in a row a look's option writes are tried before they
+/// are dropped (a failure that lasts is no passing load).
+const WRITE_TRIES: u32 = 5;
 /// How long a process-table reading is trusted while the job in front is
 /// the same.
 const JOB_CACHE: Duration = Duration::from_secs(5);
@@ -214,9 +217,11 @@ pub(crate) struct Watcher {
     state_seq: u64,
     /// Looks in a row that did not find the typed line.
     typed_misses: u32,
-    /// Option writes tmux did not take (it did not answer): written with
-    /// the next look's.
+    /// Option writes tmux did not take (it did not answer, or failed
+    /// while the pane stays): written with the next look's.
     unwritten: OptionWrites,
+    /// Writes in a row that failed: past [`WRITE_TRIES`] they are dropped.
+    failed_writes: u32,
     /// Who listens to events, from the config.
     listeners: Listeners,
     announcer: announce::Announcer,
@@ -285,6 +290,7 @@ impl Watcher {
             state_seq: 0,
             typed_misses: 0,
             unwritten: OptionWrites::default(),
+            failed_writes: 0,
             listeners,
             announcer: announce::Announcer::default(),
             described: None,
@@ -866,17 +872,34 @@ impl Watcher {
             self.writes += 1;
         }
         match pane::write_options(&self.tmux, self.pane, &writes) {
-            Err(error) if error.code == ErrorCode::Timeout => {
-                self.unwritten = writes;
-                let retry = now + RETRY.as_millis() as u64;
-                wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
-            }
             Ok(()) => {
+                self.failed_writes = 0;
                 if let Some(kept) = &mut self.kept {
                     kept.take_in(&writes);
                 }
             }
-            Err(_) => {}
+            Err(error) => match after_failed_write(&error, self.failed_writes) {
+                FailedWrite::Gone => {}
+                FailedWrite::Dropped => {
+                    self.failed_writes = 0;
+                    server::log(&format!(
+                        "pane %{}: a write dropped after {WRITE_TRIES} tries: {}",
+                        self.pane, error.message
+                    ));
+                }
+                FailedWrite::Again => {
+                    self.failed_writes += 1;
+                    if error.code != ErrorCode::Timeout {
+                        server::log(&format!(
+                            "pane %{}: a write failed, to be tried again: {}",
+                            self.pane, error.message
+                        ));
+                    }
+                    self.unwritten = writes;
+                    let retry = now + RETRY.as_millis() as u64;
+                    wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
+                }
+            },
         }
         // Told once the writes are in, so a listener reads the new state.
         // Nothing starts when nothing listens.
@@ -1277,6 +1300,29 @@ impl Watcher {
     }
 }
 
+/// What becomes of a look's option writes tmux did not take.
+#[derive(Debug, PartialEq, Eq)]
+enum FailedWrite {
+    /// The pane or its server went: its end comes, nothing to keep.
+    Gone,
+    /// Written with the next look, made soon: no more output may come to
+    /// make one. tmux did not answer in time, or its client failed while
+    /// the pane and server stay (a loaded machine).
+    Again,
+    /// A failure that lasted past [`WRITE_TRIES`]: no passing load.
+    Dropped,
+}
+
+fn after_failed_write(error: &TawError, failed_before: u32) -> FailedWrite {
+    if crate::tmux::is_pane_gone(error) || crate::tmux::is_server_gone(error) {
+        FailedWrite::Gone
+    } else if failed_before >= WRITE_TRIES {
+        FailedWrite::Dropped
+    } else {
+        FailedWrite::Again
+    }
+}
+
 fn status_of(state: RuleState) -> AgentStatus {
     match state {
         RuleState::Idle => AgentStatus::Idle,
@@ -1406,7 +1452,24 @@ fn web_row(view: &PaneView) -> (&str, &str, bool, bool) {
 
 #[cfg(test)]
 mod rows_tests {
-    use super::rows_to_read;
+    use super::{FailedWrite, WRITE_TRIES, after_failed_write, rows_to_read};
+    use crate::envelope::{ErrorCode, TawError};
+
+    #[test]
+    fn a_write_tmux_did_not_take_is_tried_again_until_it_lasts() {
+        let busy = TawError::tmux("tmux: fork failed");
+        assert_eq!(after_failed_write(&busy, 0), FailedWrite::Again);
+        let slow = TawError::new(ErrorCode::Timeout, "tmux did not answer");
+        assert_eq!(
+            after_failed_write(&slow, WRITE_TRIES - 1),
+            FailedWrite::Again
+        );
+        assert_eq!(after_failed_write(&slow, WRITE_TRIES), FailedWrite::Dropped);
+        let closed = TawError::tmux("can't find pane: %4");
+        assert_eq!(after_failed_write(&closed, 0), FailedWrite::Gone);
+        let ended = TawError::tmux("lost server");
+        assert_eq!(after_failed_write(&ended, 0), FailedWrite::Gone);
+    }
 
     #[test]
     fn rows_below_the_typed_line() {

@@ -188,9 +188,14 @@ fn an_agent_that_is_the_panes_own_process() {
     // names itself by its file name.
     let script = stand_in(&server, "claude", "printf 'pretend agent\\n'\nsleep 600\n");
     let pane = server.new_window("main", "agent", script.to_str().unwrap());
-    server.wait_for("claude to be found", Duration::from_secs(5), || {
-        server.display(&pane, "#{@agent_kind}") == "claude"
-    });
+    server.wait_for_or_say(
+        "claude to be found",
+        // Through ps (the suite's second run, beside the real agents), a
+        // look reads the process table with four ps runs.
+        Duration::from_secs(10),
+        || server.display(&pane, "#{@agent_kind}") == "claude",
+        || server.watch_log(),
+    );
     server.wait_for("its grace to end", Duration::from_secs(6), || {
         server.display(&pane, "#{@agent_state}") == "idle"
     });
