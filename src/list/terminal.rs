@@ -74,8 +74,9 @@ pub(crate) struct KeyGate {
 }
 
 impl KeyGate {
-    /// Stops the key thread's reads, and waits until the one under way (a
-    /// poll of at most [`POLL`]) has ended.
+    /// Stops the key thread's reads, and waits until the one under way has
+    /// ended: a poll of at most [`POLL`], or the rest of a key sequence
+    /// that arrived in part.
     pub(crate) fn hold(&self) {
         self.held.store(true, Ordering::SeqCst);
         // A thread that panicked left no read under way.
@@ -93,7 +94,7 @@ impl KeyGate {
 }
 
 /// How long the key thread waits on the terminal before it looks whether
-/// its gate is held: the most a [`KeyGate::hold`] waits.
+/// its gate is held.
 const POLL: Duration = Duration::from_millis(100);
 
 /// Reads the keys on a thread of its own, handing each to `send` until it

@@ -84,8 +84,8 @@ const CHECK_EVERY: Duration = Duration::from_secs(30);
 const TELL_DIFFERENCE_EVERY: Duration = Duration::from_secs(60);
 /// How soon a look tmux did not answer is made again.
 const RETRY: Duration = Duration::from_secs(1);
-/// How many times in a row a look's option writes are tried before they
-/// are dropped (a failure that lasts is no passing load).
+/// How many times in a row a look's option writes that fail (not by a
+/// timeout) are tried before they are dropped.
 const WRITE_TRIES: u32 = 5;
 /// How long a process-table reading is trusted while the job in front is
 /// the same.
@@ -724,7 +724,7 @@ impl Watcher {
         if front == Front::NoAgent && self.tracker.agent.is_none() && changes.is_empty() {
             forget_record_left(&view, now, &mut writes);
         }
-        self.write_and_tell(writes, now, wake_at)
+        self.write_and_tell(writes, wake_at)
     }
 
     /// The container the agent in front runs in, by this look's job.
@@ -859,14 +859,9 @@ impl Watcher {
     }
 
     /// Writes the look's options (kept for the next look when tmux does not
-    /// answer, which then comes soon), then tells what it saw. Returns when
+    /// take them, which then comes soon), then tells what it saw. Returns when
     /// to look again.
-    fn write_and_tell(
-        &mut self,
-        writes: OptionWrites,
-        now: u64,
-        wake_at: Option<u64>,
-    ) -> Option<u64> {
+    fn write_and_tell(&mut self, writes: OptionWrites, wake_at: Option<u64>) -> Option<u64> {
         let mut wake_at = wake_at;
         if !writes.is_empty() {
             self.writes += 1;
@@ -888,15 +883,16 @@ impl Watcher {
                     ));
                 }
                 FailedWrite::Again => {
-                    self.failed_writes += 1;
                     if error.code != ErrorCode::Timeout {
+                        self.failed_writes += 1;
                         server::log(&format!(
                             "pane %{}: a write failed, to be tried again: {}",
                             self.pane, error.message
                         ));
                     }
                     self.unwritten = writes;
-                    let retry = now + RETRY.as_millis() as u64;
+                    // From now: the write may have waited its whole limit.
+                    let retry = now_ms() + RETRY.as_millis() as u64;
                     wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
                 }
             },
@@ -1309,14 +1305,17 @@ enum FailedWrite {
     /// make one. tmux did not answer in time, or its client failed while
     /// the pane and server stay (a loaded machine).
     Again,
-    /// A failure that lasted past [`WRITE_TRIES`]: no passing load.
+    /// A failure other than a timeout, [`WRITE_TRIES`] times in a row
+    /// (looks' writes merged meanwhile): no passing load.
     Dropped,
 }
 
+/// `failed_before`: the failures in a row before this one. A timeout is
+/// always tried again (a stopped server answers once it runs on).
 fn after_failed_write(error: &TawError, failed_before: u32) -> FailedWrite {
     if crate::tmux::is_pane_gone(error) || crate::tmux::is_server_gone(error) {
         FailedWrite::Gone
-    } else if failed_before >= WRITE_TRIES {
+    } else if error.code != ErrorCode::Timeout && failed_before + 1 >= WRITE_TRIES {
         FailedWrite::Dropped
     } else {
         FailedWrite::Again
@@ -1459,12 +1458,21 @@ mod rows_tests {
     fn a_write_tmux_did_not_take_is_tried_again_until_it_lasts() {
         let busy = TawError::tmux("tmux: fork failed");
         assert_eq!(after_failed_write(&busy, 0), FailedWrite::Again);
-        let slow = TawError::new(ErrorCode::Timeout, "tmux did not answer");
         assert_eq!(
-            after_failed_write(&slow, WRITE_TRIES - 1),
+            after_failed_write(&busy, WRITE_TRIES - 2),
             FailedWrite::Again
         );
-        assert_eq!(after_failed_write(&slow, WRITE_TRIES), FailedWrite::Dropped);
+        // The last of WRITE_TRIES tries in all.
+        assert_eq!(
+            after_failed_write(&busy, WRITE_TRIES - 1),
+            FailedWrite::Dropped
+        );
+        // A stopped server's timeouts are waited out.
+        let slow = TawError::new(ErrorCode::Timeout, "tmux did not answer");
+        assert_eq!(
+            after_failed_write(&slow, WRITE_TRIES * 3),
+            FailedWrite::Again
+        );
         let closed = TawError::tmux("can't find pane: %4");
         assert_eq!(after_failed_write(&closed, 0), FailedWrite::Gone);
         let ended = TawError::tmux("lost server");
