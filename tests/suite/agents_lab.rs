@@ -82,7 +82,12 @@ fn lab_codex_states() {
     lab.server.write_config("[ui.toast]\ndelay_seconds = 0\n");
     let pane = lab.start_agent("codex", "agent");
 
-    lab.wait_state(&pane, "idle", SECONDS(40));
+    // On a loaded machine Codex's start can show work past the 3 s grace
+    // and read as a turn, done as nobody looks (docs/DETECTION.md, "The
+    // watcher's state machine"): seen in one clean run of ten. Up, either way.
+    lab.wait("codex up, idle (or done by its start)", SECONDS(40), || {
+        matches!(lab.state(&pane).as_str(), "idle" | "done")
+    });
     assert_eq!(lab.agent(&pane).0, "codex");
 
     // Counted from the line typed: a turn seen working late on a busy
