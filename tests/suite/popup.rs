@@ -735,3 +735,92 @@ fn a_sessions_row_shows_its_folders_branch() {
     })
     .result();
 }
+
+/// The popup's key has tmux list the panes an agent list shows (its
+/// first frame's rows): each agent, the active pane of a window holding
+/// one, and that of each session's window in front; no other. Its
+/// listing, expanded as the key expands it, against `list-panes -f` of
+/// that rule, over windows of each kind.
+#[test]
+fn the_keys_listing_holds_the_panes_an_agent_list_shows() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let split = |target: &str| {
+        server
+            .tmux(&["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target])
+            .trim()
+            .to_string()
+    };
+    // An agent the watcher records: a pane whose own process is `claude`.
+    let claude = server.stand_in("agent-bin", "claude", "sleep 600\n");
+    let agent_beside = |target: &str| {
+        let pane = server
+            .tmux(&[
+                "split-window",
+                "-d",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "-t",
+                target,
+                claude.to_str().unwrap(),
+            ])
+            .trim()
+            .to_string();
+        server.wait_for("the agent recorded", Duration::from_secs(10), || {
+            server.display(&pane, "#{@agent_kind}") == "claude"
+        });
+        pane
+    };
+    // main: its window in front, two panes, no agent.
+    split("main:0");
+    // work: in front a window of shells; behind it one with an agent in
+    // a pane not active, one with none, and one whose active pane is the
+    // agent.
+    server.tmux(&["new-session", "-d", "-s", "work"]);
+    split("work:0");
+    let holding = server.new_window("work", "holding", "sh");
+    split(&holding);
+    agent_beside(&holding);
+    let quiet = server.new_window("work", "quiet", "sh");
+    split(&quiet);
+    let own = server.new_window("work", "own", "sh");
+    let agent = agent_beside(&own);
+    server.tmux(&["select-pane", "-t", &agent]);
+    // The listing the key expands, printed instead of kept.
+    let binding = server.tmux(&["list-keys", "-T", "prefix", "a"]);
+    let set = "set-option -Fg @agent_wizard_listing ";
+    let start = binding.find(set).expect("the key's listing") + set.len();
+    let end = start
+        + binding[start..]
+            .find(" \\; ")
+            .expect("the key's next command");
+    let script = server.dir.path().join("listing.conf");
+    std::fs::write(
+        &script,
+        format!("display-message -p {}\n", &binding[start..end]),
+    )
+    .unwrap();
+    let listing = server.tmux(&["source-file", script.to_str().unwrap()]);
+    let mut listed: Vec<String> = listing
+        .split('\u{1e}')
+        .filter_map(|row| {
+            let fields: Vec<&str> = row.split('\u{1f}').collect();
+            // P, its nonce, then session, window and pane ids between nonces.
+            (fields.first() == Some(&"P")).then(|| fields[6].to_string())
+        })
+        .collect();
+    listed.sort();
+    let rule =
+        "#{||:#{@agent_kind},#{&&:#{pane_active},#{||:#{window_active},#{P:#{@agent_kind}}}}}";
+    let mut shown: Vec<String> = server
+        .tmux(&["list-panes", "-a", "-f", rule, "-F", "#{pane_id}"])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    shown.sort();
+    assert_eq!(listed, shown, "{listing:?}");
+    // An agent behind, the active pane beside it, the agent that is its
+    // window's active pane, and each session's pane in front.
+    assert_eq!(shown.len(), 5, "{shown:?}");
+}
