@@ -289,12 +289,17 @@ const UNLISTED: &[&str] = &[
 ];
 
 /// The panes an agent list shows (see [`Snapshot::read_listed_with`]), as
-/// a `list-panes -f` filter; `#{P:…}` runs over the pane's window's panes.
+/// a `list-panes -f` filter: an agent, or the active pane of a window in
+/// front or holding an agent. Written with tmux's conditionals, which
+/// expand only the branch taken (its `||` and `&&` expand both sides), so
+/// the loop over the window's panes (`#{P:…}`) runs for the active pane
+/// of a window behind alone, not for every pane: a quarter of tmux's time
+/// at 500 panes in windows of five.
 fn listed_filter() -> String {
     let kind = pane_opt::AGENT_KIND;
     let holds_agent = format!("#{{P:#{{{kind}}}}}");
-    let window_shown = format!("#{{||:#{{window_active}},{holds_agent}}}");
-    format!("#{{||:#{{{kind}}},#{{&&:#{{pane_active}},{window_shown}}}}}")
+    let window_shown = format!("#{{?window_active,1,{holds_agent}}}");
+    format!("#{{?#{{{kind}}},1,#{{?pane_active,{window_shown},}}}}")
 }
 
 /// The rows `row` of a window's panes an agent list shows, as
@@ -960,7 +965,7 @@ mod tests {
     fn the_listed_filter_reads_agents_and_the_active_panes_shown() {
         assert_eq!(
             listed_filter(),
-            "#{||:#{@agent_kind},#{&&:#{pane_active},#{||:#{window_active},#{P:#{@agent_kind}}}}}"
+            "#{?#{@agent_kind},1,#{?pane_active,#{?window_active,1,#{P:#{@agent_kind}}},}}"
         );
     }
 

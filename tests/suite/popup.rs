@@ -739,8 +739,9 @@ fn a_sessions_row_shows_its_folders_branch() {
 /// The popup's key has tmux list the panes an agent list shows (its
 /// first frame's rows): each agent, the active pane of a window holding
 /// one, and that of each session's window in front; no other. Its
-/// listing, expanded as the key expands it, against `list-panes -f` of
-/// that rule, over windows of each kind.
+/// listing, expanded as the key expands it, and the filter of the read
+/// without a listing, against `list-panes -f` of that rule written
+/// plainly, over windows of each kind.
 #[test]
 fn the_keys_listing_holds_the_panes_an_agent_list_shows() {
     let server = TmuxServer::start();
@@ -811,15 +812,24 @@ fn the_keys_listing_holds_the_panes_an_agent_list_shows() {
         })
         .collect();
     listed.sort();
-    let rule =
-        "#{||:#{@agent_kind},#{&&:#{pane_active},#{||:#{window_active},#{P:#{@agent_kind}}}}}";
-    let mut shown: Vec<String> = server
-        .tmux(&["list-panes", "-a", "-f", rule, "-F", "#{pane_id}"])
-        .lines()
-        .map(str::to_string)
-        .collect();
-    shown.sort();
+    let filtered = |filter: &str| {
+        let mut panes: Vec<String> = server
+            .tmux(&["list-panes", "-a", "-f", filter, "-F", "#{pane_id}"])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        panes.sort();
+        panes
+    };
+    let shown = filtered(
+        "#{||:#{@agent_kind},#{&&:#{pane_active},#{||:#{window_active},#{P:#{@agent_kind}}}}}",
+    );
     assert_eq!(listed, shown, "{listing:?}");
+    // The popup's read without a listing (`taw ui open`) filters with
+    // tmux's conditionals instead, the filter its unit test names
+    // (snapshot.rs, the_listed_filter_reads_agents_and_the_active_panes_shown).
+    let lazy = "#{?#{@agent_kind},1,#{?pane_active,#{?window_active,1,#{P:#{@agent_kind}}},}}";
+    assert_eq!(filtered(lazy), shown);
     // An agent behind, the active pane beside it, the agent that is its
     // window's active pane, and each session's pane in front.
     assert_eq!(shown.len(), 5, "{shown:?}");
