@@ -135,3 +135,35 @@ pub(crate) fn spawn_keys(
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::KeyGate;
+    use std::sync::Arc;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_hold_waits_for_the_read_under_way_and_stops_the_next() {
+        let gate = Arc::new(KeyGate::default());
+        let (started, reading) = mpsc::channel();
+        let reader = {
+            let gate = gate.clone();
+            // A read under way, as the key thread holds the lock through it.
+            std::thread::spawn(move || {
+                let _reading = gate.reading.lock();
+                started.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(150));
+            })
+        };
+        reading.recv().unwrap();
+        let asked = Instant::now();
+        gate.hold();
+        assert!(asked.elapsed() >= Duration::from_millis(100));
+        // The key thread's next look, under the lock, finds it held.
+        assert!(gate.is_held());
+        reader.join().unwrap();
+        gate.release();
+        assert!(!gate.is_held());
+    }
+}
