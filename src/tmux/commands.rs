@@ -359,21 +359,20 @@ pub(crate) fn run_tmux_command(command: &str) -> String {
 /// environment as it starts), then `name` out of that session again when
 /// the popup closes (tmux holds the key's commands until then; the popup
 /// takes it out sooner, [`unset_session_environment`]). A value of `limit`
-/// bytes or more (an exec refuses a variable over 128 KiB) leaves `name`
-/// empty: tmux measures it in a scratch option first.
+/// bytes or more (an exec refuses a variable over 128 KiB) is taken out
+/// before the popup starts: tmux measures it where it is (a format finds
+/// the session's variables). No option is set on the way: tmux redraws
+/// every client after any `set-option`, a status line's formats and all,
+/// which costs more than the listing itself on a large server.
 pub(crate) fn with_expanded_environment(
     name: &str,
     format: &str,
     limit: usize,
     popup: &str,
 ) -> String {
-    let scratch = super::options::bookkeeping::LISTING;
-    let bounded = format!("#{{?#{{e|<:#{{n:{scratch}}},{limit}}},#{{{scratch}}},}}");
-    let before = command_string(&[
-        Cmd::new("set-option").args(["-g", "-F", "--", scratch, format]),
-        Cmd::new("set-environment").args(["-F", "--", name, &bounded]),
-        unset_global_option(scratch),
-    ]);
+    let set = command_string(&[Cmd::new("set-environment").args(["-F", "--", name, format])]);
+    let unset = command_string(&[Cmd::new("set-environment").args(["-u", "--", name])]);
+    let bounded = format!("#{{?#{{e|<:#{{n:{name}}},{limit}}},,{unset} ; }}");
     // The session as it was when the key was pressed: the popup may take
     // the client elsewhere. `#{q:}` keeps its `$` from tmux's parser.
     let after = format!(
@@ -381,8 +380,8 @@ pub(crate) fn with_expanded_environment(
         quote_for_tmux(name)
     );
     format!(
-        "{before} ; {}",
-        run_tmux_command(&format!("{popup} ; {after}"))
+        "{set} ; {}",
+        run_tmux_command(&format!("{bounded}{popup} ; {after}"))
     )
 }
 

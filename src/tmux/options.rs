@@ -321,9 +321,6 @@ pub(crate) mod bookkeeping {
     /// The stop on another machine the walk's next took the person to,
     /// for the attach's end to tell the app.
     pub(crate) const HOP: &str = "@agent_wizard_hop";
-    /// The popup's listing while its key runs: set and unset in the same
-    /// key press ([`crate::tmux::commands::with_expanded_environment`]).
-    pub(crate) const LISTING: &str = "@agent_wizard_listing";
     /// The taw version and binary that loaded the plugin.
     pub(crate) const LOADED: &str = "@agent_wizard_loaded";
     /// The plugin options taw gave a default, a name a line.

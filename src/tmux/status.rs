@@ -59,25 +59,42 @@ pub(crate) fn window_mark_format() -> String {
     format
 }
 
-/// An `x` for each pane of the server in `state`: `#{n:...}` counts them.
-/// A window in several sessions (a grouped session, a linked window) is
-/// counted in the first of them only (`window_linked_sessions_list`'s
-/// first name), so each pane counts once.
-fn count(state: &str) -> String {
+/// Every pane's state between dots (`.working.`, `..` for a pane with
+/// none), each pane once: a window in several sessions (a grouped session,
+/// a linked window) only in the first of them
+/// (`window_linked_sessions_list`'s first name). That list is built only
+/// where a window can be shared, as tmux builds it anew each time.
+fn every_pane_state() -> String {
+    let state = format!("#{{P:.#{{{AGENT_STATE}}}.}}");
     let first = "#{==:#{session_name},#{s/,.*//:window_linked_sessions_list}}";
-    let pane = format!("#{{?#{{==:#{{{AGENT_STATE}}},{state}}},x,}}");
-    format!("#{{n:#{{S:#{{W:#{{?{first},#{{P:{pane}}},}}}}}}}}")
+    let once = format!("#{{?{first},{state},}}");
+    format!("#{{S:#{{?session_grouped,#{{W:{once}}},#{{W:#{{?window_linked,{once},{state}}}}}}}}}")
+}
+
+/// How many panes of the server are in `state`: each `.state.` made a `!`,
+/// the rest dropped, the length taken. One format per pane (each `#{}`
+/// tmux expands costs it about a microsecond; a pane's comparison took
+/// three), the counting done by two substitutions over the whole string.
+fn count(state: &str) -> String {
+    let states = every_pane_state();
+    // A `!` a state holds (none of taw's) made something else first.
+    let marked = format!("#{{s/\\.{state}\\./!/:#{{s/!/?/:{states}}}}}");
+    format!("#{{n:#{{s/[^!]//:{marked}}}}}")
 }
 
 /// The summary: needs you, working, done; nothing when no agent is in one.
+/// tmux expands it at every status redraw (a title an agent changes, a
+/// key table, any option set), so each count is expanded once: its
+/// number put in its badge by a substitution, a 0 taken out by another
+/// (a conditional on the count would loop over the server twice).
 pub(crate) fn summary_format() -> String {
     let mut format = String::new();
     let mark = |state: &str| MARKS.iter().find(|m| m.0 == state).copied();
     for (state, colour, mark) in ["blocked", "working", "done"].into_iter().filter_map(mark) {
-        let n = count(state);
+        let shown = badge(colour, &format!("{mark}\\1"));
         format.push_str(&format!(
-            "#{{?{n},{} ,}}",
-            badge(colour, &format!("{mark}{n}"))
+            "#{{s/^0$//:#{{s/^([1-9][0-9]*)$/{shown} /:{}}}}}",
+            count(state)
         ));
     }
     format
@@ -170,6 +187,18 @@ mod tests {
             // A bare comma inside a style would split a conditional.
             assert!(!format.contains("#[fg=red,"), "{format}");
         }
+    }
+
+    #[test]
+    fn the_summary_loops_over_the_server_once_a_count() {
+        let summary = summary_format();
+        // Three counts, each one loop over the sessions, no conditional
+        // that would expand a count twice.
+        assert_eq!(summary.matches("#{S:").count(), 3, "{summary}");
+        assert!(!summary.contains("#{?#{n:"), "{summary}");
+        // A pane is one format inside the loop: its state between dots.
+        assert!(summary.contains("#{P:.#{@agent_state}.}"), "{summary}");
+        assert!(summary.contains("#{s/\\.blocked\\./!/:"), "{summary}");
     }
 
     #[test]

@@ -227,9 +227,19 @@ mod tests {
         let key = key_command(&callback, "3.3a");
         // The listing into the environment, the popup, the listing out.
         let (before, rest) = key.split_once(" ; run-shell -C ").expect(&key);
-        assert!(before.starts_with("\"set-option\" \"-g\" \"-F\""), "{key}");
-        assert!(before.contains(LISTING_VAR), "{key}");
-        assert!(rest.starts_with("\"display-popup -E -B -w #{?"), "{key}");
+        assert!(
+            before.starts_with(&format!(
+                "\"set-environment\" \"-F\" \"--\" \"{LISTING_VAR}\" "
+            )),
+            "{key}"
+        );
+        // No option set: tmux would redraw every client for it.
+        assert!(!before.contains("set-option"), "{key}");
+        // Too long a listing out before the popup starts.
+        let bounded = format!(
+            "\"#{{?#{{e|<:#{{n:{LISTING_VAR}}},{LISTING_LIMIT}}},,\\\"set-environment\\\" \\\"-u\\\" \\\"--\\\" \\\"{LISTING_VAR}\\\" ; }}display-popup -E -B -w #{{?"
+        );
+        assert!(rest.starts_with(&bounded), "{key}");
         assert!(
             rest.ends_with(&format!(
                 " ; set-environment -u -t #{{q:session_id}} -- \\\"{LISTING_VAR}\\\"\""
