@@ -22,6 +22,9 @@ spinner every 100 ms. Rows:
   web frame   a screen change to the WebSocket frame that shows it, against
               the same change to tmux's %output;
   idle CPU    the watcher's CPU over 10 s with every pane quiet.
+  status      tmux's time to expand the status line once (what each redraw
+              costs it: an agent's title, a key table, any option set),
+              taw loaded against the same server before the load.
 """
 import os
 import random
@@ -39,7 +42,7 @@ sizes = [int(n) for n in sys.argv[5:]] or [50, 200, 500]
 AGENTS = 20
 CHANGES = int(os.environ.get("SCALE_CHANGES", "30"))
 # SCALE_ROWS="web popup" runs only those rows (the load always runs).
-ROWS = os.environ.get("SCALE_ROWS", "memory cpu pane-get latency web popup idle").split()
+ROWS = os.environ.get("SCALE_ROWS", "memory cpu pane-get latency web popup idle status").split()
 hz = os.sysconf("SC_CLK_TCK")
 
 
@@ -327,6 +330,24 @@ def web_frame(server, agents):
     return frames, floor
 
 
+def status_expansion(server):
+    """tmux's time for one expansion of the status line's format, as a
+    redraw expands it: 20 in one source-file, less 20 that expand nothing,
+    the median of 7 such pairs."""
+    script = f"{work}/status-{server.name}.conf"
+    spent = []
+    for _ in range(7):
+        pair = []
+        for fmt in ("#{T:status-format[0]}", "x"):
+            with open(script, "w") as out:
+                out.write(f'display-message -p "{fmt}"\n' * 20)
+            started = ms()
+            server.run("source-file", script)
+            pair.append(ms() - started)
+        spent.append((pair[0] - pair[1]) / 20)
+    return statistics.median(spent)
+
+
 def one_size(size):
     server = make(size)
     socket_path = server.run("display-message", "-p", "#{socket_path}").strip()
@@ -335,6 +356,8 @@ def one_size(size):
     time.sleep(2)
     row = {}
     row["run-shell true"] = timed(server.base + ["run-shell", "true"])
+    if "status" in ROWS:
+        row["status alone"] = status_expansion(server)
     started = ms()
     server.run("run-shell", entry)
     row["load"] = ms() - started
@@ -355,6 +378,8 @@ def one_size(size):
         row["web frame"], row["web floor"] = web_frame(server, agents)
     if "popup" in ROWS:
         row["popup"], row["bare popup"], row["popup listed"] = popup(server, socket_path)
+    if "status" in ROWS:
+        row["status"] = status_expansion(server)
     if "idle" in ROWS:
         idle(row, server, agents, watcher)
     if "cpu" in ROWS:
@@ -437,6 +462,9 @@ def report(size, row):
     if "popup" in row:
         print(f"popup first frame after its key: {row['popup']:.0f} ms; floor a bare display-popup"
               f" {row['bare popup']:.0f} ms (first frames from the key's listing: {row['popup listed']})")
+    if "status" in row:
+        print(f"status line, one expansion (each redraw): {row['status']:.1f} ms of tmux's time;"
+              f" floor the same server before the load {row['status alone']:.1f} ms")
     if "idle CPU ms/s" in row:
         print(f"idle CPU of the watcher: {row['idle CPU ms/s']:.1f} ms a second")
     sys.stdout.flush()
