@@ -377,6 +377,14 @@ fn plan_defaults(
             defaults_set.push(option.name.to_string());
         } else if recorded.contains(option.name) && state.value(option.name) == default {
             defaults_set.push(option.name.to_string());
+        } else if recorded.contains(option.name)
+            && status::former_defaults(option)
+                .iter()
+                .any(|former| state.value(option.name) == former)
+        {
+            // taw's own default of an earlier release, never changed since.
+            cmds.push(cmd::set_global_option(option.name, &default));
+            defaults_set.push(option.name.to_string());
         }
     }
     cmds.push(cmd::set_global_option(
@@ -961,6 +969,40 @@ mod tests {
         assert!(!lines.iter().any(|l| l.contains("-gu -- @agent-wizard-key")));
         assert!(!lines.iter().any(|l| l.contains("HERDR_PANE_ID")));
         assert!(lines.contains(&"set-option -gu -- @agent_wizard_defaults_set".to_string()));
+    }
+
+    #[test]
+    fn an_earlier_default_of_taws_gives_way_to_todays_and_a_persons_stays() {
+        let summary = PLUGIN_OPTIONS
+            .iter()
+            .find(|o| o.name == options::SUMMARY)
+            .unwrap();
+        let former = status::former_defaults(summary);
+        assert_eq!(former.len(), 1);
+        assert_ne!(former[0], status::default_of(summary));
+        let loaded_with = |value: &str, recorded: bool| {
+            let mut state = ServerState::default();
+            state.set_options.insert(options::SUMMARY.into());
+            state.values.insert(options::SUMMARY.into(), value.into());
+            if recorded {
+                state.set_options.insert(bookkeeping::DEFAULTS_SET.into());
+                state
+                    .values
+                    .insert(bookkeeping::DEFAULTS_SET.into(), options::SUMMARY.into());
+            }
+            let (plan, report) = plan_load(&state, &desired());
+            let set = words(&plan.cmds)
+                .into_iter()
+                .any(|l| l.starts_with(&format!("set-option -g -- {} ", options::SUMMARY)));
+            (
+                set,
+                report.defaults_set.contains(&options::SUMMARY.to_string()),
+            )
+        };
+        assert_eq!(loaded_with(&former[0], true), (true, true));
+        // The same text a person set (not recorded as taw's) is theirs.
+        assert_eq!(loaded_with(&former[0], false), (false, false));
+        assert_eq!(loaded_with("mine", true), (false, false));
     }
 
     #[test]

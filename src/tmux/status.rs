@@ -74,7 +74,7 @@ fn every_pane_state() -> String {
 /// How many panes of the server are in `state`: each `.state.` made a `!`,
 /// the rest dropped, the length taken. One format per pane (each `#{}`
 /// tmux expands costs it about a microsecond; a pane's comparison took
-/// three), the counting done by two substitutions over the whole string.
+/// three), the counting done by substitutions over the whole string.
 fn count(state: &str) -> String {
     let states = every_pane_state();
     // A `!` a state holds (none of taw's) made something else first.
@@ -98,6 +98,36 @@ pub(crate) fn summary_format() -> String {
         ));
     }
     format
+}
+
+/// The summary as taw built it until 2026-12-07: each count a conditional
+/// that looped over the server twice, three formats a pane. A load that
+/// finds it in place as taw's default puts today's there
+/// ([`former_defaults`]).
+fn summary_counting_twice() -> String {
+    let first = "#{==:#{session_name},#{s/,.*//:window_linked_sessions_list}}";
+    let mut format = String::new();
+    let mark = |state: &str| MARKS.iter().find(|m| m.0 == state).copied();
+    for (state, colour, mark) in ["blocked", "working", "done"].into_iter().filter_map(mark) {
+        let pane = format!("#{{?#{{==:#{{{AGENT_STATE}}},{state}}},x,}}");
+        let n = format!("#{{n:#{{S:#{{W:#{{?{first},#{{P:{pane}}},}}}}}}}}");
+        format.push_str(&format!(
+            "#{{?{n},{} ,}}",
+            badge(colour, &format!("{mark}{n}"))
+        ));
+    }
+    format
+}
+
+/// What taw's default for `option` was before the present one: a value a
+/// load finds recorded as taw's and equal to one of these is taw's still,
+/// and gets today's (an upgrade's cheaper summary reaches a server that
+/// stays up).
+pub(crate) fn former_defaults(option: &PluginOption) -> Vec<String> {
+    match (option.name, option.default) {
+        (SUMMARY, BUILT_FORMAT) => vec![summary_counting_twice()],
+        _ => Vec::new(),
+    }
 }
 
 /// What the load puts into a format option. The window's mark has its
