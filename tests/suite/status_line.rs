@@ -42,6 +42,37 @@ fn the_summary_counts_each_pane_once() {
     assert!(summary.contains("▲2"), "{summary}");
 }
 
+/// The summary's counts are numbers past nine, only of the states taw
+/// writes, spelled exactly; a state no pane is in shows nothing.
+#[test]
+fn the_summary_counts_past_nine_and_only_exact_states() {
+    let server = loaded();
+    for _ in 0..10 {
+        server.tmux(&["split-window", "-d", "-t", "main:second"]);
+        server.tmux(&["select-layout", "-t", "main:second", "tiled"]);
+    }
+    server.wait_for("the watchers", Duration::from_secs(10), || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{@agent_wizard_watcher}"])
+            .lines()
+            .all(|line| !line.is_empty())
+    });
+    let panes = server.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+    let panes: Vec<&str> = panes.lines().collect();
+    assert_eq!(panes.len(), 13);
+    for pane in &panes[..11] {
+        set_state(&server, pane, "working");
+    }
+    // Near misses: a `!` (what the count marks with) and a longer word.
+    set_state(&server, panes[11], "work!ing");
+    set_state(&server, panes[12], "workingdone");
+    let summary = server.display("main:", "#{E:@agent-wizard-summary}");
+    assert_eq!(
+        summary,
+        "#[fg=yellow]#[bg=black]●11#[fg=default]#[bg=default] "
+    );
+}
+
 #[test]
 fn marks_and_summary_are_drawn() {
     let server = loaded();
