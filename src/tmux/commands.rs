@@ -372,6 +372,8 @@ pub(crate) fn with_expanded_environment(
 ) -> String {
     let set = command_string(&[Cmd::new("set-environment").args(["-F", "--", name, format])]);
     let unset = command_string(&[Cmd::new("set-environment").args(["-u", "--", name])]);
+    // `name` is taw's own variable name, a format key as it stands.
+    debug_assert!(name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'));
     let bounded = format!("#{{?#{{e|<:#{{n:{name}}},{limit}}},,{unset} ; }}");
     // The session as it was when the key was pressed: the popup may take
     // the client elsewhere. `#{q:}` keeps its `$` from tmux's parser.
