@@ -43,9 +43,12 @@ pub(crate) struct Unloaded {
 
 answers!(Loaded => "tmux_loaded", Unloaded => "tmux_unloaded");
 
-/// How long a load waits for the watcher to pipe the panes: a server of
-/// many panes has the rest piped right after, while the load is done.
-const ATTACH_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+/// How long the watcher goes on starting batches of pipes before it
+/// answers a load (a batch under way ends first: a server of 50 panes or
+/// fewer is always piped whole). A server of more has the rest piped right
+/// after, while the load is done: at 500 panes a batch takes tmux about
+/// 100 ms, and tmux's `run-shell` of the plugin holds the config's load.
+const ATTACH_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Puts the plugin into the server: every option checked first, then one
 /// tmux call and the key bindings, then a watcher on every pane.
