@@ -725,14 +725,18 @@ impl Serving {
     /// with no pipe, those whose pipe's watcher is not this one (it ended:
     /// its pipes are dead ends), and with `restart` those of another taw
     /// version. Someone else's pipe is left alone. With a `budget`, what is
-    /// left once it is spent is said pending, and piped by the loop next.
+    /// left once it is spent is said pending, and piped by the loop next;
+    /// the first batch is piped whatever the budget, so a server of one
+    /// batch's panes is always piped whole when the answer comes.
     fn attach(&mut self, restart: bool, budget: Option<Duration>) -> Result<Attached> {
         let deadline = budget.map(|budget| Instant::now() + budget);
         let mut result = Attached::default();
         let planned = self.plan(restart, &mut result)?;
         self.queue.extend(planned);
-        while !self.queue.is_empty() && deadline.is_none_or(|at| Instant::now() < at) {
+        let mut batches = 0;
+        while !self.queue.is_empty() && another_batch(batches, deadline, Instant::now()) {
             self.pipe_some(&mut result)?;
+            batches += 1;
         }
         result.pending = self.queue.iter().map(|p| format!("%{}", p.id)).collect();
         Ok(result)
@@ -955,6 +959,12 @@ fn relay_words(path: &Path) -> Vec<ShellWord> {
 
 /// Makes a FIFO at `path` (one left there is replaced) and opens it for
 /// reading without waiting for a writer.
+/// Whether an attach pipes one more batch before it answers: the first
+/// always, the others while its deadline (a load's budget) is not past.
+fn another_batch(piped: u32, deadline: Option<Instant>, now: Instant) -> bool {
+    piped == 0 || deadline.is_none_or(|at| now < at)
+}
+
 fn make_fifo(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     let _ = std::fs::remove_file(path);
@@ -972,6 +982,18 @@ fn make_fifo(path: &Path) -> std::io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_attach_pipes_its_first_batch_whatever_its_budget() {
+        let now = Instant::now();
+        let past = Some(now - Duration::from_millis(1));
+        let ahead = Some(now + Duration::from_millis(50));
+        assert!(another_batch(0, past, now));
+        assert!(!another_batch(1, past, now));
+        assert!(another_batch(3, ahead, now));
+        // No budget (a hook's attach): every batch.
+        assert!(another_batch(9, None, now));
+    }
 
     #[test]
     fn asks_and_answers_read_back() {
