@@ -45,8 +45,17 @@ fn window_states() -> String {
     format!("#{{P:#{{{AGENT_STATE}}} }}")
 }
 
-/// The window mark: the most urgent state among the window's panes.
+/// The window mark: the most urgent state among the window's panes. A
+/// window whose panes hold no state at all (most windows) is asked once,
+/// not once a state: tmux expands the mark twice a window at every
+/// redraw of the window list.
 pub(crate) fn window_mark_format() -> String {
+    format!("#{{?#{{P:#{{{AGENT_STATE}}}}},{},}}", most_urgent_mark())
+}
+
+/// The chain of the window's states, most urgent first: the window mark
+/// as taw built it until 2026-12-07.
+fn most_urgent_mark() -> String {
     let states = window_states();
     let mut format = String::new();
     for (state, colour, mark) in MARKS {
@@ -126,6 +135,7 @@ fn summary_counting_twice() -> String {
 pub(crate) fn former_defaults(option: &PluginOption) -> Vec<String> {
     match (option.name, option.default) {
         (SUMMARY, BUILT_FORMAT) => vec![summary_counting_twice()],
+        (WINDOW_MARK, BUILT_FORMAT) => vec![most_urgent_mark()],
         _ => Vec::new(),
     }
 }
@@ -217,6 +227,18 @@ mod tests {
             // A bare comma inside a style would split a conditional.
             assert!(!format.contains("#[fg=red,"), "{format}");
         }
+    }
+
+    #[test]
+    fn a_window_whose_panes_hold_no_state_is_asked_once() {
+        let mark = window_mark_format();
+        assert!(mark.starts_with("#{?#{P:#{@agent_state}},"), "{mark}");
+        assert!(mark.contains(&most_urgent_mark()), "{mark}");
+        let option = crate::tmux::options::PLUGIN_OPTIONS
+            .iter()
+            .find(|o| o.name == WINDOW_MARK)
+            .unwrap();
+        assert_eq!(former_defaults(option), vec![most_urgent_mark()]);
     }
 
     #[test]
