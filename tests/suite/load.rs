@@ -569,6 +569,33 @@ fn a_server_of_many_panes_loads_and_unloads_whole() {
     assert!(left.lines().all(|line| line == "0"), "{left}");
 }
 
+/// A load answers once the watcher has piped its first batch (50 panes)
+/// whatever its time: a server of that many panes or fewer is watched
+/// whole when the load ends; of more, each pane is piped or said pending.
+#[test]
+fn a_load_answers_with_its_first_batch_piped_and_the_rest_pending() {
+    let server = TmuxServer::start();
+    let piped = |answer: &serde_json::Value, field: &str| -> usize {
+        answer["watchers"][field]
+            .as_array()
+            .map_or(0, |panes| panes.len())
+    };
+    for n in 1..50 {
+        server.tmux(&["new-window", "-d", "-t", "main:", "-n", &format!("w{n}")]);
+    }
+    let answer = server.load_plugin();
+    assert_eq!(piped(&answer, "attached"), 50, "{answer}");
+    assert_eq!(piped(&answer, "pending"), 0, "{answer}");
+    server.taw(&["tmux", "unload"]).result();
+    for n in 50..80 {
+        server.tmux(&["new-window", "-d", "-t", "main:", "-n", &format!("w{n}")]);
+    }
+    let answer = server.load_plugin();
+    let (attached, pending) = (piped(&answer, "attached"), piped(&answer, "pending"));
+    assert!(attached >= 50, "{answer}");
+    assert_eq!(attached + pending, 80, "{answer}");
+}
+
 /// What a new pane's login shell (`sh -l`, as tmux starts it) finds for
 /// `taw`, and what it answers: Debian's /etc/profile sets PATH anew.
 fn login_shell_finds(server: &TmuxServer) -> String {

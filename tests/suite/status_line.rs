@@ -73,6 +73,46 @@ fn the_summary_counts_past_nine_and_only_exact_states() {
     );
 }
 
+/// A reload puts today's default in place of an earlier release's that
+/// taw filled in and nobody changed; the same text a person set stays.
+/// (The window mark before 2026-12-07 was today's without its first
+/// question.)
+#[test]
+fn a_reload_replaces_an_earlier_default_of_taws_not_a_persons() {
+    let server = loaded();
+    let load = || {
+        server
+            .taw(&["tmux", "load", "--bin", &taw_bin().display().to_string()])
+            .result()
+    };
+    let mark = || server.tmux(&["show-option", "-gv", "@agent-wizard-window-mark"]);
+    let today = mark().trim_end_matches('\n').to_string();
+    let gate = "#{?#{P:#{@agent_state}},";
+    let earlier = today
+        .strip_prefix(gate)
+        .and_then(|rest| rest.strip_suffix(",}"))
+        .expect("today's mark asks first")
+        .to_string();
+    server.tmux(&["set-option", "-g", "@agent-wizard-window-mark", &earlier]);
+    load();
+    assert_eq!(mark().trim_end_matches('\n'), today);
+    // Not recorded as taw's: a person's.
+    let recorded = server.tmux(&["show-option", "-gv", "@agent_wizard_defaults_set"]);
+    let without: Vec<&str> = recorded
+        .lines()
+        .filter(|name| *name != "@agent-wizard-window-mark")
+        .collect();
+    server.tmux(&["set-option", "-g", "@agent-wizard-window-mark", &earlier]);
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent_wizard_defaults_set",
+        &without.join("\n"),
+    ]);
+    load();
+    assert_eq!(mark().trim_end_matches('\n'), earlier);
+}
+
 #[test]
 fn marks_and_summary_are_drawn() {
     let server = loaded();
