@@ -594,6 +594,19 @@ fn a_load_answers_with_its_first_batch_piped_and_the_rest_pending() {
     let (attached, pending) = (piped(&answer, "attached"), piped(&answer, "pending"));
     assert!(attached >= 50, "{answer}");
     assert_eq!(attached + pending, 80, "{answer}");
+    // The panes said pending are piped right after, by the same watcher.
+    server.wait_for("every pane piped", Duration::from_secs(20), || {
+        server
+            .tmux(&["list-panes", "-a", "-F", "#{pane_pipe}"])
+            .lines()
+            .all(|pipe| pipe == "1")
+    });
+    let watchers = server.tmux(&["list-panes", "-a", "-F", "#{@agent_wizard_watcher}"]);
+    let pids: std::collections::BTreeSet<_> = watchers
+        .lines()
+        .map(|announced| announced.split(' ').nth(1).unwrap_or(announced))
+        .collect();
+    assert_eq!(pids.len(), 1, "{watchers}");
 }
 
 /// What a new pane's login shell (`sh -l`, as tmux starts it) finds for
