@@ -258,11 +258,15 @@ impl Program {
             (None, None) => child.wait().map_err(Failure::Io)?,
             (None, Some((limit, deadline))) => {
                 let left = deadline.saturating_duration_since(Instant::now());
-                match child.wait_timeout(left).map_err(Failure::Io)? {
-                    Some(status) => status,
-                    None => {
+                match child.wait_timeout(left) {
+                    Ok(Some(status)) => status,
+                    Ok(None) => {
                         stop(&mut child);
                         return Err(Failure::TimedOut(limit));
+                    }
+                    Err(error) => {
+                        stop(&mut child);
+                        return Err(Failure::Io(error));
                     }
                 }
             }
@@ -288,7 +292,8 @@ impl Program {
         let limit = self.limit;
         Ok(Detached(std::thread::spawn(move || match limit {
             Some(limit) => {
-                if let Ok(None) = child.wait_timeout(limit) {
+                // Past its limit, or a wait that failed: stopped and reaped.
+                if !matches!(child.wait_timeout(limit), Ok(Some(_))) {
                     stop(&mut child);
                 }
             }
@@ -345,14 +350,24 @@ impl Program {
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
         let (tell, said) = std::sync::mpsc::channel();
-        if let Some(mut stderr) = stderr {
+        if let Some(stderr) = stderr {
             std::thread::spawn(move || {
                 use std::io::Read;
-                let mut bytes = Vec::new();
-                // What was read before a failed read is what it said.
-                let _ = stderr.read_to_end(&mut bytes);
+                // Its last words only, kept as they come: a feed can run
+                // for days and say a lot on stderr.
+                let mut tail = Stream::new(stderr.into(), Sink::Tail(STREAMING_SAID + 1));
+                let mut chunk = [0u8; 16 * 1024];
+                loop {
+                    match tail.pipe.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(n) => tail.keep(&chunk[..n]),
+                        Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                        // What was read before a failed read is what it said.
+                        Err(_) => break,
+                    }
+                }
                 // Nobody asks when the program was dropped unfinished.
-                let _ = tell.send(tail_text(&bytes, 4096));
+                let _ = tell.send(tail_text(&tail.kept, STREAMING_SAID));
             });
         }
         Ok(Streaming {
@@ -442,15 +457,25 @@ fn stop(child: &mut Child) {
 /// earlier output was cut when there was more.
 pub(crate) fn tail_text(bytes: &[u8], limit: usize) -> String {
     if bytes.len() > limit {
+        let cut = bytes.len() - limit;
+        // Not in the middle of a character: from the next one (UTF-8's
+        // continuation bytes are 10xxxxxx, at most three of them).
+        let start = (cut..bytes.len())
+            .take(4)
+            .find(|&i| bytes[i] & 0xC0 != 0x80)
+            .unwrap_or(cut);
         format!(
             "(earlier output cut; the last {} KiB follow)\n{}",
             limit / 1024,
-            String::from_utf8_lossy(&bytes[bytes.len() - limit..])
+            String::from_utf8_lossy(&bytes[start..])
         )
     } else {
         String::from_utf8_lossy(bytes).into_owned()
     }
 }
+
+/// How much of a streaming program's stderr is kept for its last words.
+const STREAMING_SAID: usize = 4096;
 
 /// How often, while a program's output pipes stay open, taw looks whether
 /// the program itself has ended (a background child it left may hold
@@ -493,21 +518,24 @@ impl Stream {
         }
     }
 
+    /// Keeps what came, or its tail.
+    fn keep(&mut self, bytes: &[u8]) {
+        self.kept.extend_from_slice(bytes);
+        if let Sink::Tail(limit) = self.sink
+            && self.kept.len() > limit
+        {
+            let excess = self.kept.len() - limit;
+            self.kept.drain(..excess);
+        }
+    }
+
     /// Reads what is there; the pipe said it is readable, so this does not
     /// block.
     fn read_some(&mut self) {
         let mut chunk = [0u8; 16 * 1024];
         match self.pipe.read(&mut chunk) {
             Ok(0) => self.open = false,
-            Ok(n) => {
-                self.kept.extend_from_slice(&chunk[..n]);
-                if let Sink::Tail(limit) = self.sink
-                    && self.kept.len() > limit
-                {
-                    let excess = self.kept.len() - limit;
-                    self.kept.drain(..excess);
-                }
-            }
+            Ok(n) => self.keep(&chunk[..n]),
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => self.open = false,
         }
@@ -544,16 +572,20 @@ fn collect(
             break;
         }
         let now = Instant::now();
-        // Told of the end by the kernel, taw waits for the deadline alone.
-        let mut wait = match (ended, &exit) {
+        // Once the program has ended only the grace counts; before, the
+        // deadline, and where the kernel cannot tell the end, a look each
+        // EXIT_CHECK.
+        let wait = match (ended, &exit) {
             (Some((_, at)), _) => Some((at + PIPE_GRACE).saturating_duration_since(now)),
-            (None, Some(_)) => None,
-            (None, None) => Some(EXIT_CHECK),
+            (None, exit) => {
+                let look = exit.is_none().then_some(EXIT_CHECK);
+                let left = deadline.map(|(_, deadline)| deadline.saturating_duration_since(now));
+                match (look, left) {
+                    (Some(look), Some(left)) => Some(look.min(left)),
+                    (look, left) => look.or(left),
+                }
+            }
         };
-        if let Some((_, deadline)) = deadline {
-            let left = deadline.saturating_duration_since(now);
-            wait = Some(wait.map_or(left, |wait| wait.min(left)));
-        }
         // The end's descriptor, last, while the end is not known.
         let watch_exit = ended.is_none() && exit.is_some();
         let (ready, woke) = {
@@ -582,20 +614,25 @@ fn collect(
                 stream.read_some();
             }
         }
-        let exit_told = watch_exit && woke.last() == Some(&true);
-        if ready > 0 && !exit_told {
-            continue;
-        }
-        // The program ended, or nothing came within the wait: has it
-        // ended, or run out of time?
+        // Asked after every read, not only when nothing came: a program
+        // that never stops writing still meets its deadline, and a child
+        // it left writing still ends the grace.
+        let now = Instant::now();
         if let Some((_, at)) = ended {
-            if Instant::now() >= at + PIPE_GRACE {
+            if now >= at + PIPE_GRACE {
                 break;
             }
-        } else if let Some(status) = child.try_wait().map_err(Failure::Io)? {
-            ended = Some((status, Instant::now()));
+            continue;
+        }
+        let exit_told = watch_exit && woke.last() == Some(&true);
+        // The kernel said it ended, nothing came within the wait, or
+        // (no pidfd) a look is due.
+        if (exit_told || ready == 0 || exit.is_none())
+            && let Some(status) = child.try_wait().map_err(Failure::Io)?
+        {
+            ended = Some((status, now));
         } else if let Some((limit, deadline)) = deadline
-            && Instant::now() >= deadline
+            && now >= deadline
         {
             return Err(Failure::TimedOut(limit));
         }
@@ -695,6 +732,54 @@ mod tests {
         assert_eq!(out.stdout, b"late");
         assert_eq!(out.stderr, b"err");
         assert!(out.status.success());
+    }
+
+    #[test]
+    fn a_program_that_never_stops_writing_meets_its_limit() {
+        let started = Instant::now();
+        let failure = Program::new("yes")
+            .limit(Some(Duration::from_millis(300)))
+            .stdout_tail(100)
+            .output()
+            .unwrap_err();
+        assert!(matches!(failure, Failure::TimedOut(_)), "{failure:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_child_left_writing_does_not_hold_taw_past_the_grace() {
+        let started = Instant::now();
+        let out = Program::new("sh")
+            .args(["-c", "yes & printf done >&2"])
+            .limit(Some(Duration::from_secs(30)))
+            .stdout_tail(100)
+            .output()
+            .unwrap();
+        assert_eq!(out.stderr, b"done");
+        assert!(out.status.success());
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_tail_starts_at_a_whole_character() {
+        let text = "é".repeat(10);
+        // 20 bytes; the last 5 begin inside an é.
+        let tail = tail_text(text.as_bytes(), 5);
+        assert!(tail.ends_with("éé"), "{tail}");
+        assert!(!tail.contains('\u{FFFD}'), "{tail}");
+    }
+
+    #[test]
+    fn a_streaming_programs_last_words_are_its_stderrs_tail() {
+        let streaming = Program::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 1000 ]; do printf 0123456789 >&2; i=$((i+1)); done; printf END >&2"])
+            .start_streaming()
+            .unwrap();
+        let (said, status) = streaming.finish();
+        assert_eq!(status, Some(0));
+        assert!(said.starts_with("(earlier output cut"), "{said}");
+        assert!(said.ends_with("END"), "{said}");
+        assert!(said.len() < STREAMING_SAID + 100, "{}", said.len());
     }
 
     #[test]
