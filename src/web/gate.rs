@@ -214,11 +214,23 @@ impl Connections {
     }
 }
 
+/// A request's mark on its connection: once a request passes the gate,
+/// the connection is in use and never closed for another.
+#[derive(Debug, Clone)]
+pub(crate) struct InUse(pub Arc<AtomicBool>);
+
+impl InUse {
+    pub(crate) fn mark(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
 /// One connection's place in [`Connections`].
 pub(crate) struct Slot {
     held: Arc<Mutex<Connections>>,
     id: u64,
-    /// Set at its first request: it is in use, never closed for another.
+    /// Set by its first request the gate lets through ([`InUse`]): it is
+    /// in use, never closed for another.
     pub asked: Arc<AtomicBool>,
     /// Told when the connection is closed for another.
     pub close: Arc<tokio::sync::Notify>,

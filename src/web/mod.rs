@@ -412,11 +412,13 @@ async fn accept(listener: tokio::net::TcpListener, app: Router) {
             continue;
         };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let (asked, close) = (slot.asked.clone(), slot.close.clone());
+        let (in_use, close) = (gate::InUse(slot.asked.clone()), slot.close.clone());
         tokio::spawn(async move {
             let handle = hyper::service::service_fn(
                 move |mut request: hyper::Request<hyper::body::Incoming>| {
-                    asked.store(true, std::sync::atomic::Ordering::Release);
+                    // The gate marks the connection in use once a request
+                    // passes it.
+                    request.extensions_mut().insert(in_use.clone());
                     request
                         .extensions_mut()
                         .insert(axum::extract::ConnectInfo(peer));
@@ -499,46 +501,22 @@ async fn gate_request(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let headers = request.headers();
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    // A page of another site whose name was made to point here (DNS
-    // rebinding) asks for that name, not this server's.
-    if !shared.hosts.admits(host) {
-        return refuse(
-            StatusCode::MISDIRECTED_REQUEST,
-            json!(format!("this server does not answer to the host {host:?}")),
+    if let Some(mut refused) = refusal(&shared, &request) {
+        // A refused connection is closed: whoever was refused holds no
+        // room the owner may need.
+        refused.headers_mut().insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
         );
-    }
-    let may_act = request.method() != axum::http::Method::GET || request.uri().path() == "/ws";
-    // A browser's request from another site: refused before anything
-    // else, for what may act (the WebSocket, every POST).
-    if may_act && foreign_origin(headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-origin request refused"));
-    }
-    if request.method() == axum::http::Method::POST
-        && let Some(refused) = refuse_body(headers)
-    {
         return refused;
     }
-    // A page of another site can make a browser send requests here
-    // (`no-cors` fetches, images) but never read the answers: what it
-    // sends is refused before the token is looked at, and is no try.
-    if !page_file(request.uri().path()) && cross_site(headers) {
-        return refuse(StatusCode::FORBIDDEN, json!("cross-site request refused"));
-    }
-    if let Some(token) = &shared.token
-        && !page_file(request.uri().path())
+    // Only now is the connection in use, never to be closed for another:
+    // a request with the token, or with none needed (not a page file,
+    // which anyone may fetch).
+    if (shared.token.is_none() || !page_file(request.uri().path()))
+        && let Some(in_use) = request.extensions().get::<gate::InUse>()
     {
-        let client = request
-            .extensions()
-            .get::<axum::extract::ConnectInfo<SocketAddr>>()
-            .map(|info| info.0.ip());
-        if let Some(refused) = check_token(&shared, token, client, &request) {
-            return refused;
-        }
+        in_use.mark();
     }
     let answer = next.run(request).await;
     // A body past the limit that said no length is cut by the extractor,
@@ -547,6 +525,55 @@ async fn gate_request(
         return too_large();
     }
     answer
+}
+
+/// Why the gate refuses `request`, if it does.
+fn refusal(shared: &Shared, request: &axum::extract::Request) -> Option<Response> {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    // A page of another site whose name was made to point here (DNS
+    // rebinding) asks for that name, not this server's.
+    if !shared.hosts.admits(host) {
+        return Some(refuse(
+            StatusCode::MISDIRECTED_REQUEST,
+            json!(format!("this server does not answer to the host {host:?}")),
+        ));
+    }
+    let may_act = request.method() != axum::http::Method::GET || request.uri().path() == "/ws";
+    // A browser's request from another site: refused before anything
+    // else, for what may act (the WebSocket, every POST).
+    if may_act && foreign_origin(headers) {
+        return Some(refuse(
+            StatusCode::FORBIDDEN,
+            json!("cross-origin request refused"),
+        ));
+    }
+    if request.method() == axum::http::Method::POST
+        && let Some(refused) = refuse_body(headers)
+    {
+        return Some(refused);
+    }
+    // A page of another site can make a browser send requests here
+    // (`no-cors` fetches, images) but never read the answers: what it
+    // sends is refused before the token is looked at, and is no try.
+    if !page_file(request.uri().path()) && cross_site(headers) {
+        return Some(refuse(
+            StatusCode::FORBIDDEN,
+            json!("cross-site request refused"),
+        ));
+    }
+    let token = shared.token.as_ref()?;
+    if page_file(request.uri().path()) {
+        return None;
+    }
+    let client = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
+    check_token(shared, token, client, request)
 }
 
 /// The page and its files hold nothing; what they fetch asks the token.

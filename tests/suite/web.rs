@@ -1056,6 +1056,51 @@ fn idle_and_slow_connections_never_keep_the_owner_out() {
     drop(idle);
 }
 
+/// A request the gate refuses (no token, a name this server does not
+/// answer to) is answered with its connection closed, and never marks it
+/// in use: a stranger's 64 connections from the owner's address, each
+/// refused and kept alive as long as it likes, leave the owner room.
+#[test]
+fn refused_requests_hold_no_room() {
+    use std::io::{Read, Write};
+    let server = TmuxServer::start();
+    let web = start_web(&server);
+    let stranger: Vec<std::net::TcpStream> = (0..64)
+        .map(|n| {
+            let mut stream = std::net::TcpStream::connect(("127.0.0.1", web.port)).unwrap();
+            stream.set_read_timeout(Some(WAIT)).unwrap();
+            let host = if n % 2 == 0 {
+                format!("127.0.0.1:{}", web.port)
+            } else {
+                "elsewhere.example".to_string()
+            };
+            stream
+                .write_all(format!("GET /api/state HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes())
+                .unwrap();
+            let mut head = Vec::new();
+            let mut chunk = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                let read = stream.read(&mut chunk).unwrap();
+                assert!(read > 0, "closed before an answer");
+                head.extend_from_slice(&chunk[..read]);
+            }
+            let head = String::from_utf8_lossy(&head).to_lowercase();
+            assert!(head.starts_with("http/1.1 4"), "{head}");
+            assert!(head.contains("connection: close"), "{head}");
+            stream
+        })
+        .collect();
+    let owner = raw(
+        &web,
+        &format!(
+            "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nAuthorization: Bearer {}\r\n\r\n",
+            web.port, web.token
+        ),
+    );
+    assert_eq!(owner.0, 200, "{owner:?}");
+    drop(stranger);
+}
+
 /// A page of another site, open in the owner's browser, sends requests
 /// here it cannot read: with its fetch metadata or Origin they are refused
 /// before the token is looked at; with neither (an older browser's image)
