@@ -311,7 +311,11 @@ pub(crate) fn shell_line(words: &[ShellWord]) -> String {
         .iter()
         .map(|word| match word {
             ShellWord::Literal(text) => escape_format(&crate::text::single_quoted(text)),
-            ShellWord::Format(name) => format!("#{{q:{name}}}"),
+            // `q:` leaves `~` and `{` to the shell: the empty quotes keep
+            // a leading `~` from being a home folder, and each `{` is
+            // escaped, so a name like `{a,b}` stays one word where
+            // /bin/sh is bash.
+            ShellWord::Format(name) => format!(r"''#{{s/\{{/\\{{/:#{{q:{name}}}}}"),
             ShellWord::Assign(name, value) => {
                 format!(
                     "{name}={}",
@@ -444,7 +448,10 @@ mod tests {
             ShellWord::Literal("it's".into()),
             ShellWord::Format("hook_pane"),
         ]);
-        assert_eq!(line, r#"'/opt/my taw##1/taw' 'it'\''s' #{q:hook_pane}"#);
+        assert_eq!(
+            line,
+            r#"'/opt/my taw##1/taw' 'it'\''s' ''#{s/\{/\\{/:#{q:hook_pane}}"#
+        );
     }
 
     #[test]

@@ -249,7 +249,7 @@ mod tests {
         // The binary's path survives both tmux's format expansion (`##`)
         // and its parser (quoted), and taw is told its client.
         assert!(
-            key.contains(r"-e TAW_STATE_DIR='/s' -- '/opt/it'\\''s ##1/taw' '-S' #{q:socket_path} 'ui' '--client' #{q:client_name}"),
+            key.contains(r"-e TAW_STATE_DIR='/s' -- '/opt/it'\\''s ##1/taw' '-S' ''#{s/\\{/\\\\{/:#{q:socket_path}} 'ui' '--client' ''#{s/\\{/\\\\{/:#{q:client_name}}"),
             "{key}"
         );
         assert!(key.contains(crate::tmux::callback::HOOK_MARK));

@@ -280,6 +280,26 @@ fn a_session_by_hand_fires_each_event_once() {
     nothing_twice_nor_run(&server, &recorder);
 }
 
+/// A session whose name a shell would expand (`~` a home folder, `{a,b}`
+/// two words where /bin/sh is bash) is told closed under its own name:
+/// tmux hands the name over through a shell line.
+#[test]
+fn a_closed_sessions_name_reaches_its_event_as_it_is() {
+    let (server, recorder) = recorded_server();
+    for name in ["~", "{a,b}"] {
+        server.tmux(&["new-session", "-d", "-s", name]);
+        let made = recorder.once(&server, "workspace.created", "label", name);
+        let workspace = made.input["data"]["workspace"]["workspace_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        server.tmux(&["kill-session", "-t", &format!("={name}")]);
+        let closed = recorder.once(&server, "workspace.closed", "workspace_id", &workspace);
+        assert_eq!(closed.input["workspace_label"], name, "{:#?}", closed.input);
+    }
+    nothing_twice_nor_run(&server, &recorder);
+}
+
 /// A client going to another session: workspace.focused.
 #[test]
 fn a_client_going_to_another_session_fires_workspace_focused_once() {
