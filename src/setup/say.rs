@@ -192,7 +192,7 @@ fn first_attach_command(marks_gone: &str) -> String {
                 "-d",
                 &MESSAGE_MS.to_string(),
                 "--",
-                &cmd::escape_format(&format!("{PREFIX}{MARKS_GONE}")),
+                &cmd::escape_message(&format!("{PREFIX}{MARKS_GONE}")),
             ])]),
         ));
     }

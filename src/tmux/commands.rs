@@ -230,7 +230,7 @@ pub(crate) fn display_popup_sized(
         "-h",
         height,
         "-T",
-        &escape_format(title),
+        &escape_drawn(title),
         line,
     ])
 }
@@ -268,15 +268,16 @@ pub(crate) fn print_format(format: &str) -> Cmd {
 }
 
 /// `display-message MESSAGE` on the status line of tmux's current client
-/// (the one a key or a hook runs for). The message is a format, so `#` is
-/// doubled to show as itself.
+/// (the one a key or a hook runs for). The message is a format and goes
+/// through strftime, so `#` and `%` are doubled to show as themselves.
 pub(crate) fn show_message(message: &str) -> Cmd {
-    Cmd::new("display-message").args(["--", &escape_format(message)])
+    Cmd::new("display-message").args(["--", &escape_message(message)])
 }
 
 /// `display-message -c CLIENT -d MS MESSAGE`: a message that stays on one
 /// client's status line for `ms` milliseconds (tmux's own `display-time`
-/// is short for a line to read). `#` is doubled to show as itself.
+/// is short for a line to read). `#` and `%` are doubled to show as
+/// themselves.
 pub(crate) fn show_message_for(client: &str, ms: u32, message: &str) -> Cmd {
     Cmd::new("display-message").args([
         "-c",
@@ -284,7 +285,7 @@ pub(crate) fn show_message_for(client: &str, ms: u32, message: &str) -> Cmd {
         "-d",
         &ms.to_string(),
         "--",
-        &escape_format(message),
+        &escape_message(message),
     ])
 }
 
@@ -432,9 +433,37 @@ pub(crate) fn quote_for_tmux(word: &str) -> String {
     quoted
 }
 
-/// Doubles `#` so tmux's format expansion gives back the text as it was.
+/// Doubles `#` so tmux's format expansion gives back the text as it was
+/// (a name, a folder). A run of `#` just before `[` is left as it is:
+/// tmux keeps such a run whole (a style's mark, for whatever draws it),
+/// so doubled it would stay doubled.
 pub(crate) fn escape_format(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len() + 8);
+    let mut hashes = 0;
+    for c in text.chars() {
+        if c == '#' {
+            hashes += 1;
+            continue;
+        }
+        let kept = if c == '[' { hashes } else { hashes * 2 };
+        escaped.extend(std::iter::repeat_n('#', kept));
+        hashes = 0;
+        escaped.push(c);
+    }
+    escaped.extend(std::iter::repeat_n('#', hashes * 2));
+    escaped
+}
+
+/// Text tmux draws (a popup's title): every `#` doubled, so a `#[` shows
+/// as itself instead of styling what follows.
+pub(crate) fn escape_drawn(text: &str) -> String {
     text.replace('#', "##")
+}
+
+/// A message `display-message` shows: drawn text, with `%` doubled too,
+/// as tmux runs a message through strftime (`50%s` would show a time).
+pub(crate) fn escape_message(text: &str) -> String {
+    escape_drawn(text).replace('%', "%%")
 }
 
 #[cfg(test)]
@@ -475,6 +504,14 @@ mod tests {
     }
 
     #[test]
+    fn a_run_of_hashes_before_a_bracket_is_left_whole() {
+        assert_eq!(escape_format("a#b"), "a##b");
+        assert_eq!(escape_format("#[x] ##[y] a##"), "#[x] ##[y] a####");
+        assert_eq!(escape_drawn("#[x]"), "##[x]");
+        assert_eq!(escape_message("50%s #[x]"), "50%%s ##[x]");
+    }
+
+    #[test]
     fn options_end_flags_before_values() {
         assert_eq!(
             set_global_option("@x", "-v").words(),
@@ -486,9 +523,7 @@ mod tests {
 /// Text made safe as a literal inside a format (`#{==:...,TEXT}`): `#`, `,`
 /// and `}` escaped as tmux reads them there.
 pub(crate) fn format_literal(text: &str) -> String {
-    text.replace('#', "##")
-        .replace(',', "#,")
-        .replace('}', "#}")
+    escape_format(text).replace(',', "#,").replace('}', "#}")
 }
 
 /// Commands as one command string for tmux's parser (an if-shell branch),

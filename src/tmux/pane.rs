@@ -373,9 +373,12 @@ pub(crate) fn toast(
     let cmds: Vec<Cmd> = clients
         .iter()
         .map(|client| match ms {
-            0 => {
-                Cmd::new("display-message").args(["-c", client, "--", &cmd::escape_format(message)])
-            }
+            0 => Cmd::new("display-message").args([
+                "-c",
+                client,
+                "--",
+                &cmd::escape_message(message),
+            ]),
             ms => cmd::show_message_for(client, ms, message),
         })
         .collect();
@@ -467,9 +470,7 @@ pub(crate) fn retire_watcher(tmux: &Tmux, pane: u32, value: &str) -> Result<(), 
     let test = format!(
         "#{{==:#{{{}}},{}}}",
         opt::WATCHER,
-        cmd::escape_format(value)
-            .replace(',', "#,")
-            .replace('}', "#}")
+        cmd::format_literal(value)
     );
     let unset = format!("set-option -pu -t {target} {}", opt::WATCHER);
     tmux.run_one(Cmd::new("if-shell").args(["-F", "-t", &target, &test, &unset]))?;

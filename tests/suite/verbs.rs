@@ -561,6 +561,12 @@ fn tab_focus_rename_and_close() {
     assert_eq!(renamed["type"], "tab_info");
     assert_eq!(renamed["tab"]["label"], "logs #1");
     assert_eq!(server.display("@1", "#{window_name}"), "logs #1");
+    // A `#` before `[` (which tmux keeps as it is) and a run of them too.
+    for name in ["w#[x]", "w##[x] ###"] {
+        let renamed = server.taw(&["tab", "rename", "@1", name]).result();
+        assert_eq!(renamed["tab"]["label"], name);
+        assert_eq!(server.display("@1", "#{window_name}"), name);
+    }
     assert_eq!(
         server.taw(&["tab", "rename", "w1:t2", "  "]).error_code(),
         "invalid_argument"
