@@ -1418,9 +1418,11 @@ fn check_guard(
 ) -> std::result::Result<(), Refusal> {
     let asks_prompt = matches!(what, Send::Select(_) | Send::Text { .. })
         || matches!(what, Send::Key(k) if k == "Enter");
+    // Text with a line's end in it may answer a menu as Enter does.
     let asks_options = matches!(what, Send::Select(_))
         || matches!(what, Send::Key(k) if k == "Enter")
-        || matches!(what, Send::Text { enter: true, .. });
+        || matches!(what, Send::Text { enter: true, .. })
+        || matches!(what, Send::Text { text, .. } if text.contains(['\r', '\n']));
     if expected.endpoint_revision != now.endpoint_revision {
         return Err(Refusal(StatusCode::CONFLICT, "revision_stale"));
     }
@@ -1672,5 +1674,32 @@ async fn api_rename(State(shared): State<Arc<Shared>>, body: Bytes) -> Response 
             json!({"reason": error.code.as_str(), "message": error.message}),
         ),
         Err(_) => reason(StatusCode::INTERNAL_SERVER_ERROR, "rename_unknown"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard(options: &str) -> ActionGuard {
+        ActionGuard {
+            endpoint_revision: "r1".into(),
+            prompt_fingerprint: "p1".into(),
+            options_fingerprint: options.into(),
+        }
+    }
+
+    #[test]
+    fn text_with_a_lines_end_asks_the_options_as_enter_does() {
+        let (expected, now) = (guard("o1"), guard("o2"));
+        let text = |text: &str, enter| Send::Text {
+            text: text.into(),
+            enter,
+        };
+        assert!(check_guard(&expected, &now, &text("plain", false)).is_ok());
+        for sent in [text("plain", true), text("a\nb", false), text("\r", false)] {
+            let refused = check_guard(&expected, &now, &sent).unwrap_err();
+            assert_eq!(refused.1, "options_changed");
+        }
     }
 }

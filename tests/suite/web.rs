@@ -791,6 +791,34 @@ fn stars_placeholders_and_renames() {
     assert_eq!(pane_of(&state(&again), &agent)["starred"], true);
 }
 
+/// Text without Enter reaches the agent byte for byte: a newline stays a
+/// newline and a carriage return a carriage return (tmux's paste would
+/// make the one the other). The agent reads its terminal with CR left as
+/// it is, so only a newline ends its line.
+#[test]
+fn text_without_enter_keeps_its_line_ends() {
+    let server = TmuxServer::start();
+    let script = server.stand_in(
+        "agent-raw",
+        "claude",
+        "stty -icrnl\nprintf ' Do you want to proceed?\\n ❯ 1. Yes\\n   2. No\\n'\nwhile IFS= read -r line; do printf 'got: %s\\n' \"$line\" | cat -v; done\n",
+    );
+    let agent = server.run_in_bash(&script, "2. No");
+    for (option, value) in [("@agent_kind", "claude"), ("@agent_state", "blocked")] {
+        server.tmux(&["set-option", "-p", "-t", &agent, option, value]);
+    }
+    let web = start_web(&server);
+    let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
+    let (status, body) = input(
+        &web,
+        &json!({"id": agent, "operation": "text", "text": "one\rtwo\n", "enter": false, "expected": guard}),
+    );
+    assert_eq!(status, 200, "{body}");
+    server.wait_for("the line, its CR kept", WAIT, || {
+        screen(&server, &agent).contains("got: one^Mtwo")
+    });
+}
+
 /// Text reaches the agent as it is, with Enter or without; `taw web url`
 /// gives the page's address with its token; no token is refused off
 /// loopback.

@@ -704,9 +704,9 @@ pub(crate) fn send_keys(tmux: &Tmux, target: &str, keys: &[String]) -> Result<Ke
     Ok(KeysSent {})
 }
 
-/// Types `text` into an agent's input as it is, with no Enter (the web
-/// API's text with `enter` off), through the same guarded send as the
-/// keys.
+/// Types `text` into an agent's input as it is, byte for byte (a newline
+/// stays a newline, not tmux's CR), with no Enter (the web API's text with
+/// `enter` off), through the same guarded send as the keys.
 pub(crate) fn type_text(tmux: &Tmux, target: &str, text: &str) -> Result<KeysSent> {
     if text.is_empty() {
         return Err(TawError::invalid_argument("the text is empty"));
@@ -719,7 +719,7 @@ pub(crate) fn type_text(tmux: &Tmux, target: &str, text: &str) -> Result<KeysSen
     aim.send_guarded(
         tmux,
         vec![buffer.load()],
-        vec![buffer.paste(pane.id, false)],
+        vec![buffer.paste_raw(pane.id)],
         vec![buffer.delete()],
         text.as_bytes().to_vec(),
         "the text",
