@@ -1529,27 +1529,35 @@ async fn api_input(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
             None => replays.begin(key),
         }
     }
-    let response = run_delivery(
-        shared.clone(),
-        input.id,
-        what,
-        Some(expected),
-        json!({"ok": true, "delivery": "accepted"}),
-    )
-    .await;
-    let Some(key) = key else {
-        return response;
-    };
-    let (parts, body) = response.into_parts();
-    let body = axum::body::to_bytes(body, 64 * 1024)
+    // A task of its own: a client gone mid-request drops this handler, not
+    // the delivery, whose answer is still kept for the key (else the key
+    // would stay in flight and every retry be refused).
+    let delivery = tokio::spawn(async move {
+        let response = run_delivery(
+            shared.clone(),
+            input.id,
+            what,
+            Some(expected),
+            json!({"ok": true, "delivery": "accepted"}),
+        )
+        .await;
+        let Some(key) = key else {
+            return response;
+        };
+        let (parts, body) = response.into_parts();
+        let body = axum::body::to_bytes(body, 64 * 1024)
+            .await
+            .unwrap_or_default();
+        let sent = parts
+            .status
+            .is_success()
+            .then(|| (parts.status, body.clone()));
+        shared.replays.lock().unwrap().finish(&key, sent);
+        Response::from_parts(parts, axum::body::Body::from(body))
+    });
+    delivery
         .await
-        .unwrap_or_default();
-    let sent = parts
-        .status
-        .is_success()
-        .then(|| (parts.status, body.clone()));
-    shared.replays.lock().unwrap().finish(&key, sent);
-    Response::from_parts(parts, axum::body::Body::from(body))
+        .unwrap_or_else(|_| reason(StatusCode::INTERNAL_SERVER_ERROR, "delivery_unknown"))
 }
 
 /// The answer a repeated `idempotency_key` gets: the first one, marked.

@@ -868,6 +868,48 @@ fn text_url_and_the_token_rule() {
     server.stays_for("the text typed once", NOT_TYPED, || {
         screen(&server, &agent).matches("got: only once").count() == 1
     });
+    // A client gone before its answer (a phone's fetch aborted): the text
+    // is typed, and the same key sent again gets that answer, not a
+    // refusal as still in flight.
+    let guard = pane_of(&state(&web), &agent)["action_guard"].clone();
+    let dropped = json!({"id": agent, "operation": "text", "text": "dropped", "enter": true,
+        "expected": guard, "idempotency_key": "tap-8"});
+    {
+        use std::io::Write;
+        let body = dropped.to_string();
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", web.port)).unwrap();
+        write!(
+            stream,
+            "POST /api/input HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            web.port,
+            web.token,
+            body.len()
+        )
+        .unwrap();
+        // Gone while the text is on its way (Enter follows it 0.1 s later).
+        std::thread::sleep(Duration::from_millis(40));
+        stream.shutdown(std::net::Shutdown::Both).unwrap();
+    }
+    // Whether the server had begun it or not, the key is answered, in
+    // time, and the text typed once.
+    let mut answers = Vec::new();
+    server.wait_for("an answer for the dropped request's key", WAIT, || {
+        let (status, body) = input(&web, &dropped);
+        answers.push((status, body));
+        status == 200
+    });
+    server.wait_for("the dropped request's text", WAIT, || {
+        screen(&server, &agent).contains("got: dropped")
+    });
+    server.stays_for("the dropped request's text typed once", NOT_TYPED, || {
+        screen(&server, &agent).matches("got: dropped").count() == 1
+    });
+    assert!(
+        answers
+            .iter()
+            .all(|(status, _)| *status == 200 || *status == 409),
+        "{answers:?}"
+    );
     let long = json!({"id": agent, "operation": "text", "text": "x", "expected": guard,
         "idempotency_key": "k".repeat(129)});
     let (status, body) = input(&web, &long);
