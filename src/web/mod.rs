@@ -1258,8 +1258,15 @@ async fn api_state(State(shared): State<Arc<Shared>>) -> Response {
     }
 }
 
+/// The most a client's WebSocket message may hold: it is only read to see
+/// it go, so tungstenite's 64 MiB would only be memory a client could take.
+const SOCKET_MESSAGE_MAX: usize = 64 * 1024;
+
 async fn websocket(State(shared): State<Arc<Shared>>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade.on_upgrade(move |socket| serve_socket(shared, socket))
+    upgrade
+        .max_message_size(SOCKET_MESSAGE_MAX)
+        .max_frame_size(SOCKET_MESSAGE_MAX)
+        .on_upgrade(move |socket| serve_socket(shared, socket))
 }
 
 /// One WebSocket: hello, the state now, then each new frame. What the
@@ -1588,10 +1595,24 @@ struct TextBody {
     enter: bool,
 }
 
+/// Bounds on the stars a client may keep: each is in every frame (a
+/// star on nothing running is listed too) and in stars.json.
+const STARS_MAX: usize = 500;
+const STAR_TARGET_MAX: usize = 256;
+
 #[derive(Deserialize)]
 struct StarBody {
     target: String,
     starred: bool,
+}
+
+/// Why a star is not taken: a target too long, or one more than the bound.
+fn star_refusal(starred: &std::collections::BTreeSet<String>, star: &StarBody) -> Option<Refusal> {
+    if star.target.len() > STAR_TARGET_MAX {
+        return Some(Refusal(StatusCode::BAD_REQUEST, "target_too_long"));
+    }
+    (star.starred && !starred.contains(&star.target) && starred.len() >= STARS_MAX)
+        .then_some(Refusal(StatusCode::CONFLICT, "too_many_stars"))
 }
 
 /// vmux's legacy calls, with the same checks but for the guard they do
@@ -1628,6 +1649,9 @@ async fn api_star(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     match parse_body::<StarBody>(&body) {
         Ok(b) => {
             let mut memory = shared.memory.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(Refusal(status, why)) = star_refusal(&memory.starred, &b) {
+                return reason(status, why);
+            }
             if b.starred {
                 memory.starred.insert(b.target);
             } else {
@@ -1695,6 +1719,31 @@ mod tests {
             prompt_fingerprint: "p1".into(),
             options_fingerprint: options.into(),
         }
+    }
+
+    #[test]
+    fn stars_are_bounded_in_length_and_number() {
+        let star = |target: &str, starred| StarBody {
+            target: target.into(),
+            starred,
+        };
+        let mut starred = std::collections::BTreeSet::new();
+        let long = "x".repeat(STAR_TARGET_MAX + 1);
+        assert_eq!(
+            star_refusal(&starred, &star(&long, true)).unwrap().1,
+            "target_too_long"
+        );
+        for n in 0..STARS_MAX {
+            assert!(star_refusal(&starred, &star(&n.to_string(), true)).is_none());
+            starred.insert(n.to_string());
+        }
+        assert_eq!(
+            star_refusal(&starred, &star("one more", true)).unwrap().1,
+            "too_many_stars"
+        );
+        // One already there, or a star taken off, is always fine.
+        assert!(star_refusal(&starred, &star("7", true)).is_none());
+        assert!(star_refusal(&starred, &star("one more", false)).is_none());
     }
 
     #[test]

@@ -1281,6 +1281,43 @@ fn a_quiet_websocket_beats() {
     assert_eq!(kinds, ["hello", "state", "beat", "beat"]);
 }
 
+/// A client's WebSocket message is only read to see it go: one over
+/// 64 KiB ends the socket instead of taking the server's memory; a small
+/// one leaves it beating.
+#[test]
+fn a_huge_websocket_message_ends_the_socket() {
+    let server = TmuxServer::start();
+    settle_first_pane(&server);
+    let (_web, mut socket) = web_with_limits(&server, "beat=300");
+    let types = |socket: &mut crate::common::web::Socket, up_to: usize| {
+        let mut seen = Vec::new();
+        while seen.len() < up_to {
+            match socket.read() {
+                Ok(tungstenite::Message::Text(text)) => {
+                    let frame: Value = serde_json::from_str(&text).unwrap();
+                    seen.push(frame["type"].as_str().unwrap().to_string());
+                }
+                Ok(tungstenite::Message::Close(_)) | Err(_) => {
+                    seen.push("closed".to_string());
+                    break;
+                }
+                Ok(_) => {}
+            }
+        }
+        seen
+    };
+    assert_eq!(types(&mut socket, 2), ["hello", "state"]);
+    socket.send(tungstenite::Message::text("small")).unwrap();
+    assert_eq!(types(&mut socket, 1), ["beat"]);
+    let _ = socket.send(tungstenite::Message::text("x".repeat(200 * 1024)));
+    let after = types(&mut socket, 20);
+    assert_eq!(
+        after.last().map(String::as_str),
+        Some("closed"),
+        "{after:?}"
+    );
+}
+
 /// The WebSocket's first state frame comes once: the frame the socket
 /// read for its client is not sent again when the frame maker, woken by
 /// that client, makes the same.
