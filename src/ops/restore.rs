@@ -565,11 +565,15 @@ fn dry_resumes<'a>(
     }
 }
 
-/// A layout string's size: `csum,WxH,...`.
+/// A layout string's size: `csum,WxH,...`, when tmux would take it for a
+/// session's (1 to 10,000 cells a side): an edited file's `0x0` or a
+/// huge one leaves the size out instead of the session unmade.
 fn layout_size(layout: &str) -> Option<(u32, u32)> {
     let size = layout.split(',').nth(1)?;
     let (w, h) = size.split_once('x')?;
-    Some((w.parse().ok()?, h.parse().ok()?))
+    let (w, h): (u32, u32) = (w.parse().ok()?, h.parse().ok()?);
+    let fits = |side: u32| (1..=10_000).contains(&side);
+    (fits(w) && fits(h)).then_some((w, h))
 }
 
 /// A step of making a saved session, as the plan says it. The dry run
@@ -1550,6 +1554,10 @@ mod tests {
         assert_eq!(layout_size("c0de,x24,0,0,1"), None);
         assert_eq!(layout_size("c0de,-80x24,0,0,1"), None);
         assert_eq!(layout_size("c0de,80 by 24,0,0,1"), None);
+        // A size tmux refuses for a session is left out.
+        assert_eq!(layout_size("c0de,0x24,0,0,1"), None);
+        assert_eq!(layout_size("c0de,80x4294967295,0,0,1"), None);
+        assert_eq!(layout_size("c0de,10000x1,0,0,1"), Some((10_000, 1)));
     }
 
     #[test]

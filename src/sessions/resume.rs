@@ -40,6 +40,8 @@ pub(crate) enum NoResume {
     Unsupported,
     /// The transcript the saved path names is gone.
     TranscriptGone(String),
+    /// The saved id would read as an option of the agent's command.
+    FlagLikeId(String),
 }
 
 impl NoResume {
@@ -49,6 +51,9 @@ impl NoResume {
             NoResume::Unsupported => format!("taw knows no way to resume {kind}"),
             NoResume::TranscriptGone(path) => {
                 format!("the transcript {path} of its session is gone")
+            }
+            NoResume::FlagLikeId(id) => {
+                format!("its session id {id:?} would read as an option, not an id")
             }
         }
     }
@@ -78,6 +83,11 @@ pub(crate) fn resume_line(
     }
     let id = agent.session_id.as_deref().filter(|id| !id.is_empty());
     let path = agent.session_path.as_deref().filter(|p| !p.is_empty());
+    // An id is a word after an option or a subcommand: one that starts
+    // with `-` would be taken as another option (an edited file's, say).
+    if let Some(id) = id.filter(|id| id.starts_with('-')) {
+        return Err(NoResume::FlagLikeId(id.to_string()));
+    }
     // A saved transcript that is gone would resume nothing.
     if let Some(path) = path
         && Path::new(path).is_absolute()
@@ -287,6 +297,11 @@ mod tests {
             Ok("letta --conversation default --agent agent-7".into())
         );
         assert_eq!(line(&agent("codex", None, None)), Err(NoResume::NoSession));
+        // An id that would be read as an option resumes nothing.
+        assert_eq!(
+            line(&agent("codex", Some("--dangerously-bypass"), None)),
+            Err(NoResume::FlagLikeId("--dangerously-bypass".into()))
+        );
         // The agents added in issue 39.
         let lines = [
             ("muse", "muse resume u1"),

@@ -153,16 +153,50 @@ pub(crate) fn write(name: &str, layout: &Layout) -> Result<PathBuf> {
         if old == text.as_bytes() {
             return Ok(path);
         }
-        let copies = copies_folder();
         let taken = serde_json::from_slice::<Layout>(&old)
             .map(|l| l.taken_unix)
             .unwrap_or(0);
-        let copy = copies.join(format!("{name}-{taken}.json"));
-        paths::write_private(&copy, &old).map_err(|e| failed("keep a copy in", &copy, e))?;
+        if let Some(copy) = free_copy(&copies_folder(), name, taken, &old) {
+            paths::write_private(&copy, &old).map_err(|e| failed("keep a copy in", &copy, e))?;
+        }
         prune(name);
     }
     paths::write_private(&path, text.as_bytes()).map_err(|e| failed("write", &path, e))?;
     Ok(path)
+}
+
+/// Where to keep a copy of `name`'s layout taken at `taken` (whole
+/// seconds): `<name>-<taken>.json`, or `<name>-<taken>.<n>.json` when two
+/// layouts of one second differ; `None` when these bytes are kept already.
+fn free_copy(folder: &Path, name: &str, taken: u64, bytes: &[u8]) -> Option<PathBuf> {
+    (0..1000).find_map(|n| {
+        let file = match n {
+            0 => format!("{name}-{taken}.json"),
+            n => format!("{name}-{taken}.{n}.json"),
+        };
+        let path = folder.join(file);
+        match std::fs::read(&path) {
+            Ok(kept) if kept == bytes => Some(None),
+            Ok(_) => None,
+            Err(_) => Some(Some(path)),
+        }
+    })?
+}
+
+/// Whether `file` is a copy of `name`'s layout: `<name>-` then the time
+/// and maybe a serial, all digits, so a layout named `default-work` keeps
+/// its copies apart from `default`'s.
+fn is_copy_of(name: &str, file: &str) -> bool {
+    let Some(rest) = file
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .and_then(|rest| rest.strip_suffix(".json"))
+    else {
+        return false;
+    };
+    let (taken, serial) = rest.split_once('.').unwrap_or((rest, "0"));
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    digits(taken) && digits(serial)
 }
 
 /// The copies of `name`'s earlier layouts, newest first by the time each
@@ -171,14 +205,13 @@ pub(crate) fn copies(name: &str) -> Vec<(PathBuf, Layout)> {
     let Ok(entries) = std::fs::read_dir(copies_folder()) else {
         return Vec::new();
     };
-    let prefix = format!("{name}-");
     let mut found: Vec<(PathBuf, Layout)> = entries
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+                .is_some_and(|n| is_copy_of(name, n))
         })
         .filter_map(|p| {
             let layout = serde_json::from_slice::<Layout>(&std::fs::read(&p).ok()?).ok()?;
@@ -220,4 +253,32 @@ pub(crate) fn read(path: &Path) -> Result<Layout> {
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_is_its_names_alone() {
+        assert!(is_copy_of("default", "default-1700000000.json"));
+        assert!(is_copy_of("default", "default-1700000000.2.json"));
+        assert!(!is_copy_of("default", "default-work-1700000000.json"));
+        assert!(!is_copy_of("default", "default-123-1700000000.json"));
+        assert!(!is_copy_of("default", "default-.json"));
+        assert!(!is_copy_of("default", "default-17.json.tmp"));
+        assert!(is_copy_of("default-work", "default-work-1700000000.json"));
+    }
+
+    #[test]
+    fn two_layouts_of_one_second_are_both_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = free_copy(dir.path(), "default", 17, b"one").unwrap();
+        assert_eq!(first, dir.path().join("default-17.json"));
+        std::fs::write(&first, b"one").unwrap();
+        // The same bytes are kept already; other bytes get a place of their own.
+        assert_eq!(free_copy(dir.path(), "default", 17, b"one"), None);
+        let second = free_copy(dir.path(), "default", 17, b"two").unwrap();
+        assert_eq!(second, dir.path().join("default-17.1.json"));
+    }
 }

@@ -182,6 +182,20 @@ fn resume_commands_sessions_and_release() {
         r#"["mybot","--resume","abc"]"#
     );
 
+    // An id that would be read as an option of the agent is refused.
+    let run = server.taw(&[
+        "pane",
+        "report-agent-session",
+        "%0",
+        "--source",
+        "custom:other",
+        "--agent",
+        "mybot",
+        "--agent-session-id=--yolo",
+    ]);
+    assert_eq!(run.error_code(), "invalid_argument");
+    assert!(option(&server, "@agent_session").contains(r#""value":"def""#));
+
     // A release by a source that does not hold the pane changes nothing.
     let run = server.taw(&[
         "pane",

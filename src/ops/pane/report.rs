@@ -100,10 +100,10 @@ fn stored_session(
         ));
     }
     if let Some(id) = &id
-        && (id.len() > 512 || id.chars().any(char::is_control))
+        && (id.len() > 512 || id.chars().any(char::is_control) || id.starts_with('-'))
     {
         return Err(TawError::invalid_argument(
-            "--agent-session-id must be at most 512 bytes of printable text",
+            "--agent-session-id must be at most 512 bytes of printable text, not starting with -",
         ));
     }
     let (kind, value) = match (&path, &id) {
