@@ -338,7 +338,15 @@ fn pane_line(
         argv.extend(["--popup".to_string(), mark.token.clone()]);
     }
     argv.push("--".into());
-    argv.extend(entry.command.iter().cloned());
+    // A program named by a relative path is the plugin's own, as an
+    // action's is: found in its folder, never in the pane's `--cwd`.
+    let mut command = entry.command.iter().cloned();
+    let program = command.next().map(|program| {
+        crate::plugin::run::own_program(std::path::Path::new(&plugin.plugin_root), &program)
+            .map_or(program, |own| own.display().to_string())
+    });
+    argv.extend(program);
+    argv.extend(command);
     Ok(command_line(&argv, &set, &unset))
 }
 

@@ -881,6 +881,61 @@ fn actions_are_found_by_id_and_run_for_a_workspace() {
     );
 }
 
+/// A pane's program named by a relative path is the plugin's own, found
+/// in its folder as an action's is, whatever folder the pane opens in: a
+/// `bin/tool` of the `--cwd` folder is never run.
+#[test]
+fn a_plugin_panes_own_program_is_found_in_its_folder_not_its_cwd() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let ran = server.dir.path().join("ran");
+    let tool = |dir: &std::path::Path, who: &str| {
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        let path = dir.join("bin/tool");
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\necho {who} \"$PWD\" > '{}'\nexec sleep 300\n",
+                ran.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    let project = server.dir.path().join("project");
+    tool(&project, "impostor");
+    let dir = server.dir.path().join("plugins-src/tooled");
+    tool(&dir, "own");
+    linked_plugin(
+        &server,
+        "tooled",
+        "test.tooled",
+        "[[panes]]\nid = \"side\"\ntitle = \"Side\"\nplacement = \"split\"\ncommand = [\"./bin/tool\"]\n",
+    );
+    server
+        .taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "test.tooled",
+            "--entrypoint",
+            "side",
+            "--target-pane",
+            "%0",
+            "--cwd",
+            project.to_str().unwrap(),
+            "--no-focus",
+        ])
+        .result();
+    server.wait_for("the pane's program", WAIT, || {
+        std::fs::read_to_string(&ran).is_ok_and(|t| t.ends_with('\n'))
+    });
+    let said = std::fs::read_to_string(&ran).unwrap();
+    assert_eq!(said, format!("own {}\n", project.display()));
+}
+
 #[test]
 fn plugin_panes_open_focus_and_close() {
     let server = TmuxServer::start();
