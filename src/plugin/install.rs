@@ -278,6 +278,23 @@ fn finish(
         Some(subdir) => folder.join(subdir),
         None => folder.to_path_buf(),
     };
+    // A subdir that is a link out of the fetched commit would make another
+    // folder the plugin's.
+    let real = |path: &Path| std::fs::canonicalize(path).ok();
+    if request.subdir.is_some()
+        && let (Some(fetched), Some(real_root)) = (real(folder), real(&root))
+        && !real_root.starts_with(&fetched)
+    {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginManifestPath,
+            format!(
+                "{} leads out of the fetched repository {}: a plugin is refused whose folder is not its own",
+                root.display(),
+                folder.display()
+            ),
+        )
+        .into());
+    }
     let manifest_path = root.join(manifest::FILE_NAME);
     let manifest = manifest::load(&manifest_path, &registry::compat_version())?;
     super::check_within(&manifest_path, &manifest)?;

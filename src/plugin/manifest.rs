@@ -193,17 +193,41 @@ struct RawLinkHandler {
     platforms: Option<Vec<String>>,
 }
 
+/// The most a manifest may hold.
+const MANIFEST_MAX: u64 = 1024 * 1024;
+
 /// Reads and checks the manifest at `path`. `compat` is the herdr version
 /// taw answers for (`[plugins] compat_herdr_version`).
 pub(crate) fn load(path: &Path, compat: &str) -> Result<Manifest> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
+    use std::io::Read;
+    let unread = |error: std::io::Error| {
         let code = if error.kind() == std::io::ErrorKind::NotFound {
             ErrorCode::PluginManifestNotFound
         } else {
             ErrorCode::PluginManifestReadFailed
         };
         TawError::new(code, format!("{}: cannot be read: {error}", path.display()))
-    })?;
+    };
+    let refused = |why: &str| {
+        TawError::new(
+            ErrorCode::PluginManifestReadFailed,
+            format!("{}: {why}", path.display()),
+        )
+    };
+    // Before it is opened: a repository's manifest may be a link to a
+    // device or a pipe, which would be read forever or never.
+    if !std::fs::metadata(path).map_err(unread)?.is_file() {
+        return Err(refused("is not a file"));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .map_err(unread)?
+        .take(MANIFEST_MAX + 1)
+        .read_to_string(&mut text)
+        .map_err(unread)?;
+    if text.len() as u64 > MANIFEST_MAX {
+        return Err(refused("is over 1 MiB: a manifest is a page of TOML"));
+    }
     parse(&text, compat).map_err(|error| {
         TawError::new(error.code, format!("{}: {}", path.display(), error.message))
     })
@@ -768,6 +792,21 @@ action = "alpha"
         assert!(error.message.contains(FILE_NAME), "{}", error.message);
         let missing = load(&dir.path().join("none.toml"), "0.9.3").unwrap_err();
         assert_eq!(missing.code.as_str(), "plugin_manifest_not_found");
+    }
+
+    #[test]
+    fn a_manifest_that_is_no_file_or_too_large_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        // A link to a device: /dev/zero would be read until memory ran out.
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let error = load(&path, "0.9.3").unwrap_err();
+        assert_eq!(error.code.as_str(), "plugin_manifest_read_failed");
+        assert!(error.message.contains("is not a file"), "{}", error.message);
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, "#".repeat(MANIFEST_MAX as usize + 1)).unwrap();
+        let error = load(&path, "0.9.3").unwrap_err();
+        assert!(error.message.contains("over 1 MiB"), "{}", error.message);
     }
 
     #[test]

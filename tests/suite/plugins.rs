@@ -813,6 +813,36 @@ fn install_own(server: &TmuxServer, repo: &str, files: &[(&str, &str)]) {
         .result();
 }
 
+/// A plugin's subdir that is a link out of the fetched repository is
+/// refused: the folder shown and trusted would not be the commit's.
+#[test]
+fn a_subdir_linked_out_of_the_repository_is_refused() {
+    use crate::common::repos::{git, mirror, mirror_of};
+    let server = TmuxServer::start();
+    let elsewhere = server.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("herdr-plugin.toml"),
+        "id = \"acme.else\"\nname = \"Else\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\n",
+    )
+    .unwrap();
+    let work = server.dir.path().join("src-repos/acme/linked");
+    std::fs::create_dir_all(&work).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, work.join("sub")).unwrap();
+    git(&work, &["init", "-q"]);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-q", "-m", "plugin"]);
+    mirror_of(&server, &work, "acme", "linked");
+    let url = mirror(&server);
+    let run = server.taw_with(
+        &["plugin", "install", "acme/linked/sub", "--yes"],
+        &[("TAW_GITHUB_URL", url.as_str())],
+    );
+    assert_eq!(run.error_code(), "invalid_plugin_manifest_path", "{run:?}");
+    let listed = server.taw(&["plugin", "list"]).result();
+    assert!(!listed.to_string().contains("acme.else"), "{listed}");
+}
+
 /// A plugin of id `id` in `plugins-src/<folder>`, its manifest's head and
 /// then `rest`, linked; its folder.
 fn linked_plugin(server: &TmuxServer, folder: &str, id: &str, rest: &str) -> PathBuf {
