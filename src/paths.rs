@@ -221,18 +221,30 @@ pub(crate) fn write_atomic_mode(
 /// the link, and with the permissions the file had.
 pub(crate) fn write_user_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let target = match std::fs::canonicalize(path) {
-        Ok(target) => target,
-        // A link to nothing: write where it points.
-        Err(_) => match std::fs::read_link(path) {
-            Ok(points) => path.parent().unwrap_or(Path::new("/")).join(points),
-            Err(_) => path.to_path_buf(),
-        },
-    };
+    let target = user_file_target(path);
     let mode = std::fs::metadata(&target)
         .ok()
         .map(|m| m.permissions().mode() & 0o7777);
     write_atomic_mode(&target, bytes, mode)
+}
+
+/// Removes a file of the user's that taw made: the file a link names,
+/// never the link (a link into a dotfiles folder stays, as it was before
+/// the file was made).
+pub(crate) fn remove_user_file(path: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(user_file_target(path))
+}
+
+/// The file `path` stands for: itself, or the file its link names (where
+/// it would be, for a link to nothing).
+fn user_file_target(path: &Path) -> PathBuf {
+    match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        Err(_) => match std::fs::read_link(path) {
+            Ok(points) => path.parent().unwrap_or(Path::new("/")).join(points),
+            Err(_) => path.to_path_buf(),
+        },
+    }
 }
 
 /// An exclusive `flock` on an open file, let go when dropped: writers of a

@@ -222,7 +222,7 @@ impl Edit {
             Undo::GiveBack(text) | Undo::TakeOut(text) => {
                 paths::write_user_file(&self.path, text.as_bytes())
             }
-            Undo::Delete => std::fs::remove_file(&self.path),
+            Undo::Delete => paths::remove_user_file(&self.path),
         };
         written.map_err(|e| self.failure("write", &e))?;
         for kept in [self.saved_copy(), self.made_mark()] {

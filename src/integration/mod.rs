@@ -138,7 +138,7 @@ impl Journal {
         for (path, bytes) in self.0.into_iter().rev() {
             let undone = match bytes {
                 Some(bytes) => paths::write_user_file(&path, &bytes),
-                None => std::fs::remove_file(&path),
+                None => paths::remove_user_file(&path),
             };
             match undone {
                 // A file the failed run never wrote is as it was.

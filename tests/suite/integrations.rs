@@ -440,6 +440,25 @@ fn a_linked_config_stays_a_link() {
     assert_eq!(read(&real), "{\"model\": \"opus\"}\n");
 }
 
+/// A link to a file not made yet (a dotfiles folder's): the install makes
+/// the file it names, and the uninstall removes that file, never the link,
+/// as it was before.
+#[test]
+fn a_link_to_a_file_not_made_yet_stays_a_link() {
+    let home = Home::new();
+    home.dir("dotfiles");
+    let real = home.file("dotfiles/claude-settings.json");
+    home.dir(".claude");
+    let link = home.file(".claude/settings.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    home.install("claude");
+    assert!(read(&real).contains("taw-agent-session.sh"));
+    home.uninstall("claude");
+    let kind = std::fs::symlink_metadata(&link).unwrap().file_type();
+    assert!(kind.is_symlink(), "the link went");
+    assert!(!real.exists(), "taw's file stayed: {}", read(&real));
+}
+
 #[test]
 fn uninstall_refuses_a_hook_that_might_be_taws() {
     let home = Home::new();
