@@ -88,6 +88,9 @@ struct Pending {
     agent: SavedAgent,
     line: ResumeLine,
     made: Instant,
+    /// Typed when its shell is ready; not, when `[session]
+    /// resume_agents_on_restore` is false (the pane still keeps its agent).
+    resume: bool,
 }
 
 /// A saved window to add to an open session, at the number it gets there.
@@ -1103,13 +1106,6 @@ fn queue_resume(
         return;
     }
     match resume::resume_line(agent, &args.home) {
-        Ok(line) if !args.resume => {
-            out.not_resumed.push(format!("%{id}"));
-            out.plan.push(format!(
-                "{at} (pane %{id}): not resumed, as [session] resume_agents_on_restore is false; resume it with: {}",
-                line.line()
-            ));
-        }
         Ok(line) => pending.push(Pending {
             at: at.clone(),
             saved: pane.clone(),
@@ -1119,6 +1115,7 @@ fn queue_resume(
             agent: agent.clone(),
             line,
             made: Instant::now(),
+            resume: args.resume,
         }),
         Err(why) => out.plan.push(format!(
             "{at} (pane %{id}): not resumed: {}",
@@ -1227,9 +1224,24 @@ impl Resuming {
             opened_elsewhere(tmux, &job, &pane, out);
             return None;
         }
+        if !job.resume {
+            keep_saved(tmux, &job);
+            leave_alone(
+                out,
+                job.pane,
+                format!(
+                    "{} (pane %{}): not resumed, as [session] resume_agents_on_restore is false; resume it with: {}",
+                    job.at,
+                    job.pane,
+                    job.line.line()
+                ),
+            );
+            return None;
+        }
         // A pane in a mode, or with its input off, takes nothing typed:
         // said at once.
         if let Some(found) = takes_no_typing(tmux, &pane) {
+            keep_saved(tmux, &job);
             leave_alone(
                 out,
                 job.pane,
@@ -1254,6 +1266,7 @@ impl Resuming {
             return None;
         }
         if job.made.elapsed() >= shell_wait() {
+            keep_saved(tmux, &job);
             leave_alone(
                 out,
                 job.pane,
@@ -1281,27 +1294,46 @@ impl Resuming {
                     job.line.line()
                 ));
             }
-            Ok(Err(why)) => leave_alone(
-                out,
-                job.pane,
-                format!(
-                    "pane %{} {why}; resume it with: {}",
+            Ok(Err(why)) => {
+                keep_saved(tmux, job);
+                leave_alone(
+                    out,
                     job.pane,
-                    job.by_hand(false)
-                ),
-            ),
-            Err(error) => leave_alone(
-                out,
-                job.pane,
-                format!(
-                    "pane %{}: {}; resume it with: {}",
+                    format!(
+                        "pane %{} {why}; resume it with: {}",
+                        job.pane,
+                        job.by_hand(false)
+                    ),
+                )
+            }
+            Err(error) => {
+                keep_saved(tmux, job);
+                leave_alone(
+                    out,
                     job.pane,
-                    error.message.trim_end_matches('.'),
-                    job.by_hand(false)
-                ),
-            ),
+                    format!(
+                        "pane %{}: {}; resume it with: {}",
+                        job.pane,
+                        error.message.trim_end_matches('.'),
+                        job.by_hand(false)
+                    ),
+                )
+            }
         }
     }
+}
+
+/// A pane left with its saved agent not resumed keeps it, as saved, until
+/// it has an agent of its own: the next autosave writes it again, and a
+/// restore after counts its conversation as there.
+fn keep_saved(tmux: &Tmux, job: &Pending) {
+    let mut writes = OptionWrites::default();
+    writes.set(
+        opt::RESTORE_SAVED,
+        serde_json::to_string(&job.saved).unwrap_or_default(),
+    );
+    // Only a mark for later saves: the plan says what was left either way.
+    let _ = tmux_pane::write_options(tmux, job.pane, &writes);
 }
 
 /// A pane tmux opened somewhere else than saved: nothing is typed there,
@@ -2109,6 +2141,7 @@ mod tests {
             agent,
             line,
             made: Instant::now(),
+            resume: true,
         }
     }
 

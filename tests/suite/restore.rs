@@ -740,6 +740,42 @@ fn a_pane_in_a_mode_is_left_alone_and_said() {
     assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
 }
 
+/// A pane left with its agent not resumed keeps that agent: the next
+/// save still holds it, and a second restore finds its conversation there
+/// and adds no window again. Both ways: a pane in a mode, and resuming
+/// turned off.
+#[test]
+fn a_pane_left_alone_keeps_its_agent_for_later_saves() {
+    for how in ["a mode", "resume off"] {
+        let server = TmuxServer::empty();
+        let restored = if how == "a mode" {
+            restore_with_hook(&server, "after-split-window", "copy-mode")
+        } else {
+            server.write_config("[session]\nresume_agents_on_restore = false\n");
+            saved_agent_pane(&server);
+            restore(&server, &[])
+        };
+        assert_eq!(
+            restored["not_resumed"].as_array().unwrap().len(),
+            1,
+            "{how}: {restored}"
+        );
+        server.taw(&["session", "save", "--name", "later"]).result();
+        let later =
+            std::fs::read_to_string(server.state_dir().join("sessions/later.json")).unwrap();
+        assert!(later.contains("t-5"), "{how}: the agent was lost: {later}");
+        let windows = || {
+            server
+                .tmux(&["list-windows", "-t", "=work"])
+                .lines()
+                .count()
+        };
+        let before = windows();
+        let again = restore(&server, &[]);
+        assert_eq!(windows(), before, "{how}: {again}");
+    }
+}
+
 #[test]
 fn a_pane_with_its_input_off_is_left_alone_and_said() {
     let server = TmuxServer::empty();
