@@ -543,10 +543,15 @@ fn dry_resumes<'a>(
         }
         match resume::resume_line(agent, &args.home) {
             // As the restore itself: a pane whose folder is gone opens
-            // elsewhere, and nothing is typed there.
-            Ok(line) if !Path::new(&pane.cwd).is_dir() => out.plan.push(format!(
+            // elsewhere, and nothing is typed there (a pane saved with no
+            // folder is typed where it opens).
+            Ok(line) if !pane.cwd.is_empty() && !Path::new(&pane.cwd).is_dir() => out.plan.push(format!(
                 "{at}: would not type: saved directory {} is gone, so the pane would open elsewhere; once the directory is back, resume it with: {}",
                 pane.cwd,
+                line.line()
+            )),
+            Ok(line) if !args.resume => out.plan.push(format!(
+                "{at}: would not resume, as [session] resume_agents_on_restore is false; resume it with: {}",
                 line.line()
             )),
             Ok(line) => {
@@ -1095,10 +1100,15 @@ fn queue_resume(
         ));
         return;
     }
-    if let Some(other) = pending
-        .iter()
-        .find(|job| job.kind == agent.kind && same_conversation(&job.agent, agent))
-    {
+    // A pane that will open elsewhere (its folder gone) or is not to be
+    // typed resumes nothing, so it takes no conversation from another: as
+    // the dry run counts them.
+    if let Some(other) = pending.iter().find(|job| {
+        job.resume
+            && (job.cwd.is_empty() || Path::new(&job.cwd).is_dir())
+            && job.kind == agent.kind
+            && same_conversation(&job.agent, agent)
+    }) {
         out.plan.push(format!(
             "skip resume in pane %{id}: pane %{} resumes the same session",
             other.pane

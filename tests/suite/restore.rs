@@ -740,6 +740,22 @@ fn a_pane_in_a_mode_is_left_alone_and_said() {
     assert_eq!(restored["not_resumed"].as_array().unwrap().len(), 1);
 }
 
+/// With resuming turned off, the dry run says what the restore does:
+/// nothing typed, and the command to run by hand.
+#[test]
+fn a_dry_run_with_resuming_off_types_nothing() {
+    let server = TmuxServer::empty();
+    server.write_config("[session]\nresume_agents_on_restore = false\n");
+    saved_agent_pane(&server);
+    let dry = restore(&server, &["--dry-run"]);
+    assert!(dry["would_type"].as_array().unwrap().is_empty(), "{dry}");
+    let plan = dry["plan"].to_string();
+    assert!(
+        plan.contains("would not resume, as [session] resume_agents_on_restore is false; resume it with: codex resume t-5"),
+        "{plan}"
+    );
+}
+
 /// A pane left with its agent not resumed keeps that agent: the next
 /// save still holds it, and a second restore finds its conversation there
 /// and adds no window again. Both ways: a pane in a mode, and resuming
