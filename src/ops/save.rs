@@ -327,6 +327,7 @@ pub(crate) fn save_keeping(
     resumed: &HashMap<u32, SavedAgent>,
 ) -> Result<Saved> {
     saved::check_name(name)?;
+    let _turn = saved::take_turn(name)?;
     let layout = layout_now(tmux, resumed)?;
     let path = saved::write(name, &layout)?;
     let windows: Vec<&SavedWindow> = layout.sessions.iter().flat_map(|s| &s.windows).collect();

@@ -138,6 +138,32 @@ pub(crate) fn file(name: &str) -> PathBuf {
     folder().join(format!("{name}.json"))
 }
 
+/// Takes `name`'s save for this process until the answer is dropped: two
+/// saves (an autosave and another, or a restore's) take turns, each
+/// reading the server after the one before has written, so an older
+/// reading never lands over a newer one.
+pub(crate) fn take_turn(name: &str) -> Result<paths::FileLock> {
+    take_turn_in(&folder(), name)
+}
+
+fn take_turn_in(folder: &Path, name: &str) -> Result<paths::FileLock> {
+    let lock = folder.join(format!(".{name}.lock"));
+    let opened = paths::make_private_dir(folder).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&lock)
+    });
+    opened
+        .map(|file| paths::FileLock::take(&file))
+        .map_err(|error| {
+            TawError::new(
+                ErrorCode::IoError,
+                format!("could not open {}: {error}", paths::display(&lock)),
+            )
+        })
+}
+
 /// Writes `layout` as `name`, the layout it replaces kept as a copy in
 /// `session-snapshots/` (the newest [`KEPT_COPIES`] stay).
 pub(crate) fn write(name: &str, layout: &Layout) -> Result<PathBuf> {
@@ -268,6 +294,18 @@ mod tests {
         assert!(!is_copy_of("default", "default-.json"));
         assert!(!is_copy_of("default", "default-17.json.tmp"));
         assert!(is_copy_of("default-work", "default-work-1700000000.json"));
+    }
+
+    #[test]
+    fn saves_of_one_name_take_turns() {
+        let dir = tempfile::tempdir().unwrap();
+        let turn = take_turn_in(dir.path(), "default").unwrap();
+        let other = std::fs::File::open(dir.path().join(".default.lock")).unwrap();
+        let try_lock =
+            || rustix::fs::flock(&other, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+        assert!(try_lock().is_err(), "a second save went on meanwhile");
+        drop(turn);
+        assert!(try_lock().is_ok());
     }
 
     #[test]

@@ -357,8 +357,8 @@ pub(crate) mod bookkeeping {
     pub(crate) const TABS: &str = "@agent_wizard_tabs";
     /// `<pid> <unix ms>` of a restore that runs: autosave waits for it.
     pub(crate) const RESTORING: &str = "@agent_wizard_restoring";
-    /// The newest autosave asked for (its stamp): an older one that finds
-    /// a newer stamp leaves the save to it.
+    /// Set while an autosave is asked for: the changes of a burst start
+    /// no second one (saves themselves take turns, sessions/saved.rs).
     pub(crate) const AUTOSAVE_ASKED: &str = "@agent_wizard_autosave_asked";
     /// Set when an autosave was asked for while a restore ran.
     pub(crate) const AUTOSAVE_HELD: &str = "@agent_wizard_autosave_held";
