@@ -136,7 +136,9 @@ impl Edit {
                 json::add_list_item(text, file, *dialect, key, item)
             }
             Change::CodexFeature => toml::codex_feature(text, file),
-            Change::TomlBlock { marker, body } => toml::add_block(text, file, marker, body),
+            Change::TomlBlock { marker, body } => {
+                toml::add_block(text, file, marker, body, &|c| self.whose(c))
+            }
             Change::YamlEnabled { name } => yaml::add_enabled(text, file, name),
         }
     }

@@ -73,12 +73,21 @@ fn end_line(marker: &str) -> String {
 
 /// The file with taw's block (`body` between its marker lines) at the end;
 /// a block there already is put back where it was with this body.
-pub(crate) fn add_block(text: &str, file: &Path, marker: &str, body: &str) -> Result<String> {
+pub(crate) fn add_block(
+    text: &str,
+    file: &Path,
+    marker: &str,
+    body: &str,
+    whose: &dyn Fn(&str) -> Owner,
+) -> Result<String> {
     parse(text, file)?;
     let block = format!("{}\n{}{}\n", begin_line(marker), body, end_line(marker));
-    let result = match find_block(text, marker) {
+    let result = match find_block(text, file, marker)? {
         Some((start, end)) => format!("{}{block}{}", &text[..start], &text[end..]),
         None => {
+            // Hooks of taw's whose marker lines a formatter dropped go
+            // first: else they would run twice.
+            let (text, _) = remove_block(text, file, marker, whose)?;
             // A blank line after the user's last line; a last line with no
             // newline gets one. Taking the block out takes one newline back.
             let gap = if text.is_empty() { "" } else { "\n" };
@@ -98,24 +107,41 @@ pub(crate) fn add_block(text: &str, file: &Path, marker: &str, body: &str) -> Re
 }
 
 /// Where taw's block is: from its first line's start to just after its
-/// last line's newline.
-fn find_block(text: &str, marker: &str) -> Option<(usize, usize)> {
-    let begin = begin_line(marker);
-    let end = end_line(marker);
+/// last line's newline. Marker lines that do not make one block (a begin
+/// whose end was deleted, two of either) are refused, changing nothing:
+/// taken for a block, they could take the user's own lines with it.
+fn find_block(text: &str, file: &Path, marker: &str) -> Result<Option<(usize, usize)>> {
+    let (begin, end) = (begin_line(marker), end_line(marker));
+    let (mut begins, mut ends) = (Vec::new(), Vec::new());
     let mut offset = 0;
-    let mut start = None;
-    for line in text.split_inclusive('\n') {
+    for (number, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.trim_end_matches(['\n', '\r']);
-        if bare == begin && start.is_none() {
-            start = Some(offset);
-        } else if bare == end
-            && let Some(start) = start
-        {
-            return Some((start, offset + line.len()));
+        if bare == begin {
+            begins.push((number + 1, offset));
+        } else if bare == end {
+            ends.push((number + 1, offset + line.len()));
         }
         offset += line.len();
     }
-    None
+    match (begins.as_slice(), ends.as_slice()) {
+        ([], []) => Ok(None),
+        ([(_, start)], [(_, stop)]) if start < stop => Ok(Some((*start, *stop))),
+        _ => {
+            let lines: Vec<String> = begins
+                .iter()
+                .chain(&ends)
+                .map(|(number, _)| number.to_string())
+                .collect();
+            Err(TawError::new(
+                ErrorCode::InvalidConfig,
+                format!(
+                    "{}: taw's marker lines (`{begin}`, `{end}`, at lines {}) do not make one block; mend them by hand, nothing was changed",
+                    paths::display(file),
+                    lines.join(", ")
+                ),
+            ))
+        }
+    }
 }
 
 /// The commands of the file's `[[hooks]]`.
@@ -147,7 +173,7 @@ pub(crate) fn remove_block(
             return Err(super::json::unsure(file, &path));
         }
     }
-    let (mut result, mut removed) = match find_block(text, marker) {
+    let (mut result, mut removed) = match find_block(text, file, marker)? {
         Some((start, end)) => {
             let mut before = &text[..start];
             if !before.is_empty() {
@@ -234,15 +260,41 @@ mod tests {
             "default_model = \"k2\"",
             "# comment\n[[hooks]]\nevent = \"Stop\"\ncommand = \"mine\"\n",
         ] {
-            let with = add_block(before, file, "taw kimi", body).unwrap();
+            let with = add_block(before, file, "taw kimi", body, &whose).unwrap();
             assert!(with.contains(body));
-            assert_eq!(add_block(&with, file, "taw kimi", body).unwrap(), with);
+            assert_eq!(
+                add_block(&with, file, "taw kimi", body, &whose).unwrap(),
+                with
+            );
             let (without, removed) = remove_block(&with, file, "taw kimi", &whose).unwrap();
             assert!(removed);
             assert_eq!(without, before, "from {with:?}");
         }
-        let error = add_block("a = \n", file, "taw kimi", body).unwrap_err();
+        let error = add_block("a = \n", file, "taw kimi", body, &whose).unwrap_err();
         assert!(error.message.contains("line 1"), "{}", error.message);
-        assert!(add_block("hooks = 1\n", file, "taw kimi", body).is_err());
+        assert!(add_block("hooks = 1\n", file, "taw kimi", body, &whose).is_err());
+    }
+
+    #[test]
+    fn markers_that_make_no_block_are_refused() {
+        let file = Path::new("config.toml");
+        let body = "[[hooks]]\nevent = \"Stop\"\ncommand = \"/x/taw-agent-state.sh idle\"\n";
+        // A begin whose end was deleted, before the user's own hooks.
+        let stray = "# >>> taw kimi >>>\n[[hooks]]\nevent = \"Stop\"\ncommand = \"mine\"\n";
+        let error = add_block(stray, file, "taw kimi", body, &whose).unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidConfig);
+        assert!(error.message.contains("line"), "{}", error.message);
+        assert!(remove_block(stray, file, "taw kimi", &whose).is_err());
+    }
+
+    #[test]
+    fn hooks_of_taws_without_markers_are_not_added_twice() {
+        let file = Path::new("config.toml");
+        let body = "[[hooks]]\nevent = \"Stop\"\ncommand = \"/x/taw-agent-state.sh idle\"\n";
+        let formatted =
+            "a = 1\n\n[[hooks]]\nevent = \"Stop\"\ncommand = \"/x/taw-agent-state.sh idle\"\n";
+        let with = add_block(formatted, file, "taw kimi", body, &whose).unwrap();
+        assert_eq!(with.matches("taw-agent-state.sh").count(), 1, "{with}");
+        assert!(with.starts_with("a = 1\n"), "{with}");
     }
 }
