@@ -48,7 +48,21 @@ fn owner_in(
     depth: u32,
 ) -> Owner {
     let mut verdict = Owner::Other;
-    for word in words(command) {
+    let (words, operators) = words(command);
+    // Taw's own hook is the script run alone (`sh '<script>' <action>`, or
+    // the script as the program); a command that names it anywhere else,
+    // or does more (`;`, `|`, `&&`), is the user's or might be: refused
+    // rather than taken out whole.
+    let alone = |index: usize| {
+        !operators
+            && (index == 0
+                || (index == 1
+                    && matches!(
+                        words[0].text().as_str(),
+                        "sh" | "bash" | "/bin/sh" | "/bin/bash"
+                    )))
+    };
+    for (index, word) in words.iter().enumerate() {
         let text = word.text();
         if !mentions(&text, file_name) {
             continue;
@@ -66,15 +80,20 @@ fn owner_in(
                 Owner::Unsure(text.clone())
             };
             match inner {
-                Owner::Taw => return Owner::Taw,
+                // `sh -c '<script> <action>'`: the command in the word.
+                Owner::Taw if !operators && index == 2 && words[1].text() == "-c" => {
+                    return Owner::Taw;
+                }
+                Owner::Taw => verdict = Owner::Unsure(text.clone()),
                 Owner::Unsure(path) => verdict = Owner::Unsure(path),
                 Owner::Other => {}
             }
             continue;
         }
-        match word_folder(&word, home, runner) {
+        match word_folder(word, home, runner) {
             Some(dir) => match same_folder(&dir, folder) {
-                Some(true) => return Owner::Taw,
+                Some(true) if alone(index) => return Owner::Taw,
+                Some(true) => verdict = Owner::Unsure(text),
                 Some(false) => {}
                 None => verdict = Owner::Unsure(text),
             },
@@ -198,9 +217,11 @@ impl Word {
 }
 
 /// The words of a command line as a POSIX shell splits them, each with
-/// how its characters were quoted. Operators (`;`, `|`, `&`, `(`, `)`,
-/// `<`, `>`) end a word.
-fn words(command: &str) -> Vec<Word> {
+/// how its characters were quoted, and whether it has operators (`;`,
+/// `|`, `&`, `(`, `)`, `<`, `>`, which also end a word) outside quotes
+/// and comments.
+fn words(command: &str) -> (Vec<Word>, bool) {
+    let mut operators = false;
     let mut words = Vec::new();
     let mut word = Word::default();
     let mut chars = command.chars();
@@ -265,6 +286,7 @@ fn words(command: &str) -> Vec<Word> {
                 }
             }
             c if c.is_whitespace() || ";|&()<>".contains(c) => {
+                operators |= !c.is_whitespace();
                 end(&mut word, &mut started, &mut words)
             }
             c => {
@@ -274,7 +296,7 @@ fn words(command: &str) -> Vec<Word> {
         }
     }
     end(&mut word, &mut started, &mut words);
-    words
+    (words, operators)
 }
 
 #[cfg(test)]
@@ -321,6 +343,20 @@ mod tests {
         assert_eq!(shell(&format!("{s}\\\n session")), Owner::Taw);
         // A comment names nothing.
         assert_eq!(shell(&format!("echo x # {s}")), Owner::Other);
+        // Named, but not run alone: the user's command, or might be.
+        for theirs in [
+            format!("cat {s} | logger"),
+            format!("sh '{s}' session; notify-send done"),
+            format!("sh -c '{s} session' && echo ok"),
+            format!("sh -c 'cat {s}'"),
+            format!("logger {s}"),
+        ] {
+            assert!(
+                matches!(shell(&theirs), Owner::Unsure(_)),
+                "{theirs} should be unsure, is {:?}",
+                shell(&theirs)
+            );
+        }
         // Through a link to the folder.
         let link = temp.path().join("link");
         std::os::unix::fs::symlink(home.join(".claude"), &link).unwrap();
