@@ -242,8 +242,13 @@ fn set_enabled_unlocked(id: &str, enabled: bool) -> Result<()> {
     save(all)
 }
 
+/// The longest folder name [`encode_id`] gives: file systems take 255
+/// bytes, and an id of 120 capitals would be 360.
+const FOLDER_NAME_MAX: usize = 200;
+
 /// A plugin id as a folder name, herdr's way: `[a-z0-9._-]` kept, every
-/// other byte `%XX`, a trailing dot escaped.
+/// other byte `%XX`, a trailing dot escaped; one too long for a folder is
+/// cut and ends in a hash of the whole id, so two ids never share one.
 pub(crate) fn encode_id(id: &str) -> String {
     let mut out = String::new();
     for byte in id.bytes() {
@@ -255,6 +260,11 @@ pub(crate) fn encode_id(id: &str) -> String {
     if out.ends_with('.') {
         out.pop();
         out.push_str("%2E");
+    }
+    if out.len() > FOLDER_NAME_MAX {
+        // ASCII only: any byte is a boundary.
+        out.truncate(FOLDER_NAME_MAX - 17);
+        out.push_str(&format!("~{:016x}", crate::text::fnv1a64(id.as_bytes())));
     }
     out
 }
@@ -288,5 +298,11 @@ mod tests {
         assert_eq!(encode_id("qu8n.rename"), "qu8n.rename");
         assert_eq!(encode_id("Acme:x"), "%41cme%3Ax");
         assert_eq!(encode_id("a."), "a%2E");
+        // 120 capitals: 360 bytes encoded, cut to a folder's size.
+        let long = "A".repeat(120);
+        let folder = encode_id(&long);
+        assert_eq!(folder.len(), 200);
+        assert!(folder.starts_with("%41%41"), "{folder}");
+        assert_ne!(folder, encode_id(&format!("{}B", "A".repeat(119))));
     }
 }

@@ -151,7 +151,7 @@ pub(crate) fn status_of(state: Option<AgentStatus>) -> &'static str {
 /// A stable fingerprint of some text (FNV-1a, 64 bits), as hex: it tells
 /// a prompt from another, and is no secret.
 pub(crate) fn fingerprint(text: &str) -> String {
-    format!("fnv1a64:{:016x}", fnv(text.as_bytes()))
+    format!("fnv1a64:{:016x}", crate::text::fnv1a64(text.as_bytes()))
 }
 
 /// The fingerprint of a menu: each option's key, label, description and
@@ -176,17 +176,10 @@ pub(crate) fn menu_fingerprint(menu: &[MenuOption]) -> String {
 pub(crate) fn option_id(prompt: &str, option: &MenuOption) -> String {
     format!(
         "o:{:016x}",
-        fnv(format!("{prompt}\u{1d}{}\u{1f}{}", option.key, option.label).as_bytes())
+        crate::text::fnv1a64(
+            format!("{prompt}\u{1d}{}\u{1f}{}", option.key, option.label).as_bytes()
+        )
     )
-}
-
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
 }
 
 /// The lines of a captured screen, trailing blank ones dropped.
