@@ -258,7 +258,7 @@ fn install(context: &Context, source: &str, git_ref: Option<&str>, yes: bool) ->
     use plugin::install::{self, Consent, Stopped};
     let request = install::parse_source(source, git_ref)?;
     let consent = if yes { Consent::Given } else { Consent::Ask };
-    match install::install(&request, consent) {
+    match install::install(&request, consent, None) {
         Ok(installed) => {
             let config_dir = plugin::registry::config_dir(&installed.manifest.plugin_id)?;
             let startup = plugin::StartupNotRun::of(&installed);

@@ -226,6 +226,7 @@ fn ask(preview: &str) -> std::result::Result<bool, Stopped> {
 pub(crate) fn install(
     request: &Request,
     consent: Consent,
+    updating: Option<&str>,
 ) -> std::result::Result<registry::PluginInfo, Stopped> {
     let dir = repo_dir(request);
     crate::paths::make_private_dir(&dir)
@@ -257,7 +258,7 @@ pub(crate) fn install(
             return Err(error.into());
         }
     };
-    let outcome = finish(request, consent, &folder, &commit);
+    let outcome = finish(request, consent, &folder, &commit, updating);
     if outcome.is_err() {
         // Best effort: why the install stopped is the one to tell, and the
         // next install clears a folder no record names.
@@ -273,6 +274,7 @@ fn finish(
     consent: Consent,
     folder: &Path,
     commit: &str,
+    updating: Option<&str>,
 ) -> std::result::Result<registry::PluginInfo, Stopped> {
     let root = match &request.subdir {
         Some(subdir) => folder.join(subdir),
@@ -300,6 +302,7 @@ fn finish(
     super::check_within(&manifest_path, &manifest)?;
     let id = manifest.plugin_id.clone();
     refuse_if_linked(&id)?;
+    refuse_if_another(&id, request, updating)?;
     let shown = preview(&manifest, &source_words(request), commit);
     match consent {
         Consent::Given => eprintln!("{shown}"),
@@ -344,6 +347,54 @@ fn refuse_if_linked(id: &str) -> Result<()> {
         return Err(TawError::new(
             ErrorCode::InvalidPluginSource,
             format!("{id} is linked from a folder; `taw plugin unlink {id}` first"),
+        ));
+    }
+    Ok(())
+}
+
+/// An install must not take another plugin's place: its id may be one
+/// installed from another repository (whose record and folder it would
+/// replace), and an update must keep the id it updates (else both would
+/// run, the old one never updated again).
+fn refuse_if_another(id: &str, request: &Request, updating: Option<&str>) -> Result<()> {
+    if let Some(was) = updating
+        && was != id
+    {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginSource,
+            format!(
+                "the update's manifest names the id {id}, not {was}: `taw plugin uninstall {was}`, then install {id}"
+            ),
+        ));
+    }
+    // GitHub's names ignore case.
+    let named = |given: &Option<String>, asked: &str| {
+        given
+            .as_deref()
+            .is_some_and(|g| g.eq_ignore_ascii_case(asked))
+    };
+    let same = |e: &Entry| {
+        named(&e.source.owner, &request.owner)
+            && named(&e.source.repo, &request.repo)
+            && e.source.subdir == request.subdir
+    };
+    if let Some(other) = registry::entries()?
+        .iter()
+        .find(|e| e.plugin_id == id && e.source.kind == "github" && !same(e))
+    {
+        return Err(TawError::new(
+            ErrorCode::InvalidPluginSource,
+            format!(
+                "{id} is installed from github:{}/{}{}; `taw plugin uninstall {id}` first",
+                other.source.owner.as_deref().unwrap_or_default(),
+                other.source.repo.as_deref().unwrap_or_default(),
+                other
+                    .source
+                    .subdir
+                    .as_deref()
+                    .map(|s| format!("/{s}"))
+                    .unwrap_or_default()
+            ),
         ));
     }
     Ok(())
@@ -674,7 +725,7 @@ pub(crate) fn update(targets: &[String], consent: Consent) -> Result<Vec<UpdateO
             outcomes.push(outcome);
             continue;
         }
-        match install(&request, consent) {
+        match install(&request, consent, Some(&entry.plugin_id)) {
             Ok(installed) => {
                 outcome.status = "updated";
                 outcome.to = installed.source.resolved_commit;

@@ -813,6 +813,53 @@ fn install_own(server: &TmuxServer, repo: &str, files: &[(&str, &str)]) {
         .result();
 }
 
+/// An install never takes another plugin's place: an id installed from
+/// another repository is refused (its record and folder stay), and an
+/// update whose manifest names another id is refused (the old one kept,
+/// no second one registered).
+#[test]
+fn an_install_or_update_never_takes_another_plugins_place() {
+    let server = TmuxServer::start();
+    let manifest = |id: &str| {
+        format!("id = \"{id}\"\nname = \"X\"\nversion = \"1.0.0\"\nmin_herdr_version = \"0.7.1\"\n")
+    };
+    bare_repo(
+        &server,
+        "acme",
+        "one",
+        &[("herdr-plugin.toml", &manifest("acme.x"))],
+    );
+    bare_repo(
+        &server,
+        "other",
+        "two",
+        &[("herdr-plugin.toml", &manifest("acme.x"))],
+    );
+    let url = mirror(&server);
+    let env = [("TAW_GITHUB_URL", url.as_str())];
+    server
+        .taw_with(&["plugin", "install", "acme/one", "--yes"], &env)
+        .result();
+    let taken = server.taw_with(&["plugin", "install", "other/two", "--yes"], &env);
+    assert_eq!(taken.error_code(), "invalid_plugin_source", "{taken:?}");
+    let listed = server.taw(&["plugin", "list"]).result().to_string();
+    assert!(listed.contains("\"repo\":\"one\""), "{listed}");
+    // The same repository, its manifest now naming another id.
+    bare_repo(
+        &server,
+        "acme",
+        "one",
+        &[("herdr-plugin.toml", &manifest("acme.y"))],
+    );
+    let updated = server.taw_with(&["plugin", "update", "acme.x", "--yes"], &env);
+    assert_eq!(updated.status, 1, "{updated:?}");
+    let listed = server.taw(&["plugin", "list"]).result().to_string();
+    assert!(
+        listed.contains("acme.x") && !listed.contains("acme.y"),
+        "{listed}"
+    );
+}
+
 /// A plugin's subdir that is a link out of the fetched repository is
 /// refused: the folder shown and trusted would not be the commit's.
 #[test]
