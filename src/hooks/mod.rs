@@ -139,17 +139,7 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
         }
     }
     let plugin_limit = limit.limit;
-    let plugin_runs: Vec<_> = plugin_queues
-        .into_iter()
-        .map(|(listener, queued)| {
-            std::thread::spawn(move || {
-                queued
-                    .iter()
-                    .map(|delivery| run::run_plugin_hook(&listener, delivery, plugin_limit))
-                    .collect::<Vec<_>>()
-            })
-        })
-        .collect();
+    let plugin_runs = std::thread::spawn(move || run_plugin_queues(&plugin_queues, plugin_limit));
     let hook_runs = deliveries
         .iter()
         .map(|d| listeners.commands(d.event).len())
@@ -176,13 +166,42 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
         let _ = handle.join();
     }
     Delivered {
-        plugin_runs: plugin_runs
-            .into_iter()
-            .filter_map(|handle| handle.join().ok())
-            .flatten()
-            .collect(),
+        // A thread that panicked has no runs to give.
+        plugin_runs: plugin_runs.join().unwrap_or_default(),
         hook_runs,
     }
+}
+
+/// The most plugin commands running at once, as herdr has it: a manifest
+/// with thousands of hooks on one event starts them this many at a time,
+/// not thousands of processes together.
+const PLUGIN_COMMANDS_AT_ONCE: usize = 32;
+
+/// Each plugin hook's occurrences in order, a thread a hook, at most
+/// [`PLUGIN_COMMANDS_AT_ONCE`] hooks at a time; their runs.
+fn run_plugin_queues(
+    queues: &[(crate::plugin::EventListener, Vec<payload::Delivery>)],
+    limit: Option<std::time::Duration>,
+) -> Vec<crate::plugin::run::LogRecord> {
+    let mut runs = Vec::new();
+    for batch in queues.chunks(PLUGIN_COMMANDS_AT_ONCE) {
+        std::thread::scope(|scope| {
+            let running: Vec<_> = batch
+                .iter()
+                .map(|(listener, queued)| {
+                    scope.spawn(move || {
+                        queued
+                            .iter()
+                            .map(|delivery| run::run_plugin_hook(listener, delivery, limit))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            // A hook's thread that panicked has no runs to give.
+            runs.extend(running.into_iter().filter_map(|h| h.join().ok()).flatten());
+        });
+    }
+    runs
 }
 
 /// What a delivery ran.

@@ -186,7 +186,11 @@ pub(crate) fn programs_dir(bin: &Path) -> Result<PathBuf> {
         if std::fs::read_link(&link).is_ok_and(|to| to == bin) {
             continue;
         }
-        let beside = dir.join(format!(".{name}.{}", std::process::id()));
+        // Named by process and call: the threads of one delivery make
+        // theirs at once, and one must never remove another's.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let beside = dir.join(format!(".{name}.{}.{call}", std::process::id()));
         let _ = std::fs::remove_file(&beside);
         std::os::unix::fs::symlink(bin, &beside)
             .and_then(|()| std::fs::rename(&beside, &link))

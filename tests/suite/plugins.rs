@@ -813,6 +813,40 @@ fn install_own(server: &TmuxServer, repo: &str, files: &[(&str, &str)]) {
         .result();
 }
 
+/// A plugin with 40 hooks on one event: each runs, at most 32 at once (as
+/// herdr bounds its plugin commands), never 40 processes together; the
+/// threads of one delivery make the plugins' program folder side by side.
+#[test]
+fn a_plugins_many_hooks_run_32_at_a_time() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let events: String = (0..40)
+        .map(|n| format!("[[events]]\non = \"workspace.created\"\ncommand = [\"sh\", \"hook.sh\", \"{n}\"]\n\n"))
+        .collect();
+    let dir = server.dir.path().join("plugins-src/many");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("hook.sh"),
+        "mkdir \"run.$1\"\nls -d run.* | wc -l >> counts\nsleep 1\nrmdir \"run.$1\"\necho \"$1\" >> done\n",
+    )
+    .unwrap();
+    linked_plugin(&server, "many", "test.many", &events);
+    server
+        .taw(&["workspace", "create", "--label", "more", "--no-focus"])
+        .result();
+    let done = dir.join("done");
+    server.wait_for("every hook's run", WAIT, || {
+        std::fs::read_to_string(&done).is_ok_and(|t| t.lines().count() >= 40)
+    });
+    let counts = std::fs::read_to_string(dir.join("counts")).unwrap();
+    let most = counts
+        .lines()
+        .filter_map(|l| l.trim().parse::<usize>().ok())
+        .max()
+        .unwrap();
+    assert!(most <= 32, "{most} at once: {counts}");
+}
+
 /// An install never takes another plugin's place: an id installed from
 /// another repository is refused (its record and folder stay), and an
 /// update whose manifest names another id is refused (the old one kept,
