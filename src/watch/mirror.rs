@@ -19,13 +19,22 @@ pub(crate) struct Mirror {
     pub last_told_difference: Option<Instant>,
 }
 
+/// The most cells a mirror keeps: vt100 holds every cell of its screen
+/// (tens of bytes each) from the start, and a pane may be 10,000 × 10,000.
+const MIRROR_CELLS_MAX: usize = 1 << 20;
+
 impl Mirror {
     /// A mirror of a screen whose plain text (`capture-pane -p`) is
-    /// `text`, its geometry `at`.
-    pub(crate) fn seed(text: &str, at: Geometry) -> Mirror {
+    /// `text`, its geometry `at`; none for a screen too narrow for a wide
+    /// character (vt100 panics printing one in a single column) or too
+    /// large to hold: tmux's capture is read instead.
+    pub(crate) fn seed(text: &str, at: Geometry) -> Option<Mirror> {
         let rows = at.height.max(1);
-        let columns = at.width.max(1);
-        let mut parser = vt100::Parser::new(rows, columns, 0);
+        let columns = at.width;
+        if columns < 2 || usize::from(rows) * usize::from(columns) > MIRROR_CELLS_MAX {
+            return None;
+        }
+        let parser = vt100::Parser::new(rows, columns, 0);
         let mut bytes: Vec<u8> = Vec::with_capacity(text.len() + 16 * usize::from(rows));
         if at.alternate {
             bytes.extend_from_slice(b"\x1b[?1049h");
@@ -45,18 +54,26 @@ impl Mirror {
         }
         bytes
             .extend_from_slice(format!("\x1b[{};{}H", at.cursor_y + 1, at.cursor_x + 1).as_bytes());
-        parser.process(&bytes);
-        Mirror {
+        let mut mirror = Mirror {
             parser,
             seeded_alternate: at.alternate,
             lost: false,
             last_told_difference: None,
-        }
+        };
+        mirror.feed(&bytes);
+        Some(mirror)
     }
 
-    /// Takes in what the pane printed.
+    /// Takes in what the pane printed. The parser is another crate's, fed
+    /// what any program prints: should it fail on some bytes, the mirror
+    /// is no longer trusted (tmux is read, and a new one seeded) and the
+    /// watcher goes on.
     pub(crate) fn feed(&mut self, bytes: &[u8]) {
-        self.parser.process(bytes);
+        let parser = &mut self.parser;
+        let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.process(bytes)));
+        if fed.is_err() {
+            self.lost = true;
+        }
     }
 
     /// Some of what the pane printed was not taken in.
@@ -126,14 +143,14 @@ mod tests {
     #[test]
     fn a_seed_reads_back_as_its_capture() {
         let capture = "$ claude\n✻ Working… (3s)\n\n❯ 漢字 wide\n";
-        let mirror = Mirror::seed(capture, at(20, 6, 2, 3));
+        let mirror = Mirror::seed(capture, at(20, 6, 2, 3)).unwrap();
         assert!(same_text(&mirror.text(), capture), "{:?}", mirror.text());
         assert_eq!(mirror.size(), (6, 20));
     }
 
     #[test]
     fn bytes_after_the_seed_move_from_the_seeded_cursor() {
-        let mut mirror = Mirror::seed("line one\n$ ", at(20, 4, 2, 1));
+        let mut mirror = Mirror::seed("line one\n$ ", at(20, 4, 2, 1)).unwrap();
         mirror.feed(b"echo hi\r\nhi\r\n$ ");
         assert_eq!(mirror.text(), "line one\n$ echo hi\nhi\n$");
         // A spinner redrawn in place.
@@ -143,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_title_set_by_the_pane_is_read() {
-        let mut mirror = Mirror::seed("", at(10, 2, 0, 0));
+        let mut mirror = Mirror::seed("", at(10, 2, 0, 0)).unwrap();
         assert_eq!(mirror.title(), None);
         mirror.feed(b"\x1b]2;my title\x07");
         assert_eq!(mirror.title(), Some("my title"));
@@ -153,11 +170,11 @@ mod tests {
     fn leaving_an_alternate_screen_it_was_seeded_in_is_not_trusted() {
         let mut geometry = at(10, 3, 0, 0);
         geometry.alternate = true;
-        let mut mirror = Mirror::seed("full screen", geometry);
+        let mut mirror = Mirror::seed("full screen", geometry).unwrap();
         assert!(mirror.trusted());
         mirror.feed(b"\x1b[?1049l");
         assert!(!mirror.trusted());
-        let mut plain = Mirror::seed("x", at(10, 3, 1, 0));
+        let mut plain = Mirror::seed("x", at(10, 3, 1, 0)).unwrap();
         plain.feed(b"\x1b[?1049hin\x1b[?1049l");
         assert!(plain.trusted());
         assert_eq!(plain.text().lines().next(), Some("x"));
@@ -167,9 +184,29 @@ mod tests {
 
     #[test]
     fn a_megabyte_line_wraps_within_the_screen() {
-        let mut mirror = Mirror::seed("", at(40, 5, 0, 0));
+        let mut mirror = Mirror::seed("", at(40, 5, 0, 0)).unwrap();
         mirror.feed(&vec![b'x'; 1 << 20]);
         assert_eq!(mirror.text().lines().count(), 5);
+    }
+
+    #[test]
+    fn a_screen_too_narrow_or_too_large_gets_no_mirror() {
+        assert!(Mirror::seed("x", at(1, 5, 0, 0)).is_none());
+        assert!(Mirror::seed("", at(10_000, 10_000, 0, 0)).is_none());
+        assert!(Mirror::seed("ok", at(2, 5, 0, 0)).is_some());
+    }
+
+    #[test]
+    fn bytes_the_parser_fails_on_leave_the_mirror_untrusted_not_the_watcher_down() {
+        // One column and a wide character: vt100 0.15 panics there.
+        let mut mirror = Mirror {
+            parser: vt100::Parser::new(5, 1, 0),
+            seeded_alternate: false,
+            lost: false,
+            last_told_difference: None,
+        };
+        mirror.feed("字".as_bytes());
+        assert!(!mirror.trusted());
     }
 
     #[test]

@@ -608,9 +608,10 @@ impl Watcher {
             mirror.last_told_difference = Some(Instant::now());
         }
         let told = mirror.last_told_difference;
-        let mut seeded = Mirror::seed(&view.screen, view.geometry);
-        seeded.last_told_difference = told;
-        *mirror = seeded;
+        self.mirror = Mirror::seed(&view.screen, view.geometry).map(|mut seeded| {
+            seeded.last_told_difference = told;
+            seeded
+        });
     }
 
     /// Leaves what this look saw for the web, while an agent is in front
@@ -633,7 +634,7 @@ impl Watcher {
         if !wanted {
             self.mirror = None;
         } else if self.mirror.is_none() {
-            self.mirror = Some(Mirror::seed(&view.screen, view.geometry));
+            self.mirror = Mirror::seed(&view.screen, view.geometry);
         }
     }
 

@@ -209,7 +209,7 @@ impl WebScreen {
                 self.bytes.clear();
                 self.lost = false;
                 self.unchecked = false;
-                self.mirror = Some(Mirror::seed(&view.screen, view.geometry));
+                self.mirror = Mirror::seed(&view.screen, view.geometry);
             }
             Checked::Seeded => {
                 // Bytes on their way: no screen until a settled look.
