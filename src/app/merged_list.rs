@@ -28,9 +28,10 @@ pub(crate) fn first_id(machine: usize) -> u32 {
     lift(machine, 0)
 }
 
-/// `$3`, `@4`, `%5`'s number.
+/// `$3`, `@4`, `%5`'s number; none past a machine's span, which would be
+/// another machine's id (this one's, where a close is done here).
 fn number(text: &str, sigil: char) -> Option<u32> {
-    crate::tmux::ids::tmux_number(text, sigil)
+    crate::tmux::ids::tmux_number(text, sigil).filter(|&n| n < SPAN)
 }
 
 fn text(value: &Option<String>) -> String {
@@ -291,6 +292,14 @@ mod tests {
         assert_eq!(lift(0, 5), 5);
         assert_eq!(lower(5), (0, 5));
         assert_eq!(lower(lift(3, 5)), (3, 5));
+        // A far id past the span is no id: it would be another's.
+        assert_eq!(number(&format!("%{SPAN}"), '%'), None);
+        assert_eq!(number(&format!("%{}", SPAN - 1), '%'), Some(SPAN - 1));
+        // Every machine listed has a span of its own.
+        assert_eq!(
+            lower(lift(crate::machine::MOST_MACHINES, SPAN - 1)),
+            (crate::machine::MOST_MACHINES, SPAN - 1)
+        );
         let here = snapshot_of(&state(), 0, "here");
         let far = snapshot_of(&state(), 1, "studio");
         let merged = merge(&here, [&far].into_iter());

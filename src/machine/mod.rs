@@ -51,8 +51,15 @@ pub(crate) fn machines(config: &Config) -> Vec<Machine> {
                 taw,
             })
         })
+        // The merged list gives each machine a span of ids of its own,
+        // this one the first: no more fit.
+        .take(MOST_MACHINES)
         .collect()
 }
+
+/// The most machines `[machines]` may list: the popup's merged list has a
+/// span of ids for this one and each of these (the rest are not reached).
+pub(crate) const MOST_MACHINES: usize = 255;
 
 /// The machine called `name`; a name the config does not list is refused
 /// with the names it does.
