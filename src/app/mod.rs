@@ -31,7 +31,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -173,6 +173,38 @@ fn write_to_feed(mut stdin: impl Write, outbox: &Outbox) {
     }
 }
 
+/// The most a feed's line may hold: a state of hundreds of panes is well
+/// under it; a far side that writes without end is not kept in memory.
+const FEED_LINE_MAX: u64 = 16 << 20;
+
+/// The next line of a feed into `line`: `Some(true)` a whole one,
+/// `Some(false)` one of `max` bytes or more (read to its end and dropped),
+/// `None` at the feed's end.
+fn feed_line(reader: &mut impl std::io::BufRead, line: &mut Vec<u8>, max: u64) -> Option<bool> {
+    use std::io::{BufRead, Read};
+    line.clear();
+    match reader.by_ref().take(max).read_until(b'\n', line) {
+        Ok(0) | Err(_) => return None,
+        Ok(_) if line.ends_with(b"\n") || (line.len() as u64) < max => return Some(true),
+        Ok(_) => {}
+    }
+    // Too long: the rest of it goes unread into nothing.
+    loop {
+        let (skipped, ended) = match reader.fill_buf() {
+            Ok([]) | Err(_) => return None,
+            Ok(bytes) => match bytes.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (bytes.len(), false),
+            },
+        };
+        reader.consume(skipped);
+        if ended {
+            line.clear();
+            return Some(false);
+        }
+    }
+}
+
 /// A far machine's feed over ssh, started again when it drops.
 fn spawn_far(index: usize, far: Machine, outbox: Arc<Outbox>, tx: Sender<Msg>) {
     std::thread::spawn(move || {
@@ -186,9 +218,16 @@ fn spawn_far(index: usize, far: Machine, outbox: Arc<Outbox>, tx: Sender<Msg>) {
                         std::thread::spawn(move || write_to_feed(stdin, &outbox));
                     }
                     if let Some(stdout) = stream.stdout.take() {
-                        for line in BufReader::new(stdout).lines() {
-                            let Ok(line) = line else { break };
-                            let Ok(value) = serde_json::from_str::<FeedLine>(&line) else {
+                        let mut reader = BufReader::new(stdout);
+                        let mut line = Vec::new();
+                        // To the feed's end: a line that is not a record (not
+                        // UTF-8, a motd's, too long) is passed over, never the
+                        // end of the reading (ssh would be waited for forever).
+                        while let Some(whole) = feed_line(&mut reader, &mut line, FEED_LINE_MAX) {
+                            let Some(value) = whole
+                                .then(|| serde_json::from_slice::<FeedLine>(&line).ok())
+                                .flatten()
+                            else {
                                 continue;
                             };
                             if tx.send(Msg::Line(index, value)).is_err() {
@@ -1133,6 +1172,25 @@ fn last_file() -> std::path::PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_feed_line_too_long_or_not_a_record_is_passed_over_to_the_next() {
+        let mut feed: &[u8] = b"{\"a\":1}\n\xff\xfe not utf-8\n0123456789 far too long\nlast";
+        let mut line = Vec::new();
+        let mut seen = Vec::new();
+        while let Some(whole) = feed_line(&mut feed, &mut line, 16) {
+            seen.push((whole, String::from_utf8_lossy(&line).into_owned()));
+        }
+        assert_eq!(
+            seen,
+            [
+                (true, "{\"a\":1}\n".to_string()),
+                (true, "\u{fffd}\u{fffd} not utf-8\n".to_string()),
+                (false, String::new()),
+                (true, "last".to_string()),
+            ]
+        );
+    }
 
     fn far_snapshot() -> Snapshot {
         let state = serde_json::from_value(serde_json::json!({

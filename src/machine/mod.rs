@@ -86,10 +86,15 @@ pub(crate) fn find(config: &Config, name: &str) -> std::result::Result<Machine, 
 /// word POSIX-quoted. The line finds taw where a non-interactive login
 /// leaves it off PATH (~/.local/bin, ~/.cargo/bin).
 pub(crate) fn far_command(machine: &Machine, args: &[String]) -> String {
+    // `~/bin/taw`, as every other path of the config is written: the far
+    // shell's home, the rest quoted.
     let taw = machine
         .taw
         .as_deref()
-        .map(shell_word)
+        .map(|taw| match taw.strip_prefix("~/") {
+            Some(rest) => format!("\"$HOME\"/{}", shell_word(rest)),
+            None => shell_word(taw),
+        })
         .unwrap_or_else(|| "taw".to_string());
     let line = format!("PATH=\"$PATH:$HOME/.local/bin:$HOME/.cargo/bin\"; exec {taw} \"$@\"");
     let mut words = vec![
@@ -109,7 +114,20 @@ pub(crate) fn ssh(machine: &Machine, args: &[String], tty: bool) -> Program {
     if tty {
         program = program.arg("-t");
     } else {
-        program = program.args(["-o", "BatchMode=yes", "-T"]);
+        // A machine that went quiet (asleep, off the network) ends the
+        // call within a minute, so a feed is started again instead of
+        // showing what it last said for ever.
+        program = program.args([
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ConnectTimeout=10",
+            "-o",
+            "ServerAliveInterval=15",
+            "-o",
+            "ServerAliveCountMax=3",
+            "-T",
+        ]);
     }
     program
         .args(["--", &machine.destination])
@@ -305,5 +323,22 @@ mod tests {
             line,
             "sh -c 'PATH=\"$PATH:$HOME/.local/bin:$HOME/.cargo/bin\"; exec '\\''/opt/my taw/taw'\\'' \"$@\"' taw pane send-text 'it'\\''s $(here)'"
         );
+    }
+
+    #[test]
+    fn a_taw_under_the_far_home_is_found_there() {
+        let machine = Machine {
+            name: "lab".into(),
+            destination: "lab".into(),
+            taw: Some("~/my bin/taw".into()),
+        };
+        let line = far_command(&machine, &["--version".into()]);
+        // The far shell runs `exec "$HOME"/'my bin/taw' "$@"`.
+        let run = crate::exec::Program::new("sh")
+            .args(["-c", &format!("HOME=/h; set -- {line}; printf '%s' \"$3\"")])
+            .output()
+            .unwrap();
+        let inner = String::from_utf8(run.stdout).unwrap();
+        assert!(inner.contains("exec \"$HOME\"/'my bin/taw' \"$@\""), "{inner}");
     }
 }
