@@ -616,7 +616,10 @@ mod procfs {
     /// `/proc/<pid>/stat`: the comm (between the first `(` and the last `)`)
     /// and the fields after it.
     fn read_stat(pid: u32) -> Option<(String, String)> {
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // Bytes: the kernel cuts a comm at 15 bytes, maybe inside a
+        // character.
+        let stat = fs::read(format!("/proc/{pid}/stat")).ok()?;
+        let stat = String::from_utf8_lossy(&stat);
         let open = stat.find('(')?;
         let close = stat.rfind(')')?;
         Some((

@@ -149,6 +149,8 @@ pub(crate) fn desktop(tmux: &Tmux, message: &str, pane: Option<u32>) -> Result<D
         Ok(output) if output.status.success() => {
             String::from_utf8_lossy(&output.stdout).trim() == "default"
         }
+        // Shown, and nobody clicked it in time: not shown again.
+        Err(crate::exec::Failure::TimedOut(_)) => false,
         // An older notify-send, without actions: the notification alone.
         _ => {
             let _ = Program::new("notify-send")
