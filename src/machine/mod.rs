@@ -339,6 +339,9 @@ mod tests {
             .output()
             .unwrap();
         let inner = String::from_utf8(run.stdout).unwrap();
-        assert!(inner.contains("exec \"$HOME\"/'my bin/taw' \"$@\""), "{inner}");
+        assert!(
+            inner.contains("exec \"$HOME\"/'my bin/taw' \"$@\""),
+            "{inner}"
+        );
     }
 }
