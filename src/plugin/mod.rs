@@ -187,6 +187,22 @@ fn manifest_path(path: &Path) -> Result<PathBuf> {
     }
 }
 
+/// `path` with `.` gone and each `..` taking the name before it: where a
+/// path points as written, for a link whose target is not there yet.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// A plugin is its folder: its manifest, and each program of its own a
 /// command names (`./bin/x`), must be there and not a link (or `..`) out
 /// of it, or what was shown and trusted is not what runs. A program not
@@ -199,8 +215,15 @@ pub(crate) fn check_within(manifest_file: &Path, manifest: &manifest::Manifest) 
             format!("{}: {error}", root.display()),
         )
     })?;
-    let outside =
-        |path: &Path| std::fs::canonicalize(path).is_ok_and(|real| !real.starts_with(&root));
+    let outside = |path: &Path| match std::fs::canonicalize(path) {
+        Ok(real) => !real.starts_with(&root),
+        // A link to nothing yet: where it points, as written (the build
+        // may make an inside target; `/tmp/x` is another user's to make).
+        Err(_) => std::fs::read_link(path).is_ok_and(|to| {
+            let to = path.parent().unwrap_or(Path::new("/")).join(to);
+            !lexical(&to).starts_with(&root)
+        }),
+    };
     if outside(manifest_file) {
         return Err(TawError::new(
             ErrorCode::InvalidPluginManifestPath,

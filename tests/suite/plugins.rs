@@ -1489,8 +1489,13 @@ fn a_manifest_or_program_that_leads_out_of_the_plugin_is_refused() {
             "{refused:?}"
         );
     }
-    // A program of its own that is a link out, or a way out with `..`.
-    for (name, program) in [("viaLink", "./run"), ("viaDots", "../../outside/run")] {
+    // A program of its own that is a link out, or a way out with `..`, or
+    // a link out to a file nobody made yet (another user could).
+    for (name, program, target) in [
+        ("viaLink", "./run", outside.join("run")),
+        ("viaDots", "../../outside/run", outside.join("run")),
+        ("viaDangling", "./run", outside.join("not-yet")),
+    ] {
         let dir = server.dir.path().join("plugins-src").join(name);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
@@ -1500,7 +1505,7 @@ fn a_manifest_or_program_that_leads_out_of_the_plugin_is_refused() {
             ),
         )
         .unwrap();
-        std::os::unix::fs::symlink(outside.join("run"), dir.join("run")).unwrap();
+        std::os::unix::fs::symlink(&target, dir.join("run")).unwrap();
         let refused = server.taw(&["plugin", "link", dir.to_str().unwrap()]);
         assert_eq!(
             refused.error_code(),
