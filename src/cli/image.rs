@@ -136,8 +136,7 @@ fn paste(context: &Context, pane: &str, machine_name: Option<&str>) -> Result<Im
     // A minute, and a second a megabyte on the way: a paste never waits
     // without end on a machine that went quiet.
     let limit = std::time::Duration::from_secs(60 + (image.len() as u64 >> 20));
-    let answer: op::ImageReceived =
-        machine::answer_there(&far, &args, Some(image), Some(limit))?;
+    let answer: op::ImageReceived = machine::answer_there(&far, &args, Some(image), Some(limit))?;
     if answer.path.is_empty() {
         return Err(TawError::new(
             ErrorCode::Unsupported,

@@ -700,7 +700,7 @@ fn remove_checkout(
     let located = locate(snapshot, &Source::Folder(repo_dir))?;
     let repo = &located.repo;
     let gone = !path.exists();
-    let worktree = linked_worktree(repo, &path, gone)?;
+    let (worktree, listed) = linked_worktree(repo, &path, gone)?;
     let named = worktree
         .branch
         .clone()
@@ -724,7 +724,7 @@ fn remove_checkout(
     let path_text = worktree.path.display().to_string();
     veto::may_remove_worktree(tmux, session, &path_text)?;
     let worktree_info = info(snapshot, repo, &worktree);
-    git_remove(repo, &path_text, &named, gone, force)?;
+    git_remove(repo, &path_text, &named, listed, force)?;
     // Its session goes with it, asked of nothing more than the removal.
     let records = Records::new(snapshot);
     let final_record = session.and_then(|s| records.workspace_by_id(s));
@@ -797,10 +797,11 @@ fn removal_paths(snapshot: &Snapshot, removal: &Removal) -> Result<(PathBuf, Pat
 /// The linked worktree of `repo` at `path`, as git lists it; one whose
 /// checkout is `gone` and that git has dropped already stands in with
 /// only its path. The main checkout is refused.
-fn linked_worktree(repo: &Repo, path: &Path, gone: bool) -> Result<git::Worktree> {
+fn linked_worktree(repo: &Repo, path: &Path, gone: bool) -> Result<(git::Worktree, bool)> {
     let entry = worktrees_of(repo)?
         .into_iter()
         .find(|w| w.path == path || crate::paths::same_place(&w.path, path));
+    let listed = entry.is_some();
     let worktree = match entry {
         Some(worktree) => worktree,
         // Gone, and off git's list already: the removal has nothing left
@@ -827,22 +828,24 @@ fn linked_worktree(repo: &Repo, path: &Path, gone: bool) -> Result<git::Worktree
             ),
         ));
     }
-    Ok(worktree)
+    Ok((worktree, listed))
 }
 
-/// `git worktree remove` (with `--force` when forced), or `prune` for a
-/// checkout that is gone already.
-fn git_remove(repo: &Repo, path_text: &str, named: &str, gone: bool, force: bool) -> Result<()> {
-    let ran = if gone {
-        git::run_in(&repo.checkout, &["worktree", "prune"], git::LIMIT)?
-    } else {
-        let mut args = vec!["worktree", "remove"];
-        if force {
-            args.push("--force");
-        }
-        args.extend(["--", path_text]);
-        git::run_in(&repo.checkout, &args, git::LIMIT)?
-    };
+/// `git worktree remove` (with `--force` when forced), which takes a
+/// checkout whose folder is gone off git's list too, and keeps a locked
+/// one; nothing for one git lists no more. Never `prune`: it would take
+/// every other worktree whose folder is missing now (an unmounted disk's)
+/// off the list with it.
+fn git_remove(repo: &Repo, path_text: &str, named: &str, listed: bool, force: bool) -> Result<()> {
+    if !listed {
+        return Ok(());
+    }
+    let mut args = vec!["worktree", "remove"];
+    if force {
+        args.push("--force");
+    }
+    args.extend(["--", path_text]);
+    let ran = git::run_in(&repo.checkout, &args, git::LIMIT)?;
     if !ran.ok {
         return Err(TawError::new(
             ErrorCode::WorktreeRemoveFailed,

@@ -255,7 +255,22 @@ fn two_worktrees_side_by_side_under_their_repository() {
     recorder.once(&server, "workspace.closed", "workspace_id", &opened_ws);
 
     // A checkout deleted by hand: left out of the list, not opened, and
-    // its removal finishes.
+    // its removal finishes. Another one whose folder is missing too (an
+    // unmounted disk's) keeps its record: only the one named goes.
+    let other = server.dir.path().join("elsewhere-c");
+    git(
+        &api,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feat/c",
+            "--",
+            &other.display().to_string(),
+        ],
+    );
+    std::fs::remove_dir_all(&other).unwrap();
     std::fs::remove_dir_all(&b_path).unwrap();
     let listed = server
         .taw(&["worktree", "list", "--cwd", &api.display().to_string()])
@@ -297,6 +312,7 @@ fn two_worktrees_side_by_side_under_their_repository() {
         .result();
     assert_eq!(finished["forced"], false);
     assert!(!git(&api, &["worktree", "list"]).contains("feat-b"));
+    assert!(git(&api, &["worktree", "list"]).contains("elsewhere-c"));
     server.wait_for("worktree.removed of the gone one", WAIT, || {
         recorder.heard("worktree.removed").len() == 2
     });
