@@ -143,6 +143,10 @@ fn a_prompt_and_keys_reach_a_live_agent() {
     server.wait_for("the agent to get it", Duration::from_secs(5), || {
         screen(&server, &pane).contains("got: hello there")
     });
+    // An escape in a prompt could end its bracketed paste and be read as
+    // keys: refused, nothing sent.
+    let escaping = server.taw(&["agent", "prompt", &pane, "see\u{1b}[201~\u{1b}[Z\rESCAPED"]);
+    assert_eq!(escaping.error_code(), "invalid_argument");
     server
         .taw(&["agent", "send-keys", &pane, "x", "enter"])
         .result();
@@ -158,6 +162,7 @@ fn a_prompt_and_keys_reach_a_live_agent() {
     let read = server.taw(&["agent", "read", &pane]);
     assert_eq!(read.status, 0);
     assert!(read.stdout.contains("got: x"));
+    assert!(!read.stdout.contains("ESCAPED"), "{}", read.stdout);
 }
 
 #[test]

@@ -333,6 +333,14 @@ pub(crate) fn prompt(
     if prompt.text.trim().is_empty() {
         return Err(TawError::invalid_argument("the prompt is empty"));
     }
+    // The prompt goes in a bracketed paste: an escape in it could end the
+    // paste (`ESC [201~`) and have the rest read as keys (a mode switch,
+    // an Enter). A prompt is text: one that holds an escape is refused.
+    if prompt.text.contains('\u{1b}') {
+        return Err(TawError::invalid_argument(
+            "the prompt holds an escape character (ESC), which could end its paste and be read as keys; nothing was sent",
+        ));
+    }
     let snapshot = once_drawn(tmux, target, Verb::Prompt, deadline)?;
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return Err(timeout_error(target));
