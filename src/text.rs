@@ -15,9 +15,12 @@ pub(crate) fn one_line(text: &str, limit: usize) -> String {
 /// A word for a POSIX shell: as it is when every character is plain,
 /// else single-quoted. Stricter than `shell_words::quote`, which leaves
 /// `{a,b}` and `!` bare: these lines are also typed at a person's bash,
-/// where those expand.
+/// where those expand, or zsh, where a word starting with `=` is a
+/// program's path (`=python3`), or fish, where one starting with `%` is a
+/// process id (`%self`).
 pub(crate) fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
+        && !word.starts_with(['=', '%'])
         && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
@@ -83,6 +86,10 @@ mod tests {
         assert_eq!(shell_word("it's"), r"'it'\''s'");
         assert_eq!(shell_word("x{a,b}"), "'x{a,b}'");
         assert_eq!(shell_word("hi!"), "'hi!'");
+        // zsh's `=cmd`, fish's `%self`: quoted at a word's start only.
+        assert_eq!(shell_word("=python3"), "'=python3'");
+        assert_eq!(shell_word("%self"), "'%self'");
+        assert_eq!(shell_word("--model=o3"), "--model=o3");
         assert_eq!(shell_word(""), "''");
         assert_eq!(single_quoted("plain"), "'plain'");
         for word in ["a b", "it's", "$(x)", "x{a,b}", ""] {
