@@ -680,6 +680,13 @@ pub(crate) struct Launch {
     pub env: Vec<(String, String)>,
 }
 
+/// Whether `dir` is `home` or a folder above it (`/` included), as the
+/// file system has them.
+fn holds_home(dir: &Path, home: &Path) -> bool {
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    real(home).starts_with(real(dir))
+}
+
 /// Prepares `taw sandbox <agent> [--profile P] [-- args]`: the agent, the
 /// profile checked, the runtime, the profile's arguments and variables.
 pub(crate) fn prepare(
@@ -707,6 +714,12 @@ pub(crate) fn prepare(
         }));
     }
     let home = paths::home_dir().unwrap_or_else(|| PathBuf::from("/root"));
+    if !profile.yours && holds_home(dir, &home) {
+        return Err(TawError::invalid_argument(format!(
+            "the sandbox mounts the folder it starts in, and {} is your home or holds it (your keys and every other file would be in the container): start it in a project's folder",
+            dir.display()
+        )));
+    }
     let mut passed: Vec<String> = PASSED_VARIABLES.iter().map(|v| v.to_string()).collect();
     passed.extend(config.get(&schema::SANDBOX_ENV));
     let passed: Vec<String> = passed
@@ -752,6 +765,17 @@ pub(crate) fn prepare(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_that_holds_the_home_is_told() {
+        let home = tempfile::tempdir().unwrap();
+        let project = home.path().join("src/api");
+        std::fs::create_dir_all(&project).unwrap();
+        assert!(holds_home(home.path(), home.path()));
+        assert!(holds_home(Path::new("/"), home.path()));
+        assert!(holds_home(home.path().parent().unwrap(), home.path()));
+        assert!(!holds_home(&project, home.path()));
+    }
 
     #[test]
     fn names_are_file_names_of_their_own() {
