@@ -443,6 +443,12 @@ fn plan_path(state: &ServerState, desired: &Desired, report: &mut Report) -> Vec
     let mut cmds = Vec::new();
     let path_on = options::is_on(&state.checked(options::PATH, &mut report.warnings));
     let previous_dir = state.value(bookkeeping::PATH_DIR).to_string();
+    // The folder in PATH before taw ever put it there (the user's profile
+    // adds it, as the login notice asks): theirs, never taken out.
+    let users_own = previous_dir.is_empty()
+        && state
+            .env("PATH")
+            .is_some_and(|path| path.split(':').any(|dir| dir == desired.bin_dir));
     if let Some(path) = state.env("PATH") {
         let mut new_path = path.to_string();
         if !previous_dir.is_empty() && previous_dir != desired.bin_dir {
@@ -462,9 +468,10 @@ fn plan_path(state: &ServerState, desired: &Desired, report: &mut Report) -> Vec
             "tmux's global environment has no PATH, so taw did not add its bin folder".into(),
         );
     }
+    let added = report.path_dir.as_deref().filter(|_| !users_own);
     cmds.push(cmd::set_global_option(
         bookkeeping::PATH_DIR,
-        report.path_dir.as_deref().unwrap_or(""),
+        added.unwrap_or(""),
     ));
     cmds
 }
