@@ -29,7 +29,6 @@ use machines::{MachineView, Place};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
 use std::collections::VecDeque;
 use std::io::{BufReader, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -730,7 +729,7 @@ fn draw(frame: &mut ratatui::Frame, app: &App) {
         .iter()
         .map(|t| Line::styled(t.clone(), Style::default().add_modifier(Modifier::DIM)))
         .collect();
-    frame.render_widget(Paragraph::new(lines), toasts);
+    frame.render_widget(crate::list::draw::paragraph(lines), toasts);
 }
 
 /// The app's loop: the app, the terminal it draws on, and where its work

@@ -47,6 +47,24 @@ fn counts_spans(counts: &Counts) -> Vec<Span<'static>> {
     spans
 }
 
+/// A paragraph of `text` with every control character taken out: names,
+/// folders and commands come from tmux as any program set them, and a
+/// control character reaching the terminal would act there (clear it,
+/// fake rows, set the clipboard). Every text the list draws goes here.
+pub(crate) fn paragraph<'a>(text: impl Into<Text<'a>>) -> Paragraph<'a> {
+    Paragraph::new(without_controls(text.into()))
+}
+
+fn without_controls(mut text: Text<'_>) -> Text<'_> {
+    for span in text.lines.iter_mut().flat_map(|line| line.spans.iter_mut()) {
+        if span.content.chars().any(char::is_control) {
+            let shown: String = span.content.chars().filter(|c| !c.is_control()).collect();
+            span.content = shown.into();
+        }
+    }
+    text
+}
+
 fn row_line(row: &Row, filtering: bool, git: Option<&str>) -> Line<'static> {
     let indent = "  ".repeat(row.depth as usize);
     let mut spans = vec![Span::raw(indent)];
@@ -191,7 +209,7 @@ fn draw_header(frame: &mut Frame, app: &List, area: Rect) {
     }
     spans.push(Span::raw("   "));
     spans.extend(right);
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    frame.render_widget(paragraph(Line::from(spans)), area);
 }
 
 fn draw_body(frame: &mut Frame, app: &List, area: Rect, git: &dyn Fn(&Row) -> Option<Git>) {
@@ -331,7 +349,7 @@ fn draw_list(frame: &mut Frame, app: &List, area: Rect, git: &dyn Fn(&Row) -> Op
         } else {
             "no session holds an agent (n: a new session)"
         };
-        frame.render_widget(Paragraph::new(Span::styled(text, dim())), area);
+        frame.render_widget(paragraph(Span::styled(text, dim())), area);
         return;
     }
     // Each row's lines; the selected one highlighted, and kept in view.
@@ -353,7 +371,7 @@ fn draw_list(frame: &mut Frame, app: &List, area: Rect, git: &dyn Fn(&Row) -> Op
     }
     let first = selected_span.1.saturating_sub(height).min(selected_span.0);
     let shown: Vec<Line> = lines.into_iter().skip(first).take(height).collect();
-    frame.render_widget(Paragraph::new(shown), area);
+    frame.render_widget(paragraph(shown), area);
 }
 
 fn draw_preview(frame: &mut Frame, app: &List, area: Rect) {
@@ -375,7 +393,7 @@ fn draw_preview(frame: &mut Frame, app: &List, area: Rect) {
     }
     let skip = trimmed.lines.len().saturating_sub(inner.height as usize);
     let shown: Vec<Line> = trimmed.lines.into_iter().skip(skip).collect();
-    frame.render_widget(Paragraph::new(shown), inner);
+    frame.render_widget(paragraph(shown), inner);
 }
 
 fn draw_help(frame: &mut Frame, app: &List, area: Rect) {
@@ -409,7 +427,7 @@ fn draw_help(frame: &mut Frame, app: &List, area: Rect) {
         dim(),
     )));
     lines.push(Line::from(Span::styled("any key to go back", dim())));
-    frame.render_widget(Paragraph::new(lines), area);
+    frame.render_widget(paragraph(lines), area);
 }
 
 fn draw_options(frame: &mut Frame, app: &List, area: Rect) {
@@ -445,7 +463,7 @@ fn draw_options(frame: &mut Frame, app: &List, area: Rect) {
         .map(Line::raw),
     );
     frame.render_widget(
-        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        paragraph(lines).wrap(ratatui::widgets::Wrap { trim: false }),
         area,
     );
 }
@@ -460,7 +478,7 @@ fn draw_picker(frame: &mut Frame, app: &List, area: Rect, field: &Field, selecte
         None => "new session in: ".to_string(),
     };
     frame.render_widget(
-        Paragraph::new(Line::from(vec![
+        paragraph(Line::from(vec![
             Span::styled(prompt.clone(), Style::default().fg(Color::Cyan)),
             Span::raw(field.text()),
         ])),
@@ -486,11 +504,11 @@ fn draw_picker(frame: &mut Frame, app: &List, area: Rect, field: &Field, selecte
         .collect();
     if lines.is_empty() {
         frame.render_widget(
-            Paragraph::new(Span::styled("type a folder (tab completes)", dim())),
+            paragraph(Span::styled("type a folder (tab completes)", dim())),
             list,
         );
     } else {
-        frame.render_widget(Paragraph::new(lines), list);
+        frame.render_widget(paragraph(lines), list);
     }
 }
 
@@ -548,7 +566,7 @@ fn draw_footer(frame: &mut Frame, app: &List, area: Rect) {
             None => Line::from(Span::styled(hints(app), dim())),
         },
     };
-    frame.render_widget(Paragraph::new(line), area);
+    frame.render_widget(paragraph(line), area);
 }
 
 fn hints(app: &List) -> String {
@@ -573,4 +591,24 @@ fn put_cursor(frame: &mut Frame, area: Rect, column: usize) {
     let last = area.width.saturating_sub(1) as usize;
     let x = area.x as usize + column.min(last);
     frame.set_cursor_position(Position::new(x as u16, area.y));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        let line = Line::from(vec![
+            Span::raw("/tmp/x\u{1b}[2J\u{1b}[31mFAKE"),
+            Span::raw(" \u{1b}]52;c;aGk=\u{7}ok"),
+        ]);
+        let text = without_controls(Text::from(line));
+        let shown: String = text.lines[0]
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(shown, "/tmp/x[2J[31mFAKE ]52;c;aGk=ok");
+    }
 }
