@@ -687,9 +687,16 @@ impl List {
     }
 
     /// Asks `question`; `y` does `on_yes` (a removal refused for changes,
-    /// asked again with force).
+    /// asked again with force). An answer that comes while the person
+    /// types something else (a search, a folder) asks nothing: the text
+    /// would be lost, and a `y` typed there would answer a question never
+    /// read. It is said instead, and the action taken again asks.
     pub(crate) fn ask(&mut self, question: String, on_yes: Effect) {
-        self.mode = Mode::Confirm { on_yes, question };
+        if matches!(self.mode, Mode::List) {
+            self.mode = Mode::Confirm { on_yes, question };
+        } else {
+            self.message = Some(format!("not done: {}", question.trim_end_matches(" y/n")));
+        }
     }
 
     fn new_worktree_key(&mut self, key: KeyEvent, head: u32, mut field: Field) -> Vec<Effect> {
@@ -1322,6 +1329,20 @@ mod tests {
             remove(true),
         );
         assert_eq!(press(&mut app, KeyCode::Char('y')), [remove(true)]);
+        // One that comes while the person types elsewhere asks nothing:
+        // said, and their text and mode left as they were.
+        app.mode = Mode::Filter;
+        app.ask(
+            "remove anyway? uncommitted changes are lost. y/n".into(),
+            remove(true),
+        );
+        assert!(matches!(app.mode, Mode::Filter));
+        assert!(
+            app.message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("not done: remove anyway?"))
+        );
+        app.mode = Mode::List;
         // Outside any group, n is the new-session picker.
         press(&mut plain, KeyCode::Char('n'));
         assert!(matches!(plain.mode, Mode::NewSession { .. }));
