@@ -482,6 +482,17 @@ fn plan_herdr_env(state: &ServerState, desired: &Desired, report: &mut Report) -
     if !options::is_on(&state.checked(options::HERDR_ENV, &mut report.warnings)) {
         return remove_herdr_env(state);
     }
+    // herdr's own values (tmux started inside herdr): theirs, left as they
+    // are, and so never unset by an unload either.
+    if let Some(pane) = state
+        .env("HERDR_PANE_ID")
+        .filter(|pane| *pane != HERDR_PANE_WORD)
+    {
+        report.warnings.push(format!(
+            "tmux's global environment holds herdr's own HERDR_PANE_ID ({pane}): taw left herdr's variables as they are"
+        ));
+        return Vec::new();
+    }
     report.herdr_env = true;
     vec![
         cmd::set_global_environment("HERDR_ENV", "1"),

@@ -209,6 +209,27 @@ fn herdr_env_off_after_on_removes_only_taws_word() {
         server.tmux(&["show-environment", "-g", "HERDR_ENV"]).trim(),
         "HERDR_ENV=1"
     );
+    // Turned on over herdr's own values (tmux started inside herdr): they
+    // stay, and an unload leaves them too.
+    server.tmux(&[
+        "set-environment",
+        "-g",
+        "HERDR_BIN_PATH",
+        "/opt/herdr/bin/herdr",
+    ]);
+    server.tmux(&["set-option", "-g", "@agent-wizard-herdr-env", "on"]);
+    run_entry_script(&server);
+    server.taw(&["tmux", "unload"]).result();
+    for (name, value) in [
+        ("HERDR_PANE_ID", "w9:p9"),
+        ("HERDR_BIN_PATH", "/opt/herdr/bin/herdr"),
+        ("HERDR_ENV", "1"),
+    ] {
+        assert_eq!(
+            server.tmux(&["show-environment", "-g", name]).trim(),
+            format!("{name}={value}")
+        );
+    }
 }
 
 #[test]
