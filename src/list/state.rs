@@ -315,11 +315,24 @@ impl List {
     }
 
     /// The worktrees no session runs, as the worker found them.
+    /// A closed worktree's row is numbered by its place in the list: the
+    /// selection follows its folder, so a worktree added before it never
+    /// puts the cursor (and an `x`) on another.
     pub(crate) fn set_closed_worktrees(&mut self, closed: Vec<rows::ClosedWorktree>) {
         if closed != self.closed_worktrees {
-            let keep = self.selected_row().map(|r| r.target);
+            let keep = self.selected_row().map(|r| (r.target, r.path.clone()));
             self.closed_worktrees = closed;
-            self.rebuild(keep);
+            match keep {
+                Some((Target::Worktree(_), path)) => {
+                    self.rebuild(None);
+                    if let Some(at) =
+                        self.find_row(|r| matches!(r.target, Target::Worktree(_)) && r.path == path)
+                    {
+                        self.selected = at;
+                    }
+                }
+                other => self.rebuild(other.map(|(target, _)| target)),
+            }
         }
     }
 
@@ -1260,6 +1273,29 @@ mod tests {
             branch: Some("old".into()),
         }]);
         app
+    }
+
+    #[test]
+    fn the_selection_follows_a_closed_worktree_as_the_list_changes() {
+        let mut app = grouped();
+        let at = app
+            .find_row(|r| matches!(r.target, Target::Worktree(_)) && r.path == "/wt/api/old")
+            .unwrap();
+        app.select(at);
+        // Another closed worktree comes before it.
+        app.set_closed_worktrees(vec![
+            rows::ClosedWorktree {
+                head: 0,
+                path: "/wt/api/aaa".into(),
+                branch: Some("aaa".into()),
+            },
+            rows::ClosedWorktree {
+                head: 0,
+                path: "/wt/api/old".into(),
+                branch: Some("old".into()),
+            },
+        ]);
+        assert_eq!(app.selected_row().unwrap().path, "/wt/api/old");
     }
 
     #[test]
