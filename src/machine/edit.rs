@@ -61,6 +61,26 @@ fn named(document: &DocumentMut, name: &str) -> bool {
 }
 
 /// Whether the document has a `[machines]` table of its own header.
+fn has_dotted_machines(document: &DocumentMut) -> bool {
+    document
+        .get("machines")
+        .and_then(|m| m.as_table())
+        .is_some_and(|table| table.is_dotted())
+}
+
+/// The config's text: none when there is no file; an unreadable one is an
+/// error, never taken for an empty one.
+fn read(file: &Path) -> Result<String> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => Ok(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(error) => Err(TawError::new(
+            crate::envelope::ErrorCode::IoError,
+            format!("could not read {}: {error}", paths::display(file)),
+        )),
+    }
+}
+
 fn has_machines_header(document: &DocumentMut) -> bool {
     document
         .get("machines")
@@ -84,16 +104,7 @@ pub(crate) fn add(
             "--taw {taw:?} is no path to a taw binary"
         )));
     }
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => {
-            return Err(TawError::invalid_argument(format!(
-                "could not read {}: {error}",
-                paths::display(file)
-            )));
-        }
-    };
+    let text = read(file)?;
     let document = parse(&text, file)?;
     let listed = super::machines(&Config::parse(file, &text));
     if named(&document, name) || listed.iter().any(|m| m.name == name) {
@@ -112,7 +123,9 @@ pub(crate) fn add(
                 toml_string(taw)
             ),
         ),
-        None if has_machines_header(&document) => {
+        // Under its header, or beside dotted `machines.x` keys (a header
+        // after those would make the file no TOML).
+        None if has_machines_header(&document) || has_dotted_machines(&document) => {
             let mut document = document;
             document["machines"][name] = toml_edit::value(destination);
             document.to_string()
@@ -143,7 +156,7 @@ pub(crate) fn add(
 
 /// `taw machine remove <name>`: its line, or its table, and nothing else.
 pub(crate) fn remove(file: &Path, name: &str) -> Result<MachineRemoved> {
-    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let text = read(file)?;
     let mut document = parse(&text, file)?;
     if !named(&document, name) {
         return Err(TawError::not_found(format!(
@@ -253,6 +266,19 @@ mod tests {
             "{after}"
         );
         assert!(after.starts_with(before));
+    }
+
+    #[test]
+    fn a_machine_goes_beside_dotted_machine_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        let before = "machines.studio = \"me@studio\"\n";
+        std::fs::write(&file, before).unwrap();
+        add(&file, "lab", "lab", None).unwrap();
+        let after = std::fs::read_to_string(&file).unwrap();
+        assert!(after.starts_with(before), "{after}");
+        let listed = super::super::machines(&Config::parse(&file, &after));
+        assert_eq!(listed.len(), 2, "{after}");
     }
 
     #[test]
