@@ -192,10 +192,15 @@ pub(crate) fn open(
             made
         }
         Shape::Window => {
+            // Named by its title where tmux keeps the title as written;
+            // unnamed otherwise, as a pane goes unlabelled below.
+            let label = super::names::check(super::names::Named::Tab, &entry.title)
+                .is_ok()
+                .then(|| entry.title.clone());
             let new = super::tab::NewTab {
                 session: target.session,
                 cwd: spawn.cwd,
-                label: Some(entry.title.clone()),
+                label,
                 env: Vec::new(),
                 command: spawn.command,
                 focus: request.focus.then_some(None),

@@ -1047,6 +1047,42 @@ fn a_plugin_panes_own_program_is_found_in_its_folder_not_its_cwd() {
     assert_eq!(said, format!("own {}\n", project.display()));
 }
 
+/// A `tab` placement opens a window whatever its entry's title: a title
+/// tmux would not keep as a window's name (`$`, `\`) leaves the window
+/// unnamed instead of refusing to open.
+#[test]
+fn a_tab_placement_opens_whatever_its_title() {
+    let server = TmuxServer::start();
+    linked_plugin(
+        &server,
+        "costs",
+        "test.costs",
+        "[[panes]]\nid = \"bill\"\ntitle = \"Cost $5 \\\\ month\"\nplacement = \"tab\"\ncommand = [\"sleep\", \"300\"]\n",
+    );
+    let before = server.tmux(&["list-windows", "-a", "-F", "#{window_id}"]);
+    let opened = server
+        .taw(&[
+            "plugin",
+            "pane",
+            "open",
+            "--plugin",
+            "test.costs",
+            "--entrypoint",
+            "bill",
+            "--target-pane",
+            "%0",
+            "--no-focus",
+        ])
+        .result();
+    let pane = opened["plugin_pane"]["pane"]["pane_id"].as_str().unwrap();
+    // The pane's label, an option of taw's, holds it as written.
+    assert_eq!(opened["plugin_pane"]["pane"]["label"], "Cost $5 \\ month");
+    let after = server.tmux(&["list-windows", "-a", "-F", "#{window_id}"]);
+    assert_eq!(after.lines().count(), before.lines().count() + 1, "{after}");
+    let listed = server.taw(&["pane", "get", pane]).result();
+    assert_eq!(listed["pane"]["pane_id"], pane);
+}
+
 #[test]
 fn plugin_panes_open_focus_and_close() {
     let server = TmuxServer::start();
