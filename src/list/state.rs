@@ -156,6 +156,27 @@ pub(crate) struct List {
     matcher: Matcher,
 }
 
+/// A row to find again after a rebuild. A folder's and a closed
+/// worktree's targets are their places in lists that change under them (a
+/// completion arrives, a worktree is added before it): those are found by
+/// their folder, so the cursor (and an `x`) never lands on another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kept {
+    Row(Target),
+    Folder(String),
+    Worktree(String),
+}
+
+impl Kept {
+    fn is(&self, row: &Row) -> bool {
+        match self {
+            Kept::Row(target) => row.target == *target,
+            Kept::Folder(path) => matches!(row.target, Target::Folder(_)) && row.path == *path,
+            Kept::Worktree(path) => matches!(row.target, Target::Worktree(_)) && row.path == *path,
+        }
+    }
+}
+
 impl List {
     pub(crate) fn new(keymap: Keymap, options: Options, snapshot: Snapshot) -> List {
         let mode = if options.new_session {
@@ -217,7 +238,7 @@ impl List {
 
     /// A new snapshot: the list is rebuilt, the selection kept on its row.
     pub(crate) fn update(&mut self, snapshot: Snapshot) -> Vec<Effect> {
-        let keep = self.selected_row().map(|r| r.target);
+        let keep = self.kept();
         self.snapshot = snapshot;
         self.rebuild(keep);
         self.preview_effect()
@@ -236,7 +257,17 @@ impl List {
         }
     }
 
-    fn rebuild(&mut self, keep: Option<Target>) {
+    /// The selected row, to find again once the rows are built anew.
+    fn kept(&self) -> Option<Kept> {
+        let row = self.selected_row()?;
+        Some(match row.target {
+            Target::Folder(_) => Kept::Folder(row.path.clone()),
+            Target::Worktree(_) => Kept::Worktree(row.path.clone()),
+            target => Kept::Row(target),
+        })
+    }
+
+    fn rebuild(&mut self, keep: Option<Kept>) {
         let no_folds = HashSet::new();
         let folds = if self.filtering() {
             &no_folds
@@ -253,7 +284,7 @@ impl List {
             &self.sections,
         );
         self.refilter();
-        if let Some(at) = keep.and_then(|target| self.find_row(|r| r.target == target)) {
+        if let Some(at) = keep.and_then(|keep| self.find_row(|r| keep.is(r))) {
             self.selected = at;
         }
         self.selected = self.selected.min(self.shown.len().saturating_sub(1));
@@ -315,24 +346,11 @@ impl List {
     }
 
     /// The worktrees no session runs, as the worker found them.
-    /// A closed worktree's row is numbered by its place in the list: the
-    /// selection follows its folder, so a worktree added before it never
-    /// puts the cursor (and an `x`) on another.
     pub(crate) fn set_closed_worktrees(&mut self, closed: Vec<rows::ClosedWorktree>) {
         if closed != self.closed_worktrees {
-            let keep = self.selected_row().map(|r| (r.target, r.path.clone()));
+            let keep = self.kept();
             self.closed_worktrees = closed;
-            match keep {
-                Some((Target::Worktree(_), path)) => {
-                    self.rebuild(None);
-                    if let Some(at) =
-                        self.find_row(|r| matches!(r.target, Target::Worktree(_)) && r.path == path)
-                    {
-                        self.selected = at;
-                    }
-                }
-                other => self.rebuild(other.map(|(target, _)| target)),
-            }
+            self.rebuild(keep);
         }
     }
 
@@ -345,7 +363,7 @@ impl List {
             self.completions = (query, projects);
         }
         if self.filtering() {
-            self.rebuild(self.selected_row().map(|r| r.target));
+            self.rebuild(self.kept());
         }
     }
 
@@ -484,7 +502,7 @@ impl List {
     fn quit(&mut self) -> Vec<Effect> {
         if self.keymap.preset == Preset::Modal && self.filtering() {
             self.query.clear();
-            self.rebuild(self.selected_row().map(|r| r.target));
+            self.rebuild(self.kept());
             return self.preview_effect();
         }
         vec![Effect::Quit]
@@ -540,7 +558,7 @@ impl List {
             self.collapsed.remove(&session)
         };
         if changed {
-            self.rebuild(Some(Target::Session(session)));
+            self.rebuild(Some(Kept::Row(Target::Session(session))));
         }
         self.preview_effect()
     }
@@ -647,7 +665,7 @@ impl List {
         match key.code {
             KeyCode::Esc => {
                 self.query.clear();
-                self.rebuild(self.selected_row().map(|r| r.target));
+                self.rebuild(self.kept());
                 return self.preview_effect();
             }
             KeyCode::Enter => return self.act(Action::Go),
@@ -842,7 +860,7 @@ impl List {
         self.mode = Mode::List;
         if self.filtering() {
             self.query.clear();
-            self.rebuild(self.selected_row().map(|r| r.target));
+            self.rebuild(self.kept());
         }
     }
 
@@ -1243,6 +1261,30 @@ mod tests {
         // Nothing to rename or close on a folder.
         assert_eq!(press(&mut app, KeyCode::Char('r')), []);
         assert_eq!(app.mode, Mode::List);
+    }
+
+    #[test]
+    fn the_selection_stays_on_its_folder_as_completions_arrive() {
+        let mut app = app(Preset::Modal);
+        press(&mut app, KeyCode::Char('/'));
+        typed(&mut app, "~/src/");
+        let query = app.query.text();
+        app.set_projects(
+            query.clone(),
+            vec!["~/src/blog".into(), "~/src/shop".into()],
+        );
+        let at = app.find_row(|r| r.path == "~/src/shop").unwrap();
+        app.select(at);
+        // The worker's next answer has a folder before it.
+        app.set_projects(
+            query,
+            vec!["~/src/api".into(), "~/src/blog".into(), "~/src/shop".into()],
+        );
+        assert_eq!(selected(&app), "~/src/shop");
+        assert_eq!(
+            press(&mut app, KeyCode::Enter),
+            [Effect::OpenSession("~/src/shop".into())]
+        );
     }
 
     #[test]
