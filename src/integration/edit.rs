@@ -143,6 +143,20 @@ impl Edit {
         }
     }
 
+    /// What the install turns on that the user had turned off, to be told
+    /// (Codex's hooks switch).
+    pub(crate) fn overrides(&self, text: Option<&str>) -> Option<String> {
+        match self.change {
+            Change::CodexFeature if text.is_some_and(toml::codex_hooks_turned_off) => {
+                Some(format!(
+                    "Codex's hooks were turned off in {}; taw turned them on, so every hook of Codex's runs again, yours too (uninstall leaves them on)",
+                    paths::display(&self.path)
+                ))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether taw's entry is in `text` as this build writes it.
     pub(crate) fn present(&self, text: &str) -> bool {
         self.apply(Some(text)).is_ok_and(|applied| applied == text)

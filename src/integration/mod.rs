@@ -205,6 +205,7 @@ pub(crate) fn install(target: &Target) -> Result<Installed> {
                 ),
                 None => format!("made {} with taw's entry", paths::display(&edit.path)),
             });
+            messages.extend(edit.overrides(current.as_deref()));
         }
         Ok(())
     })();

@@ -63,6 +63,23 @@ pub(crate) fn codex_feature(text: &str, file: &Path) -> Result<String> {
     Ok(document.to_string())
 }
 
+/// Whether Codex's hooks were turned off in this config (`hooks = false`,
+/// or the old `codex_hooks = false` with no `hooks`): taw's switch turns
+/// every hook of Codex's on, the user's own too, so the install says so.
+pub(crate) fn codex_hooks_turned_off(text: &str) -> bool {
+    let Ok(document) = text.parse::<DocumentMut>() else {
+        return false;
+    };
+    let Some(features) = document.get("features") else {
+        return false;
+    };
+    let switch = |key: &str| features.get(key).and_then(Item::as_bool);
+    match switch("hooks") {
+        Some(on) => !on,
+        None => switch("codex_hooks") == Some(false),
+    }
+}
+
 fn begin_line(marker: &str) -> String {
     format!("# >>> {marker} >>>")
 }
@@ -221,6 +238,18 @@ mod tests {
         assert_eq!(codex_feature(&result, file).unwrap(), result);
         let fresh = codex_feature("model = \"x\"\n", file).unwrap();
         assert!(fresh.contains("[features]\nhooks = true"), "{fresh}");
+    }
+
+    #[test]
+    fn hooks_turned_off_are_told() {
+        assert!(codex_hooks_turned_off("[features]\nhooks = false\n"));
+        assert!(codex_hooks_turned_off("[features]\ncodex_hooks = false\n"));
+        assert!(!codex_hooks_turned_off(
+            "[features]\nhooks = true\ncodex_hooks = false\n"
+        ));
+        assert!(!codex_hooks_turned_off("[features]\nplugins = false\n"));
+        assert!(!codex_hooks_turned_off("model = \"o3\"\n"));
+        assert!(!codex_hooks_turned_off("features = "));
     }
 
     fn whose(command: &str) -> Owner {

@@ -829,6 +829,13 @@ fn edge_cases_keep_the_users_bytes() {
     home.install("codex");
     home.uninstall("codex");
     assert_eq!(read(&config), "[features]\nhooks = true\n");
+    // Hooks the user turned off: turned on, and said so.
+    std::fs::write(&config, "[features]\nhooks = false\n").unwrap();
+    let installed = home.install("codex");
+    let messages = installed["details"]["messages"].to_string();
+    assert!(messages.contains("hooks were turned off"), "{messages}");
+    assert!(read(&config).contains("hooks = true"));
+    home.uninstall("codex");
 
     // The script deleted under its hook: out of date, with a note.
     home.install("claude");
