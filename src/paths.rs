@@ -271,6 +271,20 @@ impl Drop for FileLock {
     }
 }
 
+/// Takes turns with every other taw process that changes what `lock`
+/// guards (a registry, a saved session, the config's machines): the lock
+/// file is made, with its folder, and held until the answer is dropped.
+pub(crate) fn take_turn(lock: &Path) -> std::io::Result<FileLock> {
+    if let Some(dir) = lock.parent() {
+        make_private_dir(dir)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(lock)?;
+    Ok(FileLock::take(&file))
+}
+
 /// Appends one line to a log that several processes write: under a lock of
 /// the file, so no line is lost or mixed with another; past `bound` bytes,
 /// its older half goes (rewritten in place, under the lock: a rename would

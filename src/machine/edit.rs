@@ -81,6 +81,20 @@ fn read(file: &Path) -> Result<String> {
     }
 }
 
+/// Held from the read to the write: two adds at once would each write
+/// the file as it was plus their own machine, and one would be lost. The
+/// lock file is beside the config (`.config.toml.lock`), in taw's folder.
+fn take_turn(file: &Path) -> Result<paths::FileLock> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let lock = file.with_file_name(format!(".{name}.lock"));
+    paths::take_turn(&lock).map_err(|error| {
+        TawError::io(format!(
+            "could not open {}: {error}; nothing was changed",
+            paths::display(&lock)
+        ))
+    })
+}
+
 fn has_machines_header(document: &DocumentMut) -> bool {
     document
         .get("machines")
@@ -104,6 +118,7 @@ pub(crate) fn add(
             "--taw {taw:?} is no path to a taw binary"
         )));
     }
+    let _turn = take_turn(file)?;
     let text = read(file)?;
     let document = parse(&text, file)?;
     let listed = super::machines(&Config::parse(file, &text));
@@ -156,6 +171,7 @@ pub(crate) fn add(
 
 /// `taw machine remove <name>`: its line, or its table, and nothing else.
 pub(crate) fn remove(file: &Path, name: &str) -> Result<MachineRemoved> {
+    let _turn = take_turn(file)?;
     let text = read(file)?;
     let mut document = parse(&text, file)?;
     if !named(&document, name) {
@@ -213,6 +229,28 @@ fn write(file: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adds_at_once_each_keep_their_machine() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        std::fs::write(&config, "# mine\n").unwrap();
+        std::thread::scope(|scope| {
+            for n in 0..8 {
+                let config = &config;
+                scope.spawn(move || {
+                    add(config, &format!("m{n}"), &format!("host{n}"), None).unwrap();
+                });
+            }
+        });
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert!(text.starts_with("# mine\n"), "{text}");
+        for n in 0..8 {
+            assert!(text.contains(&format!("m{n} = \"host{n}\"")), "{text}");
+        }
+        remove(&config, "m3").unwrap();
+        assert!(!std::fs::read_to_string(&config).unwrap().contains("m3 ="));
+    }
 
     #[test]
     fn a_linked_config_is_written_through_its_link() {

@@ -182,20 +182,12 @@ fn info(entry: Entry, compat: &str) -> PluginInfo {
 /// verbs at once cannot lose each other's record.
 fn locked<T>(change: impl FnOnce() -> Result<T>) -> Result<T> {
     let path = plugins_dir().join(".registry.lock");
-    // A folder that cannot be made fails the open just below, with its path.
-    let _ = crate::paths::make_private_dir(&plugins_dir());
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|error| {
-            TawError::new(
-                ErrorCode::PluginRegistrySaveFailed,
-                format!("{}: {error}", path.display()),
-            )
-        })?;
-    let _lock = crate::paths::FileLock::take(&file);
+    let _turn = crate::paths::take_turn(&path).map_err(|error| {
+        TawError::new(
+            ErrorCode::PluginRegistrySaveFailed,
+            format!("{}: {error}", path.display()),
+        )
+    })?;
     change()
 }
 

@@ -148,20 +148,12 @@ pub(crate) fn take_turn(name: &str) -> Result<paths::FileLock> {
 
 fn take_turn_in(folder: &Path, name: &str) -> Result<paths::FileLock> {
     let lock = folder.join(format!(".{name}.lock"));
-    let opened = paths::make_private_dir(folder).and_then(|()| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&lock)
-    });
-    opened
-        .map(|file| paths::FileLock::take(&file))
-        .map_err(|error| {
-            TawError::new(
-                ErrorCode::IoError,
-                format!("could not open {}: {error}", paths::display(&lock)),
-            )
-        })
+    paths::take_turn(&lock).map_err(|error| {
+        TawError::new(
+            ErrorCode::IoError,
+            format!("could not open {}: {error}", paths::display(&lock)),
+        )
+    })
 }
 
 /// Writes `layout` as `name`, the layout it replaces kept as a copy in
