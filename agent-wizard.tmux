@@ -72,6 +72,22 @@ tell() {
 # a format shows as it is: nothing of it is read as a command.
 keep_for_attach() {
 	local text="$1" detail="$2" show
+	# An entry of someone else's at that index is theirs: the message is
+	# in the load's log only.
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"client-attached[$TOLD_HOOK_INDEX] "* | "client-session-changed[$TOLD_HOOK_INDEX] "*)
+			case "$line" in
+			*"$TOLD_OPTION"*) ;;
+			*)
+				log "  (kept here only: a hook of someone else's is at ${line%% *})"
+				return 0
+				;;
+			esac
+			;;
+		esac
+	done <<<"$(tmux show-hooks -g 2>/dev/null)"
 	show="display-message -d 1 \"#{${TOLD_OPTION}_detail}\" ; display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
 	[ -n "$detail" ] || show="display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
 	local once="$show ; set-option -gu $TOLD_OPTION ; set-option -gu ${TOLD_OPTION}_detail ; set-hook -gu \"client-attached[$TOLD_HOOK_INDEX]\" ; set-hook -gu \"client-session-changed[$TOLD_HOOK_INDEX]\""

@@ -114,7 +114,12 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
         .iter()
         .chain(&plan.bindings)
         .cloned()
-        .chain(say::said(&said, &state.clients, &report.status))
+        .chain(say::said(
+            &said,
+            &state.clients,
+            &report.status,
+            !state.told_hooks_taken,
+        ))
         .collect();
     let mut say_again = tmux.run(&Batch::of(whole)).is_err();
     if say_again {

@@ -83,6 +83,9 @@ pub(crate) struct ServerState {
     /// Entries of someone else's at indexes in taw's range: left alone, and
     /// never written over.
     pub other_hooks: Vec<(String, u32)>,
+    /// Whether someone else's hook entry is at the index of the one-shot
+    /// hooks that show a kept message ([`say::told_hooks_taken`]).
+    pub told_hooks_taken: bool,
     /// Keys of the prefix table, and whether each is taw's.
     pub prefix_keys: BTreeMap<String, bool>,
     pub environment: BTreeMap<String, EnvValue>,
@@ -140,6 +143,7 @@ impl ServerState {
             .filter_map(|line| line.split_whitespace().next())
             .map(str::to_string)
             .collect();
+        state.told_hooks_taken = say::told_hooks_taken(&sections[2]);
         for line in sections[2].lines().chain(sections[3].lines()) {
             let Some((hook, index)) = parse_hook_line(line) else {
                 continue;
@@ -611,7 +615,7 @@ pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
         }
     }
     // A message still kept for the first client to attach, and its hooks.
-    cmds.extend(say::forget());
+    cmds.extend(say::forget(!state.told_hooks_taken));
     (cmds, report)
 }
 

@@ -92,6 +92,27 @@ pub(crate) fn marks_gone_format(status_set: &[String]) -> String {
 pub(crate) const MARKS_GONE: &str =
     "a theme took taw's marks out of the status line (taw tmux status)";
 
+/// Whether `show-hooks -g` lines have an entry of someone else's at the
+/// one-shot hooks' index: its command does not show taw's kept message.
+/// taw then keeps no message for the first client (it is in the log and
+/// `taw tmux status`), and neither sets nor takes out that entry.
+pub(crate) fn told_hooks_taken(show_hooks: &str) -> bool {
+    show_hooks.lines().any(|line| {
+        let head = line.split_whitespace().next().unwrap_or_default();
+        TOLD_HOOKS
+            .iter()
+            .any(|hook| head == format!("{hook}[{TOLD_HOOK_INDEX}]"))
+            && !line.contains(TOLD)
+    })
+}
+
+/// Whether the one-shot hooks' entries are free for taw (see
+/// [`told_hooks_taken`]); taken when tmux cannot say.
+fn told_hooks_free(tmux: &Tmux) -> bool {
+    tmux.run_one(cmd::show_global_hooks(false))
+        .is_ok_and(|hooks| !told_hooks_taken(&hooks))
+}
+
 /// Says `lines` to the people looking: on `clients`' status lines, or
 /// kept for the first client to attach, which is also told then when a
 /// theme took out the marks of `status_set`. The lines are kept for `taw
@@ -114,7 +135,8 @@ pub(crate) fn say_again(
     clients: &[String],
     status_set: &[String],
 ) -> Result<()> {
-    let cmds = said(lines, clients, status_set);
+    let free = clients.is_empty() && told_hooks_free(tmux);
+    let cmds = said(lines, clients, status_set, free);
     let message = compose(lines).filter(|_| !clients.is_empty());
     tmux.run(&Batch::of(cmds)).map(drop).or_else(|error| {
         let Some(message) = message else {
@@ -129,8 +151,14 @@ pub(crate) fn say_again(
 }
 
 /// The commands that say `lines` (see [`say`]), which the load runs in its
-/// own batch.
-pub(crate) fn said(lines: &[String], clients: &[String], status_set: &[String]) -> Vec<Cmd> {
+/// own batch; nothing kept for the first client unless the one-shot hooks'
+/// entries are `told_free`.
+pub(crate) fn said(
+    lines: &[String],
+    clients: &[String],
+    status_set: &[String],
+    told_free: bool,
+) -> Vec<Cmd> {
     let message = compose(lines);
     let mut cmds = vec![cmd::set_global_option(NOTES, &lines.join("\n"))];
     if !clients.is_empty() {
@@ -144,7 +172,7 @@ pub(crate) fn said(lines: &[String], clients: &[String], status_set: &[String]) 
         return cmds;
     }
     let gone = marks_gone_format(status_set);
-    if message.is_none() && gone.is_empty() {
+    if !told_free || (message.is_none() && gone.is_empty()) {
         return cmds;
     }
     // With nothing new, a message kept and not yet shown stays (the hooks
@@ -196,22 +224,25 @@ fn first_attach_command(marks_gone: &str) -> String {
             ])]),
         ));
     }
-    parts.push(command_string(&forget()));
+    parts.push(command_string(&forget(true)));
     parts.join(" ; ")
 }
 
 /// The commands that take a kept message and its hooks out: the hooks'
-/// own last step, and an unload's.
-pub(crate) fn forget() -> Vec<Cmd> {
+/// own last step, and an unload's (the hooks' entries only when they are
+/// taw's: `hooks`).
+pub(crate) fn forget(hooks: bool) -> Vec<Cmd> {
     let mut cmds = vec![
         cmd::unset_global_option(TOLD),
         cmd::unset_global_option(TOLD_DETAIL),
     ];
-    cmds.extend(
-        TOLD_HOOKS
-            .iter()
-            .map(|hook| cmd::unset_hook(hook, TOLD_HOOK_INDEX)),
-    );
+    if hooks {
+        cmds.extend(
+            TOLD_HOOKS
+                .iter()
+                .map(|hook| cmd::unset_hook(hook, TOLD_HOOK_INDEX)),
+        );
+    }
     cmds
 }
 
@@ -233,6 +264,19 @@ pub(crate) fn load_log() -> std::path::PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_of_someone_elses_at_the_one_shot_index_is_told() {
+        let ours = format!(
+            "client-attached[9099] if-shell -F \"#{{{TOLD}}}\" x ; set-hook -gu client-attached[9099]"
+        );
+        assert!(!told_hooks_taken(&ours));
+        assert!(!told_hooks_taken("client-attached[9100] display-message x"));
+        assert!(told_hooks_taken(
+            "client-attached[0] x\nclient-session-changed[9099] display-message mine"
+        ));
+        assert!(!told_hooks_taken(""));
+    }
 
     fn lines(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| w.to_string()).collect()

@@ -274,6 +274,42 @@ fn a_tampered_archive_is_refused_and_said() {
     });
 }
 
+/// The entry script with no taw to run keeps its message for the first
+/// client by hooks at index 9099, unless an entry of someone else's is
+/// there: that one stays as it was, and the message is in the log only.
+#[test]
+fn the_entry_script_leaves_a_users_hook_at_its_index_alone() {
+    let empty = tempfile::tempdir().unwrap();
+    let files = FileServer::start(empty.path().to_path_buf());
+    let server = server_for(&files);
+    let mine = "client-attached[9099] display-message mine";
+    server.tmux(&[
+        "set-hook",
+        "-g",
+        "client-attached[9099]",
+        "display-message mine",
+    ]);
+    let plugin = plugin_checkout(&server, VERSION);
+    run_entry_script(&server, &plugin);
+    // Two messages: the fetch begins, then it failed.
+    server.wait_for(
+        "the messages kept in the log",
+        Duration::from_secs(60),
+        || {
+            let log = load_log(&server);
+            log.contains("no taw for this machine") && log.matches("kept here only").count() == 2
+        },
+    );
+    assert!(option(&server, "@agent_wizard_told").is_empty());
+    let hooks = server.tmux(&["show-hooks", "-g", "client-attached"]);
+    assert!(hooks.contains(mine), "{hooks}");
+    assert!(
+        !server
+            .tmux(&["show-hooks", "-g", "client-session-changed"])
+            .contains("[9099]")
+    );
+}
+
 #[test]
 fn a_version_bump_downloads_again_and_runs_the_old_one_meanwhile() {
     let dir = tempfile::tempdir().unwrap();

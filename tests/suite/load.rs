@@ -849,6 +849,43 @@ fn a_config_with_errors_and_a_theme_are_said_to_the_first_client_to_attach() {
     assert_eq!(json["marks"][0]["present"], false);
 }
 
+/// A hook entry of the user's at the index of taw's one-shot hooks is
+/// theirs: a load with something to say keeps no message for the first
+/// client then (the log and `taw tmux status` have it), and neither it
+/// nor an unload sets or takes out that entry.
+#[test]
+fn the_users_hook_at_the_one_shot_index_is_left_alone() {
+    let server = TmuxServer::start();
+    let mine = "display-message mine";
+    server.tmux(&["set-hook", "-g", "client-attached[9099]", mine]);
+    server.write_config("[ui]\nsidebar_width = \"wide\"\n");
+    let bin = taw_bin().display().to_string();
+    let loaded = server.taw(&["tmux", "load", "--bin", &bin]);
+    assert_eq!(loaded.status, 0, "{loaded:?}");
+    let hooks = || server.tmux(&["show-hooks", "-g", "client-attached"]);
+    assert!(
+        hooks().contains(&format!("client-attached[9099] {mine}")),
+        "{}",
+        hooks()
+    );
+    assert!(
+        !server
+            .tmux(&["show-hooks", "-g", "client-session-changed"])
+            .contains("[9099]")
+    );
+    let status = server.taw(&["tmux", "status"]);
+    assert!(
+        status.stdout.contains("config.toml has 1 error"),
+        "{status:?}"
+    );
+    server.taw(&["tmux", "unload"]).result();
+    assert!(
+        hooks().contains(&format!("client-attached[9099] {mine}")),
+        "{}",
+        hooks()
+    );
+}
+
 /// taw's own reads raise no error in tmux's message log: an option not
 /// set is read quietly, and the panes of a server with no session yet
 /// are none rather than "no current target".
