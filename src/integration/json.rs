@@ -282,10 +282,12 @@ pub(crate) fn add_hooks(
     if same {
         return Ok(text.to_string());
     }
+    // taw's older hooks out, the object that holds the hooks kept where it
+    // is (taken out and made again, it would move to the file's end).
     let text = if ours.is_empty() {
         text.to_string()
     } else {
-        remove_hooks(text, file, dialect, table, None, whose)?.0
+        take_out_hooks(text, file, dialect, table, None, true, whose)?.0
     };
     let root = parse(&text, file, dialect)?;
     let made_top = root.value().is_none();
@@ -377,6 +379,20 @@ pub(crate) fn remove_hooks(
     before: Option<&str>,
     whose: &dyn Fn(&str) -> Owner,
 ) -> Result<(String, bool)> {
+    take_out_hooks(text, file, dialect, table, before, false, whose)
+}
+
+/// [`remove_hooks`], the object of hooks kept even when left empty
+/// (`keep_table`) where taw's hooks go back in at once.
+fn take_out_hooks(
+    text: &str,
+    file: &Path,
+    dialect: Dialect,
+    table: &HookTable,
+    before: Option<&str>,
+    keep_table: bool,
+    whose: &dyn Fn(&str) -> Owner,
+) -> Result<(String, bool)> {
     // A list or an object the file had before the install stays, empty or
     // not.
     let before = before.and_then(|b| parse(b, file, dialect).ok());
@@ -432,7 +448,12 @@ pub(crate) fn remove_hooks(
             property.remove();
         }
     }
-    if removed && events.properties().is_empty() && !table.path.is_empty() && !had(table.path) {
+    if removed
+        && !keep_table
+        && events.properties().is_empty()
+        && !table.path.is_empty()
+        && !had(table.path)
+    {
         // The object of hooks, when taw's were all it held.
         if let Some(property) = events.parent().and_then(|p| p.as_object_prop()) {
             property.remove();
@@ -576,6 +597,18 @@ mod tests {
         assert_eq!(round_trip(before), before);
         let tabs = "{\n\t\"theme\": \"dark\",\n\t\"hooks\": {\n\t\t\"SessionStart\": [\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}\n\t\t]\n\t}\n}";
         assert_eq!(round_trip(tabs), tabs);
+    }
+
+    #[test]
+    fn a_new_set_of_hooks_leaves_the_hooks_object_in_its_place() {
+        let file = Path::new("settings.json");
+        let before = "{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"/taw/hooks/taw-agent-session.sh old\"}]}\n    ]\n  },\n  \"model\": \"opus\"\n}\n";
+        let with = add_hooks(before, file, Dialect::Json, &CLAUDE, &ours(), &whose).unwrap();
+        assert!(!with.contains(" old"), "{with}");
+        assert!(with.contains("taw-agent-session.sh session"), "{with}");
+        let hooks = with.find("\"hooks\"").unwrap();
+        let model = with.find("\"model\"").unwrap();
+        assert!(hooks < model, "{with}");
     }
 
     #[test]
