@@ -164,8 +164,17 @@ struct JobReading {
     view: JobView,
 }
 
+/// How many labels of agents taw does not know the watcher keeps, and
+/// the longest (a report's own limit): a script that reports a new label
+/// each time, or sets the option by hand, cannot grow the watcher for
+/// good.
+const MAX_LABELS: usize = 1024;
+const MAX_LABEL_BYTES: usize = 64;
+/// The label of an agent past those limits.
+const OTHER_LABEL: &str = "other";
+
 /// A `&'static str` for an agent label: a known agent's id, or the label
-/// itself kept for the life of the watcher (a pane sees few labels).
+/// itself kept for the life of the watcher (a server sees few labels).
 fn intern(label: &str) -> &'static str {
     if let Some(agent) = agents::lookup(label) {
         return agent.id;
@@ -174,6 +183,9 @@ fn intern(label: &str) -> &'static str {
     let mut labels = LABELS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(known) = labels.iter().find(|known| **known == label) {
         return known;
+    }
+    if labels.len() >= MAX_LABELS || label.len() > MAX_LABEL_BYTES {
+        return OTHER_LABEL;
     }
     let leaked: &'static str = Box::leak(label.to_string().into_boxed_str());
     labels.push(leaked);
@@ -1448,6 +1460,26 @@ fn sandbox_event(
 /// with no hook telling: its title, the program in front, copy mode.
 fn web_row(view: &PaneView) -> (&str, &str, bool, bool) {
     (&view.title, &view.current_command, view.in_mode, view.dead)
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::{MAX_LABELS, OTHER_LABEL, intern};
+
+    #[test]
+    fn the_labels_kept_are_bounded() {
+        assert_eq!(intern("Claude-Code"), "claude");
+        let first = intern("label-test-0");
+        assert_eq!(first, "label-test-0");
+        assert_eq!(intern(&"x".repeat(65)), OTHER_LABEL);
+        for n in 0..MAX_LABELS + 10 {
+            intern(&format!("label-test-{n}"));
+        }
+        assert_eq!(intern("label-test-new"), OTHER_LABEL);
+        // Those kept stay, the same text.
+        assert!(std::ptr::eq(intern("label-test-0"), first));
+        assert_eq!(intern("codex"), "codex");
+    }
 }
 
 #[cfg(test)]
