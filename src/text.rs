@@ -58,6 +58,17 @@ pub(crate) fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     Some((major, minor, patch))
 }
 
+/// `edited` with the byte-order mark `original` began with: toml_edit
+/// drops it, and a user's file keeps every byte taw does not own.
+pub(crate) fn with_bom_of(original: &str, edited: String) -> String {
+    const BOM: char = '\u{feff}';
+    if original.starts_with(BOM) && !edited.starts_with(BOM) {
+        format!("{BOM}{edited}")
+    } else {
+        edited
+    }
+}
+
 /// FNV-1a, 64 bits: a hash that stays the same from one build and one
 /// machine to the next (a fingerprint the page compares, a folder's name).
 pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {

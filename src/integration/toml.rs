@@ -60,7 +60,7 @@ pub(crate) fn codex_feature(text: &str, file: &Path) -> Result<String> {
     };
     features.remove("codex_hooks");
     features.insert("hooks", value(true));
-    Ok(document.to_string())
+    Ok(crate::text::with_bom_of(text, document.to_string()))
 }
 
 /// Whether Codex's hooks were turned off in this config (`hooks = false`,
@@ -216,7 +216,7 @@ pub(crate) fn remove_block(
         if hooks.is_empty() {
             document.remove("hooks");
         }
-        result = document.to_string();
+        result = crate::text::with_bom_of(text, document.to_string());
         removed = true;
     }
     Ok((result, removed))
@@ -238,6 +238,14 @@ mod tests {
         assert_eq!(codex_feature(&result, file).unwrap(), result);
         let fresh = codex_feature("model = \"x\"\n", file).unwrap();
         assert!(fresh.contains("[features]\nhooks = true"), "{fresh}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_stays() {
+        let file = Path::new("config.toml");
+        let result = codex_feature("\u{feff}model = \"o3\"\n", file).unwrap();
+        assert!(result.starts_with("\u{feff}model = \"o3\"\n"), "{result:?}");
+        assert!(result.contains("hooks = true"));
     }
 
     #[test]

@@ -143,7 +143,7 @@ pub(crate) fn add(
         None if has_machines_header(&document) || has_dotted_machines(&document) => {
             let mut document = document;
             document["machines"][name] = toml_edit::value(destination);
-            document.to_string()
+            crate::text::with_bom_of(&text, document.to_string())
         }
         None => append(
             &text,
@@ -186,7 +186,7 @@ pub(crate) fn remove(file: &Path, name: &str) -> Result<MachineRemoved> {
     {
         machines.remove(name);
     }
-    let new_text = document.to_string();
+    let new_text = crate::text::with_bom_of(&text, document.to_string());
     if named(&parse(&new_text, file)?, name) {
         return Err(TawError::invalid_argument(format!(
             "{name} could not be taken out of {}; it was not changed",
@@ -229,6 +229,21 @@ fn write(file: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        std::fs::write(&config, "\u{feff}# mine\n[machines]\na = \"host-a\"\n").unwrap();
+        let added = add(&config, "b", "host-b", None).unwrap();
+        assert_eq!(added.machine.destination, "host-b");
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert!(text.starts_with("\u{feff}# mine\n"), "{text:?}");
+        remove(&config, "a").unwrap();
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert!(text.starts_with("\u{feff}# mine\n"), "{text:?}");
+        assert!(!text.contains("host-a"), "{text:?}");
+    }
 
     #[test]
     fn adds_at_once_each_keep_their_machine() {
