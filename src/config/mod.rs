@@ -213,17 +213,32 @@ impl Config {
     }
 
     /// The config taw runs on, and what a person should be told about it:
-    /// a file that cannot be read is the defaults, with that said.
+    /// a file that cannot be read is the defaults, with that said, and
+    /// with an error of the file as a whole in its diagnostics, so that
+    /// what must not run on defaults (a veto, a sandbox) knows.
     pub(crate) fn load_or_defaults() -> (Config, Option<String>) {
         match Config::load() {
             Ok(config) => {
                 let problem = config.errors_summary();
                 (config, problem)
             }
-            Err(error) => (
-                Config::default(),
-                Some(format!("{}; taw runs on its defaults", error.message)),
-            ),
+            Err(error) => {
+                let config = Config {
+                    path: crate::paths::config_file(),
+                    exists: true,
+                    diagnostics: vec![Diagnostic {
+                        severity: Severity::Error,
+                        key: None,
+                        line: None,
+                        message: error.message.clone(),
+                    }],
+                    ..Config::default()
+                };
+                (
+                    config,
+                    Some(format!("{}; taw runs on its defaults", error.message)),
+                )
+            }
         }
     }
 

@@ -88,9 +88,8 @@ fn images_dir() -> Result<PathBuf> {
             dir.display()
         )));
     }
-    crate::paths::make_private_dir(&dir).map_err(|e| {
-        TawError::invalid_argument(format!("could not make {}: {e}", dir.display()))
-    })?;
+    crate::paths::make_private_dir(&dir)
+        .map_err(|e| TawError::io(format!("could not make {}: {e}", dir.display())))?;
     use std::os::unix::fs::PermissionsExt;
     // Each image is written 0600 itself, so a folder left with other modes
     // shows names only, never an image's bytes.
@@ -134,7 +133,7 @@ pub(crate) fn receive(
                 n += 1;
             }
             Err(e) => {
-                return Err(TawError::invalid_argument(format!(
+                return Err(TawError::io(format!(
                     "could not write {}: {e}",
                     path.display()
                 )));

@@ -8,6 +8,31 @@
 set -eu
 set -f
 
+dir=${TAW_SANDBOX_DIR:-$PWD}
+
+refuse() {
+	echo "taw sandbox: $*" >&2
+	exit 1
+}
+
+# The folder is mounted whole: never the home or a folder above it, which
+# would bring its keys and every other file (checked here too, so that a
+# copy of this profile keeps the check).
+home_real=$(cd "${HOME:-/nonexistent}" 2>/dev/null && pwd -P) || home_real=
+dir_real=$(cd "$dir" 2>/dev/null && pwd -P) || dir_real=$dir
+if [ -n "$home_real" ]; then
+	case $dir_real in
+	/) refuse "the sandbox mounts the folder it starts in, and / holds your home: start it in a project's folder" ;;
+	esac
+	case "$home_real/" in
+	"$dir_real"/*) refuse "the sandbox mounts the folder it starts in, and $dir is your home or holds it: start it in a project's folder" ;;
+	esac
+fi
+# A volume is `path:path`: a path with a `:` in it cannot be one.
+case $dir in
+*:*) refuse "$dir holds a ':', which a volume cannot mount: start it in a folder without one" ;;
+esac
+
 runtime=${TAW_RUNTIME:-}
 if [ -z "$runtime" ]; then
 	for candidate in docker podman; do
@@ -23,7 +48,6 @@ if [ -z "$runtime" ]; then
 fi
 
 agent=${TAW_SANDBOX_AGENT:?taw sandbox sets TAW_SANDBOX_AGENT}
-dir=${TAW_SANDBOX_DIR:-$PWD}
 image=${TAW_SANDBOX_IMAGE:-}
 
 # No image named: one with the agent's npm package, built once.
@@ -37,6 +61,7 @@ if [ -z "$image" ]; then
 	if ! "$runtime" image inspect "$image" >/dev/null 2>&1; then
 		echo "taw sandbox: building the image $image, once" >&2
 		recipe=$(mktemp -d)
+		trap 'rm -rf "$recipe"' EXIT INT TERM
 		printf 'FROM %s\nRUN npm install -g %s && npm cache clean --force\n' \
 			"${TAW_SANDBOX_BASE_IMAGE:-docker.io/library/node:22-slim}" "$package" \
 			>"$recipe/Containerfile"
@@ -46,6 +71,7 @@ if [ -z "$image" ]; then
 			exit 1
 		fi
 		rm -rf "$recipe"
+		trap - EXIT INT TERM
 	fi
 fi
 
@@ -62,6 +88,9 @@ IFS='
 '
 for path in ${TAW_SANDBOX_MOUNTS:-}; do
 	case $path in
+	*:*)
+		echo "taw sandbox: $path holds a ':', which a volume cannot mount: left out" >&2
+		;;
 	*/)
 		path=${path%/}
 		mkdir -p "$path"

@@ -7,7 +7,7 @@
 
 use crate::config::{Config, schema};
 use crate::detect::agents::{self, Agent};
-use crate::envelope::{Result, TawError, answers};
+use crate::envelope::{ErrorCode, Result, TawError, answers};
 use crate::paths;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -102,7 +102,7 @@ pub(crate) fn install_own_default() -> Result<PathBuf> {
     let path = own_default_path();
     if std::fs::read(&path).ok().as_deref() != Some(OWN_DEFAULT.as_bytes()) {
         paths::write_atomic_mode(&path, OWN_DEFAULT.as_bytes(), Some(0o755)).map_err(|e| {
-            TawError::invalid_argument(format!(
+            TawError::io(format!(
                 "could not write taw's default sandbox profile {}: {e}",
                 path.display()
             ))
@@ -407,17 +407,15 @@ pub(crate) fn create(name: &str, from: Option<&str>) -> Result<SandboxProfile> {
     }
     let from = from.unwrap_or(DEFAULT);
     let source = find(from)?;
-    let bytes = std::fs::read(&source.path).map_err(|e| {
-        TawError::invalid_argument(format!("could not read {}: {e}", source.path.display()))
-    })?;
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        TawError::invalid_argument(format!("could not make {}: {e}", dir.display()))
-    })?;
+    let bytes = std::fs::read(&source.path)
+        .map_err(|e| TawError::io(format!("could not read {}: {e}", source.path.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| TawError::io(format!("could not make {}: {e}", dir.display())))?;
     paths::write_new_mode(&path, &bytes, 0o755).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             taken()
         } else {
-            TawError::invalid_argument(format!("could not write {}: {e}", path.display()))
+            TawError::io(format!("could not write {}: {e}", path.display()))
         }
     })?;
     Ok(SandboxProfile {
@@ -687,6 +685,37 @@ fn holds_home(dir: &Path, home: &Path) -> bool {
     real(home).starts_with(real(dir))
 }
 
+/// A config.toml with an error of the file as a whole (it does not parse,
+/// it cannot be read) or of `[sandbox]`: taw would start on defaults the
+/// person did not choose (the network on where they turned it off, the
+/// default profile where they named a stricter one), so it does not.
+fn refuse_defaults_not_given(config: &Config) -> Result<()> {
+    let error = config.errors().find(|error| match &error.key {
+        None => true,
+        Some(key) => key == "sandbox" || key.starts_with("sandbox."),
+    });
+    match error {
+        None => Ok(()),
+        Some(error) => Err(TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "{}{}: {}{}; the sandbox does not start on defaults you did not choose. Mend the file (`taw config check`)",
+                paths::display(&config.path),
+                error
+                    .line
+                    .map(|line| format!(" line {line}"))
+                    .unwrap_or_default(),
+                error
+                    .key
+                    .as_ref()
+                    .map(|key| format!("{key}: "))
+                    .unwrap_or_default(),
+                error.message
+            ),
+        )),
+    }
+}
+
 /// Prepares `taw sandbox <agent> [--profile P] [-- args]`: the agent, the
 /// profile checked, the runtime, the profile's arguments and variables.
 pub(crate) fn prepare(
@@ -696,12 +725,30 @@ pub(crate) fn prepare(
     args: &[String],
     dir: &Path,
 ) -> Result<Launch> {
+    refuse_defaults_not_given(config)?;
+    let image = config.get(&schema::SANDBOX_IMAGE);
+    // The profile passes it to the runtime as a word of its own: one that
+    // begins with `-` would be read as an option.
+    if image.starts_with('-') || image.chars().any(char::is_whitespace) {
+        return Err(TawError::new(
+            ErrorCode::InvalidConfig,
+            format!(
+                "[sandbox] image {image:?} is no image name (it begins with - or holds a space)"
+            ),
+        ));
+    }
     let agent = agents::lookup(agent).ok_or_else(|| {
         TawError::invalid_argument(format!(
             "{agent:?} is no agent taw knows: {}",
             agents::id_list()
         ))
     })?;
+    let Some(dir_text) = dir.to_str() else {
+        return Err(TawError::invalid_argument(format!(
+            "{} is not UTF-8 text, which the sandbox cannot mount as it is: start it in a folder named in UTF-8",
+            dir.display()
+        )));
+    };
     let name = profile_for(config, agent, profile);
     let profile = find(&name)?;
     let runtime = runtime(config);
@@ -729,12 +776,11 @@ pub(crate) fn prepare(
                 && std::env::var_os(name).is_some()
         })
         .collect();
-    let image = config.get(&schema::SANDBOX_IMAGE);
     let network = config.get(&schema::SANDBOX_NETWORK);
     let mut env = vec![
         ("TAW_SANDBOX_PROFILE".to_string(), profile.name.clone()),
         ("TAW_SANDBOX_AGENT".to_string(), agent.id.to_string()),
-        ("TAW_SANDBOX_DIR".to_string(), dir.display().to_string()),
+        ("TAW_SANDBOX_DIR".to_string(), dir_text.to_string()),
         (
             "TAW_SANDBOX_MOUNTS".to_string(),
             agent_mounts(agent.id, &home).join("\n"),

@@ -555,6 +555,24 @@ fn taw_sandbox_refuses_placement_flags_and_says_why_it_starts_nothing() {
     make_executable(&dir.join("bad"));
     let said = one_line(&server.taw_bare(&["sandbox", "claude", "--profile", "bad"], &[]));
     assert!(said.contains("not a full one"), "{said}");
+    // A config whose [sandbox] has an error, or that does not parse, or an
+    // image that would be read as an option: nothing runs on defaults the
+    // person did not choose.
+    for (config, word) in [
+        ("[sandbox]\nnetwork = false\n", "sandbox.network"),
+        ("[sandbox\nnetwork = \"off\"\n", "config.toml line"),
+        ("[sandbox]\nimage = \"--privileged\"\n", "no image name"),
+    ] {
+        server.write_config(config);
+        let said = one_line(&server.taw_bare(&["sandbox", "claude"], &[]));
+        assert!(said.contains(word), "{config}: {said}");
+    }
+    // A copy of the default keeps its refusal of the home (where the
+    // test runs taw), which is its script's own.
+    server.write_config("");
+    server.taw(&["sandbox", "new", "mine"]).result();
+    let said = one_line(&server.taw_bare(&["sandbox", "claude", "--profile", "mine"], &[]));
+    assert!(said.contains("is your home or holds it"), "{said}");
 }
 
 fn make_executable(path: &Path) {
