@@ -189,8 +189,10 @@ pub(crate) fn write_atomic_mode(
     use std::os::unix::fs::PermissionsExt;
     use std::sync::atomic::{AtomicU32, Ordering};
     static COUNT: AtomicU32 = AtomicU32::new(0);
+    use std::os::unix::fs::OpenOptionsExt;
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    // A folder made here is private: it may be taw's state, made first.
+    make_private_dir(dir)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -201,7 +203,13 @@ pub(crate) fn write_atomic_mode(
         COUNT.fetch_add(1, Ordering::Relaxed)
     ));
     let written = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
+        // Made with its mode (never readable by others for a moment), and
+        // never through a link planted at its name.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode.map_or(0o666, |mode| mode & 0o777))
+            .open(&temporary)?;
         if let Some(mode) = mode {
             file.set_permissions(std::fs::Permissions::from_mode(mode))?;
         }
@@ -356,6 +364,27 @@ pub(crate) fn folder_as_said(said: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_atomic_write_makes_private_folders_and_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/sub/x");
+        write_atomic_mode(&path, b"secret", Some(0o600)).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("state")), 0o700);
+        // An executable keeps its bits whatever the umask took.
+        write_atomic_mode(&path, b"#!/bin/sh\n", Some(0o755)).unwrap();
+        assert_eq!(mode(&path), 0o755);
+        assert_eq!(std::fs::read(&path).unwrap(), b"#!/bin/sh\n");
+        // Nothing is left beside it.
+        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
 
     #[test]
     fn a_log_past_its_bound_keeps_its_newer_half() {
