@@ -213,18 +213,26 @@ pub(crate) fn report(
     args: &TokenReport,
 ) -> Result<TokensTaken> {
     let changes = checked_changes(args)?;
-    let row = snapshot
+    snapshot
         .session(session)
         .ok_or_else(|| TawError::not_found("the workspace closed"))?;
-    let mut seqs = Sequences::parse(&row.token_seqs);
+    // Read again in the turn: the snapshot may be older than a report
+    // that ended meanwhile.
+    let _turn = super::pane::report::report_turn(tmux)?;
+    let target = format!("${session}");
+    let kept = tmux.run_apart(vec![
+        cmd::show_session_value(&target, opt::TOKENS),
+        cmd::show_session_value(&target, opt::TOKEN_SEQS),
+    ])?;
+    let (tokens, token_seqs) = (kept[0].trim_end_matches('\n'), kept[1].trim());
+    let mut seqs = Sequences::parse(token_seqs);
     if !take_seq(&mut seqs, &args.source, args.seq)? {
         return Ok(TokensTaken {
             in_order: false,
             workspace_id: None,
         });
     }
-    let stored = tokens_after(&row.tokens, changes, args.ttl_ms, now_ms())?;
-    let target = format!("${session}");
+    let stored = tokens_after(tokens, changes, args.ttl_ms, now_ms())?;
     tmux.run(&Batch::of(vec![
         cmd::set_session_option(&target, opt::TOKENS, &Value::Object(stored).to_string()),
         cmd::set_session_option(&target, opt::TOKEN_SEQS, &seqs.render()),
@@ -416,6 +424,7 @@ pub(crate) fn report_pane(tmux: &Tmux, args: &PaneReport) -> Result<PaneMetadata
             "nothing to set or clear: give a title, a display agent, a state label or a token",
         ));
     }
+    let _turn = super::pane::report::report_turn(tmux)?;
     let values = tmux_pane::read_values(tmux, args.pane, PANE_FIELDS)?;
     let mut seqs = Sequences::parse(&values[6]);
     if !take_seq(&mut seqs, &args.tokens.source, args.tokens.seq)? {

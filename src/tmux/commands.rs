@@ -147,6 +147,12 @@ pub(crate) fn show_global_value(name: &str) -> Cmd {
     Cmd::new("show-options").args(["-gqv", "--", name])
 }
 
+/// `show-options -qv -t SESSION -- NAME`: a session option's value, empty
+/// when it is not set.
+pub(crate) fn show_session_value(session: &str, name: &str) -> Cmd {
+    Cmd::new("show-options").args(["-qv", "-t", session, "--", name])
+}
+
 /// `list-keys -N -T prefix`: the prefix keys that have a note, with it.
 pub(crate) fn list_noted_prefix_keys() -> Cmd {
     Cmd::new("list-keys").args(["-N", "-T", "prefix"])

@@ -295,3 +295,34 @@ fn a_session_only_integration_keeps_its_session_until_a_new_start() {
     let pane = server.taw(&["pane", "get", "%0"]).result();
     assert_eq!(pane["pane"]["agent_session_id"], "second");
 }
+
+/// An integration starts each report without waiting for the one before:
+/// reports of one source at once take turns, and the highest number's is
+/// the one left, whatever order they ran in.
+#[test]
+fn reports_at_once_leave_the_newest() {
+    let server = TmuxServer::start();
+    for round in 0..3u64 {
+        let first = round * 100 + 1;
+        std::thread::scope(|scope| {
+            for n in first..first + 16 {
+                let server = &server;
+                scope.spawn(move || {
+                    let state = if n % 2 == 0 { "working" } else { "idle" };
+                    let seq = n.to_string();
+                    let run = report(server, state, &["--seq", &seq]);
+                    assert_eq!(run.status, 0, "{run:?}");
+                });
+            }
+        });
+        // The last number is even: working.
+        let last = first + 15;
+        let seqs = option(&server, "@agent_report_seqs");
+        assert_eq!(seqs, format!("custom:test\t{last}"));
+        assert_eq!(
+            option(&server, "@agent_reported_state"),
+            "working",
+            "{seqs}"
+        );
+    }
+}

@@ -45,6 +45,24 @@ pub(crate) struct Released {
 
 answers!(Reported => "ok", Released => "ok");
 
+/// Reports to one server take turns, from the read of the sequence
+/// numbers they are checked against to their write: an integration starts
+/// each report without waiting for the one before, and two of one source
+/// at once could each pass the check, the older written last and winning.
+/// The turn is a lock file for the server's socket in taw's state.
+pub(crate) fn report_turn(tmux: &Tmux) -> Result<crate::paths::FileLock> {
+    let key = crate::text::fnv1a64(tmux.socket_args().join("\0").as_bytes());
+    let lock = crate::paths::state_dir()
+        .join("locks")
+        .join(format!("reports-{key:016x}.lock"));
+    crate::paths::take_turn(&lock).map_err(|error| {
+        TawError::io(format!(
+            "could not open {}: {error}; nothing was reported",
+            crate::paths::display(&lock)
+        ))
+    })
+}
+
 /// The report options of a pane, read in one call.
 struct PaneReport {
     seqs: Sequences,
@@ -171,6 +189,7 @@ pub(crate) fn report_agent(
 ) -> Result<Reported> {
     let state = report::parse_state(state)?;
     let resume = report::resume_json(&session.command)?;
+    let _turn = report_turn(tmux)?;
     let (agent, current, in_order) = who.begin(tmux)?;
     let source = &who.source;
     let session = stored_session(source, &agent, session)?;
@@ -231,6 +250,7 @@ pub(crate) fn report_session(
             "--session-start-source {start:?} is not one of startup, resume, clear, compact, new, fork"
         )));
     }
+    let _turn = report_turn(tmux)?;
     let (agent, current, in_order) = who.begin(tmux)?;
     let source = &who.source;
     let session = stored_session(source, &agent, session)?;
@@ -284,6 +304,7 @@ pub(crate) fn report_session(
 
 /// An integration gives the pane up: its report and resume command go.
 pub(crate) fn release_agent(tmux: &Tmux, who: &Reporter) -> Result<Released> {
+    let _turn = report_turn(tmux)?;
     let (agent, current, in_order) = who.begin(tmux)?;
     if !in_order {
         return Ok(Released {
