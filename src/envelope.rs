@@ -53,6 +53,8 @@ pub(crate) enum ErrorCode {
     AgentNotRunning,
     /// An agent kind taw cannot start.
     UnsupportedAgentKind,
+    /// A report's agent label that is empty (herdr's code).
+    InvalidAgent,
     /// No live agent has that name, or the pane hosts no agent.
     AgentNotFound,
     /// A name that more than one live agent answers to.

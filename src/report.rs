@@ -36,10 +36,13 @@ pub(crate) fn claude_flags(argv: &[String]) -> Vec<String> {
 
 /// The longest `--source` taw keeps (herdr takes any).
 pub(crate) const MAX_SOURCE_BYTES: usize = 128;
-/// How many sources' sequence numbers a pane keeps, and in how much text
-/// (32 metadata sources of 80 bytes fit, so none of those is ever dropped).
+/// How many sources' sequence numbers a pane keeps, and in how much text:
+/// an agent's reports in 2 KiB (the spec's), metadata in 4 KiB (32
+/// metadata sources of 80 bytes fit, so none of those is ever dropped:
+/// herdr refuses a 33rd instead).
 pub(crate) const MAX_SOURCES: usize = 32;
-pub(crate) const MAX_SEQ_TEXT: usize = 4096;
+pub(crate) const REPORT_SEQ_TEXT: usize = 2048;
+pub(crate) const METADATA_SEQ_TEXT: usize = 4096;
 /// Limits of a resume command: words, bytes a word, bytes in all.
 const MAX_RESUME_WORDS: usize = 64;
 const MAX_RESUME_WORD: usize = 4096;
@@ -165,7 +168,10 @@ pub(crate) fn check_source(source: &str) -> Result<(), TawError> {
 pub(crate) fn agent_label(agent: &str) -> Result<String, TawError> {
     let trimmed = agent.trim();
     if trimmed.is_empty() {
-        return Err(TawError::invalid_argument("--agent must not be empty"));
+        return Err(TawError::new(
+            ErrorCode::InvalidAgent,
+            "--agent must not be empty",
+        ));
     }
     if trimmed.chars().any(char::is_control) || trimmed.len() > 64 {
         return Err(TawError::invalid_argument(
@@ -210,13 +216,34 @@ pub(crate) fn resume_json(argv: &[String]) -> Result<Option<String>, TawError> {
 }
 
 /// The sequence numbers a pane keeps: `source<TAB>seq` a line, oldest first.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Sequences {
     entries: Vec<(String, u64)>,
+    /// The most text they take: [`REPORT_SEQ_TEXT`] or [`METADATA_SEQ_TEXT`].
+    text_limit: usize,
+}
+
+impl Default for Sequences {
+    fn default() -> Sequences {
+        Sequences {
+            entries: Vec::new(),
+            text_limit: REPORT_SEQ_TEXT,
+        }
+    }
 }
 
 impl Sequences {
+    /// An agent's reports' numbers.
     pub(crate) fn parse(text: &str) -> Sequences {
+        Sequences::parse_within(text, REPORT_SEQ_TEXT)
+    }
+
+    /// Metadata reports' numbers.
+    pub(crate) fn parse_metadata(text: &str) -> Sequences {
+        Sequences::parse_within(text, METADATA_SEQ_TEXT)
+    }
+
+    fn parse_within(text: &str, text_limit: usize) -> Sequences {
         let entries = text
             .lines()
             .filter_map(|line| {
@@ -224,7 +251,10 @@ impl Sequences {
                 Some((source.to_string(), seq.parse().ok()?))
             })
             .collect();
-        Sequences { entries }
+        Sequences {
+            entries,
+            text_limit,
+        }
     }
 
     pub(crate) fn render(&self) -> String {
@@ -250,6 +280,8 @@ impl Sequences {
                 let mut entry = self.entries.remove(index);
                 entry.1 = seq;
                 self.entries.push(entry);
+                // A longer number can take the text past its limit.
+                self.trim();
                 true
             }
             (Some(seq), None) => {
@@ -269,9 +301,12 @@ impl Sequences {
             && !self.entries.iter().any(|(s, _)| s == source)
     }
 
-    /// The last 32 sources, in at most 4 KiB: the oldest go first.
+    /// The last 32 sources, in at most the text limit: the oldest go
+    /// first (never the newest).
     fn trim(&mut self) {
-        while self.entries.len() > MAX_SOURCES || self.render().len() > MAX_SEQ_TEXT {
+        while self.entries.len() > 1
+            && (self.entries.len() > MAX_SOURCES || self.render().len() > self.text_limit)
+        {
             self.entries.remove(0);
         }
     }
@@ -376,18 +411,25 @@ mod tests {
         }
         assert_eq!(seqs.entries.len(), 32);
         assert_eq!(seqs.entries[0].0, "source-8");
-        // Long source names fill the 4 KiB first.
+        // Long source names fill the 2 KiB first.
         let mut seqs = Sequences::default();
         for n in 0..40 {
             assert!(seqs.accept(&format!("{n}{}", "x".repeat(126)), Some(1)));
         }
-        assert!(seqs.render().len() <= MAX_SEQ_TEXT);
+        assert!(seqs.render().len() <= REPORT_SEQ_TEXT);
         assert!(seqs.entries.len() < 32);
+        // A number grown longer keeps the text within it too.
+        let newest = seqs.entries.last().unwrap().0.clone();
+        let before = seqs.entries.len();
+        assert!(seqs.accept(&newest, Some(u64::MAX)));
+        assert!(seqs.render().len() <= REPORT_SEQ_TEXT);
+        assert!(seqs.entries.len() <= before);
+        assert_eq!(seqs.entries.last().unwrap(), &(newest, u64::MAX));
     }
 
     #[test]
     fn a_33rd_numbered_source_is_full() {
-        let mut seqs = Sequences::default();
+        let mut seqs = Sequences::parse_metadata("");
         for n in 0..32 {
             let source = format!("{n:0>80}");
             assert!(!seqs.full_for(&source, Some(1)));

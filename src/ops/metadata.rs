@@ -225,7 +225,7 @@ pub(crate) fn report(
         cmd::show_session_value(&target, opt::TOKEN_SEQS),
     ])?;
     let (tokens, token_seqs) = (kept[0].trim_end_matches('\n'), kept[1].trim());
-    let mut seqs = Sequences::parse(token_seqs);
+    let mut seqs = Sequences::parse_metadata(token_seqs);
     if !take_seq(&mut seqs, &args.source, args.seq)? {
         return Ok(TokensTaken {
             in_order: false,
@@ -426,7 +426,7 @@ pub(crate) fn report_pane(tmux: &Tmux, args: &PaneReport) -> Result<PaneMetadata
     }
     let _turn = super::pane::report::report_turn(tmux)?;
     let values = tmux_pane::read_values(tmux, args.pane, PANE_FIELDS)?;
-    let mut seqs = Sequences::parse(&values[6]);
+    let mut seqs = Sequences::parse_metadata(&values[6]);
     if !take_seq(&mut seqs, &args.tokens.source, args.tokens.seq)? {
         return Ok(PaneMetadataTaken {
             in_order: false,
@@ -564,7 +564,7 @@ mod tests {
 
     #[test]
     fn a_33rd_sequenced_source_is_refused() {
-        let mut seqs = Sequences::default();
+        let mut seqs = Sequences::parse_metadata("");
         for n in 0..32 {
             assert!(take_seq(&mut seqs, &format!("s{n}"), Some(1)).unwrap());
         }

@@ -122,6 +122,28 @@ fn bad_reports_apply_nothing() {
     assert_eq!(run.error_code(), "invalid_argument");
     assert_eq!(option(&server, "@agent_reported_kind"), "");
     assert_eq!(option(&server, "@agent_report_seqs"), "");
+    // An empty label: herdr's code.
+    let run = server.taw(&[
+        "pane",
+        "report-agent",
+        "%0",
+        "--source",
+        "s",
+        "--agent",
+        " ",
+        "--state",
+        "idle",
+    ]);
+    assert_eq!(run.error_code(), "invalid_agent");
+    // A session path taw would not keep is left out; the state stands.
+    let run = report(
+        &server,
+        "working",
+        &["--agent-session-path", "sessions/a.jsonl"],
+    );
+    assert_eq!(run.status, 0, "{run:?}");
+    assert_eq!(option(&server, "@agent_reported_state"), "working");
+    assert_eq!(option(&server, "@agent_session"), "");
     let run = server.taw(&[
         "pane",
         "report-agent",
@@ -182,7 +204,9 @@ fn resume_commands_sessions_and_release() {
         r#"["mybot","--resume","abc"]"#
     );
 
-    // An id that would be read as an option of the agent is refused.
+    // An id that would be read as an option of the agent is not kept (the
+    // rest of the report stands, as herdr leaves out a field it would not
+    // keep), nor is a start source herdr does not know.
     let run = server.taw(&[
         "pane",
         "report-agent-session",
@@ -192,8 +216,10 @@ fn resume_commands_sessions_and_release() {
         "--agent",
         "mybot",
         "--agent-session-id=--yolo",
+        "--session-start-source",
+        "select",
     ]);
-    assert_eq!(run.error_code(), "invalid_argument");
+    assert_eq!(run.status, 0, "{run:?}");
     assert!(option(&server, "@agent_session").contains(r#""value":"def""#));
 
     // A release by a source that does not hold the pane changes nothing.

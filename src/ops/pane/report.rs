@@ -101,42 +101,35 @@ impl Reporter {
     }
 }
 
-/// The session an integration gave: the id and the path, checked, with
-/// herdr's reference (the path when there is one, else the id).
-fn stored_session(
-    source: &str,
-    agent: &str,
-    session: &SessionRef,
-) -> Result<Option<StoredSession>> {
-    let path = session.path.clone().filter(|p| !p.is_empty());
-    let id = session.id.clone().filter(|i| !i.is_empty());
-    if let Some(path) = &path
-        && (!path.starts_with('/') || path.len() > 4096 || path.chars().any(char::is_control))
-    {
-        return Err(TawError::invalid_argument(
-            "--agent-session-path must be an absolute path of at most 4096 bytes",
-        ));
-    }
-    if let Some(id) = &id
-        && (id.len() > 512 || id.chars().any(char::is_control) || id.starts_with('-'))
-    {
-        return Err(TawError::invalid_argument(
-            "--agent-session-id must be at most 512 bytes of printable text, not starting with -",
-        ));
-    }
+/// The session an integration gave: the id and the path, with herdr's
+/// reference (the path when there is one, else the id). As herdr does, a
+/// field it would not keep is left out and the rest of the report stands:
+/// a path that is not absolute or is over 4096 bytes, an id over 512
+/// bytes, either with a control character, and (taw's own rule) an id
+/// that begins with `-`, which a resume would hand the agent as an option.
+fn stored_session(source: &str, agent: &str, session: &SessionRef) -> Option<StoredSession> {
+    let path = session.path.clone().filter(|path| {
+        path.starts_with('/') && path.len() <= 4096 && !path.chars().any(char::is_control)
+    });
+    let id = session.id.clone().filter(|id| {
+        !id.is_empty()
+            && id.len() <= 512
+            && !id.chars().any(char::is_control)
+            && !id.starts_with('-')
+    });
     let (kind, value) = match (&path, &id) {
         (Some(path), _) => ("path", path.clone()),
         (None, Some(id)) => ("id", id.clone()),
-        (None, None) => return Ok(None),
+        (None, None) => return None,
     };
-    Ok(Some(StoredSession {
+    Some(StoredSession {
         source: source.to_string(),
         agent: agent.to_string(),
         kind: kind.to_string(),
         value,
         id,
         path,
-    }))
+    })
 }
 
 /// The session to write, when herdr's rule lets it replace the pane's.
@@ -192,7 +185,7 @@ pub(crate) fn report_agent(
     let _turn = report_turn(tmux)?;
     let (agent, current, in_order) = who.begin(tmux)?;
     let source = &who.source;
-    let session = stored_session(source, &agent, session)?;
+    let session = stored_session(source, &agent, session);
     if !in_order {
         return Ok(Reported { in_order: false });
     }
@@ -243,17 +236,15 @@ pub(crate) fn report_session(
     session: &SessionRef,
 ) -> Result<Reported> {
     let resume = report::resume_json(&session.command)?;
-    if let Some(start) = start_source
-        && !["startup", "resume", "clear", "compact", "new", "fork"].contains(&start)
-    {
-        return Err(TawError::invalid_argument(format!(
-            "--session-start-source {start:?} is not one of startup, resume, clear, compact, new, fork"
-        )));
-    }
+    // herdr's six; another word is dropped, as herdr drops it, and the
+    // report stands without it.
+    let start_source = start_source
+        .map(str::trim)
+        .filter(|start| ["startup", "resume", "clear", "compact", "new", "fork"].contains(start));
     let _turn = report_turn(tmux)?;
     let (agent, current, in_order) = who.begin(tmux)?;
     let source = &who.source;
-    let session = stored_session(source, &agent, session)?;
+    let session = stored_session(source, &agent, session);
     if !in_order {
         return Ok(Reported { in_order: false });
     }
