@@ -243,6 +243,13 @@ impl Manifest {
                 "min_engine_version {engine} is newer than this engine ({ENGINE_VERSION})"
             ));
         }
+        // herdr refuses a manifest of no rules (and keeps its own): taken,
+        // it would leave the agent with none, never blocked. An agent of
+        // the user's own that names its programs may read its state by
+        // them alone.
+        if file.rules.is_empty() && file.processes.is_empty() {
+            return Err("a manifest must hold at least one [[rules]]".into());
+        }
         if file.rules.len() > MAX_RULES {
             return Err(format!("{} rules; at most {MAX_RULES}", file.rules.len()));
         }

@@ -526,14 +526,25 @@ mod tests {
             "id = \"broken\"\n[[rules]\n",
         )
         .unwrap();
-        std::fs::write(dir.path().join("lonely.toml"), "id = \"lonely\"\n").unwrap();
+        std::fs::write(
+            dir.path().join("lonely.toml"),
+            format!("id = \"lonely\"\n{rule}"),
+        )
+        .unwrap();
+        // No rule and no program: herdr refuses a manifest of no rules.
+        std::fs::write(dir.path().join("empty.toml"), "id = \"empty\"\n").unwrap();
         let problems = Registry::load(dir.path(), false).problems;
-        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(
             problems[0].contains("broken.toml does not parse"),
             "{problems:?}"
         );
-        assert!(problems[1].contains("names no processes"), "{problems:?}");
+        assert!(
+            problems[1]
+                .contains("empty.toml does not parse: a manifest must hold at least one [[rules]]"),
+            "{problems:?}"
+        );
+        assert!(problems[2].contains("names no processes"), "{problems:?}");
         let codex = registry.get("codex").unwrap();
         assert_eq!(codex.origin, Origin::Bundled);
         assert!(
@@ -550,5 +561,13 @@ mod tests {
         .unwrap();
         let registry = Registry::load(dir.path(), false);
         assert_eq!(registry.get("codex").unwrap().origin, Origin::Override);
+        // An override of no rules is refused: the bundled rules stay.
+        std::fs::write(
+            dir.path().join("codex.toml"),
+            "id = \"codex\"\nversion = \"1\"\n",
+        )
+        .unwrap();
+        let registry = Registry::load(dir.path(), false);
+        assert_eq!(registry.get("codex").unwrap().origin, Origin::Bundled);
     }
 }
