@@ -177,31 +177,45 @@ pub(crate) fn deliver(tmux: &Tmux, listeners: &Listeners, occurrences: &[Occurre
 /// not thousands of processes together.
 const PLUGIN_COMMANDS_AT_ONCE: usize = 32;
 
-/// Each plugin hook's occurrences in order, a thread a hook, at most
-/// [`PLUGIN_COMMANDS_AT_ONCE`] hooks at a time; their runs.
+/// Each plugin hook's occurrences in order, at most
+/// [`PLUGIN_COMMANDS_AT_ONCE`] hooks at a time, the next starting as soon
+/// as one ends (a hook that hangs holds one place, not the rest); their
+/// runs, in the hooks' order.
 fn run_plugin_queues(
     queues: &[(crate::plugin::EventListener, Vec<payload::Delivery>)],
     limit: Option<std::time::Duration>,
 ) -> Vec<crate::plugin::run::LogRecord> {
-    let mut runs = Vec::new();
-    for batch in queues.chunks(PLUGIN_COMMANDS_AT_ONCE) {
-        std::thread::scope(|scope| {
-            let running: Vec<_> = batch
-                .iter()
-                .map(|(listener, queued)| {
-                    scope.spawn(move || {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let runs: Vec<Mutex<Vec<crate::plugin::run::LogRecord>>> =
+        queues.iter().map(|_| Mutex::new(Vec::new())).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..PLUGIN_COMMANDS_AT_ONCE.min(queues.len()) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((listener, queued)) = queues.get(index) else {
+                        break;
+                    };
+                    // A hook's run that panicked has no runs to give, and
+                    // its place goes on to the next hook.
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         queued
                             .iter()
                             .map(|delivery| run::run_plugin_hook(listener, delivery, limit))
                             .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            // A hook's thread that panicked has no runs to give.
-            runs.extend(running.into_iter().filter_map(|h| h.join().ok()).flatten());
-        });
-    }
-    runs
+                    }));
+                    if let (Ok(ran), Ok(mut kept)) = (ran, runs[index].lock()) {
+                        *kept = ran;
+                    }
+                }
+            });
+        }
+    });
+    runs.into_iter()
+        .flat_map(|kept| kept.into_inner().unwrap_or_default())
+        .collect()
 }
 
 /// What a delivery ran.

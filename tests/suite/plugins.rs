@@ -827,7 +827,7 @@ fn a_plugins_many_hooks_run_32_at_a_time() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("hook.sh"),
-        "mkdir \"run.$1\"\nls -d run.* | wc -l >> counts\nsleep 1\nrmdir \"run.$1\"\necho \"$1\" >> done\n",
+        "mkdir \"run.$1\"\nls -d run.* | wc -l >> counts\nif [ \"$1\" = 0 ]; then sleep 8; else sleep 1; fi\nrmdir \"run.$1\"\necho \"$1\" >> done\n",
     )
     .unwrap();
     linked_plugin(&server, "many", "test.many", &events);
@@ -845,6 +845,10 @@ fn a_plugins_many_hooks_run_32_at_a_time() {
         .max()
         .unwrap();
     assert!(most <= 32, "{most} at once: {counts}");
+    // A place frees as a hook ends: the last eight start while the slow
+    // first one still runs, and end before it.
+    let done = std::fs::read_to_string(&done).unwrap();
+    assert_eq!(done.lines().last(), Some("0"), "{done}");
 }
 
 /// An install never takes another plugin's place: an id installed from
