@@ -77,6 +77,10 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
         "window-linked" => found.push(at(Event::TabCreated)),
         "window-unlinked" if still_there(tmux, fire) => {}
         "window-unlinked" => {
+            if let (Some(window), Some(session)) = (fire.window, fire.session) {
+                // Not told: its return would be taken for a move.
+                let _ = crate::tmux::roster::forget_tab(tmux, window, session);
+            }
             let mut closed = at(Event::TabClosed);
             closed.session_name = fire.session_name.clone();
             found.push(closed);

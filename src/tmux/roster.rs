@@ -252,6 +252,15 @@ pub(crate) fn add_tab_command() -> String {
     )
 }
 
+/// Takes a window's word for `session` off the tab roster, once it is
+/// linked there no more: a window that comes back to that session later
+/// is a tab made there again, not a move. (tmux's substitution takes no
+/// `:` or `/` in its pattern: `.` and `[^0-9]` stand for them.)
+pub(crate) fn forget_tab(tmux: &Tmux, window: u32, session: u32) -> Result<()> {
+    tmux.run_one(without(TABS, &format!("@{window}.[$]{session}[^0-9]")))
+        .map(drop)
+}
+
 /// Writes every window now linked into a session on the tab roster: a
 /// listener that starts knows the tabs there were.
 pub(crate) fn start_tabs(tmux: &Tmux) -> Result<()> {

@@ -228,6 +228,23 @@ fn a_window_moved_by_hand_fires_tab_moved_once() {
     });
     assert_eq!(recorder.heard("tab.moved").len(), 5);
     nothing_twice_nor_run(&server, &recorder);
+    // And back, once the unlink is told: a tab made in main again (the
+    // roster had kept it as main's, and took the return for a move), the
+    // one tab.created told twice, as the tab was made there twice.
+    let made_of_newer = || {
+        recorder
+            .heard("tab.created")
+            .iter()
+            .filter(|h| h.input["data"]["tab"]["tmux_id"] == newer.as_str())
+            .count()
+    };
+    let before = made_of_newer();
+    let closes = recorder.heard("tab.closed").len();
+    server.tmux(&["move-window", "-s", &newer, "-t", "main:"]);
+    server.wait_for("the tab back in main", WAIT, || {
+        made_of_newer() == before + 1 && recorder.heard("tab.closed").len() == closes + 1
+    });
+    assert_eq!(recorder.heard("tab.moved").len(), 5);
 }
 
 /// A process that ends: pane.exited and its tab's close, never pane.closed.
