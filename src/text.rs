@@ -58,6 +58,15 @@ pub(crate) fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
     Some((major, minor, patch))
 }
 
+/// Whether `name` is a variable's name a shell and tmux take as given:
+/// letters, digits and `_`, not a digit first (`A=B` or an empty name
+/// would be split or dropped by tmux's environment).
+pub(crate) fn is_env_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+}
+
 /// `edited` with the byte-order mark `original` began with: toml_edit
 /// drops it, and a user's file keeps every byte taw does not own.
 pub(crate) fn with_bom_of(original: &str, edited: String) -> String {

@@ -375,11 +375,7 @@ pub(crate) fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>> {
     pairs
         .iter()
         .map(|pair| match pair.split_once('=') {
-            Some((name, value))
-                if !name.is_empty()
-                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    && !name.starts_with(|c: char| c.is_ascii_digit()) =>
-            {
+            Some((name, value)) if crate::text::is_env_name(name) => {
                 Ok((name.to_string(), value.to_string()))
             }
             _ => Err(TawError::invalid_argument(format!(

@@ -86,11 +86,14 @@ pub(crate) fn plan_split_ratio(
     path: &[bool],
     ratio: f64,
 ) -> Result<Plan<RatioSet>> {
-    if !(0.1..=0.9).contains(&ratio) {
+    // herdr brings a ratio into 0.1 to 0.9 (so does a layout's); only a
+    // number that is none is refused.
+    if !ratio.is_finite() {
         return Err(TawError::invalid_argument(format!(
-            "--ratio {ratio}: from 0.1 to 0.9"
+            "--ratio {ratio}: a number from 0.1 to 0.9"
         )));
     }
+    let ratio = ratio.clamp(0.1, 0.9);
     let mut cell = layout::parse(&window.layout).map_err(TawError::tmux)?;
     layout::set_ratio(&mut cell, path, ratio).map_err(|why| {
         TawError::not_found(format!(
@@ -158,10 +161,23 @@ fn check(tree: &LayoutInput) -> Result<()> {
 
 fn check_node(node: &LayoutInput) -> Result<()> {
     match node {
-        LayoutInput::Pane(pane) => match &pane.label {
-            Some(label) => names::check(Named::Pane, label),
-            None => Ok(()),
-        },
+        LayoutInput::Pane(pane) => {
+            if let Some(name) = pane
+                .env
+                .iter()
+                .flatten()
+                .map(|(name, _)| name)
+                .find(|name| !crate::text::is_env_name(name))
+            {
+                return Err(TawError::invalid_argument(format!(
+                    "the layout's env {name:?} is no variable's name (letters, digits and _, not a digit first)"
+                )));
+            }
+            match &pane.label {
+                Some(label) => names::check(Named::Pane, label),
+                None => Ok(()),
+            }
+        }
         LayoutInput::Split(split) => {
             percent_of(split)?;
             check_node(&split.first)?;

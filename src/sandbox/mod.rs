@@ -771,10 +771,7 @@ pub(crate) fn prepare(
     passed.extend(config.get(&schema::SANDBOX_ENV));
     let passed: Vec<String> = passed
         .into_iter()
-        .filter(|name| {
-            name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && std::env::var_os(name).is_some()
-        })
+        .filter(|name| crate::text::is_env_name(name) && std::env::var_os(name).is_some())
         .collect();
     let network = config.get(&schema::SANDBOX_NETWORK);
     let mut env = vec![

@@ -1545,11 +1545,15 @@ fn layout_set_split_ratio_moves_one_split() {
     let ratio = number(&root["layout"]["root"]["ratio"]);
     assert!((ratio - 0.7).abs() < 0.05, "{ratio}");
 
-    // A path that ends at a pane, a path that is not 0s and 1s, and a ratio
-    // out of 0.1 to 0.9 (refused, as pane split refuses it).
+    // A path that ends at a pane and a path that is not 0s and 1s are
+    // refused; a ratio out of 0.1 to 0.9 is brought inside it, as herdr
+    // does, and only a number that is none is refused.
     assert_eq!(set_ratio("00", "0.5").error_code(), "not_found");
     assert_eq!(set_ratio("2", "0.5").error_code(), "invalid_argument");
-    assert_eq!(set_ratio("", "0.95").error_code(), "invalid_argument");
+    let clamped = set_ratio("", "0.95").result();
+    let ratio = number(&clamped["layout"]["root"]["ratio"]);
+    assert!((ratio - 0.9).abs() < 0.05, "{ratio}");
+    assert_eq!(set_ratio("", "NaN").error_code(), "invalid_argument");
 }
 
 #[test]
@@ -1573,7 +1577,30 @@ fn layout_apply_refuses_bad_input_and_makes_nothing() {
         "command.json",
         &json!({ "type": "pane", "command": "not a list" }),
     );
-    for file in [&not_json, &triangle, &sideways, &bad_command] {
+    // tmux would split `A=B` at its `=`, and keep an empty name.
+    let bad_env = layout_file(
+        &server,
+        "env.json",
+        &json!({
+            "type": "split",
+            "direction": "right",
+            "first": { "type": "pane" },
+            "second": { "type": "pane", "env": { "A=B": "x" } },
+        }),
+    );
+    let empty_env = layout_file(
+        &server,
+        "empty-env.json",
+        &json!({ "type": "pane", "env": { "": "x" } }),
+    );
+    for file in [
+        &not_json,
+        &triangle,
+        &sideways,
+        &bad_command,
+        &bad_env,
+        &empty_env,
+    ] {
         let run = server.taw(&["layout", "apply", "--file", path_str(file)]);
         assert_eq!(run.error_code(), "invalid_argument", "{}", file.display());
     }
