@@ -923,6 +923,14 @@ fn pane_zoom_on_off_toggle_and_reasons() {
     let toggled = server.taw(&["pane", "zoom", "%1", "--toggle"]).result();
     assert_eq!(toggled["zoom"]["zoomed"], true);
     assert_eq!(server.display("main:", "#{window_zoomed_flag}"), "1");
+
+    // Zoomed on %1, --off for %0: out of the zoom, onto %0, as its answer
+    // says.
+    let off_other = server.taw(&["pane", "zoom", "%0", "--off"]).result();
+    assert_eq!(off_other["zoom"]["zoomed"], false);
+    assert_eq!(off_other["zoom"]["focus_changed"], true);
+    assert_eq!(off_other["zoom"]["focused_pane_id"], "w1:p1");
+    assert_eq!(server.display("main:", "#{pane_id}"), "%0");
 }
 
 #[test]

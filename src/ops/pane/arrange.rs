@@ -355,11 +355,15 @@ pub(crate) fn plan_zoom(
     let mut batch = Batch::new();
     if reason.is_none() {
         if window.zoomed && !pane.active {
-            // Zoomed on another pane: out first, then onto this one.
+            // Zoomed on another pane: out first, then onto this one, or
+            // (unzoomed) onto it as the unzoomed case goes: tmux's unzoom
+            // leaves the focus where it was.
             batch.push(tmux_arrange::toggle_zoom(&target));
-            if want {
-                batch.push(tmux_arrange::toggle_zoom(&target));
-            }
+            batch.push(if want {
+                tmux_arrange::toggle_zoom(&target)
+            } else {
+                cmd::select_pane(&target)
+            });
         } else if want != window.zoomed {
             batch.push(tmux_arrange::toggle_zoom(&target));
         } else {
