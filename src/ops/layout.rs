@@ -222,15 +222,23 @@ pub(crate) fn apply(tmux: &Tmux, snapshot: &Snapshot, apply: Apply) -> Result<La
             false,
         )?;
     }
-    let output = tmux.run_one(arrange::new_window(
-        &format!("${}", apply.session),
-        apply.tab_label.as_deref(),
-        &spawn_of(apply.root.first_pane()),
-        false,
-    ))?;
+    // In place of the tab it replaces (just after it, which it leaves),
+    // else at the session's end.
+    let first = spawn_of(apply.root.first_pane());
+    let output = tmux.run_one(match apply.replacing {
+        Some(old) => {
+            arrange::new_window_after(&format!("@{}", old.id), apply.tab_label.as_deref(), &first)
+        }
+        None => arrange::new_window(
+            &format!("${}", apply.session),
+            apply.tab_label.as_deref(),
+            &first,
+            false,
+        ),
+    })?;
     let made = NewWindow::parse(&output).ok_or_else(|| unread("what it made", &output))?;
-    let rest = plan_rest(snapshot, &apply, made)?;
-    rest.apply(tmux).inspect_err(|error| {
+    let mut rest = plan_built(&apply, made)?;
+    tmux.run(&rest.batch).inspect_err(|error| {
         // A tree tmux could not make whole (no room for a pane: tmux
         // stops the batch there) leaves no half-made tab behind (a tmux
         // that did not answer is not asked); the batch's own error is
@@ -238,17 +246,54 @@ pub(crate) fn apply(tmux: &Tmux, snapshot: &Snapshot, apply: Apply) -> Result<La
         if error.code != crate::envelope::ErrorCode::Timeout {
             let _ = tmux.run_one(arrange::kill_window(&format!("@{}", made.window)));
         }
-    })
+    })?;
+    // Only once the tab is whole is the old one closed and the new one
+    // shown, in a call of their own: a client gone meanwhile fails the
+    // showing, never the tab (nor the old one with it).
+    rest.batch = finishing(snapshot, &apply, made);
+    rest.apply(tmux)
 }
 
-/// The rest of the tree in the tab `made`, as one batch: its splits in the
-/// order [`splits`] walks the tree, then the labels, the tab replaced
-/// closed and the new one shown; answered with the tab as read after.
+/// The rest of the tree in the tab `made`, as tmux runs it: the tab made
+/// whole ([`plan_built`]), then the tab replaced closed and the new one
+/// shown ([`finishing`]); answered with the tab as read after.
+#[cfg(test)]
 pub(crate) fn plan_rest(
     snapshot: &Snapshot,
     apply: &Apply,
     made: NewWindow,
 ) -> Result<Plan<LayoutApplied>> {
+    let mut plan = plan_built(apply, made)?;
+    plan.batch.extend(finishing(snapshot, apply, made));
+    Ok(plan)
+}
+
+/// The tab replaced closed, and the new one shown where `--focus` asks.
+fn finishing(snapshot: &Snapshot, apply: &Apply, made: NewWindow) -> Batch {
+    let mut batch = Batch::new();
+    let window = format!("@{}", made.window);
+    if let Some(old) = apply.replacing {
+        // The session's current tab stays current in its new shape.
+        if old.active && apply.focus.is_none() {
+            batch.push(crate::tmux::commands::select_window(&window));
+        }
+        batch.push(arrange::kill_window(&format!("@{}", old.id)));
+    }
+    if let Some(client) = &apply.focus {
+        batch.push(crate::tmux::commands::select_window(&window));
+        batch.extend(navigate::switch_unless_there(
+            snapshot,
+            client.as_deref(),
+            made.session,
+            &window,
+        ));
+    }
+    batch
+}
+
+/// The tree's splits in the tab `made`, as one batch, in the order
+/// [`splits`] walks the tree, then the labels.
+fn plan_built(apply: &Apply, made: NewWindow) -> Result<Plan<LayoutApplied>> {
     let mut walk = Walk {
         made,
         order: vec![0],
@@ -265,19 +310,6 @@ pub(crate) fn plan_rest(
         let mut writes = OptionWrites::default();
         writes.set(opt::LABEL, label);
         batch.extend(writes.commands_at(&made.place(leaf)));
-    }
-    if let Some(old) = apply.replacing {
-        batch.push(arrange::kill_window(&format!("@{}", old.id)));
-    }
-    let window = format!("@{}", made.window);
-    if let Some(client) = &apply.focus {
-        batch.push(crate::tmux::commands::select_window(&window));
-        batch.extend(navigate::switch_unless_there(
-            snapshot,
-            client.as_deref(),
-            made.session,
-            &window,
-        ));
     }
     Ok(Plan::read_back(batch, move |_, after| {
         Ok(LayoutApplied {
@@ -504,7 +536,9 @@ mod tests {
         // A path that ends at a pane, a ratio out of range.
         let error = plan_split_ratio(window, &[false], 0.5).err().unwrap();
         assert_eq!(error.code, ErrorCode::NotFound);
-        let error = plan_split_ratio(window, &[], 0.95).err().unwrap();
+        // Out of 0.1 to 0.9, brought inside it; a number that is none.
+        assert!(plan_split_ratio(window, &[], 0.95).is_ok());
+        let error = plan_split_ratio(window, &[], f64::NAN).err().unwrap();
         assert_eq!(error.code, ErrorCode::InvalidArgument);
     }
 }

@@ -69,6 +69,16 @@ pub(crate) fn new_window(session: &str, name: Option<&str>, spawn: &Spawn, shown
     spawn.finish(spawn.apply(cmd))
 }
 
+/// `new-window -d -a -P`: a window just after window `window` in its
+/// session (to take its place in the order once that one goes).
+pub(crate) fn new_window_after(window: &str, name: Option<&str>, spawn: &Spawn) -> Cmd {
+    let mut cmd = Cmd::new("new-window").args(["-d", "-a", "-P", "-F", NEW_IDS, "-t", window]);
+    if let Some(name) = name {
+        cmd = cmd.args(["-n", &escape_format(name)]);
+    }
+    spawn.finish(spawn.apply(cmd))
+}
+
 /// `new-session -d -P` for a restore: session `name`, its first window
 /// `window` with its folder, at the saved layout's size.
 pub(crate) fn new_session_named(

@@ -589,6 +589,16 @@ pub(crate) struct Batch {
     commands: Vec<Cmd>,
 }
 
+/// Its commands, to go on in another batch.
+impl IntoIterator for Batch {
+    type Item = Cmd;
+    type IntoIter = std::vec::IntoIter<Cmd>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.commands.into_iter()
+    }
+}
+
 impl Batch {
     pub(crate) fn new() -> Batch {
         Batch::default()

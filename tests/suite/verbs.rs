@@ -1482,6 +1482,50 @@ fn layout_apply_builds_a_tab_from_a_file() {
     });
 }
 
+/// `--tab` builds the new tab in the old one's place in the order, and
+/// a tab that was the session's current one stays so in its new shape.
+#[test]
+fn layout_apply_over_a_tab_takes_its_place() {
+    let server = TmuxServer::start();
+    server.new_window("main", "middle", "");
+    server.new_window("main", "last", "");
+    let windows = || server.tmux(&["list-windows", "-t", "main", "-F", "#{window_id}"]);
+    let before: Vec<String> = windows().lines().map(str::to_string).collect();
+    assert_eq!(before.len(), 3);
+    let middle = before[1].clone();
+    server.tmux(&["select-window", "-t", &middle]);
+    let layout = json!({
+        "type": "split",
+        "direction": "right",
+        "first": { "type": "pane" },
+        "second": { "type": "pane" },
+    });
+    let file = layout_file(&server, "two.json", &layout);
+    let applied = server
+        .taw(&[
+            "layout",
+            "apply",
+            "--tab",
+            &middle,
+            "--file",
+            path_str(&file),
+        ])
+        .result();
+    let made = text(&applied["layout"]["tab_id"]).to_string();
+    let after: Vec<String> = windows().lines().map(str::to_string).collect();
+    assert_eq!(after.len(), 3, "{after:?}");
+    assert_eq!((&after[0], &after[2]), (&before[0], &before[2]), "{made}");
+    assert!(!before.contains(&after[1]), "{after:?}");
+    assert_eq!(server.display("main:", "#{window_id}"), after[1]);
+    assert_eq!(
+        server
+            .tmux(&["list-panes", "-t", &after[1]])
+            .lines()
+            .count(),
+        2
+    );
+}
+
 #[test]
 fn layout_set_split_ratio_moves_one_split() {
     let server = TmuxServer::start();
