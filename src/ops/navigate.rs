@@ -60,21 +60,30 @@ pub(crate) fn to_pane(
 }
 
 /// What brings `pane` in front, and marks a done agent there seen.
+/// In sessions grouped (or a window linked into several), the pane's row
+/// is the one in the client's own session when that session has it, and
+/// its window is named with that session: a bare `%N` lets tmux choose the
+/// session, which moved the client off its own or changed another
+/// session's current window.
 fn pane_in_front(snapshot: &Snapshot, pane: &Pane, client: Option<&str>) -> Batch {
-    let id = format!("%{}", pane.id);
-    let mut batch = Batch::new();
-    batch.push(cmd::select_window(&id));
-    batch.push(cmd::select_pane(&id));
-    // As `to_window`: a client on the pane's session already is not
-    // switched (that would tell workspace.focused).
-    let there = snapshot
+    let client_session = snapshot
         .clients
         .iter()
         .find(|c| Some(c.name.as_str()) == client)
-        .and_then(|c| c.session)
-        .is_some_and(|session| session == pane.session);
+        .and_then(|c| c.session);
+    let pane = client_session
+        .and_then(|session| snapshot.pane(pane.id, Some(session)))
+        .unwrap_or(pane);
+    let id = format!("%{}", pane.id);
+    let window = format!("${}:@{}", pane.session, pane.window);
+    let mut batch = Batch::new();
+    batch.push(cmd::select_window(&window));
+    batch.push(cmd::select_pane(&id));
+    // As `to_window`: a client on the pane's session already is not
+    // switched (that would tell workspace.focused).
+    let there = client_session == Some(pane.session);
     if let Some(client) = client.filter(|_| !there) {
-        batch.push(cmd::switch_client(client, &id));
+        batch.push(cmd::switch_client(client, &window));
     }
     if pane.agent_state == "done" {
         batch.extend(seen_commands(pane.id));
@@ -314,9 +323,9 @@ mod tests {
         assert_eq!(
             lines(&pane_in_front(&snapshot, far, Some("/dev/pts/1"))),
             vec![
-                "select-window -t %4",
+                "select-window -t $2:@3",
                 "select-pane -t %4",
-                "switch-client -c /dev/pts/1 -t %4"
+                "switch-client -c /dev/pts/1 -t $2:@3"
             ]
         );
         let near = snapshot.pane(2, None).unwrap();

@@ -335,6 +335,30 @@ fn a_client_going_to_another_session_fires_workspace_focused_once() {
     nothing_twice_nor_run(&server, &recorder);
 }
 
+/// In sessions grouped, `agent focus` brings the agent in front in the
+/// client's own session: no switch, so no `workspace.focused` (the first
+/// session's row was taken for the pane's, and the client was switched to
+/// the session it showed).
+#[test]
+fn an_agent_focused_in_a_grouped_session_switches_nothing() {
+    let (server, recorder) = recorded_server();
+    let pane = server.reported_agent("main", "agent", "idle");
+    server.tmux(&["new-session", "-d", "-t", "main", "-s", "view"]);
+    server.tmux(&["select-window", "-t", "view:0"]);
+    let _viewer = crate::common::attach_client(&server, "view");
+    server.wait_for("the attach's workspace.focused", WAIT, || {
+        !recorder.heard("workspace.focused").is_empty()
+    });
+    let focused_before = recorder.heard("workspace.focused").len();
+    server.taw(&["agent", "focus", &pane]).result();
+    assert_eq!(server.display("view:", "#{pane_id}"), pane);
+    let clients = server.tmux(&["list-clients", "-F", "#{session_name}"]);
+    assert_eq!(clients.trim(), "view");
+    server.stays_for("no workspace.focused", NO_SECOND, || {
+        recorder.heard("workspace.focused").len() == focused_before
+    });
+}
+
 /// A workspace made by a verb, with no focus: its id.
 fn workspace_made(server: &TmuxServer, label: &str) -> String {
     let made = server
