@@ -69,7 +69,14 @@ pub(crate) fn occurrences(tmux: &Tmux, listeners: &Listeners, fire: &HookFire) -
         "after-split-window" | "after-new-window" => found.push(at(Event::PaneCreated)),
         "session-created" => {
             found.push(at(Event::WorkspaceCreated).window(None).pane(None));
-            found.push(at(Event::PaneCreated));
+            // A session grouped with another shares its panes: none is
+            // made. (One gone already is taken as made alone.)
+            let grouped = fire.session.is_some_and(|session| {
+                crate::tmux::roster::session_grouped(tmux, session).unwrap_or(false)
+            });
+            if !grouped {
+                found.push(at(Event::PaneCreated));
+            }
         }
         // A move within a session links the window again and then unlinks
         // it from its old place: the unlink tells the move.

@@ -252,6 +252,16 @@ pub(crate) fn add_tab_command() -> String {
     )
 }
 
+/// Whether session `session` shares its windows with another (made by
+/// `new-session -t`): its panes were there before it.
+pub(crate) fn session_grouped(tmux: &Tmux, session: u32) -> Result<bool> {
+    let out = tmux.run_one(cmd::print_format_at(
+        &format!("${session}"),
+        "#{session_grouped}",
+    ))?;
+    Ok(out.trim() == "1")
+}
+
 /// Takes a window's word for `session` off the tab roster, once it is
 /// linked there no more: a window that comes back to that session later
 /// is a tab made there again, not a move. (tmux's substitution takes no

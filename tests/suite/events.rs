@@ -340,7 +340,7 @@ fn a_client_going_to_another_session_fires_workspace_focused_once() {
 /// session's row was taken for the pane's, and the client was switched to
 /// the session it showed).
 #[test]
-fn an_agent_focused_in_a_grouped_session_switches_nothing() {
+fn a_grouped_session_makes_no_pane_and_a_focus_there_switches_nothing() {
     let (server, recorder) = recorded_server();
     let pane = server.reported_agent("main", "agent", "idle");
     server.tmux(&["new-session", "-d", "-t", "main", "-s", "view"]);
@@ -348,6 +348,10 @@ fn an_agent_focused_in_a_grouped_session_switches_nothing() {
     let _viewer = crate::common::attach_client(&server, "view");
     server.wait_for("the attach's workspace.focused", WAIT, || {
         !recorder.heard("workspace.focused").is_empty()
+    });
+    // The grouped session made no pane: its workspace.created alone.
+    server.wait_for("view's workspace.created", WAIT, || {
+        recorder.heard("workspace.created").len() == 1
     });
     let focused_before = recorder.heard("workspace.focused").len();
     server.taw(&["agent", "focus", &pane]).result();
@@ -357,6 +361,12 @@ fn an_agent_focused_in_a_grouped_session_switches_nothing() {
     server.stays_for("no workspace.focused", NO_SECOND, || {
         recorder.heard("workspace.focused").len() == focused_before
     });
+    let made: Vec<_> = recorder
+        .heard("pane.created")
+        .iter()
+        .map(|h| h.input["data"]["pane"]["tmux_id"].clone())
+        .collect();
+    assert_eq!(made, vec![serde_json::Value::from(pane.as_str())]);
 }
 
 /// A workspace made by a verb, with no focus: its id.
