@@ -183,13 +183,16 @@ pub(crate) fn without_placeholders(tmux: &Tmux, mut found: Vec<Occurrence>) -> V
     found
 }
 
-/// Makes the roster the live panes, when it is not kept yet (at load).
+/// Makes the roster the live panes, when it was not started yet (at
+/// load). Its own mark says so, not the count: the hooks that add a pane
+/// count too, and a pane made between the hooks' install and this left
+/// a count that kept the roster at that one pane.
 pub(crate) fn start(tmux: &Tmux) {
     for _ in 0..ATTEMPTS {
         let Ok(read) = tmux_roster::read(tmux) else {
             return;
         };
-        if !read.generation.trim().is_empty() {
+        if read.started {
             return;
         }
         let live = format(&parse(&read.live));

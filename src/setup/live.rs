@@ -362,13 +362,13 @@ fn keep_roster(tmux: &Tmux, listeners: &Listeners) -> Result<()> {
 
 /// The rosters no listener needs, taken out where they are set.
 fn roster_left_out(state: &ServerState, listeners: &Listeners) -> Vec<Cmd> {
-    use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, TABS};
+    use crate::tmux::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, PANES_STARTED, TABS};
     let mut gone = Vec::new();
     if !listeners.hears(crate::events::Event::TabCreated) {
         gone.push(TABS);
     }
     if !listeners.needs_roster() {
-        gone.extend([PANES, PANES_GENERATION, EXITED]);
+        gone.extend([PANES, PANES_GENERATION, PANES_STARTED, EXITED]);
     }
     gone.into_iter()
         .filter(|name| state.set_options.contains(*name))

@@ -347,6 +347,10 @@ pub(crate) mod bookkeeping {
     /// How many times the roster was written: a writer's write lands only
     /// if it is still what the writer read.
     pub(crate) const PANES_GENERATION: &str = "@agent_wizard_panes_generation";
+    /// Set when the roster was first made the live panes (at load): the
+    /// hooks that add a pane count their writes too, so a count alone
+    /// does not say a roster was started.
+    pub(crate) const PANES_STARTED: &str = "@agent_wizard_panes_started";
     /// `%N` words of panes whose process exited (pane-exited), so no
     /// detection reads their going as a close.
     pub(crate) const EXITED: &str = "@agent_wizard_exited";
@@ -398,6 +402,7 @@ pub(crate) mod bookkeeping {
         STATUS_SET,
         PANES,
         PANES_GENERATION,
+        PANES_STARTED,
         EXITED,
         TABS,
         RESTORING,

@@ -9,7 +9,9 @@
 
 use super::Tmux;
 use super::commands::{self as cmd, Cmd};
-use super::options::bookkeeping::{EXITED, PANES, PANES_GENERATION, PLACEHOLDERS, TABS};
+use super::options::bookkeeping::{
+    EXITED, PANES, PANES_GENERATION, PANES_STARTED, PLACEHOLDERS, TABS,
+};
 use super::options::session::TAB_PLACES;
 use super::options::window::LAYOUT_TOLD;
 use crate::envelope::Result;
@@ -25,6 +27,8 @@ pub(crate) struct Read {
     /// `%N:$S` lines, one per pane in each session it is in.
     pub live: String,
     pub marks: String,
+    /// Whether the roster was started ([`PANES_STARTED`]).
+    pub started: bool,
 }
 
 /// The roster and its count, then the live panes, then the marks, in one
@@ -37,6 +41,7 @@ pub(crate) fn read(tmux: &Tmux) -> Result<Read> {
         cmd::print_format(&format!("#{{{PANES_GENERATION}}}")),
         cmd::list_all_panes("#{pane_id}:#{session_id}"),
         cmd::print_format(&format!("#{{{EXITED}}}")),
+        cmd::print_format(&format!("#{{{PANES_STARTED}}}")),
     ])?;
     let mut sections = sections.into_iter().map(|s| s.trim().to_string());
     Ok(Read {
@@ -44,6 +49,7 @@ pub(crate) fn read(tmux: &Tmux) -> Result<Read> {
         generation: sections.next().unwrap_or_default(),
         live: sections.next().unwrap_or_default(),
         marks: sections.next().unwrap_or_default(),
+        started: sections.next().is_some_and(|s| !s.is_empty()),
     })
 }
 
@@ -123,9 +129,10 @@ pub(crate) fn apply(tmux: &Tmux, edits: &[Edit]) -> Result<Vec<u32>> {
 /// What tmux prints when a compare-and-set write landed.
 const LANDED: &str = "taw-roster-written";
 
-/// Writes the roster and the marks, and counts the write, only if the
-/// count is still `generation`: one `if-shell -F`, so nothing comes
-/// between the test and the write. Whether it landed.
+/// Starts the roster: writes it and the marks, counts the write and
+/// marks the roster started, only if the count is still `generation`: one
+/// `if-shell -F`, so nothing comes between the test and the write.
+/// Whether it landed.
 pub(crate) fn write_if_unchanged(
     tmux: &Tmux,
     generation: &str,
@@ -137,6 +144,7 @@ pub(crate) fn write_if_unchanged(
         cmd::set_global_option(PANES, roster),
         cmd::set_global_option(EXITED, marks),
         cmd::set_global_option(PANES_GENERATION, &next.to_string()),
+        cmd::set_global_option(PANES_STARTED, "1"),
         cmd::print_format(LANDED),
     ];
     let test = format!(

@@ -369,6 +369,31 @@ fn a_grouped_session_makes_no_pane_and_a_focus_there_switches_nothing() {
     assert_eq!(made, vec![serde_json::Value::from(pane.as_str())]);
 }
 
+/// A pane made between the install of the roster's hooks and the
+/// roster's start (a script making panes as taw loads) left a count the
+/// start took for a roster already kept: every pane made before was then
+/// unknown, and its close told nothing. The start has its own mark.
+#[test]
+fn a_pane_made_as_the_roster_starts_leaves_the_others_known() {
+    let server = TmuxServer::start();
+    let older = server.new_window("main", "older", "");
+    let newer = server.new_window("main", "newer", "");
+    // What the pane's hook entry wrote before the start, as it runs it.
+    let session = server.display(&newer, "#{session_id}");
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent_wizard_panes",
+        &format!(" {newer}:{session}"),
+    ]);
+    server.tmux(&["set-option", "-g", "@agent_wizard_panes_generation", "1"]);
+    let recorder = Recorder::new(&server);
+    loaded_with(&server, &recorder.config(&["pane.closed"]));
+    let older_id = public_pane(&server, &older);
+    server.tmux(&["kill-pane", "-t", &older]);
+    recorder.once(&server, "pane.closed", "pane_id", &older_id);
+}
+
 /// A workspace made by a verb, with no focus: its id.
 fn workspace_made(server: &TmuxServer, label: &str) -> String {
     let made = server
