@@ -82,9 +82,11 @@ pub(crate) fn judge(
     exiting: Option<u32>,
 ) -> Verdict {
     let is_live = |pane: u32| live.iter().any(|e| e.pane == pane);
+    // The exiting pane is no close even with its mark gone (the bound
+    // cut it in a burst of exits): its job tells an exit, never both.
     let closed: Vec<Entry> = roster
         .iter()
-        .filter(|e| !is_live(e.pane) && !marks.contains(&e.pane))
+        .filter(|e| !is_live(e.pane) && !marks.contains(&e.pane) && Some(e.pane) != exiting)
         .copied()
         .collect();
     let exiting_entry = exiting.and_then(|p| roster.iter().find(|e| e.pane == p).copied());
@@ -252,6 +254,11 @@ mod tests {
         // The exit's own job names the session and takes pane and mark off.
         let v = judge(&[e(1, 0), e(2, 4)], &[e(1, 0)], &[2, 7], Some(2));
         assert_eq!(v.exiting, Some(e(2, 4)));
+        assert_eq!(v.edits, vec![Edit::Forget { pane: 2 }]);
+        // Its mark cut off by the bound, the exit's own job still tells no
+        // close, and takes the pane off.
+        let v = judge(&[e(1, 0), e(2, 4)], &[e(1, 0)], &[], Some(2));
+        assert!(v.closed.is_empty());
         assert_eq!(v.edits, vec![Edit::Forget { pane: 2 }]);
         // A pane that died and stays (remain-on-exit) is live: nothing to do.
         let v = judge(&[e(1, 0)], &[e(1, 0)], &[], Some(1));

@@ -16,8 +16,9 @@ use super::options::session::TAB_PLACES;
 use super::options::window::LAYOUT_TOLD;
 use crate::envelope::Result;
 
-/// The most of the exit marks kept: the newest.
-const MARKS_KEPT: usize = 400;
+/// The most of the exit marks kept: the newest (some 500 marks, for a
+/// burst of exits whose jobs have not run yet).
+const MARKS_KEPT: usize = 4000;
 
 /// What one read found.
 #[derive(Debug, Clone, Default)]
