@@ -664,8 +664,12 @@ mod tests {
                 .lines(),
             vec!["resize-pane -Z -t %2", "resize-pane -Z -t %2"]
         );
+        // Out of the zoom, and onto the pane, as in a tab not zoomed.
         let plan = plan_zoom(&zoomed, &pane(&zoomed, 2), ZoomMode::Off).unwrap();
-        assert_eq!(plan.lines(), vec!["resize-pane -Z -t %2"]);
+        assert_eq!(
+            plan.lines(),
+            vec!["resize-pane -Z -t %2", "select-pane -t %2"]
+        );
         let zoom = plan.answer_with("", &s).unwrap().zoom;
         assert!(zoom.changed && zoom.zoom_changed && zoom.focus_changed && !zoom.zoomed);
     }
