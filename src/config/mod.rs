@@ -242,6 +242,25 @@ impl Config {
         }
     }
 
+    /// Where `diagnostic` is and what it says, for a refusal that names
+    /// it: `<file> line N: key: message`.
+    pub(crate) fn locate(&self, diagnostic: &Diagnostic) -> String {
+        format!(
+            "{}{}: {}{}",
+            crate::paths::display(&self.path),
+            diagnostic
+                .line
+                .map(|line| format!(" line {line}"))
+                .unwrap_or_default(),
+            diagnostic
+                .key
+                .as_ref()
+                .map(|key| format!("{key}: "))
+                .unwrap_or_default(),
+            diagnostic.message
+        )
+    }
+
     /// One line on the file's errors, for where a person looks (the
     /// status line at load, the popup's options page): `None` when it has
     /// none.

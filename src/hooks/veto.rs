@@ -71,16 +71,11 @@ pub(crate) fn may_remove_worktree(tmux: &Tmux, session: Option<u32>, path: &str)
 fn ask(tmux: &Tmux, occurrence: Occurrence, what: &str, force: bool) -> Result<()> {
     let config = Config::load_or_defaults().0;
     if !force && let Some(error) = unreadable_veto(&config) {
-        let line = error
-            .line
-            .map(|line| format!(" line {line}"))
-            .unwrap_or_default();
         return Err(TawError::new(
             ErrorCode::InvalidConfig,
             format!(
-                "{}{line}: {}; whether its [hooks] {} refuses cannot be read, so {what} stays. Mend the file (`taw config check`), or pass --force",
-                crate::paths::display(&config.path),
-                error.message,
+                "{}; whether its [hooks] {} refuses cannot be read, so {what} stays. Mend the file (`taw config check`), or pass --force",
+                config.locate(error),
                 occurrence.event.name()
             ),
         ));

@@ -699,18 +699,8 @@ fn refuse_defaults_not_given(config: &Config) -> Result<()> {
         Some(error) => Err(TawError::new(
             ErrorCode::InvalidConfig,
             format!(
-                "{}{}: {}{}; the sandbox does not start on defaults you did not choose. Mend the file (`taw config check`)",
-                paths::display(&config.path),
-                error
-                    .line
-                    .map(|line| format!(" line {line}"))
-                    .unwrap_or_default(),
-                error
-                    .key
-                    .as_ref()
-                    .map(|key| format!("{key}: "))
-                    .unwrap_or_default(),
-                error.message
+                "{}; the sandbox does not start on defaults you did not choose. Mend the file (`taw config check`)",
+                config.locate(error)
             ),
         )),
     }
