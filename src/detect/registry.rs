@@ -72,9 +72,13 @@ impl Registry {
             .iter()
             .map(|(id, text)| load_one(id, text, override_dir, supplements))
             .collect();
+        // A built-in agent taw has no manifest for (Mastra Code) reads the
+        // rules of its file, as [`Registry::one`] does for the watcher.
         loaded.extend(
-            agents::read_defined(override_dir)
+            agents::AGENTS
                 .iter()
+                .filter(|agent| !MANIFESTS.iter().any(|(id, _)| *id == agent.id))
+                .chain(agents::read_defined(override_dir))
                 .filter_map(|agent| load_defined(agent.id, override_dir)),
         );
         let problems = problems(override_dir, &loaded);
@@ -210,9 +214,15 @@ fn load_defined(id: &str, dir: &Path) -> Option<Loaded> {
     let text = std::fs::read_to_string(&path).ok()?;
     let mut manifest = Manifest::parse(&text, RuleSource::Manifest).ok()?;
     manifest.id = id.to_string();
+    // A built-in agent's rules from the user's file are an override.
+    let built_in = agents::AGENTS.iter().any(|agent| agent.id == id);
     Some(Loaded {
         manifest,
-        origin: Origin::Defined,
+        origin: if built_in {
+            Origin::Override
+        } else {
+            Origin::Defined
+        },
         path: Some(path),
         supplement_rules: 0,
         warning: None,
@@ -561,6 +571,21 @@ mod tests {
         .unwrap();
         let registry = Registry::load(dir.path(), false);
         assert_eq!(registry.get("codex").unwrap().origin, Origin::Override);
+        // Mastra Code has no bundled manifest: its file's rules are used,
+        // by the registry as by the watcher, and no problem is told.
+        std::fs::write(
+            dir.path().join("mastracode.toml"),
+            format!("id = \"mastracode\"\n{rule}"),
+        )
+        .unwrap();
+        let registry = Registry::load(dir.path(), false);
+        let mastra = registry.get("mastracode").unwrap();
+        assert_eq!(mastra.origin, Origin::Override);
+        assert!(
+            !registry.problems.iter().any(|p| p.contains("mastracode")),
+            "{:?}",
+            registry.problems
+        );
         // An override of no rules is refused: the bundled rules stay.
         std::fs::write(
             dir.path().join("codex.toml"),
