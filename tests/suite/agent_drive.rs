@@ -811,6 +811,26 @@ fn start_records_the_echoed_row_and_the_agent_answers_by_name_at_once() {
     });
 }
 
+/// What a person left half-typed on the shell's line is cleared first:
+/// the agent's command is never run as arguments of it.
+#[test]
+fn start_clears_a_half_typed_line_first() {
+    let server = TmuxServer::start();
+    let pane = shell_with_the_fake_on_path(&server);
+    server.tmux(&["send-keys", "-t", &pane, "-l", "echo LEFT-OVER "]);
+    server.wait_for("the half-typed line", Duration::from_secs(5), || {
+        screen(&server, &pane).contains("echo LEFT-OVER")
+    });
+    server
+        .taw(&[
+            "agent", "start", "fresh", "--kind", "claude", "--pane", &pane,
+        ])
+        .result();
+    let typed = server.display(&pane, "#{@agent_typed_line}");
+    assert!(!typed.contains("LEFT-OVER"), "{typed}");
+    assert!(typed.ends_with(" claude"), "{typed}");
+}
+
 #[test]
 fn a_report_does_not_make_a_shell_an_agent() {
     // Claude left with no watcher; its report stands; bash is in front.

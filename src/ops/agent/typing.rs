@@ -252,7 +252,14 @@ fn type_guarded(tmux: &Tmux, id: u32, shell: &str, line: &str) -> Result<Guarded
                 cmd::guarded(
                     &format!("%{id}"),
                     shell,
-                    &[buffer.paste(id, false)],
+                    // C-u first: what a person left half-typed on the line
+                    // goes (readline, zsh, fish, and a terminal's own line
+                    // editing all take it so), or the command would run
+                    // as its arguments.
+                    &[
+                        tmux_pane::send_keys(id, &["C-u".to_string()]),
+                        buffer.paste(id, false),
+                    ],
                     &[buffer.delete()],
                 ),
             ]),
