@@ -100,7 +100,12 @@ pub(crate) fn run_hook(
     dir: &Path,
     limit: Duration,
 ) -> std::result::Result<(), String> {
-    let mut words = shell_words::split(hook).map_err(|e| format!("cannot be read: {e}"))?;
+    let words = shell_words::split(hook).map_err(|e| format!("cannot be read: {e}"))?;
+    // No shell runs it: `~/` is made the home, as a shell would.
+    let mut words: Vec<std::path::PathBuf> = words
+        .iter()
+        .map(|word| crate::paths::expand_home(word))
+        .collect();
     if words.is_empty() {
         return Ok(());
     }

@@ -110,6 +110,24 @@ fn the_create_hooks() {
         .result();
     let logged = std::fs::read_to_string(&log).unwrap();
     assert_eq!(logged.trim(), format!("refused {}", dir.display()));
+
+    // No shell runs a hook: its `~/` is the home all the same.
+    let bin = server.dir.path().join("home/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let check = bin.join("check");
+    std::fs::write(
+        &check,
+        format!("#!/bin/sh\necho \"home $1\" > '{}'\n", log.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&check, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    server.write_config("[sessions]\npre_create_hook = \"~/bin/check\"\n");
+    let homed = folder(&server, "homed");
+    server
+        .taw(&["session", "open", homed.to_str().unwrap()])
+        .result();
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(logged.trim(), "home homed");
 }
 
 #[test]
