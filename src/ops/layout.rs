@@ -231,6 +231,7 @@ pub(crate) fn apply(tmux: &Tmux, snapshot: &Snapshot, apply: Apply) -> Result<La
         }
         None => arrange::new_window(
             &format!("${}", apply.session),
+            snapshot.last_window(apply.session),
             apply.tab_label.as_deref(),
             &first,
             false,

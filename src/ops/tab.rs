@@ -95,6 +95,7 @@ pub(crate) fn plan_create(snapshot: &Snapshot, new: NewTab) -> Result<Plan<TabCr
     // Shown, it is made its session's current window as it is made.
     let mut batch = Batch::of(vec![arrange::new_window(
         &session,
+        snapshot.last_window(new.session),
         new.label.as_deref(),
         &spawn,
         new.focus.is_some(),
@@ -136,7 +137,9 @@ pub(crate) fn plan_focus(
     window: &Window,
     client: Option<&str>,
 ) -> Plan<TabAnswer> {
-    let target = format!("@{}", window.id);
+    // Named with its session: a bare `@N` of a window in sessions grouped
+    // (or linked) lets tmux pick whichever session, another person's.
+    let target = format!("${}:@{}", window.session, window.id);
     let mut batch = Batch::of(vec![cmd::select_window(&target)]);
     batch.extend(navigate::switch_unless_there(
         snapshot,
@@ -210,7 +213,7 @@ mod tests {
         assert_eq!(
             lines,
             vec![format!(
-                "new-window -d -P -F {} -t $1: -n logs ##1 -c /var/log -e A=b c -- tail -f x",
+                "new-window -d -P -F {} -a -t $1:@2 -n logs ##1 -c /var/log -e A=b c -- tail -f x",
                 arrange::NEW_IDS
             )]
         );
@@ -267,13 +270,16 @@ mod tests {
     fn focus_selects_the_tab_and_switches_a_client_elsewhere() {
         let snapshot = fixture::server();
         let here = plan_focus(&snapshot, &window(&snapshot, 1, 2), Some("/dev/pts/1"));
-        assert_eq!(here.lines(), vec!["select-window -t @2"]);
+        assert_eq!(here.lines(), vec!["select-window -t $1:@2"]);
         let answer = here.answer_with("", &snapshot).unwrap();
         assert_eq!(answer.tab.tab_id, ids::tab_id(1, 2));
         let there = plan_focus(&snapshot, &window(&snapshot, 2, 3), Some("/dev/pts/1"));
         assert_eq!(
             there.lines(),
-            vec!["select-window -t @3", "switch-client -c /dev/pts/1 -t @3"]
+            vec![
+                "select-window -t $2:@3",
+                "switch-client -c /dev/pts/1 -t $2:@3"
+            ]
         );
         let closed = there.answer_with("", &Snapshot::default()).err().unwrap();
         assert_eq!(closed.code, ErrorCode::NotFound);

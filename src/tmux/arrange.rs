@@ -55,14 +55,26 @@ pub(crate) fn new_session(name: Option<&str>, spawn: &Spawn, size: Option<(u32, 
     spawn.finish(spawn.apply(cmd))
 }
 
-/// `new-window -P`: a window at the end of session `session`; made its
-/// session's current window when `shown` (else `-d`).
-pub(crate) fn new_window(session: &str, name: Option<&str>, spawn: &Spawn, shown: bool) -> Cmd {
+/// `new-window -P`: a window at the end of session `session`, after its
+/// window `last` (without `-a` tmux takes the first free number, which a
+/// closed window left before others); made its session's current window
+/// when `shown` (else `-d`).
+pub(crate) fn new_window(
+    session: &str,
+    last: Option<u32>,
+    name: Option<&str>,
+    spawn: &Spawn,
+    shown: bool,
+) -> Cmd {
     let mut cmd = Cmd::new("new-window");
     if !shown {
         cmd = cmd.arg("-d");
     }
-    cmd = cmd.args(["-P", "-F", NEW_IDS, "-t", &format!("{session}:")]);
+    cmd = cmd.args(["-P", "-F", NEW_IDS]);
+    cmd = match last {
+        Some(last) => cmd.args(["-a", "-t", &format!("{session}:@{last}")]),
+        None => cmd.args(["-t", &format!("{session}:")]),
+    };
     if let Some(name) = name {
         cmd = cmd.args(["-n", &escape_format(name)]);
     }
@@ -318,7 +330,7 @@ mod tests {
             env: vec![("A".into(), "1".into())],
             command: Some("htop".into()),
         };
-        let words = new_window("$0", None, &spawn, false).words().to_vec();
+        let words = new_window("$0", None, None, &spawn, false).words().to_vec();
         let dash = words.iter().position(|w| w == "--").unwrap();
         assert!(words.iter().position(|w| w == "-c").unwrap() < dash);
         assert_eq!(words.last().unwrap(), "htop");

@@ -629,6 +629,14 @@ impl Snapshot {
     }
 
     /// The windows of a session, in index order.
+    /// The window of `session` with the highest number: where a new
+    /// window goes after.
+    pub(crate) fn last_window(&self, session: u32) -> Option<u32> {
+        self.windows_of(session)
+            .max_by_key(|w| w.index)
+            .map(|w| w.id)
+    }
+
     pub(crate) fn windows_of(&self, session: u32) -> impl Iterator<Item = &Window> {
         self.windows.iter().filter(move |w| w.session == session)
     }

@@ -545,6 +545,16 @@ fn tab_create_with_label_cwd_env_and_focus() {
         server.tmux(&["list-windows", "-t", "main"]).lines().count(),
         3
     );
+
+    // After a closed tab's gap, a new one still goes at the end.
+    server.tmux(&["kill-window", "-t", "main:1"]);
+    let last = server.taw(&["tab", "create", "--workspace", "w1"]).result();
+    let numbers = server.tmux(&["list-windows", "-t", "main", "-F", "#{window_id}"]);
+    assert_eq!(
+        numbers.lines().last(),
+        Some(text(&last["tab"]["tmux_id"])),
+        "{numbers}"
+    );
 }
 
 #[test]
