@@ -47,6 +47,11 @@ pub(crate) struct Attached {
     /// pipes them next.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<String>,
+    /// The version of the watcher that answered, on the watcher's socket
+    /// only (an older one says none): a load of another version replaces
+    /// it. Taken off before the answer is printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watcher_version: Option<String>,
 }
 
 /// Puts a watcher on every pane without one; with `restart`, also on

@@ -223,7 +223,28 @@ pub(crate) fn attach(
         ))
     })?;
     match serde_json::from_str::<Answer>(answer.trim()) {
-        Ok(Answer::Attached(attached)) => Ok(attached),
+        // A watcher of another taw (the one before an update) pipes as its
+        // own build would and keeps its panes: it is ended, and one of
+        // this taw's takes every pane.
+        Ok(Answer::Attached(attached))
+            if restart
+                && !renew
+                && attached.watcher_version.as_deref() != Some(env!("CARGO_PKG_VERSION")) =>
+        {
+            log(&format!(
+                "the watcher running is of taw {}: one of taw {} takes its place",
+                attached
+                    .watcher_version
+                    .as_deref()
+                    .unwrap_or("(an older one)"),
+                env!("CARGO_PKG_VERSION")
+            ));
+            attach(tmux, server, bin, env, restart, true, budget)
+        }
+        Ok(Answer::Attached(mut attached)) => {
+            attached.watcher_version = None;
+            Ok(attached)
+        }
         Ok(Answer::Failed { code, message }) => Err(TawError::new(code, message)),
         Ok(Answer::Done | Answer::Shown { .. }) | Err(_) => Err(TawError::io(format!(
             "the watcher answered {:?} to an attach",
@@ -730,7 +751,10 @@ impl Serving {
     /// batch's panes is always piped whole when the answer comes.
     fn attach(&mut self, restart: bool, budget: Option<Duration>) -> Result<Attached> {
         let deadline = budget.map(|budget| Instant::now() + budget);
-        let mut result = Attached::default();
+        let mut result = Attached {
+            watcher_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            ..Attached::default()
+        };
         let planned = self.plan(restart, &mut result)?;
         self.queue.extend(planned);
         let mut batches = 0;

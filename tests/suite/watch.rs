@@ -74,6 +74,53 @@ fn older_and_foreign_pipes() {
     });
 }
 
+/// After an update, the watcher running is the old taw's: an attach with
+/// `--restart` (what a load asks) ends it and starts one of this taw's,
+/// which takes every pane. The old one here is a stand-in that answers as
+/// a watcher of a taw before versions were said does.
+#[test]
+fn a_watcher_of_another_taw_is_replaced_by_a_restart() {
+    use std::io::{BufRead, BufReader, Write};
+    let server = TmuxServer::start();
+    let pid = server.display("%0", "#{pid}");
+    let run = server.state_dir().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let socket = run.join(format!("{pid}-watch.sock"));
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let (told, asked) = std::sync::mpsc::channel::<String>();
+    let path = socket.clone();
+    let old = std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut line = String::new();
+            BufReader::new(&stream).read_line(&mut line).unwrap();
+            let quit = line.contains("quit");
+            let _ = told.send(line);
+            if quit {
+                let _ = stream.write_all(b"{\"answer\":\"done\"}\n");
+                let _ = std::fs::remove_file(&path);
+                return;
+            }
+            let _ = stream.write_all(
+                b"{\"answer\":\"attached\",\"attached\":[],\"restarted\":[],\"skipped_foreign\":[]}\n",
+            );
+        }
+    });
+    let attached = server.taw(&["watch", "attach-all", "--restart"]).result();
+    assert!(attached.get("watcher_version").is_none(), "{attached}");
+    let quit = asked.try_iter().any(|line| line.contains("quit"));
+    if !quit {
+        // Ended here, so the test fails rather than waits.
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        let _ = stream.write_all(b"{\"ask\":\"quit\"}\n");
+    }
+    old.join().unwrap();
+    assert!(quit, "the old watcher was never asked to quit");
+    server.wait_for("this taw's watcher on %0", Duration::from_secs(10), || {
+        watched(&server) == 1
+    });
+}
+
 /// One watcher for the server: a pane that goes ends its watch (its FIFO
 /// goes), and the watcher ends with its last pipe.
 #[test]
