@@ -271,6 +271,9 @@ fn parse_bound_keys(text: &str) -> Vec<String> {
 /// and whether the note is taw's. Keys without a note are not listed.
 fn parse_noted_keys(text: &str) -> BTreeMap<String, bool> {
     text.lines()
+        // A line that begins with a space is no key's: a note of several
+        // lines goes on in lines of its own, which tmux prints as they are.
+        .filter(|line| !line.starts_with(char::is_whitespace))
         .filter_map(|line| {
             let key = line.split_whitespace().next()?;
             let note = line[key.len()..].trim_start();
@@ -841,6 +844,10 @@ mod tests {
             ),
             vec!["\"", "Up"]
         );
+        // A note of several lines: its next line is no key (and, its first
+        // word a character of two bytes, cut no key in two).
+        let keys = parse_noted_keys("F7      first\n \u{e9}\n");
+        assert_eq!(keys.keys().collect::<Vec<_>>(), ["F7"]);
     }
 
     #[test]
