@@ -125,8 +125,16 @@ pub(crate) fn key_command(callback: &Callback, tmux_version: &str) -> String {
         ];
         return callback.run(&open);
     }
-    let size = |option: &str, default: u32| {
-        format!("#{{?#{{m/r:^[1-9][0-9]*%?$,#{{{option}}}}},#{{{option}}},{default}%}}")
+    // As `taw ui open` reads them: a percentage at most 100, cells at most
+    // the client's (tmux refuses a popup larger than its client, and the
+    // key's commands after it would not run).
+    let size = |option: &str, default: u32, whole: &str| {
+        let value = format!("#{{{option}}}");
+        let percent = format!("#{{?#{{e|>:#{{s/%//:{option}}},100}},100%,{value}}}");
+        let cells = format!("#{{?#{{e|>:{value},#{{{whole}}}}},#{{{whole}}},{value}}}");
+        format!(
+            "#{{?#{{m/r:^[1-9][0-9]*%$,{value}}},{percent},#{{?#{{m/r:^[1-9][0-9]*$,{value}}},{cells},{default}%}}}}"
+        )
     };
     let mut env = vec![ShellWord::Keyword(crate::tmux::callback::HOOK_MARK)];
     env.extend(
@@ -145,8 +153,16 @@ pub(crate) fn key_command(callback: &Callback, tmux_version: &str) -> String {
     ];
     let mut popup = format!(
         "display-popup -E -B -w {} -h {}",
-        size(crate::tmux::options::POPUP_WIDTH, DEFAULT_WIDTH_PERCENT),
-        size(crate::tmux::options::POPUP_HEIGHT, DEFAULT_HEIGHT_PERCENT)
+        size(
+            crate::tmux::options::POPUP_WIDTH,
+            DEFAULT_WIDTH_PERCENT,
+            "client_width"
+        ),
+        size(
+            crate::tmux::options::POPUP_HEIGHT,
+            DEFAULT_HEIGHT_PERCENT,
+            "client_height"
+        )
     );
     for word in env {
         popup.push_str(" -e ");

@@ -656,6 +656,25 @@ fn the_key_opens_the_popup_on_its_client_at_the_size_the_options_say() {
     popup.wait_for("tmux-agent-wizard");
     assert_eq!(popup_width(&popup.screen()), 108, "{}", popup.screen());
     popup.keys(&["q"]);
+    server.wait_for("the popup closed", WAIT, || {
+        !popup.screen().contains("tmux-agent-wizard")
+    });
+    // Wider than the client, in cells or in per cent: the client's width.
+    for wide in ["500", "150%"] {
+        server.tmux(&["set-option", "-g", "@agent-wizard-popup-width", wide]);
+        popup.keys(&["C-b", "a"]);
+        popup.wait_for("tmux-agent-wizard");
+        assert_eq!(
+            popup_width(&popup.screen()),
+            120,
+            "{wide}: {}",
+            popup.screen()
+        );
+        popup.keys(&["q"]);
+        server.wait_for("the popup closed", WAIT, || {
+            !popup.screen().contains("tmux-agent-wizard")
+        });
+    }
     // The key's own cleanup after the popup closed said nothing.
     server.wait_for("the popup closed", WAIT, || {
         !popup.screen().contains("tmux-agent-wizard")
