@@ -71,11 +71,13 @@ fn most_urgent_mark() -> String {
 /// Every pane's state between dots (`.working.`, `..` for a pane with
 /// none), each pane once: a window in several sessions (a grouped session,
 /// a linked window) only in the first of them
-/// (`window_linked_sessions_list`'s first name). That list is built only
+/// (`window_linked_sessions_list`'s first name, up to its first comma). That list is built only
 /// where a window can be shared, as tmux builds it anew each time.
 fn every_pane_state() -> String {
     let state = format!("#{{P:.#{{{AGENT_STATE}}}.}}");
-    let first = "#{==:#{session_name},#{s/,.*//:window_linked_sessions_list}}";
+    // The list is names joined by commas: a name with a comma is cut the
+    // same way on both sides, or its window's panes would count nowhere.
+    let first = "#{==:#{s/,.*//:session_name},#{s/,.*//:window_linked_sessions_list}}";
     let once = format!("#{{?{first},{state},}}");
     format!("#{{S:#{{?session_grouped,#{{W:{once}}},#{{W:#{{?window_linked,{once},{state}}}}}}}}}")
 }

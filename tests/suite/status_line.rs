@@ -40,6 +40,19 @@ fn the_summary_counts_each_pane_once() {
     }
     let summary = server.display("main:", "#{E:@agent-wizard-summary}");
     assert!(summary.contains("▲2"), "{summary}");
+    // A session whose name holds a comma shares its windows too: its
+    // panes count, once.
+    server.tmux(&["new-session", "-d", "-s", "a,b"]);
+    server.tmux(&["new-session", "-d", "-s", "view", "-t", "a,b"]);
+    let comma = server.display("=a,b:", "#{pane_id}");
+    server.wait_for("its watcher", Duration::from_secs(5), || {
+        !server
+            .display(&comma, "#{@agent_wizard_watcher}")
+            .is_empty()
+    });
+    set_state(&server, &comma, "blocked");
+    let summary = server.display("main:", "#{E:@agent-wizard-summary}");
+    assert!(summary.contains("▲3"), "{summary}");
 }
 
 /// The summary's counts are numbers past nine, only of the states taw
