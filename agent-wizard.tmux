@@ -91,8 +91,9 @@ keep_for_attach() {
 	show="display-message -d 1 \"#{${TOLD_OPTION}_detail}\" ; display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
 	[ -n "$detail" ] || show="display-message -d $MESSAGE_MS \"#{$TOLD_OPTION}\""
 	local once="$show ; set-option -gu $TOLD_OPTION ; set-option -gu ${TOLD_OPTION}_detail ; set-hook -gu \"client-attached[$TOLD_HOOK_INDEX]\" ; set-hook -gu \"client-session-changed[$TOLD_HOOK_INDEX]\""
-	tmux set-option -g "$TOLD_OPTION" "$text" \; \
-		set-option -g "${TOLD_OPTION}_detail" "agent-wizard: $detail" \; \
+	# Kept as tmux draws them (`#` doubled), as `taw tmux load` keeps them.
+	tmux set-option -g "$TOLD_OPTION" "${text//#/##}" \; \
+		set-option -g "${TOLD_OPTION}_detail" "agent-wizard: ${detail//#/##}" \; \
 		set-hook -g "client-attached[$TOLD_HOOK_INDEX]" "$once" \; \
 		set-hook -g "client-session-changed[$TOLD_HOOK_INDEX]" "$once"
 }

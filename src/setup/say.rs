@@ -177,10 +177,15 @@ pub(crate) fn said(
     }
     // With nothing new, a message kept and not yet shown stays (the hooks
     // take it out once they showed it).
+    // Kept as tmux draws them: `#{option}` puts a value in unexpanded, but
+    // what a client shows is still drawn (a `#[` would style it).
     if let Some(message) = message {
-        cmds.push(cmd::set_global_option(TOLD, &message.short));
+        cmds.push(cmd::set_global_option(
+            TOLD,
+            &cmd::escape_drawn(&message.short),
+        ));
         cmds.push(match &message.detail {
-            Some(detail) => cmd::set_global_option(TOLD_DETAIL, detail),
+            Some(detail) => cmd::set_global_option(TOLD_DETAIL, &cmd::escape_drawn(detail)),
             None => cmd::unset_global_option(TOLD_DETAIL),
         });
     }
@@ -280,6 +285,19 @@ mod tests {
 
     fn lines(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn a_message_kept_for_the_first_client_is_kept_as_tmux_draws_it() {
+        let cmds = said(&["width '#[fg=red]x' is ##2".to_string()], &[], &[], true);
+        let kept = cmds
+            .iter()
+            .find(|c| c.words().contains(&TOLD.to_string()))
+            .unwrap();
+        assert_eq!(
+            kept.words().last().unwrap(),
+            "agent-wizard: width '##[fg=red]x' is ####2"
+        );
     }
 
     #[test]

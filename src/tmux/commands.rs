@@ -236,7 +236,7 @@ pub(crate) fn display_popup_sized(
         "-h",
         height,
         "-T",
-        &escape_drawn(title),
+        &escape_shown(title),
         line,
     ])
 }
@@ -460,16 +460,23 @@ pub(crate) fn escape_format(text: &str) -> String {
     escaped
 }
 
-/// Text tmux draws (a popup's title): every `#` doubled, so a `#[` shows
-/// as itself instead of styling what follows.
+/// Text tmux draws as it is (an option's value a format puts in): every
+/// `#` doubled, so a `#[` shows as itself instead of styling what follows.
 pub(crate) fn escape_drawn(text: &str) -> String {
     text.replace('#', "##")
 }
 
-/// A message `display-message` shows: drawn text, with `%` doubled too,
-/// as tmux runs a message through strftime (`50%s` would show a time).
+/// Text tmux expands as a format and then draws (a popup's title): each
+/// pass halves a run of `#`, so it is escaped for both.
+pub(crate) fn escape_shown(text: &str) -> String {
+    escape_format(&escape_drawn(text))
+}
+
+/// A message `display-message` shows: expanded and drawn, with `%`
+/// doubled too, as tmux runs a message through strftime (`50%s` would
+/// show a time).
 pub(crate) fn escape_message(text: &str) -> String {
-    escape_drawn(text).replace('%', "%%")
+    escape_shown(text).replace('%', "%%")
 }
 
 #[cfg(test)]
@@ -514,6 +521,9 @@ mod tests {
         assert_eq!(escape_format("a#b"), "a##b");
         assert_eq!(escape_format("#[x] ##[y] a##"), "#[x] ##[y] a####");
         assert_eq!(escape_drawn("#[x]"), "##[x]");
+        // Expanded, then drawn: each halves a run of `#` (a run before `[`
+        // is kept whole by the expansion).
+        assert_eq!(escape_shown("c##d #[x] ##[y]"), "c########d ##[x] ####[y]");
         assert_eq!(escape_message("50%s #[x]"), "50%%s ##[x]");
     }
 
