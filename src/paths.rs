@@ -255,6 +255,31 @@ fn user_file_target(path: &Path) -> PathBuf {
     }
 }
 
+/// For a process that keeps a file a connection or a pane (`taw web`, the
+/// watcher): the soft limit of open files (1024 on Debian, 256 on macOS)
+/// raised to the hard one, as far as the system lets (macOS takes no more
+/// than its `OPEN_MAX`, 10240).
+pub(crate) fn raise_open_files_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    const MACOS_OPEN_MAX: u64 = 10240;
+    let mut limit = getrlimit(Resource::Nofile);
+    let mut wanted = limit.maximum;
+    if cfg!(target_os = "macos") {
+        wanted = Some(wanted.map_or(MACOS_OPEN_MAX, |most| most.min(MACOS_OPEN_MAX)));
+    }
+    // `None` is no limit.
+    let below = match (limit.current, wanted) {
+        (Some(current), Some(wanted)) => current < wanted,
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    if below {
+        limit.current = wanted;
+        // Refused: the soft limit stays, and the callers' own caps hold.
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+}
+
 /// An exclusive `flock` on an open file, let go when dropped: writers of a
 /// log in several processes take turns.
 /// It keeps a handle of its own on the file: the lock is the open file's.

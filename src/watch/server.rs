@@ -489,6 +489,9 @@ pub(crate) fn serve(tmux: Tmux, ready: Option<&Path>) -> Result<()> {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 1);
     }
+    // A FIFO a pane stays open for the watcher's life: 500 panes are past
+    // macOS's 256.
+    crate::paths::raise_open_files_limit();
     let server = crate::tmux::server_pid(&tmux)?;
     let state_dir = crate::paths::state_dir();
     for folder in [state_dir.join("run"), fifo_dir(&state_dir)] {
@@ -694,6 +697,9 @@ impl Serving {
         // An ask that cannot be read has nobody to hear why.
         let _ = stream.set_nonblocking(false);
         let _ = stream.set_read_timeout(Some(ASK_LIMIT));
+        // The one loop reads every pane: an asker that stops reading a
+        // large answer (a web process stopped) holds it at most this long.
+        let _ = stream.set_write_timeout(Some(ASK_LIMIT));
         let mut line = String::new();
         BufReader::new(&stream).read_line(&mut line).ok()?;
         let ask: Ask = serde_json::from_str(line.trim()).ok()?;
@@ -971,13 +977,21 @@ fn take_lock(file: &File) -> bool {
     told.recv_timeout(LOCK_WAIT).unwrap_or(false)
 }
 
-/// The relay tmux runs for a pane: `exec cat > FIFO`.
+/// The relay tmux runs for a pane: `test -p FIFO && exec cat > FIFO`.
+/// The test: a pipe tmux starts late (it did not answer in time, and the
+/// watcher took the FIFO away) would otherwise make a regular file there
+/// and copy the pane's output into it for good.
 fn relay_words(path: &Path) -> Vec<ShellWord> {
+    let path = path.display().to_string();
     vec![
+        ShellWord::Literal("test".into()),
+        ShellWord::Keyword("-p"),
+        ShellWord::Literal(path.clone()),
+        ShellWord::Keyword("&&"),
         ShellWord::Keyword("exec"),
         ShellWord::Literal("cat".into()),
         ShellWord::Keyword(">"),
-        ShellWord::Literal(path.display().to_string()),
+        ShellWord::Literal(path),
     ]
 }
 
@@ -1084,6 +1098,9 @@ mod tests {
     #[test]
     fn the_relay_quotes_its_path() {
         let line = crate::tmux::commands::shell_line(&relay_words(Path::new("/a b/it's #1")));
-        assert_eq!(line, "exec 'cat' > '/a b/it'\\''s ##1'");
+        assert_eq!(
+            line,
+            "'test' -p '/a b/it'\\''s ##1' && exec 'cat' > '/a b/it'\\''s ##1'"
+        );
     }
 }

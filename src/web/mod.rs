@@ -375,7 +375,7 @@ pub(crate) fn serve(
         let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| TawError::io(format!("taw web cannot listen on {listen}: {e}")))?;
         let app = router(shared);
-        raise_open_files_limit();
+        crate::paths::raise_open_files_limit();
         eprintln!("taw web: listening on http://{listen}/");
         tokio::select! {
             _ = accept(listener, app) => {}
@@ -439,24 +439,6 @@ async fn accept(listener: tokio::net::TcpListener, app: Router) {
                 _ = close.notified() => {}
             }
         });
-    }
-}
-
-/// Every connection is a file: the soft limit (1024 on Debian) is raised
-/// to the hard one, as far as the system lets.
-fn raise_open_files_limit() {
-    use rustix::process::{Resource, getrlimit, setrlimit};
-    let mut limit = getrlimit(Resource::Nofile);
-    // `None` is no limit.
-    let below = match (limit.current, limit.maximum) {
-        (Some(current), Some(maximum)) => current < maximum,
-        (Some(_), None) => true,
-        (None, _) => false,
-    };
-    if below {
-        limit.current = limit.maximum;
-        // Refused: the soft limit stays, and the caps above still hold.
-        let _ = setrlimit(Resource::Nofile, limit);
     }
 }
 
