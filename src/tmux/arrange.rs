@@ -36,10 +36,18 @@ impl Spawn {
     }
 }
 
-/// What tmux makes of a session's name: `.` and `:` become `_`.
+/// What tmux makes of a session's name: `.` and `:` become `_`. And a
+/// name taw makes from a folder is one tmux keeps as made: `$` and `\`
+/// (which tmux would keep escaped, so `=name` found nothing) and control
+/// characters become `-`.
 pub(crate) fn session_name(name: &str) -> String {
     name.chars()
-        .map(|c| if c == '.' || c == ':' { '_' } else { c })
+        .map(|c| match c {
+            '.' | ':' => '_',
+            '$' | '\\' => '-',
+            c if c.is_control() => '-',
+            c => c,
+        })
         .collect()
 }
 

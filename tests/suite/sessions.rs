@@ -72,6 +72,19 @@ fn names_by_path_and_bad_folders() {
         opened["session"].as_str().unwrap().ends_with("/deep/er_d"),
         "{opened}"
     );
+    // A folder whose name tmux would keep escaped: a name it keeps as made.
+    let odd = folder(&server, "cost$5\\x");
+    let opened = server
+        .taw(&["session", "open", odd.to_str().unwrap()])
+        .result();
+    let name = opened["session"].as_str().unwrap().to_string();
+    assert!(name.ends_with("/cost-5-x"), "{opened}");
+    let listed = server.tmux(&["list-sessions", "-F", "#{session_name}"]);
+    assert!(listed.lines().any(|l| l == name), "{listed}");
+    let made = server
+        .taw(&["workspace", "create", "--cwd", odd.to_str().unwrap()])
+        .result();
+    assert_eq!(made["workspace"]["label"], "cost$5\\x", "{made}");
     let missing = server.dir.path().join("nothing-here");
     assert_eq!(
         server
