@@ -278,7 +278,7 @@ fn finishing(snapshot: &Snapshot, apply: &Apply, made: NewWindow) -> Batch {
         if old.active && apply.focus.is_none() {
             batch.push(crate::tmux::commands::select_window(&window));
         }
-        batch.push(arrange::kill_window(&format!("@{}", old.id)));
+        batch.push(arrange::close_tab(old.session, old.id));
     }
     if let Some(client) = &apply.focus {
         batch.push(crate::tmux::commands::select_window(&window));
@@ -498,7 +498,7 @@ mod tests {
                 format!("split-window -v -d -P -F {ids} -l 50% -t @9.3"),
                 "set-option -p -t @9.2 -- @agent_wizard_label b".into(),
                 "set-option -p -t @9.4 -- @agent_wizard_label d".into(),
-                "kill-window -t @2".into(),
+                "unlink-window -k -t $1:@2".into(),
                 "select-window -t @9".into(),
                 "switch-client -c /dev/pts/1 -t @9".into(),
             ]

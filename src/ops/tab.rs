@@ -175,7 +175,7 @@ pub(crate) fn plan_close(window: &Window, force: bool) -> Plan<TabClosed> {
         tab_id: ids::tab_id(window.session, window.id),
         workspace_id: ids::workspace_id(window.session),
     };
-    let kill = arrange::kill_window(&format!("@{}", window.id));
+    let kill = arrange::close_tab(window.session, window.id);
     Plan::known(Batch::of(vec![kill]), closed).vetoed(
         veto::Closing::Window {
             session: window.session,
@@ -304,7 +304,7 @@ mod tests {
             }]
         );
         assert!(!plan.force);
-        assert_eq!(plan.lines(), vec!["kill-window -t @2"]);
+        assert_eq!(plan.lines(), vec!["unlink-window -k -t $1:@2"]);
         let closed = plan.answer_with("", &Snapshot::default()).unwrap();
         assert_eq!(closed.tab_id, ids::tab_id(1, 2));
         assert_eq!(closed.workspace_id, ids::workspace_id(1));

@@ -203,6 +203,13 @@ pub(crate) fn kill_window(window: &str) -> Cmd {
     Cmd::new("kill-window").args(["-t", window])
 }
 
+/// `unlink-window -k -t $S:@W`: the tab `window` out of session `session`
+/// (and its group), the window ending only where no other session has it
+/// linked (`kill-window` ended it in every session).
+pub(crate) fn close_tab(session: u32, window: u32) -> Cmd {
+    Cmd::new("unlink-window").args(["-k", "-t", &format!("${session}:@{window}")])
+}
+
 pub(crate) fn kill_pane(pane: &str) -> Cmd {
     Cmd::new("kill-pane").args(["-t", pane])
 }

@@ -607,6 +607,27 @@ fn tab_focus_rename_and_close() {
         "not_found"
     );
     assert_eq!(server.display("main:", "#{session_name}"), "main");
+
+    // A window linked into another session: closing the tab there takes
+    // it out of that session only; its programs go on in main.
+    server.tmux(&["new-window", "-d", "-t", "main:", "-n", "shared"]);
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    server.tmux(&["link-window", "-s", "main:shared", "-t", "other:5"]);
+    let shared = server.display("main:shared", "#{window_id}");
+    let other = server.display("other:", "#{session_id}");
+    let tab = server.taw(&["tab", "list", "--workspace", &other]).result()["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tmux_id"] == shared.as_str())
+        .unwrap()["tab_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    server.taw(&["tab", "close", &tab]).result();
+    let windows = server.tmux(&["list-windows", "-a", "-F", "#{session_name} #{window_id}"]);
+    assert!(windows.contains(&format!("main {shared}")), "{windows}");
+    assert!(!windows.contains(&format!("other {shared}")), "{windows}");
 }
 
 // --------------------------------------------------------------------- panes
