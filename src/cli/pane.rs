@@ -648,7 +648,9 @@ fn change_verb(tmux: &Tmux, snapshot: &Snapshot, verb: ChangeVerb) -> Result<Rep
             };
             Reply::of(op::split(tmux, pane, new)?)
         }
-        ChangeVerb::Close { pane, force } => Reply::of(op::close(tmux, one(&pane)?, force)?),
+        ChangeVerb::Close { pane, force } => {
+            Reply::of(op::close(tmux, snapshot, one(&pane)?, force)?)
+        }
         ChangeVerb::Rename { pane, label, clear } => {
             let label = (!clear).then(|| label.join(" "));
             Reply::of(op::rename(tmux, one(&pane)?, label.as_deref())?)

@@ -108,8 +108,11 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             resolve::tab(&snapshot, &tab)?,
             &label.join(" "),
         )?),
-        Verb::Close { tab, force } => {
-            Reply::of(op::close(&tmux, resolve::tab(&snapshot, &tab)?, force)?)
-        }
+        Verb::Close { tab, force } => Reply::of(op::close(
+            &tmux,
+            &snapshot,
+            resolve::tab(&snapshot, &tab)?,
+            force,
+        )?),
     })
 }

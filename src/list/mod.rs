@@ -214,11 +214,11 @@ fn close(tmux: &Tmux, snapshot: &Snapshot, target: Target) -> Result<()> {
         Target::Session(id) => ops::workspace::close(tmux, snapshot, id, false, false).map(|_| ()),
         Target::Window { session, window } => {
             let row = snapshot.window(session, window).ok_or_else(gone)?;
-            ops::tab::close(tmux, row, false).map(|_| ())
+            ops::tab::close(tmux, snapshot, row, false).map(|_| ())
         }
         Target::Pane { pane, session, .. } => {
             let row = snapshot.pane(pane, Some(session)).ok_or_else(gone)?;
-            ops::pane::close(tmux, row, false).map(|_| ())
+            ops::pane::close(tmux, snapshot, row, false).map(|_| ())
         }
         Target::Folder(_) | Target::Worktree(_) | Target::Machine(_) => Ok(()),
     }

@@ -166,23 +166,37 @@ pub(crate) fn plan_rename(window: &Window, name: &str) -> Result<Plan<TabAnswer>
 
 /// Closes the window (its session too when it is the last), once the
 /// veto lets it (`force`: see [`veto::may_close`]).
-pub(crate) fn close(tmux: &Tmux, window: &Window, force: bool) -> Result<TabClosed> {
-    plan_close(window, force).apply(tmux)
+pub(crate) fn close(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    window: &Window,
+    force: bool,
+) -> Result<TabClosed> {
+    plan_close(snapshot, window, force)?.apply(tmux)
 }
 
-pub(crate) fn plan_close(window: &Window, force: bool) -> Plan<TabClosed> {
+/// The close of a session's last tab ends the session: refused while it
+/// heads a group of worktree sessions, as `workspace close` refuses it.
+pub(crate) fn plan_close(
+    snapshot: &Snapshot,
+    window: &Window,
+    force: bool,
+) -> Result<Plan<TabClosed>> {
+    if snapshot.windows_of(window.session).count() == 1 {
+        super::workspace::refuse_ending_a_group(snapshot, window.session)?;
+    }
     let closed = TabClosed {
         tab_id: ids::tab_id(window.session, window.id),
         workspace_id: ids::workspace_id(window.session),
     };
     let kill = arrange::close_tab(window.session, window.id);
-    Plan::known(Batch::of(vec![kill]), closed).vetoed(
+    Ok(Plan::known(Batch::of(vec![kill]), closed).vetoed(
         veto::Closing::Window {
             session: window.session,
             window: window.id,
         },
         force,
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -295,7 +309,7 @@ mod tests {
     #[test]
     fn close_asks_the_veto_about_the_window_then_kills_it() {
         let snapshot = fixture::server();
-        let plan = plan_close(&window(&snapshot, 1, 2), false);
+        let plan = plan_close(&snapshot, &window(&snapshot, 1, 2), false).unwrap();
         assert_eq!(
             plan.vetoes,
             vec![veto::Closing::Window {

@@ -214,31 +214,43 @@ pub(crate) fn close(
     plan_close(snapshot, session, group, force)?.apply(tmux)
 }
 
+/// A close that would end session `session`, a repository's with worktree
+/// sessions open, is refused (`workspace_group_close_required`): a tab's
+/// or a pane's that ends it as much as the workspace's own. The group
+/// closes whole with `workspace close --group` (the popup asks).
+pub(crate) fn refuse_ending_a_group(snapshot: &Snapshot, session: u32) -> Result<()> {
+    let members = super::repo_group::group_of(snapshot, session);
+    if members.is_empty() {
+        return Ok(());
+    }
+    let records = Records::new(snapshot);
+    let named: Vec<String> = members
+        .iter()
+        .map(|s| match records.workspace_by_id(*s) {
+            Some(w) => format!("{} ({})", w.workspace_id, w.label),
+            None => ids::workspace_id(*s),
+        })
+        .collect();
+    Err(TawError::new(
+        ErrorCode::WorkspaceGroupCloseRequired,
+        format!(
+            "workspace {} has worktree workspaces open: {}; nothing was closed. Close them with it with `taw workspace close --group`",
+            ids::workspace_id(session),
+            named.join(", ")
+        ),
+    ))
+}
+
 pub(crate) fn plan_close(
     snapshot: &Snapshot,
     session: u32,
     group: bool,
     force: bool,
 ) -> Result<Plan<WorkspaceClosed>> {
-    let members = super::repo_group::group_of(snapshot, session);
-    if !members.is_empty() && !group {
-        let records = Records::new(snapshot);
-        let named: Vec<String> = members
-            .iter()
-            .map(|s| match records.workspace_by_id(*s) {
-                Some(w) => format!("{} ({})", w.workspace_id, w.label),
-                None => ids::workspace_id(*s),
-            })
-            .collect();
-        return Err(TawError::new(
-            ErrorCode::WorkspaceGroupCloseRequired,
-            format!(
-                "workspace {} has worktree workspaces open: {}; nothing was closed. Close them with it with --group",
-                ids::workspace_id(session),
-                named.join(", ")
-            ),
-        ));
+    if !group {
+        refuse_ending_a_group(snapshot, session)?;
     }
+    let members = super::repo_group::group_of(snapshot, session);
     // The worktrees' sessions first, the repository's last.
     let kills = members
         .iter()
@@ -405,6 +417,28 @@ mod tests {
         snapshot.sessions[0].worktree = of("/src/api", false);
         snapshot.sessions[1].worktree = of("/wt/api/feat", true);
         snapshot
+    }
+
+    #[test]
+    fn the_last_tab_of_a_repositorys_session_closes_only_with_its_group() {
+        let mut snapshot = grouped();
+        let session = snapshot.sessions[0].id;
+        // Its other tabs gone: the one left is its last.
+        let first = snapshot.windows_of(session).next().unwrap().id;
+        snapshot
+            .windows
+            .retain(|w| w.session != session || w.id == first);
+        let last = snapshot.window(session, first).unwrap().clone();
+        let error = crate::ops::tab::plan_close(&snapshot, &last, false)
+            .err()
+            .unwrap();
+        assert_eq!(error.code, ErrorCode::WorkspaceGroupCloseRequired);
+        // A worktree's own session is no head: its last tab closes.
+        let other = snapshot.sessions[1].id;
+        let theirs = snapshot.windows_of(other).next().unwrap().clone();
+        if snapshot.windows_of(other).count() == 1 {
+            assert!(crate::ops::tab::plan_close(&snapshot, &theirs, false).is_ok());
+        }
     }
 
     #[test]

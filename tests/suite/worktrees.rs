@@ -169,6 +169,22 @@ fn two_worktrees_side_by_side_under_their_repository() {
         "{message}"
     );
     assert_eq!(sessions(&server).len(), 4);
+    // Its last tab, or that tab's last pane, would end it as much.
+    let repo_session = server.taw(&["workspace", "get", &repo_ws]).result()["workspace"]["tmux_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let tab = server.display(&format!("{repo_session}:"), "#{window_id}");
+    let pane = server.display(&format!("{repo_session}:"), "#{pane_id}");
+    assert_eq!(
+        server.taw(&["tab", "close", &tab]).error_code(),
+        "workspace_group_close_required"
+    );
+    assert_eq!(
+        server.taw(&["pane", "close", &pane]).error_code(),
+        "workspace_group_close_required"
+    );
+    assert_eq!(sessions(&server).len(), 4);
     let closed = server
         .taw(&["workspace", "close", &repo_ws, "--group"])
         .result();

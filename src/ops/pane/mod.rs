@@ -124,7 +124,17 @@ pub(crate) fn plan_split(pane: &Pane, new: NewPane) -> Result<Plan<PaneAnswer>> 
 
 /// Closes the pane, once the veto lets it (`force`: see
 /// [`veto::may_close`]).
-pub(crate) fn close(tmux: &Tmux, pane: &Pane, force: bool) -> Result<PaneClosed> {
+pub(crate) fn close(
+    tmux: &Tmux,
+    snapshot: &Snapshot,
+    pane: &Pane,
+    force: bool,
+) -> Result<PaneClosed> {
+    // The last pane of a session's last tab ends the session.
+    let windows = snapshot.windows_of(pane.session).count();
+    if windows == 1 && snapshot.panes_of(pane.session, pane.window).count() == 1 {
+        super::workspace::refuse_ending_a_group(snapshot, pane.session)?;
+    }
     plan_close(pane)
         .vetoed(
             veto::Closing::Pane {
