@@ -221,6 +221,9 @@ pub(crate) struct Watcher {
     toast_agent: Option<&'static str>,
     /// The last turn stamp of a report taken in.
     seen_turn: String,
+    /// Whether the first look ran: until it does (tmux did not answer), a
+    /// look is the first one, which takes over the pane's record.
+    started: bool,
     /// The screen's turn mark at the last look that showed one, and at
     /// this look.
     turn_mark: Option<String>,
@@ -297,6 +300,7 @@ impl Watcher {
             toast: None,
             toast_agent: None,
             seen_turn: String::new(),
+            started: false,
             turn_mark: None,
             turn_mark_read: None,
             state_seq: 0,
@@ -445,6 +449,7 @@ impl Watcher {
                 Err(_) => return Some(now_ms() + RETRY.as_millis() as u64),
             },
         };
+        self.started = true;
         self.last_tmux_look = Instant::now();
         self.reload_config_if_moved(&view);
         self.seen_turn = view.reported_turn.clone();
@@ -485,6 +490,11 @@ impl Watcher {
     /// can stand for tmux, else at tmux. Returns when to look again
     /// without output.
     fn look(&mut self) -> Option<u64> {
+        if !self.started {
+            // The first look failed: this one takes over the record, or a
+            // done agent would read as new (unknown) and a turn be made up.
+            return self.start();
+        }
         self.take_output();
         let Some(view) = self.mirror_view() else {
             return self.look_at_tmux();
