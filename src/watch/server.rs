@@ -886,8 +886,18 @@ impl Serving {
                 self.ending.push(old.thread);
             }
             let restarted = planned.restart;
+            let path = planned.path.clone();
+            // A thread that cannot start fails its pane alone: the rest of
+            // the batch, piped by tmux already, is still watched.
             let piped =
-                self.start_pane(id, planned.path, planned.fifo, planned.announcement, view)?;
+                match self.start_pane(id, planned.path, planned.fifo, planned.announcement, view) {
+                    Ok(piped) => piped,
+                    Err(error) => {
+                        let _ = std::fs::remove_file(&path);
+                        failure.get_or_insert(error);
+                        continue;
+                    }
+                };
             self.panes.insert(id, piped);
             if restarted {
                 result.restarted.push(format!("%{id}"));
