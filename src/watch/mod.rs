@@ -889,6 +889,7 @@ impl Watcher {
         if !writes.is_empty() {
             self.writes += 1;
         }
+        let mut tried_again = false;
         match pane::write_options(&self.tmux, self.pane, &writes) {
             Ok(()) => {
                 self.failed_writes = 0;
@@ -914,16 +915,21 @@ impl Watcher {
                         ));
                     }
                     self.unwritten = writes;
+                    tried_again = true;
                     // From now: the write may have waited its whole limit.
                     let retry = now_ms() + RETRY.as_millis() as u64;
                     wake_at = Some(wake_at.map_or(retry, |at| at.min(retry)));
                 }
             },
         }
-        // Told once the writes are in, so a listener reads the new state.
-        // Nothing starts when nothing listens.
-        let told = std::mem::take(&mut self.told);
-        hooks::announce(&self.tmux, &self.listeners, told);
+        // Told once the writes are in, so a listener reads the new state: a
+        // write tried again keeps its events for then (one dropped, or of a
+        // pane gone, tells them all the same). Nothing starts when nothing
+        // listens.
+        if !tried_again {
+            let told = std::mem::take(&mut self.told);
+            hooks::announce(&self.tmux, &self.listeners, told);
+        }
         wake_at
     }
 
