@@ -405,7 +405,7 @@ pub(crate) fn calling_pane(snapshot: &Snapshot) -> Option<u32> {
 /// The client a person typed taw on, when taw runs in a pane of this
 /// server: of the clients showing that pane's session, the one used last.
 pub(crate) fn terminal_client(snapshot: &Snapshot) -> Option<&str> {
-    let pane = snapshot.pane(running_pane(snapshot)?, None)?;
+    let pane = snapshot.pane_as_seen(running_pane(snapshot)?)?;
     snapshot
         .last_client_on(Some(pane.session))
         .map(|client| client.name.as_str())

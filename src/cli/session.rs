@@ -219,7 +219,7 @@ fn find_and_open(
     let client = if inside {
         context.snapshot().ok().and_then(|snapshot| {
             let session = super::calling_pane(&snapshot)
-                .and_then(|pane| snapshot.pane(pane, None))
+                .and_then(|pane| snapshot.pane_as_seen(pane))
                 .map(|pane| pane.session);
             snapshot.last_client_on(session).map(|c| c.name.clone())
         })

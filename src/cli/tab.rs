@@ -67,7 +67,7 @@ pub(super) fn workspace_for(snapshot: &Snapshot, workspace: Option<&str>) -> Res
     if let Some(workspace) = workspace {
         return resolve::workspace(snapshot, workspace);
     }
-    if let Some(pane) = calling_pane(snapshot).and_then(|id| snapshot.pane(id, None)) {
+    if let Some(pane) = calling_pane(snapshot).and_then(|id| snapshot.pane_as_seen(id)) {
         return Ok(pane.session);
     }
     snapshot

@@ -655,6 +655,20 @@ impl Snapshot {
         self.last_client_on(None)
     }
 
+    /// The row of pane `id` in the session a person sees it in: of the
+    /// sessions that have it (grouped, or its window linked), the one a
+    /// client showing it used last; else the first.
+    pub(crate) fn pane_as_seen(&self, id: u32) -> Option<&Pane> {
+        let rows: Vec<&Pane> = self.panes.iter().filter(|p| p.id == id).collect();
+        let seen = self
+            .clients
+            .iter()
+            .filter(|client| rows.iter().any(|row| Some(row.session) == client.session))
+            .max_by_key(|client| client.activity)
+            .and_then(|client| rows.iter().find(|row| Some(row.session) == client.session));
+        seen.or(rows.first()).copied()
+    }
+
     /// The attached client used last, of those showing `session` when one
     /// is named.
     pub(crate) fn last_client_on(&self, session: Option<u32>) -> Option<&Client> {
@@ -968,6 +982,23 @@ pub(crate) mod fixture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pane_is_seen_in_the_session_its_client_shows() {
+        let mut snapshot = fixture::server();
+        // `%4` in `$1` too (a grouped session's row of it).
+        let mut again = snapshot.pane(4, None).unwrap().clone();
+        again.session = 1;
+        snapshot.panes.push(again);
+        // The client shows `$1`: that row, not the first.
+        assert_eq!(snapshot.pane_as_seen(4).unwrap().session, 1);
+        snapshot.clients[0].session = Some(2);
+        assert_eq!(snapshot.pane_as_seen(4).unwrap().session, 2);
+        // No client shows it: the first row.
+        snapshot.clients.clear();
+        assert_eq!(snapshot.pane_as_seen(4).unwrap().session, 2);
+        assert!(snapshot.pane_as_seen(99).is_none());
+    }
 
     #[test]
     fn the_listed_filter_reads_agents_and_the_active_panes_shown() {
