@@ -417,12 +417,18 @@ impl Watcher {
         }
         // Nothing to do when it fails: a pane that went took its options
         // with it, and a watcher after this one has its own announcement.
-        let _ = pane::retire_watcher(&self.tmux, self.pane, &self.announcement);
+        // In turn with the other panes' calls: an unload ends every pane's
+        // thread at once, and 500 of them would start 1,000 tmux clients
+        // together.
+        let _ = in_turn(|| pane::retire_watcher(&self.tmux, self.pane, &self.announcement));
+        if self.container.is_none() {
+            return;
+        }
         // The pane went (or its server) with a container in front; a pane
         // still there has only changed watchers.
         // A server on its way out may answer in other words, or not in
         // time: its process gone says as much.
-        let pane_gone = pane::read_values(&self.tmux, self.pane, &[]).is_err_and(|e| {
+        let pane_gone = in_turn(|| pane::read_values(&self.tmux, self.pane, &[])).is_err_and(|e| {
             e.code == ErrorCode::NotFound
                 || crate::tmux::is_server_gone(&e)
                 || !foreground::is_alive(self.server)
