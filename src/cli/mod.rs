@@ -344,7 +344,12 @@ fn envelope_of(matches: &clap::ArgMatches) -> String {
         id.push_str(name);
         level = below;
     }
-    id
+    // herdr's own spelling where it is not the verb's (scripts compare the
+    // id: herdr 0.9 answers `pane process-info` as `process_info`).
+    match id.as_str() {
+        "cli:pane:process-info" => "cli:pane:process_info".to_string(),
+        _ => id,
+    }
 }
 
 /// Every verb, one a line, for `taw --help`.
