@@ -113,6 +113,13 @@ fn set_ratio(context: &Context, args: RatioArgs) -> Result<Reply> {
 fn apply(context: &Context, args: ApplyArgs) -> Result<Reply> {
     let mut text = String::new();
     if args.file == "-" {
+        use std::io::IsTerminal;
+        // Nothing piped: reading the terminal would wait for a Ctrl-D.
+        if std::io::stdin().is_terminal() {
+            return Err(TawError::invalid_argument(
+                "no layout given: pass --file PATH, or pipe the JSON in (`taw layout export ... | taw layout apply`)",
+            ));
+        }
         std::io::stdin().read_to_string(&mut text).map_err(|e| {
             TawError::io(format!("cannot read the layout from standard input: {e}"))
         })?;

@@ -161,7 +161,9 @@ pub(crate) enum InputVerb {
     /// Type text into the pane, as it is.
     SendText {
         pane: String,
-        #[arg(required = true)]
+        // Every word after the pane is text, as herdr joins them: `-S x`
+        // or `--version` there is no flag of taw's.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         text: Vec<String>,
     },
     /// Send keys (herdr's names: enter, ctrl+c, alt+x...); all are checked first.
@@ -173,7 +175,7 @@ pub(crate) enum InputVerb {
     /// Type a command line and Enter (pasted, bracketed if the program asked).
     Run {
         pane: String,
-        #[arg(required = true)]
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<String>,
     },
     /// Wait until a line of the pane contains text or matches a regex.
@@ -347,11 +349,12 @@ pub(crate) struct WaitArgs {
     #[arg(
         long = "match",
         conflicts_with = "regex",
-        required_unless_present = "regex"
+        required_unless_present = "regex",
+        allow_hyphen_values = true
     )]
     pub matching: Option<String>,
     /// A regular expression a line must match.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub regex: Option<String>,
     #[arg(long, value_enum, default_value = "visible")]
     pub source: Source,
@@ -389,7 +392,7 @@ pub(crate) struct ReportArgs {
     #[arg(long)]
     state: String,
     /// A word on what the agent does, for display.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     message: Option<String>,
     #[arg(long)]
     agent_session_id: Option<String>,

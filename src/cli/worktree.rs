@@ -126,8 +126,13 @@ pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
     answer(context, verb)
 }
 
-/// A folder as given, made absolute against the folder taw runs in.
+/// A folder as given (`~/` the home, as herdr reads it), made absolute
+/// against the folder taw runs in.
 fn absolute(path: PathBuf) -> Result<PathBuf> {
+    let path = match path.to_str() {
+        Some(text) => crate::paths::expand_home(text),
+        None => path,
+    };
     if path.is_absolute() {
         return Ok(path);
     }

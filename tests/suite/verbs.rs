@@ -1191,10 +1191,50 @@ fn pane_read_visible_lines_and_recent() {
         &["--source", "recent-unwrapped", "--lines", "70"],
     );
     assert!(unwrapped.lines().any(|l| l == "50"), "{unwrapped}");
+    // herdr takes its record's spelling of the source too.
+    let underscored = read(
+        &server,
+        "%0",
+        &["--source", "recent_unwrapped", "--lines", "70"],
+    );
+    assert_eq!(underscored, unwrapped);
 
     let last = read(&server, "%0", &["--lines", "2"]);
     assert_eq!(last.lines().count(), 2, "{last}");
     assert!(last.lines().any(|l| l == "100"), "{last}");
+}
+
+/// Every word after the pane is the text, as herdr joins them: words that
+/// look like flags of taw's (`--version`, `-S`) are typed, and a match
+/// that begins with `-` is read as the match.
+#[test]
+fn typed_words_that_look_like_flags_are_text() {
+    let server = TmuxServer::start();
+    let ran = server.taw(&["pane", "run", "%0", "echo", "--version", "-S", "x", "-la"]);
+    assert_eq!(ran.status, 0, "{ran:?}");
+    assert!(
+        !ran.stdout.contains("taw "),
+        "taw's version, not typed: {ran:?}"
+    );
+    wait_line(&server, "%0", "^--version -S x -la$");
+    let found = server
+        .taw(&[
+            "pane",
+            "wait-output",
+            "%0",
+            "--match",
+            "--version -S",
+            "--timeout",
+            "5000",
+        ])
+        .result();
+    assert!(
+        found["matched_line"]
+            .as_str()
+            .unwrap()
+            .contains("--version -S"),
+        "{found}"
+    );
 }
 
 #[test]
