@@ -20,7 +20,7 @@ const RECENT_ROWS: usize = 80;
 pub(crate) enum Source {
     Visible,
     Recent,
-    /// herdr takes its record's spelling too.
+    // herdr takes its record's spelling too.
     #[value(alias = "recent_unwrapped")]
     RecentUnwrapped,
     Detection,
