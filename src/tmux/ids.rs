@@ -160,10 +160,17 @@ pub(crate) fn parse_pane(text: &str) -> Result<PaneRef, IdError> {
             "{text:?} is not a pane id: use a public id such as w1:p3 or a tmux pane id such as %2"
         )
     };
-    let (workspace, pane) = text.split_once(':').ok_or_else(bad)?;
+    // herdr's older spelling, `w1-3`, is `w1:p3`.
+    let (workspace, pane) = match text.split_once(':') {
+        Some((workspace, pane)) => (workspace, pane.strip_prefix('p')),
+        None => text
+            .split_once('-')
+            .map(|(w, p)| (w, Some(p)))
+            .ok_or_else(bad)?,
+    };
     match (
         parse_workspace(workspace).map_err(|_| bad())?,
-        public_number(pane.strip_prefix('p')),
+        public_number(pane),
     ) {
         (WorkspaceRef::Session(session), Some(pane)) => Ok(PaneRef::InWorkspace { session, pane }),
         _ => Err(bad()),
@@ -221,6 +228,10 @@ mod tests {
                 pane: 2
             })
         );
+        // herdr's older spelling of it.
+        assert_eq!(parse_pane("w1-3"), parse_pane("w1:p3"));
+        assert!(parse_pane("w1-").is_err());
+        assert!(parse_pane("-3").is_err());
         assert_eq!(parse_workspace("$4"), Ok(WorkspaceRef::Session(4)));
         assert_eq!(parse_workspace("w5"), Ok(WorkspaceRef::Session(4)));
         assert_eq!(parse_workspace("2"), Ok(WorkspaceRef::Position(2)));
