@@ -37,6 +37,7 @@ use std::path::PathBuf;
     about = "tmux-agent-wizard: see, reach and script the coding agents in your tmux panes",
     long_about = None,
     propagate_version = true,
+    args_override_self = true,
     override_usage = "taw [-L NAME | -S PATH] <GROUP> <VERB> [ARGS]..."
 )]
 pub(crate) struct Cli {
@@ -181,6 +182,9 @@ fn lean_command() -> clap::Command {
         clap::Command::new("taw")
             .version(crate::version::line())
             .propagate_version(true)
+            // herdr's parser keeps a flag's last value: a script's
+            // `--workspace A ... --workspace B` means B, not an error.
+            .args_override_self(true)
             .subcommand_required(true)
             .arg_required_else_help(true),
     );
@@ -583,6 +587,28 @@ mod tests {
         }
     }
 
+    /// A flag given twice keeps its last value, as herdr's parser does;
+    /// a flag that gathers (`--env`) keeps every one.
+    #[test]
+    fn a_flag_given_twice_keeps_its_last_value() {
+        let parse = |args: &[&str]| {
+            let matches = lean_command().try_get_matches_from(args).unwrap();
+            format!("{:?}", Cli::from_arg_matches(&matches).unwrap())
+        };
+        let twice = parse(&[
+            "taw",
+            "tab",
+            "list",
+            "--workspace",
+            "w1",
+            "--workspace",
+            "w2",
+        ]);
+        assert_eq!(twice, parse(&["taw", "tab", "list", "--workspace", "w2"]));
+        let envs = parse(&["taw", "tab", "create", "--env", "A=1", "--env", "B=2"]);
+        assert!(envs.contains("A=1") && envs.contains("B=2"), "{envs}");
+    }
+
     #[test]
     fn a_verb_parses_into_the_same_cli() {
         for args in [
@@ -591,6 +617,24 @@ mod tests {
             &["taw", "--machine", "box", "workspace", "list"][..],
             &["taw", "web", "--listen", "127.0.0.1:1"][..],
             &["taw", "ui"][..],
+            &[
+                "taw",
+                "tab",
+                "list",
+                "--workspace",
+                "w1",
+                "--workspace",
+                "w2",
+            ][..],
+            &[
+                "taw",
+                "pane",
+                "list",
+                "--workspace",
+                "w1",
+                "--workspace",
+                "w2",
+            ][..],
         ] {
             let lean = lean_command().try_get_matches_from(args).unwrap();
             let derived = Cli::command().try_get_matches_from(args).unwrap();
