@@ -146,6 +146,12 @@ pub(crate) fn front_of(pane: &Process, group: Vec<Process>) -> Front {
     Front::Job { pgid, members }
 }
 
+/// Whether the pane whose process is `pid` has its own interactive shell
+/// in front: at its prompt, running no job.
+pub(crate) fn shell_at_prompt(pid: u32) -> bool {
+    read_process(pid).is_some_and(|pane| matches!(front_of(&pane, Vec::new()), Front::Shell))
+}
+
 /// The agent a job runs, if any. The group leader's answer wins; else the
 /// process found with the most certainty (through its arguments, then by
 /// its own name), the first on a tie.

@@ -103,6 +103,7 @@ fn reports_drive_the_state_and_the_turn() {
 #[test]
 fn bad_reports_apply_nothing() {
     let server = loaded();
+    run_program(&server);
     let long = "s".repeat(129);
     let run = server.taw(&[
         "pane",
@@ -251,6 +252,7 @@ fn resume_commands_sessions_and_release() {
 #[test]
 fn calling_pane_is_the_pane_taw_runs_in() {
     let server = loaded();
+    run_program(&server);
     let tmux_env = format!("{},1,0", server.socket_path());
     let run = server.taw_bare(
         &[
@@ -328,6 +330,7 @@ fn a_session_only_integration_keeps_its_session_until_a_new_start() {
 #[test]
 fn reports_at_once_leave_the_newest() {
     let server = TmuxServer::start();
+    run_program(&server);
     for round in 0..3u64 {
         let first = round * 100 + 1;
         std::thread::scope(|scope| {
@@ -351,4 +354,30 @@ fn reports_at_once_leave_the_newest() {
             "{seqs}"
         );
     }
+}
+
+/// A report that comes once its agent has gone (a hook that outlived it,
+/// with the pane's shell back at its prompt) keeps its session for a
+/// restore, but not the agent's word that it is there: the next program
+/// in front, one nothing names, is not taken for that agent.
+#[test]
+fn a_report_after_its_agent_left_names_no_later_program() {
+    let server = loaded();
+    let run = report(&server, "working", &["--agent-session-id", "late-1"]);
+    assert_eq!(run.status, 0, "{run:?}");
+    assert_eq!(run.result()["in_order"], true);
+    assert!(
+        option(&server, "@agent_session").contains("late-1"),
+        "{}",
+        option(&server, "@agent_session")
+    );
+    assert_eq!(option(&server, "@agent_reported_kind"), "");
+    assert_eq!(option(&server, "@agent_reported_state"), "");
+    run_program(&server);
+    stays_option(&server, "@agent_kind", "");
+    // The same report with the program in front is the agent's own.
+    let run = report(&server, "working", &["--seq", "2"]);
+    assert_eq!(run.status, 0, "{run:?}");
+    wait_option(&server, "@agent_kind", "mybot");
+    assert_eq!(option(&server, "@agent_state"), "working");
 }

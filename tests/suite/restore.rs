@@ -1016,6 +1016,11 @@ fn a_reported_resume_command_is_typed_with_the_agents_word() {
     ]);
     shells_up(&server);
     let first = server.display("=bots:0.0", "#{pane_id}");
+    // The agent in front as it reports (a report at the prompt is late).
+    server.tmux(&["send-keys", "-t", &first, "sleep 600", "Enter"]);
+    server.wait_for("sleep in front", Duration::from_secs(5), || {
+        server.display(&first, "#{pane_current_command}") == "sleep"
+    });
     server
         .taw(&[
             "pane",

@@ -559,6 +559,11 @@ fn pane_input_answers() {
 #[test]
 fn pane_report_answers() {
     let server = fresh();
+    // The agent in front as it reports (a report at the prompt is late).
+    server.tmux(&["send-keys", "-t", "%0", "sleep 600", "Enter"]);
+    server.wait_for("sleep in front", Duration::from_secs(5), || {
+        server.display("%0", "#{pane_current_command}") == "sleep"
+    });
     let report = |extra: &[&str]| {
         let mut args = vec![
             "pane",

@@ -71,6 +71,9 @@ struct PaneReport {
     source: String,
     /// The session the pane has now.
     session: Option<StoredSession>,
+    /// The pane's own shell is at its prompt: a report that comes now is
+    /// late, its agent gone (a hook that outlived it).
+    shell_at_prompt: bool,
 }
 
 const REPORT_FIELDS: &[&str] = &[
@@ -79,6 +82,7 @@ const REPORT_FIELDS: &[&str] = &[
     opt::REPORTED_STATE,
     opt::REPORTED_SOURCE,
     opt::AGENT_SESSION,
+    "pane_pid",
 ];
 
 impl Reporter {
@@ -95,6 +99,9 @@ impl Reporter {
             state: values[2].clone(),
             source: values[3].clone(),
             session: StoredSession::parse(&values[4]),
+            shell_at_prompt: values[5]
+                .parse()
+                .is_ok_and(crate::detect::foreground::shell_at_prompt),
         };
         let in_order = current.seqs.accept(&self.source, self.seq);
         Ok((agent, current, in_order))
@@ -193,11 +200,16 @@ pub(crate) fn report_agent(
     let now = now_ms();
     let mut writes = OptionWrites::default();
     writes.set(opt::REPORT_SEQS, current.seqs.render());
-    writes.set(opt::REPORTED_KIND, agent.as_str());
+    // A late report keeps its session for a restore, but no word that the
+    // agent is there: the next program in front (vim) would be it.
+    let present = !current.shell_at_prompt;
+    if present {
+        writes.set(opt::REPORTED_KIND, agent.as_str());
+    }
     for name in opt::LEFT_BY_RESTORE {
         writes.unset(name);
     }
-    if report::authority(source, &agent) != Authority::SessionOnly {
+    if present && report::authority(source, &agent) != Authority::SessionOnly {
         let same_holder = current.source == *source && current.kind == agent;
         let previous = if same_holder {
             current.state.as_str()
@@ -256,7 +268,7 @@ pub(crate) fn report_session(
     );
     let mut writes = OptionWrites::default();
     writes.set(opt::REPORT_SEQS, current.seqs.render());
-    if current.kind.is_empty() || current.kind == agent {
+    if !current.shell_at_prompt && (current.kind.is_empty() || current.kind == agent) {
         writes.set(opt::REPORTED_KIND, agent.as_str());
     }
     for name in opt::LEFT_BY_RESTORE {
