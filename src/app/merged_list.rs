@@ -94,11 +94,17 @@ pub(crate) fn snapshot_of(state: &State, machine: usize, name: &str) -> Snapshot
             session: lift(machine, *session),
             id: lift(machine, id),
             index: tab.tab.index,
-            name: tab.tab.label.clone(),
+            // A taw before tabs said their name: its label was the name.
+            name: if tab.tab.name.is_empty() {
+                tab.tab.label.clone()
+            } else {
+                tab.tab.name.clone()
+            },
             active: tab.active,
             pane_count: tab.tab.pane_count,
             zoomed: false,
             layout: String::new(),
+            named: true,
         });
     }
     for space in &state.spaces {

@@ -342,7 +342,7 @@ fn event_data(subject: &Subject, records: &Records, occurrence: &Occurrence) -> 
             put(
                 &mut data,
                 "label",
-                s.window.map(|w| Value::String(w.name.clone())),
+                s.tab.as_ref().map(|t| Value::String(t.label.clone())),
             );
         }
         Event::TabMoved => {
@@ -490,7 +490,7 @@ fn context(
     put(
         &mut context,
         "tab_label",
-        s.window.map(|w| Value::String(w.name.clone())),
+        s.tab.as_ref().map(|t| Value::String(t.label.clone())),
     );
     put(&mut context, "focused_pane_id", text(&s.pane_id));
     if let Some(pane) = &s.pane_record {

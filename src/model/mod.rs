@@ -94,9 +94,11 @@ pub(crate) struct TabInfo {
     pub focused: bool,
     pub pane_count: usize,
     pub agent_status: AgentStatus,
-    /// taw: the window's tmux id (`@1`) and index in its session.
+    /// taw: the window's tmux id (`@1`), index in its session, and name
+    /// (the label when it was given one, else what tmux calls it now).
     pub tmux_id: String,
     pub index: i64,
+    pub name: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -289,12 +291,13 @@ impl<'a> Records<'a> {
             tab_id: ids::tab_id(window.session, window.id),
             workspace_id: ids::workspace_id(window.session),
             number: window.id as u64 + 1,
-            label: window.name.clone(),
+            label: self.snapshot.tab_label(window),
             focused: window.active && self.focused_session == Some(window.session),
             pane_count: window.pane_count,
             agent_status: AgentStatus::rollup(panes.map(pane_status)),
             tmux_id: format!("@{}", window.id),
             index: window.index,
+            name: window.name.clone(),
         }
     }
 

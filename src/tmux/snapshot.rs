@@ -75,6 +75,9 @@ pub(crate) struct Window {
     pub pane_count: usize,
     pub zoomed: bool,
     pub layout: String,
+    /// tmux does not rename it after its program (`automatic-rename`
+    /// off: a name given by hand, by `new-window -n`, or kept by choice).
+    pub named: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -203,6 +206,7 @@ fn windows_format() -> RowFormat {
             "window_panes",
             "window_zoomed_flag",
             "window_layout",
+            "automatic-rename",
         ],
     )
 }
@@ -628,7 +632,6 @@ impl Snapshot {
             .find(|w| w.id == window && w.session == session)
     }
 
-    /// The windows of a session, in index order.
     /// The window of `session` with the highest number: where a new
     /// window goes after.
     pub(crate) fn last_window(&self, session: u32) -> Option<u32> {
@@ -637,6 +640,20 @@ impl Snapshot {
             .map(|w| w.id)
     }
 
+    /// herdr's label of a tab: its name when it was given one, else its
+    /// place in its session from 1. A name tmux keeps setting from the
+    /// program in front is no name: a plugin that names tabs
+    /// (herdr-automatic-rename) takes only a number for a tab of its own.
+    pub(crate) fn tab_label(&self, window: &Window) -> String {
+        if window.named {
+            return window.name.clone();
+        }
+        self.windows_of(window.session)
+            .position(|w| w.id == window.id)
+            .map_or_else(|| window.name.clone(), |place| (place + 1).to_string())
+    }
+
+    /// The windows of a session, in index order.
     pub(crate) fn windows_of(&self, session: u32) -> impl Iterator<Item = &Window> {
         self.windows.iter().filter(move |w| w.session == session)
     }
@@ -787,6 +804,7 @@ fn window_from(row: &Row) -> Result<Window, TawError> {
         pane_count: number(row.get(5)),
         zoomed: flag(row.get(6)),
         layout: row.get(7).to_string(),
+        named: !flag(row.get(8)),
     })
 }
 
@@ -953,6 +971,7 @@ pub(crate) mod fixture {
             pane_count: 1,
             zoomed: false,
             layout: String::new(),
+            named: true,
         }
     }
 
@@ -998,6 +1017,35 @@ mod tests {
         snapshot.clients.clear();
         assert_eq!(snapshot.pane_as_seen(4).unwrap().session, 2);
         assert!(snapshot.pane_as_seen(99).is_none());
+    }
+
+    /// herdr's tab label: a name given by hand, else the tab's place in
+    /// its session from 1 (never tmux's index, never the program's name).
+    #[test]
+    fn a_tab_is_labelled_by_its_given_name_else_its_place() {
+        let unnamed = |session, id, index, name: &str| Window {
+            index,
+            named: false,
+            ..fixture::window(session, id, name)
+        };
+        let snapshot = Snapshot {
+            windows: vec![
+                unnamed(0, 0, 0, "bash"),
+                Window {
+                    index: 3,
+                    ..fixture::window(0, 3, "logs")
+                },
+                unnamed(0, 5, 7, "claude"),
+                unnamed(1, 2, 1, "zsh"),
+            ],
+            ..Snapshot::default()
+        };
+        let labels: Vec<String> = snapshot
+            .windows
+            .iter()
+            .map(|w| snapshot.tab_label(w))
+            .collect();
+        assert_eq!(labels, ["1", "logs", "3", "1"]);
     }
 
     #[test]

@@ -114,6 +114,8 @@ fn check_contract(env: &BTreeMap<String, String>, root: &Path) {
     ] {
         assert!(context.get(field).is_some(), "{field} missing in {context}");
     }
+    // The tab's label, as its record says it.
+    assert_eq!(context["tab_label"], context["tab"]["label"], "{context}");
     // Not the caller's runtime variables: its herdr session, its pane.
     assert!(!env.contains_key("HERDR_SESSION"), "HERDR_SESSION set");
     assert_ne!(env.get("HERDR_PANE_ID").map(String::as_str), Some("w9:p9"));

@@ -98,6 +98,31 @@ fn windows_and_panes_keep_hostile_names_and_titles() {
     );
 }
 
+/// A tab's label is herdr's: the name it was given, else its place in
+/// its workspace from 1, not the program tmux names the window after
+/// (herdr-automatic-rename names only a tab labelled by a number). The
+/// window's name is beside it, and a rename gives the label.
+#[test]
+fn a_tab_is_labelled_by_its_given_name_else_its_place() {
+    let server = TmuxServer::start();
+    server.tmux(&["new-window", "-d", "-t", "main:5", "-n", "logs"]);
+    server.tmux(&["new-window", "-d", "-t", "main:7"]);
+    let tabs = server.taw(&["tab", "list", "--workspace", "w1"]).result();
+    assert_eq!(names(&tabs["tabs"], "label"), ["1", "logs", "3"], "{tabs}");
+    let names_now = names(&tabs["tabs"], "name");
+    assert_eq!(names_now[1], "logs");
+    assert!(!names_now[2].is_empty() && names_now[2] != "3", "{tabs}");
+    let third = tabs["tabs"][2]["tab_id"].as_str().unwrap().to_string();
+    let renamed = server.taw(&["tab", "rename", &third, "tests"]).result();
+    assert_eq!(renamed["tab"]["label"], "tests");
+    let got = server.taw(&["tab", "get", &third]).result();
+    assert_eq!(got["tab"]["label"], "tests");
+    // tmux naming it after its program again: its place again.
+    server.tmux(&["set-option", "-w", "-t", "main:7", "automatic-rename", "on"]);
+    let got = server.taw(&["tab", "get", &third]).result();
+    assert_eq!(got["tab"]["label"], "3", "{got}");
+}
+
 #[test]
 fn pane_ids_both_ways_give_the_same_record() {
     let server = TmuxServer::start();
