@@ -308,7 +308,7 @@ pub(crate) enum Format {
 /// What `pane read` and `agent read` read, and how.
 #[derive(Debug, Args)]
 pub(crate) struct ReadFlags {
-    #[arg(long, value_enum, default_value = "visible")]
+    #[arg(long, value_enum, default_value = "recent")]
     pub source: Source,
     /// The last N lines (recent: N rows of history and screen; at most 1000).
     #[arg(long)]
@@ -356,7 +356,7 @@ pub(crate) struct WaitArgs {
     /// A regular expression a line must match.
     #[arg(long, allow_hyphen_values = true)]
     pub regex: Option<String>,
-    #[arg(long, value_enum, default_value = "visible")]
+    #[arg(long, value_enum, default_value = "recent")]
     pub source: Source,
     #[arg(long)]
     pub lines: Option<usize>,

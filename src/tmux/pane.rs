@@ -528,6 +528,24 @@ pub(crate) fn capture_cmd(pane: u32, source: ReadSource, rows: usize, ansi: bool
     }
 }
 
+/// The rows `top` to `bottom` of a pane (0 the screen's first row, below
+/// 0 its history), with the rows tmux wrapped joined again.
+pub(crate) fn capture_joined(
+    tmux: &Tmux,
+    pane: u32,
+    (top, bottom): (i64, i64),
+    ansi: bool,
+) -> Result<String, TawError> {
+    let target = format!("%{pane}");
+    let mut command = Cmd::new("capture-pane").args(["-p", "-J", "-t", &target]);
+    if ansi {
+        command = command.arg("-e");
+    }
+    let command = command.args(["-S", &top.to_string(), "-E", &bottom.to_string()]);
+    tmux.run_one(command)
+        .map_err(|error| pane_gone(error, &target))
+}
+
 /// `send-keys`: keys in tmux's spelling.
 pub(crate) fn send_keys(pane: u32, keys: &[String]) -> Cmd {
     let target = format!("%{pane}");

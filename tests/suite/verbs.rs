@@ -1175,12 +1175,17 @@ fn pane_read_visible_lines_and_recent() {
     run(&server, "%0", "seq 1 100");
     wait_line(&server, "%0", "^100$");
 
-    let visible = read(&server, "%0", &[]);
+    let visible = read(&server, "%0", &["--source", "visible"]);
     // Raw text, not a JSON envelope.
     assert!(!visible.trim_start().starts_with('{'), "{visible}");
     let lines: Vec<&str> = visible.lines().collect();
     assert!(lines.contains(&"100"), "{visible}");
     assert!(!lines.contains(&"50"), "{visible}");
+    // herdr's default: the last 80 rows, history and screen.
+    let default = read(&server, "%0", &[]);
+    let lines: Vec<&str> = default.lines().collect();
+    assert!(lines.contains(&"50") && lines.contains(&"100"), "{default}");
+    assert!(!lines.contains(&"10") && lines.len() <= 80, "{default}");
 
     let recent = read(&server, "%0", &["--source", "recent", "--lines", "70"]);
     assert!(recent.lines().any(|l| l == "50"), "{recent}");
@@ -1202,6 +1207,24 @@ fn pane_read_visible_lines_and_recent() {
     let last = read(&server, "%0", &["--lines", "2"]);
     assert_eq!(last.lines().count(), 2, "{last}");
     assert!(last.lines().any(|l| l == "100"), "{last}");
+    // recent-unwrapped counts rendered rows, as herdr does, then joins
+    // the wrapped ones: the last three rows here are the last of the 300
+    // zeros' three (120 + 120 + 60), the echo's line and the prompt.
+    run(&server, "%0", "clear; printf '%0300d\\n' 0; echo tail-line");
+    server.wait_for("the prompt after tail-line", WAIT, || {
+        let screen = read(&server, "%0", &["--source", "visible"]);
+        let lines: Vec<&str> = screen.lines().collect();
+        lines.len() >= 2 && lines[lines.len() - 2] == "tail-line"
+    });
+    let last = read(
+        &server,
+        "%0",
+        &["--source", "recent-unwrapped", "--lines", "3"],
+    );
+    let lines: Vec<&str> = last.lines().collect();
+    assert_eq!(lines.len(), 3, "{last}");
+    assert_eq!(lines[0], "0".repeat(60), "{last}");
+    assert_eq!(lines[1], "tail-line", "{last}");
 }
 
 /// Every word after the pane is the text, as herdr joins them: words that
@@ -1298,7 +1321,8 @@ fn wait_output_matches_text_and_regex() {
     assert_eq!(matched["type"], "output_matched");
     assert_eq!(matched["pane_id"], "w1:p1");
     assert_eq!(matched["matched_line"], "found-3 here");
-    assert_eq!(matched["read"]["source"], "visible");
+    // herdr's default, recent, read unwrapped.
+    assert_eq!(matched["read"]["source"], "recent_unwrapped");
     assert!(text(&matched["read"]["text"]).contains("found-3 here"));
 
     let by_regex = server
@@ -1370,7 +1394,7 @@ fn pane_clear_with_bash_at_its_prompt_clears_the_screen() {
     let pane = server.bash_pane("b");
     run(&server, &pane, "seq 1 5");
     server.wait_for("the output and the prompt after it", WAIT, || {
-        let screen = read(&server, &pane, &[]);
+        let screen = read(&server, &pane, &["--source", "visible"]);
         screen.lines().any(|l| l == "5")
             && screen.lines().last().is_some_and(|l| l.starts_with("bash"))
     });
@@ -1382,9 +1406,16 @@ fn pane_clear_with_bash_at_its_prompt_clears_the_screen() {
     assert_eq!(cleared["screen_cleared"], true, "{cleared}");
     assert!(cleared["note"].is_null());
     server.wait_for("the old output off the screen", WAIT, || {
-        !read(&server, &pane, &[]).lines().any(|l| l == "3")
+        !read(&server, &pane, &["--source", "visible"])
+            .lines()
+            .any(|l| l == "3")
     });
-    assert!(read(&server, &pane, &[]).lines().count() <= 1);
+    assert!(
+        read(&server, &pane, &["--source", "visible"])
+            .lines()
+            .count()
+            <= 1
+    );
 }
 
 #[test]

@@ -75,7 +75,15 @@ pub(crate) fn read(
         Source::RecentUnwrapped => (ReadSource::RecentUnwrapped, lines.unwrap_or(RECENT_ROWS)),
     };
     let ansi = spec.ansi && spec.source != Source::Detection;
-    let text = tmux_pane::capture(tmux, pane, source, rows, ansi)?;
+    let text = if spec.source == Source::RecentUnwrapped {
+        // herdr counts rendered rows, then joins the wrapped ones: the
+        // rows are found first, then read again joined.
+        let rendered = tmux_pane::capture(tmux, pane, ReadSource::Recent, rows, false)?;
+        let span = rendered_span(&rendered, row.height, rows);
+        tmux_pane::capture_joined(tmux, pane, span, ansi)?
+    } else {
+        tmux_pane::capture(tmux, pane, source, rows, ansi)?
+    };
     let mut all: Vec<&str> = text.lines().collect();
     while all.last().is_some_and(|line| line.trim().is_empty()) {
         all.pop();
@@ -97,6 +105,19 @@ pub(crate) fn read(
         revision: row.revision,
         truncated,
     })
+}
+
+/// The last `rows` rows of a capture of history and screen that are not
+/// its blank bottom, as tmux numbers rows (0 the screen's first, below 0
+/// the history): the screen is `height` rows, the capture's last.
+fn rendered_span(rendered: &str, height: u32, rows: usize) -> (i64, i64) {
+    let blank_bottom = rendered
+        .lines()
+        .rev()
+        .take_while(|line| line.trim().is_empty())
+        .count() as i64;
+    let bottom = (i64::from(height) - 1 - blank_bottom).max(0);
+    (bottom + 1 - rows.max(1) as i64, bottom)
 }
 
 /// The pane, checked to be there before anything is typed.
@@ -252,5 +273,24 @@ pub(crate) fn wait_output(
             }
             _ => std::thread::sleep(remaining.min(POLL_WITHOUT_WATCHER)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows a `recent-unwrapped` read joins: the last ones above the
+    /// screen's blank bottom, numbered as tmux numbers them.
+    #[test]
+    fn the_rows_read_joined_end_above_the_blank_bottom() {
+        // One row of history (`a`), a screen of four: `b`, `c`, two blank.
+        let rendered = "a\nb\nc\n\n\n";
+        assert_eq!(rendered_span(rendered, 4, 2), (0, 1));
+        assert_eq!(rendered_span(rendered, 4, 5), (-3, 1));
+        // A full screen: its last row.
+        assert_eq!(rendered_span("a\nb\nc\nd\ne\n", 4, 1), (3, 3));
+        // A blank screen: from its top.
+        assert_eq!(rendered_span("a\n\n\n\n\n", 4, 2), (-1, 0));
     }
 }
