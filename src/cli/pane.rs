@@ -293,8 +293,10 @@ pub(crate) struct MoveArgs {
     /// With --new-workspace: its tab's name.
     #[arg(long, requires = "new_workspace")]
     pub tab_label: Option<String>,
+    /// Show the moved pane on the client used last (the default).
     #[arg(long, overrides_with = "no_focus")]
     pub focus: bool,
+    /// Leave every client where it is.
     #[arg(long)]
     pub no_focus: bool,
 }
@@ -761,10 +763,10 @@ fn move_verb(tmux: &Tmux, snapshot: &Snapshot, args: MoveArgs) -> Result<Reply> 
             "say where: --tab T --split right|down, --new-tab, or --new-workspace",
         ));
     };
-    // With --focus the moved pane is shown on the client used last, if any.
-    let focus = args
-        .focus
-        .then(|| snapshot.last_client().map(|c| c.name.clone()));
+    // The moved pane is shown on the client used last, if any, unless
+    // --no-focus: herdr's default, and tmux's own for break-pane and
+    // join-pane.
+    let focus = (!args.no_focus).then(|| snapshot.last_client().map(|c| c.name.clone()));
     Ok(Reply::of(moving::move_pane(
         tmux,
         snapshot,
