@@ -1044,11 +1044,28 @@ fn pane_move_into_another_tab() {
     assert!(result["closed_tab_id"].is_null());
     assert_eq!(server.display("%1", "#{window_id}"), "@1");
     assert!(display_u32(&server, "%1", "#{pane_left}") > 0);
+    // Shown, as herdr does by default: active in its tab, the tab current.
+    assert_eq!(
+        server.display("%1", "#{pane_active} #{window_active}"),
+        "1 1"
+    );
 
     // The last pane of a tab leaves: the tab closes.
     let last = server
-        .taw(&["pane", "move", "%0", "--tab", "w1:t2", "--split", "down"])
+        .taw(&[
+            "pane",
+            "move",
+            "%0",
+            "--tab",
+            "w1:t2",
+            "--split",
+            "down",
+            "--no-focus",
+        ])
         .result();
+    // Not shown with --no-focus.
+    assert_eq!(server.display("%1", "#{pane_active}"), "1");
+    assert_eq!(server.display("%0", "#{pane_active}"), "0");
     assert_eq!(last["move_result"]["closed_tab_id"], "w1:t1");
     assert!(last["move_result"]["closed_workspace_id"].is_null());
     assert_eq!(
