@@ -158,12 +158,21 @@ pub(crate) struct ExplainArgs {
     /// The pane title that went with the screen (with --file).
     #[arg(long, requires = "file", default_value = "")]
     title: String,
-    /// Answer with the JSON envelope.
-    #[arg(long)]
+    /// Answer with the explanation as JSON (herdr's explain object).
+    #[arg(long, overrides_with = "format")]
     json: bool,
+    /// text (the default) or json.
+    #[arg(long, value_enum, overrides_with = "json")]
+    format: Option<ExplainFormat>,
     /// Show what each rule found.
-    #[arg(long)]
+    #[arg(long, short)]
     verbose: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ExplainFormat {
+    Text,
+    Json,
 }
 
 pub(crate) fn run(context: &Context, verb: Verb) -> Result<Reply> {
@@ -270,6 +279,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
 }
 
 fn explain_verb(context: &Context, args: ExplainArgs) -> Result<Reply> {
+    let json = args.json || args.format == Some(ExplainFormat::Json);
     let config = Config::load()?;
     let explained = match &args.file {
         Some(file) => {
@@ -290,17 +300,19 @@ fn explain_verb(context: &Context, args: ExplainArgs) -> Result<Reply> {
                 Err(_) => super::named_agent(&snapshot, target)?,
             };
             match op::explain_pane(&context.tmux(), &snapshot, &config, pane) {
-                Err(error)
-                    if !args.json && error.code == crate::envelope::ErrorCode::AgentNotFound =>
-                {
+                Err(error) if !json && error.code == crate::envelope::ErrorCode::AgentNotFound => {
                     return Ok(Reply::FailedText(error.message));
                 }
                 other => other?,
             }
         }
     };
-    if args.json {
-        Ok(Reply::of(explained))
+    if json {
+        // herdr prints the explanation itself, not its envelope.
+        // (A record of plain fields: its serialization cannot fail.)
+        Ok(Reply::Text(
+            serde_json::to_string(&explained.explain).unwrap_or_default(),
+        ))
     } else {
         Ok(Reply::Text(explain::describe(
             &explained.explain,

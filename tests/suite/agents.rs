@@ -94,16 +94,15 @@ fn focus_goes_there_and_marks_done_seen() {
 #[test]
 fn explain_a_live_pane() {
     let server = with_agents();
-    let explained = server.taw(&["agent", "explain", "%0", "--json"]).result();
-    assert_eq!(explained["type"], "agent_explain");
-    assert_eq!(explained["explain"]["agent"], "claude");
-    assert!(
-        explained["explain"]["evaluated_rules"]
-            .as_array()
-            .unwrap()
-            .len()
-            > 5
-    );
+    // herdr's explain object itself, not an envelope.
+    let run = server.taw(&["agent", "explain", "%0", "--json"]);
+    assert_eq!(run.status, 0, "{run:?}");
+    let explained: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(explained["agent"], "claude");
+    let same = server.taw(&["agent", "explain", "%0", "--format", "json"]);
+    let same: serde_json::Value = serde_json::from_str(&same.stdout).unwrap();
+    assert_eq!(same["agent"], "claude");
+    assert!(explained["evaluated_rules"].as_array().unwrap().len() > 5);
     let plain = server.taw(&["agent", "explain", "%0"]);
     assert_eq!(plain.status, 0);
     assert!(

@@ -58,7 +58,7 @@ fn recordings(agent: &str) -> Vec<(String, PathBuf)> {
 }
 
 /// `taw agent explain --file SCREEN --agent AGENT [--title TITLE] --json`:
-/// herdr's explain record.
+/// herdr's explain record, printed bare.
 fn explain(server: &TmuxServer, screen: &Path, agent: &str, title: Option<&str>) -> Value {
     let mut args = vec![
         "agent",
@@ -72,7 +72,9 @@ fn explain(server: &TmuxServer, screen: &Path, agent: &str, title: Option<&str>)
     if let Some(title) = title {
         args.extend(["--title", title]);
     }
-    server.taw_bare(&args, &[]).result()["explain"].clone()
+    let run = server.taw_bare(&args, &[]);
+    assert_eq!(run.status, 0, "{run:?}");
+    serde_json::from_str(&run.stdout).unwrap()
 }
 
 /// Each screen's state and the rule that decided, as `taw agent explain`
