@@ -42,7 +42,8 @@ pub(crate) enum Verb {
 
 #[derive(Debug, Args)]
 pub(crate) struct CreateArgs {
-    /// The workspace (default: the one taw runs in, else the one in front).
+    /// The workspace (default: $HERDR_WORKSPACE_ID's, else the one taw
+    /// runs in, else the one in front).
     #[arg(long)]
     pub workspace: Option<String>,
     #[arg(long)]
@@ -87,8 +88,15 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         Verb::Get { tab } => Reply::of(op::get(&snapshot, resolve::tab(&snapshot, &tab)?)),
         Verb::Create(args) => {
             let env = parse_env(&args.env)?;
+            // As herdr's CLI: a plugin's process makes its tab in the
+            // workspace it was run for, whatever is in front.
+            let given = args.workspace.or_else(|| {
+                std::env::var("HERDR_WORKSPACE_ID")
+                    .ok()
+                    .filter(|id| !id.trim().is_empty())
+            });
             let new = NewTab {
-                session: workspace_for(&snapshot, args.workspace.as_deref())?,
+                session: workspace_for(&snapshot, given.as_deref())?,
                 cwd: args.cwd,
                 label: args.label,
                 env,

@@ -557,6 +557,31 @@ fn tab_create_with_label_cwd_env_and_focus() {
     );
 }
 
+/// A plugin's process makes its tab in the workspace it was run for
+/// (`HERDR_WORKSPACE_ID`), as herdr's CLI does, not in the one in front;
+/// `--workspace` still wins.
+#[test]
+fn tab_create_takes_the_workspace_a_plugin_runs_for() {
+    let server = TmuxServer::start();
+    server.tmux(&["new-session", "-d", "-s", "other"]);
+    // Whichever is in front, each lands in the one it names.
+    for workspace in ["w1", "w2"] {
+        let made = server
+            .taw_with(&["tab", "create"], &[("HERDR_WORKSPACE_ID", workspace)])
+            .result();
+        assert_eq!(made["tab"]["workspace_id"], workspace, "{made}");
+    }
+    let made = server
+        .taw_with(
+            &["tab", "create", "--workspace", "w2"],
+            &[("HERDR_WORKSPACE_ID", "w1")],
+        )
+        .result();
+    assert_eq!(made["tab"]["workspace_id"], "w2", "{made}");
+    let gone = server.taw_with(&["tab", "create"], &[("HERDR_WORKSPACE_ID", "w9")]);
+    assert!(!gone.error_code().is_empty(), "{gone:?}");
+}
+
 #[test]
 fn tab_focus_rename_and_close() {
     let server = TmuxServer::start();
