@@ -337,10 +337,9 @@ fn an_agent_a_pane_command_starts_is_detected() {
         );
     }
     // explain names the agent it found.
-    let explained = server
-        .taw(&["agent", "explain", &panes[0], "--json"])
-        .result();
-    assert_eq!(explained["explain"]["agent"], "claude");
+    let explained = server.taw(&["agent", "explain", &panes[0], "--json"]);
+    let explained: serde_json::Value = serde_json::from_str(&explained.stdout).unwrap();
+    assert_eq!(explained["agent"], "claude");
 }
 
 /// Time enough for a pane's watcher to look at a change of its screen:
