@@ -192,6 +192,7 @@ pub(crate) fn invoked(tmux: &Tmux, about: Ids) -> Result<Invoked> {
 }
 
 /// What an occurrence is about, found in one snapshot, with its records.
+#[derive(Clone)]
 struct Subject<'a> {
     session: Option<u32>,
     live_session: Option<&'a Session>,
@@ -259,6 +260,37 @@ impl<'a> Subject<'a> {
     }
 }
 
+impl<'a> Subject<'a> {
+    /// The subject as herdr gives a plugin's context: an event about a
+    /// workspace is about its current tab too, and one about a tab about
+    /// that tab's current pane, so a hook has HERDR_TAB_ID and
+    /// HERDR_PANE_ID to work in. A window or pane that has gone is not
+    /// replaced by another.
+    fn widened(self, snapshot: &'a Snapshot, records: &Records, about: &Ids) -> Subject<'a> {
+        let Some(session) = self.live_session.map(|s| s.id) else {
+            return self;
+        };
+        let mut widened = self;
+        if about.window.is_none() && about.pane.is_none() {
+            widened.window = snapshot.active_window(session);
+            widened.window_id = widened.window.map(|w| w.id);
+            widened.tab = widened.window.map(|w| records.tab(w));
+            widened.tab_id = widened.window_id.map(|w| ids::tab_id(session, w));
+        }
+        if about.pane.is_none()
+            && let Some(window) = widened.window
+            && let Some(pane) = snapshot.active_pane(session, window.id)
+        {
+            widened.pane = Some(pane);
+            widened.pane_number = Some(pane.id);
+            widened.pane_record = Some(records.pane(pane));
+            widened.agent_record = records.agent(pane);
+            widened.pane_id = Some(ids::pane_id(session, pane.id));
+        }
+        widened
+    }
+}
+
 /// Puts `value` in, when there is one.
 fn put(map: &mut Map<String, Value>, name: &str, value: Option<Value>) {
     if let Some(value) = value {
@@ -283,9 +315,10 @@ pub(crate) fn build(
     test: bool,
 ) -> Delivery {
     let records = Records::new(snapshot);
-    let subject = Subject::find(snapshot, &records, occurrence.ids());
+    let about = occurrence.ids();
+    let subject = Subject::find(snapshot, &records, about);
     let context = context(
-        &subject,
+        &subject.clone().widened(snapshot, &records, &about),
         occurrence.session_name.as_deref(),
         occurrence.data.get("workspace"),
         ("api", occurrence.event.name()),

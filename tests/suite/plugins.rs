@@ -40,6 +40,10 @@ command = ["sh", "dump.sh", "action"]
 [[events]]
 on = "tab.created"
 command = ["sh", "dump.sh", "event"]
+
+[[events]]
+on = "workspace.created"
+command = ["sh", "dump.sh", "workspace-event"]
 "#
         ),
     )
@@ -335,6 +339,30 @@ fn every_plugin_process_sees_the_environment_contract() {
     assert_eq!(envelope["data"]["tab"]["tmux_id"], made_window);
     assert!(event.contains_key("HERDR_TAB_ID"));
     assert_ne!(window, made_window);
+    // A tab's event has the tab's pane, as herdr's context gives it.
+    let made_id = server.taw(&["pane", "get", &made]).result()["pane"]["pane_id"].clone();
+    assert_eq!(event["HERDR_PANE_ID"], made_id.as_str().unwrap());
+
+    // A workspace's event has its tab and pane too.
+    server.tmux(&["new-session", "-d", "-s", "extra"]);
+    server.wait_for("the workspace.created hook", WAIT, || {
+        dumped(&server, "test.envdump", "workspace-event").is_some()
+    });
+    let event = dumped(&server, "test.envdump", "workspace-event").unwrap();
+    let extra_pane = server.display("=extra:", "#{pane_id}");
+    let extra = server.taw(&["pane", "get", &extra_pane]).result();
+    assert_eq!(
+        event["HERDR_WORKSPACE_ID"],
+        extra["pane"]["workspace_id"].as_str().unwrap()
+    );
+    assert_eq!(
+        event["HERDR_TAB_ID"],
+        extra["pane"]["tab_id"].as_str().unwrap()
+    );
+    assert_eq!(
+        event["HERDR_PANE_ID"],
+        extra["pane"]["pane_id"].as_str().unwrap()
+    );
 
     // The log has each run (logged when it ends, after its dump).
     let events = || plugin_run_events(&server, Some("test.envdump"));
