@@ -89,9 +89,12 @@ pub(crate) struct StartArgs {
 pub(crate) struct PromptArgs {
     /// The agent: its name or its pane's id.
     pub target: String,
-    /// The prompt.
-    #[arg(required = true)]
-    pub text: Vec<String>,
+    /// The prompt (more words after it are joined to it with spaces).
+    #[arg(allow_hyphen_values = true)]
+    pub text: String,
+    /// More words of the prompt, joined to it with spaces.
+    #[arg(hide = true)]
+    pub more: Vec<String>,
     /// Wait for the turn to end.
     #[arg(long)]
     pub wait: bool,
@@ -248,7 +251,10 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         }
         Verb::Prompt(args) => {
             let prompt = Prompt {
-                text: args.text.join(" "),
+                text: std::iter::once(args.text)
+                    .chain(args.more)
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 wait: args.wait.then(|| statuses(&args.until)),
                 timeout: millis(args.timeout),
             };

@@ -61,7 +61,7 @@ pub(crate) struct ApplyArgs {
     #[arg(long)]
     pub tab: Option<String>,
     /// The new tab's name.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tab_label: Option<String>,
     /// Show the tab on the client used last.
     #[arg(long)]

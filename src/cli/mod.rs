@@ -609,6 +609,55 @@ mod tests {
         assert!(envs.contains("A=1") && envs.contains("B=2"), "{envs}");
     }
 
+    /// Text that begins with `-` is text, as herdr takes the word after
+    /// a flag or a target whatever it is; the flags after it still count.
+    #[test]
+    fn text_that_begins_with_a_hyphen_is_text() {
+        let parse = |args: &[&str]| {
+            let matches = lean_command().try_get_matches_from(args).unwrap();
+            format!("{:?}", Cli::from_arg_matches(&matches).unwrap().group)
+        };
+        let prompt = parse(&["taw", "agent", "prompt", "bot", "- fix it", "--wait"]);
+        assert!(prompt.contains(r#"text: "- fix it""#), "{prompt}");
+        assert!(prompt.contains("wait: true"), "{prompt}");
+        let words = parse(&[
+            "taw",
+            "agent",
+            "prompt",
+            "bot",
+            "fix",
+            "it",
+            "--timeout",
+            "5",
+        ]);
+        assert!(
+            words.contains(r#"more: ["it"]"#) && words.contains("Some(5)"),
+            "{words}"
+        );
+        for args in [
+            &["taw", "tab", "rename", "w1:t1", "-x"][..],
+            &["taw", "workspace", "rename", "w1", "-x"][..],
+            &["taw", "pane", "rename", "%1", "-x"][..],
+            &["taw", "tab", "create", "--label", "-x"][..],
+            &["taw", "workspace", "create", "--label", "-x"][..],
+            &[
+                "taw",
+                "pane",
+                "report-metadata",
+                "%1",
+                "--source",
+                "s",
+                "--title",
+                "-x",
+            ][..],
+        ] {
+            assert!(parse(args).contains(r#""-x""#), "{args:?}: {}", parse(args));
+        }
+        // A flag the verb knows is still that flag.
+        let clear = parse(&["taw", "pane", "rename", "%1", "--clear"]);
+        assert!(clear.contains("clear: true"), "{clear}");
+    }
+
     #[test]
     fn a_verb_parses_into_the_same_cli() {
         for args in [

@@ -94,7 +94,7 @@ pub(crate) enum ChangeVerb {
     /// Give a pane a label (shown in its record), or clear it.
     Rename {
         pane: String,
-        #[arg(required_unless_present = "clear")]
+        #[arg(required_unless_present = "clear", allow_hyphen_values = true)]
         label: Vec<String>,
         #[arg(long, conflicts_with = "label")]
         clear: bool,
@@ -285,13 +285,13 @@ pub(crate) struct MoveArgs {
     #[arg(long, requires = "new_tab")]
     pub workspace: Option<String>,
     /// The new workspace's (or with --new-tab, the new tab's) name.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub label: Option<String>,
     /// Into a workspace of its own.
     #[arg(long)]
     pub new_workspace: bool,
     /// With --new-workspace: its tab's name.
-    #[arg(long, requires = "new_workspace")]
+    #[arg(long, requires = "new_workspace", allow_hyphen_values = true)]
     pub tab_label: Option<String>,
     /// Show the moved pane on the client used last (the default).
     #[arg(long, overrides_with = "no_focus")]
@@ -440,13 +440,17 @@ pub(crate) struct MetadataArgs {
     #[arg(long)]
     applies_to_source: Option<String>,
     /// A title for the pane (an empty one clears it).
-    #[arg(long, conflicts_with = "clear_title")]
+    #[arg(long, conflicts_with = "clear_title", allow_hyphen_values = true)]
     title: Option<String>,
     /// Take the title off.
     #[arg(long)]
     clear_title: bool,
     /// The agent's name as the pane shows it.
-    #[arg(long, conflicts_with = "clear_display_agent")]
+    #[arg(
+        long,
+        conflicts_with = "clear_display_agent",
+        allow_hyphen_values = true
+    )]
     display_agent: Option<String>,
     /// Take the display name off.
     #[arg(long)]

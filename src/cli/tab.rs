@@ -27,7 +27,7 @@ pub(crate) enum Verb {
     /// Rename a tab.
     Rename {
         tab: String,
-        #[arg(required = true)]
+        #[arg(required = true, allow_hyphen_values = true)]
         label: Vec<String>,
     },
     /// Close a tab (its workspace too when it is the last).
@@ -48,7 +48,7 @@ pub(crate) struct CreateArgs {
     pub workspace: Option<String>,
     #[arg(long)]
     pub cwd: Option<String>,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub label: Option<String>,
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,

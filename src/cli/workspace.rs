@@ -23,7 +23,7 @@ pub(crate) enum Verb {
     /// Rename a workspace.
     Rename {
         workspace: String,
-        #[arg(required = true)]
+        #[arg(required = true, allow_hyphen_values = true)]
         label: Vec<String>,
     },
     /// Close a workspace (--group: a repository's, with its worktree workspaces).
@@ -46,7 +46,7 @@ pub(crate) struct CreateArgs {
     #[arg(long)]
     pub cwd: Option<String>,
     /// Its name (default: the folder's name).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub label: Option<String>,
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,

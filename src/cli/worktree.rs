@@ -77,7 +77,7 @@ pub(crate) struct CreateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SessionArgs {
     /// The workspace's name when one is made (default: <repo>/<branch>).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub label: Option<String>,
     /// Show it on the client used last.
     #[arg(long, overrides_with = "no_focus")]

@@ -931,7 +931,7 @@ fn a_synchronized_window_is_typed_nothing() {
 }
 
 #[test]
-fn send_text_of_any_size_arrives_byte_for_byte_and_an_empty_run_is_refused() {
+fn send_text_of_any_size_arrives_byte_for_byte_and_an_empty_run_is_enter() {
     let server = TmuxServer::start();
     let out = server.dir.path().join("received");
     let pane = raw_agent(&server, &out);
@@ -944,8 +944,11 @@ fn send_text_of_any_size_arrives_byte_for_byte_and_an_empty_run_is_refused() {
         std::fs::read(&out).is_ok_and(|got| got.len() >= big.len())
     });
     assert_eq!(std::fs::read_to_string(&out).unwrap(), big);
-    assert_eq!(
-        server.taw(&["pane", "run", &pane, ""]).error_code(),
-        "invalid_argument"
-    );
+    // An empty command line is Enter alone, as herdr sends it.
+    let enter = server.taw(&["pane", "run", &pane, ""]);
+    assert_eq!(enter.status, 0, "{enter:?}");
+    server.wait_for("the Enter", Duration::from_secs(10), || {
+        std::fs::read(&out).is_ok_and(|got| got.len() == big.len() + 1)
+    });
+    assert_eq!(std::fs::read(&out).unwrap().last(), Some(&b'\r'));
 }

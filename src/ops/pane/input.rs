@@ -156,12 +156,11 @@ pub(crate) fn send_keys(tmux: &Tmux, pane: u32, keys: &[String]) -> Result<()> {
         .map(|_| ())
 }
 
-/// Pastes a command line (bracketed if the program asked for it) and Enter.
+/// Pastes a command line (bracketed if the program asked for it) and Enter;
+/// an empty one is Enter alone, as herdr sends it.
 pub(crate) fn run(tmux: &Tmux, pane: u32, line: &str) -> Result<()> {
     if line.is_empty() {
-        return Err(TawError::invalid_argument(
-            "the command line is empty; `taw pane send-keys PANE enter` presses Enter alone",
-        ));
+        return send_keys(tmux, pane, &["Enter".to_string()]);
     }
     existing(tmux, pane)?;
     let buffer = tmux_pane::Buffer::named();
