@@ -134,7 +134,9 @@ fn statuses(until: &[UntilState]) -> Vec<AgentStatus> {
 #[derive(Debug, Args)]
 pub(crate) struct WaitArgs {
     pub target: String,
-    #[arg(long, value_enum)]
+    /// A state that ends the wait (again for more; default idle, done,
+    /// blocked). `--status` is herdr's older spelling.
+    #[arg(long, value_enum, alias = "status")]
     pub until: Vec<UntilState>,
     #[arg(long)]
     pub timeout: Option<u64>,

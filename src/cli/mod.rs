@@ -653,6 +653,9 @@ mod tests {
         ] {
             assert!(parse(args).contains(r#""-x""#), "{args:?}: {}", parse(args));
         }
+        // herdr's older `agent wait --status`.
+        let wait = parse(&["taw", "agent", "wait", "bot", "--status", "idle"]);
+        assert!(wait.contains("until: [Idle]"), "{wait}");
         // A flag the verb knows is still that flag.
         let clear = parse(&["taw", "pane", "rename", "%1", "--clear"]);
         assert!(clear.contains("clear: true"), "{clear}");
