@@ -134,7 +134,12 @@ pub(crate) struct OpenArgs {
     plugin_id: String,
     #[arg(long)]
     entrypoint: String,
-    #[arg(long)]
+    /// Where it opens (default: the entrypoint's placement); herdr's
+    /// `fullscreen` is `zoomed`.
+    #[arg(
+        long,
+        value_parser = ["overlay", "popup", "split", "side", "bottom", "tab", "zoomed", "fullscreen"]
+    )]
     placement: Option<String>,
     /// For a split: right or down.
     #[arg(long, value_parser = ["right", "down"])]

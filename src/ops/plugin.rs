@@ -120,7 +120,7 @@ fn shape(placement: &str, direction: Option<&str>) -> Shape {
             zoom: false,
         },
         "tab" => Shape::Window,
-        "zoomed" => Shape::Split {
+        "zoomed" | "fullscreen" => Shape::Split {
             right: right(true),
             zoom: true,
         },
@@ -598,6 +598,7 @@ mod tests {
                 zoom: true
             }
         );
+        assert_eq!(shape("fullscreen", None), shape("zoomed", None));
         assert_eq!(shape("tab", None), Shape::Window);
     }
 
