@@ -322,7 +322,16 @@ fn far_folders(far: &Machine, query: &str) -> Result<Vec<String>, String> {
 
 /// A far pane's screen, in colour, as `pane read` gives it there.
 fn read_far_pane(far: &Machine, pane: u32) -> Option<String> {
-    let args = words(&["pane", "read", &format!("%{pane}"), "--format", "ansi"]);
+    // The screen alone, as the local preview reads it.
+    let args = words(&[
+        "pane",
+        "read",
+        &format!("%{pane}"),
+        "--source",
+        "visible",
+        "--format",
+        "ansi",
+    ]);
     let output = machine::ssh(far, &args, false)
         .limit(Some(Duration::from_secs(10)))
         .output()

@@ -253,10 +253,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         }
         Verb::Prompt(args) => {
             let prompt = Prompt {
-                text: std::iter::once(args.text)
-                    .chain(args.more)
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                text: super::joined(args.text, args.more),
                 wait: args.wait.then(|| statuses(&args.until)),
                 timeout: millis(args.timeout),
             };

@@ -481,6 +481,16 @@ pub(crate) fn pane_number(context: &Context, text: &str) -> Result<u32> {
     crate::model::resolve::pane(&snapshot, text).map(|pane| pane.id)
 }
 
+/// A text given as words, joined with spaces as herdr joins them: the
+/// first may begin with `-` (it is text), the rest may not (a flag after
+/// them is still a flag).
+pub(crate) fn joined(first: String, more: Vec<String>) -> String {
+    std::iter::once(first)
+        .chain(more)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub(crate) fn no_current_pane() -> TawError {
     TawError::not_found(
         "no current pane: taw is not running in a pane of this tmux server ($TMUX_PANE is not set); name a pane with --pane",
@@ -653,6 +663,28 @@ mod tests {
         ] {
             assert!(parse(args).contains(r#""-x""#), "{args:?}: {}", parse(args));
         }
+        // A flag after the words is still a flag, -L and --help too.
+        let matches = lean_command()
+            .try_get_matches_from([
+                "taw",
+                "workspace",
+                "rename",
+                "w1",
+                "-x",
+                "api",
+                "-L",
+                "work",
+            ])
+            .unwrap();
+        let cli = format!("{:?}", Cli::from_arg_matches(&matches).unwrap());
+        assert!(cli.contains(r#"label: "-x", more: ["api"]"#), "{cli}");
+        assert!(cli.contains(r#"socket_name: Some("work")"#), "{cli}");
+        let help =
+            lean_command().try_get_matches_from(["taw", "tab", "rename", "w1:t1", "x", "--help"]);
+        assert_eq!(
+            help.unwrap_err().kind(),
+            clap::error::ErrorKind::DisplayHelp
+        );
         // herdr's older `agent wait --status`.
         let wait = parse(&["taw", "agent", "wait", "bot", "--status", "idle"]);
         assert!(wait.contains("until: [Idle]"), "{wait}");

@@ -94,8 +94,11 @@ pub(crate) enum ChangeVerb {
     /// Give a pane a label (shown in its record), or clear it.
     Rename {
         pane: String,
+        /// The label (more words after it are joined to it).
         #[arg(required_unless_present = "clear", allow_hyphen_values = true)]
-        label: Vec<String>,
+        label: Option<String>,
+        #[arg(hide = true)]
+        more: Vec<String>,
         #[arg(long, conflicts_with = "label")]
         clear: bool,
     },
@@ -660,8 +663,15 @@ fn change_verb(tmux: &Tmux, snapshot: &Snapshot, verb: ChangeVerb) -> Result<Rep
         ChangeVerb::Close { pane, force } => {
             Reply::of(op::close(tmux, snapshot, one(&pane)?, force)?)
         }
-        ChangeVerb::Rename { pane, label, clear } => {
-            let label = (!clear).then(|| label.join(" "));
+        ChangeVerb::Rename {
+            pane,
+            label,
+            more,
+            clear,
+        } => {
+            let label = label
+                .filter(|_| !clear)
+                .map(|label| super::joined(label, more));
             Reply::of(op::rename(tmux, one(&pane)?, label.as_deref())?)
         }
         ChangeVerb::Clear { id, sel } => {

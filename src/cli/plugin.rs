@@ -128,6 +128,13 @@ pub(crate) enum PaneVerb {
     },
 }
 
+/// The placements `--placement` takes: a manifest's, and herdr's
+/// `fullscreen` (zoomed).
+fn placements() -> clap::builder::PossibleValuesParser {
+    let words = crate::plugin::manifest::PLACEMENTS.iter().copied();
+    clap::builder::PossibleValuesParser::new(words.chain(["fullscreen"]))
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct OpenArgs {
     #[arg(long = "plugin")]
@@ -136,10 +143,7 @@ pub(crate) struct OpenArgs {
     entrypoint: String,
     /// Where it opens (default: the entrypoint's placement); herdr's
     /// `fullscreen` is `zoomed`.
-    #[arg(
-        long,
-        value_parser = ["overlay", "popup", "split", "side", "bottom", "tab", "zoomed", "fullscreen"]
-    )]
+    #[arg(long, value_parser = placements())]
     placement: Option<String>,
     /// For a split: right or down.
     #[arg(long, value_parser = ["right", "down"])]

@@ -27,8 +27,11 @@ pub(crate) enum Verb {
     /// Rename a tab.
     Rename {
         tab: String,
-        #[arg(required = true, allow_hyphen_values = true)]
-        label: Vec<String>,
+        /// The new name (more words after it are joined to it).
+        #[arg(allow_hyphen_values = true)]
+        label: String,
+        #[arg(hide = true)]
+        more: Vec<String>,
     },
     /// Close a tab (its workspace too when it is the last).
     Close {
@@ -42,8 +45,9 @@ pub(crate) enum Verb {
 
 #[derive(Debug, Args)]
 pub(crate) struct CreateArgs {
-    /// The workspace (default: $HERDR_WORKSPACE_ID's, else the one taw
-    /// runs in, else the one in front).
+    /// The workspace (default: the one a plugin or hook runs for,
+    /// $TAW_WORKSPACE_ID or $HERDR_WORKSPACE_ID, else the one taw runs in,
+    /// else the one in front).
     #[arg(long)]
     pub workspace: Option<String>,
     #[arg(long)]
@@ -76,6 +80,18 @@ pub(super) fn workspace_for(snapshot: &Snapshot, workspace: Option<&str>) -> Res
         .ok_or_else(|| TawError::not_found("the tmux server has no session"))
 }
 
+/// The workspace a plugin's process or a `[hooks]` command was run for
+/// (`TAW_WORKSPACE_ID`, else herdr's `HERDR_WORKSPACE_ID`), as herdr's
+/// CLI makes a tab there whatever is in front; none when it names no
+/// workspace of this server (a stale id, another server's).
+fn invoked_for(snapshot: &Snapshot) -> Option<u32> {
+    ["TAW_WORKSPACE_ID", "HERDR_WORKSPACE_ID"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|id| !id.trim().is_empty())
+        .and_then(|id| resolve::workspace(snapshot, &id).ok())
+}
+
 fn answer(context: &Context, verb: Verb) -> Result<Reply> {
     let tmux = context.tmux();
     let snapshot = context.snapshot()?;
@@ -88,15 +104,12 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         Verb::Get { tab } => Reply::of(op::get(&snapshot, resolve::tab(&snapshot, &tab)?)),
         Verb::Create(args) => {
             let env = parse_env(&args.env)?;
-            // As herdr's CLI: a plugin's process makes its tab in the
-            // workspace it was run for, whatever is in front.
-            let given = args.workspace.or_else(|| {
-                std::env::var("HERDR_WORKSPACE_ID")
-                    .ok()
-                    .filter(|id| !id.trim().is_empty())
-            });
+            let session = match (&args.workspace, invoked_for(&snapshot)) {
+                (None, Some(session)) => session,
+                (given, _) => workspace_for(&snapshot, given.as_deref())?,
+            };
             let new = NewTab {
-                session: workspace_for(&snapshot, given.as_deref())?,
+                session,
                 cwd: args.cwd,
                 label: args.label,
                 env,
@@ -111,10 +124,10 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             resolve::tab(&snapshot, &tab)?,
             client.as_deref(),
         )?),
-        Verb::Rename { tab, label } => Reply::of(op::rename(
+        Verb::Rename { tab, label, more } => Reply::of(op::rename(
             &tmux,
             resolve::tab(&snapshot, &tab)?,
-            &label.join(" "),
+            &super::joined(label, more),
         )?),
         Verb::Close { tab, force } => Reply::of(op::close(
             &tmux,

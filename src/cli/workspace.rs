@@ -23,8 +23,11 @@ pub(crate) enum Verb {
     /// Rename a workspace.
     Rename {
         workspace: String,
-        #[arg(required = true, allow_hyphen_values = true)]
-        label: Vec<String>,
+        /// The new name (more words after it are joined to it).
+        #[arg(allow_hyphen_values = true)]
+        label: String,
+        #[arg(hide = true)]
+        more: Vec<String>,
     },
     /// Close a workspace (--group: a repository's, with its worktree workspaces).
     Close {
@@ -130,11 +133,15 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
             let client = snapshot.last_client().map(|c| c.name.as_str());
             Reply::of(op::focus(&tmux, &snapshot, session(&workspace)?, client)?)
         }
-        Verb::Rename { workspace, label } => Reply::of(op::rename(
+        Verb::Rename {
+            workspace,
+            label,
+            more,
+        } => Reply::of(op::rename(
             &tmux,
             &snapshot,
             session(&workspace)?,
-            &label.join(" "),
+            &super::joined(label, more),
         )?),
         Verb::Close {
             workspace,

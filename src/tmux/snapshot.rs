@@ -875,7 +875,8 @@ fn number<T: std::str::FromStr + Default>(text: &str) -> T {
 }
 
 fn flag(text: &str) -> bool {
-    text == "1"
+    // tmux prints a flag option as 1 or 0; `on` read the same, in case.
+    text == "1" || text == "on"
 }
 
 /// Runs `batch` (rows of a snapshot's formats) and then `more`, in one tmux

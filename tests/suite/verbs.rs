@@ -578,8 +578,17 @@ fn tab_create_takes_the_workspace_a_plugin_runs_for() {
         )
         .result();
     assert_eq!(made["tab"]["workspace_id"], "w2", "{made}");
-    let gone = server.taw_with(&["tab", "create"], &[("HERDR_WORKSPACE_ID", "w9")]);
-    assert!(!gone.error_code().is_empty(), "{gone:?}");
+    // A stale id is no workspace: the usual choice, no error.
+    let stale = server.taw_with(&["tab", "create"], &[("HERDR_WORKSPACE_ID", "w9")]);
+    assert_eq!(stale.status, 0, "{stale:?}");
+    // taw's own twin (a [hooks] command has only it) first.
+    let made = server
+        .taw_with(
+            &["tab", "create"],
+            &[("TAW_WORKSPACE_ID", "w2"), ("HERDR_WORKSPACE_ID", "w1")],
+        )
+        .result();
+    assert_eq!(made["tab"]["workspace_id"], "w2", "{made}");
 }
 
 #[test]

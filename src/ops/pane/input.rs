@@ -75,11 +75,16 @@ pub(crate) fn read(
         Source::RecentUnwrapped => (ReadSource::RecentUnwrapped, lines.unwrap_or(RECENT_ROWS)),
     };
     let ansi = spec.ansi && spec.source != Source::Detection;
+    // Rows left out above what is read (the joined read's are known only
+    // from its rows as drawn).
+    let mut rows_above = false;
     let text = if spec.source == Source::RecentUnwrapped {
         // herdr counts rendered rows, then joins the wrapped ones: the
-        // rows are found first, then read again joined.
+        // rows are found first, then read again joined (two reads: output
+        // between them moves what the second finds).
         let rendered = tmux_pane::capture(tmux, pane, ReadSource::Recent, rows, false)?;
-        let span = rendered_span(&rendered, row.height, rows);
+        let (span, above) = rendered_span(&rendered, row.height, rows);
+        rows_above = above;
         tmux_pane::capture_joined(tmux, pane, span, ansi)?
     } else {
         tmux_pane::capture(tmux, pane, source, rows, ansi)?
@@ -93,7 +98,7 @@ pub(crate) fn read(
         (Source::Recent | Source::RecentUnwrapped, _) => rows,
         _ => MAX_LINES,
     };
-    let truncated = all.len() > keep;
+    let truncated = all.len() > keep || rows_above;
     let start = all.len().saturating_sub(keep);
     Ok(PaneRead {
         pane_id: ids::pane_id(row.session, row.id),
@@ -109,15 +114,19 @@ pub(crate) fn read(
 
 /// The last `rows` rows of a capture of history and screen that are not
 /// its blank bottom, as tmux numbers rows (0 the screen's first, below 0
-/// the history): the screen is `height` rows, the capture's last.
-fn rendered_span(rendered: &str, height: u32, rows: usize) -> (i64, i64) {
+/// the history): the screen is `height` rows, the capture's last. And
+/// whether the capture had rows above them.
+fn rendered_span(rendered: &str, height: u32, rows: usize) -> ((i64, i64), bool) {
+    let all = rendered.lines().count();
     let blank_bottom = rendered
         .lines()
         .rev()
         .take_while(|line| line.trim().is_empty())
-        .count() as i64;
-    let bottom = (i64::from(height) - 1 - blank_bottom).max(0);
-    (bottom + 1 - rows.max(1) as i64, bottom)
+        .count();
+    let rows = rows.max(1);
+    let bottom = (i64::from(height) - 1 - blank_bottom as i64).max(0);
+    let span = (bottom + 1 - rows as i64, bottom);
+    (span, all - blank_bottom > rows)
 }
 
 /// The pane, checked to be there before anything is typed.
@@ -285,11 +294,11 @@ mod tests {
     fn the_rows_read_joined_end_above_the_blank_bottom() {
         // One row of history (`a`), a screen of four: `b`, `c`, two blank.
         let rendered = "a\nb\nc\n\n\n";
-        assert_eq!(rendered_span(rendered, 4, 2), (0, 1));
-        assert_eq!(rendered_span(rendered, 4, 5), (-3, 1));
+        assert_eq!(rendered_span(rendered, 4, 2), ((0, 1), true));
+        assert_eq!(rendered_span(rendered, 4, 5), ((-3, 1), false));
         // A full screen: its last row.
-        assert_eq!(rendered_span("a\nb\nc\nd\ne\n", 4, 1), (3, 3));
+        assert_eq!(rendered_span("a\nb\nc\nd\ne\n", 4, 1), ((3, 3), true));
         // A blank screen: from its top.
-        assert_eq!(rendered_span("a\n\n\n\n\n", 4, 2), (-1, 0));
+        assert_eq!(rendered_span("a\n\n\n\n\n", 4, 2), ((-1, 0), false));
     }
 }

@@ -162,6 +162,7 @@ impl TmuxServer {
             .env_remove("TAW_TMUX_SOCKET")
             // A plugin's invocation (taw's tab create reads it, as herdr's).
             .env_remove("HERDR_WORKSPACE_ID")
+            .env_remove("TAW_WORKSPACE_ID")
             .env_remove("XDG_STATE_HOME")
             .env_remove("XDG_CONFIG_HOME")
             // A CI runner's `CI=true` makes Gemini CLI start headless and
