@@ -88,6 +88,8 @@ pub(crate) struct ServerState {
     pub told_hooks_taken: bool,
     /// Keys of the prefix table, and whether each is taw's.
     pub prefix_keys: BTreeMap<String, bool>,
+    /// Each prefix key's binding as `list-keys` prints it, and its note.
+    pub prefix_listed: BTreeMap<String, FormerKey>,
     pub environment: BTreeMap<String, EnvValue>,
     /// The global status formats taw may add its marks to.
     pub formats: BTreeMap<String, String>,
@@ -161,11 +163,20 @@ impl ServerState {
             }
         }
         // Every bound key is someone's; those whose note is taw's are taw's.
-        state.prefix_keys = parse_bound_keys(&sections[6])
-            .into_iter()
-            .map(|key| (key, false))
+        state.prefix_listed = parse_bound_keys(&sections[6]);
+        state.prefix_keys = state
+            .prefix_listed
+            .keys()
+            .map(|key| (key.clone(), false))
             .collect();
-        state.prefix_keys.extend(parse_noted_keys(&sections[4]));
+        for (key, note) in parse_noted_keys(&sections[4]) {
+            state
+                .prefix_keys
+                .insert(key.clone(), note.starts_with(NOTE_PREFIX));
+            if let Some(listed) = state.prefix_listed.get_mut(&key) {
+                listed.note = note;
+            }
+        }
         state.environment = environment::parse_shell_environment(&sections[5]);
         let names = status::WINDOW_FORMATS
             .iter()
@@ -218,6 +229,12 @@ impl ServerState {
         }
     }
 
+    /// The bindings taw's keys had before taw took them, as the loads kept
+    /// them ([`bookkeeping::FORMER_KEYS`]).
+    fn former_keys(&self) -> BTreeMap<String, FormerKey> {
+        serde_json::from_str(self.value(bookkeeping::FORMER_KEYS)).unwrap_or_default()
+    }
+
     fn recorded(&self, name: &str) -> Vec<String> {
         self.value(name)
             .lines()
@@ -252,24 +269,37 @@ fn parse_hook_line(line: &str) -> Option<(String, u32)> {
 
 /// `list-keys` lines, `bind-key [-r] -T prefix <key> <command>`: the keys,
 /// with tmux's backslash before a special character taken off.
-fn parse_bound_keys(text: &str) -> Vec<String> {
+fn parse_bound_keys(text: &str) -> BTreeMap<String, FormerKey> {
     text.lines()
         .filter_map(|line| {
             let mut words = line.split_whitespace().skip_while(|word| *word != "-T");
             words.next()?;
             words.next()?;
             let key = words.next()?;
-            Some(match key.strip_prefix('\\') {
+            let key = match key.strip_prefix('\\') {
                 Some(rest) if !rest.is_empty() => rest.to_string(),
                 _ => key.to_string(),
-            })
+            };
+            let listed = FormerKey {
+                line: line.to_string(),
+                note: String::new(),
+            };
+            Some((key, listed))
         })
         .collect()
 }
 
+/// A binding as `list-keys` printed it, with its note (`-N`): what a key
+/// taw takes had, kept to give it back.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub(crate) struct FormerKey {
+    pub line: String,
+    pub note: String,
+}
+
 /// `list-keys -N` lines, `<key><spaces><note>`: every key that has a note,
-/// and whether the note is taw's. Keys without a note are not listed.
-fn parse_noted_keys(text: &str) -> BTreeMap<String, bool> {
+/// with its note (its first line). Keys without a note are not listed.
+fn parse_noted_keys(text: &str) -> BTreeMap<String, String> {
     text.lines()
         // A line that begins with a space is no key's: a note of several
         // lines goes on in lines of its own, which tmux prints as they are.
@@ -277,7 +307,7 @@ fn parse_noted_keys(text: &str) -> BTreeMap<String, bool> {
         .filter_map(|line| {
             let key = line.split_whitespace().next()?;
             let note = line[key.len()..].trim_start();
-            Some((key.to_string(), note.starts_with(NOTE_PREFIX)))
+            Some((key.to_string(), note.to_string()))
         })
         .collect()
 }
@@ -412,6 +442,8 @@ fn plan_keys(
 ) -> (Vec<Cmd>, Vec<Cmd>) {
     let mut binds = Vec::new();
     let mut wanted_keys = BTreeSet::new();
+    let former = state.former_keys();
+    let mut still_kept = BTreeMap::new();
     for binding in &desired.bindings {
         let key = state.checked(binding.option, &mut report.warnings);
         let key = key.trim();
@@ -428,6 +460,15 @@ fn plan_keys(
             ));
             continue;
         }
+        // A key someone else had, which the user gave taw: its binding is
+        // kept, to be given back when taw lets the key go.
+        let had = match taken_by_other {
+            true => state.prefix_listed.get(key),
+            false => former.get(key),
+        };
+        if let Some(had) = had {
+            still_kept.insert(key.to_string(), had.clone());
+        }
         binds.push(cmd::bind_prefix_key(
             key,
             &format!("{NOTE_PREFIX} {}", binding.note),
@@ -436,13 +477,30 @@ fn plan_keys(
         wanted_keys.insert(key.to_string());
         report.keys.push(key.to_string());
     }
-    let unbinds = state
+    let mut letting_go: Vec<Cmd> = state
         .prefix_keys
         .iter()
         .filter(|(key, ours)| **ours && !wanted_keys.contains(*key))
-        .map(|(key, _)| cmd::unbind_prefix_key(key))
+        .map(|(key, _)| let_go_of_key(key, &former))
         .collect();
-    (binds, unbinds)
+    letting_go.push(if still_kept.is_empty() {
+        cmd::unset_global_option(bookkeeping::FORMER_KEYS)
+    } else {
+        cmd::set_global_option(
+            bookkeeping::FORMER_KEYS,
+            &serde_json::to_string(&still_kept).unwrap_or_default(),
+        )
+    });
+    (binds, letting_go)
+}
+
+/// A key of taw's it no longer binds: the binding it had before taw took
+/// it, given back, else none.
+fn let_go_of_key(key: &str, former: &BTreeMap<String, FormerKey>) -> Cmd {
+    match former.get(key) {
+        Some(had) => cmd::bind_again(&had.line, &had.note),
+        None => cmd::unbind_prefix_key(key),
+    }
 }
 
 /// PATH: taw's bin folder in front, once; out again when switched off.
@@ -581,9 +639,10 @@ pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
         cmds.push(cmd::unset_hook(hook, *index));
         report.hooks.push(format!("{hook}[{index}]"));
     }
+    let former = state.former_keys();
     for (key, ours) in &state.prefix_keys {
         if *ours {
-            cmds.push(cmd::unbind_prefix_key(key));
+            cmds.push(let_go_of_key(key, &former));
             report.keys.push(key.clone());
         }
     }
@@ -836,14 +895,12 @@ mod tests {
         );
         assert_eq!(parse_hook_line("pane-exited"), None);
         let keys = parse_noted_keys("C-a     agent-wizard: agents\n\"       Split window\n");
-        assert_eq!(keys.get("C-a"), Some(&true));
-        assert_eq!(keys.get("\""), Some(&false));
-        assert_eq!(
-            parse_bound_keys(
-                "bind-key    -T prefix \\\"      split-window\nbind-key -r -T prefix Up select-pane -U\n"
-            ),
-            vec!["\"", "Up"]
-        );
+        assert_eq!(keys["C-a"], "agent-wizard: agents");
+        assert_eq!(keys["\""], "Split window");
+        let listing = "bind-key    -T prefix \\\"      split-window\nbind-key -r -T prefix Up select-pane -U\n";
+        let bound = parse_bound_keys(listing);
+        assert_eq!(bound.keys().collect::<Vec<_>>(), ["\"", "Up"]);
+        assert_eq!(bound["Up"].line, "bind-key -r -T prefix Up select-pane -U");
         // A note of several lines: its next line is no key (and, its first
         // word a character of two bytes, cut no key in two).
         let keys = parse_noted_keys("F7      first\n \u{e9}\n");
@@ -961,6 +1018,72 @@ mod tests {
         let cmds: Vec<Cmd> = plan.cmds.into_iter().chain(plan.bindings).collect();
         assert!(!words(&cmds).iter().any(|l| l.starts_with("bind-key")));
         assert_eq!(report.warnings.len(), 2, "{:?}", report.warnings);
+    }
+
+    /// A key the user gave taw that tmux (or they) had bound keeps its
+    /// binding, given back, note and all, when taw lets the key go: at
+    /// the load that binds another key, and at an unload.
+    #[test]
+    fn a_key_given_to_taw_gets_its_binding_back_when_taw_lets_it_go() {
+        let mut state = ServerState::default();
+        state.set_options.insert(options::KEY.into());
+        state.values.insert(options::KEY.into(), "w".into());
+        state.prefix_keys.insert("w".into(), false);
+        let choose = FormerKey {
+            line: "bind-key -T prefix w choose-tree -Zw".into(),
+            note: "Choose a window from a list".into(),
+        };
+        state.prefix_listed.insert("w".into(), choose.clone());
+        let (plan, _) = plan_load(&state, &desired());
+        let lines = words(&plan.cmds);
+        let kept = lines
+            .iter()
+            .find(|l| l.contains(bookkeeping::FORMER_KEYS))
+            .unwrap();
+        assert!(
+            kept.starts_with("set-option -g") && kept.contains("choose-tree -Zw"),
+            "{kept}"
+        );
+        assert!(
+            words(&plan.bindings)[0].contains("-- w"),
+            "{:?}",
+            plan.bindings
+        );
+
+        // Loaded: w is taw's, and its former binding kept.
+        state.prefix_keys.insert("w".into(), true);
+        state.set_options.insert(bookkeeping::FORMER_KEYS.into());
+        state.values.insert(
+            bookkeeping::FORMER_KEYS.into(),
+            serde_json::to_string(&BTreeMap::from([("w".to_string(), choose)])).unwrap(),
+        );
+        let given_back =
+            "if-shell -F 1 bind-key -N \"Choose a window from a list\" -T prefix w choose-tree -Zw";
+        // A reload keeps it; a load with another key gives w back.
+        let (plan, _) = plan_load(&state, &desired());
+        assert!(!words(&plan.cmds).iter().any(|l| l == given_back));
+        assert!(
+            words(&plan.cmds)
+                .iter()
+                .any(|l| l.contains("choose-tree -Zw"))
+        );
+        state.values.insert(options::KEY.into(), "g".into());
+        let (plan, _) = plan_load(&state, &desired());
+        let lines = words(&plan.cmds);
+        assert!(lines.iter().any(|l| l == given_back), "{lines:#?}");
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.starts_with("unbind-key") && l.ends_with(" w"))
+        );
+        assert!(
+            lines.contains(&format!("set-option -gu -- {}", bookkeeping::FORMER_KEYS)),
+            "{lines:#?}"
+        );
+        // An unload gives it back too.
+        state.values.insert(options::KEY.into(), "w".into());
+        let (cmds, _) = plan_unload(&state);
+        assert!(words(&cmds).iter().any(|l| l == given_back));
     }
 
     #[test]

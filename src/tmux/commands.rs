@@ -92,6 +92,17 @@ pub(crate) fn unbind_prefix_key(key: &str) -> Cmd {
     Cmd::new("unbind-key").args(["-T", "prefix", "--", key])
 }
 
+/// A binding given back as `list-keys` printed it (a `bind-key` line in
+/// tmux's own quoting, the person's own binding), with its note: run
+/// through tmux's command parser by an `if-shell` that is always true.
+pub(crate) fn bind_again(listed: &str, note: &str) -> Cmd {
+    let line = match (note.is_empty(), listed.strip_prefix("bind-key ")) {
+        (false, Some(rest)) => format!("bind-key -N {} {rest}", quote_for_tmux(note)),
+        _ => listed.to_string(),
+    };
+    Cmd::new("if-shell").args(["-F", "1", &line])
+}
+
 /// `show-environment -gs`: the global environment in shell syntax, which
 /// quotes every value (see [`super::environment`]).
 pub(crate) fn show_global_environment() -> Cmd {

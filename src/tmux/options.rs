@@ -339,6 +339,9 @@ pub(crate) mod bookkeeping {
 
     /// The format options taw added its status marks to, a name a line.
     pub(crate) const STATUS_SET: &str = "@agent_wizard_status_set";
+    /// The bindings a key taw was told to take had before (JSON: key to
+    /// its `list-keys` line and note), given back when taw lets it go.
+    pub(crate) const FORMER_KEYS: &str = "@agent_wizard_former_keys";
 
     /// The pane roster, `%N:$S` words: the panes taw knew of, from which
     /// a close is told (tmux names no killed pane). Kept only while
@@ -400,6 +403,7 @@ pub(crate) mod bookkeeping {
         HOOKS_SET,
         CONFIG_STAMP,
         STATUS_SET,
+        FORMER_KEYS,
         PANES,
         PANES_GENERATION,
         PANES_STARTED,

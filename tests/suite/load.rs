@@ -288,6 +288,32 @@ fn a_key_chosen_in_tmux_conf_is_bound_over_another() {
     assert_eq!(taw_keys(&server), vec!["Tab", "a"]);
 }
 
+/// A key given to taw that tmux binds (`w`, tmux's own window chooser)
+/// gets its binding back, note and all, when taw lets it go: after a load
+/// with another key, and after an unload.
+#[test]
+fn a_key_given_to_taw_gets_tmuxs_binding_back() {
+    let server = loaded_server();
+    let listed = |key: &str| server.tmux(&["list-keys", "-T", "prefix", key]);
+    let noted = |key: &str| server.tmux(&["list-keys", "-N", "-T", "prefix", key]);
+    let before = (listed("w"), noted("w"));
+    assert!(before.0.contains("choose-tree"), "{before:?}");
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "w"]);
+    run_entry_script(&server);
+    assert!(!listed("w").contains("choose-tree"), "{}", listed("w"));
+    // A reload keeps it taw's, and the binding it had still kept.
+    run_entry_script(&server);
+    assert!(noted("w").contains("agent-wizard"), "{}", noted("w"));
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "C-g"]);
+    run_entry_script(&server);
+    assert_eq!((listed("w"), noted("w")), before);
+    // Given to taw again, then the plugin unloaded.
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "w"]);
+    run_entry_script(&server);
+    server.taw(&["tmux", "unload"]).result();
+    assert_eq!((listed("w"), noted("w")), before);
+}
+
 #[test]
 fn load_reports_what_it_did() {
     let server = TmuxServer::start();
