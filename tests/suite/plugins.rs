@@ -2002,3 +2002,74 @@ fn an_overlay_opened_from_an_overlay_opens_when_it_closes() {
     server.tmux(&["display-popup", "-C", "-c", client.trim()]);
     drop(viewer);
 }
+
+/// A plugin that names the tabs nobody named, as herdr-automatic-rename
+/// does: it takes a label that is a number (herdr's label of an unnamed
+/// tab, its place) for one it may name, and any other for a name given by
+/// hand. Under tmux a window tmux names after its program is unnamed; one
+/// made with a name is not.
+#[test]
+fn a_plugin_names_only_the_tabs_nobody_named() {
+    let server = TmuxServer::start();
+    server.load_plugin();
+    let dir = server.dir.path().join("plugins-src").join("test.namer");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herdr-plugin.toml"),
+        r#"id = "test.namer"
+name = "Namer"
+version = "1.0.0"
+min_herdr_version = "0.7.1"
+platforms = ["linux", "macos"]
+
+[[events]]
+on = "tab.created"
+command = ["sh", "name.sh"]
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("name.sh"),
+        "label=$(\"$HERDR_BIN_PATH\" tab get \"$HERDR_TAB_ID\" | sed -n 's/.*\"label\":\"\\([^\"]*\\)\".*/\\1/p')\n\
+         case \"$label\" in ''|*[!0-9]*) exit 0 ;; esac\n\
+         \"$HERDR_BIN_PATH\" tab rename \"$HERDR_TAB_ID\" \"named-$label\"\n",
+    )
+    .unwrap();
+    server
+        .taw(&["plugin", "link", dir.to_str().unwrap()])
+        .result();
+    let window = server.tmux(&[
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{window_id}",
+        "-t",
+        "main:",
+    ]);
+    let window = window.trim();
+    server.wait_for("the plugin's name", WAIT, || {
+        server.display(window, "#{window_name}") == "named-2"
+    });
+    let named = server.tmux(&[
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{window_id}",
+        "-t",
+        "main:",
+        "-n",
+        "mine",
+    ]);
+    let named = named.trim();
+    // The plugin ran for it and left it alone.
+    server.wait_for("the plugin's run for the named tab", WAIT, || {
+        plugin_run_events(&server, Some("test.namer"))
+            .iter()
+            .filter(|e| e.as_str() == Some("tab.created"))
+            .count()
+            >= 2
+    });
+    assert_eq!(server.display(named, "#{window_name}"), "mine");
+}
