@@ -83,13 +83,16 @@ pub(super) fn workspace_for(snapshot: &Snapshot, workspace: Option<&str>) -> Res
 /// The workspace a plugin's process or a `[hooks]` command was run for
 /// (`TAW_WORKSPACE_ID`, else herdr's `HERDR_WORKSPACE_ID`), as herdr's
 /// CLI makes a tab there whatever is in front; none when it names no
-/// workspace of this server (a stale id, another server's).
-fn invoked_for(snapshot: &Snapshot) -> Option<u32> {
+/// workspace of this server (a stale id), or when `-L`/`-S` sent taw to
+/// a server of its own choosing (the id is the invoking server's).
+fn invoked_for(context: &Context, snapshot: &Snapshot) -> Option<u32> {
+    if context.flags.name.is_some() || context.flags.path.is_some() {
+        return None;
+    }
     ["TAW_WORKSPACE_ID", "HERDR_WORKSPACE_ID"]
         .iter()
         .filter_map(|name| std::env::var(name).ok())
-        .find(|id| !id.trim().is_empty())
-        .and_then(|id| resolve::workspace(snapshot, &id).ok())
+        .find_map(|id| resolve::workspace(snapshot, &id).ok())
 }
 
 fn answer(context: &Context, verb: Verb) -> Result<Reply> {
@@ -104,7 +107,7 @@ fn answer(context: &Context, verb: Verb) -> Result<Reply> {
         Verb::Get { tab } => Reply::of(op::get(&snapshot, resolve::tab(&snapshot, &tab)?)),
         Verb::Create(args) => {
             let env = parse_env(&args.env)?;
-            let session = match (&args.workspace, invoked_for(&snapshot)) {
+            let session = match (&args.workspace, invoked_for(context, &snapshot)) {
                 (None, Some(session)) => session,
                 (given, _) => workspace_for(&snapshot, given.as_deref())?,
             };

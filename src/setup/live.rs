@@ -112,6 +112,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     // said again (the rest is the same when it runs again).
     let whole: Vec<Cmd> = cmds
         .iter()
+        .chain(plan.given_back.iter().map(|given| &given.bind))
         .chain(&plan.bindings)
         .cloned()
         .chain(say::said(
@@ -124,6 +125,7 @@ pub(crate) fn load(tmux: &Tmux, bin: Option<PathBuf>) -> Result<Loaded> {
     let mut say_again = tmux.run(&Batch::of(whole)).is_err();
     if say_again {
         tmux.run(&Batch::of(cmds))?;
+        give_back_keys(tmux, &plan.given_back, &mut report.warnings);
         bind_keys(tmux, &plan.bindings, &mut report);
     }
     if let Err(error) = keep_roster(tmux, &listeners) {
@@ -196,6 +198,21 @@ fn login_link(state: &ServerState, bin_dir: &Path, warnings: &mut Vec<String>) -
 
 /// Each key apart: one tmux refuses all the same (the check knows tmux's
 /// names, not every build's) costs only its binding, and a warning.
+/// Gives keys back their former bindings, each apart: one tmux no longer
+/// takes (a command it has dropped since) leaves that key unbound, and
+/// says so.
+fn give_back_keys(tmux: &Tmux, given_back: &[super::GiveBack], warnings: &mut Vec<String>) {
+    for given in given_back {
+        if let Err(error) = tmux.run_one(given.bind.clone()) {
+            let _ = tmux.run_one(cmd::unbind_prefix_key(&given.key));
+            warnings.push(format!(
+                "tmux did not take back the binding prefix + {} had before taw: {}; the key is left unbound",
+                given.key, error.message
+            ));
+        }
+    }
+}
+
 fn bind_keys(tmux: &Tmux, bindings: &[Cmd], report: &mut Report) {
     for binding in bindings {
         if let Err(error) = tmux.run_one(binding.clone()) {
@@ -387,9 +404,10 @@ fn config_warning() -> Option<String> {
 /// closed) and every option taw wrote on a pane or a session.
 pub(crate) fn unload(tmux: &Tmux) -> Result<Unloaded> {
     let state = ServerState::read(tmux)?;
-    let (cmds, report) = plan_unload(&state);
+    let (plan, mut report) = plan_unload(&state);
     // The hooks go first, so none starts a watcher while the rest goes.
-    tmux.run(&Batch::of(cmds))?;
+    tmux.run(&Batch::of(plan.cmds))?;
+    give_back_keys(tmux, &plan.given_back, &mut report.warnings);
     let mut stopped: Vec<String> = Vec::new();
     // A watcher started just before the hooks went may announce itself
     // only now: each round looks again, until one finds none.

@@ -350,6 +350,16 @@ pub(crate) struct Report {
 pub(crate) struct Plan {
     pub cmds: Vec<Cmd>,
     pub bindings: Vec<Cmd>,
+    /// Keys taw lets go of, given back the binding they had before.
+    pub given_back: Vec<GiveBack>,
+}
+
+/// A key taw lets go of, and the binding it had before taw took it: run
+/// apart, so a binding tmux no longer takes is only that key unbound.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GiveBack {
+    pub key: String,
+    pub bind: Cmd,
 }
 
 /// The plan that brings the server from `state` to loaded with `desired`.
@@ -366,8 +376,8 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
     // run in it.
     let mut cmds = plan_defaults(state, &recorded, &mut report);
     cmds.extend(plan_hooks(state, &desired.hooks, &mut report));
-    let (bindings, unbinds) = plan_keys(state, desired, &recorded, &mut report);
-    cmds.extend(unbinds);
+    let (bindings, letting_go, given_back) = plan_keys(state, desired, &recorded, &mut report);
+    cmds.extend(letting_go);
     cmds.extend(plan_path(state, desired, &mut report));
     cmds.extend(plan_herdr_env(state, desired, &mut report));
     cmds.extend(plan_status(state, &mut report));
@@ -394,7 +404,14 @@ pub(crate) fn plan_load(state: &ServerState, desired: &Desired) -> (Plan, Report
         }
         .value(),
     ));
-    (Plan { cmds, bindings }, report)
+    (
+        Plan {
+            cmds,
+            bindings,
+            given_back,
+        },
+        report,
+    )
 }
 
 /// Option defaults: set where the user set nothing; a default taw set
@@ -433,23 +450,27 @@ fn plan_defaults(
 }
 
 /// Keys: each binding's key is an option; empty means not bound. Answers
-/// the bindings to make, and the unbinding of taw's keys no longer wanted.
+/// the bindings to make, the unbinding of taw's keys no longer wanted (and
+/// the record of the bindings kept), and the keys given back theirs.
 fn plan_keys(
     state: &ServerState,
     desired: &Desired,
     recorded: &BTreeSet<String>,
     report: &mut Report,
-) -> (Vec<Cmd>, Vec<Cmd>) {
+) -> (Vec<Cmd>, Vec<Cmd>, Vec<GiveBack>) {
     let mut binds = Vec::new();
     let mut wanted_keys = BTreeSet::new();
     let former = state.former_keys();
     let mut still_kept = BTreeMap::new();
     for binding in &desired.bindings {
         let key = state.checked(binding.option, &mut report.warnings);
-        let key = key.trim();
-        if key.is_empty() {
+        if key.trim().is_empty() {
             continue;
         }
+        // In the spelling tmux lists its keys in, which they are looked
+        // up by (`space` is tmux's Space).
+        let key = crate::tmux::keys::tmux_spelling(key.trim());
+        let key = key.as_str();
         let user_chose =
             state.set_options.contains(binding.option) && !recorded.contains(binding.option);
         let taken_by_other = state.prefix_keys.get(key) == Some(&false);
@@ -461,10 +482,14 @@ fn plan_keys(
             continue;
         }
         // A key someone else had, which the user gave taw: its binding is
-        // kept, to be given back when taw lets the key go.
-        let had = match taken_by_other {
-            true => state.prefix_listed.get(key),
-            false => former.get(key),
+        // kept, to be given back when taw lets the key go (a kept one only
+        // while the key is still taw's: one kept by a taw whose unload
+        // forgot it is no binding of now).
+        let ours = state.prefix_keys.get(key) == Some(&true);
+        let had = match (taken_by_other, ours) {
+            (true, _) => state.prefix_listed.get(key),
+            (false, true) => former.get(key),
+            (false, false) => None,
         };
         if let Some(had) = had {
             still_kept.insert(key.to_string(), had.clone());
@@ -477,12 +502,14 @@ fn plan_keys(
         wanted_keys.insert(key.to_string());
         report.keys.push(key.to_string());
     }
-    let mut letting_go: Vec<Cmd> = state
-        .prefix_keys
-        .iter()
-        .filter(|(key, ours)| **ours && !wanted_keys.contains(*key))
-        .map(|(key, _)| let_go_of_key(key, &former))
-        .collect();
+    let (given_back, mut letting_go) = let_go_of_keys(
+        state
+            .prefix_keys
+            .iter()
+            .filter(|(key, ours)| **ours && !wanted_keys.contains(*key))
+            .map(|(key, _)| key.as_str()),
+        &former,
+    );
     letting_go.push(if still_kept.is_empty() {
         cmd::unset_global_option(bookkeeping::FORMER_KEYS)
     } else {
@@ -491,16 +518,27 @@ fn plan_keys(
             &serde_json::to_string(&still_kept).unwrap_or_default(),
         )
     });
-    (binds, letting_go)
+    (binds, letting_go, given_back)
 }
 
-/// A key of taw's it no longer binds: the binding it had before taw took
-/// it, given back, else none.
-fn let_go_of_key(key: &str, former: &BTreeMap<String, FormerKey>) -> Cmd {
-    match former.get(key) {
-        Some(had) => cmd::bind_again(&had.line, &had.note),
-        None => cmd::unbind_prefix_key(key),
+/// Keys of taw's it no longer binds: those given back the binding they had
+/// before taw took them, and the unbinding of the rest.
+fn let_go_of_keys<'a>(
+    keys: impl Iterator<Item = &'a str>,
+    former: &BTreeMap<String, FormerKey>,
+) -> (Vec<GiveBack>, Vec<Cmd>) {
+    let mut given_back = Vec::new();
+    let mut unbinds = Vec::new();
+    for key in keys {
+        match former.get(key) {
+            Some(had) => given_back.push(GiveBack {
+                key: key.to_string(),
+                bind: cmd::bind_again(&had.line, &had.note),
+            }),
+            None => unbinds.push(cmd::unbind_prefix_key(key)),
+        }
     }
+    (given_back, unbinds)
 }
 
 /// PATH: taw's bin folder in front, once; out again when switched off.
@@ -624,7 +662,7 @@ fn plan_status(state: &ServerState, report: &mut Report) -> Vec<Cmd> {
 }
 
 /// The commands that take out everything taw put in.
-pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
+pub(crate) fn plan_unload(state: &ServerState) -> (Plan, Report) {
     let mut cmds = Vec::new();
     let mut report = Report::default();
     for name in state.recorded(bookkeeping::DEFAULTS_SET) {
@@ -639,13 +677,15 @@ pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
         cmds.push(cmd::unset_hook(hook, *index));
         report.hooks.push(format!("{hook}[{index}]"));
     }
-    let former = state.former_keys();
-    for (key, ours) in &state.prefix_keys {
-        if *ours {
-            cmds.push(let_go_of_key(key, &former));
-            report.keys.push(key.clone());
-        }
-    }
+    let ours: Vec<&str> = state
+        .prefix_keys
+        .iter()
+        .filter(|(_, ours)| **ours)
+        .map(|(key, _)| key.as_str())
+        .collect();
+    report.keys = ours.iter().map(|key| key.to_string()).collect();
+    let (given_back, unbinds) = let_go_of_keys(ours.into_iter(), &state.former_keys());
+    cmds.extend(unbinds);
     let dir = state.value(bookkeeping::PATH_DIR);
     if !dir.is_empty()
         && let Some(path) = state.env("PATH")
@@ -678,7 +718,12 @@ pub(crate) fn plan_unload(state: &ServerState) -> (Vec<Cmd>, Report) {
     }
     // A message still kept for the first client to attach, and its hooks.
     cmds.extend(say::forget(!state.told_hooks_taken));
-    (cmds, report)
+    let plan = Plan {
+        cmds,
+        bindings: Vec::new(),
+        given_back,
+    };
+    (plan, report)
 }
 
 /// Points `<bin_dir>/taw` at `bin`, replacing the link in one rename so a
@@ -1059,9 +1104,16 @@ mod tests {
         );
         let given_back =
             "if-shell -F 1 bind-key -N \"Choose a window from a list\" -T prefix w choose-tree -Zw";
+        let given = |plan: &Plan| -> Vec<String> {
+            plan.given_back
+                .iter()
+                .map(|g| format!("{} {}", g.key, g.bind.words().join(" ")))
+                .collect()
+        };
+        let given_back = format!("w {given_back}");
         // A reload keeps it; a load with another key gives w back.
         let (plan, _) = plan_load(&state, &desired());
-        assert!(!words(&plan.cmds).iter().any(|l| l == given_back));
+        assert!(given(&plan).is_empty());
         assert!(
             words(&plan.cmds)
                 .iter()
@@ -1070,7 +1122,7 @@ mod tests {
         state.values.insert(options::KEY.into(), "g".into());
         let (plan, _) = plan_load(&state, &desired());
         let lines = words(&plan.cmds);
-        assert!(lines.iter().any(|l| l == given_back), "{lines:#?}");
+        assert_eq!(given(&plan), std::slice::from_ref(&given_back));
         assert!(
             !lines
                 .iter()
@@ -1082,8 +1134,13 @@ mod tests {
         );
         // An unload gives it back too.
         state.values.insert(options::KEY.into(), "w".into());
-        let (cmds, _) = plan_unload(&state);
-        assert!(words(&cmds).iter().any(|l| l == given_back));
+        let (plan, _) = plan_unload(&state);
+        assert_eq!(given(&plan), [given_back]);
+        assert!(
+            !words(&plan.cmds)
+                .iter()
+                .any(|l| l.starts_with("unbind-key"))
+        );
     }
 
     #[test]
@@ -1116,8 +1173,8 @@ mod tests {
         state
             .environment
             .insert("HERDR_PANE_ID".into(), EnvValue::Set("mine".into()));
-        let (cmds, _) = plan_unload(&state);
-        let lines = words(&cmds);
+        let (plan, _) = plan_unload(&state);
+        let lines = words(&plan.cmds);
         assert!(!lines.iter().any(|l| l.contains("-gu -- @agent-wizard-key")));
         assert!(!lines.iter().any(|l| l.contains("HERDR_PANE_ID")));
         assert!(lines.contains(&"set-option -gu -- @agent_wizard_defaults_set".to_string()));

@@ -201,9 +201,84 @@ pub(crate) fn is_tmux_key(name: &str) -> bool {
         .is_some_and(|n| (1..=24).contains(&n))
 }
 
+/// A key as `list-keys` prints it, from a spelling [`is_tmux_key`] takes
+/// (`space`, `c-x`, `^A`, `pgup`, `c-m-z`): Space, C-x, C-a, PPage, M-C-z.
+/// taw's key options are compared with the keys tmux lists in its
+/// spelling; a spelling this does not know is kept as it is.
+pub(crate) fn tmux_spelling(name: &str) -> String {
+    let (mut ctrl, mut meta, mut shift) = (false, false, false);
+    let mut rest = name;
+    loop {
+        match rest.get(..2).map(str::to_ascii_lowercase).as_deref() {
+            Some("c-") if rest.len() > 2 => ctrl = true,
+            Some("m-") if rest.len() > 2 => meta = true,
+            Some("s-") if rest.len() > 2 => shift = true,
+            _ => break,
+        }
+        rest = &rest[2..];
+    }
+    if let Some(after) = rest.strip_prefix('^')
+        && after.chars().count() == 1
+    {
+        ctrl = true;
+        rest = after;
+    }
+    let base = if rest.chars().count() == 1 {
+        match ctrl {
+            true => rest.to_ascii_lowercase(),
+            false => rest.to_string(),
+        }
+    } else if let Some(known) = TMUX_NAMES.iter().find(|k| k.eq_ignore_ascii_case(rest)) {
+        match *known {
+            "Insert" => "IC",
+            "Delete" => "DC",
+            "PageUp" | "PgUp" => "PPage",
+            "PageDown" | "PgDn" => "NPage",
+            other => other,
+        }
+        .to_string()
+    } else {
+        match rest.strip_prefix(['F', 'f']).map(str::parse::<u8>) {
+            Some(Ok(n)) => format!("F{n}"),
+            _ => rest.to_string(),
+        }
+    };
+    let mut spelled = String::new();
+    for (on, prefix) in [(meta, "M-"), (ctrl, "C-"), (shift, "S-")] {
+        if on {
+            spelled.push_str(prefix);
+        }
+    }
+    spelled + &base
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The spellings as tmux 3.3 lists them (checked with bind-key and
+    /// list-keys).
+    #[test]
+    fn keys_in_the_spelling_tmux_lists() {
+        for (given, listed) in [
+            ("space", "Space"),
+            ("c-x", "C-x"),
+            ("^y", "C-y"),
+            ("^A", "C-a"),
+            ("C-B", "C-b"),
+            ("m-c-z", "M-C-z"),
+            ("S-m-up", "M-S-Up"),
+            ("pgup", "PPage"),
+            ("insert", "IC"),
+            ("f5", "F5"),
+            ("a", "a"),
+            ("A", "A"),
+            ("Tab", "Tab"),
+            ("\\", "\\"),
+        ] {
+            assert_eq!(tmux_spelling(given), listed, "{given}");
+        }
+    }
 
     #[test]
     fn herdr_keys_in_tmux_spelling() {

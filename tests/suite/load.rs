@@ -312,6 +312,35 @@ fn a_key_given_to_taw_gets_tmuxs_binding_back() {
     run_entry_script(&server);
     server.taw(&["tmux", "unload"]).result();
     assert_eq!((listed("w"), noted("w")), before);
+
+    // `space` is tmux's Space: its binding comes back too.
+    let space = listed("Space");
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "space"]);
+    run_entry_script(&server);
+    assert!(
+        !listed("Space").contains("next-layout"),
+        "{}",
+        listed("Space")
+    );
+    server.taw(&["tmux", "unload"]).result();
+    assert_eq!(listed("Space"), space);
+
+    // A binding tmux no longer takes leaves that key unbound, says so,
+    // and the rest of the unload is done.
+    server.tmux(&["set-option", "-g", "@agent-wizard-key", "w"]);
+    run_entry_script(&server);
+    server.tmux(&[
+        "set-option",
+        "-g",
+        "@agent_wizard_former_keys",
+        r#"{"w":{"line":"bind-key -T prefix w no-such-command","note":""}}"#,
+    ]);
+    let unloaded = server.taw(&["tmux", "unload"]).result();
+    assert!(unloaded.to_string().contains("prefix + w"), "{unloaded}");
+    let gone = server.tmux_run(&["list-keys", "-T", "prefix", "w"]);
+    assert_ne!(gone.status, 0, "{gone:?}");
+    let loaded = server.tmux_run(&["show-option", "-gv", "@agent_wizard_loaded"]);
+    assert!(loaded.stdout.trim().is_empty(), "{loaded:?}");
 }
 
 #[test]

@@ -564,31 +564,42 @@ fn tab_create_with_label_cwd_env_and_focus() {
 fn tab_create_takes_the_workspace_a_plugin_runs_for() {
     let server = TmuxServer::start();
     server.tmux(&["new-session", "-d", "-s", "other"]);
+    // As a plugin's process runs taw: the server in TAW_TMUX_SOCKET.
+    let socket = server.socket_path();
+    let made_in = |args: &[&str], env: &[(&str, &str)]| {
+        let mut env = env.to_vec();
+        env.push(("TAW_TMUX_SOCKET", socket.as_str()));
+        let run = server.taw_bare(args, &env);
+        run.result()["tab"]["workspace_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     // Whichever is in front, each lands in the one it names.
     for workspace in ["w1", "w2"] {
-        let made = server
-            .taw_with(&["tab", "create"], &[("HERDR_WORKSPACE_ID", workspace)])
-            .result();
-        assert_eq!(made["tab"]["workspace_id"], workspace, "{made}");
+        let made = made_in(&["tab", "create"], &[("HERDR_WORKSPACE_ID", workspace)]);
+        assert_eq!(made, workspace);
     }
-    let made = server
-        .taw_with(
-            &["tab", "create", "--workspace", "w2"],
-            &[("HERDR_WORKSPACE_ID", "w1")],
-        )
-        .result();
-    assert_eq!(made["tab"]["workspace_id"], "w2", "{made}");
-    // A stale id is no workspace: the usual choice, no error.
-    let stale = server.taw_with(&["tab", "create"], &[("HERDR_WORKSPACE_ID", "w9")]);
+    let given = &[("HERDR_WORKSPACE_ID", "w1")];
+    assert_eq!(
+        made_in(&["tab", "create", "--workspace", "w2"], given),
+        "w2"
+    );
+    // taw's own twin (a [hooks] command has only it) first; a stale id
+    // is passed over for the next.
+    let both = &[("TAW_WORKSPACE_ID", "w2"), ("HERDR_WORKSPACE_ID", "w1")];
+    assert_eq!(made_in(&["tab", "create"], both), "w2");
+    let stale = &[("TAW_WORKSPACE_ID", "w9"), ("HERDR_WORKSPACE_ID", "w1")];
+    assert_eq!(made_in(&["tab", "create"], stale), "w1");
+    // Stale alone: the usual choice, no error.
+    let stale = server.taw_bare(
+        &["tab", "create"],
+        &[
+            ("HERDR_WORKSPACE_ID", "w9"),
+            ("TAW_TMUX_SOCKET", socket.as_str()),
+        ],
+    );
     assert_eq!(stale.status, 0, "{stale:?}");
-    // taw's own twin (a [hooks] command has only it) first.
-    let made = server
-        .taw_with(
-            &["tab", "create"],
-            &[("TAW_WORKSPACE_ID", "w2"), ("HERDR_WORKSPACE_ID", "w1")],
-        )
-        .result();
-    assert_eq!(made["tab"]["workspace_id"], "w2", "{made}");
 }
 
 #[test]
