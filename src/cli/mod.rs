@@ -597,14 +597,17 @@ mod tests {
         }
     }
 
+    /// What a command line parses into, written out.
+    fn parsed(args: &[&str]) -> String {
+        let matches = lean_command().try_get_matches_from(args).unwrap();
+        format!("{:?}", Cli::from_arg_matches(&matches).unwrap())
+    }
+
     /// A flag given twice keeps its last value, as herdr's parser does;
     /// a flag that gathers (`--env`) keeps every one.
     #[test]
     fn a_flag_given_twice_keeps_its_last_value() {
-        let parse = |args: &[&str]| {
-            let matches = lean_command().try_get_matches_from(args).unwrap();
-            format!("{:?}", Cli::from_arg_matches(&matches).unwrap())
-        };
+        let parse = parsed;
         let twice = parse(&[
             "taw",
             "tab",
@@ -623,10 +626,7 @@ mod tests {
     /// a flag or a target whatever it is; the flags after it still count.
     #[test]
     fn text_that_begins_with_a_hyphen_is_text() {
-        let parse = |args: &[&str]| {
-            let matches = lean_command().try_get_matches_from(args).unwrap();
-            format!("{:?}", Cli::from_arg_matches(&matches).unwrap().group)
-        };
+        let parse = parsed;
         let prompt = parse(&["taw", "agent", "prompt", "bot", "- fix it", "--wait"]);
         assert!(prompt.contains(r#"text: "- fix it""#), "{prompt}");
         assert!(prompt.contains("wait: true"), "{prompt}");

@@ -2038,31 +2038,26 @@ command = ["sh", "name.sh"]
     server
         .taw(&["plugin", "link", dir.to_str().unwrap()])
         .result();
-    let window = server.tmux(&[
-        "new-window",
-        "-d",
-        "-P",
-        "-F",
-        "#{window_id}",
-        "-t",
-        "main:",
-    ]);
-    let window = window.trim();
+    let new_window = |name: &[&str]| {
+        let mut args = vec![
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{window_id}",
+            "-t",
+            "main:",
+        ];
+        args.extend_from_slice(name);
+        server.tmux(&args).trim().to_string()
+    };
+    let window = new_window(&[]);
+    let window = window.as_str();
     server.wait_for("the plugin's name", WAIT, || {
         server.display(window, "#{window_name}") == "named-2"
     });
-    let named = server.tmux(&[
-        "new-window",
-        "-d",
-        "-P",
-        "-F",
-        "#{window_id}",
-        "-t",
-        "main:",
-        "-n",
-        "mine",
-    ]);
-    let named = named.trim();
+    let named = new_window(&["-n", "mine"]);
+    let named = named.as_str();
     // The plugin ran for it and left it alone.
     server.wait_for("the plugin's run for the named tab", WAIT, || {
         plugin_run_events(&server, Some("test.namer"))
