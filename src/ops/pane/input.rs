@@ -81,8 +81,9 @@ pub(crate) fn read(
     let text = if spec.source == Source::RecentUnwrapped {
         // herdr counts rendered rows, then joins the wrapped ones: the
         // rows are found first, then read again joined (two reads: output
-        // between them moves what the second finds).
-        let rendered = tmux_pane::capture(tmux, pane, ReadSource::Recent, rows, false)?;
+        // between them moves what the second finds). One row more than is
+        // read says whether there are rows above.
+        let rendered = tmux_pane::capture(tmux, pane, ReadSource::Recent, rows + 1, false)?;
         let (span, above) = rendered_span(&rendered, row.height, rows);
         rows_above = above;
         tmux_pane::capture_joined(tmux, pane, span, ansi)?
