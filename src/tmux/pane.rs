@@ -537,11 +537,13 @@ pub(crate) fn capture_joined(
     ansi: bool,
 ) -> Result<String, TawError> {
     let target = format!("%{pane}");
-    let mut command = Cmd::new("capture-pane").args(["-p", "-J", "-t", &target]);
-    if ansi {
-        command = command.arg("-e");
-    }
-    let command = command.args(["-S", &top.to_string(), "-E", &bottom.to_string()]);
+    let command = capture_cmd(pane, ReadSource::Visible, 0, ansi).args([
+        "-J",
+        "-S",
+        &top.to_string(),
+        "-E",
+        &bottom.to_string(),
+    ]);
     tmux.run_one(command)
         .map_err(|error| pane_gone(error, &target))
 }
